@@ -1,0 +1,117 @@
+extension Component {
+    /// The component's parent of type `P`: a parent registered as `P`, or else the nearest
+    /// ancestor that is a `P`, searching the registered parents first, then their parents.
+    ///
+    /// Declare one accessor per parent a narrower component needs:
+    ///
+    /// ```swift
+    /// final class FeatureComponent: Component, @unchecked Sendable {
+    ///     var app: AppComponent { parent() }
+    /// }
+    /// ```
+    ///
+    /// A missing parent stops the program with a message that names both components and shows
+    /// the `.parent { }` call that fixes it.
+    ///
+    /// **Complexity:** one lock-free table lookup after the first call.
+    ///
+    /// - Returns: The parent component.
+    public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
+        if let parent = parentsByType.value(for: TypeKey(P.self)) {
+            return unsafeDowncast(parent, to: P.self)
+        }
+        return searchAncestors(for: P.self, file: file, line: line)
+    }
+
+    /// Registers the component that `make` returns as a parent, under its static type.
+    ///
+    /// ```swift
+    /// let feature = FeatureComponent().parent { app }
+    /// ```
+    ///
+    /// The component keeps its parents alive; a parent never refers to its children. A component
+    /// has at most one parent per type. Register parents before the first resolution.
+    ///
+    /// - Parameter make: Returns the parent; called once, immediately.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func parent<P: Component>(_ make: () -> P) -> Self {
+        register(parent: make(), as: P.self)
+        return self
+    }
+
+    /// Registers the component that `make` returns as the parent of type `type`, for example a
+    /// fake subclass in a test.
+    ///
+    /// ```swift
+    /// let feature = FeatureComponent().parent(AppComponent.self) { FakeAppComponent() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The parent type that accessors ask for.
+    ///   - make: Returns the parent; called once, immediately.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func parent<P: Component>(_ type: P.Type, _ make: () -> P) -> Self {
+        register(parent: make(), as: type)
+        return self
+    }
+}
+
+extension Component {
+    private func register(parent: Component, as type: Component.Type) {
+        if parent === self || parent.hasAncestor(self) {
+            Diagnostics.parentCycle(Swift.type(of: parent), component: Swift.type(of: self))
+        }
+        withStateLock { state in
+            if state.hasSearchedParents {
+                Diagnostics.lateParent(type, component: Swift.type(of: self))
+            }
+            if parentsByType.value(for: TypeKey(type)) != nil {
+                Diagnostics.duplicateParent(type, component: Swift.type(of: self))
+            }
+            parentsByType.insert(parent, for: TypeKey(type))
+            state.parents.append((type, parent))
+        }
+    }
+
+    private var directParents: [(type: Any.Type, component: Component)] {
+        withStateLock { $0.parents }
+    }
+
+    private func hasAncestor(_ candidate: Component) -> Bool {
+        var level = directParents.map(\.component)
+        while !level.isEmpty {
+            if level.contains(where: { $0 === candidate }) { return true }
+            level = level.flatMap { $0.directParents.map(\.component) }
+        }
+        return false
+    }
+
+    /// Searches the ancestors level by level, nearest first; at each level a parent registered
+    /// as `P` wins over one that merely is a `P`. Caches the answer.
+    private func searchAncestors<P: Component>(
+        for type: P.Type, file: StaticString, line: UInt
+    ) -> P {
+        var level = directParents
+        while !level.isEmpty {
+            let found =
+                level.first { ObjectIdentifier($0.type) == ObjectIdentifier(type) }?.component
+                ?? level.lazy.compactMap { $0.component as? P }.first
+            if let found {
+                return withStateLock { state in
+                    state.hasSearchedParents = true
+                    if let cached = parentsByType.value(for: TypeKey(type)) {
+                        return unsafeDowncast(cached, to: P.self)
+                    }
+                    parentsByType.insert(found, for: TypeKey(type))
+                    return unsafeDowncast(found, to: P.self)
+                }
+            }
+            level = level.flatMap { $0.component.directParents }
+        }
+        Diagnostics.missingParent(
+            type, component: Swift.type(of: self), registered: directParents.map(\.type),
+            file: file, line: line)
+    }
+}

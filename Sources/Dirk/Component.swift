@@ -1,0 +1,84 @@
+import Synchronization
+
+/// A scope of your application that owns modules and the instances they cache.
+///
+/// Subclass `Component` for each scope (the application, a signed-in session, a feature, a
+/// screen) and declare typed accessors for its modules and parents:
+///
+/// ```swift
+/// final class AppComponent: Component, @unchecked Sendable {
+///     var data: DataModule { module() }
+///     var network: NetworkModule { module() }
+/// }
+///
+/// final class FeatureComponent: Component, @unchecked Sendable {
+///     var app: AppComponent { parent() }
+///     var feature: FeatureModule { module() }
+/// }
+///
+/// let app = AppComponent()
+///     .module(NetworkModule.self) { StubNetworkModule($0) }
+/// let feature = FeatureComponent().parent { app }
+/// ```
+///
+/// **Lifetime.** A component owns its modules and everything they cache; releasing the last
+/// reference to it releases them all. A component holds its parents strongly and never its
+/// children, so a feature component can come and go under a long-lived application component.
+/// There is no global container: whoever owns the scope owns the component.
+///
+/// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
+/// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
+/// mutable stored state of its own (accessors are computed properties). See `Docs/Concurrency.md`.
+open class Component: @unchecked Sendable {
+    // `modulesByType` and `parentsByType` are read without a lock (see `LookupTable`); they are
+    // written, and every `OnceCell` of this component's modules is changed, only while holding
+    // `state`'s lock.
+    let state = Mutex(ComponentState())
+    let modulesByType = LookupTable<TypeKey, AnyModule>()
+    let parentsByType = LookupTable<TypeKey, Component>()
+
+    /// Creates a component with no modules and no parents; add them with `module(_:)` and
+    /// `parent(_:)`, or let `module()` create modules on first use.
+    public init() {}
+
+    deinit {
+        // Modules can outlive the component when someone else holds one; they must not keep
+        // serving the instances of a released scope.
+        let dropped = dropCachedInstances()
+        _ = dropped
+    }
+
+    /// Runs `body` while holding the component's lock. `body` must not call user code.
+    func withStateLock<Result>(_ body: (inout ComponentState) throws -> Result) rethrows -> Result {
+        try state.withLock { state in
+            let result = try body(&state)
+            return UncheckedSending(result)
+        }.value
+    }
+}
+
+/// What a component's lock guards besides the cells of its modules.
+struct ComponentState {
+    /// Modules registered with `.module { }` and not used yet; the first `module()` publishes
+    /// them in `modulesByType`.
+    var registeredModules: [ObjectIdentifier: AnyModule] = [:]
+    /// The slots whose cells build default modules, one per module type, while they are built.
+    var moduleSlots: [ObjectIdentifier: ProviderSlot] = [:]
+    /// Direct parents in the order they were registered, with the type each was registered as.
+    var parents: [(type: Any.Type, component: Component)] = []
+    /// Whether `parent()` has searched beyond the registered types, after which registering
+    /// another parent could change earlier answers.
+    var hasSearchedParents = false
+}
+
+/// Carries a value out of `Mutex.withLock`, whose result must be `sending`.
+///
+/// Every value Dirk returns from under its locks is either immutable or an object that Dirk
+/// itself synchronizes (a cell, a module, a component).
+struct UncheckedSending<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}

@@ -1,0 +1,179 @@
+extension Module {
+    /// Provides one instance per component, built on the first call and returned by every later
+    /// one.
+    ///
+    /// ```swift
+    /// func store() -> Store { single { Store() } }
+    /// ```
+    ///
+    /// **Lifetime:** until the component is released or `reset()`.
+    ///
+    /// **Thread safety:** when many threads make the first call at once, one builds and the others
+    /// wait for that one instance. A cached instance is returned without taking a lock.
+    ///
+    /// - Parameter factory: Builds the instance. If it throws, nothing is cached and the error
+    ///   reaches the caller; the next call tries again.
+    /// - Returns: The component's instance.
+    public func single<T>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: () throws -> T
+    ) rethrows -> T {
+        try cachedSingle(
+            CallSite(file: file, line: line, column: column, function: function),
+            make: { _ in try factory() }, configures: false, configure: { _, _ in })
+    }
+
+    /// Provides one instance per component, built by a factory that receives the component.
+    ///
+    /// ```swift
+    /// func repository() -> Repository { single { c in Repository(store: c.data.store()) } }
+    /// ```
+    ///
+    /// - Parameter factory: Builds the instance from the component's other providers.
+    /// - Returns: The component's instance.
+    public func single<T>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: (C) throws -> T
+    ) rethrows -> T {
+        try cachedSingle(
+            CallSite(file: file, line: line, column: column, function: function),
+            make: factory, configures: false, configure: { _, _ in })
+    }
+
+    /// Provides one instance per component and configures it after it is cached.
+    ///
+    /// `configure` runs once per new instance, after the instance is cached and before the
+    /// outermost provider call returns. Instances that refer to each other set those references
+    /// here (setter injection): while `configure` runs, this thread already gets the cached
+    /// instance from the provider, so a cycle through `configure` works.
+    ///
+    /// ```swift
+    /// func parent() -> Parent {
+    ///     single({ Parent() }, configure: { parent, c in parent.child = c.family.child() })
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance; it must not need the instances `configure` sets.
+    ///   - configure: Completes the instance. If it throws, nothing is cached.
+    /// - Returns: The component's instance.
+    public func single<T>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: (C) throws -> T,
+        configure: (T, C) throws -> Void
+    ) rethrows -> T {
+        try cachedSingle(
+            CallSite(file: file, line: line, column: column, function: function),
+            make: factory, configures: true, configure: configure)
+    }
+
+    /// Provides one instance per component, built without the component and configured after it
+    /// is cached. See `single(_:configure:)`.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance. If it throws, nothing is cached.
+    /// - Returns: The component's instance.
+    public func single<T>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: () throws -> T,
+        configure: (T, C) throws -> Void
+    ) rethrows -> T {
+        try cachedSingle(
+            CallSite(file: file, line: line, column: column, function: function),
+            make: { _ in try factory() }, configures: true, configure: configure)
+    }
+
+    /// Provides one instance per component per key, for providers that take arguments.
+    ///
+    /// ```swift
+    /// func user(id: String) -> User { single(key: id) { User(id: id) } }
+    /// ```
+    ///
+    /// **Lifetime:** each key's instance lives until the component is released or `reset()`.
+    /// Keys are kept as long as their instances.
+    ///
+    /// - Parameters:
+    ///   - key: Distinguishes the instances of this provider.
+    ///   - factory: Builds the instance for `key`. If it throws, nothing is cached.
+    /// - Returns: The component's instance for `key`.
+    public func single<T, Key: Hashable>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        key: Key,
+        _ factory: () throws -> T
+    ) rethrows -> T {
+        try keyedSingle(
+            CallSite(file: file, line: line, column: column, function: function), key: key,
+            make: { _ in try factory() })
+    }
+
+    /// Provides one instance per component per key, built by a factory that receives the
+    /// component. See `single(key:_:)`.
+    ///
+    /// - Parameters:
+    ///   - key: Distinguishes the instances of this provider.
+    ///   - factory: Builds the instance for `key`. If it throws, nothing is cached.
+    /// - Returns: The component's instance for `key`.
+    public func single<T, Key: Hashable>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        key: Key,
+        _ factory: (C) throws -> T
+    ) rethrows -> T {
+        try keyedSingle(
+            CallSite(file: file, line: line, column: column, function: function), key: key,
+            make: factory)
+    }
+}
+
+extension Module {
+    func cachedSingle<T>(
+        _ site: CallSite,
+        make: (C) throws -> T,
+        configures: Bool,
+        configure: (T, C) throws -> Void
+    ) rethrows -> T {
+        let slot = slot(at: site, returning: T.self, caching: .one(OnceCell(retention: .strong)))
+        guard case .one(let cell) = slot.caching else { preconditionFailure("Dirk: slot kind") }
+        if let holder = cell.cachedHolder {
+            return unsafeDowncast(holder, to: Holder<T>.self).value
+        }
+        return try resolveHolder(
+            in: cell, slot: slot, make: make, configures: configures, configure: configure)
+    }
+
+    func keyedSingle<T, Key: Hashable>(
+        _ site: CallSite, key: Key, make: (C) throws -> T
+    ) rethrows -> T {
+        let slot = slot(at: site, returning: T.self, caching: .perKey(.strong))
+        let component = liveComponent(for: slot)
+        let cell = component.withStateLock { _ in slot.cell(for: AnyHashable(key)) }
+        if let holder = cell.cachedHolder {
+            return unsafeDowncast(holder, to: Holder<T>.self).value
+        }
+        return try resolveHolder(
+            in: cell, slot: slot, make: make, configures: false, configure: { _, _ in })
+    }
+
+    /// Builds, or waits for, the holder of a strong cell's value.
+    private func resolveHolder<T>(
+        in cell: OnceCell,
+        slot: ProviderSlot,
+        make: (C) throws -> T,
+        configures: Bool,
+        configure: (T, C) throws -> Void
+    ) rethrows -> T {
+        let component = liveComponent(for: slot)
+        let holder = try cell.resolve(
+            slot: slot, in: component,
+            make: { Holder(try make(component)) },
+            configures: configures,
+            configure: { try configure(unsafeDowncast($0, to: Holder<T>.self).value, component) })
+        return unsafeDowncast(holder, to: Holder<T>.self).value
+    }
+}
