@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Dirk",
+    // Synchronization's `Atomic` and `Mutex`, which Dirk's lock-free reads rely on, need these.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Dirk", targets: ["Dirk"])
     ],

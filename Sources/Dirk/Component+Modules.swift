@@ -81,7 +81,7 @@ extension Component {
             }
             if let slot = state.moduleSlots[key] { return (nil, slot) }
             let slot = ProviderSlot(
-                name: "\(type).init(_:)", site: site, componentID: ObjectIdentifier(self),
+                name: "\(type).init(_:)", site: site, component: self,
                 caching: .one(OnceCell(retention: .strong)))
             state.moduleSlots[key] = slot
             return (nil, slot)

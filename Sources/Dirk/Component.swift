@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A scope of your application that owns modules and the instances they cache.
 ///
 /// Subclass `Component` for each scope (the application, a signed-in session, a feature, a
@@ -33,7 +31,7 @@ open class Component: @unchecked Sendable {
     // `modulesByType` and `parentsByType` are read without a lock (see `LookupTable`); they are
     // written, and every `OnceCell` of this component's modules is changed, only while holding
     // `state`'s lock.
-    let state = Mutex(ComponentState())
+    let state = Locked.make(ComponentState())
     let modulesByType = LookupTable<TypeKey, AnyModule>()
     let parentsByType = LookupTable<TypeKey, Component>()
 
@@ -49,11 +47,9 @@ open class Component: @unchecked Sendable {
     }
 
     /// Runs `body` while holding the component's lock. `body` must not call user code.
+    @inline(__always)
     func withStateLock<Result>(_ body: (inout ComponentState) throws -> Result) rethrows -> Result {
-        try state.withLock { state in
-            let result = try body(&state)
-            return UncheckedSending(result)
-        }.value
+        try state.withLock(body)
     }
 }
 
@@ -69,16 +65,4 @@ struct ComponentState {
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
-}
-
-/// Carries a value out of `Mutex.withLock`, whose result must be `sending`.
-///
-/// Every value Dirk returns from under its locks is either immutable or an object that Dirk
-/// itself synchronizes (a cell, a module, a component).
-struct UncheckedSending<Value>: @unchecked Sendable {
-    let value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
 }

@@ -115,7 +115,7 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
         return component.withStateLock { _ in
             if let slot = slots.value(for: key) { return slot }
             let slot = ProviderSlot(
-                name: name, site: key.site, componentID: ObjectIdentifier(component), caching: caching)
+                name: name, site: key.site, component: component, caching: caching)
             slots.insert(slot, for: key)
             return slot
         }

@@ -4,26 +4,28 @@
 /// with how to fix the problem. The trap points at the user's provider or accessor where Dirk
 /// knows it. `Docs/Errors.md` lists every message.
 enum Diagnostics {
-    static func cycle(path: [String], site: CallSite) -> Never {
+    static func cycle(path: [String], at slot: ProviderSlot) -> Never {
         fail(
             """
             Dirk: dependency cycle: \(path.joined(separator: " -> ")). \
-            `\(path[0])` requires itself while it is being built. Break the cycle: let one side \
+            `\(slot.name)` of `\(slot.componentType)` requires itself while it is being built. \
+            Break the cycle: let one side \
             set the other in a `configure:` closure (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
             or construct one side from a value that does not need the other.
             """,
-            site: site)
+            site: slot.site)
     }
 
-    static func cycleAcrossThreads(path: [String], site: CallSite) -> Never {
+    static func cycleAcrossThreads(path: [String], at slot: ProviderSlot) -> Never {
         fail(
             """
             Dirk: dependency cycle across threads: \(path.joined(separator: " -> ")). \
-            Two or more threads each build an instance that needs an instance the other is \
+            In `\(slot.componentType)` and its parents, two or more threads each build an \
+            instance that needs an instance the other is \
             building, so none can finish. Break the cycle: let one side set the other in a \
             `configure:` closure, or construct one side from a value that does not need the other.
             """,
-            site: site)
+            site: slot.site)
     }
 
     static func componentReleased(provider: String, component: Any.Type, site: CallSite) -> Never {
@@ -31,7 +33,9 @@ enum Diagnostics {
             """
             Dirk: `\(provider)` was called after its component `\(component)` was released. \
             A module does not keep its component alive: keep a reference to the component \
-            (for example in the object that owns its scope) for as long as you use its modules.
+            (for example in the object that owns its scope) for as long as you use its modules. \
+            A chain on a temporary, such as `\(component)().someModule.someProvider()`, releases \
+            the component before the provider runs: store the component in a constant first.
             """,
             site: site)
     }

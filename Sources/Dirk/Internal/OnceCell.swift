@@ -117,7 +117,7 @@ final class OnceCell: @unchecked Sendable {
             return .build(construction)
         case .building(let construction):
             if construction.builder === context {
-                Diagnostics.cycle(path: context.path(from: slot, closingWith: slot), site: slot.site)
+                Diagnostics.cycle(path: context.path(from: slot, closingWith: slot), at: slot)
             }
             return .wait(construction, configuringValue: nil)
         case .configuring(let construction, let value):
@@ -183,8 +183,7 @@ final class OnceCell: @unchecked Sendable {
                 // ever finish.
                 if let configuringValue { return configuringValue }
                 Diagnostics.cycleAcrossThreads(
-                    path: Construction.path(of: chain, waitedForBy: context),
-                    site: construction.slot.site)
+                    path: Construction.path(of: chain, waitedForBy: context), at: construction.slot)
             }
             if construction.wait(nanoseconds: 20_000_000) { return nil }
         }

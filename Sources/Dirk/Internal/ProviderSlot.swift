@@ -13,16 +13,18 @@ final class ProviderSlot: @unchecked Sendable {
     /// `Module.provider()`, as messages and resolution paths show it.
     let name: String
     let site: CallSite
-    /// The component whose module made the slot.
+    /// The component whose module made the slot, and its type.
     let componentID: ObjectIdentifier
+    let componentType: Component.Type
     let caching: Caching
     // Guarded by the lock of the component that owns the module.
     private var cellsByKey: [AnyHashable: OnceCell] = [:]
 
-    init(name: String, site: CallSite, componentID: ObjectIdentifier, caching: Caching) {
+    init(name: String, site: CallSite, component: Component, caching: Caching) {
         self.name = name
         self.site = site
-        self.componentID = componentID
+        self.componentID = ObjectIdentifier(component)
+        self.componentType = type(of: component)
         self.caching = caching
     }
 

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -19,7 +17,7 @@ final class ResolutionContext: @unchecked Sendable {
     // thread sleeps, waiting. `waitingFor` is guarded by its own mutex.
     private(set) var frames: [Unmanaged<ProviderSlot>] = []
     private var scoped: [ObjectIdentifier: ScopedEntry] = [:]
-    private let waiting = Mutex<Construction?>(nil)
+    private let waiting = Locked<Construction?>.make(nil)
 
     /// The calling thread's context, created on first use and released when the thread exits.
     static var current: ResolutionContext {
@@ -45,7 +43,7 @@ final class ResolutionContext: @unchecked Sendable {
     func enterUncached(_ slot: ProviderSlot) {
         let reference = Unmanaged.passUnretained(slot)
         for frame in frames where frame.toOpaque() == reference.toOpaque() {
-            Diagnostics.cycle(path: path(from: slot, closingWith: slot), site: slot.site)
+            Diagnostics.cycle(path: path(from: slot, closingWith: slot), at: slot)
         }
         frames.append(reference)
     }

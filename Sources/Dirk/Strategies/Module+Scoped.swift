@@ -85,7 +85,7 @@ extension Module {
         if let entry = context.scopedEntry(for: slot) {
             switch entry.phase {
             case .building:
-                Diagnostics.cycle(path: context.path(from: slot, closingWith: slot), site: site)
+                Diagnostics.cycle(path: context.path(from: slot, closingWith: slot), at: slot)
             case .configuring(let value), .ready(let value):
                 return unsafeDowncast(value, to: Holder<T>.self).value
             }

@@ -1,0 +1,209 @@
+import Dirk
+import Dispatch
+import Testing
+
+@Suite("Thread safety")
+struct ConcurrencyTests {
+    @Test("single builds exactly once when many threads make the first call together")
+    func singleBuildsOnceAcrossThreads() {
+        for _ in 0..<50 {
+            let component = GateComponent()
+            let ids = Locked<Set<ObjectIdentifier>>([])
+            DispatchQueue.concurrentPerform(iterations: 16) { _ in
+                let thing = component.gates.slowSingle()
+                ids.withLock { _ = $0.insert(ObjectIdentifier(thing)) }
+            }
+            #expect(component.built.count == 1)
+            #expect(ids.withLock { $0.count } == 1)
+        }
+    }
+
+    @Test("keyed singles and weak instances build once per key across threads")
+    func keyedAndWeakBuildOnce() {
+        let component = GateComponent()
+        let held = Locked<[Thing]>([])
+        DispatchQueue.concurrentPerform(iterations: 32) { index in
+            let thing = component.gates.keyed(index % 4)
+            let weak = component.gates.weakThing()
+            held.withLock { $0 += [thing, weak] }
+        }
+        #expect(component.built.count == 5)
+        #expect(Set(held.withLock { $0.map(ObjectIdentifier.init) }).count == 5)
+    }
+
+    @Test("many tasks resolving at once get one instance per single")
+    func tasksShareSingles() async {
+        let component = GateComponent()
+        let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<200 { group.addTask { ObjectIdentifier(component.gates.slowSingle()) } }
+            return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 1)
+        #expect(component.built.count == 1)
+    }
+
+    @Test("a provider being built blocks no unrelated provider: no global lock, no lock held in factories")
+    func unrelatedProvidersDoNotWait() {
+        let component = GateComponent()
+        let other = GateComponent()
+        withWatchdog {
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            component.gates.blocker = (entered, release)
+            DispatchQueue.global().async { _ = component.gates.blocked() }
+            entered.wait()
+            // `blocked()` is mid-construction and holds its factory open. Everything else,
+            // in the same module, the same component and other components, proceeds.
+            _ = component.gates.slowSingle()
+            _ = component.gates.keyed(1)
+            _ = component.gates.weakThing()
+            _ = other.gates.blocked()
+            release.signal()
+        }
+        #expect(component.gates.blocked() === component.gates.blocked())
+    }
+
+    @Test("threads that need an instance under construction wait for that one instance")
+    func waitersShareTheInstance() {
+        let component = GateComponent()
+        withWatchdog {
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            component.gates.blocker = (entered, release)
+            let results = Locked<[ObjectIdentifier]>([])
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                let thing = component.gates.blocked()
+                results.withLock { $0.append(ObjectIdentifier(thing)) }
+            }
+            entered.wait()
+            for _ in 0..<4 {
+                DispatchQueue.global().async(group: group) {
+                    let thing = component.gates.blocked()
+                    results.withLock { $0.append(ObjectIdentifier(thing)) }
+                }
+            }
+            release.signal()
+            group.wait()
+            #expect(Set(results.withLock { $0 }).count == 1)
+        }
+        #expect(component.blockedBuilds.count == 1)
+    }
+
+    @Test("parents and children resolved in opposite orders never deadlock")
+    func oppositeOrdersDoNotDeadlock() {
+        withWatchdog {
+            for _ in 0..<200 {
+                let app = RootComponent()
+                let feature = LeafComponent().parent { app }
+                let group = DispatchGroup()
+                DispatchQueue.global().async(group: group) {
+                    _ = feature.leaf.viewModel()
+                    _ = app.root.store()
+                }
+                DispatchQueue.global().async(group: group) {
+                    _ = app.root.store()
+                    _ = feature.leaf.viewModel()
+                }
+                group.wait()
+                #expect(feature.leaf.viewModel().store === app.root.store())
+            }
+        }
+    }
+
+    @Test("a configure cycle started from both ends on two threads completes")
+    func configureCycleAcrossThreads() {
+        withWatchdog {
+            for _ in 0..<200 {
+                let component = CoupleComponent()
+                let group = DispatchGroup()
+                DispatchQueue.global().async(group: group) { _ = component.couple.husband() }
+                DispatchQueue.global().async(group: group) { _ = component.couple.wife() }
+                group.wait()
+                let husband = component.couple.husband()
+                let wife = component.couple.wife()
+                #expect(husband.link === wife)
+                #expect(wife.link === husband)
+            }
+        }
+    }
+
+    @Test("components and modules cross tasks and actors")
+    func componentsCrossIsolation() async {
+        let component = GateComponent()
+        let holder = ComponentHolder(component: component)
+        let fromActor = await holder.resolve()
+        let fromDetached = await Task.detached { component.gates.slowSingle() }.value
+        let module = component.gates
+        let fromModule = await Task.detached { module.slowSingle() }.value
+        #expect(fromActor === fromDetached)
+        #expect(fromModule === fromDetached)
+    }
+}
+
+// MARK: Fixtures
+
+actor ComponentHolder {
+    let component: GateComponent
+
+    init(component: GateComponent) {
+        self.component = component
+    }
+
+    func resolve() -> ObjectIdentifierBox { ObjectIdentifierBox(component.gates.slowSingle()) }
+}
+
+/// A sendable wrapper so that a `Thing` can leave an actor.
+final class ObjectIdentifierBox: @unchecked Sendable {
+    let thing: Thing
+
+    init(_ thing: Thing) {
+        self.thing = thing
+    }
+
+    static func === (lhs: ObjectIdentifierBox, rhs: Thing) -> Bool { lhs.thing === rhs }
+}
+
+final class GateComponent: Component, @unchecked Sendable {
+    let built = Counter()
+    let blockedBuilds = Counter()
+    var gates: GateModule { module() }
+}
+
+class GateModule: Module<GateComponent>, @unchecked Sendable {
+    nonisolated(unsafe) var blocker: (entered: DispatchSemaphore, release: DispatchSemaphore)?
+
+    func slowSingle() -> Thing {
+        single { c in
+            c.built.increment()
+            // Widen the window in which other threads arrive during construction.
+            for _ in 0..<1_000 { _ = c.gates.inner() }
+            return Thing()
+        }
+    }
+
+    func inner() -> Thing { transient { Thing() } }
+    func keyed(_ key: Int) -> Thing {
+        single(key: key) { c in
+            c.built.increment()
+            return Thing()
+        }
+    }
+    func weakThing() -> Thing {
+        weak { c in
+            c.built.increment()
+            return Thing()
+        }
+    }
+
+    func blocked() -> Thing {
+        single { c in
+            c.blockedBuilds.increment()
+            if let blocker = c.gates.blocker {
+                blocker.entered.signal()
+                blocker.release.wait()
+            }
+            return Thing()
+        }
+    }
+}

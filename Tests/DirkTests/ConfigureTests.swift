@@ -1,0 +1,93 @@
+import Dirk
+import Testing
+
+@Suite("Setter injection through configure")
+struct ConfigureTests {
+    @Test("two singles refer to each other through configure")
+    func singlesReferToEachOther() {
+        let component = CoupleComponent()
+        let husband = component.couple.husband()
+        let wife = component.couple.wife()
+        #expect(husband.link === wife)
+        #expect(wife.link === husband)
+        #expect(component.configured.count == 2)
+    }
+
+    @Test("configure runs once per new instance, after it is cached")
+    func configureRunsOncePerInstance() {
+        let component = CoupleComponent()
+        _ = component.couple.husband()
+        _ = component.couple.husband()
+        #expect(component.configured.count == 2)
+        #expect(component.couple.seenSelfWhileConfiguring)
+    }
+
+    @Test("scoped instances refer to each other within one resolution")
+    func scopedPairWithinOneResolution() {
+        let component = CoupleComponent()
+        let pair = component.couple.scopedPair()
+        #expect(pair.0.link === pair.1)
+        #expect(pair.1.link === pair.0)
+        let next = component.couple.scopedPair()
+        #expect(next.0 !== pair.0)
+    }
+
+    @Test("weak instances refer to each other through configure")
+    func weakPair() {
+        let component = CoupleComponent()
+        let left = component.couple.weakLeft()
+        #expect(left.link === component.couple.weakRight())
+        #expect(left.link?.link === left)
+    }
+
+    @Test("a throwing configure caches nothing and the error reaches the caller")
+    func throwingConfigure() throws {
+        let component = CoupleComponent()
+        #expect(throws: Flaky.self) { try component.couple.failingOnce() }
+        let thing = try component.couple.failingOnce()
+        #expect(thing === (try component.couple.failingOnce()))
+        #expect(component.configured.count == 2)
+    }
+}
+
+// MARK: Fixtures
+
+final class CoupleComponent: Component, @unchecked Sendable {
+    let configured = Counter()
+    var couple: CoupleModule { module() }
+}
+
+class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
+    nonisolated(unsafe) var seenSelfWhileConfiguring = false
+
+    func husband() -> Thing {
+        single({ Thing() }) { husband, c in
+            c.configured.increment()
+            self.seenSelfWhileConfiguring = c.couple.husband() === husband
+            husband.link = c.couple.wife()
+        }
+    }
+
+    func wife() -> Thing {
+        single({ Thing() }) { wife, c in
+            c.configured.increment()
+            wife.link = c.couple.husband()
+        }
+    }
+
+    func scopedLeft() -> Thing { scoped({ Thing() }) { left, c in left.link = c.couple.scopedRight() } }
+    func scopedRight() -> Thing { scoped({ Thing() }) { right, c in right.link = c.couple.scopedLeft() } }
+    func scopedPair() -> (Thing, Thing) { transient { c in (c.couple.scopedLeft(), c.couple.scopedRight()) } }
+
+    func weakLeft() -> Thing { weak({ Thing() }) { left, c in left.link = c.couple.weakRight() } }
+    func weakRight() -> Thing { weak({ Thing() }) { right, c in right.link = c.couple.weakLeft() } }
+
+    func owner() -> Thing { single({ Thing() }) { owner, c in owner.link = c.couple.owned() } }
+    func owned() -> Thing { single({ Thing() }) { owned, c in owned.back = c.couple.owner() } }
+
+    func failingOnce() throws -> Thing {
+        try single({ Thing() }) { _, c in
+            if c.configured.increment() == 1 { throw Flaky() }
+        }
+    }
+}

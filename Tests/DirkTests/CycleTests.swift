@@ -1,0 +1,152 @@
+import Dirk
+import Dispatch
+import Testing
+
+@Suite("Construction cycles trap with their path")
+struct CycleTests {
+    @Test("a cycle between singles shows the whole path")
+    func singleCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = CycleComponent()
+            _ = component.cycles.a()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains("Dirk: dependency cycle: CycleModule.a() -> CycleModule.b() -> CycleModule.a()"))
+        #expect(message.contains("`CycleComponent`"))
+        #expect(message.contains("configure:"))
+    }
+
+    @Test("a provider that requires itself directly traps")
+    func selfCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = CycleComponent()
+            _ = component.cycles.itself()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: CycleModule.itself() -> CycleModule.itself()"))
+    }
+
+    @Test("a cycle through transients traps instead of overflowing the stack")
+    func transientCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = CycleComponent()
+            _ = component.cycles.ping()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: CycleModule.ping() -> CycleModule.pong() -> CycleModule.ping()"))
+    }
+
+    @Test("a cycle through scoped providers traps")
+    func scopedCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = CycleComponent()
+            _ = component.cycles.scopedA()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: CycleModule.scopedA() -> CycleModule.scopedB() -> CycleModule.scopedA()"))
+    }
+
+    @Test("a cycle through a keyed single traps")
+    func keyedCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = CycleComponent()
+            _ = component.cycles.keyed("x")
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: CycleModule.keyed(_:) -> CycleModule.keyed(_:)"))
+    }
+
+    @Test("a cycle that leaves through a parent and comes back traps with the path across components")
+    func cycleAcrossParents() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = CycleComponent()
+            let child = CycleChildComponent().parent { app }
+            app.cycles.escape = { child.child.loop() }
+            _ = child.child.loop()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: CycleChildModule.loop() -> CycleModule.escaping() -> CycleChildModule.loop()"
+            ))
+    }
+
+    @Test("a cycle split across two threads traps instead of hanging")
+    func cycleAcrossThreads() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = CycleComponent()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { _ = component.cycles.left() }
+            DispatchQueue.global().async(group: group) { _ = component.cycles.right() }
+            group.wait()
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: dependency cycle across threads:"))
+        #expect(message.contains("CycleModule.left()"))
+        #expect(message.contains("CycleModule.right()"))
+    }
+
+    @Test("an acyclic diamond is no cycle")
+    func diamondIsFine() {
+        let component = CycleComponent()
+        let diamond = component.cycles.diamond()
+        #expect(diamond.0 === diamond.1)
+    }
+}
+
+// MARK: Fixtures
+
+final class CycleComponent: Component, @unchecked Sendable {
+    var cycles: CycleModule { module() }
+}
+
+final class CycleChildComponent: Component, @unchecked Sendable {
+    var app: CycleComponent { parent() }
+    var child: CycleChildModule { module() }
+}
+
+class CycleModule: Module<CycleComponent>, @unchecked Sendable {
+    nonisolated(unsafe) var escape: () -> Thing = { Thing() }
+    let leftStarted = DispatchSemaphore(value: 0)
+    let rightStarted = DispatchSemaphore(value: 0)
+
+    func a() -> Thing { single { c in c.cycles.b() } }
+    func b() -> Thing { single { c in c.cycles.a() } }
+    func itself() -> Thing { single { c in c.cycles.itself() } }
+    func ping() -> Thing { transient { c in c.cycles.pong() } }
+    func pong() -> Thing { transient { c in c.cycles.ping() } }
+    func scopedA() -> Thing { scoped { c in c.cycles.scopedB() } }
+    func scopedB() -> Thing { scoped { c in c.cycles.scopedA() } }
+    func keyed(_ key: String) -> Thing { single(key: key) { c in c.cycles.keyed(key) } }
+    func escaping() -> Thing { single { self.escape() } }
+    func shared() -> Thing { single { Thing() } }
+    func diamond() -> (Thing, Thing) { transient { c in (c.cycles.viaLeft(), c.cycles.viaRight()) } }
+    func viaLeft() -> Thing { transient { c in c.cycles.shared() } }
+    func viaRight() -> Thing { transient { c in c.cycles.shared() } }
+
+    /// Builds `left`, waits until another thread builds `right`, then needs `right`.
+    func left() -> Thing {
+        single { c in
+            c.cycles.leftStarted.signal()
+            c.cycles.rightStarted.wait()
+            return c.cycles.right()
+        }
+    }
+
+    /// Builds `right`, waits until another thread builds `left`, then needs `left`.
+    func right() -> Thing {
+        single { c in
+            c.cycles.rightStarted.signal()
+            c.cycles.leftStarted.wait()
+            return c.cycles.left()
+        }
+    }
+}
+
+class CycleChildModule: Module<CycleChildComponent>, @unchecked Sendable {
+    func loop() -> Thing { single { c in c.app.cycles.escaping() } }
+}

@@ -1,0 +1,86 @@
+import Dirk
+import Foundation
+import Synchronization
+import Testing
+
+/// Counts how often something happened; safe from any thread.
+final class Counter: Sendable {
+    private let value = Atomic(0)
+
+    @discardableResult
+    func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
+
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// An instance whose identity tests compare; numbered in creation order per counter.
+final class Thing: @unchecked Sendable {
+    let number: Int
+    var link: Thing?
+    weak var back: Thing?
+
+    init(_ counter: Counter? = nil) {
+        number = counter?.increment() ?? 0
+    }
+
+    init(number: Int) {
+        self.number = number
+    }
+}
+
+/// A second type, for providers that must not share a slot with `Thing`'s.
+final class Other: @unchecked Sendable {
+    init() {}
+}
+
+/// A component with one module, the common case.
+final class TestComponent: Component, @unchecked Sendable {
+    let counter = Counter()
+    var things: ThingModule { module() }
+}
+
+class ThingModule: Module<TestComponent>, @unchecked Sendable {
+    func single() -> Thing { single { c in Thing(c.counter) } }
+    func transient() -> Thing { transient { c in Thing(c.counter) } }
+    func weak() -> Thing { weak { c in Thing(c.counter) } }
+    func scoped() -> Thing { scoped { c in Thing(c.counter) } }
+    func keyed(_ key: String) -> Thing { single(key: key) { c in Thing(c.counter) } }
+}
+
+/// The strategies, for tests whose behaviour they share.
+enum Strategy: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case single, transient, weak, scoped, keyed
+
+    var testDescription: String { rawValue }
+
+    /// Resolves `component`'s provider of this strategy.
+    func resolve(_ component: TestComponent) -> Thing {
+        switch self {
+        case .single: component.things.single()
+        case .transient: component.things.transient()
+        case .weak: component.things.weak()
+        case .scoped: component.things.scoped()
+        case .keyed: component.things.keyed("key")
+        }
+    }
+}
+
+/// What a trapped child process wrote to standard error.
+func standardError(of result: ExitTest.Result?) -> String {
+    String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+}
+
+/// A value guarded by a lock, for collecting results from many threads.
+final class Locked<Value>: @unchecked Sendable {
+    // `value` is guarded by `lock` (an NSLock, which ThreadSanitizer sees).
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&value) }
+    }
+}

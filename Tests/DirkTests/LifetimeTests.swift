@@ -1,0 +1,111 @@
+import Dirk
+import Testing
+
+@Suite("Lifetimes and ownership")
+struct LifetimeTests {
+    @Test(
+        "releasing a component releases its modules and everything it cached",
+        arguments: [Strategy.single, .keyed])
+    func releasingComponentReleasesEverything(strategy: Strategy) {
+        weak var component: TestComponent?
+        weak var module: ThingModule?
+        weak var instance: Thing?
+        do {
+            let strong = TestComponent()
+            component = strong
+            module = strong.things
+            instance = strategy.resolve(strong)
+            #expect(instance != nil)
+        }
+        #expect(component == nil)
+        #expect(module == nil)
+        #expect(instance == nil)
+    }
+
+    @Test("a module does not keep its component alive")
+    func moduleDoesNotRetainComponent() {
+        weak var component: TestComponent?
+        var module: ThingModule?
+        do {
+            let strong = TestComponent()
+            component = strong
+            module = strong.things
+        }
+        #expect(component == nil)
+        #expect(module != nil)
+    }
+
+    @Test("a module that outlives its component drops the component's cached instances")
+    func heldModuleDropsCachedInstances() {
+        weak var instance: Thing?
+        var module: ThingModule?
+        do {
+            let strong = TestComponent()
+            module = strong.things
+            instance = strong.things.single()
+        }
+        #expect(module != nil)
+        #expect(instance == nil)
+    }
+
+    @Test("a child keeps its parent alive; a parent never keeps its child")
+    func childHoldsParent() {
+        weak var parent: RootComponent?
+        weak var child: LeafComponent?
+        var strongChild: LeafComponent? = LeafComponent().parent { RootComponent() }
+        child = strongChild
+        parent = strongChild?.app
+        #expect(parent != nil)
+        strongChild = nil
+        #expect(child == nil)
+        #expect(parent == nil)
+
+        let app = RootComponent()
+        weak let feature = LeafComponent().parent { app }
+        #expect(feature == nil)
+    }
+
+    @Test("instances linked through configure are released with their component")
+    func configureLinksAreReleased() {
+        weak var owner: Thing?
+        weak var owned: Thing?
+        do {
+            let component = CoupleComponent()
+            owner = component.couple.owner()
+            owned = owner?.link
+            #expect(owned?.back === owner)
+        }
+        #expect(owner == nil)
+        #expect(owned == nil)
+    }
+
+    @Test("a module used after its component was released traps with a message that says so")
+    func moduleAfterReleaseTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var component: TestComponent? = TestComponent()
+            let module = component!.things
+            component = nil
+            _ = module.transient()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `ThingModule.transient()` was called after its component `TestComponent` was released")
+        )
+        #expect(message.contains("keep a reference to the component"))
+    }
+
+    @Test("a cached single is not served after its component was released")
+    func cachedSingleAfterReleaseTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var component: TestComponent? = TestComponent()
+            let module = component!.things
+            _ = module.single()
+            component = nil
+            _ = module.single()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "`ThingModule.single()` was called after its component `TestComponent` was released"))
+    }
+}

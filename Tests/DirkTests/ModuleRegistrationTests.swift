@@ -1,0 +1,126 @@
+import Dirk
+import Testing
+
+@Suite("Modules: default creation, registration and substitution")
+struct ModuleRegistrationTests {
+    @Test("module() creates the module once, on first use, with init(_:)")
+    func defaultModuleIsCreatedOnce() {
+        let component = AppTestComponent()
+        #expect(component.created.count == 0)
+        let first = component.data
+        #expect(first === component.data)
+        #expect(component.created.count == 1)
+    }
+
+    @Test("builders chain and return the component typed as the subclass")
+    func buildersChain() {
+        let app: AppTestComponent = AppTestComponent()
+            .module { DataTestModule($0) }
+            .module(NetworkTestModule.self) { StubNetworkTestModule($0) }
+        #expect(app.network is StubNetworkTestModule)
+        #expect(app.network.api() == "stub")
+        #expect(app.data.session().api == "stub")
+    }
+
+    @Test("a registered module is the one module() returns")
+    func registeredModuleIsUsed() {
+        let component = AppTestComponent()
+        let registered = DataTestModule(component)
+        component.module { _ in registered }
+        #expect(component.data === registered)
+    }
+
+    @Test("a later registration before first use replaces an earlier one")
+    func registrationReplacesBeforeUse() {
+        let component = AppTestComponent()
+            .module(NetworkTestModule.self) { NetworkTestModule($0) }
+            .module(NetworkTestModule.self) { StubNetworkTestModule($0) }
+        #expect(component.network.api() == "stub")
+    }
+
+    @Test("module() creates modules concurrently exactly once")
+    func concurrentFirstUse() async {
+        let component = AppTestComponent()
+        await withTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<64 { group.addTask { ObjectIdentifier(component.data) } }
+            var seen = Set<ObjectIdentifier>()
+            for await id in group { seen.insert(id) }
+            #expect(seen.count == 1)
+        }
+        #expect(component.created.count == 1)
+    }
+
+    @Test("registering a module that is already in use traps")
+    func lateRegistrationTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = AppTestComponent()
+            _ = component.network.api()
+            component.module(NetworkTestModule.self) { StubNetworkTestModule($0) }
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `AppTestComponent` registered a module for `NetworkTestModule` after that module was already in use"
+            ))
+        #expect(message.contains("before the first resolution"))
+    }
+
+    @Test("registering a module created for another component traps")
+    func foreignModuleTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = AppTestComponent()
+            let other = AppTestComponent()
+            component.module { _ in DataTestModule(other) }
+        }
+        #expect(
+            standardError(of: result).contains(
+                "was given a `DataTestModule` that was created for another component"))
+    }
+
+    @Test("asking for a module of another component's type traps with a fix")
+    func wrongComponentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = MisdeclaredComponent()
+            _ = component.data
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "`MisdeclaredComponent` asked for the module `DataTestModule`, which is a `Module<AppTestComponent>`"
+            ))
+        #expect(message.contains("parent()"))
+    }
+}
+
+// MARK: Fixtures
+
+final class AppTestComponent: Component, @unchecked Sendable {
+    let created = Counter()
+    var data: DataTestModule { module() }
+    var network: NetworkTestModule { module() }
+}
+
+struct TestSession {
+    let api: String
+}
+
+class DataTestModule: Module<AppTestComponent>, @unchecked Sendable {
+    required init(_ component: AppTestComponent) {
+        component.created.increment()
+        super.init(component)
+    }
+
+    func session() -> TestSession { transient { c in TestSession(api: c.network.api()) } }
+}
+
+class NetworkTestModule: Module<AppTestComponent>, @unchecked Sendable {
+    func api() -> String { single { "live" } }
+}
+
+final class StubNetworkTestModule: NetworkTestModule, @unchecked Sendable {
+    override func api() -> String { single { "stub" } }
+}
+
+final class MisdeclaredComponent: Component, @unchecked Sendable {
+    var data: DataTestModule { module() }
+}

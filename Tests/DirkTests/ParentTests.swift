@@ -1,0 +1,126 @@
+import Dirk
+import Testing
+
+@Suite("Parents")
+struct ParentTests {
+    @Test("a child reaches its parent's providers, which cache in the parent")
+    func childUsesParent() {
+        let app = RootComponent()
+        let feature = LeafComponent().parent { app }
+        #expect(feature.app === app)
+        #expect(feature.leaf.viewModel().store === app.root.store())
+    }
+
+    @Test("a component may have several parents of different types")
+    func severalParents() {
+        let app = RootComponent()
+        let session = MiddleComponent().parent { app }
+        let other = SideComponent()
+        let feature = LeafComponent().parent { session }.parent { other }
+        #expect(feature.session === session)
+        #expect(feature.side === other)
+    }
+
+    @Test("parent() searches the parents' ancestors, nearest first")
+    func ancestorsNearestFirst() {
+        let far = RootComponent()
+        let near = RootComponent()
+        let session = MiddleComponent().parent { far }
+        let feature = LeafComponent().parent { session }
+        #expect(feature.app === far)
+        let closer = LeafComponent().parent { session }.parent { near }
+        #expect(closer.app === near)
+    }
+
+    @Test("a parent registered as a base type is found by that type, and a subclass by its base")
+    func parentBySubclassOrBase() {
+        let fake = FakeRootComponent()
+        let explicit = LeafComponent().parent(RootComponent.self) { fake }
+        #expect(explicit.app === fake)
+        let inferred = LeafComponent().parent { fake }
+        #expect(inferred.app === fake)
+    }
+
+    @Test("a missing parent traps naming both components and the fix")
+    func missingParentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let feature = LeafComponent().parent { SideComponent() }
+            _ = feature.app
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: `LeafComponent` has no parent of type `RootComponent`"))
+        #expect(message.contains("Its parents are `SideComponent`."))
+        #expect(message.contains("`LeafComponent().parent { rootComponent }`"))
+    }
+
+    @Test("two parents of one type trap")
+    func duplicateParentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = LeafComponent().parent { RootComponent() }.parent { RootComponent() }
+        }
+        #expect(standardError(of: result).contains("already has a parent registered as `RootComponent`"))
+    }
+
+    @Test("a component cannot become its own ancestor")
+    func parentCycleTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = RootComponent()
+            let session = MiddleComponent().parent { app }
+            app.parent { session }
+        }
+        #expect(
+            standardError(of: result).contains("`MiddleComponent` cannot become a parent of `RootComponent`"))
+    }
+
+    @Test("a parent registered after an ancestor search traps")
+    func lateParentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let session = MiddleComponent().parent { RootComponent() }
+            let feature = LeafComponent().parent { session }
+            _ = feature.app
+            feature.parent { SideComponent() }
+        }
+        #expect(
+            standardError(of: result).contains(
+                "gained the parent `SideComponent` after it had already looked up a parent"))
+    }
+}
+
+// MARK: Fixtures
+
+final class Store {}
+
+final class ViewModel {
+    let store: Store
+
+    init(store: Store) {
+        self.store = store
+    }
+}
+
+class RootComponent: Component, @unchecked Sendable {
+    var root: RootModule { module() }
+}
+
+final class FakeRootComponent: RootComponent, @unchecked Sendable {}
+
+class RootModule: Module<RootComponent>, @unchecked Sendable {
+    func store() -> Store { single { Store() } }
+}
+
+final class MiddleComponent: Component, @unchecked Sendable {
+    var app: RootComponent { parent() }
+}
+
+final class SideComponent: Component, @unchecked Sendable {}
+
+final class LeafComponent: Component, @unchecked Sendable {
+    var app: RootComponent { parent() }
+    var session: MiddleComponent { parent() }
+    var side: SideComponent { parent() }
+    var leaf: LeafModule { module() }
+}
+
+class LeafModule: Module<LeafComponent>, @unchecked Sendable {
+    func viewModel() -> ViewModel { transient { c in ViewModel(store: c.app.root.store()) } }
+}

@@ -1,0 +1,76 @@
+import Dirk
+import Testing
+
+@Suite("One cache slot per provider")
+struct ProviderIdentityTests {
+    @Test("two methods that return the same type never share an instance")
+    func sameTypeDifferentMethods() {
+        let component = IdentityComponent()
+        #expect(component.identity.primary() !== component.identity.secondary())
+        #expect(component.identity.primary() === component.identity.primary())
+    }
+
+    @Test("overloads that differ only in return type each get their own instance")
+    func overloadsByReturnType() {
+        let component = IdentityComponent()
+        let thing: Thing = component.identity.inject()
+        let other: Other = component.identity.inject()
+        #expect(thing === component.identity.inject() as Thing)
+        #expect(other === component.identity.inject() as Other)
+    }
+
+    @Test("a generic provider caches one instance per type")
+    func genericProviderPerType() {
+        let component = IdentityComponent()
+        let numbers: Box<Int> = component.identity.box()
+        let strings: Box<String> = component.identity.box()
+        #expect(numbers === component.identity.box() as Box<Int>)
+        #expect(strings === component.identity.box() as Box<String>)
+        #expect(ObjectIdentifier(numbers) != ObjectIdentifier(strings))
+    }
+
+    @Test("a subclass that overrides a provider gets its own behaviour, not the base's instance")
+    func overrideGetsItsOwnSlot() {
+        let base = IdentityComponent()
+        let overriding = IdentityComponent().module(IdentityModule.self) { OverridingModule($0) }
+        #expect(overriding.identity.primary().number == 7)
+        #expect(base.identity.primary().number == 0)
+        #expect(overriding.identity.primary() === overriding.identity.primary())
+        #expect(overriding.identity.secondary() !== overriding.identity.primary())
+    }
+
+    @Test("two modules sharing a base class keep separate instances")
+    func siblingModulesDoNotShare() {
+        let component = IdentityComponent()
+        #expect(component.left.shared() !== component.right.shared())
+    }
+}
+
+// MARK: Fixtures
+
+final class Box<Value> {}
+
+final class IdentityComponent: Component, @unchecked Sendable {
+    var identity: IdentityModule { module() }
+    var left: LeftModule { module() }
+    var right: RightModule { module() }
+}
+
+class IdentityModule: Module<IdentityComponent>, @unchecked Sendable {
+    func primary() -> Thing { single { Thing() } }
+    func secondary() -> Thing { single { Thing() } }
+    func inject() -> Thing { single { Thing() } }
+    func inject() -> Other { single { Other() } }
+    func box<Value>() -> Box<Value> { single { Box<Value>() } }
+}
+
+final class OverridingModule: IdentityModule, @unchecked Sendable {
+    override func primary() -> Thing { single { Thing(number: 7) } }
+}
+
+class SharedBaseModule: Module<IdentityComponent>, @unchecked Sendable {
+    func shared() -> Thing { single { Thing() } }
+}
+
+final class LeftModule: SharedBaseModule, @unchecked Sendable {}
+final class RightModule: SharedBaseModule, @unchecked Sendable {}

@@ -1,0 +1,92 @@
+import Dirk
+import Testing
+
+@Suite("reset()")
+struct ResetTests {
+    @Test(
+        "reset() drops what the component cached, so the next call builds anew",
+        arguments: [Strategy.single, .keyed])
+    func resetRebuilds(strategy: Strategy) {
+        let component = TestComponent()
+        let before = strategy.resolve(component)
+        component.reset()
+        let after = strategy.resolve(component)
+        #expect(before !== after)
+        #expect(after === strategy.resolve(component))
+        #expect(component.counter.count == 2)
+    }
+
+    @Test("reset() releases the cached instances at once")
+    func resetReleases() {
+        let component = TestComponent()
+        weak var single: Thing?
+        weak var keyed: Thing?
+        do {
+            single = component.things.single()
+            keyed = component.things.keyed("a")
+        }
+        #expect(single != nil)
+        component.reset()
+        #expect(single == nil)
+        #expect(keyed == nil)
+    }
+
+    @Test("reset() leaves the parents' caches untouched")
+    func resetKeepsParents() {
+        let app = RootComponent()
+        let feature = LeafComponent().parent { app }
+        let store = feature.leaf.viewModel().store
+        feature.reset()
+        #expect(feature.leaf.viewModel().store === store)
+        app.reset()
+        #expect(feature.leaf.viewModel().store !== store)
+    }
+
+    @Test("reset() inside a provider of the same component traps")
+    func reentrantResetTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = ResettingComponent()
+            _ = component.resetting.resetsItself()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `ResettingComponent.reset()` was called while `ResettingModule.resetsItself()` of that component was being resolved"
+            ))
+        #expect(message.contains("Call `reset()` outside providers"))
+    }
+
+    @Test("reset() of another component inside a provider is allowed")
+    func resetOfAnotherComponent() {
+        let other = TestComponent()
+        let first = other.things.single()
+        let component = ResettingComponent()
+        component.resetting.other = other
+        _ = component.resetting.resetsOther()
+        #expect(other.things.single() !== first)
+    }
+}
+
+// MARK: Fixtures
+
+final class ResettingComponent: Component, @unchecked Sendable {
+    var resetting: ResettingModule { module() }
+}
+
+class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
+    nonisolated(unsafe) var other: TestComponent?
+
+    func resetsItself() -> Thing {
+        transient { c in
+            c.reset()
+            return Thing()
+        }
+    }
+
+    func resetsOther() -> Thing {
+        transient {
+            self.other?.reset()
+            return Thing()
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Dirk
+import Testing
+
+@Suite("Strategies")
+struct StrategyTests {
+    @Test("single returns one instance per component, built on the first call")
+    func singleIsOnePerComponent() {
+        let component = TestComponent()
+        #expect(component.counter.count == 0)
+        let first = component.things.single()
+        #expect(first === component.things.single())
+        #expect(component.counter.count == 1)
+        let other = TestComponent()
+        #expect(first !== other.things.single())
+    }
+
+    @Test("transient returns a new instance on every call")
+    func transientIsNewEachCall() {
+        let component = TestComponent()
+        #expect(component.things.transient() !== component.things.transient())
+        #expect(component.counter.count == 2)
+    }
+
+    @Test("weak shares an instance while someone holds it and builds a new one after release")
+    func weakFollowsTheHolders() {
+        let component = TestComponent()
+        var held: Thing? = component.things.weak()
+        #expect(held === component.things.weak())
+        #expect(component.counter.count == 1)
+        held = nil
+        let next = component.things.weak()
+        #expect(next.number == 2)
+        #expect(component.counter.count == 2)
+    }
+
+    @Test("scoped shares an instance within one outermost resolution, and not across")
+    func scopedIsPerResolution() {
+        let component = ScopedComponent()
+        let pair = component.scopes.pair()
+        #expect(pair.left === pair.right)
+        #expect(pair.left === pair.nested.context)
+        let next = component.scopes.pair()
+        #expect(next.left !== pair.left)
+        #expect(component.scopes.context() !== component.scopes.context())
+    }
+
+    @Test("single(key:) keeps one instance per key")
+    func keyedSingleIsOnePerKey() {
+        let component = TestComponent()
+        let a = component.things.keyed("a")
+        #expect(a === component.things.keyed("a"))
+        #expect(a !== component.things.keyed("b"))
+        #expect(component.counter.count == 2)
+    }
+
+    @Test(
+        "a throwing factory reaches the caller, caches nothing, and the next call builds",
+        arguments: Strategy.allCases)
+    func throwingFactoryCachesNothing(strategy: Strategy) throws {
+        let component = FlakyComponent()
+        component.failures.store(1)
+        #expect(throws: Flaky.self) { try component.flaky.thing(strategy) }
+        let first = try component.flaky.thing(strategy)
+        #expect(first.number == 1)
+        #expect(component.attempts.count == 2)
+    }
+
+    @Test("factories without the component argument work for every strategy")
+    func factoriesWithoutComponent() {
+        let component = PlainComponent()
+        #expect(component.plain.single() === component.plain.single())
+        #expect(component.plain.transient() !== component.plain.transient())
+        let held = component.plain.weak()
+        #expect(held === component.plain.weak())
+        #expect(component.plain.scoped() !== component.plain.scoped())
+        #expect(component.plain.keyed(1) === component.plain.keyed(1))
+    }
+
+    @Test("single and weak may provide values and existentials, not only classes")
+    func valuesAndExistentials() {
+        let component = PlainComponent()
+        #expect(component.plain.number() == 42)
+        #expect(component.plain.greeter().greet() == "hello")
+        #expect(component.plain.greeter() as AnyObject === component.plain.greeter() as AnyObject)
+        let weak = component.plain.weakGreeter()
+        #expect(weak === component.plain.weakGreeter())
+    }
+}
+
+// MARK: Fixtures
+
+final class ScopedComponent: Component, @unchecked Sendable {
+    var scopes: ScopeModule { module() }
+}
+
+final class Context {}
+
+struct Nested {
+    let context: Context
+}
+
+struct Pair {
+    let left: Context
+    let right: Context
+    let nested: Nested
+}
+
+class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
+    func context() -> Context { scoped { Context() } }
+    func nested() -> Nested { transient { c in Nested(context: c.scopes.context()) } }
+    func pair() -> Pair {
+        transient { c in
+            Pair(left: c.scopes.context(), right: c.scopes.context(), nested: c.scopes.nested())
+        }
+    }
+}
+
+struct Flaky: Error {}
+
+final class FlakyComponent: Component, @unchecked Sendable {
+    let attempts = Counter()
+    let failures = Failures()
+    var flaky: FlakyModule { module() }
+}
+
+/// How many of the next builds fail.
+final class Failures: @unchecked Sendable {
+    private let remaining = Counter()
+    private let budget = Counter()
+
+    func store(_ count: Int) { for _ in 0..<count { budget.increment() } }
+
+    func take() -> Bool {
+        guard remaining.count < budget.count else { return false }
+        remaining.increment()
+        return true
+    }
+}
+
+class FlakyModule: Module<FlakyComponent>, @unchecked Sendable {
+    private func make(_ c: FlakyComponent) throws -> Thing {
+        c.attempts.increment()
+        if c.failures.take() { throw Flaky() }
+        return Thing(Counter())
+    }
+
+    func single() throws -> Thing { try single { c in try make(c) } }
+    func transient() throws -> Thing { try transient { c in try make(c) } }
+    func weak() throws -> Thing { try weak { c in try make(c) } }
+    func scoped() throws -> Thing { try scoped { c in try make(c) } }
+    func keyed() throws -> Thing { try single(key: 1) { c in try make(c) } }
+
+    func thing(_ strategy: Strategy) throws -> Thing {
+        switch strategy {
+        case .single: try single()
+        case .transient: try transient()
+        case .weak: try weak()
+        case .scoped: try scoped()
+        case .keyed: try keyed()
+        }
+    }
+}
+
+protocol Greeter: AnyObject {
+    func greet() -> String
+}
+
+final class EnglishGreeter: Greeter {
+    func greet() -> String { "hello" }
+}
+
+final class PlainComponent: Component, @unchecked Sendable {
+    var plain: PlainModule { module() }
+}
+
+class PlainModule: Module<PlainComponent>, @unchecked Sendable {
+    func single() -> Thing { single { Thing() } }
+    func transient() -> Thing { transient { Thing() } }
+    func weak() -> Thing { weak { Thing() } }
+    func scoped() -> Thing { scoped { Thing() } }
+    func keyed(_ key: Int) -> Thing { single(key: key) { Thing() } }
+    func number() -> Int { single { 42 } }
+    func greeter() -> any Greeter { single { EnglishGreeter() } }
+    func weakGreeter() -> any Greeter { weak { EnglishGreeter() } }
+}
