@@ -61,33 +61,45 @@ class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
     nonisolated(unsafe) var seenSelfWhileConfiguring = false
 
     func husband() -> Thing {
-        single({ Thing() }) { husband, c in
-            c.configured.increment()
-            self.seenSelfWhileConfiguring = c.couple.husband() === husband
-            husband.link = c.couple.wife()
-        }
+        single(
+            { Thing() },
+            configure: { husband, c in
+                c.configured.increment()
+                self.seenSelfWhileConfiguring = c.couple.husband() === husband
+                husband.link = c.couple.wife()
+            })
     }
 
     func wife() -> Thing {
-        single({ Thing() }) { wife, c in
-            c.configured.increment()
-            wife.link = c.couple.husband()
-        }
+        single(
+            { Thing() },
+            configure: { wife, c in
+                c.configured.increment()
+                wife.link = c.couple.husband()
+            })
     }
 
-    func scopedLeft() -> Thing { scoped({ Thing() }) { left, c in left.link = c.couple.scopedRight() } }
-    func scopedRight() -> Thing { scoped({ Thing() }) { right, c in right.link = c.couple.scopedLeft() } }
+    func scopedLeft() -> Thing {
+        scoped({ Thing() }, configure: { left, c in left.link = c.couple.scopedRight() })
+    }
+    func scopedRight() -> Thing {
+        scoped({ Thing() }, configure: { right, c in right.link = c.couple.scopedLeft() })
+    }
     func scopedPair() -> (Thing, Thing) { transient { c in (c.couple.scopedLeft(), c.couple.scopedRight()) } }
 
-    func weakLeft() -> Thing { weak({ Thing() }) { left, c in left.link = c.couple.weakRight() } }
-    func weakRight() -> Thing { weak({ Thing() }) { right, c in right.link = c.couple.weakLeft() } }
+    func weakLeft() -> Thing { weak({ Thing() }, configure: { left, c in left.link = c.couple.weakRight() }) }
+    func weakRight() -> Thing {
+        weak({ Thing() }, configure: { right, c in right.link = c.couple.weakLeft() })
+    }
 
-    func owner() -> Thing { single({ Thing() }) { owner, c in owner.link = c.couple.owned() } }
-    func owned() -> Thing { single({ Thing() }) { owned, c in owned.back = c.couple.owner() } }
+    func owner() -> Thing { single({ Thing() }, configure: { owner, c in owner.link = c.couple.owned() }) }
+    func owned() -> Thing { single({ Thing() }, configure: { owned, c in owned.back = c.couple.owner() }) }
 
     func failingOnce() throws -> Thing {
-        try single({ Thing() }) { _, c in
-            if c.configured.increment() == 1 { throw Flaky() }
-        }
+        try single(
+            { Thing() },
+            configure: { _, c in
+                if c.configured.increment() == 1 { throw Flaky() }
+            })
     }
 }
