@@ -1,35 +1,62 @@
 import Dirk
 
-final class Store {}
-final class AppComponent: Component, @unchecked Sendable {
-    var data: DataModule { module() }
-}
-class DataModule: Module<AppComponent>, @unchecked Sendable {
-    func store() -> Store { single { Store() } }
-    func other() -> Store { single { Store() } }
-    func t() -> Store {
-        transient { c in
-            _ = c.data.store()
-            return Store()
-        }
-    }
-    func w() -> Store { weak { Store() } }
-    func s() -> Store { scoped { Store() } }
-    func pair() -> (Store, Store) { transient { c in (c.data.s(), c.data.s()) } }
-    func a() -> Store { single { c in c.data.b() } }
-    func b() -> Store { single { c in c.data.a() } }
-}
+// Each component is an ordinary object: whoever owns the scope owns the component.
 let app = AppComponent()
-print(app.data.store() === app.data.store(), app.data.store() !== app.data.other())
-print(app.data.t() !== app.data.t())
-var w: Store? = app.data.w()
-print(w === app.data.w())
-let id1 = ObjectIdentifier(w!)
-w = nil
-print(ObjectIdentifier(app.data.w()) != id1)
-let p = app.data.pair()
-print(p.0 === p.1, app.data.s() !== app.data.s())
-let s1 = app.data.store()
-app.reset()
-print(s1 !== app.data.store())
-if CommandLine.arguments.count > 1 { _ = app.data.a() }
+
+section("Application (AppComponent)")
+show("single", "storage.store(), twice", app.storage.store(), app.storage.store())
+show("single", "network.client()", app.network.client())
+show("single", "analytics.tracker().client", app.analytics.tracker().client)
+var images: ImageCache? = app.storage.images()
+show("weak", "storage.images(), twice while held", images!, app.storage.images())
+images = nil
+show("weak", "storage.images(), after release", app.storage.images())
+
+section("Sign-in: ada (SessionComponent, parent AppComponent)")
+var session: SessionComponent? = app.signIn(userID: "ada")
+show(
+    "single(key:)", "account.profile(id: \"ada\"), twice", session!.account.profile(id: "ada"),
+    session!.account.profile(id: "ada"))
+show("single(key:)", "account.profile(id: \"bob\")", session!.account.profile(id: "bob"))
+show("single(key:)", "account.me()", session!.account.me(), session!.account.me().source)
+
+section("Profile screen (FeatureComponent, parent SessionComponent)")
+do {
+    let feature = session!.openProfileScreen()
+    show("parent", "feature.app is the grandparent app", feature.app === app)
+    let first = feature.screen.viewModel()
+    let second = feature.screen.viewModel()
+    show("transient", "screen.viewModel(), twice", first, second)
+    show("scoped", "first: its context, its loader's", first.context, first.loader.context)
+    show("scoped", "second: its context, its loader's", second.context, second.loader.context)
+    show(
+        "scoped", "screen.requestContext(), twice", feature.screen.requestContext(),
+        feature.screen.requestContext())
+    let presenter = feature.screen.presenter()
+    let view = feature.screen.view()
+    show("configure:", "presenter(), its view", presenter, presenter.view!)
+    show("configure:", "view(), its presenter", view, view.presenter!)
+    show("single", "presenter's tracker is the app's", presenter.tracker === app.analytics.tracker())
+}  // The screen closes: the feature component and its instances go.
+
+section("Refresh: session.reset() drops what the session cached")
+session!.reset()
+show("single(key:)", "account.me(), after reset", session!.account.me())
+show("single", "app's storage.store(), untouched", app.storage.store())
+
+section("Sign-out: drop the session")
+weak var signedOut = session
+session = nil
+show("lifetime", "the session is released", signedOut == nil)
+let bob = app.signIn(userID: "bob")
+show("single(key:)", "new session: account.me()", bob.account.me())
+show("single", "app's storage.store(), still", app.storage.store())
+
+section("Offline mode: NetworkModule replaced by StubNetworkModule")
+let offline = AppComponent().module(NetworkModule.self) { StubNetworkModule($0) }
+show("stub", "network.client()", offline.network.client())
+show("single", "storage.store() of this app", offline.storage.store())
+// Keep each component in a variable: a module does not keep its component alive, so
+// `offline.signIn(userID: "ada").account.me()` would stop the program.
+let offlineSession = offline.signIn(userID: "ada")
+show("single(key:)", "account.me() of a session", offlineSession.account.me().source)
