@@ -11,31 +11,36 @@ extension Component {
     /// **Complexity:** one lock-free table lookup once the module exists.
     ///
     /// - Returns: The module; the same instance on every call.
+    @inlinable
     public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
         if let module = modulesByType.value(for: TypeKey(M.self)) {
-            return unsafeDowncast(module, to: M.self)
+            return unsafeDowncast(module.takeUnretainedValue(), to: M.self)
         }
         return unsafeDowncast(
-            firstUse(of: M.self, site: CallSite(file: file, line: line, column: 0, function: "init")),
+            firstUse(of: M.self, site: CallSite(file: file, line: line, column: 0, function: "init(_:)")),
             to: M.self)
     }
 
-    /// Registers the module that `make` creates for this component, under the module's own type.
+    /// Registers the module that `make` creates for this component, in place of its own type and
+    /// of every module class it inherits from.
     ///
-    /// Needed only to configure a module: `module()` creates modules on first use.
+    /// Needed only to configure or substitute a module: `module()` creates modules on first use.
     ///
     /// ```swift
-    /// let app = AppComponent().module { DataModule($0) }
+    /// let app = AppComponent().module { StubNetworkModule($0) }  // serves `network` too
     /// ```
     ///
-    /// Register modules before the component's first resolution; registering one that is already
-    /// in use stops the program. A later registration of the same type replaces an earlier one.
+    /// Register modules before the component's first resolution; registering one whose type is
+    /// already in use stops the program. A later registration replaces an earlier one.
     ///
     /// - Parameter make: Creates the module from this component.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func module<M: AnyModule>(_ make: (Self) -> M) -> Self {
-        register(make(self), as: M.self)
+    public func module<M: AnyModule>(
+        file: StaticString = #fileID, line: UInt = #line, _ make: (Self) -> M
+    ) -> Self {
+        let module = make(self)
+        register(module, as: module.moduleClasses, file: file, line: line)
         return self
     }
 
@@ -50,51 +55,63 @@ extension Component {
     ///   - make: Creates the substitute from this component.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func module<M: AnyModule>(_ type: M.Type, _ make: (Self) -> M) -> Self {
-        register(make(self), as: type)
+    public func module<M: AnyModule>(
+        _ type: M.Type, file: StaticString = #fileID, line: UInt = #line, _ make: (Self) -> M
+    ) -> Self {
+        register(make(self), as: [type], file: file, line: line)
         return self
     }
 }
 
 extension Component {
-    private func register(_ module: AnyModule, as type: AnyModule.Type) {
+    private func register(
+        _ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt
+    ) {
         guard module.belongs(to: self) else {
-            Diagnostics.foreignModule(Swift.type(of: module), component: Swift.type(of: self))
+            Diagnostics.foreignModule(
+                Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
         }
-        let key = ObjectIdentifier(type)
-        withStateLock { state in
-            if modulesByType.value(for: TypeKey(type)) != nil || state.moduleSlots[key] != nil {
-                Diagnostics.lateModule(type, component: Swift.type(of: self))
+        let replaced = withStateLock { state in
+            types.compactMap { type -> AnyModule? in
+                let key = ObjectIdentifier(type)
+                if modulesByType.value(for: TypeKey(type)) != nil || state.moduleSlots[key] != nil {
+                    Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
+                }
+                return state.registeredModules.updateValue(module, forKey: key)
             }
-            state.registeredModules[key] = module
         }
+        // Released after the lock: a module's deinitializer may run user code.
+        _ = replaced
     }
 
     /// Publishes the registered module of `type`, or creates the default one, exactly once.
-    private func firstUse(of type: AnyModule.Type, site: CallSite) -> AnyModule {
+    @usableFromInline
+    func firstUse(of type: AnyModule.Type, site: CallSite) -> AnyModule {
         let key = ObjectIdentifier(type)
         let step = withStateLock { state -> (module: AnyModule?, slot: ProviderSlot?) in
-            if let module = modulesByType.value(for: TypeKey(type)) { return (module, nil) }
+            if let module = modulesByType.value(for: TypeKey(type)) {
+                return (module.takeUnretainedValue(), nil)
+            }
             if let module = state.registeredModules.removeValue(forKey: key) {
                 modulesByType.insert(module, for: TypeKey(type))
                 return (module, nil)
             }
             if let slot = state.moduleSlots[key] { return (nil, slot) }
             let slot = ProviderSlot(
-                name: "\(type).init(_:)", site: site, component: self,
-                caching: .one(OnceCell(retention: .strong)))
+                site: site, module: type, component: self, caching: .one(.strong), returning: type,
+                readers: nil)
             state.moduleSlots[key] = slot
             return (nil, slot)
         }
         if let module = step.module { return module }
-        guard let slot = step.slot, case .one(let cell) = slot.caching else {
-            preconditionFailure("Dirk: module slot")
-        }
+        guard let slot = step.slot, let cell = slot.cell else { preconditionFailure("Dirk: module slot") }
         let module = cell.resolve(
-            slot: slot, in: self, make: { type.makeDefault(for: self) },
-            configures: false, configure: { _ in })
+            slot: slot, in: self, make: { type.makeDefault(for: self) }, configures: false,
+            configure: { _ in })
         return withStateLock { state in
-            if let published = modulesByType.value(for: TypeKey(type)) { return published }
+            if let published = modulesByType.value(for: TypeKey(type)) {
+                return published.takeUnretainedValue()
+            }
             let module = unsafeDowncast(module, to: AnyModule.self)
             modulesByType.insert(module, for: TypeKey(type))
             state.moduleSlots[key] = nil

@@ -16,9 +16,10 @@ extension Component {
     /// **Complexity:** one lock-free table lookup after the first call.
     ///
     /// - Returns: The parent component.
+    @inlinable
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
         if let parent = parentsByType.value(for: TypeKey(P.self)) {
-            return unsafeDowncast(parent, to: P.self)
+            return unsafeDowncast(parent.takeUnretainedValue(), to: P.self)
         }
         return searchAncestors(for: P.self, file: file, line: line)
     }
@@ -35,8 +36,10 @@ extension Component {
     /// - Parameter make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func parent<P: Component>(_ make: () -> P) -> Self {
-        register(parent: make(), as: P.self)
+    public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line, _ make: () -> P)
+        -> Self
+    {
+        register(parent: make(), as: P.self, file: file, line: line)
         return self
     }
 
@@ -52,26 +55,35 @@ extension Component {
     ///   - make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func parent<P: Component>(_ type: P.Type, _ make: () -> P) -> Self {
-        register(parent: make(), as: type)
+    public func parent<P: Component>(
+        _ type: P.Type, file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
+    ) -> Self {
+        register(parent: make(), as: type, file: file, line: line)
         return self
     }
 }
 
 extension Component {
-    private func register(parent: Component, as type: Component.Type) {
+    private func register(parent: Component, as type: Component.Type, file: StaticString, line: UInt) {
         if parent === self || parent.hasAncestor(self) {
-            Diagnostics.parentCycle(Swift.type(of: parent), component: Swift.type(of: self))
+            Diagnostics.parentCycle(
+                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
         withStateLock { state in
             if state.hasSearchedParents {
-                Diagnostics.lateParent(type, component: Swift.type(of: self))
+                Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
             if parentsByType.value(for: TypeKey(type)) != nil {
-                Diagnostics.duplicateParent(type, component: Swift.type(of: self))
+                Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
             parentsByType.insert(parent, for: TypeKey(type))
             state.parents.append((type, parent))
+        }
+        // Two threads that made two components each other's parent at once both pass the first
+        // check; each finds the cycle now that both links exist.
+        if hasAncestor(self) {
+            Diagnostics.parentCycle(
+                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
     }
 
@@ -79,20 +91,25 @@ extension Component {
         withStateLock { $0.parents }
     }
 
+    /// Whether `candidate` is among the ancestors, each visited once.
     private func hasAncestor(_ candidate: Component) -> Bool {
+        var visited: Set<ObjectIdentifier> = []
         var level = directParents.map(\.component)
         while !level.isEmpty {
             if level.contains(where: { $0 === candidate }) { return true }
-            level = level.flatMap { $0.directParents.map(\.component) }
+            level = level.filter { visited.insert(ObjectIdentifier($0)).inserted }
+                .flatMap { $0.directParents.map(\.component) }
         }
         return false
     }
 
     /// Searches the ancestors level by level, nearest first; at each level a parent registered
     /// as `P` wins over one that merely is a `P`. Caches the answer.
-    private func searchAncestors<P: Component>(
+    @usableFromInline
+    func searchAncestors<P: Component>(
         for type: P.Type, file: StaticString, line: UInt
     ) -> P {
+        var visited: Set<ObjectIdentifier> = []
         var level = directParents
         while !level.isEmpty {
             let found =
@@ -102,13 +119,14 @@ extension Component {
                 return withStateLock { state in
                     state.hasSearchedParents = true
                     if let cached = parentsByType.value(for: TypeKey(type)) {
-                        return unsafeDowncast(cached, to: P.self)
+                        return unsafeDowncast(cached.takeUnretainedValue(), to: P.self)
                     }
                     parentsByType.insert(found, for: TypeKey(type))
                     return unsafeDowncast(found, to: P.self)
                 }
             }
-            level = level.flatMap { $0.component.directParents }
+            level = level.filter { visited.insert(ObjectIdentifier($0.component)).inserted }
+                .flatMap { $0.component.directParents }
         }
         Diagnostics.missingParent(
             type, component: Swift.type(of: self), registered: directParents.map(\.type),

@@ -6,11 +6,14 @@ extension Component {
     /// instance being built on another thread while `reset()` runs finishes and is cached.
     /// Calling `reset()` from inside a provider or `configure:` closure of this component stops
     /// the program: the resolution would lose instances it is still using.
-    public func reset() {
-        for frame in ResolutionContext.current.frames {
-            let slot = frame.takeUnretainedValue()
+    /// - Parameters:
+    ///   - file: Where `reset()` is called, for the message if it is called from a provider.
+    ///   - line: The line of that call.
+    public func reset(file: StaticString = #fileID, line: UInt = #line) {
+        for slot in ResolutionContext.current.takeUnretainedValue().stack {
             if slot.componentID == ObjectIdentifier(self) {
-                Diagnostics.resetDuringResolution(component: type(of: self), provider: slot.name)
+                Diagnostics.resetDuringResolution(
+                    component: type(of: self), provider: slot.name, file: file, line: line)
             }
         }
         // Released here, after the lock: their deinitializers may run user code.
@@ -18,8 +21,13 @@ extension Component {
         _ = dropped
     }
 
-    /// Empties every cell of every module in use and returns what they held.
-    func dropCachedInstances() -> [AnyObject] {
-        withStateLock { _ in modulesByType.allValues().flatMap { $0.resetSlots() } }
+    /// Empties every cell of every module and returns what they held, once no lock-free reader
+    /// can still be reading it.
+    func dropCachedInstances() -> [Any] {
+        withStateLock { state in
+            let dropped = state.modules.flatMap { $0.resetSlots() }
+            state.readGuard?.waitForReaders()
+            return dropped
+        }
     }
 }

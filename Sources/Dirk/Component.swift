@@ -32,7 +32,9 @@ open class Component: @unchecked Sendable {
     // written, and every `OnceCell` of this component's modules is changed, only while holding
     // `state`'s lock.
     let state = Locked.make(ComponentState())
+    @usableFromInline
     let modulesByType = LookupTable<TypeKey, AnyModule>()
+    @usableFromInline
     let parentsByType = LookupTable<TypeKey, Component>()
 
     /// Creates a component with no modules and no parents; add them with `module(_:)` and
@@ -40,10 +42,20 @@ open class Component: @unchecked Sendable {
     public init() {}
 
     deinit {
-        // Modules can outlive the component when someone else holds one; they must not keep
-        // serving the instances of a released scope.
-        let dropped = dropCachedInstances()
+        // Modules can outlive the component when someone else holds one; they must stop serving
+        // the instances of a released scope. Released after the lock: deinitializers run user code.
+        let dropped = withStateLock { state in
+            let dropped = state.modules.flatMap { $0.componentWasReleased() }
+            state.readGuard?.waitForReaders()
+            return dropped
+        }
         _ = dropped
+    }
+
+    /// Keeps `module`, created for this component, so that `reset()` and the component's release
+    /// reach it even when it was never registered.
+    func attach(_ module: AnyModule) {
+        withStateLock { $0.modules.append(module) }
     }
 
     /// Runs `body` while holding the component's lock. `body` must not call user code.
@@ -55,6 +67,10 @@ open class Component: @unchecked Sendable {
 
 /// What a component's lock guards besides the cells of its modules.
 struct ComponentState {
+    /// Every module created for the component, registered or not.
+    var modules: [AnyModule] = []
+    /// The guard of lock-free readers of cached instances, made when the first needs it.
+    var readGuard: ReadGuard?
     /// Modules registered with `.module { }` and not used yet; the first `module()` publishes
     /// them in `modulesByType`.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
@@ -65,4 +81,12 @@ struct ComponentState {
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
+
+    /// The read guard, made on first use.
+    mutating func readers() -> ReadGuard {
+        if let readGuard { return readGuard }
+        let made = ReadGuard()
+        readGuard = made
+        return made
+    }
 }

@@ -1,10 +1,15 @@
+import Synchronization
+
 /// The type-erased base of every module; subclass `Module` instead.
 ///
 /// `Component.module()` uses it to find and create modules of any component type.
 open class AnyModule: @unchecked Sendable {
-    // `slots` synchronizes itself (see `LookupTable`); it is written only while holding the lock
-    // of the component the module belongs to.
+    // `slots` and `isComponentAlive` synchronize themselves; `slots` is written only while
+    // holding the lock of the component the module belongs to.
+    @usableFromInline
     let slots = LookupTable<ProviderKey, ProviderSlot>()
+    @usableFromInline
+    let isComponentAlive = Atomic(true)
 
     init() {}
 
@@ -18,10 +23,35 @@ open class AnyModule: @unchecked Sendable {
         preconditionFailure("Dirk: \(type(of: self)) must subclass Module<Component>")
     }
 
+    /// `Module<C>` itself, where the chain of a module's own classes ends.
+    class var rootModuleType: AnyModule.Type { AnyModule.self }
+
+    /// The module's class and the module classes it inherits from, most derived first: the types
+    /// a module registered with `.module { }` stands in for.
+    var moduleClasses: [AnyModule.Type] {
+        let root = ObjectIdentifier(type(of: self).rootModuleType)
+        var classes: [AnyModule.Type] = []
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror, let type = current.subjectType as? AnyModule.Type,
+            ObjectIdentifier(type) != root
+        {
+            classes.append(type)
+            mirror = current.superclassMirror
+        }
+        return classes
+    }
+
     /// Drops every instance the module's providers cached, returning them for the caller to
     /// release outside the lock. Call it while holding the component's lock.
-    func resetSlots() -> [AnyObject] {
-        slots.allValues().flatMap { $0.reset() }
+    func resetSlots() -> [Any] {
+        slots.values().flatMap { $0.reset() }
+    }
+
+    /// Marks the component released and drops the instances it cached; returns them for the caller
+    /// to release outside the lock. Call it while holding the component's lock.
+    func componentWasReleased() -> [Any] {
+        isComponentAlive.store(false, ordering: .relaxed)
+        return resetSlots()
     }
 }
 
@@ -47,21 +77,30 @@ open class AnyModule: @unchecked Sendable {
 /// called and the declared return type: two methods that return the same type never share an
 /// instance, and a subclass that overrides a provider gets its own.
 ///
-/// **Lifetime.** A module refers to its component weakly; the component owns the module. Calling
-/// a provider after the component was released stops the program with a message that says so.
+/// **Lifetime.** The component owns the module; the module does not keep the component alive.
+/// Calling a provider after the component was released stops the program with a message that
+/// says so.
 ///
 /// **Thread safety.** Providers may be called from any thread at once. See `Docs/Concurrency.md`.
 open class Module<C: Component>: AnyModule, @unchecked Sendable {
-    // Weak, so that the component and its modules form no retain cycle. Written once in `init`.
-    private weak var owner: C?
+    // Immutable. Unowned, so the component and its modules form no retain cycle and the
+    // component's reference counting stays as fast as any object's (a weak reference would give
+    // it a side table). `isComponentAlive` lets Dirk report a released component in its own
+    // words; a release that races with a call is caught by the unowned reference itself.
+    @usableFromInline
+    unowned let owner: C
 
-    /// Creates the module for `component`. The component does not register it; do that with
-    /// `Component.module(_:)`, or let `Component.module()` create the module on first use.
+    /// Creates the module for `component`.
+    ///
+    /// The component keeps the module, so that releasing or resetting the component reaches it,
+    /// but `module()` returns it only if you register it with `Component.module(_:)`; otherwise
+    /// `module()` creates its own on first use.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
     public required init(_ component: C) {
         owner = component
         super.init()
+        component.attach(self)
     }
 
     /// The component this module belongs to.
@@ -69,12 +108,9 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     /// Strategies pass it to factories, so most modules never read it. Reading it after the
     /// component was released stops the program with a message that says so.
     public var component: C {
-        guard let owner else {
-            Diagnostics.componentReleased(
-                provider: "\(type(of: self)).component", component: C.self,
-                site: CallSite(file: #fileID, line: #line, column: #column, function: #function))
-        }
-        return owner
+        liveComponent(
+            provider: "\(type(of: self)).component",
+            site: CallSite(file: #fileID, line: #line, column: #column, function: #function))
     }
 
     override class func makeDefault(for component: Component) -> AnyModule {
@@ -84,40 +120,63 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
         return self.init(owner)
     }
 
+    override class var rootModuleType: AnyModule.Type { Module<C>.self }
+
     override func belongs(to component: Component) -> Bool {
-        owner === component
+        isComponentAlive.load(ordering: .relaxed) && owner === component
     }
 
-    /// The live component for a call of `slot`'s provider; stops the program if it was released.
-    @inline(__always)
-    func liveComponent(for slot: ProviderSlot) -> C {
-        guard let owner else {
-            Diagnostics.componentReleased(provider: slot.name, component: C.self, site: slot.site)
+    /// The component, for the slow paths; stops the program if it was released.
+    func liveComponent(provider: @autoclosure () -> String, site: CallSite) -> C {
+        guard isComponentAlive.load(ordering: .relaxed) else {
+            Diagnostics.componentReleased(provider: provider(), component: C.self, site: site)
         }
         return owner
     }
 
-    /// The slot of the provider at `site` returning `type`, made on the provider's first call.
-    @inline(__always)
-    func slot(
-        at site: CallSite, returning type: Any.Type, caching: @autoclosure () -> ProviderSlot.Caching
-    ) -> ProviderSlot {
-        let key = ProviderKey(site: site, type: type)
-        if let slot = slots.value(for: key) { return slot }
-        return makeSlot(key, caching: caching())
+    /// Runs `body` with the component; stops the program if the component was released.
+    @inlinable @inline(__always)
+    func withComponent<Result>(
+        _ slot: Unmanaged<ProviderSlot>, _ body: (C) throws -> Result
+    ) rethrows -> Result {
+        guard isComponentAlive.load(ordering: .relaxed) else { componentReleased(slot) }
+        return try body(owner)
     }
 
-    private func makeSlot(_ key: ProviderKey, caching: ProviderSlot.Caching) -> ProviderSlot {
-        let name = "\(type(of: self)).\(key.site.function)"
-        guard let component = owner else {
-            Diagnostics.componentReleased(provider: name, component: C.self, site: key.site)
-        }
-        return component.withStateLock { _ in
+    @usableFromInline
+    func componentReleased(_ slot: Unmanaged<ProviderSlot>) -> Never {
+        let slot = slot.takeUnretainedValue()
+        Diagnostics.componentReleased(provider: slot.name, component: C.self, site: slot.site)
+    }
+
+    /// The slot of the provider at `site` returning `type`, made on the provider's first call.
+    @inlinable @inline(__always)
+    func slot(
+        at site: CallSite, returning type: Any.Type, caching: ProviderSlot.Caching
+    ) -> Unmanaged<ProviderSlot> {
+        let key = ProviderKey(site: site, type: type)
+        if let slot = slots.value(for: key) { return slot }
+        return makeSlot(key, returning: type, caching: caching)
+    }
+
+    @usableFromInline
+    func makeSlot(
+        _ key: ProviderKey, returning type: Any.Type, caching: ProviderSlot.Caching
+    ) -> Unmanaged<ProviderSlot> {
+        let component = liveComponent(
+            provider: "\(Swift.type(of: self)).\(key.site.function)", site: key.site)
+        return component.withStateLock { state in
             if let slot = slots.value(for: key) { return slot }
+            let readers: ReadGuard?
+            switch caching {
+            case .one(.strong), .perKey: readers = state.readers()
+            case .one(.weak), .none: readers = nil
+            }
             let slot = ProviderSlot(
-                name: name, site: key.site, component: component, caching: caching)
+                site: key.site, module: Swift.type(of: self), component: component, caching: caching,
+                returning: type, readers: readers)
             slots.insert(slot, for: key)
-            return slot
+            return .passUnretained(slot)
         }
     }
 }

@@ -128,6 +128,47 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test("an acyclic graph resolved from two ends at once is never taken for a cycle")
+    func acyclicGraphIsNoCycle() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            for _ in 0..<300 {
+                let component = GateComponent()
+                let group = DispatchGroup()
+                DispatchQueue.global().async(group: group) {
+                    _ = component.gates.slowSingle()
+                    _ = component.gates.dependent()
+                }
+                DispatchQueue.global().async(group: group) { _ = component.gates.dependent() }
+                group.wait()
+            }
+        }
+        let message = standardError(of: result)
+        #expect(message.isEmpty, "\(message)")
+    }
+
+    @Test("an instance from a configure cycle across threads is configured before the outermost call returns")
+    func configureFinishesBeforeReturn() {
+        withWatchdog {
+            for _ in 0..<300 {
+                let component = CoupleComponent()
+                let group = DispatchGroup()
+                let complete = Locked(true)
+                DispatchQueue.global().async(group: group) {
+                    let husband = component.couple.husband()
+                    let linked = husband.link?.link === husband
+                    complete.withLock { $0 = $0 && linked }
+                }
+                DispatchQueue.global().async(group: group) {
+                    let wife = component.couple.wife()
+                    let linked = wife.link?.link === wife
+                    complete.withLock { $0 = $0 && linked }
+                }
+                group.wait()
+                #expect(complete.withLock { $0 })
+            }
+        }
+    }
+
     @Test("components and modules cross tasks and actors")
     func componentsCrossIsolation() async {
         let component = GateComponent()
@@ -183,6 +224,7 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
     }
 
     func inner() -> Thing { transient { Thing() } }
+    func dependent() -> Thing { single { c in Thing(number: c.gates.slowSingle().number) } }
     func keyed(_ key: Int) -> Thing {
         single(key: key) { c in
             c.built.increment()
@@ -192,6 +234,17 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
     func weakThing() -> Thing {
         weak { c in
             c.built.increment()
+            return Thing()
+        }
+    }
+
+    func blockedKeyed(_ key: Int) -> Thing {
+        single(key: key) { c in
+            c.blockedBuilds.increment()
+            if let blocker = c.gates.blocker {
+                blocker.entered.signal()
+                blocker.release.wait()
+            }
             return Thing()
         }
     }

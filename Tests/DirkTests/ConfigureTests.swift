@@ -40,6 +40,16 @@ struct ConfigureTests {
         #expect(left.link?.link === left)
     }
 
+    @Test("an instance abandoned by a throwing configure is released outside Dirk's locks")
+    func abandonedInstanceDeinitCanResolve() {
+        let component = CoupleComponent()
+        withWatchdog {
+            #expect(throws: Flaky.self) { try component.couple.abandoned() }
+        }
+        // Its own configure, then the pair its deinitializer resolved.
+        #expect(component.configured.count == 3)
+    }
+
     @Test("a throwing configure caches nothing and the error reaches the caller")
     func throwingConfigure() throws {
         let component = CoupleComponent()
@@ -92,6 +102,16 @@ class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
         weak({ Thing() }, configure: { right, c in right.link = c.couple.weakLeft() })
     }
 
+    /// Its instance resolves a provider of the same component when it is released.
+    func abandoned() throws -> Resolving {
+        try single(
+            { c in Resolving { _ = c.couple.husband() } },
+            configure: { _, c in
+                c.configured.increment()
+                throw Flaky()
+            })
+    }
+
     func owner() -> Thing { single({ Thing() }, configure: { owner, c in owner.link = c.couple.owned() }) }
     func owned() -> Thing { single({ Thing() }, configure: { owned, c in owned.back = c.couple.owner() }) }
 
@@ -102,4 +122,15 @@ class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
                 if c.configured.increment() == 1 { throw Flaky() }
             })
     }
+}
+
+/// Runs `onDeinit` when released.
+final class Resolving {
+    let onDeinit: () -> Void
+
+    init(onDeinit: @escaping () -> Void) {
+        self.onDeinit = onDeinit
+    }
+
+    deinit { onDeinit() }
 }

@@ -30,6 +30,13 @@ struct ModuleRegistrationTests {
         #expect(component.data === registered)
     }
 
+    @Test("a module registered with module { } stands in for the module classes it inherits from")
+    func subclassStandsInForItsBase() {
+        let component = AppTestComponent().module { StubNetworkTestModule($0) }
+        #expect(component.network.api() == "stub")
+        #expect(component.network === component.module() as StubNetworkTestModule)
+    }
+
     @Test("a later registration before first use replaces an earlier one")
     func registrationReplacesBeforeUse() {
         let component = AppTestComponent()

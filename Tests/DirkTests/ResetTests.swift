@@ -1,4 +1,5 @@
 import Dirk
+import Dispatch
 import Testing
 
 @Suite("reset()")
@@ -40,6 +41,54 @@ struct ResetTests {
         #expect(feature.leaf.viewModel().store === store)
         app.reset()
         #expect(feature.leaf.viewModel().store !== store)
+    }
+
+    @Test("a keyed instance being built while reset() runs is cached when it is finished")
+    func keyedBuildSurvivesReset() {
+        let component = GateComponent()
+        withWatchdog {
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            component.gates.blocker = (entered, release)
+            let built = Locked<Thing?>(nil)
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                let thing = component.gates.blockedKeyed(1)
+                built.withLock { $0 = thing }
+            }
+            entered.wait()
+            component.reset()
+            component.gates.blocker = nil
+            release.signal()
+            group.wait()
+            #expect(component.gates.blockedKeyed(1) === built.withLock { $0 })
+        }
+        #expect(component.blockedBuilds.count == 1)
+    }
+
+    @Test("reset() and the component's release reach modules created without registering them")
+    func unregisteredModules() {
+        let component = TestComponent()
+        let module = ThingModule(component)
+        let first = module.single()
+        #expect(module.single() === first)
+        component.reset()
+        #expect(module.single() !== first)
+        #expect(module !== component.things)
+    }
+
+    @Test("a module created without registering it traps after its component was released")
+    func unregisteredModuleAfterRelease() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var component: TestComponent? = TestComponent()
+            let module = ThingModule(component!)
+            _ = module.single()
+            component = nil
+            _ = module.single()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "`ThingModule.single()` was called after its component `TestComponent` was released"))
     }
 
     @Test("reset() inside a provider of the same component traps")

@@ -44,6 +44,13 @@ struct StrategyTests {
         #expect(component.scopes.context() !== component.scopes.context())
     }
 
+    @Test("scoped instances of different components never mix, even when slots are freed and reused")
+    func scopedInstancesBelongToTheirSlot() {
+        let component = ScopedComponent()
+        let seen = component.scopes.temporaries()
+        #expect(seen.first !== seen.second)
+    }
+
     @Test("single(key:) keeps one instance per key")
     func keyedSingleIsOnePerKey() {
         let component = TestComponent()
@@ -108,6 +115,19 @@ struct Pair {
 class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
     func context() -> Context { scoped { Context() } }
     func nested() -> Nested { transient { c in Nested(context: c.scopes.context()) } }
+    /// Within one resolution, resolves a scoped provider of two short-lived components in turn.
+    func temporaries() -> (first: Context, second: Context) {
+        transient {
+            var first: Context?
+            do {
+                let temporary = ScopedComponent()
+                first = temporary.scopes.context()
+            }
+            let other = ScopedComponent()
+            return (first!, other.scopes.context())
+        }
+    }
+
     func pair() -> Pair {
         transient { c in
             Pair(left: c.scopes.context(), right: c.scopes.context(), nested: c.scopes.nested())

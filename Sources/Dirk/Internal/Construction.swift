@@ -4,17 +4,23 @@
 /// that one instance and for nothing else. While a thread waits it publishes the construction in
 /// its `ResolutionContext`. Following builder → awaited construction → its builder … either ends
 /// at a thread that is making progress, or comes back to the caller: then the threads wait for
-/// each other, a cycle that spans threads, which Dirk reports instead of hanging.
+/// each other, a cycle that spans threads, which Dirk breaks or reports instead of hanging.
 final class Construction: @unchecked Sendable {
-    // `builder` and `slot` are immutable; `finished` is guarded by `lock`.
+    // `builder` and `slot` are immutable; `finished` and `configuring` are guarded by `lock`.
     let builder: ResolutionContext
     let slot: ProviderSlot
     private let lock = ConditionLock()
     private var finished = false
+    private var configuring = false
 
     init(builder: ResolutionContext, slot: ProviderSlot) {
         self.builder = builder
         self.slot = slot
+    }
+
+    /// Records that the instance exists and its `configure:` closure runs.
+    func markConfiguring() {
+        lock.withLock { configuring = true }
     }
 
     /// Marks the construction finished, whether it succeeded or threw, and wakes its waiters.
@@ -25,6 +31,10 @@ final class Construction: @unchecked Sendable {
         }
     }
 
+    private var state: (finished: Bool, configuring: Bool) {
+        lock.withLock { (finished, configuring) }
+    }
+
     /// Sleeps until the construction finishes or `nanoseconds` pass; returns whether it finished.
     func wait(nanoseconds: Int) -> Bool {
         lock.withLock {
@@ -33,17 +43,41 @@ final class Construction: @unchecked Sendable {
         }
     }
 
-    /// The chain of waits that starts at this construction and comes back to `context`, or nil
-    /// when it ends at a thread that is making progress.
-    func waitChain(returningTo context: ResolutionContext) -> [Construction]? {
-        var chain = [self]
+    /// What the threads waiting in a closed chain of waits can do about it.
+    enum Deadlock {
+        /// The caller waits for an instance that is being configured: it may take it as it is,
+        /// as the builder's own thread would.
+        case takeConfiguringValue
+        /// Another thread in the chain waits for an instance being configured and will take it.
+        case otherThreadBreaksIt
+        /// Every thread waits for an instance still under construction: a cycle across threads.
+        case cycle([Construction])
+    }
+
+    /// The deadlock that waiting for this construction would complete, or nil when the chain of
+    /// waits ends at a thread that is making progress.
+    ///
+    /// Every link is checked to be unfinished after it was read, so a thread that is about to wake
+    /// never makes a chain look closed; a closed chain of unfinished constructions is stable,
+    /// since each of their builders sleeps.
+    func deadlock(waitedForBy context: ResolutionContext) -> Deadlock? {
+        var chain: [Construction] = []
+        var configuring: [Bool] = []
         var construction = self
-        while construction.builder !== context {
+        while true {
+            let state = construction.state
+            if state.finished { return nil }
+            chain.append(construction)
+            configuring.append(state.configuring)
+            if construction.builder === context { break }
             guard let next = construction.builder.waitingFor, chain.count < 10_000 else { return nil }
-            chain.append(next)
             construction = next
         }
-        return chain
+        // Each thread in the chain waits for the next construction; one whose instance exists
+        // already can take it and end the wait.
+        if configuring[0] { return .takeConfiguringValue }
+        if configuring.contains(true) { return .otherThreadBreaksIt }
+        return .cycle(chain)
     }
 
     /// The provider path of a cycle across threads: each builder's stack from the instance the

@@ -9,8 +9,8 @@ enum Diagnostics {
             """
             Dirk: dependency cycle: \(path.joined(separator: " -> ")). \
             `\(slot.name)` of `\(slot.componentType)` requires itself while it is being built. \
-            Break the cycle: let one side \
-            set the other in a `configure:` closure (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
+            Break the cycle: build both objects without each other and let them set each other in \
+            `configure:` closures (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
             or construct one side from a value that does not need the other.
             """,
             site: slot.site)
@@ -56,42 +56,45 @@ enum Diagnostics {
             file: file, line: line)
     }
 
-    static func parentCycle(_ parent: Any.Type, component: Any.Type) -> Never {
+    static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never
+    {
         fail(
             """
             Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` \
             itself or one of its descendants, so the two would hold each other forever. \
             Register parents from the wider scope down: the application component is the parent \
             of the session component, never the reverse.
-            """)
+            """, file: file, line: line)
     }
 
-    static func duplicateParent(_ parent: Any.Type, component: Any.Type) -> Never {
+    static func duplicateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt)
+        -> Never
+    {
         fail(
             """
             Dirk: `\(component)` already has a parent registered as `\(parent)`. A component has \
             at most one parent per type, so that `parent()` is never ambiguous. Register it once, \
             or build a new component to use another.
-            """)
+            """, file: file, line: line)
     }
 
-    static func lateParent(_ parent: Any.Type, component: Any.Type) -> Never {
+    static func lateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
             Dirk: `\(component)` gained the parent `\(parent)` after it had already looked up a \
             parent, so earlier lookups could have found a different one. Register every \
             `.parent { }` when you build the component, before the first resolution.
-            """)
+            """, file: file, line: line)
     }
 
-    static func lateModule(_ module: Any.Type, component: Any.Type) -> Never {
+    static func lateModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
             Dirk: `\(component)` registered a module for `\(module)` after that module was \
             already in use, so some instances would come from the old module and some from the \
             new one. Register modules with `.module { }` when you build the component, before \
             the first resolution.
-            """)
+            """, file: file, line: line)
     }
 
     static func wrongComponent(module: Any.Type, expected: Any.Type, actual: Any.Type) -> Never {
@@ -99,28 +102,33 @@ enum Diagnostics {
             """
             Dirk: `\(actual)` asked for the module `\(module)`, which is a `Module<\(expected)>`. \
             A module can only be created for its own component: declare the accessor on \
-            `\(expected)` (or a subclass), or reach it from `\(actual)` through a parent accessor \
-            such as `var app: \(expected) { parent() }`.
+            `\(expected)` (or a subclass of it), and reach that component from `\(actual)`, \
+            for example through a parent accessor such as \
+            `var \(lowerFirst("\(expected)")): \(expected) { parent() }`.
             """)
     }
 
-    static func foreignModule(_ module: Any.Type, component: Any.Type) -> Never {
+    static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
+        -> Never
+    {
         fail(
             """
             Dirk: `\(component)` was given a `\(module)` that was created for another component. \
             Create the module from the component the closure receives: \
             `.module { \(module)($0) }`.
-            """)
+            """, file: file, line: line)
     }
 
-    static func resetDuringResolution(component: Any.Type, provider: String) -> Never {
+    static func resetDuringResolution(
+        component: Any.Type, provider: String, file: StaticString, line: UInt
+    ) -> Never {
         fail(
             """
             Dirk: `\(component).reset()` was called while `\(provider)` of that component was \
             being resolved on the same thread. Resetting would drop instances the resolution is \
             still using. Call `reset()` outside providers and `configure:` closures, for example \
             after the sign-out flow has finished.
-            """)
+            """, file: file, line: line)
     }
 
     private static func lowerFirst(_ name: String) -> String {

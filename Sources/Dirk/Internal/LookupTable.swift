@@ -1,159 +1,187 @@
 import Synchronization
 
 /// A key that a `LookupTable` can hash without allocating.
+@usableFromInline
 protocol LookupKey: Equatable {
     /// A well-mixed hash of the key; the table uses its low bits.
     var mixedHash: Int { get }
 }
 
-/// An append-only hash table whose reads take no lock.
+/// An append-only hash table whose reads take no lock and touch no reference count.
 ///
 /// Entries are never removed or replaced: a provider's slot, a component's module or a parent
-/// stays for the owner's lifetime, so a reader that found an entry may keep using it. Readers
-/// load the current storage with acquiring ordering and probe it; a writer, holding the owner's
-/// lock, fills the key first and then publishes the value with releasing ordering, so a reader
-/// that sees a value also sees its key. When the load factor passes one half the writer copies
-/// the entries into a storage twice the size and publishes that; outgrown storages are kept
-/// until the table is released, since a reader may still be probing one (their total size is
-/// less than the current storage's).
+/// stays for the owner's lifetime, so a reader that found an entry may keep using it for as long
+/// as it holds the owner. Readers load the current storage with acquiring ordering and probe it;
+/// a writer, holding the owner's lock, fills the key first and then publishes the value with
+/// releasing ordering, so a reader that sees a value also sees its key. When the load factor
+/// passes one half the writer copies the entries into a storage twice the size, which keeps the
+/// outgrown one alive, and publishes it: a reader may still be probing the old one, and the chain
+/// costs less memory than the current storage.
 ///
-/// Lookups cost one hash, one acquiring load and, on average, about one probe.
-final class LookupTable<Key: LookupKey, Value: AnyObject>: @unchecked Sendable {
-    // `current` is read without a lock; every other field is guarded by the owner's lock.
-    private let current: Atomic<Unmanaged<Storage>>
-    private var outgrown: [Storage] = []
-    private var count = 0
+/// The table allocates nothing until its first entry. A lookup costs one hash, one acquiring
+/// load and, on average, about one probe.
+@usableFromInline
+struct LookupTable<Key: LookupKey, Value: AnyObject>: ~Copyable {
+    // Read without a lock; written only while holding the owner's lock.
+    @usableFromInline
+    let current = Atomic<Unmanaged<Storage>?>(nil)
 
-    init(capacity: Int = 8) {
-        current = Atomic(.passRetained(Storage(capacity: capacity)))
-    }
+    init() {}
 
     deinit {
-        let storage = current.load(ordering: .acquiring)
-        storage.takeUnretainedValue().releaseValues()
-        storage.release()
+        current.load(ordering: .acquiring)?.release()
     }
 
-    /// The value stored under `key`, or nil. Safe from any thread without a lock.
-    @inline(__always)
-    func value(for key: Key) -> Value? {
-        current.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.find(key) }
+    /// The value stored under `key`, unretained, or nil. Safe from any thread without a lock.
+    @inlinable @inline(__always)
+    func value(for key: Key) -> Unmanaged<Value>? {
+        guard let storage = current.load(ordering: .acquiring) else { return nil }
+        return storage._withUnsafeGuaranteedRef { $0.find(key) }
     }
 
-    /// Every value, in table order. Call it while holding the owner's lock.
-    func allValues() -> [Value] {
-        current.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.allValues() }
+    /// Every value, in insertion order. Call it while holding the owner's lock.
+    func values() -> [Value] {
+        guard let storage = current.load(ordering: .acquiring) else { return [] }
+        return storage._withUnsafeGuaranteedRef { $0.valuesInInsertionOrder() }
     }
 
-    /// Stores `value` under `key`, which must not be present. Call it while holding the owner's lock.
+    /// Stores `value` under `key`, which must not be present. Call it while holding the owner's
+    /// lock.
     func insert(_ value: Value, for key: Key) {
-        var storage = current.load(ordering: .acquiring).takeUnretainedValue()
-        if (count + 1) * 2 > storage.capacity {
-            let larger = Storage(capacity: storage.capacity * 2)
-            storage.moveValues(into: larger)
-            outgrown.append(storage)
-            current.store(.passRetained(larger), ordering: .releasing)
-            // The table's own reference moves to `outgrown`, which keeps it alive.
-            Unmanaged.passUnretained(storage).release()
-            storage = larger
+        let storage: Storage
+        if let existing = current.load(ordering: .acquiring)?.takeUnretainedValue() {
+            if (existing.count + 1) * 2 > existing.slotCount {
+                storage = Storage.make(capacity: existing.slotCount * 2, succeeding: existing)
+                // The new storage takes over the table's reference to the old one.
+                current.store(.passRetained(storage), ordering: .releasing)
+                Unmanaged.passUnretained(existing).release()
+            } else {
+                storage = existing
+            }
+        } else {
+            storage = Storage.make(capacity: 8, succeeding: nil)
+            current.store(.passRetained(storage), ordering: .releasing)
         }
-        storage.insert(value, for: key)
-        count += 1
+        storage.insert(value, for: key, sequence: storage.count)
     }
 
-    /// One power-of-two sized array of keys and published values, probed linearly.
-    final class Storage {
-        let capacity: Int
-        private let keys: UnsafeMutablePointer<Key?>
-        private let values: UnsafeMutablePointer<Atomic<Unmanaged<Value>?>>
-        private var ownsValues = true
+    /// What a `Storage` keeps besides its published values.
+    @usableFromInline
+    struct Header {
+        @usableFromInline let capacity: Int
+        /// The key and insertion order of each value, written before the value is published.
+        @usableFromInline let keys: UnsafeMutablePointer<(key: Key?, sequence: Int)>
+        var count = 0
+        /// The outgrown storage, kept alive for readers that still probe it.
+        let predecessor: Storage?
+    }
 
-        init(capacity: Int) {
-            self.capacity = capacity
-            keys = .allocate(capacity: capacity)
-            keys.initialize(repeating: nil, count: capacity)
-            values = .allocate(capacity: capacity)
-            for index in 0..<capacity {
-                (values + index).initialize(to: Atomic(nil))
+    /// One power-of-two sized array of published values, probed linearly, and their keys.
+    @usableFromInline
+    final class Storage: ManagedBuffer<Header, Atomic<Unmanaged<Value>?>> {
+        static func make(capacity: Int, succeeding predecessor: Storage?) -> Storage {
+            let keys = UnsafeMutablePointer<(key: Key?, sequence: Int)>.allocate(capacity: capacity)
+            keys.initialize(repeating: (nil, 0), count: capacity)
+            let buffer = create(minimumCapacity: capacity) { _ in
+                Header(capacity: capacity, keys: keys, predecessor: predecessor)
             }
+            let storage = unsafeDowncast(buffer, to: Storage.self)
+            storage.withUnsafeMutablePointerToElements { values in
+                for index in 0..<capacity {
+                    (values + index).initialize(to: Atomic(nil))
+                }
+            }
+            if let predecessor {
+                for entry in predecessor.entriesInInsertionOrder() {
+                    storage.insert(entry.value, for: entry.key, sequence: entry.sequence)
+                }
+            }
+            return storage
         }
 
         deinit {
-            keys.deinitialize(count: capacity)
-            keys.deallocate()
-            values.deinitialize(count: capacity)
-            values.deallocate()
-        }
-
-        @inline(__always)
-        func find(_ key: Key) -> Value? {
-            let mask = capacity &- 1
-            var index = key.mixedHash & mask
-            while let value = values[index].load(ordering: .acquiring) {
-                if keys[index].unsafelyUnwrapped == key {
-                    return value.takeUnretainedValue()
+            withUnsafeMutablePointers { header, values in
+                let capacity = header.pointee.capacity
+                // Every storage holds its own reference to each of its values.
+                for index in 0..<capacity {
+                    values[index].load(ordering: .relaxed)?.release()
                 }
-                index = (index &+ 1) & mask
+                values.deinitialize(count: capacity)
+                header.pointee.keys.deinitialize(count: capacity)
+                header.pointee.keys.deallocate()
             }
-            return nil
         }
 
-        func insert(_ value: Value, for key: Key) {
-            let mask = capacity &- 1
-            var index = key.mixedHash & mask
-            while values[index].load(ordering: .relaxed) != nil {
-                index = (index &+ 1) & mask
-            }
-            keys[index] = key
-            values[index].store(.passRetained(value), ordering: .releasing)
-        }
+        var slotCount: Int { header.capacity }
+        var count: Int { header.count }
 
-        func allValues() -> [Value] {
-            (0..<capacity).compactMap { values[$0].load(ordering: .acquiring)?.takeUnretainedValue() }
-        }
-
-        /// Copies every entry into `larger`, which takes over the references to the values.
-        func moveValues(into larger: Storage) {
-            for index in 0..<capacity {
-                if let value = values[index].load(ordering: .relaxed), let key = keys[index] {
-                    larger.insert(value.takeUnretainedValue(), for: key)
-                    value.release()
+        @inlinable @inline(__always)
+        func find(_ key: Key) -> Unmanaged<Value>? {
+            withUnsafeMutablePointers { header, values in
+                // Only immutable fields of the header are read: writers change `count` meanwhile.
+                let mask = header.pointer(to: \.capacity)!.pointee &- 1
+                let keys = header.pointer(to: \.keys)!.pointee
+                var index = key.mixedHash & mask
+                while let value = values[index].load(ordering: .acquiring) {
+                    if keys[index].key.unsafelyUnwrapped == key { return value }
+                    index = (index &+ 1) & mask
                 }
+                return nil
             }
-            ownsValues = false
         }
 
-        func releaseValues() {
-            guard ownsValues else { return }
-            for index in 0..<capacity {
-                values[index].load(ordering: .relaxed)?.release()
+        /// Publishes `value`, retaining it: each storage holds its own reference to every value.
+        func insert(_ value: Value, for key: Key, sequence: Int) {
+            withUnsafeMutablePointers { header, values in
+                let mask = header.pointer(to: \.capacity)!.pointee &- 1
+                let keys = header.pointer(to: \.keys)!.pointee
+                var index = key.mixedHash & mask
+                while values[index].load(ordering: .relaxed) != nil {
+                    index = (index &+ 1) & mask
+                }
+                keys[index] = (key, sequence)
+                values[index].store(.passRetained(value), ordering: .releasing)
+                header.pointer(to: \.count)!.pointee += 1
             }
-            ownsValues = false
+        }
+
+        func entriesInInsertionOrder() -> [(key: Key, value: Value, sequence: Int)] {
+            withUnsafeMutablePointers { header, values in
+                let keys = header.pointer(to: \.keys)!.pointee
+                return (0..<header.pointer(to: \.capacity)!.pointee).compactMap { index in
+                    guard let value = values[index].load(ordering: .acquiring),
+                        let key = keys[index].key
+                    else { return nil }
+                    return (key, value.takeUnretainedValue(), keys[index].sequence)
+                }
+                .sorted { $0.sequence < $1.sequence }
+            }
+        }
+
+        func valuesInInsertionOrder() -> [Value] {
+            entriesInInsertionOrder().map(\.value)
         }
     }
 }
 
 /// A metatype as a lookup key: the type of a module or of a parent component.
+@usableFromInline
 struct TypeKey: LookupKey {
-    let type: ObjectIdentifier
+    @usableFromInline let type: ObjectIdentifier
 
+    @inlinable
     init(_ type: Any.Type) {
         self.type = ObjectIdentifier(type)
     }
 
-    var mixedHash: Int { mix(type.hashValueWithoutSeed) }
+    @inlinable
+    var mixedHash: Int { mix(UInt(bitPattern: type)) }
 }
 
 /// Folds the high bits of `word` into the low ones, which the table uses.
-@inline(__always)
+@inlinable @inline(__always)
 func mix(_ word: UInt) -> Int {
     var bits = word &* 0x9E37_79B9_7F4A_7C15
     bits ^= bits >> 29
     return Int(bitPattern: bits)
-}
-
-extension ObjectIdentifier {
-    /// The identifier's address, for hashing without Hasher's per-process seed.
-    @inline(__always)
-    var hashValueWithoutSeed: UInt { UInt(bitPattern: self) }
 }

@@ -1,18 +1,20 @@
 import Synchronization
 
-/// A cached instance built at most once at a time, the caching core of `single`, `weak`,
+/// A cached instance built at most once at a time: the caching core of `single`, `weak`,
 /// `single(key:)` and default modules.
 ///
 /// A cell moves `empty → building → (configuring →) ready`, back to `empty` when the factory or
 /// `configure` throws, and from `ready` to `empty` on `reset()` or, for weak cells, when the
 /// instance is gone. The first thread to find it empty builds, with no lock held; threads that
 /// find it building sleep on that `Construction` until it finishes, then look again. The thread
-/// that builds may see its own instance while it is configuring, which is how `configure:`
-/// closures reach each other.
+/// that builds sees its own instance while it is configuring, which is how `configure:` closures
+/// reach each other.
 ///
-/// Strong cells publish a `Snapshot` that readers load without a lock (`cachedHolder`); weak cells
-/// are read under the component's lock.
+/// Strong cells publish their instance for readers that take no lock (`cachedValue(as:)`), under
+/// the component's `ReadGuard`; weak cells are read under the component's lock.
+@usableFromInline
 final class OnceCell: @unchecked Sendable {
+    @usableFromInline
     enum Retention {
         /// The cell owns the instance until `reset()`: `single`, `single(key:)`, modules.
         case strong
@@ -28,37 +30,56 @@ final class OnceCell: @unchecked Sendable {
     }
 
     let retention: Retention
-    // `published` is read without a lock. Every other field is guarded by the lock of the
-    // component that owns the cell (`Component.state`).
-    private let published = Atomic<Unmanaged<Snapshot>?>(nil)
+    /// Whether the cached object is the instance itself (a class instance) rather than a `Holder`.
+    @usableFromInline
+    let isInstance: Bool
+    /// The guard of the component's lock-free readers; nil for cells that are never read that way.
+    let readers: ReadGuard?
+    /// `readers`, for readers that must not touch its reference count.
+    @usableFromInline
+    let unretainedReaders: Unmanaged<ReadGuard>?
+    // `published` holds a reference to the ready object of a strong cell, read without a lock
+    // under `readers`. Every other variable is guarded by the lock of the component that owns the
+    // cell (`Component.state`).
+    @usableFromInline
+    let published = Atomic<Unmanaged<AnyObject>?>(nil)
     private var phase = Phase.empty
     private var strongValue: AnyObject?
     private weak var weakValue: AnyObject?
-    private var retired: [Snapshot] = []
 
-    init(retention: Retention) {
+    init(retention: Retention, isInstance: Bool, readers: ReadGuard?) {
         self.retention = retention
+        self.isInstance = isInstance
+        self.readers = readers
+        unretainedReaders = readers.map { .passUnretained($0) }
     }
 
     deinit {
         published.load(ordering: .acquiring)?.release()
     }
 
-    /// The cached holder, without a lock; nil when the cell is not ready or holds a weak value.
-    @inline(__always)
-    var cachedHolder: AnyObject? {
-        guard let snapshot = published.load(ordering: .acquiring) else { return nil }
-        return snapshot._withUnsafeGuaranteedRef { $0.holder }
+    /// The cached value, read without a lock, or nil when the cell is not ready.
+    @inlinable @inline(__always)
+    func cachedValue<T>(as type: T.Type) -> T? {
+        guard let readers = unretainedReaders else { return nil }
+        return readers._withUnsafeGuaranteedRef {
+            $0.withReader {
+                guard let object = published.load(ordering: .sequentiallyConsistent) else { return nil }
+                return isInstance
+                    ? unsafeBitCast(object.takeUnretainedValue(), to: T.self)
+                    : unsafeDowncast(object.takeUnretainedValue(), to: Holder<T>.self).value
+            }
+        }
     }
 
-    /// The cached value, or the value built by `make` and configured by `configure`.
+    /// The cached object, or the object built by `make` and configured by `configure`.
     ///
     /// - Parameters:
     ///   - slot: The provider the cell belongs to, for the resolution stack and messages.
     ///   - component: The component whose lock guards the cell.
-    ///   - make: Builds the value to cache: a `Holder` for strong cells, the instance for weak ones.
+    ///   - make: Builds the object to cache: the instance itself when `isInstance`, else a `Holder`.
     ///   - configures: Whether to run `configure`.
-    ///   - configure: Runs once on a new value, after it is visible to this thread.
+    ///   - configure: Runs once on a new object, after it is visible to this thread.
     func resolve(
         slot: ProviderSlot,
         in component: Component,
@@ -66,7 +87,7 @@ final class OnceCell: @unchecked Sendable {
         configures: Bool,
         configure: (AnyObject) throws -> Void
     ) rethrows -> AnyObject {
-        let context = ResolutionContext.current
+        let context = ResolutionContext.current.takeUnretainedValue()
         while true {
             switch component.withStateLock({ _ in claim(for: context, slot: slot) }) {
             case .found(let value):
@@ -83,19 +104,28 @@ final class OnceCell: @unchecked Sendable {
         }
     }
 
-    /// Drops the cached value; returns it so that the caller releases it outside the lock.
-    /// Call it while holding the component's lock. A cell being built is left to finish.
+    /// Drops the cached value and unpublishes it; returns it so that the caller releases it
+    /// outside the lock, after `ReadGuard.waitForReaders()`. Call it while holding the component's
+    /// lock. A cell being built is left to finish.
     func reset() -> AnyObject? {
         guard case .ready = phase else { return nil }
-        if let snapshot = published.exchange(nil, ordering: .acquiringAndReleasing) {
-            // A reader may still hold the snapshot's address; it stays valid until the cell goes.
-            retired.append(snapshot.takeRetainedValue())
+        // The published reference is released here; `strongValue`'s, by the caller.
+        if let object = published.exchange(nil, ordering: .sequentiallyConsistent) {
+            object.release()
         }
         let dropped = strongValue
         strongValue = nil
         weakValue = nil
         phase = .empty
         return dropped
+    }
+
+    /// Whether no thread is building the cell's value. Call it while holding the component's lock.
+    var isIdle: Bool {
+        switch phase {
+        case .empty, .ready: true
+        case .building, .configuring: false
+        }
     }
 
     // MARK: Steps, each taken under the component's lock
@@ -126,19 +156,23 @@ final class OnceCell: @unchecked Sendable {
         }
     }
 
-    private func settle(_ newPhase: Phase, value: AnyObject?) {
+    /// Moves to `newPhase`, publishing `value` when ready; returns the phase it left, whose
+    /// references the caller releases outside the lock.
+    private func settle(_ newPhase: Phase, value: AnyObject? = nil) -> Phase {
+        let left = phase
         phase = newPhase
-        guard case .ready = newPhase, let value else { return }
-        switch retention {
-        case .strong:
-            strongValue = value
-            let snapshot = Unmanaged.passRetained(Snapshot(holder: value))
-            if let stale = published.exchange(snapshot, ordering: .acquiringAndReleasing) {
-                retired.append(stale.takeRetainedValue())
+        if case .ready = newPhase, let value {
+            switch retention {
+            case .strong:
+                strongValue = value
+                if readers != nil {
+                    published.store(.passRetained(value), ordering: .sequentiallyConsistent)
+                }
+            case .weak:
+                weakValue = value
             }
-        case .weak:
-            weakValue = value
         }
+        return left
     }
 
     // MARK: Building and waiting, with no lock held
@@ -152,20 +186,41 @@ final class OnceCell: @unchecked Sendable {
         configure: (AnyObject) throws -> Void
     ) rethrows -> AnyObject {
         context.enter(construction.slot)
-        defer {
-            context.leave()
-            construction.finish()
-        }
+        // Finish before leaving: an outermost `leave()` may wait for constructions to finish.
+        defer { context.leave() }
+        var publishesLater = false
+        defer { if !publishesLater { construction.finish() } }
         do {
             let value = try make()
+            if configures || context.isConfiguring {
+                let left = component.withStateLock { _ in settle(.configuring(construction, value)) }
+                construction.markConfiguring()
+                _ = left
+            }
             if configures {
-                component.withStateLock { _ in settle(.configuring(construction, value), value: nil) }
+                context.configurationDepth += 1
+                defer { context.configurationDepth -= 1 }
                 try configure(value)
             }
-            component.withStateLock { _ in settle(.ready, value: value) }
+            if context.isConfiguring {
+                // A `configure:` closure of an enclosing provider is still running on this thread,
+                // and this instance may already refer to its half-configured instance. Other threads
+                // get it, as a single thread would, once the outermost call returns.
+                publishesLater = true
+                context.publishWhenResolutionEnds {
+                    let left = component.withStateLock { _ in self.settle(.ready, value: value) }
+                    _ = left
+                    construction.finish()
+                }
+                return value
+            }
+            let left = component.withStateLock { _ in settle(.ready, value: value) }
+            _ = left
             return value
         } catch {
-            component.withStateLock { _ in settle(.empty, value: nil) }
+            // Released after the lock: the abandoned instance's deinitializer may run user code.
+            let abandoned = component.withStateLock { _ in settle(.empty) }
+            _ = abandoned
             throw error
         }
     }
@@ -177,37 +232,32 @@ final class OnceCell: @unchecked Sendable {
         context.waitingFor = construction
         defer { context.waitingFor = nil }
         while true {
-            if let chain = construction.waitChain(returningTo: context) {
-                // The builders wait for each other. If this instance is only being configured, it
-                // is complete enough to hand over, as on a single thread; otherwise no thread can
-                // ever finish.
-                if let configuringValue { return configuringValue }
+            switch construction.deadlock(waitedForBy: context) {
+            case .takeConfiguringValue:
+                // As on the builder's own thread, the instance is complete enough to hand over;
+                // this thread's outermost call waits for its configuration before returning.
+                if let configuringValue {
+                    context.borrow(from: construction)
+                    return configuringValue
+                }
+            case .cycle(let chain):
                 Diagnostics.cycleAcrossThreads(
                     path: Construction.path(of: chain, waitedForBy: context), at: construction.slot)
+            case .otherThreadBreaksIt, nil:
+                break
             }
             if construction.wait(nanoseconds: 20_000_000) { return nil }
         }
     }
 }
 
-/// Owns one cached value of any type, so that cells store every value as an object.
+/// Owns one cached value that is not a class instance, so that cells store every value as an
+/// object.
+@usableFromInline
 final class Holder<Value> {
-    let value: Value
+    @usableFromInline let value: Value
 
     init(_ value: Value) {
         self.value = value
-    }
-}
-
-/// What lock-free readers of a strong cell load.
-///
-/// It refers to the holder weakly, so `reset()` releases the value at once even while a reader
-/// that loaded the snapshot just before is still running: that reader then finds nil and takes the
-/// slow path. A snapshot is immutable and lives until its cell is released.
-final class Snapshot {
-    weak let holder: AnyObject?
-
-    init(holder: AnyObject) {
-        self.holder = holder
     }
 }

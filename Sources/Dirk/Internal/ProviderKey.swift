@@ -2,11 +2,20 @@
 ///
 /// The call site names the provider in messages (`function` is the provider method, such as
 /// `store()`), and together with the declared return type it identifies the provider's slot.
+@usableFromInline
 struct CallSite {
-    let file: StaticString
-    let line: UInt
-    let column: UInt
-    let function: StaticString
+    @usableFromInline let file: StaticString
+    @usableFromInline let line: UInt
+    @usableFromInline let column: UInt
+    @usableFromInline let function: StaticString
+
+    @inlinable
+    init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.function = function
+    }
 }
 
 /// Identifies one provider within a module: its call site and its declared return type.
@@ -15,24 +24,31 @@ struct CallSite {
 /// their return type have different call sites, and a generic provider gets one key per type.
 /// Hashing uses only integers; equality compares the file name by address first and by content
 /// only when the addresses differ (a literal copied into another binary).
+@usableFromInline
 struct ProviderKey: LookupKey {
-    let site: CallSite
-    let type: ObjectIdentifier
+    @usableFromInline let site: CallSite
+    @usableFromInline let type: ObjectIdentifier
 
+    @inlinable
     init(site: CallSite, type: Any.Type) {
         self.site = site
         self.type = ObjectIdentifier(type)
     }
 
+    @inlinable
     var mixedHash: Int {
-        mix(type.hashValueWithoutSeed ^ (site.line &<< 20) ^ site.column)
+        mix(UInt(bitPattern: type) ^ (site.line &<< 20) ^ site.column)
     }
 
+    @inlinable
     static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
-        guard lhs.site.line == rhs.site.line, lhs.site.column == rhs.site.column,
-            lhs.type == rhs.type
-        else { return false }
-        return lhs.site.file.utf8Start == rhs.site.file.utf8Start
-            || lhs.site.file.description == rhs.site.file.description
+        lhs.site.line == rhs.site.line && lhs.site.column == rhs.site.column
+            && lhs.type == rhs.type
+            && (lhs.site.file.utf8Start == rhs.site.file.utf8Start || sameFile(lhs, rhs))
+    }
+
+    @usableFromInline
+    static func sameFile(_ lhs: ProviderKey, _ rhs: ProviderKey) -> Bool {
+        lhs.site.file.description == rhs.site.file.description
     }
 }

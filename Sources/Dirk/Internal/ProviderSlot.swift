@@ -1,56 +1,78 @@
-/// Everything a module keeps for one provider: its name, and the cell or cells it caches in.
+/// Everything a module keeps for one provider: where it is, whom it belongs to, and the cell or
+/// cells it caches in.
 ///
 /// A module makes the slot the first time the provider runs and keeps it for its lifetime, so a
 /// reader that found a slot may keep using it without a lock.
+@usableFromInline
 final class ProviderSlot: @unchecked Sendable {
     /// How the provider caches, which decides what the slot holds.
+    @usableFromInline
     enum Caching {
         case none
-        case one(OnceCell)
-        case perKey(OnceCell.Retention)
+        case one(OnceCell.Retention)
+        case perKey
     }
 
-    /// `Module.provider()`, as messages and resolution paths show it.
-    let name: String
     let site: CallSite
+    let moduleType: AnyObject.Type
     /// The component whose module made the slot, and its type.
     let componentID: ObjectIdentifier
     let componentType: Component.Type
-    let caching: Caching
-    // Guarded by the lock of the component that owns the module.
-    private var cellsByKey: [AnyHashable: OnceCell] = [:]
+    /// Whether the provider's instances are class instances, cached as themselves.
+    let isInstance: Bool
+    let readers: ReadGuard?
+    /// The cell of a provider that caches one instance; nil otherwise. Immutable.
+    let cell: OnceCell?
+    /// `cell`, for readers that must not touch its reference count.
+    @usableFromInline
+    let unretainedCell: Unmanaged<OnceCell>?
+    /// The cells of a `single(key:)` provider. Guarded by its own lock, which is held only while
+    /// the key is hashed and compared, so that user code never runs under the component's lock.
+    private let cellsByKey = Locked<[AnyHashable: OnceCell]>.make([:])
 
-    init(name: String, site: CallSite, component: Component, caching: Caching) {
-        self.name = name
+    init(
+        site: CallSite, module: AnyObject.Type, component: Component, caching: Caching,
+        returning type: Any.Type, readers: ReadGuard?
+    ) {
         self.site = site
+        self.moduleType = module
         self.componentID = ObjectIdentifier(component)
-        self.componentType = type(of: component)
-        self.caching = caching
+        self.componentType = Swift.type(of: component)
+        self.isInstance = type is AnyClass
+        self.readers = readers
+        if case .one(let retention) = caching {
+            cell = OnceCell(retention: retention, isInstance: isInstance, readers: readers)
+        } else {
+            cell = nil
+        }
+        unretainedCell = cell.map { .passUnretained($0) }
     }
 
-    /// The cell for `key`, made on first use. Call it while holding the component's lock.
+    /// `Module.provider()`, as messages and resolution paths show it.
+    var name: String { "\(moduleType).\(site.function)" }
+
+    /// The cell for `key`, made on first use.
     func cell(for key: AnyHashable) -> OnceCell {
-        if let cell = cellsByKey[key] { return cell }
-        guard case .perKey(let retention) = caching else {
-            preconditionFailure("Dirk: \(name) does not cache per key")
+        cellsByKey.withLock { cells in
+            if let cell = cells[key] { return cell }
+            let cell = OnceCell(retention: .strong, isInstance: isInstance, readers: readers)
+            cells[key] = cell
+            return cell
         }
-        let cell = OnceCell(retention: retention)
-        cellsByKey[key] = cell
-        return cell
     }
 
-    /// Drops everything the slot cached; returns the values for the caller to release outside the
-    /// lock. Call it while holding the component's lock.
-    func reset() -> [AnyObject] {
-        switch caching {
-        case .none:
-            return []
-        case .one(let cell):
-            return cell.reset().map { [$0] } ?? []
-        case .perKey:
-            let cells = cellsByKey.values
-            cellsByKey = [:]
-            return cells.compactMap { $0.reset() }
+    /// Drops everything the slot cached and returns it, with the keys it forgot, for the caller to
+    /// release outside the lock. Call it while holding the component's lock. A keyed cell that is
+    /// being built stays, so that its instance is cached when it is finished.
+    func reset() -> [Any] {
+        var dropped: [Any] = cell?.reset().map { [$0] } ?? []
+        let forgotten = cellsByKey.withLock { cells in
+            let idle = cells.filter { $0.value.isIdle }
+            for key in idle.keys { cells[key] = nil }
+            return idle
         }
+        dropped += forgotten.values.compactMap { $0.reset() }
+        dropped.append(forgotten)
+        return dropped
     }
 }

@@ -11,77 +11,153 @@
 ///
 /// A resolution begins when a thread calls a provider while inside none, and ends when that
 /// outermost call returns; `scoped` instances live exactly that long.
+@usableFromInline
 final class ResolutionContext: @unchecked Sendable {
-    // `frames` and `scoped` belong to the context's own thread. Another thread reads `frames` only
-    // to describe a cycle, after it has loaded `waitingFor` with acquiring ordering while this
-    // thread sleeps, waiting. `waitingFor` is guarded by its own mutex.
-    private(set) var frames: [Unmanaged<ProviderSlot>] = []
+    // The stack and `scoped` belong to the context's own thread. Another thread reads the stack
+    // only to describe a cycle, after it has read `waitingFor` under `waiting`'s lock while this
+    // thread sleeps, waiting. `waitingFor` is guarded by `waiting`.
+    @usableFromInline var frames: UnsafeMutablePointer<Unmanaged<ProviderSlot>>
+    @usableFromInline var depth = 0
+    @usableFromInline var capacity = 32
+    /// Whether the outermost `leave()` has work to do: scoped instances to drop, or borrowed
+    /// instances whose configuration to wait for.
+    @usableFromInline var hasResolutionState = false
     private var scoped: [ObjectIdentifier: ScopedEntry] = [:]
+    private var borrowed: [Construction] = []
+    private var publications: [() -> Void] = []
+    /// How many `configure:` closures are running on this thread.
+    var configurationDepth = 0
+
+    /// Whether a `configure:` closure is running on this thread.
+    var isConfiguring: Bool { configurationDepth > 0 }
     private let waiting = Locked<Construction?>.make(nil)
 
+    private init() {
+        frames = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        frames.deallocate()
+    }
+
     /// The calling thread's context, created on first use and released when the thread exits.
-    static var current: ResolutionContext {
+    @usableFromInline
+    static var current: Unmanaged<ResolutionContext> {
         if let existing = pthread_getspecific(contextKey) {
-            return Unmanaged<ResolutionContext>.fromOpaque(existing).takeUnretainedValue()
+            return Unmanaged<ResolutionContext>.fromOpaque(existing)
         }
-        let created = ResolutionContext()
-        pthread_setspecific(contextKey, Unmanaged.passRetained(created).toOpaque())
+        let created = Unmanaged.passRetained(ResolutionContext())
+        pthread_setspecific(contextKey, created.toOpaque())
         return created
     }
 
-    /// Whether a provider call is under way on this thread.
-    var isResolving: Bool { !frames.isEmpty }
-
-    /// Enters `slot`'s provider. Pair every call with `leave()`.
-    @inline(__always)
-    func enter(_ slot: ProviderSlot) {
-        frames.append(Unmanaged.passUnretained(slot))
+    /// The providers on the stack, outermost first.
+    var stack: [ProviderSlot] {
+        (0..<depth).map { frames[$0].takeUnretainedValue() }
     }
 
-    /// Enters a provider that caches nothing, trapping if it is already on the stack.
-    @inline(__always)
-    func enterUncached(_ slot: ProviderSlot) {
-        let reference = Unmanaged.passUnretained(slot)
-        for frame in frames where frame.toOpaque() == reference.toOpaque() {
-            Diagnostics.cycle(path: path(from: slot, closingWith: slot), at: slot)
+    /// Enters `slot`'s provider. Pair every call with `leave()`.
+    @inlinable @inline(__always)
+    func enter(_ slot: ProviderSlot) {
+        push(Unmanaged.passUnretained(slot))
+    }
+
+    /// Enters a provider that caches nothing, trapping if it is already on the stack: such a
+    /// provider can only be there again by requiring itself.
+    @inlinable @inline(__always)
+    func enterUncached(_ slot: Unmanaged<ProviderSlot>) {
+        let address = slot.toOpaque()
+        var index = 0
+        while index < depth {
+            if frames[index].toOpaque() == address { reportCycle(at: slot.takeUnretainedValue()) }
+            index &+= 1
         }
-        frames.append(reference)
+        push(slot)
+    }
+
+    @inlinable @inline(__always)
+    func push(_ slot: Unmanaged<ProviderSlot>) {
+        if depth == capacity { grow() }
+        frames[depth] = slot
+        depth &+= 1
     }
 
     /// Leaves the provider entered last; when that was the outermost, drops the scoped instances.
-    @inline(__always)
+    @inlinable @inline(__always)
     func leave() {
-        frames.removeLast()
-        if frames.isEmpty && !scoped.isEmpty {
-            endResolution()
-        }
+        depth &-= 1
+        if depth == 0 && hasResolutionState { endResolution() }
     }
 
-    private func endResolution() {
-        // Released outside any lock; their deinitializers may run user code.
-        let finished = scoped
+    @usableFromInline
+    func grow() {
+        let larger = UnsafeMutablePointer<Unmanaged<ProviderSlot>>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: frames, count: depth)
+        frames.deallocate()
+        frames = larger
+        capacity *= 2
+    }
+
+    @usableFromInline
+    func reportCycle(at slot: ProviderSlot) -> Never {
+        Diagnostics.cycle(path: path(from: slot, closingWith: slot), at: slot)
+    }
+
+    @usableFromInline
+    func endResolution() {
+        // First what this resolution built while configuring, so that other threads waiting for
+        // it can finish; then an instance taken from another thread while it was being
+        // configured is handed to the caller only once its configuration is over.
+        let ready = publications
+        publications = []
+        for publish in ready { publish() }
+        for construction in borrowed {
+            while !construction.wait(nanoseconds: 20_000_000) {}
+        }
+        // Released here, outside any lock: their deinitializers may run user code.
+        let finished = (scoped, borrowed)
         scoped = [:]
+        borrowed = []
+        hasResolutionState = false
         _ = finished
+    }
+
+    /// Runs `publish` when the outermost call returns.
+    func publishWhenResolutionEnds(_ publish: @escaping () -> Void) {
+        publications.append(publish)
+        hasResolutionState = true
+    }
+
+    /// Records that this resolution took `construction`'s instance while it was being configured.
+    func borrow(from construction: Construction) {
+        borrowed.append(construction)
+        hasResolutionState = true
     }
 
     /// The names of the providers on the stack from `start`'s frame to the top, then `end`.
     func path(from start: ProviderSlot, closingWith end: ProviderSlot) -> [String] {
-        let names = frames.map { $0.takeUnretainedValue().name }
-        let first =
-            frames.firstIndex { $0.toOpaque() == Unmanaged.passUnretained(start).toOpaque() }
-            ?? names.endIndex
-        return Array(names[first...]) + [end.name]
+        let slots = stack
+        let first = slots.firstIndex { $0 === start } ?? slots.endIndex
+        return slots[first...].map(\.name) + [end.name]
     }
 
     // MARK: Scoped instances
 
     /// The entry of `slot` in this resolution, if the slot made an instance in it.
     func scopedEntry(for slot: ProviderSlot) -> ScopedEntry? {
-        scoped[ObjectIdentifier(slot)]
+        guard let entry = scoped[ObjectIdentifier(slot)], entry.slot === slot else { return nil }
+        return entry
     }
 
-    func setScopedEntry(_ entry: ScopedEntry?, for slot: ProviderSlot) {
-        scoped[ObjectIdentifier(slot)] = entry
+    /// Records `entry` for its slot, which it keeps alive until the resolution ends, so that no
+    /// other slot can take the same address meanwhile.
+    func setScopedEntry(_ entry: ScopedEntry) {
+        scoped[ObjectIdentifier(entry.slot)] = entry
+        hasResolutionState = true
+    }
+
+    func removeScopedEntry(for slot: ProviderSlot) {
+        scoped[ObjectIdentifier(slot)] = nil
     }
 
     // MARK: Waiting
@@ -100,10 +176,11 @@ final class ScopedEntry {
         case configuring(AnyObject)
         case ready(AnyObject)
     }
-    var phase: Phase
+    let slot: ProviderSlot
+    var phase = Phase.building
 
-    init(phase: Phase) {
-        self.phase = phase
+    init(slot: ProviderSlot) {
+        self.slot = slot
     }
 }
 

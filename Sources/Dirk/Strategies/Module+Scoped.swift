@@ -80,8 +80,8 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        let slot = slot(at: site, returning: T.self, caching: .none)
-        let context = ResolutionContext.current
+        let slot = slot(at: site, returning: T.self, caching: .none).takeUnretainedValue()
+        let context = ResolutionContext.current.takeUnretainedValue()
         if let entry = context.scopedEntry(for: slot) {
             switch entry.phase {
             case .building:
@@ -90,11 +90,11 @@ extension Module {
                 return unsafeDowncast(value, to: Holder<T>.self).value
             }
         }
-        let component = liveComponent(for: slot)
+        let component = liveComponent(provider: slot.name, site: slot.site)
         context.enter(slot)
         defer { context.leave() }
-        let entry = ScopedEntry(phase: .building)
-        context.setScopedEntry(entry, for: slot)
+        let entry = ScopedEntry(slot: slot)
+        context.setScopedEntry(entry)
         do {
             let holder = Holder(try make(component))
             if configures {
@@ -104,7 +104,7 @@ extension Module {
             entry.phase = .ready(holder)
             return holder.value
         } catch {
-            context.setScopedEntry(nil, for: slot)
+            context.removeScopedEntry(for: slot)
             throw error
         }
     }

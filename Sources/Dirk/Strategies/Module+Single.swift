@@ -14,6 +14,7 @@ extension Module {
     /// - Parameter factory: Builds the instance. If it throws, nothing is cached and the error
     ///   reaches the caller; the next call tries again.
     /// - Returns: The component's instance.
+    @inlinable
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -32,6 +33,7 @@ extension Module {
     ///
     /// - Parameter factory: Builds the instance from the component's other providers.
     /// - Returns: The component's instance.
+    @inlinable
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -59,6 +61,7 @@ extension Module {
     ///   - factory: Builds the instance; it must not need the instances `configure` sets.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
+    @inlinable
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -77,6 +80,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
+    @inlinable
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -132,48 +136,66 @@ extension Module {
 }
 
 extension Module {
+    /// The cached instance of the `single` at `site`, read without a lock, or the one it builds.
+    @inlinable @inline(__always)
     func cachedSingle<T>(
         _ site: CallSite,
         make: (C) throws -> T,
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        let slot = slot(at: site, returning: T.self, caching: .one(OnceCell(retention: .strong)))
-        guard case .one(let cell) = slot.caching else { preconditionFailure("Dirk: slot kind") }
-        if let holder = cell.cachedHolder {
-            return unsafeDowncast(holder, to: Holder<T>.self).value
+        let slot = slot(at: site, returning: T.self, caching: .one(.strong))
+        let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
+        if let value = cell._withUnsafeGuaranteedRef({ $0.cachedValue(as: T.self) }) {
+            return value
         }
-        return try resolveHolder(
-            in: cell, slot: slot, make: make, configures: configures, configure: configure)
+        return try resolveSingle(slot, make: make, configures: configures, configure: configure)
+    }
+
+    /// Builds, or waits for, the instance of a `single`'s cell.
+    @usableFromInline
+    func resolveSingle<T>(
+        _ slot: Unmanaged<ProviderSlot>,
+        make: (C) throws -> T,
+        configures: Bool,
+        configure: (T, C) throws -> Void
+    ) rethrows -> T {
+        let slot = slot.takeUnretainedValue()
+        return try resolveStrong(
+            in: slot.cell.unsafelyUnwrapped, slot: slot, make: make, configures: configures,
+            configure: configure)
     }
 
     func keyedSingle<T, Key: Hashable>(
         _ site: CallSite, key: Key, make: (C) throws -> T
     ) rethrows -> T {
-        let slot = slot(at: site, returning: T.self, caching: .perKey(.strong))
-        let component = liveComponent(for: slot)
-        let cell = component.withStateLock { _ in slot.cell(for: AnyHashable(key)) }
-        if let holder = cell.cachedHolder {
-            return unsafeDowncast(holder, to: Holder<T>.self).value
-        }
-        return try resolveHolder(
+        let slot = slot(at: site, returning: T.self, caching: .perKey).takeUnretainedValue()
+        let cell = slot.cell(for: AnyHashable(key))
+        if let value = cell.cachedValue(as: T.self) { return value }
+        return try resolveStrong(
             in: cell, slot: slot, make: make, configures: false, configure: { _, _ in })
     }
 
-    /// Builds, or waits for, the holder of a strong cell's value.
-    private func resolveHolder<T>(
+    /// Builds, or waits for, the value of a strong cell. Class instances are cached as
+    /// themselves, other values in a `Holder`.
+    private func resolveStrong<T>(
         in cell: OnceCell,
         slot: ProviderSlot,
         make: (C) throws -> T,
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        let component = liveComponent(for: slot)
-        let holder = try cell.resolve(
+        let component = liveComponent(provider: slot.name, site: slot.site)
+        let isInstance = cell.isInstance
+        let object = try cell.resolve(
             slot: slot, in: component,
-            make: { Holder(try make(component)) },
+            make: { isInstance ? try make(component) as AnyObject : Holder(try make(component)) },
             configures: configures,
-            configure: { try configure(unsafeDowncast($0, to: Holder<T>.self).value, component) })
-        return unsafeDowncast(holder, to: Holder<T>.self).value
+            configure: { try configure(Self.value(of: $0, isInstance: isInstance), component) })
+        return Self.value(of: object, isInstance: isInstance)
+    }
+
+    private static func value<T>(of object: AnyObject, isInstance: Bool) -> T {
+        isInstance ? unsafeBitCast(object, to: T.self) : unsafeDowncast(object, to: Holder<T>.self).value
     }
 }

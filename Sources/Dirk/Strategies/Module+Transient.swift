@@ -9,6 +9,7 @@ extension Module {
     ///
     /// - Parameter factory: Builds the instance. Its error reaches the caller unchanged.
     /// - Returns: A new instance.
+    @inlinable
     public func transient<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -29,6 +30,7 @@ extension Module {
     ///
     /// - Parameter factory: Builds the instance from the component's other providers.
     /// - Returns: A new instance.
+    @inlinable
     public func transient<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -40,12 +42,14 @@ extension Module {
 }
 
 extension Module {
+    /// Runs a `transient`'s factory as a frame of this thread's resolution.
+    @inlinable @inline(__always)
     func uncached<T>(_ site: CallSite, make: (C) throws -> T) rethrows -> T {
         let slot = slot(at: site, returning: T.self, caching: .none)
-        let component = liveComponent(for: slot)
-        let context = ResolutionContext.current
-        context.enterUncached(slot)
-        defer { context.leave() }
-        return try make(component)
+        return try ResolutionContext.current._withUnsafeGuaranteedRef { context in
+            context.enterUncached(slot)
+            defer { context.leave() }
+            return try withComponent(slot, make)
+        }
     }
 }

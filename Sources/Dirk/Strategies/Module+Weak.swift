@@ -81,10 +81,9 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        let slot = slot(at: site, returning: T.self, caching: .one(OnceCell(retention: .weak)))
-        guard case .one(let cell) = slot.caching else { preconditionFailure("Dirk: slot kind") }
-        let component = liveComponent(for: slot)
-        let instance = try cell.resolve(
+        let slot = slot(at: site, returning: T.self, caching: .one(.weak)).takeUnretainedValue()
+        let component = liveComponent(provider: slot.name, site: slot.site)
+        let instance = try slot.cell.unsafelyUnwrapped.resolve(
             slot: slot, in: component,
             make: { try make(component) as AnyObject },
             configures: configures,
