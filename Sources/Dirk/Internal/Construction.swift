@@ -35,7 +35,14 @@ final class Construction: @unchecked Sendable {
         lock.withLock { (finished, configuring) }
     }
 
-    /// Sleeps until the construction finishes or `nanoseconds` pass; returns whether it finished.
+    /// Wakes the threads waiting for the construction, without finishing it, so that they look
+    /// for a deadlock again.
+    func wakeWaiters() {
+        lock.withLock { lock.broadcast() }
+    }
+
+    /// Sleeps until the construction finishes or `nanoseconds` pass, or it is woken; returns
+    /// whether it finished.
     func wait(nanoseconds: Int) -> Bool {
         lock.withLock {
             if !finished { lock.wait(nanoseconds: nanoseconds) }
@@ -48,8 +55,9 @@ final class Construction: @unchecked Sendable {
         /// The caller waits for an instance that is being configured: it may take it as it is,
         /// as the builder's own thread would.
         case takeConfiguringValue
-        /// Another thread in the chain waits for an instance being configured and will take it.
-        case otherThreadBreaksIt
+        /// Another thread in the chain waits for this instance, which is being configured, and
+        /// will take it once woken.
+        case otherThreadBreaksIt(waitingFor: Construction)
         /// Every thread waits for an instance still under construction: a cycle across threads.
         case cycle([Construction])
     }
@@ -76,7 +84,9 @@ final class Construction: @unchecked Sendable {
         // Each thread in the chain waits for the next construction; one whose instance exists
         // already can take it and end the wait.
         if configuring[0] { return .takeConfiguringValue }
-        if configuring.contains(true) { return .otherThreadBreaksIt }
+        if let index = configuring.firstIndex(of: true) {
+            return .otherThreadBreaksIt(waitingFor: chain[index])
+        }
         return .cycle(chain)
     }
 

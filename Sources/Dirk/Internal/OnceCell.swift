@@ -243,7 +243,9 @@ final class OnceCell: @unchecked Sendable {
             case .cycle(let chain):
                 Diagnostics.cycleAcrossThreads(
                     path: Construction.path(of: chain, waitedForBy: context), at: construction.slot)
-            case .otherThreadBreaksIt, nil:
+            case .otherThreadBreaksIt(let construction):
+                construction.wakeWaiters()
+            case nil:
                 break
             }
             if construction.wait(nanoseconds: 20_000_000) { return nil }
