@@ -13,7 +13,7 @@ extension Component {
     /// - Returns: The module; the same instance on every call.
     @inlinable
     public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
-        if let module = modulesByType.value(for: TypeKey(M.self)) {
+        if let module = modulesByType.value(for: LookupKey(type: M.self), as: AnyModule.self) {
             return unsafeDowncast(module.takeUnretainedValue(), to: M.self)
         }
         return unsafeDowncast(
@@ -74,7 +74,9 @@ extension Component {
         let replaced = withStateLock { state in
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
-                if modulesByType.value(for: TypeKey(type)) != nil || state.moduleSlots[key] != nil {
+                if modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) != nil
+                    || state.moduleSlots[key] != nil
+                {
                     Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
                 }
                 return state.registeredModules.updateValue(module, forKey: key)
@@ -89,11 +91,11 @@ extension Component {
     func firstUse(of type: AnyModule.Type, site: CallSite) -> AnyModule {
         let key = ObjectIdentifier(type)
         let step = withStateLock { state -> (module: AnyModule?, slot: ProviderSlot?) in
-            if let module = modulesByType.value(for: TypeKey(type)) {
+            if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
                 return (module.takeUnretainedValue(), nil)
             }
             if let module = state.registeredModules.removeValue(forKey: key) {
-                modulesByType.insert(module, for: TypeKey(type))
+                modulesByType.insert(module, for: LookupKey(type: type))
                 return (module, nil)
             }
             if let slot = state.moduleSlots[key] { return (nil, slot) }
@@ -109,11 +111,11 @@ extension Component {
             slot: slot, in: self, make: { type.makeDefault(for: self) }, configures: false,
             configure: { _ in })
         return withStateLock { state in
-            if let published = modulesByType.value(for: TypeKey(type)) {
+            if let published = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
                 return published.takeUnretainedValue()
             }
             let module = unsafeDowncast(module, to: AnyModule.self)
-            modulesByType.insert(module, for: TypeKey(type))
+            modulesByType.insert(module, for: LookupKey(type: type))
             state.moduleSlots[key] = nil
             return module
         }

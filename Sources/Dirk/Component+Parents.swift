@@ -18,7 +18,7 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if let parent = parentsByType.value(for: TypeKey(P.self)) {
+        if let parent = parentsByType.value(for: LookupKey(type: P.self), as: Component.self) {
             return unsafeDowncast(parent.takeUnretainedValue(), to: P.self)
         }
         return searchAncestors(for: P.self, file: file, line: line)
@@ -73,10 +73,10 @@ extension Component {
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            if parentsByType.value(for: TypeKey(type)) != nil {
+            if parentsByType.value(for: LookupKey(type: type), as: Component.self) != nil {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            parentsByType.insert(parent, for: TypeKey(type))
+            parentsByType.insert(parent, for: LookupKey(type: type))
             state.parents.append((type, parent))
         }
         // Two threads that made two components each other's parent at once both pass the first
@@ -118,10 +118,10 @@ extension Component {
             if let found {
                 return withStateLock { state in
                     state.hasSearchedParents = true
-                    if let cached = parentsByType.value(for: TypeKey(type)) {
+                    if let cached = parentsByType.value(for: LookupKey(type: type), as: Component.self) {
                         return unsafeDowncast(cached.takeUnretainedValue(), to: P.self)
                     }
-                    parentsByType.insert(found, for: TypeKey(type))
+                    parentsByType.insert(found, for: LookupKey(type: type))
                     return unsafeDowncast(found, to: P.self)
                 }
             }

@@ -33,9 +33,9 @@ open class Component: @unchecked Sendable {
     // `state`'s lock.
     let state = Locked.make(ComponentState())
     @usableFromInline
-    let modulesByType = LookupTable<TypeKey, AnyModule>()
+    let modulesByType = LookupTable()
     @usableFromInline
-    let parentsByType = LookupTable<TypeKey, Component>()
+    let parentsByType = LookupTable()
 
     /// Creates a component with no modules and no parents; add them with `module(_:)` and
     /// `parent(_:)`, or let `module()` create modules on first use.

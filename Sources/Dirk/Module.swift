@@ -7,7 +7,7 @@ open class AnyModule: @unchecked Sendable {
     // `slots` and `isComponentAlive` synchronize themselves; `slots` is written only while
     // holding the lock of the component the module belongs to.
     @usableFromInline
-    let slots = LookupTable<ProviderKey, ProviderSlot>()
+    let slots = LookupTable()
     @usableFromInline
     let isComponentAlive = Atomic(true)
 
@@ -44,7 +44,7 @@ open class AnyModule: @unchecked Sendable {
     /// Drops every instance the module's providers cached, returning them for the caller to
     /// release outside the lock. Call it while holding the component's lock.
     func resetSlots() -> [Any] {
-        slots.values().flatMap { $0.reset() }
+        slots.values(as: ProviderSlot.self).flatMap { $0.reset() }
     }
 
     /// Marks the component released and drops the instances it cached; returns them for the caller
@@ -154,26 +154,26 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     func slot(
         at site: CallSite, returning type: Any.Type, caching: ProviderSlot.Caching
     ) -> Unmanaged<ProviderSlot> {
-        let key = ProviderKey(site: site, type: type)
-        if let slot = slots.value(for: key) { return slot }
-        return makeSlot(key, returning: type, caching: caching)
+        let key = LookupKey(site: site, type: type)
+        if let slot = slots.value(for: key, as: ProviderSlot.self) { return slot }
+        return makeSlot(key, at: site, returning: type, caching: caching)
     }
 
     @usableFromInline
     func makeSlot(
-        _ key: ProviderKey, returning type: Any.Type, caching: ProviderSlot.Caching
+        _ key: LookupKey, at site: CallSite, returning type: Any.Type, caching: ProviderSlot.Caching
     ) -> Unmanaged<ProviderSlot> {
         let component = liveComponent(
-            provider: "\(Swift.type(of: self)).\(key.site.function)", site: key.site)
+            provider: "\(Swift.type(of: self)).\(site.function)", site: site)
         return component.withStateLock { state in
-            if let slot = slots.value(for: key) { return slot }
+            if let slot = slots.value(for: key, as: ProviderSlot.self) { return slot }
             let readers: ReadGuard?
             switch caching {
             case .one(.strong), .perKey: readers = state.readers()
             case .one(.weak), .none: readers = nil
             }
             let slot = ProviderSlot(
-                site: key.site, module: Swift.type(of: self), component: component, caching: caching,
+                site: site, module: Swift.type(of: self), component: component, caching: caching,
                 returning: type, readers: readers)
             slots.insert(slot, for: key)
             return .passUnretained(slot)

@@ -1,50 +1,52 @@
 /// One thread building one cached instance: the record other threads wait on.
 ///
-/// Threads that need the instance sleep on the construction's own condition, so they wait for
-/// that one instance and for nothing else. While a thread waits it publishes the construction in
+/// Threads that need the instance sleep on its component's condition and look only at this
+/// construction when woken, so they wait for that one instance and for nothing else. While a thread waits it publishes the construction in
 /// its `ResolutionContext`. Following builder → awaited construction → its builder … either ends
 /// at a thread that is making progress, or comes back to the caller: then the threads wait for
 /// each other, a cycle that spans threads, which Dirk breaks or reports instead of hanging.
 final class Construction: @unchecked Sendable {
-    // `builder` and `slot` are immutable; `finished` and `configuring` are guarded by `lock`.
+    // `builder`, `slot` and `lock` are immutable; `finished` and `configuring` are guarded by
+    // `lock`, the lock of the component the instance belongs to.
     let builder: ResolutionContext
     let slot: ProviderSlot
-    private let lock = ConditionLock()
+    private let lock: Locked<ComponentState>
     private var finished = false
     private var configuring = false
 
-    init(builder: ResolutionContext, slot: ProviderSlot) {
+    init(builder: ResolutionContext, slot: ProviderSlot, lock: Locked<ComponentState>) {
         self.builder = builder
         self.slot = slot
+        self.lock = lock
     }
 
     /// Records that the instance exists and its `configure:` closure runs.
     func markConfiguring() {
-        lock.withLock { configuring = true }
+        lock.withLock { _ in configuring = true }
     }
 
     /// Marks the construction finished, whether it succeeded or threw, and wakes its waiters.
     func finish() {
-        lock.withLock {
+        lock.withLock { _ in
             finished = true
             lock.broadcast()
         }
     }
 
     private var state: (finished: Bool, configuring: Bool) {
-        lock.withLock { (finished, configuring) }
+        lock.withLock { _ in (finished, configuring) }
     }
 
     /// Wakes the threads waiting for the construction, without finishing it, so that they look
     /// for a deadlock again.
     func wakeWaiters() {
-        lock.withLock { lock.broadcast() }
+        lock.withLock { _ in lock.broadcast() }
     }
 
     /// Sleeps until the construction finishes or `nanoseconds` pass, or it is woken; returns
     /// whether it finished.
     func wait(nanoseconds: Int) -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             if !finished { lock.wait(nanoseconds: nanoseconds) }
             return finished
         }

@@ -1,12 +1,5 @@
 import Synchronization
 
-/// A key that a `LookupTable` can hash without allocating.
-@usableFromInline
-protocol LookupKey: Equatable {
-    /// A well-mixed hash of the key; the table uses its low bits.
-    var mixedHash: Int { get }
-}
-
 /// An append-only hash table whose reads take no lock and touch no reference count.
 ///
 /// Entries are never removed or replaced: a provider's slot, a component's module or a parent
@@ -21,7 +14,10 @@ protocol LookupKey: Equatable {
 /// The table allocates nothing until its first entry. A lookup costs one hash, one acquiring
 /// load and, on average, about one probe.
 @usableFromInline
-struct LookupTable<Key: LookupKey, Value: AnyObject>: ~Copyable {
+struct LookupTable: ~Copyable {
+    @usableFromInline typealias Key = LookupKey
+    @usableFromInline typealias Value = AnyObject
+
     // Read without a lock; written only while holding the owner's lock.
     @usableFromInline
     let current = Atomic<Unmanaged<Storage>?>(nil)
@@ -34,15 +30,19 @@ struct LookupTable<Key: LookupKey, Value: AnyObject>: ~Copyable {
 
     /// The value stored under `key`, unretained, or nil. Safe from any thread without a lock.
     @inlinable @inline(__always)
-    func value(for key: Key) -> Unmanaged<Value>? {
-        guard let storage = current.load(ordering: .acquiring) else { return nil }
-        return storage._withUnsafeGuaranteedRef { $0.find(key) }
+    func value<Found: AnyObject>(for key: Key, as type: Found.Type) -> Unmanaged<Found>? {
+        guard let storage = current.load(ordering: .acquiring),
+            let value = storage._withUnsafeGuaranteedRef({ $0.find(key) })
+        else { return nil }
+        return Unmanaged.fromOpaque(value.toOpaque())
     }
 
     /// Every value, in insertion order. Call it while holding the owner's lock.
-    func values() -> [Value] {
+    func values<Found: AnyObject>(as type: Found.Type) -> [Found] {
         guard let storage = current.load(ordering: .acquiring) else { return [] }
-        return storage._withUnsafeGuaranteedRef { $0.valuesInInsertionOrder() }
+        return storage._withUnsafeGuaranteedRef { $0.valuesInInsertionOrder() }.map {
+            unsafeDowncast($0, to: Found.self)
+        }
     }
 
     /// Stores `value` under `key`, which must not be present. Call it while holding the owner's
@@ -162,26 +162,4 @@ struct LookupTable<Key: LookupKey, Value: AnyObject>: ~Copyable {
             entriesInInsertionOrder().map(\.value)
         }
     }
-}
-
-/// A metatype as a lookup key: the type of a module or of a parent component.
-@usableFromInline
-struct TypeKey: LookupKey {
-    @usableFromInline let type: ObjectIdentifier
-
-    @inlinable
-    init(_ type: Any.Type) {
-        self.type = ObjectIdentifier(type)
-    }
-
-    @inlinable
-    var mixedHash: Int { mix(UInt(bitPattern: type)) }
-}
-
-/// Folds the high bits of `word` into the low ones, which the table uses.
-@inlinable @inline(__always)
-func mix(_ word: UInt) -> Int {
-    var bits = word &* 0x9E37_79B9_7F4A_7C15
-    bits ^= bits >> 29
-    return Int(bitPattern: bits)
 }

@@ -89,7 +89,7 @@ final class OnceCell: @unchecked Sendable {
     ) rethrows -> AnyObject {
         let context = ResolutionContext.current.takeUnretainedValue()
         while true {
-            switch component.withStateLock({ _ in claim(for: context, slot: slot) }) {
+            switch component.withStateLock({ _ in claim(for: context, slot: slot, lock: component.state) }) {
             case .found(let value):
                 return value
             case .wait(let construction, let configuringValue):
@@ -136,13 +136,15 @@ final class OnceCell: @unchecked Sendable {
         case build(Construction)
     }
 
-    private func claim(for context: ResolutionContext, slot: ProviderSlot) -> Step {
+    private func claim(
+        for context: ResolutionContext, slot: ProviderSlot, lock: Locked<ComponentState>
+    ) -> Step {
         switch phase {
         case .ready:
             if let value = strongValue ?? weakValue { return .found(value) }
             fallthrough
         case .empty:
-            let construction = Construction(builder: context, slot: slot)
+            let construction = Construction(builder: context, slot: slot, lock: lock)
             phase = .building(construction)
             return .build(construction)
         case .building(let construction):

@@ -18,37 +18,55 @@ struct CallSite {
     }
 }
 
-/// Identifies one provider within a module: its call site and its declared return type.
+/// What a `LookupTable` finds its values by: a provider (its call site and declared return type)
+/// or a type alone (a module's or a parent's).
 ///
 /// Two methods that return the same type have different call sites, overloads that differ only in
 /// their return type have different call sites, and a generic provider gets one key per type.
 /// Hashing uses only integers; equality compares the file name by address first and by content
 /// only when the addresses differ (a literal copied into another binary).
 @usableFromInline
-struct ProviderKey: LookupKey {
-    @usableFromInline let site: CallSite
+struct LookupKey: Equatable {
     @usableFromInline let type: ObjectIdentifier
+    @usableFromInline let line: UInt
+    @usableFromInline let column: UInt
+    /// The provider's file; nil in the key of a type.
+    @usableFromInline let file: StaticString?
 
+    /// The key of the provider at `site` returning `type`.
     @inlinable
     init(site: CallSite, type: Any.Type) {
-        self.site = site
         self.type = ObjectIdentifier(type)
+        line = site.line
+        column = site.column
+        file = site.file
     }
 
+    /// The key of `type` itself: a module's or a parent's.
+    @inlinable
+    init(type: Any.Type) {
+        self.type = ObjectIdentifier(type)
+        line = 0
+        column = 0
+        file = nil
+    }
+
+    /// A well-mixed hash; the table uses its low bits.
     @inlinable
     var mixedHash: Int {
-        mix(UInt(bitPattern: type) ^ (site.line &<< 20) ^ site.column)
+        var bits = (UInt(bitPattern: type) ^ (line &<< 20) ^ column) &* 0x9E37_79B9_7F4A_7C15
+        bits ^= bits >> 29
+        return Int(bitPattern: bits)
     }
 
     @inlinable
-    static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
-        lhs.site.line == rhs.site.line && lhs.site.column == rhs.site.column
-            && lhs.type == rhs.type
-            && (lhs.site.file.utf8Start == rhs.site.file.utf8Start || sameFile(lhs, rhs))
+    static func == (lhs: LookupKey, rhs: LookupKey) -> Bool {
+        lhs.line == rhs.line && lhs.column == rhs.column && lhs.type == rhs.type
+            && (lhs.file?.utf8Start == rhs.file?.utf8Start || sameFile(lhs, rhs))
     }
 
     @usableFromInline
-    static func sameFile(_ lhs: ProviderKey, _ rhs: ProviderKey) -> Bool {
-        lhs.site.file.description == rhs.site.file.description
+    static func sameFile(_ lhs: LookupKey, _ rhs: LookupKey) -> Bool {
+        lhs.file?.description == rhs.file?.description
     }
 }
