@@ -75,7 +75,7 @@ extension Component {
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
                 if modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) != nil
-                    || state.moduleSlots[key] != nil
+                    || state.moduleCells[key] != nil
                 {
                     Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
                 }
@@ -90,7 +90,7 @@ extension Component {
     @usableFromInline
     func firstUse(of type: AnyModule.Type, site: CallSite) -> AnyModule {
         let key = ObjectIdentifier(type)
-        let step = withStateLock { state -> (module: AnyModule?, slot: ProviderSlot?) in
+        let step = withStateLock { state -> (module: AnyModule?, cell: OnceCell?) in
             if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
                 return (module.takeUnretainedValue(), nil)
             }
@@ -98,17 +98,15 @@ extension Component {
                 modulesByType.insert(module, for: LookupKey(type: type))
                 return (module, nil)
             }
-            if let slot = state.moduleSlots[key] { return (nil, slot) }
-            let slot = ProviderSlot(
-                site: site, module: type, component: self, caching: .one(.strong), returning: type,
-                readers: nil)
-            state.moduleSlots[key] = slot
-            return (nil, slot)
+            if let cell = state.moduleCells[key] { return (nil, cell) }
+            let cell = OnceCell(retention: .strong, isInstance: true, readers: nil)
+            state.moduleCells[key] = cell
+            return (nil, cell)
         }
         if let module = step.module { return module }
-        guard let slot = step.slot, let cell = slot.cell else { preconditionFailure("Dirk: module slot") }
+        guard let cell = step.cell else { preconditionFailure("Dirk: module cell") }
         let module = cell.resolve(
-            slot: slot, in: self, make: { type.makeDefault(for: self) }, configures: false,
+            frame: Frame(creating: type, in: self, at: site), in: self, make: { type.makeDefault(for: self) }, configures: false,
             configure: { _ in })
         return withStateLock { state in
             if let published = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
@@ -116,7 +114,7 @@ extension Component {
             }
             let module = unsafeDowncast(module, to: AnyModule.self)
             modulesByType.insert(module, for: LookupKey(type: type))
-            state.moduleSlots[key] = nil
+            state.moduleCells[key] = nil
             return module
         }
     }

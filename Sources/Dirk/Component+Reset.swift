@@ -10,10 +10,10 @@ extension Component {
     ///   - file: Where `reset()` is called, for the message if it is called from a provider.
     ///   - line: The line of that call.
     public func reset(file: StaticString = #fileID, line: UInt = #line) {
-        for slot in ResolutionContext.current.takeUnretainedValue().stack {
-            if slot.componentID == ObjectIdentifier(self) {
+        for frame in ResolutionContext.current.takeUnretainedValue().stack {
+            if frame.belongs(to: self) {
                 Diagnostics.resetDuringResolution(
-                    component: type(of: self), provider: slot.name, file: file, line: line)
+                    component: type(of: self), provider: frame.name, file: file, line: line)
             }
         }
         // Released here, after the lock: their deinitializers may run user code.

@@ -26,6 +26,9 @@ open class AnyModule: @unchecked Sendable {
     /// `Module<C>` itself, where the chain of a module's own classes ends.
     class var rootModuleType: AnyModule.Type { AnyModule.self }
 
+    /// The type of component the module belongs to.
+    class var componentType: Component.Type { Component.self }
+
     /// The module's class and the module classes it inherits from, most derived first: the types
     /// a module registered with `.module { }` stands in for.
     var moduleClasses: [AnyModule.Type] {
@@ -122,6 +125,8 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
 
     override class var rootModuleType: AnyModule.Type { Module<C>.self }
 
+    override class var componentType: Component.Type { C.self }
+
     override func belongs(to component: Component) -> Bool {
         isComponentAlive.load(ordering: .relaxed) && owner === component
     }
@@ -134,19 +139,17 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
         return owner
     }
 
-    /// Runs `body` with the component; stops the program if the component was released.
+    /// Runs `body` with the component; stops the program, naming `frame`'s provider, if the
+    /// component was released.
     @inlinable @inline(__always)
-    func withComponent<Result>(
-        _ slot: Unmanaged<ProviderSlot>, _ body: (C) throws -> Result
-    ) rethrows -> Result {
-        guard isComponentAlive.load(ordering: .relaxed) else { componentReleased(slot) }
+    func withComponent<Result>(_ frame: Frame, _ body: (C) throws -> Result) rethrows -> Result {
+        guard isComponentAlive.load(ordering: .relaxed) else { componentReleased(frame) }
         return try body(owner)
     }
 
     @usableFromInline
-    func componentReleased(_ slot: Unmanaged<ProviderSlot>) -> Never {
-        let slot = slot.takeUnretainedValue()
-        Diagnostics.componentReleased(provider: slot.name, component: C.self, site: slot.site)
+    func componentReleased(_ frame: Frame) -> Never {
+        Diagnostics.componentReleased(provider: frame.name, component: C.self, site: frame.site)
     }
 
     /// The slot of the provider at `site` returning `type`, made on the provider's first call.

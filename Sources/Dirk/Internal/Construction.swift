@@ -6,17 +6,18 @@
 /// at a thread that is making progress, or comes back to the caller: then the threads wait for
 /// each other, a cycle that spans threads, which Dirk breaks or reports instead of hanging.
 final class Construction: @unchecked Sendable {
-    // `builder`, `slot` and `lock` are immutable; `finished` and `configuring` are guarded by
+    // `builder`, `frame` and `lock` are immutable; `finished` and `configuring` are guarded by
     // `lock`, the lock of the component the instance belongs to.
     let builder: ResolutionContext
-    let slot: ProviderSlot
+    /// What is being built.
+    let frame: Frame
     private let lock: Locked<ComponentState>
     private var finished = false
     private var configuring = false
 
-    init(builder: ResolutionContext, slot: ProviderSlot, lock: Locked<ComponentState>) {
+    init(builder: ResolutionContext, frame: Frame, lock: Locked<ComponentState>) {
         self.builder = builder
-        self.slot = slot
+        self.frame = frame
         self.lock = lock
     }
 
@@ -97,13 +98,13 @@ final class Construction: @unchecked Sendable {
     static func path(of chain: [Construction], waitedForBy context: ResolutionContext) -> [String] {
         // The caller's own stack starts at the instance that the last thread in the chain waits for.
         var names: [String] = []
-        var start = chain[chain.count - 1].slot
+        var start = chain[chain.count - 1].frame
         var stackOwner = context
         for construction in chain {
-            names += stackOwner.path(from: start, closingWith: construction.slot).dropLast()
-            start = construction.slot
+            names += stackOwner.path(from: start, closingWith: construction.frame).dropLast()
+            start = construction.frame
             stackOwner = construction.builder
         }
-        return names + [chain[chain.count - 1].slot.name]
+        return names + [chain[chain.count - 1].frame.name]
     }
 }

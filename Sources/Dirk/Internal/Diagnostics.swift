@@ -4,28 +4,28 @@
 /// with how to fix the problem. The trap points at the user's provider or accessor where Dirk
 /// knows it. `Docs/Errors.md` lists every message.
 enum Diagnostics {
-    static func cycle(path: [String], at slot: ProviderSlot) -> Never {
+    static func cycle(path: [String], at frame: Frame) -> Never {
         fail(
             """
             Dirk: dependency cycle: \(path.joined(separator: " -> ")). \
-            `\(slot.name)` of `\(slot.componentType)` requires itself while it is being built. \
+            `\(frame.name)` of `\(frame.componentType)` requires itself while it is being built. \
             Break the cycle: build both objects without each other and let them set each other in \
             `configure:` closures (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
             or construct one side from a value that does not need the other.
             """,
-            site: slot.site)
+            site: frame.site)
     }
 
-    static func cycleAcrossThreads(path: [String], at slot: ProviderSlot) -> Never {
+    static func cycleAcrossThreads(path: [String], at frame: Frame) -> Never {
         fail(
             """
             Dirk: dependency cycle across threads: \(path.joined(separator: " -> ")). \
-            In `\(slot.componentType)` and its parents, two or more threads each build an \
+            In `\(frame.componentType)` and its parents, two or more threads each build an \
             instance that needs an instance the other is \
             building, so none can finish. Break the cycle: let one side set the other in a \
             `configure:` closure, or construct one side from a value that does not need the other.
             """,
-            site: slot.site)
+            site: frame.site)
     }
 
     static func componentReleased(provider: String, component: Any.Type, site: CallSite) -> Never {

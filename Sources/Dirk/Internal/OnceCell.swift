@@ -75,13 +75,13 @@ final class OnceCell: @unchecked Sendable {
     /// The cached object, or the object built by `make` and configured by `configure`.
     ///
     /// - Parameters:
-    ///   - slot: The provider the cell belongs to, for the resolution stack and messages.
+    ///   - frame: The provider the cell belongs to, for the resolution stack and messages.
     ///   - component: The component whose lock guards the cell.
     ///   - make: Builds the object to cache: the instance itself when `isInstance`, else a `Holder`.
     ///   - configures: Whether to run `configure`.
     ///   - configure: Runs once on a new object, after it is visible to this thread.
     func resolve(
-        slot: ProviderSlot,
+        frame: Frame,
         in component: Component,
         make: () throws -> AnyObject,
         configures: Bool,
@@ -89,7 +89,7 @@ final class OnceCell: @unchecked Sendable {
     ) rethrows -> AnyObject {
         let context = ResolutionContext.current.takeUnretainedValue()
         while true {
-            switch component.withStateLock({ _ in claim(for: context, slot: slot, lock: component.state) }) {
+            switch component.withStateLock({ _ in claim(for: context, frame: frame, lock: component.state) }) {
             case .found(let value):
                 return value
             case .wait(let construction, let configuringValue):
@@ -137,19 +137,19 @@ final class OnceCell: @unchecked Sendable {
     }
 
     private func claim(
-        for context: ResolutionContext, slot: ProviderSlot, lock: Locked<ComponentState>
+        for context: ResolutionContext, frame: Frame, lock: Locked<ComponentState>
     ) -> Step {
         switch phase {
         case .ready:
             if let value = strongValue ?? weakValue { return .found(value) }
             fallthrough
         case .empty:
-            let construction = Construction(builder: context, slot: slot, lock: lock)
+            let construction = Construction(builder: context, frame: frame, lock: lock)
             phase = .building(construction)
             return .build(construction)
         case .building(let construction):
             if construction.builder === context {
-                Diagnostics.cycle(path: context.path(from: slot, closingWith: slot), at: slot)
+                Diagnostics.cycle(path: context.path(from: frame, closingWith: frame), at: frame)
             }
             return .wait(construction, configuringValue: nil)
         case .configuring(let construction, let value):
@@ -187,7 +187,7 @@ final class OnceCell: @unchecked Sendable {
         configures: Bool,
         configure: (AnyObject) throws -> Void
     ) rethrows -> AnyObject {
-        context.enter(construction.slot)
+        context.enter(construction.frame)
         // Finish before leaving: an outermost `leave()` may wait for constructions to finish.
         defer { context.leave() }
         var publishesLater = false
@@ -244,7 +244,7 @@ final class OnceCell: @unchecked Sendable {
                 }
             case .cycle(let chain):
                 Diagnostics.cycleAcrossThreads(
-                    path: Construction.path(of: chain, waitedForBy: context), at: construction.slot)
+                    path: Construction.path(of: chain, waitedForBy: context), at: construction.frame)
             case .otherThreadBreaksIt(let construction):
                 construction.wakeWaiters()
             case nil:

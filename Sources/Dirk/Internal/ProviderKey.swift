@@ -42,6 +42,15 @@ struct LookupKey: Equatable {
         file = site.file
     }
 
+    /// The key of the provider at `site` returning the type `type` identifies.
+    @inlinable
+    init(site: CallSite, type: ObjectIdentifier) {
+        self.type = type
+        line = site.line
+        column = site.column
+        file = site.file
+    }
+
     /// The key of `type` itself: a module's or a parent's.
     @inlinable
     init(type: Any.Type) {

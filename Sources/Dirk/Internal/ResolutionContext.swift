@@ -16,7 +16,7 @@ final class ResolutionContext: @unchecked Sendable {
     // The stack and `scoped` belong to the context's own thread. Another thread reads the stack
     // only to describe a cycle, after it has read `waitingFor` under `waiting`'s lock while this
     // thread sleeps, waiting. `waitingFor` is guarded by `waiting`.
-    @usableFromInline var frames: UnsafeMutablePointer<Unmanaged<ProviderSlot>>
+    @usableFromInline var frames: UnsafeMutablePointer<Frame>
     @usableFromInline var depth = 0
     @usableFromInline var capacity = 32
     /// Whether the outermost `leave()` has work to do: scoped instances to drop, or borrowed
@@ -37,6 +37,7 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     deinit {
+        frames.deinitialize(count: depth)
         frames.deallocate()
     }
 
@@ -52,46 +53,41 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     /// The providers on the stack, outermost first.
-    var stack: [ProviderSlot] {
-        (0..<depth).map { frames[$0].takeUnretainedValue() }
+    var stack: [Frame] {
+        (0..<depth).map { frames[$0] }
     }
 
-    /// Enters `slot`'s provider. Pair every call with `leave()`.
+    /// Enters the provider of `frame`. Pair every call with `leave()`.
     @inlinable @inline(__always)
-    func enter(_ slot: ProviderSlot) {
-        push(Unmanaged.passUnretained(slot))
+    func enter(_ frame: Frame) {
+        if depth == capacity { grow() }
+        (frames + depth).initialize(to: frame)
+        depth &+= 1
     }
 
     /// Enters a provider that caches nothing, trapping if it is already on the stack: such a
     /// provider can only be there again by requiring itself.
     @inlinable @inline(__always)
-    func enterUncached(_ slot: Unmanaged<ProviderSlot>) {
-        let address = slot.toOpaque()
+    func enterUncached(_ frame: Frame) {
         var index = 0
         while index < depth {
-            if frames[index].toOpaque() == address { reportCycle(at: slot.takeUnretainedValue()) }
+            if frames[index].isSame(as: frame) { reportCycle(at: frame) }
             index &+= 1
         }
-        push(slot)
-    }
-
-    @inlinable @inline(__always)
-    func push(_ slot: Unmanaged<ProviderSlot>) {
-        if depth == capacity { grow() }
-        frames[depth] = slot
-        depth &+= 1
+        enter(frame)
     }
 
     /// Leaves the provider entered last; when that was the outermost, drops the scoped instances.
     @inlinable @inline(__always)
     func leave() {
         depth &-= 1
+        (frames + depth).deinitialize(count: 1)
         if depth == 0 && hasResolutionState { endResolution() }
     }
 
     @usableFromInline
     func grow() {
-        let larger = UnsafeMutablePointer<Unmanaged<ProviderSlot>>.allocate(capacity: capacity * 2)
+        let larger = UnsafeMutablePointer<Frame>.allocate(capacity: capacity * 2)
         larger.moveInitialize(from: frames, count: depth)
         frames.deallocate()
         frames = larger
@@ -99,8 +95,8 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     @usableFromInline
-    func reportCycle(at slot: ProviderSlot) -> Never {
-        Diagnostics.cycle(path: path(from: slot, closingWith: slot), at: slot)
+    func reportCycle(at frame: Frame) -> Never {
+        Diagnostics.cycle(path: path(from: frame, closingWith: frame), at: frame)
     }
 
     @usableFromInline
@@ -134,11 +130,11 @@ final class ResolutionContext: @unchecked Sendable {
         hasResolutionState = true
     }
 
-    /// The names of the providers on the stack from `start`'s frame to the top, then `end`.
-    func path(from start: ProviderSlot, closingWith end: ProviderSlot) -> [String] {
-        let slots = stack
-        let first = slots.firstIndex { $0 === start } ?? slots.endIndex
-        return slots[first...].map(\.name) + [end.name]
+    /// The names of the providers on the stack from `start` to the top, then `end`.
+    func path(from start: Frame, closingWith end: Frame) -> [String] {
+        let frames = stack
+        let first = frames.firstIndex { $0.isSame(as: start) } ?? frames.endIndex
+        return frames[first...].map(\.name) + [end.name]
     }
 
     // MARK: Scoped instances

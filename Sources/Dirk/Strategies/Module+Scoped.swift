@@ -81,17 +81,18 @@ extension Module {
         configure: (T, C) throws -> Void
     ) rethrows -> T {
         let slot = slot(at: site, returning: T.self, caching: .none).takeUnretainedValue()
+        let frame = Frame(provider: self, at: site, returning: T.self)
         let context = ResolutionContext.current.takeUnretainedValue()
         if let entry = context.scopedEntry(for: slot) {
             switch entry.phase {
             case .building:
-                Diagnostics.cycle(path: context.path(from: slot, closingWith: slot), at: slot)
+                Diagnostics.cycle(path: context.path(from: frame, closingWith: frame), at: frame)
             case .configuring(let value), .ready(let value):
                 return unsafeDowncast(value, to: Holder<T>.self).value
             }
         }
-        let component = liveComponent(provider: slot.name, site: slot.site)
-        context.enter(slot)
+        let component = liveComponent(provider: frame.name, site: site)
+        context.enter(frame)
         defer { context.leave() }
         let entry = ScopedEntry(slot: slot)
         context.setScopedEntry(entry)

@@ -149,20 +149,23 @@ extension Module {
         if let value = cell._withUnsafeGuaranteedRef({ $0.cachedValue(as: T.self) }) {
             return value
         }
-        return try resolveSingle(slot, make: make, configures: configures, configure: configure)
+        return try resolveSingle(
+            slot, frame: Frame(provider: self, at: site, returning: T.self), make: make,
+            configures: configures, configure: configure)
     }
 
     /// Builds, or waits for, the instance of a `single`'s cell.
     @usableFromInline
     func resolveSingle<T>(
         _ slot: Unmanaged<ProviderSlot>,
+        frame: Frame,
         make: (C) throws -> T,
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
         let slot = slot.takeUnretainedValue()
         return try resolveStrong(
-            in: slot.cell.unsafelyUnwrapped, slot: slot, make: make, configures: configures,
+            in: slot.cell.unsafelyUnwrapped, frame: frame, make: make, configures: configures,
             configure: configure)
     }
 
@@ -173,22 +176,23 @@ extension Module {
         let cell = slot.cell(for: AnyHashable(key))
         if let value = cell.cachedValue(as: T.self) { return value }
         return try resolveStrong(
-            in: cell, slot: slot, make: make, configures: false, configure: { _, _ in })
+            in: cell, frame: Frame(provider: self, at: site, returning: T.self), make: make,
+            configures: false, configure: { _, _ in })
     }
 
     /// Builds, or waits for, the value of a strong cell. Class instances are cached as
     /// themselves, other values in a `Holder`.
     private func resolveStrong<T>(
         in cell: OnceCell,
-        slot: ProviderSlot,
+        frame: Frame,
         make: (C) throws -> T,
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        let component = liveComponent(provider: slot.name, site: slot.site)
+        let component = liveComponent(provider: frame.name, site: frame.site)
         let isInstance = cell.isInstance
         let object = try cell.resolve(
-            slot: slot, in: component,
+            frame: frame, in: component,
             make: { isInstance ? try make(component) as AnyObject : Holder(try make(component)) },
             configures: configures,
             configure: { try configure(Self.value(of: $0, isInstance: isInstance), component) })

@@ -45,11 +45,11 @@ extension Module {
     /// Runs a `transient`'s factory as a frame of this thread's resolution.
     @inlinable @inline(__always)
     func uncached<T>(_ site: CallSite, make: (C) throws -> T) rethrows -> T {
-        let slot = slot(at: site, returning: T.self, caching: .none)
+        let frame = Frame(provider: self, at: site, returning: T.self)
         return try ResolutionContext.current._withUnsafeGuaranteedRef { context in
-            context.enterUncached(slot)
+            context.enterUncached(frame)
             defer { context.leave() }
-            return try withComponent(slot, make)
+            return try withComponent(frame, make)
         }
     }
 }

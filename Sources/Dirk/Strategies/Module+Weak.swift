@@ -82,9 +82,10 @@ extension Module {
         configure: (T, C) throws -> Void
     ) rethrows -> T {
         let slot = slot(at: site, returning: T.self, caching: .one(.weak)).takeUnretainedValue()
-        let component = liveComponent(provider: slot.name, site: slot.site)
+        let frame = Frame(provider: self, at: site, returning: T.self)
+        let component = liveComponent(provider: frame.name, site: site)
         let instance = try slot.cell.unsafelyUnwrapped.resolve(
-            slot: slot, in: component,
+            frame: frame, in: component,
             make: { try make(component) as AnyObject },
             configures: configures,
             configure: { try configure($0 as! T, component) })

@@ -1,0 +1,54 @@
+/// One provider call on a thread's resolution stack: which provider of which module, or which
+/// module a component is creating.
+///
+/// A frame is a few words pushed by value, so a `transient` call allocates and looks up nothing.
+/// Its owner is unretained: whoever pushes a frame keeps the owner alive until it pops it.
+@usableFromInline
+struct Frame {
+    /// The module whose provider runs, or the component that creates a module.
+    @usableFromInline let owner: Unmanaged<AnyObject>
+    /// The module type that names the frame: the owner's, or the one being created.
+    @usableFromInline let subject: Any.Type
+    @usableFromInline let site: CallSite
+    /// The provider's declared return type, or the module type being created.
+    @usableFromInline let type: ObjectIdentifier
+
+    /// The frame of `module`'s provider at `site`, which returns `type`.
+    @inlinable
+    init(provider module: AnyModule, at site: CallSite, returning type: Any.Type) {
+        owner = .passUnretained(module)
+        subject = Swift.type(of: module)
+        self.site = site
+        self.type = ObjectIdentifier(type)
+    }
+
+    /// The frame of `component` creating a module of type `module`, asked for at `site`.
+    init(creating module: AnyModule.Type, in component: Component, at site: CallSite) {
+        owner = .passUnretained(component)
+        subject = module
+        self.site = site
+        type = ObjectIdentifier(module)
+    }
+
+    /// Whether both frames are the same provider of the same module.
+    @inlinable
+    func isSame(as other: Frame) -> Bool {
+        owner.toOpaque() == other.owner.toOpaque()
+            && LookupKey(site: site, type: type) == LookupKey(site: other.site, type: other.type)
+    }
+
+    /// `Module.provider()`, as messages and resolution paths show it.
+    var name: String { "\(subject).\(site.function)" }
+
+    /// The component the frame's provider belongs to.
+    var componentType: Any.Type {
+        let owner = owner.takeUnretainedValue()
+        return (owner as? AnyModule).map { Swift.type(of: $0).componentType } ?? Swift.type(of: owner)
+    }
+
+    /// Whether the frame runs a provider of `component`, or creates one of its modules.
+    func belongs(to component: Component) -> Bool {
+        let owner = owner.takeUnretainedValue()
+        return owner === component || (owner as? AnyModule)?.belongs(to: component) == true
+    }
+}
