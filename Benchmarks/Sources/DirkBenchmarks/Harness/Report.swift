@@ -1,0 +1,105 @@
+import Foundation
+
+/// Formats results as the table people read or as the JSON object tools read.
+struct Report {
+    let results: [ScenarioResult]
+    let plan: MeasurementPlan
+    let checksum: UInt
+
+    /// One row per scenario and implementation.
+    var table: String {
+        let batch =
+            plan.fixedIterations.map { "\($0) iterations" } ?? "~\(milliseconds(plan.batchNanoseconds)) ms"
+        var lines = [
+            "Dirk benchmarks: \(plan.rounds) rounds of \(batch) per implementation and scenario, "
+                + "interleaved, after warm-up.",
+            "ns/op: median, min and max over the rounds. × hand: median / hand-written median. "
+                + "allocs/op: heap allocations per operation.",
+            "",
+            row("scenario", "implementation", "median ns/op", "min", "max", "× hand", "allocs/op"),
+        ]
+        for scenario in results {
+            for (index, result) in scenario.results.enumerated() {
+                lines.append(
+                    row(
+                        index == 0 ? scenario.name : "", result.implementation.title,
+                        nanoseconds(result.median), nanoseconds(result.min), nanoseconds(result.max),
+                        scenario.ratio(for: result.implementation).map { String(format: "%.2f", $0) } ?? "-",
+                        result.allocations.map(allocations) ?? "n/a"))
+            }
+        }
+        lines.append("")
+        lines.append("checksum \(String(checksum, radix: 16))")
+        if !AllocationCounter.isAvailable {
+            lines.append("allocation counting unavailable: the malloc interposer is not in use")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `{"scenarios": [{"name": …, "handwritten_ns": …, "dirk_ns": …, "swinject_ns": …, …}]}`.
+    var json: String {
+        let scenarios = results.map { scenario in
+            var fields = [("name", "\"\(scenario.name)\"")]
+            for implementation in Implementation.allCases {
+                let result = scenario.result(for: implementation)
+                fields.append(("\(implementation.rawValue)_ns", number(result?.median)))
+            }
+            for implementation in Implementation.allCases {
+                fields.append(
+                    (
+                        "\(implementation.rawValue)_allocs",
+                        number(scenario.result(for: implementation)?.allocations)
+                    ))
+            }
+            for implementation in Implementation.allCases {
+                let result = scenario.result(for: implementation)
+                fields.append(("\(implementation.rawValue)_min_ns", number(result?.min)))
+                fields.append(("\(implementation.rawValue)_max_ns", number(result?.max)))
+            }
+            for implementation in Implementation.allCases where implementation != .handwritten {
+                fields.append(
+                    ("\(implementation.rawValue)_ratio", number(scenario.ratio(for: implementation))))
+            }
+            return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+        }
+        return """
+            {"rounds": \(plan.rounds), "batch_ms": \(number(plan.batchNanoseconds / 1e6)), \
+            "checksum": "\(String(checksum, radix: 16))", "scenarios": [
+              \(scenarios.joined(separator: ",\n  "))
+            ]}
+            """
+    }
+
+    private func row(_ columns: String...) -> String {
+        let widths = [11, 15, 13, 10, 10, 8, 10]
+        return zip(columns, widths).enumerated().map { index, column in
+            let (text, width) = column
+            let padding = String(repeating: " ", count: Swift.max(0, width - text.count))
+            return index < 2 ? text + padding : padding + text
+        }.joined(separator: " ")
+    }
+
+    private func nanoseconds(_ value: Double) -> String {
+        switch value {
+        case ..<10: String(format: "%.2f", value)
+        case ..<1000: String(format: "%.1f", value)
+        default: String(format: "%.0f", value)
+        }
+    }
+
+    private func allocations(_ value: Double) -> String {
+        value < 0.005 ? "0" : String(format: "%.2f", value)
+    }
+
+    private func milliseconds(_ nanoseconds: Double) -> String {
+        let value = nanoseconds / 1e6
+        return value >= 1 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+    }
+
+    private func number(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "null" }
+        let rounded = (value * 100).rounded() / 100
+        return rounded == rounded.rounded()
+            ? String(format: "%.0f", rounded) : String(format: "%.2f", rounded)
+    }
+}

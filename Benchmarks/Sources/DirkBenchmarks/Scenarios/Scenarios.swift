@@ -1,0 +1,14 @@
+/// Every scenario, in the order of the table.
+enum Scenarios {
+    static var all: [Scenario] {
+        [
+            SingleScenario.scenario,
+            Transient3Scenario.scenario,
+            Deep10Scenario.scenario,
+            Scale1000Scenario.scenario,
+            ChildScenario.scenario,
+            ContendedScenario.scenario,
+            ColdScenario.scenario,
+        ]
+    }
+}
