@@ -11,7 +11,7 @@ extension Component {
     /// **Complexity:** one lock-free table lookup once the module exists.
     ///
     /// - Returns: The module; the same instance on every call.
-    @inlinable
+    @inlinable @inline(__always)
     public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
         if let module = modulesByType.value(for: LookupKey(type: M.self), as: AnyModule.self) {
             return unsafeDowncast(module.takeUnretainedValue(), to: M.self)

@@ -16,12 +16,14 @@ final class ResolutionContext: @unchecked Sendable {
     // The stack and `scoped` belong to the context's own thread. Another thread reads the stack
     // only to describe a cycle, after it has read `waitingFor` under `waiting`'s lock while this
     // thread sleeps, waiting. `waitingFor` is guarded by `waiting`.
-    @usableFromInline var frames: UnsafeMutablePointer<Frame>
-    @usableFromInline var depth = 0
-    @usableFromInline var capacity = 32
+    // Only the owning thread writes these, so Swift's run-time exclusivity checks, which cost
+    // more than the accesses themselves, are turned off for them.
+    @exclusivity(unchecked) @usableFromInline var frames: UnsafeMutablePointer<Frame>
+    @exclusivity(unchecked) @usableFromInline var depth = 0
+    @exclusivity(unchecked) @usableFromInline var capacity = 32
     /// Whether the outermost `leave()` has work to do: scoped instances to drop, or borrowed
     /// instances whose configuration to wait for.
-    @usableFromInline var hasResolutionState = false
+    @exclusivity(unchecked) @usableFromInline var hasResolutionState = false
     private var scoped: [ObjectIdentifier: ScopedEntry] = [:]
     private var borrowed: [Construction] = []
     private var publications: [() -> Void] = []
