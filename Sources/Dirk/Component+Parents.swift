@@ -91,14 +91,16 @@ extension Component {
         withStateLock { $0.parents }
     }
 
-    /// Whether `candidate` is among the ancestors, each visited once.
-    private func hasAncestor(_ candidate: Component) -> Bool {
-        var visited: Set<ObjectIdentifier> = []
-        var level = directParents.map(\.component)
-        while !level.isEmpty {
-            if level.contains(where: { $0 === candidate }) { return true }
-            level = level.filter { visited.insert(ObjectIdentifier($0)).inserted }
-                .flatMap { $0.directParents.map(\.component) }
+    /// Whether `candidate` is among the ancestors. A walk deeper than any real hierarchy means the
+    /// parents form a cycle, which counts as finding it.
+    private func hasAncestor(_ candidate: Component, depth: Int = 0) -> Bool {
+        guard depth < 1_000 else { return true }
+        for parent in directParents {
+            if parent.component === candidate
+                || parent.component.hasAncestor(candidate, depth: depth + 1)
+            {
+                return true
+            }
         }
         return false
     }

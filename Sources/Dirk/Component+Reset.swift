@@ -25,8 +25,13 @@ extension Component {
     /// can still be reading it.
     func dropCachedInstances() -> [Any] {
         withStateLock { state in
-            let dropped = state.modules.flatMap { $0.resetSlots() }
-            state.readGuard?.waitForReaders()
+            var dropped: [Any] = []
+            var module = state.firstAttached
+            while let current = module {
+                current.resetSlots(into: &dropped)
+                module = current.nextAttached
+            }
+            if !dropped.isEmpty { state.readGuard?.waitForReaders() }
             return dropped
         }
     }

@@ -45,9 +45,15 @@ open class Component: @unchecked Sendable {
         // Modules can outlive the component when someone else holds one; they must stop serving
         // the instances of a released scope. Released after the lock: deinitializers run user code.
         let dropped = withStateLock { state in
-            let dropped = state.modules.flatMap { $0.componentWasReleased() }
-            state.readGuard?.waitForReaders()
-            return dropped
+            var dropped: [Any] = []
+            var module = state.firstAttached
+            while let current = module {
+                current.isComponentAlive.store(false, ordering: .relaxed)
+                current.resetSlots(into: &dropped)
+                module = current.nextAttached
+            }
+            if !dropped.isEmpty { state.readGuard?.waitForReaders() }
+            return (dropped, state.firstAttached)
         }
         _ = dropped
     }
@@ -55,7 +61,10 @@ open class Component: @unchecked Sendable {
     /// Keeps `module`, created for this component, so that `reset()` and the component's release
     /// reach it even when it was never registered.
     func attach(_ module: AnyModule) {
-        withStateLock { $0.modules.append(module) }
+        withStateLock { state in
+            module.nextAttached = state.firstAttached
+            state.firstAttached = module
+        }
     }
 
     /// Runs `body` while holding the component's lock. `body` must not call user code.
@@ -67,8 +76,9 @@ open class Component: @unchecked Sendable {
 
 /// What a component's lock guards besides the cells of its modules.
 struct ComponentState {
-    /// Every module created for the component, registered or not.
-    var modules: [AnyModule] = []
+    /// The most recently created module for the component, registered or not; each module links
+    /// to the one created before it.
+    var firstAttached: AnyModule?
     /// The guard of lock-free readers of cached instances, made when the first needs it.
     var readGuard: ReadGuard?
     /// Modules registered with `.module { }` and not used yet; the first `module()` publishes

@@ -10,6 +10,8 @@ open class AnyModule: @unchecked Sendable {
     let slots = LookupTable()
     @usableFromInline
     let isComponentAlive = Atomic(true)
+    /// The next module attached to the same component; guarded by the component's lock.
+    var nextAttached: AnyModule?
 
     init() {}
 
@@ -44,17 +46,10 @@ open class AnyModule: @unchecked Sendable {
         return classes
     }
 
-    /// Drops every instance the module's providers cached, returning them for the caller to
-    /// release outside the lock. Call it while holding the component's lock.
-    func resetSlots() -> [Any] {
-        slots.values(as: ProviderSlot.self).flatMap { $0.reset() }
-    }
-
-    /// Marks the component released and drops the instances it cached; returns them for the caller
-    /// to release outside the lock. Call it while holding the component's lock.
-    func componentWasReleased() -> [Any] {
-        isComponentAlive.store(false, ordering: .relaxed)
-        return resetSlots()
+    /// Drops every instance the module's providers cached, adding them to `dropped` for the
+    /// caller to release outside the lock. Call it while holding the component's lock.
+    func resetSlots(into dropped: inout [Any]) {
+        slots.forEachValue { unsafeDowncast($0, to: ProviderSlot.self).reset(into: &dropped) }
     }
 }
 
@@ -117,6 +112,7 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     }
 
     override class func makeDefault(for component: Component) -> AnyModule {
+        if type(of: component) == C.self { return self.init(unsafeDowncast(component, to: C.self)) }
         guard let owner = component as? C else {
             Diagnostics.wrongComponent(module: self, expected: C.self, actual: type(of: component))
         }

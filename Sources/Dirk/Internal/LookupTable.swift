@@ -45,6 +45,12 @@ struct LookupTable: ~Copyable {
         }
     }
 
+    /// Calls `body` with every value, in table order, without allocating. Call it while holding the
+    /// owner's lock.
+    func forEachValue(_ body: (Value) -> Void) {
+        current.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.forEachValue(body) }
+    }
+
     /// Stores `value` under `key`, which must not be present. Call it while holding the owner's
     /// lock.
     func insert(_ value: Value, for key: Key) {
@@ -69,28 +75,38 @@ struct LookupTable: ~Copyable {
     @usableFromInline
     struct Header {
         @usableFromInline let capacity: Int
-        /// The key and insertion order of each value, written before the value is published.
+        /// The published values, in the storage's own allocation.
+        @usableFromInline let values: UnsafeMutablePointer<Atomic<Unmanaged<Value>?>>
+        /// The key and insertion order of each value, written before the value is published; in
+        /// the same allocation, after the values.
         @usableFromInline let keys: UnsafeMutablePointer<(key: Key?, sequence: Int)>
         var count = 0
         /// The outgrown storage, kept alive for readers that still probe it.
         let predecessor: Storage?
     }
 
-    /// One power-of-two sized array of published values, probed linearly, and their keys.
+    /// One power-of-two sized array of published values, probed linearly, and their keys, in a
+    /// single allocation.
     @usableFromInline
-    final class Storage: ManagedBuffer<Header, Atomic<Unmanaged<Value>?>> {
+    final class Storage: ManagedBuffer<Header, UInt64> {
         static func make(capacity: Int, succeeding predecessor: Storage?) -> Storage {
-            let keys = UnsafeMutablePointer<(key: Key?, sequence: Int)>.allocate(capacity: capacity)
-            keys.initialize(repeating: (nil, 0), count: capacity)
-            let buffer = create(minimumCapacity: capacity) { _ in
-                Header(capacity: capacity, keys: keys, predecessor: predecessor)
-            }
-            let storage = unsafeDowncast(buffer, to: Storage.self)
-            storage.withUnsafeMutablePointerToElements { values in
-                for index in 0..<capacity {
-                    (values + index).initialize(to: Atomic(nil))
+            let valueBytes = capacity * MemoryLayout<Atomic<Unmanaged<Value>?>>.stride
+            let keyBytes = capacity * MemoryLayout<(key: Key?, sequence: Int)>.stride
+            let words = (valueBytes + keyBytes + 7) / 8
+            let buffer = create(minimumCapacity: words) { buffer in
+                buffer.withUnsafeMutablePointerToElements { words in
+                    let raw = UnsafeMutableRawPointer(words)
+                    let values = raw.bindMemory(to: Atomic<Unmanaged<Value>?>.self, capacity: capacity)
+                    for index in 0..<capacity {
+                        (values + index).initialize(to: Atomic(nil))
+                    }
+                    let keys = (raw + valueBytes).bindMemory(
+                        to: (key: Key?, sequence: Int).self, capacity: capacity)
+                    keys.initialize(repeating: (nil, 0), count: capacity)
+                    return Header(capacity: capacity, values: values, keys: keys, predecessor: predecessor)
                 }
             }
+            let storage = unsafeDowncast(buffer, to: Storage.self)
             if let predecessor {
                 for entry in predecessor.entriesInInsertionOrder() {
                     storage.insert(entry.value, for: entry.key, sequence: entry.sequence)
@@ -100,15 +116,15 @@ struct LookupTable: ~Copyable {
         }
 
         deinit {
-            withUnsafeMutablePointers { header, values in
+            withUnsafeMutablePointerToHeader { header in
                 let capacity = header.pointee.capacity
+                let values = header.pointee.values
                 // Every storage holds its own reference to each of its values.
                 for index in 0..<capacity {
                     values[index].load(ordering: .relaxed)?.release()
                 }
                 values.deinitialize(count: capacity)
                 header.pointee.keys.deinitialize(count: capacity)
-                header.pointee.keys.deallocate()
             }
         }
 
@@ -117,9 +133,10 @@ struct LookupTable: ~Copyable {
 
         @inlinable @inline(__always)
         func find(_ key: Key) -> Unmanaged<Value>? {
-            withUnsafeMutablePointers { header, values in
+            withUnsafeMutablePointerToHeader { header in
                 // Only immutable fields of the header are read: writers change `count` meanwhile.
                 let mask = header.pointer(to: \.capacity)!.pointee &- 1
+                let values = header.pointer(to: \.values)!.pointee
                 let keys = header.pointer(to: \.keys)!.pointee
                 var index = key.mixedHash & mask
                 while let value = values[index].load(ordering: .acquiring) {
@@ -132,8 +149,9 @@ struct LookupTable: ~Copyable {
 
         /// Publishes `value`, retaining it: each storage holds its own reference to every value.
         func insert(_ value: Value, for key: Key, sequence: Int) {
-            withUnsafeMutablePointers { header, values in
+            withUnsafeMutablePointerToHeader { header in
                 let mask = header.pointer(to: \.capacity)!.pointee &- 1
+                let values = header.pointer(to: \.values)!.pointee
                 let keys = header.pointer(to: \.keys)!.pointee
                 var index = key.mixedHash & mask
                 while values[index].load(ordering: .relaxed) != nil {
@@ -146,7 +164,8 @@ struct LookupTable: ~Copyable {
         }
 
         func entriesInInsertionOrder() -> [(key: Key, value: Value, sequence: Int)] {
-            withUnsafeMutablePointers { header, values in
+            withUnsafeMutablePointerToHeader { header in
+                let values = header.pointer(to: \.values)!.pointee
                 let keys = header.pointer(to: \.keys)!.pointee
                 return (0..<header.pointer(to: \.capacity)!.pointee).compactMap { index in
                     guard let value = values[index].load(ordering: .acquiring),
@@ -160,6 +179,18 @@ struct LookupTable: ~Copyable {
 
         func valuesInInsertionOrder() -> [Value] {
             entriesInInsertionOrder().map(\.value)
+        }
+
+        /// Calls `body` with every value, in table order, without allocating.
+        func forEachValue(_ body: (Value) -> Void) {
+            withUnsafeMutablePointerToHeader { header in
+                let values = header.pointer(to: \.values)!.pointee
+                for index in 0..<header.pointer(to: \.capacity)!.pointee {
+                    if let value = values[index].load(ordering: .acquiring) {
+                        body(value.takeUnretainedValue())
+                    }
+                }
+            }
         }
     }
 }

@@ -89,7 +89,8 @@ final class OnceCell: @unchecked Sendable {
     ) rethrows -> AnyObject {
         let context = ResolutionContext.current.takeUnretainedValue()
         while true {
-            switch component.withStateLock({ _ in claim(for: context, frame: frame, lock: component.state) }) {
+            switch component.withStateLock({ _ in claim(for: context, frame: frame, lock: component.state) })
+            {
             case .found(let value):
                 return value
             case .wait(let construction, let configuringValue):

@@ -20,6 +20,8 @@ final class ProviderSlot: @unchecked Sendable {
     let componentType: Component.Type
     /// Whether the provider's instances are class instances, cached as themselves.
     let isInstance: Bool
+    /// Whether the provider caches one instance per key.
+    let isKeyed: Bool
     let readers: ReadGuard?
     /// The cell of a provider that caches one instance; nil otherwise. Immutable.
     let cell: OnceCell?
@@ -39,6 +41,7 @@ final class ProviderSlot: @unchecked Sendable {
         self.componentID = ObjectIdentifier(component)
         self.componentType = Swift.type(of: component)
         self.isInstance = type is AnyClass
+        if case .perKey = caching { isKeyed = true } else { isKeyed = false }
         self.readers = readers
         if case .one(let retention) = caching {
             cell = OnceCell(retention: retention, isInstance: isInstance, readers: readers)
@@ -61,18 +64,23 @@ final class ProviderSlot: @unchecked Sendable {
         }
     }
 
-    /// Drops everything the slot cached and returns it, with the keys it forgot, for the caller to
-    /// release outside the lock. Call it while holding the component's lock. A keyed cell that is
+    /// Drops everything the slot cached and adds it, with the keys it forgot, to `dropped`, for the
+    /// caller to release outside the lock. Call it while holding the component's lock. A keyed cell that is
     /// being built stays, so that its instance is cached when it is finished.
-    func reset() -> [Any] {
-        var dropped: [Any] = cell?.reset().map { [$0] } ?? []
+    func reset(into dropped: inout [Any]) {
+        if let cell {
+            if let value = cell.reset() { dropped.append(value) }
+            return
+        }
+        guard isKeyed else { return }
         let forgotten = cellsByKey.withLock { cells in
             let idle = cells.filter { $0.value.isIdle }
             for key in idle.keys { cells[key] = nil }
             return idle
         }
-        dropped += forgotten.values.compactMap { $0.reset() }
+        for cell in forgotten.values {
+            if let value = cell.reset() { dropped.append(value) }
+        }
         dropped.append(forgotten)
-        return dropped
     }
 }
