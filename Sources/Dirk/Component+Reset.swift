@@ -17,22 +17,7 @@ extension Component {
             }
         }
         // Released here, after the lock: their deinitializers may run user code.
-        let dropped = dropCachedInstances()
+        let dropped = withStateLock { $0.dropCachedInstances(componentReleased: false) }
         _ = dropped
-    }
-
-    /// Empties every cell of every module and returns what they held, once no lock-free reader
-    /// can still be reading it.
-    func dropCachedInstances() -> [Any] {
-        withStateLock { state in
-            var dropped: [Any] = []
-            var module = state.firstAttached
-            while let current = module {
-                current.resetSlots(into: &dropped)
-                module = current.nextAttached
-            }
-            if !dropped.isEmpty { state.readGuard?.waitForReaders() }
-            return dropped
-        }
     }
 }

@@ -45,15 +45,7 @@ open class Component: @unchecked Sendable {
         // Modules can outlive the component when someone else holds one; they must stop serving
         // the instances of a released scope. Released after the lock: deinitializers run user code.
         let dropped = withStateLock { state in
-            var dropped: [Any] = []
-            var module = state.firstAttached
-            while let current = module {
-                current.isComponentAlive.store(false, ordering: .relaxed)
-                current.resetSlots(into: &dropped)
-                module = current.nextAttached
-            }
-            if !dropped.isEmpty { state.readGuard?.waitForReaders() }
-            return (dropped, state.firstAttached)
+            (state.dropCachedInstances(componentReleased: true), state.firstAttached)
         }
         _ = dropped
     }
@@ -91,6 +83,21 @@ struct ComponentState {
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
+
+    /// Empties every cell of every attached module and returns what they held, once no lock-free
+    /// reader can still be reading it; when the component is being released, also tells each
+    /// module so. Call it while holding the component's lock.
+    func dropCachedInstances(componentReleased: Bool) -> [Any] {
+        var dropped: [Any] = []
+        var module = firstAttached
+        while let current = module {
+            if componentReleased { current.isComponentAlive.store(false, ordering: .relaxed) }
+            current.resetSlots(into: &dropped)
+            module = current.nextAttached
+        }
+        if !dropped.isEmpty { readGuard?.waitForReaders() }
+        return dropped
+    }
 
     /// The read guard, made on first use.
     mutating func readers() -> ReadGuard {
