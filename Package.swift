@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Dirk",
-    // Synchronization's `Atomic` and `Mutex`, which Dirk's lock-free reads rely on, need these.
+    // Synchronization's `Atomic`, which Dirk's lock-free reads rely on, needs these.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Dirk", targets: ["Dirk"])

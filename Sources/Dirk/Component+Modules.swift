@@ -106,7 +106,8 @@ extension Component {
         if let module = step.module { return module }
         guard let cell = step.cell else { preconditionFailure("Dirk: module cell") }
         let module = cell.resolve(
-            frame: Frame(creating: type, in: self, at: site), in: self, make: { type.makeDefault(for: self) },
+            frame: Frame(creating: type, in: self, at: site), in: self,
+            make: { type.makeDefault(for: self, at: site) },
             configures: false,
             configure: { _ in })
         return withStateLock { state in

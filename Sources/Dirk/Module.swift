@@ -15,8 +15,8 @@ open class AnyModule: @unchecked Sendable {
 
     init() {}
 
-    /// Creates the module for `component`; `Module` overrides it.
-    class func makeDefault(for component: Component) -> AnyModule {
+    /// Creates the module for `component`, asked for at `site`; `Module` overrides it.
+    class func makeDefault(for component: Component, at site: CallSite) -> AnyModule {
         preconditionFailure("Dirk: \(self) must subclass Module<Component>")
     }
 
@@ -111,10 +111,11 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
             site: CallSite(file: #fileID, line: #line, column: #column, function: #function))
     }
 
-    override class func makeDefault(for component: Component) -> AnyModule {
+    override class func makeDefault(for component: Component, at site: CallSite) -> AnyModule {
         if type(of: component) == C.self { return self.init(unsafeDowncast(component, to: C.self)) }
         guard let owner = component as? C else {
-            Diagnostics.wrongComponent(module: self, expected: C.self, actual: type(of: component))
+            Diagnostics.wrongComponent(
+                module: self, expected: C.self, actual: type(of: component), site: site)
         }
         return self.init(owner)
     }

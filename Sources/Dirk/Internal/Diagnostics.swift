@@ -16,6 +16,19 @@ enum Diagnostics {
             site: frame.site)
     }
 
+    static func recursion(path: [String], at frame: Frame) -> Never {
+        fail(
+            """
+            Dirk: dependency cycle: \(path.joined(separator: " -> ")). \
+            `\(frame.name)` of `\(frame.componentType)` calls itself while it is being built. \
+            Dirk reports any recursion through one provider, even with other arguments, because \
+            it cannot tell an endless one from one that ends. Build a recursive structure in a \
+            plain function that the provider calls, or break a cycle between objects with \
+            `configure:` closures.
+            """,
+            site: frame.site)
+    }
+
     static func cycleAcrossThreads(path: [String], at frame: Frame) -> Never {
         fail(
             """
@@ -97,7 +110,9 @@ enum Diagnostics {
             """, file: file, line: line)
     }
 
-    static func wrongComponent(module: Any.Type, expected: Any.Type, actual: Any.Type) -> Never {
+    static func wrongComponent(
+        module: Any.Type, expected: Any.Type, actual: Any.Type, site: CallSite
+    ) -> Never {
         fail(
             """
             Dirk: `\(actual)` asked for the module `\(module)`, which is a `Module<\(expected)>`. \
@@ -105,7 +120,8 @@ enum Diagnostics {
             `\(expected)` (or a subclass of it), and reach that component from `\(actual)`, \
             for example through a parent accessor such as \
             `var \(lowerFirst("\(expected)")): \(expected) { parent() }`.
-            """)
+            """,
+            site: site)
     }
 
     static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)

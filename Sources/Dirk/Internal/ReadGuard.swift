@@ -51,7 +51,7 @@ final class ReadGuard: @unchecked Sendable {
     /// Runs `read` as a reader that a writer waits for. `read` must not block or call user code.
     @inlinable @inline(__always)
     func withReader<Result>(_ read: () -> Result) -> Result {
-        let stripe = Int(truncatingIfNeeded: UInt(bitPattern: threadIdentity()) >> 8) & (Self.stripes &- 1)
+        let stripe = Self.stripe()
         while true {
             let current = epoch.load(ordering: .sequentiallyConsistent)
             let counter = counters + ((current & 1) &* Self.stripes &+ stripe) &* Self.spacing
@@ -63,6 +63,16 @@ final class ReadGuard: @unchecked Sendable {
             // A writer moved the epoch on in between: count in the new one instead.
             counter.pointee.wrappingSubtract(1, ordering: .releasing)
         }
+    }
+
+    /// The calling thread's counter: threads' stacks lie far apart, so an address on the stack
+    /// tells threads apart without a call. Within one thread it may vary; any choice is correct,
+    /// since a reader decrements the counter it incremented.
+    @inlinable @inline(__always)
+    static func stripe() -> Int {
+        var marker: UInt8 = 0
+        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        return Int(truncatingIfNeeded: (address >> 16) &* 0x9E37_79B9_7F4A_7C15 >> 61) & (stripes &- 1)
     }
 
     /// Waits until every reader that started before now has finished. Call it while holding the
@@ -77,14 +87,4 @@ final class ReadGuard: @unchecked Sendable {
             }
         }
     }
-}
-
-/// An address that identifies the calling thread, for spreading readers over counters.
-@inlinable @inline(__always)
-func threadIdentity() -> UnsafeMutableRawPointer? {
-    #if canImport(Darwin)
-        return UnsafeMutableRawPointer(pthread_self())
-    #else
-        return UnsafeMutableRawPointer(bitPattern: UInt(pthread_self()))
-    #endif
 }

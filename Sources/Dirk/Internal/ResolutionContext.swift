@@ -98,7 +98,7 @@ final class ResolutionContext: @unchecked Sendable {
 
     @usableFromInline
     func reportCycle(at frame: Frame) -> Never {
-        Diagnostics.cycle(path: path(from: frame, closingWith: frame), at: frame)
+        Diagnostics.recursion(path: path(from: frame, closingWith: frame), at: frame)
     }
 
     @usableFromInline
