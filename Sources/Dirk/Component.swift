@@ -44,9 +44,7 @@ open class Component: @unchecked Sendable {
     deinit {
         // Modules can outlive the component when someone else holds one; they must stop serving
         // the instances of a released scope. Released after the lock: deinitializers run user code.
-        let dropped = withStateLock { state in
-            (state.dropCachedInstances(componentReleased: true), state.firstAttached)
-        }
+        let dropped = withStateLock { $0.dropCachedInstances(componentReleased: true) }
         _ = dropped
     }
 
