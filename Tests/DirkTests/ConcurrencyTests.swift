@@ -47,18 +47,17 @@ struct ConcurrencyTests {
         let component = GateComponent()
         let other = GateComponent()
         withWatchdog {
-            let entered = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            component.gates.blocker = (entered, release)
+            let gate = Gate()
+            component.gates.gate = gate
             DispatchQueue.global().async { _ = component.gates.blocked() }
-            entered.wait()
+            gate.entered.wait()
             // `blocked()` is mid-construction and holds its factory open. Everything else,
             // in the same module, the same component and other components, proceeds.
             _ = component.gates.slowSingle()
             _ = component.gates.keyed(1)
             _ = component.gates.weakThing()
             _ = other.gates.blocked()
-            release.signal()
+            gate.open()
         }
         #expect(component.gates.blocked() === component.gates.blocked())
     }
@@ -67,23 +66,22 @@ struct ConcurrencyTests {
     func waitersShareTheInstance() {
         let component = GateComponent()
         withWatchdog {
-            let entered = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            component.gates.blocker = (entered, release)
+            let gate = Gate()
+            component.gates.gate = gate
             let results = Locked<[ObjectIdentifier]>([])
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) {
                 let thing = component.gates.blocked()
                 results.withLock { $0.append(ObjectIdentifier(thing)) }
             }
-            entered.wait()
+            gate.entered.wait()
             for _ in 0..<4 {
                 DispatchQueue.global().async(group: group) {
                     let thing = component.gates.blocked()
                     results.withLock { $0.append(ObjectIdentifier(thing)) }
                 }
             }
-            release.signal()
+            gate.open()
             group.wait()
             #expect(Set(results.withLock { $0 }).count == 1)
         }
@@ -212,7 +210,7 @@ final class GateComponent: Component, @unchecked Sendable {
 }
 
 class GateModule: Module<GateComponent>, @unchecked Sendable {
-    nonisolated(unsafe) var blocker: (entered: DispatchSemaphore, release: DispatchSemaphore)?
+    nonisolated(unsafe) var gate: Gate?
 
     func slowSingle() -> Thing {
         single { c in
@@ -238,25 +236,13 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
         }
     }
 
-    func blockedKeyed(_ key: Int) -> Thing {
-        single(key: key) { c in
-            c.blockedBuilds.increment()
-            if let blocker = c.gates.blocker {
-                blocker.entered.signal()
-                blocker.release.wait()
-            }
-            return Thing()
-        }
-    }
+    func blockedKeyed(_ key: Int) -> Thing { single(key: key) { c in c.gates.buildBehindGate(c) } }
+    func blocked() -> Thing { single { c in c.gates.buildBehindGate(c) } }
 
-    func blocked() -> Thing {
-        single { c in
-            c.blockedBuilds.increment()
-            if let blocker = c.gates.blocker {
-                blocker.entered.signal()
-                blocker.release.wait()
-            }
-            return Thing()
-        }
+    /// Counts a build and holds it until the test opens the gate, if one is set.
+    private func buildBehindGate(_ c: GateComponent) -> Thing {
+        c.blockedBuilds.increment()
+        c.gates.gate?.pass()
+        return Thing()
     }
 }

@@ -1,4 +1,5 @@
 import Dirk
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -82,5 +83,23 @@ final class Locked<Value>: @unchecked Sendable {
 
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
         lock.withLock { body(&value) }
+    }
+}
+
+/// Holds a factory open until the test lets it finish.
+final class Gate: Sendable {
+    /// Signalled when a factory reaches the gate.
+    let entered = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+
+    /// Called by the factory: announces it and waits until the gate opens.
+    func pass() {
+        entered.signal()
+        released.wait()
+    }
+
+    /// Lets one waiting factory through.
+    func open() {
+        released.signal()
     }
 }

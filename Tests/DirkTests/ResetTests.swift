@@ -47,19 +47,18 @@ struct ResetTests {
     func keyedBuildSurvivesReset() {
         let component = GateComponent()
         withWatchdog {
-            let entered = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            component.gates.blocker = (entered, release)
+            let gate = Gate()
+            component.gates.gate = gate
             let built = Locked<Thing?>(nil)
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) {
                 let thing = component.gates.blockedKeyed(1)
                 built.withLock { $0 = thing }
             }
-            entered.wait()
+            gate.entered.wait()
             component.reset()
-            component.gates.blocker = nil
-            release.signal()
+            component.gates.gate = nil
+            gate.open()
             group.wait()
             #expect(component.gates.blockedKeyed(1) === built.withLock { $0 })
         }
