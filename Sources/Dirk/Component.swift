@@ -93,7 +93,7 @@ struct ComponentState {
             current.resetSlots(into: &dropped)
             module = current.nextAttached
         }
-        if !dropped.isEmpty { readGuard?.waitForReaders() }
+        if !dropped.isEmpty { readGuard?.waitUntilUnread(dropped) }
         return dropped
     }
 

@@ -61,15 +61,11 @@ final class OnceCell: @unchecked Sendable {
     /// The cached value, read without a lock, or nil when the cell is not ready.
     @inlinable @inline(__always)
     func cachedValue<T>(as type: T.Type) -> T? {
-        guard let readers = unretainedReaders else { return nil }
-        return readers._withUnsafeGuaranteedRef {
-            $0.withReader {
-                guard let object = published.load(ordering: .sequentiallyConsistent) else { return nil }
-                return isInstance
-                    ? unsafeBitCast(object.takeUnretainedValue(), to: T.self)
-                    : unsafeDowncast(object.takeUnretainedValue(), to: Holder<T>.self).value
-            }
-        }
+        guard let readers = unretainedReaders,
+            let object = readers._withUnsafeGuaranteedRef({ $0.read(published) })
+        else { return nil }
+        return isInstance
+            ? unsafeBitCast(object, to: T.self) : unsafeDowncast(object, to: Holder<T>.self).value
     }
 
     /// The cached object, or the object built by `make` and configured by `configure`.
@@ -106,7 +102,7 @@ final class OnceCell: @unchecked Sendable {
     }
 
     /// Drops the cached value and unpublishes it; returns it so that the caller releases it
-    /// outside the lock, after `ReadGuard.waitForReaders()`. Call it while holding the component's
+    /// outside the lock, after `ReadGuard.waitUntilUnread(_:)`. Call it while holding the component's
     /// lock. A cell being built is left to finish.
     func reset() -> AnyObject? {
         guard case .ready = phase else { return nil }

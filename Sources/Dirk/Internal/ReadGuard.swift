@@ -9,80 +9,88 @@ import Synchronization
 #endif
 
 /// Lets lock-free readers of a component's cached instances finish before `reset()` or the
-/// component's release lets those instances go.
+/// component's release lets those instances go: hazard pointers, one set per component.
 ///
-/// A reader announces itself by incrementing one counter, chosen by its thread, of the current
-/// epoch, reads and retains the cached instance, and decrements the counter: two uncontended
-/// atomic additions on a cache line that other threads seldom touch, so readers on different
-/// threads never contend. A writer, holding the component's lock, first unpublishes what it
-/// drops, then moves the epoch on and waits until the previous epoch's counters are all zero:
-/// every reader that could still see the old instance has then retained it or given up, and the
-/// writer may release its own reference. Readers that start after the unpublishing see nothing
-/// to read, and readers that start after the epoch moved count in the new epoch, so the writer
-/// waits only for readers already under way, for a few nanoseconds each.
+/// A reader loads the published instance, claims a free hazard slot for it with one
+/// compare-and-exchange, checks that the instance is still published, retains it and clears the
+/// slot with a plain store. A writer, holding the component's lock, first unpublishes what it
+/// drops, then waits while any slot still holds one of those instances, and only then releases
+/// its own references. Either the reader's check comes after the unpublishing, and the reader
+/// retries on the slow path, or the writer's scan comes after the claim, and the writer waits a
+/// few nanoseconds for the retain.
 ///
-/// This is how Dirk returns cached singles without a lock and without weak references, whose
-/// side tables would slow every retain and release of the user's instances.
+/// Readers start at a slot chosen by their thread, so readers on different threads rarely touch
+/// the same cache line. This is how Dirk returns cached singles without a lock and without weak
+/// references, whose side tables would slow every retain and release of the user's instances.
 @usableFromInline
 final class ReadGuard: @unchecked Sendable {
-    // `epoch` and the counters are atomics; `epoch` is written only while holding the lock of the
-    // component that owns the guard.
-    @usableFromInline let epoch = Atomic(0)
-    @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
+    // Every slot is an atomic; the allocation is immutable.
+    @usableFromInline let slots: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
 
-    /// Counters per epoch; threads share one when their hashes collide, which costs only contention.
-    @usableFromInline static let stripes = 8
-    /// Atomics between two counters, so that each sits on its own cache line.
-    @usableFromInline static let spacing = 128 / MemoryLayout<Atomic<Int>>.stride
+    /// Hazard slots per component: more than the threads that usually read one component at once.
+    @usableFromInline static let count = 8
+    /// Atomics between two slots, so that each sits on its own cache line.
+    @usableFromInline static let spacing = 128 / MemoryLayout<Atomic<UnsafeMutableRawPointer?>>.stride
 
     init() {
-        let count = 2 * Self.stripes * Self.spacing
-        counters = .allocate(capacity: count)
-        for index in 0..<count {
-            (counters + index).initialize(to: Atomic(0))
+        let total = Self.count * Self.spacing
+        slots = .allocate(capacity: total)
+        for index in 0..<total {
+            (slots + index).initialize(to: Atomic(nil))
         }
     }
 
     deinit {
-        counters.deinitialize(count: 2 * Self.stripes * Self.spacing)
-        counters.deallocate()
+        slots.deinitialize(count: Self.count * Self.spacing)
+        slots.deallocate()
     }
 
-    /// Runs `read` as a reader that a writer waits for. `read` must not block or call user code.
+    /// The object published in `published`, read as a reader that writers wait for, or nil when
+    /// nothing is published or every slot is busy (then the caller takes the slow path).
     @inlinable @inline(__always)
-    func withReader<Result>(_ read: () -> Result) -> Result {
-        let stripe = Self.stripe()
-        while true {
-            let current = epoch.load(ordering: .sequentiallyConsistent)
-            let counter = counters + ((current & 1) &* Self.stripes &+ stripe) &* Self.spacing
-            counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
-            if epoch.load(ordering: .sequentiallyConsistent) == current {
-                defer { counter.pointee.wrappingSubtract(1, ordering: .releasing) }
-                return read()
+    func read(_ published: borrowing Atomic<Unmanaged<AnyObject>?>) -> AnyObject? {
+        let first = Self.firstSlot()
+        while let object = published.load(ordering: .sequentiallyConsistent) {
+            let address = object.toOpaque()
+            var offset = 0
+            while offset < Self.count {
+                let slot = slots + ((first &+ offset) & (Self.count &- 1)) &* Self.spacing
+                if slot.pointee.compareExchange(
+                    expected: nil, desired: address, ordering: .sequentiallyConsistent
+                ).exchanged {
+                    defer { slot.pointee.store(nil, ordering: .releasing) }
+                    guard published.load(ordering: .sequentiallyConsistent)?.toOpaque() == address
+                    else { break }
+                    return object.takeUnretainedValue()
+                }
+                offset &+= 1
             }
-            // A writer moved the epoch on in between: count in the new one instead.
-            counter.pointee.wrappingSubtract(1, ordering: .releasing)
+            if offset == Self.count { return nil }
         }
+        return nil
     }
 
-    /// The calling thread's counter: threads' stacks lie far apart, so an address on the stack
-    /// tells threads apart without a call. Within one thread it may vary; any choice is correct,
-    /// since a reader decrements the counter it incremented.
+    /// The calling thread's first slot: threads' stacks lie far apart, so an address on the stack
+    /// tells threads apart without a call. Within one thread it may vary; any choice is correct.
     @inlinable @inline(__always)
-    static func stripe() -> Int {
+    static func firstSlot() -> Int {
         var marker: UInt8 = 0
         let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        return Int(truncatingIfNeeded: (address >> 16) &* 0x9E37_79B9_7F4A_7C15 >> 61) & (stripes &- 1)
+        return Int(truncatingIfNeeded: ((address >> 16) &* 0x9E37_79B9_7F4A_7C15) >> 61)
     }
 
-    /// Waits until every reader that started before now has finished. Call it while holding the
-    /// component's lock, after unpublishing what the readers must no longer find.
-    func waitForReaders() {
-        let previous = epoch.load(ordering: .relaxed)
-        epoch.store(previous &+ 1, ordering: .sequentiallyConsistent)
-        let first = counters + (previous & 1) * Self.stripes * Self.spacing
-        for stripe in 0..<Self.stripes {
-            while (first + stripe * Self.spacing).pointee.load(ordering: .sequentiallyConsistent) != 0 {
+    /// Waits until no reader still holds one of `objects` in a slot. Call it after unpublishing
+    /// them, before releasing them.
+    func waitUntilUnread(_ objects: [Any]) {
+        let addresses = Set(
+            objects.compactMap { object in
+                type(of: object) is AnyObject.Type
+                    ? Unmanaged.passUnretained(object as AnyObject).toOpaque() : nil
+            })
+        guard !addresses.isEmpty else { return }
+        for index in 0..<Self.count {
+            let slot = slots + index * Self.spacing
+            while let held = slot.pointee.load(ordering: .sequentiallyConsistent), addresses.contains(held) {
                 sched_yield()
             }
         }
