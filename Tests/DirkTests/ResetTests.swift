@@ -65,6 +65,34 @@ struct ResetTests {
         #expect(component.blockedBuilds.count == 1)
     }
 
+    @Test("reset() running while other threads read cached singles hands out only live instances")
+    func resetDuringConcurrentReads() {
+        let component = TestComponent()
+        _ = component.things.single()
+        withWatchdog {
+            let readersDone = Counter()
+            let group = DispatchGroup()
+            for _ in 0..<2 {
+                DispatchQueue.global().async(group: group) {
+                    for _ in 0..<20_000 {
+                        let thing = component.things.single()
+                        precondition(thing.number > 0, "a read returned an instance that was never built")
+                    }
+                    readersDone.increment()
+                }
+            }
+            DispatchQueue.global().async(group: group) {
+                repeat { component.reset() } while readersDone.count < 2
+            }
+            group.wait()
+        }
+        // The last reset came after the priming call, so this builds a second instance at least.
+        let after = component.things.single()
+        #expect(after.number == component.counter.count)
+        #expect(component.counter.count > 1)
+        #expect(after === component.things.single())
+    }
+
     @Test("reset() and the component's release reach modules created without registering them")
     func unregisteredModules() {
         let component = TestComponent()
