@@ -87,6 +87,9 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     // words; a release that races with a call is caught by the unowned reference itself.
     @usableFromInline
     unowned let owner: C
+    /// `owner`, for identity checks and for calls while a resolution holds the component.
+    @usableFromInline
+    let unretainedOwner: Unmanaged<C>
 
     /// Creates the module for `component`.
     ///
@@ -97,6 +100,7 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     /// - Parameter component: The component whose providers this module's factories receive.
     public required init(_ component: C) {
         owner = component
+        unretainedOwner = .passUnretained(component)
         super.init()
         component.attach(self)
     }
@@ -136,12 +140,21 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
         return owner
     }
 
-    /// Runs `body` with the component; stops the program, naming `frame`'s provider, if the
-    /// component was released.
+    /// Runs `body` with the component, which `context` keeps alive until its resolution ends;
+    /// stops the program, naming `frame`'s provider, if the component was released.
+    ///
+    /// The first call into a component during a resolution retains it, through the unowned
+    /// reference, which traps safely if another thread released it meanwhile; later calls find it
+    /// held and touch no reference count.
     @inlinable @inline(__always)
-    func withComponent<Result>(_ frame: Frame, _ body: (C) throws -> Result) rethrows -> Result {
-        guard isComponentAlive.load(ordering: .relaxed) else { componentReleased(frame) }
-        return try body(owner)
+    func withComponent<Result>(
+        in context: ResolutionContext, _ frame: Frame, _ body: (C) throws -> Result
+    ) rethrows -> Result {
+        if !context.holds(unretainedOwner.toOpaque()) {
+            guard isComponentAlive.load(ordering: .relaxed) else { componentReleased(frame) }
+            context.hold(Unmanaged<Component>.passRetained(owner))
+        }
+        return try unretainedOwner._withUnsafeGuaranteedRef(body)
     }
 
     @usableFromInline

@@ -24,11 +24,16 @@ final class ResolutionContext: @unchecked Sendable {
     /// Whether the outermost `leave()` has work to do: scoped instances to drop, or borrowed
     /// instances whose configuration to wait for.
     @exclusivity(unchecked) @usableFromInline var hasResolutionState = false
-    private var scoped: [ObjectIdentifier: ScopedEntry] = [:]
-    private var borrowed: [Construction] = []
-    private var publications: [() -> Void] = []
+    /// Components this resolution keeps alive until it ends, each retained once, so that a
+    /// provider call into a component already held costs no reference counting.
+    @exclusivity(unchecked) @usableFromInline var held: UnsafeMutablePointer<Unmanaged<Component>>
+    @exclusivity(unchecked) @usableFromInline var heldCount = 0
+    @exclusivity(unchecked) @usableFromInline var heldCapacity = 8
+    @exclusivity(unchecked) private var scoped: [ObjectIdentifier: ScopedEntry] = [:]
+    @exclusivity(unchecked) private var borrowed: [Construction] = []
+    @exclusivity(unchecked) private var publications: [() -> Void] = []
     /// How many `configure:` closures are running on this thread.
-    var configurationDepth = 0
+    @exclusivity(unchecked) var configurationDepth = 0
 
     /// Whether a `configure:` closure is running on this thread.
     var isConfiguring: Bool { configurationDepth > 0 }
@@ -36,9 +41,11 @@ final class ResolutionContext: @unchecked Sendable {
 
     private init() {
         frames = .allocate(capacity: capacity)
+        held = .allocate(capacity: heldCapacity)
     }
 
     deinit {
+        held.deallocate()
         frames.deinitialize(count: depth)
         frames.deallocate()
     }
@@ -101,23 +108,59 @@ final class ResolutionContext: @unchecked Sendable {
         Diagnostics.recursion(path: path(from: frame, closingWith: frame), at: frame)
     }
 
+    /// Whether this resolution holds `component`.
+    @inlinable @inline(__always)
+    func holds(_ component: UnsafeMutableRawPointer) -> Bool {
+        var index = 0
+        while index < heldCount {
+            if held[index].toOpaque() == component { return true }
+            index &+= 1
+        }
+        return false
+    }
+
+    /// Keeps `component` alive until the resolution ends, taking over one reference to it.
+    @usableFromInline
+    func hold(_ component: Unmanaged<Component>) {
+        if heldCount == heldCapacity {
+            let larger = UnsafeMutablePointer<Unmanaged<Component>>.allocate(capacity: heldCapacity * 2)
+            larger.moveInitialize(from: held, count: heldCount)
+            held.deallocate()
+            held = larger
+            heldCapacity *= 2
+        }
+        (held + heldCount).initialize(to: component)
+        heldCount &+= 1
+        hasResolutionState = true
+    }
+
     @usableFromInline
     func endResolution() {
         // First what this resolution built while configuring, so that other threads waiting for
         // it can finish; then an instance taken from another thread while it was being
         // configured is handed to the caller only once its configuration is over.
-        let ready = publications
-        publications = []
-        for publish in ready { publish() }
+        if !publications.isEmpty {
+            let ready = publications
+            publications = []
+            for publish in ready { publish() }
+        }
         for construction in borrowed {
             while !construction.wait(nanoseconds: 20_000_000) {}
         }
-        // Released here, outside any lock: their deinitializers may run user code.
-        let finished = (scoped, borrowed)
-        scoped = [:]
-        borrowed = []
         hasResolutionState = false
-        _ = finished
+        // Released here, outside any lock: their deinitializers may run user code, including
+        // new resolutions on this thread.
+        if !scoped.isEmpty || !borrowed.isEmpty {
+            let finished = (scoped, borrowed)
+            scoped = [:]
+            borrowed = []
+            _ = finished
+        }
+        // One at a time from the top: a deinitializer that resolves again pushes and pops above.
+        while heldCount > 0 {
+            heldCount &-= 1
+            held[heldCount].release()
+        }
     }
 
     /// Runs `publish` when the outermost call returns.

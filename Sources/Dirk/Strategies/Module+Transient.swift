@@ -49,7 +49,7 @@ extension Module {
         return try ResolutionContext.current._withUnsafeGuaranteedRef { context in
             context.enterUncached(frame)
             defer { context.leave() }
-            return try withComponent(frame, make)
+            return try withComponent(in: context, frame, make)
         }
     }
 }
