@@ -75,7 +75,7 @@ extension Component {
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
                 if modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) != nil
-                    || state.moduleCells[key] != nil
+                    || state.moduleCells.contains(where: { $0.type == key })
                 {
                     Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
                 }
@@ -94,13 +94,17 @@ extension Component {
             if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
                 return (module.takeUnretainedValue(), nil)
             }
-            if let module = state.registeredModules.removeValue(forKey: key) {
+            if !state.registeredModules.isEmpty,
+                let module = state.registeredModules.removeValue(forKey: key)
+            {
                 modulesByType.insert(module, for: LookupKey(type: type))
                 return (module, nil)
             }
-            if let cell = state.moduleCells[key] { return (nil, cell) }
+            if let creation = state.moduleCells.first(where: { $0.type == key }) {
+                return (nil, creation.cell)
+            }
             let cell = OnceCell(retention: .strong, isInstance: true, readers: nil)
-            state.moduleCells[key] = cell
+            state.moduleCells.append((key, cell))
             return (nil, cell)
         }
         if let module = step.module { return module }
@@ -116,7 +120,7 @@ extension Component {
             }
             let module = unsafeDowncast(module, to: AnyModule.self)
             modulesByType.insert(module, for: LookupKey(type: type))
-            state.moduleCells[key] = nil
+            state.moduleCells.removeAll { $0.type == key }
             return module
         }
     }

@@ -74,8 +74,9 @@ struct ComponentState {
     /// Modules registered with `.module { }` and not used yet; the first `module()` publishes
     /// them in `modulesByType`.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
-    /// The cells that build default modules, one per module type, while they are built.
-    var moduleCells: [ObjectIdentifier: OnceCell] = [:]
+    /// The cells that build default modules, one per module type, while they are built; a list,
+    /// since it seldom holds more than one.
+    var moduleCells: [(type: ObjectIdentifier, cell: OnceCell)] = []
     /// Direct parents in the order they were registered, with the type each was registered as.
     var parents: [(type: Any.Type, component: Component)] = []
     /// Whether `parent()` has searched beyond the registered types, after which registering
