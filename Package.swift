@@ -12,6 +12,10 @@ let package = Package(
     targets: [
         .target(name: "Dirk"),
         .executableTarget(name: "DirkExample", dependencies: ["Dirk"]),
-        .testTarget(name: "DirkTests", dependencies: ["Dirk"]),
+        .target(name: "DirkTestSupport", path: "Tests/DirkTestSupport"),
+        .testTarget(name: "DirkTests", dependencies: ["Dirk", "DirkTestSupport"]),
+        .testTarget(
+            name: "DirkReliabilityTests", dependencies: ["Dirk", "DirkTestSupport"],
+            exclude: ["Generated/generate-graph-module.py"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Dirk
+import DirkTestSupport
 import Dispatch
 import Testing
 

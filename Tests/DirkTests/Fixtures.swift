@@ -1,18 +1,9 @@
 import Dirk
+import DirkTestSupport
 import Dispatch
 import Foundation
 import Synchronization
 import Testing
-
-/// Counts how often something happened; safe from any thread.
-final class Counter: Sendable {
-    private let value = Atomic(0)
-
-    @discardableResult
-    func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
-
-    var count: Int { value.load(ordering: .relaxed) }
-}
 
 /// An instance whose identity tests compare; numbered in creation order per counter.
 final class Thing: @unchecked Sendable {
@@ -63,26 +54,6 @@ enum Strategy: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .scoped: component.things.scoped()
         case .keyed: component.things.keyed("key")
         }
-    }
-}
-
-/// What a trapped child process wrote to standard error.
-func standardError(of result: ExitTest.Result?) -> String {
-    String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-}
-
-/// A value guarded by a lock, for collecting results from many threads.
-final class Locked<Value>: @unchecked Sendable {
-    // `value` is guarded by `lock` (an NSLock, which ThreadSanitizer sees).
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.withLock { body(&value) }
     }
 }
 

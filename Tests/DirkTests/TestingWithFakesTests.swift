@@ -1,4 +1,5 @@
 import Dirk
+import DirkTestSupport
 import Testing
 
 @Suite("Testing with fakes")

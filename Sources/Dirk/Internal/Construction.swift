@@ -68,21 +68,32 @@ final class Construction: @unchecked Sendable {
     /// The deadlock that waiting for this construction would complete, or nil when the chain of
     /// waits ends at a thread that is making progress.
     ///
-    /// Every link is checked to be unfinished after it was read, so a thread that is about to wake
-    /// never makes a chain look closed; a closed chain of unfinished constructions is stable,
-    /// since each of their builders sleeps.
+    /// Every construction is checked to be unfinished after its builder's wait was read, so a
+    /// thread that finished it and went on to wait elsewhere never makes a chain look closed; a
+    /// closed chain of unfinished constructions is stable, since each of their builders sleeps.
     func deadlock(waitedForBy context: ResolutionContext) -> Deadlock? {
         var chain: [Construction] = []
         var configuring: [Bool] = []
         var construction = self
+        var state = construction.state
         while true {
-            let state = construction.state
             if state.finished { return nil }
             chain.append(construction)
             configuring.append(state.configuring)
             if construction.builder === context { break }
             guard let next = construction.builder.waitingFor, chain.count < 10_000 else { return nil }
+            // The builder may have finished this construction and gone on to wait for another since
+            // the check above; the link holds only if this one is still unfinished after the read.
+            guard !construction.state.finished else { return nil }
             construction = next
+            state = construction.state
+        }
+        // A second look must find the same chain: each flag only ever turns one way, so an
+        // unchanged chain was closed all along, and not the picture of threads that moved on.
+        for (index, link) in chain.enumerated() {
+            let now = link.state
+            guard !now.finished, now.configuring == configuring[index] else { return nil }
+            if index + 1 < chain.count, link.builder.waitingFor !== chain[index + 1] { return nil }
         }
         // Each thread in the chain waits for the next construction; one whose instance exists
         // already can take it and end the wait.

@@ -117,14 +117,6 @@ final class OnceCell: @unchecked Sendable {
         return dropped
     }
 
-    /// Whether no thread is building the cell's value. Call it while holding the component's lock.
-    var isIdle: Bool {
-        switch phase {
-        case .empty, .ready: true
-        case .building, .configuring: false
-        }
-    }
-
     // MARK: Steps, each taken under the component's lock
 
     private enum Step {
@@ -235,10 +227,10 @@ final class OnceCell: @unchecked Sendable {
             case .takeConfiguringValue:
                 // As on the builder's own thread, the instance is complete enough to hand over;
                 // this thread's outermost call waits for its configuration before returning.
-                if let configuringValue {
-                    context.borrow(from: construction)
-                    return configuringValue
-                }
+                // A thread that began waiting before the instance existed looks at the cell again.
+                guard let configuringValue else { return nil }
+                context.borrow(from: construction)
+                return configuringValue
             case .cycle(let chain):
                 Diagnostics.cycleAcrossThreads(
                     path: Construction.path(of: chain, waitedForBy: context), at: construction.frame)

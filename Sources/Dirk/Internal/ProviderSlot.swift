@@ -64,23 +64,19 @@ final class ProviderSlot: @unchecked Sendable {
         }
     }
 
-    /// Drops everything the slot cached and adds it, with the keys it forgot, to `dropped`, for the
-    /// caller to release outside the lock. Call it while holding the component's lock. A keyed cell that is
-    /// being built stays, so that its instance is cached when it is finished.
+    /// Drops everything the slot cached and adds it to `dropped`, for the caller to release
+    /// outside the lock. Call it while holding the component's lock.
+    ///
+    /// Keyed cells are emptied in place and keep their keys, so that no user `Hashable` code runs
+    /// here and a build in flight for a key still lands in the cell that later calls use.
     func reset(into dropped: inout [Any]) {
         if let cell {
             if let value = cell.reset() { dropped.append(value) }
             return
         }
         guard isKeyed else { return }
-        let forgotten = cellsByKey.withLock { cells in
-            let idle = cells.filter { $0.value.isIdle }
-            for key in idle.keys { cells[key] = nil }
-            return idle
-        }
-        for cell in forgotten.values {
+        for cell in cellsByKey.withLock({ Array($0.values) }) {
             if let value = cell.reset() { dropped.append(value) }
         }
-        dropped.append(forgotten)
     }
 }

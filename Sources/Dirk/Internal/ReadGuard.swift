@@ -58,10 +58,16 @@ final class ReadGuard: @unchecked Sendable {
                 if slot.pointee.compareExchange(
                     expected: nil, desired: address, ordering: .sequentiallyConsistent
                 ).exchanged {
-                    defer { slot.pointee.store(nil, ordering: .releasing) }
                     guard published.load(ordering: .sequentiallyConsistent)?.toOpaque() == address
-                    else { break }
-                    return object.takeUnretainedValue()
+                    else {
+                        slot.pointee.store(nil, ordering: .releasing)
+                        break
+                    }
+                    // The retain must happen before the slot is cleared; the optimizer moves an
+                    // ordinary retain past an atomic store, but not a call it cannot see into.
+                    retainOpaquely(address)
+                    slot.pointee.store(nil, ordering: .releasing)
+                    return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
                 }
                 offset &+= 1
             }
@@ -95,4 +101,11 @@ final class ReadGuard: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Retains the object at `address` in a call that the optimizer does not see into, so that the
+/// retain cannot move past the store that clears a reader's hazard slot.
+@usableFromInline @inline(never)
+func retainOpaquely(_ address: UnsafeMutableRawPointer) {
+    _ = Unmanaged<AnyObject>.fromOpaque(address).retain()
 }

@@ -99,7 +99,7 @@ extension Module {
     /// ```
     ///
     /// **Lifetime:** each key's instance lives until the component is released or `reset()`.
-    /// Keys are kept as long as their instances.
+    /// Keys are kept until the component is released; `reset()` empties their instances.
     ///
     /// - Parameters:
     ///   - key: Distinguishes the instances of this provider.

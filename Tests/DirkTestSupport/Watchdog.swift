@@ -3,7 +3,7 @@ import Testing
 
 /// Runs `body` on another thread and fails the test, instead of hanging it, if `body` has not
 /// finished after `seconds`. A safety net for deadlock tests, not a timing assertion.
-func withWatchdog(
+public func withWatchdog(
     seconds: Int = 60, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () -> Void
 ) {

@@ -1,0 +1,55 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("No leaks")
+struct LeakTests {
+    @Test(
+        "releasing a component tree releases every module and every instance it made",
+        arguments: graphSeeds.prefix(8))
+    func releasingTheTreeReleasesEverything(seed: UInt64) throws {
+        var instances: [IdentityModel.WeakNode] = []
+        var components: [WeakComponent] = []
+        do {
+            let tree = GraphTree(.random(seed: seed))
+            var random = SplitMix(seed: seed)
+            for _ in 0..<200 {
+                let (level, index) = tree.randomNode(using: &random)
+                let node = try tree.components[level].resolve(
+                    index, key: Int.random(in: 0...2, using: &random))
+                instances.append(.init(node))
+            }
+            components = tree.components.map { WeakComponent($0, module: $0.graph) }
+        }
+        #expect(instances.allSatisfy { $0.node == nil }, "seed \(seed): instances outlived their tree")
+        #expect(components.allSatisfy { $0.component == nil && $0.module == nil }, "seed \(seed)")
+    }
+
+    @Test("reset() of the deepest component releases every instance it made", arguments: graphSeeds.prefix(8))
+    func resetReleasesTheDeepestLevel(seed: UInt64) throws {
+        let tree = GraphTree(.random(seed: seed))
+        let deepest = tree.components[tree.spec.levels - 1]
+        var instances: [IdentityModel.WeakNode] = []
+        var random = SplitMix(seed: seed)
+        for _ in 0..<100 {
+            let index = Int.random(in: 0..<tree.spec.strategies[deepest.level].count, using: &random)
+            let node = try deepest.resolve(index, key: Int.random(in: 0...2, using: &random))
+            instances.append(.init(node))
+        }
+        deepest.reset()
+        // Nothing below the deepest component refers to its instances, so none is left.
+        let left = instances.compactMap(\.node).filter { $0.level == deepest.level }
+        #expect(left.isEmpty, "seed \(seed): \(left.count) instances outlived reset()")
+    }
+}
+
+/// Weak references to a component and its module.
+final class WeakComponent {
+    weak var component: GraphComponent?
+    weak var module: GraphModule?
+
+    init(_ component: GraphComponent, module: GraphModule) {
+        self.component = component
+        self.module = module
+    }
+}
