@@ -53,3 +53,42 @@ final class WeakComponent {
         self.module = module
     }
 }
+
+@Suite("No leaks through configure")
+struct ConfigureLeakTests {
+    @Test("instances that set each other in configure closures go with their component and with reset()")
+    func configuredPairsAreReleased() {
+        weak var owner: Linked?
+        weak var owned: Linked?
+        do {
+            let component = LinkedComponent()
+            owner = component.links.owner()
+            owned = owner?.next
+            #expect(owned?.previous === owner)
+            component.reset()
+            #expect(owner == nil && owned == nil)
+            owner = component.links.owner()
+            owned = owner?.next
+            #expect(owner != nil)
+        }
+        #expect(owner == nil)
+        #expect(owned == nil)
+    }
+}
+
+/// A node that refers forward strongly and back weakly, as a configure cycle should.
+final class Linked {
+    var next: Linked?
+    weak var previous: Linked?
+}
+
+final class LinkedComponent: Component, @unchecked Sendable {
+    var links: LinkedModule { module() }
+}
+
+final class LinkedModule: Module<LinkedComponent>, @unchecked Sendable {
+    func owner() -> Linked { single({ Linked() }, configure: { owner, c in owner.next = c.links.owned() }) }
+    func owned() -> Linked {
+        single({ Linked() }, configure: { owned, c in owned.previous = c.links.owner() })
+    }
+}
