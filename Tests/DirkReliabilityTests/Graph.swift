@@ -45,15 +45,18 @@ struct GraphSpec: Sendable {
     var levels: Int { strategies.count }
     var providerCount: Int { strategies.reduce(0) { $0 + $1.count } }
 
-    /// A graph of up to `maxProviders` providers over up to `maxLevels` components.
-    static func random(seed: UInt64, maxProviders: Int = 500, maxLevels: Int = 5) -> GraphSpec {
+    /// A graph of up to `maxProviders` providers over up to `maxLevels` components; a `full`
+    /// graph has exactly that many.
+    static func random(seed: UInt64, maxProviders: Int = 500, maxLevels: Int = 5, full: Bool = false)
+        -> GraphSpec
+    {
         var random = SplitMix(seed: seed)
-        let levels = Int.random(in: 1...maxLevels, using: &random)
+        let levels = full ? maxLevels : Int.random(in: 1...maxLevels, using: &random)
         let perLevel = min(100, maxProviders / levels)
         var strategies: [[Strategy]] = []
         var edges: [[[Edge]]] = []
         for level in 0..<levels {
-            let count = Int.random(in: 1...perLevel, using: &random)
+            let count = full ? perLevel : Int.random(in: 1...perLevel, using: &random)
             strategies.append((0..<count).map { _ in Strategy.allCases.randomElement(using: &random)! })
             edges.append(
                 (0..<count).map { index in

@@ -9,7 +9,18 @@ let graphSeeds: [UInt64] = (1...24).map { $0 &* 0x9E37_79B9 }
 struct RandomGraphTests {
     @Test("every resolution returns the instance the model predicts, across resets", arguments: graphSeeds)
     func graphsFollowTheModel(seed: UInt64) throws {
-        let spec = GraphSpec.random(seed: seed)
+        try runAgainstTheModel(.random(seed: seed))
+    }
+
+    @Test(
+        "the largest graphs, 500 providers over 5 components, follow the model",
+        arguments: graphSeeds.prefix(3))
+    func fullGraphsFollowTheModel(seed: UInt64) throws {
+        try runAgainstTheModel(.random(seed: seed, full: true))
+    }
+
+    private func runAgainstTheModel(_ spec: GraphSpec) throws {
+        let seed = spec.seed
         let tree = GraphTree(spec)
         var model = IdentityModel(spec: spec)
         var random = SplitMix(seed: seed)
