@@ -27,10 +27,14 @@ final class ReadGuard: @unchecked Sendable {
     // Every slot is an atomic; the allocation is immutable.
     @usableFromInline let slots: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
 
-    /// Hazard slots per component: more than the threads that usually read one component at once.
-    @usableFromInline static let count = 8
+    /// Hazard slots per component: enough that two threads seldom start at the same one.
+    @usableFromInline static let count = 32
     /// Atomics between two slots, so that each sits on its own cache line.
-    @usableFromInline static let spacing = 128 / MemoryLayout<Atomic<UnsafeMutableRawPointer?>>.stride
+    #if arch(arm64)
+        @usableFromInline static let spacing = 128 / MemoryLayout<Atomic<UnsafeMutableRawPointer?>>.stride
+    #else
+        @usableFromInline static let spacing = 64 / MemoryLayout<Atomic<UnsafeMutableRawPointer?>>.stride
+    #endif
 
     init() {
         let total = Self.count * Self.spacing
@@ -82,7 +86,7 @@ final class ReadGuard: @unchecked Sendable {
     static func firstSlot() -> Int {
         var marker: UInt8 = 0
         let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        return Int(truncatingIfNeeded: ((address >> 16) &* 0x9E37_79B9_7F4A_7C15) >> 61)
+        return Int(truncatingIfNeeded: ((address >> 16) &* 0x9E37_79B9_7F4A_7C15) >> 59)
     }
 
     /// Waits until no reader still holds one of `objects` in a slot. Call it after unpublishing
