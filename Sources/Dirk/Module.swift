@@ -10,6 +10,10 @@ open class AnyModule: @unchecked Sendable {
     let slots = LookupTable()
     @usableFromInline
     let isComponentAlive = Atomic(true)
+    /// How many threads are inside `fresh(_:)` on this module; while none is, cached providers skip
+    /// looking for a fresh request.
+    @usableFromInline
+    let freshRequests = Atomic(0)
     /// The next module attached to the same component; guarded by the component's lock.
     var nextAttached: AnyModule?
 

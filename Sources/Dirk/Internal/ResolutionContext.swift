@@ -32,6 +32,8 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) private var scoped: [ObjectIdentifier: ScopedEntry] = [:]
     @exclusivity(unchecked) private var borrowed: [Construction] = []
     @exclusivity(unchecked) private var publications: [() -> Void] = []
+    /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
+    @exclusivity(unchecked) var freshRequest: FreshRequest?
     /// How many `configure:` closures are running on this thread.
     @exclusivity(unchecked) var configurationDepth = 0
 
@@ -241,3 +243,10 @@ private let contextKey: pthread_key_t = {
     precondition(created == 0, "Dirk: could not create the thread-specific key (\(created))")
     return key
 }()
+
+/// A `fresh(_:)` call under way: the module whose cached providers build anew, and the stack depth
+/// at which they are called.
+struct FreshRequest {
+    let module: UnsafeMutableRawPointer
+    let depth: Int
+}

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Module {
     /// Provides one instance per component, built on the first call and returned by every later
     /// one.
@@ -144,6 +146,11 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
+        if freshRequests.load(ordering: .relaxed) != 0,
+            let fresh = try freshInstance(site, make: make, configures: configures, configure: configure)
+        {
+            return fresh
+        }
         let slot = slot(at: site, returning: T.self, caching: .one(.strong))
         let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
         if let value = cell._withUnsafeGuaranteedRef({ $0.cachedValue(as: T.self) }) {
@@ -172,6 +179,11 @@ extension Module {
     func keyedSingle<T, Key: Hashable>(
         _ site: CallSite, key: Key, make: (C) throws -> T
     ) rethrows -> T {
+        if freshRequests.load(ordering: .relaxed) != 0,
+            let fresh = try freshInstance(site, make: make, configures: false, configure: { _, _ in })
+        {
+            return fresh
+        }
         let slot = slot(at: site, returning: T.self, caching: .perKey).takeUnretainedValue()
         let cell = slot.cell(for: AnyHashable(key))
         if let value = cell.cachedValue(as: T.self) { return value }

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Module {
     /// Provides the same instance for as long as anyone outside the component holds it, and a
     /// new one after it was released.
@@ -81,6 +83,11 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
+        if freshRequests.load(ordering: .relaxed) != 0,
+            let fresh = try freshInstance(site, make: make, configures: configures, configure: configure)
+        {
+            return fresh
+        }
         let slot = slot(at: site, returning: T.self, caching: .one(.weak)).takeUnretainedValue()
         let frame = Frame(provider: self, at: site, returning: T.self)
         let component = liveComponent(provider: frame.name, site: site)
