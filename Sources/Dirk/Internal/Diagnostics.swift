@@ -41,6 +41,15 @@ enum Diagnostics {
             site: frame.site)
     }
 
+    static func lazyCycle(valueType: Any.Type) -> Never {
+        fail(
+            """
+            Dirk: a `Lazy<\(valueType)>` was read while it was resolving its own value, so it can \
+            never finish. Read it after the provider that builds the value has returned, for \
+            example in a method called later, not in the value's own factory or configure closure.
+            """)
+    }
+
     static func componentReleased(provider: String, component: Any.Type, site: CallSite) -> Never {
         fail(
             """

@@ -1,0 +1,129 @@
+import Dirk
+import DirkTestSupport
+import Dispatch
+import Testing
+
+@Suite("Lazy and provider handles")
+struct HandleTests {
+    @Test("a Lazy resolves on first use, once, and returns the same instance after")
+    func lazyResolvesOnce() {
+        let component = TestComponent()
+        let handle = component.things.lazy { $0.things.transient() }
+        #expect(component.counter.count == 0)
+        let first = handle.value
+        #expect(handle.value === first)
+        #expect(component.counter.count == 1)
+    }
+
+    @Test("a Lazy read by many threads at once resolves exactly once")
+    func lazyResolvesOnceAcrossThreads() {
+        let component = TestComponent()
+        let handle = component.things.lazy { $0.things.slowTransient() }
+        let seen = Locked<Set<ObjectIdentifier>>([])
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            let thing = handle.value
+            seen.withLock { _ = $0.insert(ObjectIdentifier(thing)) }
+        }
+        #expect(seen.withLock { $0.count } == 1)
+        // The one transient, and the single its factory reads.
+        #expect(component.counter.count == 2)
+    }
+
+    @Test("a Provider resolves anew on every call, with its provider's strategy")
+    func providerResolvesEachCall() {
+        let component = TestComponent()
+        let transients = component.things.provider { $0.things.transient() }
+        let singles = component.things.provider { $0.things.single() }
+        #expect(transients() !== transients())
+        #expect(singles() === singles())
+    }
+
+    @Test("handles break a construction cycle")
+    func handlesBreakCycles() {
+        let component = LoopComponent()
+        let parent = component.loop.parent()
+        #expect(parent.child.value.parent === parent)
+        #expect(parent.children().parent === parent)
+    }
+
+    @Test("handles keep their component alive while held, and a resolved Lazy lets it go")
+    func handlesKeepTheComponentAlive() {
+        weak var released: TestComponent?
+        var lazy: Lazy<Thing>?
+        var provider: Provider<Thing>?
+        do {
+            let component = TestComponent()
+            released = component
+            lazy = component.things.lazy { $0.things.single() }
+            provider = component.things.provider { $0.things.transient() }
+        }
+        #expect(released != nil)
+        _ = provider?()
+        provider = nil
+        #expect(released != nil)
+        _ = lazy?.value
+        #expect(released == nil)
+        #expect(lazy?.value != nil)
+    }
+
+    @Test("a Lazy read while resolving itself traps")
+    func lazyCycleTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = TestComponent()
+            let holder = LazyHolder()
+            holder.handle = component.things.lazy { _ in holder.handle!.value }
+            _ = holder.handle!.value
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: a `Lazy<Thing>` was read while it was resolving its own value"))
+        #expect(message.contains("Read it after the provider"))
+    }
+}
+
+// MARK: Fixtures
+
+extension ThingModule {
+    func slowTransient() -> Thing {
+        transient { c in
+            for _ in 0..<1_000 { _ = c.things.single() }
+            return Thing(c.counter)
+        }
+    }
+}
+
+final class LoopParent {
+    let child: Lazy<LoopChild>
+    let children: Provider<LoopChild>
+
+    init(child: Lazy<LoopChild>, children: Provider<LoopChild>) {
+        self.child = child
+        self.children = children
+    }
+}
+
+final class LoopChild {
+    let parent: LoopParent
+
+    init(parent: LoopParent) {
+        self.parent = parent
+    }
+}
+
+/// Holds a Lazy whose resolution reads the Lazy itself.
+final class LazyHolder: @unchecked Sendable {
+    var handle: Lazy<Thing>?
+}
+
+final class LoopComponent: Component, @unchecked Sendable {
+    var loop: LoopModule { module() }
+}
+
+final class LoopModule: Module<LoopComponent>, @unchecked Sendable {
+    func parent() -> LoopParent {
+        single { c in
+            LoopParent(child: c.loop.lazy { $0.loop.child() }, children: c.loop.provider { $0.loop.child() })
+        }
+    }
+    func child() -> LoopChild { transient { c in LoopChild(parent: c.loop.parent()) } }
+
+}
