@@ -8,7 +8,7 @@ import Testing
 enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
     case constructionCycle, recursiveTransient, cycleAcrossThreads, componentReleased
     case missingParent, parentOfTheWrongType, parentCycle, duplicateParent, lateParent
-    case lateModule, wrongComponent, foreignModule, reentrantReset
+    case lateModule, wrongComponent, foreignModule, reentrantReset, lazyReadWhileResolving
 
     var testDescription: String { rawValue }
 
@@ -62,6 +62,8 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
                 "`MisuseComponent.reset()` was called while `MisuseModule.resets()`",
                 "Call `reset()` outside providers",
             ]
+        case .lazyReadWhileResolving:
+            ["a `Lazy<Canary>` was read while it was resolving its own value", "Read it after the provider"]
         }
     }
 
@@ -115,6 +117,11 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .reentrantReset:
             let component = MisuseComponent()
             _ = component.misuse.resets()
+        case .lazyReadWhileResolving:
+            let component = MisuseComponent()
+            let holder = LazyCanary()
+            holder.handle = component.misuse.lazy { _ in holder.handle!.value }
+            _ = holder.handle!.value
         }
     }
 }
@@ -136,6 +143,11 @@ struct MisuseTests {
 }
 
 // MARK: Fixtures
+
+/// Holds a Lazy whose resolution reads the Lazy itself.
+final class LazyCanary: @unchecked Sendable {
+    var handle: Lazy<Canary>?
+}
 
 final class MisuseParent: Component, @unchecked Sendable {}
 
