@@ -37,6 +37,13 @@ do {
     show("configure:", "presenter(), its view", presenter, presenter.view!)
     show("configure:", "view(), its presenter", view, view.presenter!)
     show("single", "presenter's tracker is the app's", presenter.tracker === app.analytics.tracker())
+    let loader = feature.screen.lazy { $0.screen.loader() }
+    show("lazy", "screen.lazy { loader() }.value, twice", loader.value, loader.value)
+    let viewModels = feature.screen.provider { $0.screen.viewModel() }
+    show("provider", "screen.provider { viewModel() }(), twice", viewModels(), viewModels())
+    show(
+        "fresh", "storage.fresh { store() }, then store()", app.storage.fresh { $0.store() },
+        app.storage.store())
 }  // The screen closes: the feature component and its instances go.
 
 section("Refresh: session.reset() drops what the session cached")
