@@ -1,0 +1,65 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("Main-actor providers")
+struct MainActorTests {
+    @Test("a main-actor module builds main-actor objects, called from the main actor without await")
+    @MainActor
+    func mainActorModule() {
+        let component = ScreenComponent()
+        let first = component.screens.viewModel()
+        let second = component.screens.viewModel()
+        #expect(first !== second)
+        #expect(component.screens.coordinator() === component.screens.coordinator())
+        #expect(first.store === component.data.store())
+    }
+
+    @Test("a single main-actor provider in a nonisolated module works the same way")
+    @MainActor
+    func mainActorProviderInPlainModule() {
+        let component = ScreenComponent()
+        #expect(component.data.badge() === component.data.badge())
+    }
+
+    @Test("other threads reach the main-actor objects with await, and the shared store without")
+    func fromOtherThreads() async {
+        let component = ScreenComponent()
+        let coordinator = await component.screens.coordinator()
+        let store = component.data.store()
+        let coordinatorStore = coordinator.store
+        #expect(coordinatorStore === store)
+    }
+}
+
+// MARK: Fixtures
+
+@MainActor
+final class ScreenViewModel {
+    let store: SharedStore
+
+    init(store: SharedStore) {
+        self.store = store
+    }
+}
+
+@MainActor
+final class Badge {}
+
+final class SharedStore: Sendable {}
+
+final class ScreenComponent: Component, @unchecked Sendable {
+    var screens: ScreenModule { module() }
+    var data: ScreenDataModule { module() }
+}
+
+final class ScreenDataModule: Module<ScreenComponent>, @unchecked Sendable {
+    func store() -> SharedStore { single { SharedStore() } }
+    @MainActor func badge() -> Badge { single { Badge() } }
+}
+
+@MainActor
+final class ScreenModule: Module<ScreenComponent>, @unchecked Sendable {
+    func viewModel() -> ScreenViewModel { transient { c in ScreenViewModel(store: c.data.store()) } }
+    func coordinator() -> ScreenViewModel { single { c in ScreenViewModel(store: c.data.store()) } }
+}
