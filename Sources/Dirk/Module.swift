@@ -187,7 +187,7 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
             let readers: ReadGuard?
             switch caching {
             case .one(.strong), .perKey: readers = state.readers()
-            case .one(.weak), .none: readers = nil
+            case .one(.weak), .none, .async: readers = nil
             }
             let slot = ProviderSlot(
                 site: site, module: Swift.type(of: self), component: component, caching: caching,

@@ -11,6 +11,7 @@ final class ProviderSlot: @unchecked Sendable {
         case none
         case one(OnceCell.Retention)
         case perKey
+        case async
     }
 
     let site: CallSite
@@ -25,6 +26,8 @@ final class ProviderSlot: @unchecked Sendable {
     let readers: ReadGuard?
     /// The cell of a provider that caches one instance; nil otherwise. Immutable.
     let cell: OnceCell?
+    /// The cell of an `async` single; nil otherwise. Immutable.
+    let asyncCell: AsyncCell?
     /// `cell`, for readers that must not touch its reference count.
     @usableFromInline
     let unretainedCell: Unmanaged<OnceCell>?
@@ -49,6 +52,7 @@ final class ProviderSlot: @unchecked Sendable {
             cell = nil
         }
         unretainedCell = cell.map { .passUnretained($0) }
+        if case .async = caching { asyncCell = AsyncCell() } else { asyncCell = nil }
     }
 
     /// `Module.provider()`, as messages and resolution paths show it.
@@ -72,6 +76,10 @@ final class ProviderSlot: @unchecked Sendable {
     func reset(into dropped: inout [Any]) {
         if let cell {
             if let value = cell.reset() { dropped.append(value) }
+            return
+        }
+        if let asyncCell {
+            if let value = asyncCell.reset() { dropped.append(value) }
             return
         }
         guard isKeyed else { return }

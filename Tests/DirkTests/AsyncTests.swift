@@ -1,0 +1,145 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("Async providers")
+struct AsyncTests {
+    @Test("an async single builds exactly once when many tasks ask at once, and they all get it")
+    func asyncSingleBuildsOnce() async {
+        let component = DatabaseComponent()
+        let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<200 { group.addTask { ObjectIdentifier(await component.storage.database()) } }
+            return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 1)
+        #expect(component.opened.count == 1)
+    }
+
+    @Test("tasks waiting for an async single block no thread: more waiters than threads still finish")
+    func waitersBlockNoThread() async {
+        let component = DatabaseComponent()
+        let gate = AsyncGate()
+        component.gate = gate
+        await withTaskGroup(of: Void.self) { group in
+            // Far more waiters than the cooperative pool has threads; if waiting blocked a thread,
+            // the builder could never run again and this would hang.
+            for _ in 0..<64 { group.addTask { _ = await component.storage.gatedDatabase() } }
+            group.addTask {
+                for _ in 0..<200 { await Task.yield() }
+                await gate.open()
+            }
+            await group.waitForAll()
+        }
+        #expect(component.opened.count == 1)
+    }
+
+    @Test("an async factory that throws caches nothing, and the next call builds")
+    func asyncThrowCachesNothing() async throws {
+        let component = DatabaseComponent()
+        component.failures.increment()
+        await #expect(throws: Flaky.self) { try await component.storage.flakyDatabase() }
+        let first = try await component.storage.flakyDatabase()
+        #expect(try await component.storage.flakyDatabase() === first)
+    }
+
+    @Test("reset() drops an async single")
+    func resetDropsAsyncSingle() async {
+        let component = DatabaseComponent()
+        let first = await component.storage.database()
+        component.reset()
+        #expect(await component.storage.database() !== first)
+    }
+
+    @Test("async transients build anew and may use sync providers")
+    func asyncTransient() async {
+        let component = DatabaseComponent()
+        let first = await component.storage.connection()
+        let second = await component.storage.connection()
+        #expect(first !== second)
+        #expect(first.database === second.database)
+    }
+
+    @Test("a cycle through async singles traps with its path")
+    func asyncCycleTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = DatabaseComponent()
+            _ = await component.storage.cyclic()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: StorageModule.cyclic() -> StorageModule.partner() -> StorageModule.cyclic()"
+            ))
+    }
+}
+
+// MARK: Fixtures
+
+final class Database: @unchecked Sendable {}
+
+final class Connection: @unchecked Sendable {
+    let database: Database
+
+    init(database: Database) {
+        self.database = database
+    }
+}
+
+/// Suspends openers until a test opens it.
+actor AsyncGate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func pass() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
+final class DatabaseComponent: Component, @unchecked Sendable {
+    let opened = Counter()
+    let failures = Counter()
+    nonisolated(unsafe) var gate: AsyncGate?
+    var storage: StorageModule { module() }
+}
+
+final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
+    func database() async -> Database {
+        await single { c in
+            c.opened.increment()
+            await Task.yield()
+            return Database()
+        }
+    }
+
+    func gatedDatabase() async -> Database {
+        await single { c in
+            c.opened.increment()
+            await c.gate?.pass()
+            return Database()
+        }
+    }
+
+    func flakyDatabase() async throws -> Database {
+        try await single { c in
+            await Task.yield()
+            if c.failures.count > 0 {
+                _ = c.failures.increment()
+                if c.failures.count == 2 { throw Flaky() }
+            }
+            return Database()
+        }
+    }
+
+    func connection() async -> Connection {
+        await transient { c in Connection(database: await c.storage.database()) }
+    }
+
+    func cyclic() async -> Database { await single { c in await c.storage.partner() } }
+    func partner() async -> Database { await single { c in await c.storage.cyclic() } }
+}
