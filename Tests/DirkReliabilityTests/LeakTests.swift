@@ -92,3 +92,36 @@ final class LinkedModule: Module<LinkedComponent>, @unchecked Sendable {
         single({ Linked() }, configure: { owned, c in owned.previous = c.links.owner() })
     }
 }
+
+@Suite("No leaks through handles")
+struct HandleLeakTests {
+    @Test(
+        "Lazy and Provider handles keep their component only while they need it",
+        arguments: graphSeeds.prefix(4))
+    func handlesReleaseTheirComponent(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        weak var root: GraphComponent?
+        var instances: [IdentityModel.WeakNode] = []
+        var lazies: [Lazy<Node>] = []
+        var providers: [Provider<Node>] = []
+        do {
+            let tree = GraphTree(.random(seed: seed))
+            root = tree.components[0]
+            for _ in 0..<20 {
+                let (level, index) = tree.randomNode(using: &random)
+                let component = tree.components[level]
+                lazies.append(component.graph.lazy { try! $0.resolve(index) })
+                providers.append(component.graph.provider { try! $0.resolve(index) })
+            }
+        }
+        // The handles hold the components (and, through the chain of parents, the root).
+        #expect(root != nil, "seed \(seed)")
+        for provider in providers { instances.append(.init(provider())) }
+        providers.removeAll()
+        for lazy in lazies { instances.append(.init(lazy.value)) }
+        // Resolved lazies keep their value, not their component.
+        #expect(root == nil, "seed \(seed): a resolved Lazy kept its component")
+        lazies.removeAll()
+        #expect(instances.allSatisfy { $0.node == nil }, "seed \(seed): instances outlived their handles")
+    }
+}
