@@ -79,6 +79,8 @@ struct ComponentState {
     var moduleCells: [(type: ObjectIdentifier, cell: OnceCell)] = []
     /// Direct parents in the order they were registered, with the type each was registered as.
     var parents: [(type: Any.Type, component: Component)] = []
+    /// The contributions this component made, by element type.
+    var contributions: [ObjectIdentifier: [Registration]] = [:]
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false

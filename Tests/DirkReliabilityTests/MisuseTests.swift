@@ -9,6 +9,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case constructionCycle, recursiveTransient, cycleAcrossThreads, componentReleased
     case missingParent, parentOfTheWrongType, parentCycle, duplicateParent, lateParent
     case lateModule, wrongComponent, foreignModule, reentrantReset, lazyReadWhileResolving
+    case duplicateContribution
 
     var testDescription: String { rawValue }
 
@@ -64,6 +65,11 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .lazyReadWhileResolving:
             ["a `Lazy<Canary>` was read while it was resolving its own value", "Read it after the provider"]
+        case .duplicateContribution:
+            [
+                "`MisuseComponent` contributed `Canary` under the key \"first\", which `MisuseParent` already uses",
+                "choose another key",
+            ]
         }
     }
 
@@ -122,6 +128,9 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             let holder = LazyCanary()
             holder.handle = component.misuse.lazy { _ in holder.handle!.value }
             _ = holder.handle!.value
+        case .duplicateContribution:
+            let parent = MisuseParent().contribute(Canary.self, key: "first") { _ in Canary() }
+            MisuseComponent().parent { parent }.contribute(Canary.self, key: "first") { _ in Canary() }
         }
     }
 }

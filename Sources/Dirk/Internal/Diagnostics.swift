@@ -41,6 +41,18 @@ enum Diagnostics {
             site: frame.site)
     }
 
+    static func duplicateContribution(
+        key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` \
+            already uses in that collection. A component's contributions add to its parents' and \
+            never replace them, and keys are unique within a collection: choose another key, or \
+            contribute the element once, from the component that owns it.
+            """, file: file, line: line)
+    }
+
     static func lazyCycle(valueType: Any.Type) -> Never {
         fail(
             """

@@ -1,0 +1,90 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("Collections of contributions")
+struct ContributionTests {
+    @Test("a component answers the whole collection, as a list in order and as a map by key")
+    func wholeCollection() {
+        let app = PluginApp()
+        #expect(app.all(Plugin.self).map(\.name) == ["auth", "log"])
+        #expect(app.map(Plugin.self).keys.sorted() == ["auth", "log"])
+        #expect(app.map(Plugin.self)["auth"] === app.plugins.auth())
+    }
+
+    @Test("contributions are listed and filtered by metadata without building anything")
+    func filterWithoutBuilding() {
+        let app = PluginApp()
+        let late = app.contributions(of: Plugin.self).filter { ($0.metadata(as: Int.self) ?? 0) > 15 }
+        #expect(late.map(\.key) == ["log"])
+        #expect(app.built.count == 0)
+        #expect(late.map { $0.resolve().name } == ["log"])
+        #expect(app.built.count == 1)
+    }
+
+    @Test("a child's contributions add to its parents' and never change them")
+    func childAddsToParents() {
+        let app = PluginApp()
+        let session = PluginSession().parent { app }
+        #expect(session.all(Plugin.self).map(\.name) == ["auth", "log", "session"])
+        #expect(app.all(Plugin.self).map(\.name) == ["auth", "log"])
+        #expect(session.contributions(of: Plugin.self).last?.contributor == PluginSession.self)
+    }
+
+    @Test("a key already used in the collection, here by a parent, traps")
+    func duplicateKeyTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = PluginApp()
+            PluginSession().parent { app }.contribute(Plugin.self, key: "auth") { _ in Plugin(name: "fake") }
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `PluginSession` contributed `Plugin` under the key \"auth\", which `PluginApp` already uses"
+            ))
+        #expect(message.contains("choose another key"))
+    }
+}
+
+// MARK: Fixtures
+
+final class Plugin: @unchecked Sendable {
+    let name: String
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+final class PluginApp: Component, @unchecked Sendable {
+    let built = Counter()
+    var plugins: PluginModule { module() }
+
+    override init() {
+        super.init()
+        contribute(Plugin.self, key: "auth", metadata: 10) { $0.plugins.auth() }
+        contribute(Plugin.self, key: "log", metadata: 20) { $0.plugins.log() }
+    }
+}
+
+final class PluginModule: Module<PluginApp>, @unchecked Sendable {
+    func auth() -> Plugin {
+        single { c in
+            c.built.increment()
+            return Plugin(name: "auth")
+        }
+    }
+    func log() -> Plugin {
+        transient { c in
+            c.built.increment()
+            return Plugin(name: "log")
+        }
+    }
+}
+
+final class PluginSession: Component, @unchecked Sendable {
+    override init() {
+        super.init()
+        contribute(Plugin.self, key: "session") { _ in Plugin(name: "session") }
+    }
+}
