@@ -1,7 +1,7 @@
 import Dirk
 
 // Each component is an ordinary object: whoever owns the scope owns the component.
-let app = AppComponent()
+let app = AppComponent().contributeMenu()
 
 section("Application (AppComponent)")
 show("single", "storage.store(), twice", app.storage.store(), app.storage.store())
@@ -50,6 +50,18 @@ section("Refresh: session.reset() drops what the session cached")
 session!.reset()
 show("single(key:)", "account.me(), after reset", session!.account.me())
 show("single", "app's storage.store(), untouched", app.storage.store())
+
+section("Extras: key-path injection and contributions")
+let settings = SettingsScreen()
+settingsInjection.inject(into: settings, from: app)
+show("injector", "settings screen's store and tracker", settings.store!, settings.tracker!)
+let menuSession = app.signIn(userID: "cy").contributeMenu()
+show(
+    "contribute", "session.all(MenuItem.self)",
+    menuSession.all(MenuItem.self).map(\.title).joined(separator: ", "))
+let mainItems = menuSession.contributions(of: MenuItem.self)
+    .filter { $0.metadata(as: Placement.self)?.section == "main" }
+show("contribute", "keys placed in \"main\", none built", mainItems.map(\.key).joined(separator: ", "))
 
 section("Sign-out: drop the session")
 weak var signedOut = session
