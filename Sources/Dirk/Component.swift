@@ -54,6 +54,8 @@ open class Component: @unchecked Sendable {
         withStateLock { state in
             module.nextAttached = state.firstAttached
             state.firstAttached = module
+            let observers = state.tracers + (state.graph == nil ? 0 : 1)
+            if observers > 0 { module.observers.wrappingAdd(observers, ordering: .relaxed) }
         }
     }
 
@@ -79,6 +81,10 @@ struct ComponentState {
     var moduleCells: [(type: ObjectIdentifier, cell: OnceCell)] = []
     /// Direct parents in the order they were registered, with the type each was registered as.
     var parents: [(type: Any.Type, component: Component)] = []
+    /// What the component records of its resolutions, while `recordingDependencies()` is on.
+    var graph: DependencyRecord?
+    /// How many traces under way observe this component.
+    var tracers = 0
     /// The contributions this component made, by element type.
     var contributions: [ObjectIdentifier: [Registration]] = [:]
     /// Whether `parent()` has searched beyond the registered types, after which registering

@@ -14,6 +14,10 @@ open class AnyModule: @unchecked Sendable {
     /// looking for a fresh request.
     @usableFromInline
     let freshRequests = Atomic(0)
+    /// How many observers (traces under way, a component that records) want to hear of this
+    /// module's provider calls; while none does, providers skip observing.
+    @usableFromInline
+    let observers = Atomic(0)
     /// The next module attached to the same component; guarded by the component's lock.
     var nextAttached: AnyModule?
 
@@ -28,6 +32,9 @@ open class AnyModule: @unchecked Sendable {
     func belongs(to component: Component) -> Bool {
         preconditionFailure("Dirk: \(type(of: self)) must subclass Module<Component>")
     }
+
+    /// The component the module belongs to, while it exists; `Module` overrides it.
+    var ownerComponent: Component? { nil }
 
     /// `Module<C>` itself, where the chain of a module's own classes ends.
     class var rootModuleType: AnyModule.Type { AnyModule.self }
@@ -131,6 +138,29 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     override class var rootModuleType: AnyModule.Type { Module<C>.self }
 
     override class var componentType: Component.Type { C.self }
+
+    override var ownerComponent: Component? {
+        isComponentAlive.load(ordering: .relaxed) ? owner : nil
+    }
+
+    /// Tells the observers that the provider at `site`, caching in `cell`, is being resolved.
+    /// Call it only when `observers` is not zero.
+    @usableFromInline
+    func observe(_ site: CallSite, returning type: Any.Type, strategy: String, cell: OnceCell) {
+        guard let component = ownerComponent else { return }
+        let isNew = component.withStateLock { _ in !cell.hasValue }
+        observe(site, returning: type, strategy: strategy, isNew: isNew)
+    }
+
+    /// Tells the observers that the provider at `site` is being resolved. Call it only when
+    /// `observers` is not zero.
+    @usableFromInline
+    func observe(_ site: CallSite, returning type: Any.Type, strategy: String, isNew: Bool) {
+        guard let component = ownerComponent else { return }
+        Observation.resolving(
+            Frame(provider: self, at: site, returning: type), strategy: strategy, isNew: isNew,
+            in: component, context: ResolutionContext.current.takeUnretainedValue())
+    }
 
     override func belongs(to component: Component) -> Bool {
         isComponentAlive.load(ordering: .relaxed) && owner === component

@@ -1,7 +1,8 @@
 import Dirk
+import Foundation
 
 // Each component is an ordinary object: whoever owns the scope owns the component.
-let app = AppComponent().contributeMenu()
+let app = AppComponent().contributeMenu().recordingDependencies()
 
 section("Application (AppComponent)")
 show("single", "storage.store(), twice", app.storage.store(), app.storage.store())
@@ -79,3 +80,14 @@ show("single", "storage.store() of this app", offline.storage.store())
 // `offline.signIn(userID: "ada").account.me()` would stop the program.
 let offlineSession = offline.signIn(userID: "ada")
 show("single(key:)", "account.me() of a session", offlineSession.account.me().source)
+
+section("Insight: a trace and the application's dependency graph")
+let traced = app.signIn(userID: "dee")
+let screen = traced.openProfileScreen()
+let (_, trace) = screen.trace { screen.screen.viewModel() }
+print(trace.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+let graph = app.dependencyGraph()
+let graphFile = FileManager.default.temporaryDirectory.appendingPathComponent("dirk-example.dot")
+try? graph.graphviz.write(to: graphFile, atomically: true, encoding: .utf8)
+show("graph", "providers, dependencies of AppComponent", graph.providers.count, graph.dependencies.count)
+print("  Graphviz file: \(graphFile.path) (draw it with `dot -Tsvg`)")

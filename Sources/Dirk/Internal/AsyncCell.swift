@@ -57,6 +57,14 @@ final class AsyncCell: @unchecked Sendable {
         }
     }
 
+    /// Whether the cell holds a value now.
+    var hasValue: Bool {
+        state.withLock { state in
+            if case .ready = state.phase { return true }
+            return false
+        }
+    }
+
     /// Drops the cached value; returns it for the caller to release outside the lock. A cell being
     /// built is left to finish.
     func reset() -> AnyObject? {

@@ -117,6 +117,12 @@ final class OnceCell: @unchecked Sendable {
         return dropped
     }
 
+    /// Whether the cell holds a value now. Call it while holding the component's lock.
+    var hasValue: Bool {
+        guard case .ready = phase else { return false }
+        return strongValue != nil || weakValue != nil
+    }
+
     // MARK: Steps, each taken under the component's lock
 
     private enum Step {

@@ -58,6 +58,12 @@ final class ProviderSlot: @unchecked Sendable {
     /// `Module.provider()`, as messages and resolution paths show it.
     var name: String { "\(moduleType).\(site.function)" }
 
+    /// Whether any key's cell holds a value now. Call it while holding the component's lock.
+    var hasKeyedValues: Bool {
+        guard isKeyed else { return false }
+        return cellsByKey.withLock { $0.values.contains { $0.hasValue } }
+    }
+
     /// The cell for `key`, made on first use.
     func cell(for key: AnyHashable) -> OnceCell {
         cellsByKey.withLock { cells in

@@ -34,6 +34,8 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) private var publications: [() -> Void] = []
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     @exclusivity(unchecked) var freshRequest: FreshRequest?
+    /// The lines of the trace under way on this thread, if any.
+    @exclusivity(unchecked) var traceLines: [String]?
     /// How many `configure:` closures are running on this thread.
     @exclusivity(unchecked) var configurationDepth = 0
 

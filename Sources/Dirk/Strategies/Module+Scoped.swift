@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Module {
     /// Provides one instance per resolution: every request made while one outermost provider
     /// call runs (that call and everything it resolves) gets the same instance, and the next
@@ -83,6 +85,9 @@ extension Module {
         let slot = slot(at: site, returning: T.self, caching: .none).takeUnretainedValue()
         let frame = Frame(provider: self, at: site, returning: T.self)
         let context = ResolutionContext.current.takeUnretainedValue()
+        if observers.load(ordering: .relaxed) != 0 {
+            observe(site, returning: T.self, strategy: "scoped", isNew: context.scopedEntry(for: slot) == nil)
+        }
         if let entry = context.scopedEntry(for: slot) {
             switch entry.phase {
             case .building:

@@ -154,7 +154,13 @@ extension Module {
         let slot = slot(at: site, returning: T.self, caching: .one(.strong))
         let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
         if let value = cell._withUnsafeGuaranteedRef({ $0.cachedValue(as: T.self) }) {
+            if observers.load(ordering: .relaxed) != 0 {
+                observe(site, returning: T.self, strategy: "single", isNew: false)
+            }
             return value
+        }
+        if observers.load(ordering: .relaxed) != 0 {
+            observe(site, returning: T.self, strategy: "single", cell: cell.takeUnretainedValue())
         }
         return try resolveSingle(
             slot, frame: Frame(provider: self, at: site, returning: T.self), make: make,
@@ -186,6 +192,9 @@ extension Module {
         }
         let slot = slot(at: site, returning: T.self, caching: .perKey).takeUnretainedValue()
         let cell = slot.cell(for: AnyHashable(key))
+        if observers.load(ordering: .relaxed) != 0 {
+            observe(site, returning: T.self, strategy: "single(key:)", cell: cell)
+        }
         if let value = cell.cachedValue(as: T.self) { return value }
         return try resolveStrong(
             in: cell, frame: Frame(provider: self, at: site, returning: T.self), make: make,

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Module {
     /// Provides a new instance on every call.
     ///
@@ -46,6 +48,9 @@ extension Module {
     @inlinable @inline(__always)
     func uncached<T>(_ site: CallSite, make: (C) throws -> T) rethrows -> T {
         let frame = Frame(provider: self, at: site, returning: T.self)
+        if observers.load(ordering: .relaxed) != 0 {
+            observe(site, returning: T.self, strategy: "transient", isNew: true)
+        }
         return try ResolutionContext.current._withUnsafeGuaranteedRef { context in
             context.enterUncached(frame)
             defer { context.leave() }

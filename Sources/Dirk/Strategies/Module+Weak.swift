@@ -91,6 +91,9 @@ extension Module {
         let slot = slot(at: site, returning: T.self, caching: .one(.weak)).takeUnretainedValue()
         let frame = Frame(provider: self, at: site, returning: T.self)
         let component = liveComponent(provider: frame.name, site: site)
+        if observers.load(ordering: .relaxed) != 0 {
+            observe(site, returning: T.self, strategy: "weak", cell: slot.cell.unsafelyUnwrapped)
+        }
         let instance = try slot.cell.unsafelyUnwrapped.resolve(
             frame: frame, in: component,
             make: { try make(component) as AnyObject },
