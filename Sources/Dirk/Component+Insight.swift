@@ -94,7 +94,7 @@ extension Component {
         withStateLock { state in
             guard state.graph == nil else { return }
             state.graph = DependencyRecord()
-            state.forEachModule { $0.observers.wrappingAdd(1, ordering: .relaxed) }
+            state.forEachModule { $0.addObservers(1) }
         }
         return self
     }
@@ -143,7 +143,7 @@ extension Component {
         for component in components {
             component.withStateLock { state in
                 state.tracers += 1
-                state.forEachModule { $0.observers.wrappingAdd(1, ordering: .relaxed) }
+                state.forEachModule { $0.addObservers(1) }
             }
         }
         let context = ResolutionContext.current.takeUnretainedValue()
@@ -154,7 +154,7 @@ extension Component {
             for component in components {
                 component.withStateLock { state in
                     state.tracers -= 1
-                    state.forEachModule { $0.observers.wrappingSubtract(1, ordering: .relaxed) }
+                    state.forEachModule { $0.addObservers(-1) }
                 }
             }
         }

@@ -55,7 +55,7 @@ open class Component: @unchecked Sendable {
             module.nextAttached = state.firstAttached
             state.firstAttached = module
             let observers = state.tracers + (state.graph == nil ? 0 : 1)
-            if observers > 0 { module.observers.wrappingAdd(observers, ordering: .relaxed) }
+            if observers > 0 { module.addObservers(observers) }
         }
     }
 

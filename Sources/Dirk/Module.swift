@@ -18,6 +18,21 @@ open class AnyModule: @unchecked Sendable {
     /// module's provider calls; while none does, providers skip observing.
     @usableFromInline
     let observers = Atomic(0)
+    /// `freshRequests` plus `observers`: while it is zero, a cached provider takes its shortest path.
+    @usableFromInline
+    let attention = Atomic(0)
+
+    /// Adds `count` to the fresh requests under way, which may be negative.
+    func addFreshRequests(_ count: Int) {
+        freshRequests.wrappingAdd(count, ordering: .relaxed)
+        attention.wrappingAdd(count, ordering: .relaxed)
+    }
+
+    /// Adds `count` to the observers, which may be negative.
+    func addObservers(_ count: Int) {
+        observers.wrappingAdd(count, ordering: .relaxed)
+        attention.wrappingAdd(count, ordering: .relaxed)
+    }
     /// The next module attached to the same component; guarded by the component's lock.
     var nextAttached: AnyModule?
 

@@ -19,9 +19,9 @@ extension Module {
         let previous = context.freshRequest
         context.freshRequest = FreshRequest(
             module: Unmanaged.passUnretained(self).toOpaque(), depth: context.depth)
-        freshRequests.wrappingAdd(1, ordering: .relaxed)
+        addFreshRequests(1)
         defer {
-            freshRequests.wrappingSubtract(1, ordering: .relaxed)
+            addFreshRequests(-1)
             context.freshRequest = previous
         }
         return try provider(unsafeDowncast(self, to: Self.self))

@@ -16,7 +16,7 @@ extension Module {
     /// - Parameter factory: Builds the instance. If it throws, nothing is cached and the error
     ///   reaches the caller; the next call tries again.
     /// - Returns: The component's instance.
-    @inlinable
+    @inlinable @inline(__always)
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -35,7 +35,7 @@ extension Module {
     ///
     /// - Parameter factory: Builds the instance from the component's other providers.
     /// - Returns: The component's instance.
-    @inlinable
+    @inlinable @inline(__always)
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -63,7 +63,7 @@ extension Module {
     ///   - factory: Builds the instance; it must not need the instances `configure` sets.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
-    @inlinable
+    @inlinable @inline(__always)
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -82,7 +82,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
-    @inlinable
+    @inlinable @inline(__always)
     public func single<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -146,22 +146,40 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
+        guard attention.load(ordering: .relaxed) == 0 else {
+            return try attentiveSingle(site, make: make, configures: configures, configure: configure)
+        }
+        let slot = slot(at: site, returning: T.self, caching: .one(.strong))
+        let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
+        if let value = cell._withUnsafeGuaranteedRef({ $0.cachedValue(as: T.self) }) {
+            return value
+        }
+        return try resolveSingle(
+            slot, frame: Frame(provider: self, at: site, returning: T.self), make: make,
+            configures: configures, configure: configure)
+    }
+
+    /// A `single` while someone asked for fresh instances or observes this module.
+    @usableFromInline
+    func attentiveSingle<T>(
+        _ site: CallSite,
+        make: (C) throws -> T,
+        configures: Bool,
+        configure: (T, C) throws -> Void
+    ) rethrows -> T {
         if freshRequests.load(ordering: .relaxed) != 0,
             let fresh = try freshInstance(site, make: make, configures: configures, configure: configure)
         {
             return fresh
         }
         let slot = slot(at: site, returning: T.self, caching: .one(.strong))
-        let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
-        if let value = cell._withUnsafeGuaranteedRef({ $0.cachedValue(as: T.self) }) {
-            if observers.load(ordering: .relaxed) != 0 {
-                observe(site, returning: T.self, strategy: "single", isNew: false)
-            }
+        let cell = slot.takeUnretainedValue().cell.unsafelyUnwrapped
+        let isObserved = observers.load(ordering: .relaxed) != 0
+        if let value = cell.cachedValue(as: T.self) {
+            if isObserved { observe(site, returning: T.self, strategy: "single", isNew: false) }
             return value
         }
-        if observers.load(ordering: .relaxed) != 0 {
-            observe(site, returning: T.self, strategy: "single", cell: cell.takeUnretainedValue())
-        }
+        if isObserved { observe(site, returning: T.self, strategy: "single", cell: cell) }
         return try resolveSingle(
             slot, frame: Frame(provider: self, at: site, returning: T.self), make: make,
             configures: configures, configure: configure)
