@@ -11,7 +11,7 @@ extension Module {
     ///
     /// - Parameter factory: Builds the instance. Its error reaches the caller unchanged.
     /// - Returns: A new instance.
-    @inlinable @inline(__always)
+    @inlinable
     public func transient<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -32,7 +32,7 @@ extension Module {
     ///
     /// - Parameter factory: Builds the instance from the component's other providers.
     /// - Returns: A new instance.
-    @inlinable @inline(__always)
+    @inlinable
     public func transient<T>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
