@@ -38,6 +38,7 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T? {
+        guard freshRequests.load(ordering: .relaxed) != 0 else { return nil }
         let context = ResolutionContext.current.takeUnretainedValue()
         guard let request = context.freshRequest,
             request.module == Unmanaged.passUnretained(self).toOpaque(),

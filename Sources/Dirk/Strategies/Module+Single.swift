@@ -167,9 +167,7 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        if freshRequests.load(ordering: .relaxed) != 0,
-            let fresh = try freshInstance(site, make: make, configures: configures, configure: configure)
-        {
+        if let fresh = try freshInstance(site, make: make, configures: configures, configure: configure) {
             return fresh
         }
         let slot = slot(at: site, returning: T.self, caching: .one(.strong))
@@ -203,9 +201,7 @@ extension Module {
     func keyedSingle<T, Key: Hashable>(
         _ site: CallSite, key: Key, make: (C) throws -> T
     ) rethrows -> T {
-        if freshRequests.load(ordering: .relaxed) != 0,
-            let fresh = try freshInstance(site, make: make, configures: false, configure: { _, _ in })
-        {
+        if let fresh = try freshInstance(site, make: make, configures: false, configure: { _, _ in }) {
             return fresh
         }
         let slot = slot(at: site, returning: T.self, caching: .perKey).takeUnretainedValue()

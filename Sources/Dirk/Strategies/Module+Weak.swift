@@ -83,9 +83,7 @@ extension Module {
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        if freshRequests.load(ordering: .relaxed) != 0,
-            let fresh = try freshInstance(site, make: make, configures: configures, configure: configure)
-        {
+        if let fresh = try freshInstance(site, make: make, configures: configures, configure: configure) {
             return fresh
         }
         let slot = slot(at: site, returning: T.self, caching: .one(.weak)).takeUnretainedValue()
