@@ -37,14 +37,6 @@ struct LookupTable: ~Copyable {
         return Unmanaged.fromOpaque(value.toOpaque())
     }
 
-    /// Every value, in insertion order. Call it while holding the owner's lock.
-    func values<Found: AnyObject>(as type: Found.Type) -> [Found] {
-        guard let storage = current.load(ordering: .acquiring) else { return [] }
-        return storage._withUnsafeGuaranteedRef { $0.valuesInInsertionOrder() }.map {
-            unsafeDowncast($0, to: Found.self)
-        }
-    }
-
     /// Calls `body` with every value, in table order, without allocating. Call it while holding the
     /// owner's lock.
     func forEachValue(_ body: (Value) -> Void) {
@@ -175,10 +167,6 @@ struct LookupTable: ~Copyable {
                 }
                 .sorted { $0.sequence < $1.sequence }
             }
-        }
-
-        func valuesInInsertionOrder() -> [Value] {
-            entriesInInsertionOrder().map(\.value)
         }
 
         /// Calls `body` with every value, in table order, without allocating.
