@@ -10,7 +10,9 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "Dirk"),
+        .target(name: "Dirk", dependencies: ["DirkThreadLocal"]),
+        // A thread-local pointer, which Swift cannot declare; see its header.
+        .target(name: "DirkThreadLocal"),
         .executableTarget(name: "DirkExample", dependencies: ["Dirk"]),
         .target(name: "DirkTestSupport", path: "Tests/DirkTestSupport"),
         .testTarget(name: "DirkTests", dependencies: ["Dirk", "DirkTestSupport"]),

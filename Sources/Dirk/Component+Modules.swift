@@ -16,9 +16,7 @@ extension Component {
         if let module = modulesByType.value(for: LookupKey(type: M.self), as: AnyModule.self) {
             return unsafeDowncast(module.takeUnretainedValue(), to: M.self)
         }
-        return unsafeDowncast(
-            firstUse(of: M.self, site: CallSite(file: file, line: line, column: 0, function: "init(_:)")),
-            to: M.self)
+        return unsafeDowncast(firstUse(of: M.self, file: file, line: line), to: M.self)
     }
 
     /// Registers the module that `make` creates for this component, in place of its own type and
@@ -88,7 +86,8 @@ extension Component {
 
     /// Publishes the registered module of `type`, or creates the default one, exactly once.
     @usableFromInline
-    func firstUse(of type: AnyModule.Type, site: CallSite) -> AnyModule {
+    func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
+        let site = CallSite(file: file, line: line, column: 0, function: "init(_:)")
         let key = ObjectIdentifier(type)
         let step = withStateLock { state -> (module: AnyModule?, cell: OnceCell?) in
             if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {

@@ -12,6 +12,12 @@ struct Frame {
     @usableFromInline let site: CallSite
     /// The provider's declared return type, or the module type being created.
     @usableFromInline let type: ObjectIdentifier
+    /// Which of `bucketCount` buckets the frame's provider falls in: frames of one provider always
+    /// share a bucket.
+    @usableFromInline let bucket: UInt8
+
+    /// How many buckets frames fall in.
+    @usableFromInline static let bucketCount = 64
 
     /// The frame of `module`'s provider at `site`, which returns `type`.
     @inlinable
@@ -20,6 +26,7 @@ struct Frame {
         subject = Swift.type(of: module)
         self.site = site
         self.type = ObjectIdentifier(type)
+        bucket = Self.bucket(owner: owner, key: LookupKey(site: site, type: type))
     }
 
     /// The frame of `component` creating a module of type `module`, asked for at `site`.
@@ -28,6 +35,14 @@ struct Frame {
         subject = module
         self.site = site
         type = ObjectIdentifier(module)
+        bucket = Self.bucket(owner: owner, key: LookupKey(site: site, type: type))
+    }
+
+    /// The bucket of the provider `key` of `owner`.
+    @inlinable @inline(__always)
+    static func bucket(owner: Unmanaged<AnyObject>, key: LookupKey) -> UInt8 {
+        let bits = UInt(bitPattern: key.mixedHash) ^ UInt(bitPattern: owner.toOpaque()) >> 4
+        return UInt8(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 58)
     }
 
     /// Whether both frames are the same provider of the same module.

@@ -23,59 +23,64 @@ struct CallSite {
 ///
 /// Two methods that return the same type have different call sites, overloads that differ only in
 /// their return type have different call sites, and a generic provider gets one key per type.
-/// Hashing uses only integers; equality compares the file name by address first and by content
-/// only when the addresses differ (a literal copied into another binary).
+/// A key is four words, hashed from integers alone; equality compares the file name by address
+/// first and by content only when the addresses differ (a literal copied into another binary).
 @usableFromInline
 struct LookupKey: Equatable {
     @usableFromInline let type: ObjectIdentifier
-    @usableFromInline let line: UInt
-    @usableFromInline let column: UInt
-    /// The provider's file; nil in the key of a type.
-    @usableFromInline let file: StaticString?
+    /// The call site's line and column, `line << 20 | column`; zero in the key of a type.
+    @usableFromInline let position: UInt
+    /// The first byte of the provider's file name; nil in the key of a type.
+    @usableFromInline let file: UnsafeRawPointer?
+    /// The length of the file name in bytes.
+    @usableFromInline let fileLength: Int
 
     /// The key of the provider at `site` returning `type`.
     @inlinable
     init(site: CallSite, type: Any.Type) {
-        self.type = ObjectIdentifier(type)
-        line = site.line
-        column = site.column
-        file = site.file
+        self.init(site: site, type: ObjectIdentifier(type))
     }
 
     /// The key of the provider at `site` returning the type `type` identifies.
     @inlinable
     init(site: CallSite, type: ObjectIdentifier) {
         self.type = type
-        line = site.line
-        column = site.column
-        file = site.file
+        position = site.line &<< 20 | site.column & 0xF_FFFF
+        file = UnsafeRawPointer(site.file.utf8Start)
+        fileLength = site.file.utf8CodeUnitCount
     }
 
     /// The key of `type` itself: a module's or a parent's.
     @inlinable
     init(type: Any.Type) {
         self.type = ObjectIdentifier(type)
-        line = 0
-        column = 0
+        position = 0
         file = nil
+        fileLength = 0
     }
 
     /// A well-mixed hash; the table uses its low bits.
     @inlinable
     var mixedHash: Int {
-        var bits = (UInt(bitPattern: type) ^ (line &<< 20) ^ column) &* 0x9E37_79B9_7F4A_7C15
+        var bits = (UInt(bitPattern: type) ^ position) &* 0x9E37_79B9_7F4A_7C15
         bits ^= bits >> 29
         return Int(bitPattern: bits)
     }
 
     @inlinable
     static func == (lhs: LookupKey, rhs: LookupKey) -> Bool {
-        lhs.line == rhs.line && lhs.column == rhs.column && lhs.type == rhs.type
-            && (lhs.file?.utf8Start == rhs.file?.utf8Start || sameFile(lhs, rhs))
+        lhs.type == rhs.type && lhs.position == rhs.position
+            && (lhs.file == rhs.file
+                || sameFile(lhs.file, lhs.fileLength, rhs.file, rhs.fileLength))
     }
 
-    @usableFromInline
-    static func sameFile(_ lhs: LookupKey, _ rhs: LookupKey) -> Bool {
-        lhs.file?.description == rhs.file?.description
+    /// Whether two file names that lie at different addresses have the same bytes.
+    @usableFromInline @inline(never)
+    static func sameFile(
+        _ lhs: UnsafeRawPointer?, _ lhsLength: Int, _ rhs: UnsafeRawPointer?, _ rhsLength: Int
+    ) -> Bool {
+        guard let lhs, let rhs, lhsLength == rhsLength else { return false }
+        return UnsafeRawBufferPointer(start: lhs, count: lhsLength)
+            .elementsEqual(UnsafeRawBufferPointer(start: rhs, count: rhsLength))
     }
 }

@@ -1,3 +1,5 @@
+import DirkThreadLocal
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -21,6 +23,9 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var frames: UnsafeMutablePointer<Frame>
     @exclusivity(unchecked) @usableFromInline var depth = 0
     @exclusivity(unchecked) @usableFromInline var capacity = 32
+    /// How many frames on the stack fall in each of `Frame.bucketCount` buckets, so that a
+    /// provider that caches nothing looks for itself on the stack only when its bucket is taken.
+    @usableFromInline let framesPerBucket: UnsafeMutablePointer<UInt32>
     /// Whether the outermost `leave()` has work to do: scoped instances to drop, or borrowed
     /// instances whose configuration to wait for.
     @exclusivity(unchecked) @usableFromInline var hasResolutionState = false
@@ -46,22 +51,34 @@ final class ResolutionContext: @unchecked Sendable {
     private init() {
         frames = .allocate(capacity: capacity)
         held = .allocate(capacity: heldCapacity)
+        framesPerBucket = .allocate(capacity: Frame.bucketCount)
+        framesPerBucket.initialize(repeating: 0, count: Frame.bucketCount)
     }
 
     deinit {
+        framesPerBucket.deallocate()
         held.deallocate()
         frames.deinitialize(count: depth)
         frames.deallocate()
     }
 
     /// The calling thread's context, created on first use and released when the thread exits.
-    @usableFromInline
+    ///
+    /// One load from a C thread-local variable; the thread-specific key only lets the thread's
+    /// exit release the context.
+    @inlinable @inline(__always)
     static var current: Unmanaged<ResolutionContext> {
-        if let existing = pthread_getspecific(contextKey) {
+        if let existing = dirk_get_thread_context() {
             return Unmanaged<ResolutionContext>.fromOpaque(existing)
         }
+        return makeCurrent()
+    }
+
+    @usableFromInline
+    static func makeCurrent() -> Unmanaged<ResolutionContext> {
         let created = Unmanaged.passRetained(ResolutionContext())
         pthread_setspecific(contextKey, created.toOpaque())
+        dirk_set_thread_context(created.toOpaque())
         return created
     }
 
@@ -76,24 +93,33 @@ final class ResolutionContext: @unchecked Sendable {
         if depth == capacity { grow() }
         (frames + depth).initialize(to: frame)
         depth &+= 1
+        framesPerBucket[Int(frame.bucket)] &+= 1
     }
 
     /// Enters a provider that caches nothing, trapping if it is already on the stack: such a
     /// provider can only be there again by requiring itself.
+    ///
+    /// The stack is searched only when a frame in the same bucket is on it, which in a graph
+    /// without cycles is seldom.
     @inlinable @inline(__always)
     func enterUncached(_ frame: Frame) {
-        var index = 0
-        while index < depth {
-            if frames[index].isSame(as: frame) { reportCycle(at: frame) }
-            index &+= 1
-        }
+        if framesPerBucket[Int(frame.bucket)] != 0 { checkRecursion(at: frame) }
         enter(frame)
+    }
+
+    /// Traps if `frame`'s provider is already on the stack.
+    @usableFromInline
+    func checkRecursion(at frame: Frame) {
+        for index in 0..<depth where frames[index].isSame(as: frame) {
+            reportCycle(at: frame)
+        }
     }
 
     /// Leaves the provider entered last; when that was the outermost, drops the scoped instances.
     @inlinable @inline(__always)
     func leave() {
         depth &-= 1
+        framesPerBucket[Int(frames[depth].bucket)] &-= 1
         (frames + depth).deinitialize(count: 1)
         if depth == 0 && hasResolutionState { endResolution() }
     }
@@ -236,6 +262,9 @@ final class ScopedEntry {
 private let contextKey: pthread_key_t = {
     var key = pthread_key_t()
     let created = pthread_key_create(&key) { pointer in
+        // Cleared first: a destructor that runs later on this thread and resolves again makes a
+        // new context, which this key releases in turn.
+        dirk_set_thread_context(nil)
         #if canImport(Darwin)
             Unmanaged<ResolutionContext>.fromOpaque(pointer).release()
         #else

@@ -1,0 +1,3 @@
+#include "DirkThreadLocal.h"
+
+__thread void *_Nullable dirk_thread_context = 0;

@@ -1,0 +1,23 @@
+// The one piece of Dirk written in C: a thread-local pointer, which Swift cannot declare.
+//
+// Every provider call that runs a factory needs its thread's resolution context. Reading it from a
+// C thread-local variable costs one load, where `pthread_getspecific` costs a call and Swift's
+// lazy global for the key another. `ResolutionContext.current` owns the pointer: it stores it on a
+// thread's first resolution and clears it when the thread exits.
+#ifndef DIRK_THREAD_LOCAL_H
+#define DIRK_THREAD_LOCAL_H
+
+#if defined(__linux__)
+// Initial-exec: the variable lives at a fixed offset from the thread pointer, one load away.
+extern __thread void *_Nullable dirk_thread_context __attribute__((tls_model("initial-exec")));
+#else
+extern __thread void *_Nullable dirk_thread_context;
+#endif
+
+/// The calling thread's resolution context, or NULL before its first resolution.
+static inline void *_Nullable dirk_get_thread_context(void) { return dirk_thread_context; }
+
+/// Sets the calling thread's resolution context.
+static inline void dirk_set_thread_context(void *_Nullable context) { dirk_thread_context = context; }
+
+#endif
