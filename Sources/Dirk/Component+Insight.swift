@@ -117,7 +117,7 @@ extension Component {
             }
             return DependencyGraph(
                 component: "\(type(of: self))",
-                parents: state.parents.map { "\(type(of: $0.component))" },
+                parents: parents.all.map { "\(type(of: $0.component))" },
                 modules: modules.reversed(),
                 providers: strategies.keys.sorted().map {
                     .init(name: $0, strategy: strategies[$0]!, isCached: cached.contains($0))
@@ -168,7 +168,7 @@ extension Component {
         var all: [Component] = [self]
         var index = 0
         while index < all.count {
-            for parent in all[index].withStateLock({ $0.parents })
+            for parent in all[index].parents.all
             where !all.contains(where: { $0 === parent.component }) {
                 all.append(parent.component)
             }

@@ -73,7 +73,7 @@ extension Component {
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
                 if modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) != nil
-                    || state.moduleCells.contains(where: { $0.type == key })
+                    || state.moduleCell(for: key) != nil
                 {
                     Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
                 }
@@ -99,11 +99,9 @@ extension Component {
                 modulesByType.insert(module, for: LookupKey(type: type))
                 return (module, nil)
             }
-            if let creation = state.moduleCells.first(where: { $0.type == key }) {
-                return (nil, creation.cell)
-            }
+            if let cell = state.moduleCell(for: key) { return (nil, cell) }
             let cell = OnceCell(retention: .strong, isInstance: true, readers: nil)
-            state.moduleCells.append((key, cell))
+            state.addModuleCell(cell, for: key)
             return (nil, cell)
         }
         if let module = step.module { return module }
@@ -119,7 +117,7 @@ extension Component {
             }
             let module = unsafeDowncast(module, to: AnyModule.self)
             modulesByType.insert(module, for: LookupKey(type: type))
-            state.moduleCells.removeAll { $0.type == key }
+            state.removeModuleCell(for: key)
             return module
         }
     }

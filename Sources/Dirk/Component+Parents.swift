@@ -18,7 +18,9 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if let parent = parentsByType.value(for: LookupKey(type: P.self), as: Component.self) {
+        if let parent = parents.parent(registeredAs: P.self)
+            ?? ancestorsByType.value(for: LookupKey(type: P.self), as: Component.self)
+        {
             return unsafeDowncast(parent.takeUnretainedValue(), to: P.self)
         }
         return searchAncestors(for: P.self, file: file, line: line)
@@ -73,29 +75,25 @@ extension Component {
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            if parentsByType.value(for: LookupKey(type: type), as: Component.self) != nil {
+            if parents.parent(registeredAs: type) != nil {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            parentsByType.insert(parent, for: LookupKey(type: type))
-            state.parents.append((type, parent))
+            parents.append(parent, as: type)
         }
         // Two threads that made two components each other's parent at once both pass the first
         // check; each finds the cycle now that both links exist.
-        if hasAncestor(self) {
+        if parent.hasAncestor(self) {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
-    }
-
-    private var directParents: [(type: Any.Type, component: Component)] {
-        withStateLock { $0.parents }
     }
 
     /// Whether `candidate` is among the ancestors. A walk deeper than any real hierarchy means the
     /// parents form a cycle, which counts as finding it.
     private func hasAncestor(_ candidate: Component, depth: Int = 0) -> Bool {
         guard depth < 1_000 else { return true }
-        for parent in directParents {
+        if parents.isEmpty { return false }
+        for parent in parents.all {
             if parent.component === candidate
                 || parent.component.hasAncestor(candidate, depth: depth + 1)
             {
@@ -112,7 +110,7 @@ extension Component {
         for type: P.Type, file: StaticString, line: UInt
     ) -> P {
         var visited: Set<ObjectIdentifier> = []
-        var level = directParents
+        var level = parents.all
         while !level.isEmpty {
             let found =
                 level.first { ObjectIdentifier($0.type) == ObjectIdentifier(type) }?.component
@@ -120,18 +118,18 @@ extension Component {
             if let found {
                 return withStateLock { state in
                     state.hasSearchedParents = true
-                    if let cached = parentsByType.value(for: LookupKey(type: type), as: Component.self) {
+                    if let cached = ancestorsByType.value(for: LookupKey(type: type), as: Component.self) {
                         return unsafeDowncast(cached.takeUnretainedValue(), to: P.self)
                     }
-                    parentsByType.insert(found, for: LookupKey(type: type))
+                    ancestorsByType.insert(found, for: LookupKey(type: type))
                     return unsafeDowncast(found, to: P.self)
                 }
             }
             level = level.filter { visited.insert(ObjectIdentifier($0.component)).inserted }
-                .flatMap { $0.component.directParents }
+                .flatMap { $0.component.parents.all }
         }
         Diagnostics.missingParent(
-            type, component: Swift.type(of: self), registered: directParents.map(\.type),
+            type, component: Swift.type(of: self), registered: parents.all.map(\.type),
             file: file, line: line)
     }
 }

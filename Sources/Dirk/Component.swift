@@ -28,14 +28,18 @@
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
 /// mutable stored state of its own (accessors are computed properties). See `Docs/Concurrency.md`.
 open class Component: @unchecked Sendable {
-    // `modulesByType` and `parentsByType` are read without a lock (see `LookupTable`); they are
-    // written, and every `OnceCell` of this component's modules is changed, only while holding
-    // `state`'s lock.
+    // `modulesByType`, `parents` and `ancestorsByType` are read without a lock (see `LookupTable`
+    // and `ParentList`); they are written, and every `OnceCell` of this component's modules is
+    // changed, only while holding `state`'s lock.
     let state = Locked.make(ComponentState())
     @usableFromInline
     let modulesByType = LookupTable()
+    /// The parents registered with `parent(_:)`.
     @usableFromInline
-    let parentsByType = LookupTable()
+    let parents = ParentList()
+    /// Ancestors that `parent()` found by searching, by the type asked for.
+    @usableFromInline
+    let ancestorsByType = LookupTable()
 
     /// Creates a component with no modules and no parents; add them with `module(_:)` and
     /// `parent(_:)`, or let `module()` create modules on first use.
@@ -76,11 +80,11 @@ struct ComponentState {
     /// Modules registered with `.module { }` and not used yet; the first `module()` publishes
     /// them in `modulesByType`.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
-    /// The cells that build default modules, one per module type, while they are built; a list,
-    /// since it seldom holds more than one.
-    var moduleCells: [(type: ObjectIdentifier, cell: OnceCell)] = []
-    /// Direct parents in the order they were registered, with the type each was registered as.
-    var parents: [(type: Any.Type, component: Component)] = []
+    /// The cell that builds a default module, while it is built; one is the common case and
+    /// costs no allocation.
+    var moduleCell: (type: ObjectIdentifier, cell: OnceCell)?
+    /// The cells of other default modules built at the same time, one per module type.
+    var moreModuleCells: [(type: ObjectIdentifier, cell: OnceCell)] = []
     /// What the component records of its resolutions, while `recordingDependencies()` is on.
     var graph: DependencyRecord?
     /// How many traces under way observe this component.
@@ -104,6 +108,22 @@ struct ComponentState {
         }
         if !dropped.isEmpty { readGuard?.waitUntilUnread(dropped) }
         return dropped
+    }
+
+    /// The cell building the default module of type `type`, if one is being built.
+    func moduleCell(for type: ObjectIdentifier) -> OnceCell? {
+        if let moduleCell, moduleCell.type == type { return moduleCell.cell }
+        return moreModuleCells.first { $0.type == type }?.cell
+    }
+
+    /// Records `cell` as building the default module of type `type`.
+    mutating func addModuleCell(_ cell: OnceCell, for type: ObjectIdentifier) {
+        if moduleCell == nil { moduleCell = (type, cell) } else { moreModuleCells.append((type, cell)) }
+    }
+
+    /// Forgets the cell that built the default module of type `type`.
+    mutating func removeModuleCell(for type: ObjectIdentifier) {
+        if moduleCell?.type == type { moduleCell = nil } else { moreModuleCells.removeAll { $0.type == type } }
     }
 
     /// The read guard, made on first use.

@@ -124,7 +124,7 @@ extension Component {
         var ordered: [Component] = []
         func visit(_ component: Component) {
             guard !ordered.contains(where: { $0 === component }) else { return }
-            for parent in component.withStateLock({ $0.parents }) { visit(parent.component) }
+            for parent in component.parents.all { visit(parent.component) }
             ordered.append(component)
         }
         visit(self)

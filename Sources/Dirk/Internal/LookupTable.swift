@@ -11,41 +11,84 @@ import Synchronization
 /// outgrown one alive, and publishes it: a reader may still be probing the old one, and the chain
 /// costs less memory than the current storage.
 ///
-/// The table allocates nothing until its first entry. A lookup costs one hash, one acquiring
-/// load and, on average, about one probe.
+/// The first entry lives in the table itself, so a table of one entry (a child component's only
+/// module, a module's only cached provider) allocates nothing; later entries go to the storage.
+/// A lookup of the first entry costs two loads and a comparison; of any other, one more load, one
+/// hash and, on average, about one probe.
 @usableFromInline
 struct LookupTable: ~Copyable {
     @usableFromInline typealias Key = LookupKey
     @usableFromInline typealias Value = AnyObject
 
-    // Read without a lock; written only while holding the owner's lock.
+    // Read without a lock; written only while holding the owner's lock. The first entry's key is
+    // written before its value is published, and never changes after.
+    @usableFromInline
+    let firstValue = Atomic<Unmanaged<Value>?>(nil)
+    @usableFromInline
+    let firstType = Atomic<UInt>(0)
+    @usableFromInline
+    let firstPosition = Atomic<UInt>(0)
+    @usableFromInline
+    let firstFile = Atomic<UInt>(0)
+    @usableFromInline
+    let firstFileLength = Atomic<Int>(0)
+    /// The entries after the first.
     @usableFromInline
     let current = Atomic<Unmanaged<Storage>?>(nil)
 
     init() {}
 
     deinit {
+        firstValue.load(ordering: .acquiring)?.release()
         current.load(ordering: .acquiring)?.release()
     }
 
     /// The value stored under `key`, unretained, or nil. Safe from any thread without a lock.
     @inlinable @inline(__always)
     func value<Found: AnyObject>(for key: Key, as type: Found.Type) -> Unmanaged<Found>? {
+        // The first entry is filled before any other, so an empty one means an empty table.
+        guard let first = firstValue.load(ordering: .acquiring) else { return nil }
+        if firstType.load(ordering: .relaxed) == UInt(bitPattern: key.type),
+            firstPosition.load(ordering: .relaxed) == key.position,
+            isFirstFile(key)
+        {
+            return Unmanaged.fromOpaque(first.toOpaque())
+        }
         guard let storage = current.load(ordering: .acquiring),
             let value = storage._withUnsafeGuaranteedRef({ $0.find(key) })
         else { return nil }
         return Unmanaged.fromOpaque(value.toOpaque())
     }
 
+    /// Whether the first entry's file is `key`'s. Call it after loading the first value.
+    @inlinable @inline(__always)
+    func isFirstFile(_ key: Key) -> Bool {
+        let file = firstFile.load(ordering: .relaxed)
+        return file == UInt(bitPattern: key.file)
+            || LookupKey.sameFile(
+                UnsafeRawPointer(bitPattern: file), firstFileLength.load(ordering: .relaxed),
+                key.file, key.fileLength)
+    }
+
     /// Calls `body` with every value, in table order, without allocating. Call it while holding the
     /// owner's lock.
     func forEachValue(_ body: (Value) -> Void) {
+        guard let first = firstValue.load(ordering: .acquiring) else { return }
+        body(first.takeUnretainedValue())
         current.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.forEachValue(body) }
     }
 
     /// Stores `value` under `key`, which must not be present. Call it while holding the owner's
     /// lock.
     func insert(_ value: Value, for key: Key) {
+        if firstValue.load(ordering: .relaxed) == nil {
+            firstType.store(UInt(bitPattern: key.type), ordering: .relaxed)
+            firstPosition.store(key.position, ordering: .relaxed)
+            firstFile.store(UInt(bitPattern: key.file), ordering: .relaxed)
+            firstFileLength.store(key.fileLength, ordering: .relaxed)
+            firstValue.store(.passRetained(value), ordering: .releasing)
+            return
+        }
         let storage: Storage
         if let existing = current.load(ordering: .acquiring)?.takeUnretainedValue() {
             if (existing.count + 1) * 2 > existing.slotCount {
