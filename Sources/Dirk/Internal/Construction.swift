@@ -15,23 +15,25 @@ final class Construction: @unchecked Sendable {
     private var finished = false
     private var configuring = false
 
-    init(builder: ResolutionContext, frame: Frame, lock: Locked<ComponentState>) {
+    /// A construction that `builder` began, with `lock`, the component's lock, held.
+    init(builder: ResolutionContext, frame: Frame, lock: Locked<ComponentState>, configuring: Bool) {
         self.builder = builder
         self.frame = frame
         self.lock = lock
+        self.configuring = configuring
     }
 
-    /// Records that the instance exists and its `configure:` closure runs.
-    func markConfiguring() {
-        lock.withLock { _ in configuring = true }
+    /// Records that the instance exists and its `configure:` closure runs. Call it while holding
+    /// the lock.
+    func markConfiguringLocked() {
+        configuring = true
     }
 
-    /// Marks the construction finished, whether it succeeded or threw, and wakes its waiters.
-    func finish() {
-        lock.withLock { _ in
-            finished = true
-            lock.broadcast()
-        }
+    /// Marks the construction finished, whether it succeeded or threw, and wakes its waiters. Call
+    /// it while holding the lock.
+    func finishLocked() {
+        finished = true
+        lock.broadcast()
     }
 
     private var state: (finished: Bool, configuring: Bool) {

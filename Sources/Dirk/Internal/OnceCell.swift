@@ -22,10 +22,18 @@ final class OnceCell: @unchecked Sendable {
         case weak
     }
 
+    /// One thread building the instance. The `Construction` that other threads wait on is made
+    /// by the first of them, so a build nobody waits for allocates none.
+    private struct Build {
+        let builder: ResolutionContext
+        let frame: Frame
+        var construction: Construction?
+    }
+
     private enum Phase {
         case empty
-        case building(Construction)
-        case configuring(Construction, AnyObject)
+        case building(Build)
+        case configuring(Build, AnyObject)
         case ready
     }
 
@@ -93,10 +101,10 @@ final class OnceCell: @unchecked Sendable {
                 if let value = waitFor(construction, configuringValue: configuringValue, context: context) {
                     return value
                 }
-            case .build(let construction):
+            case .build:
                 return try build(
-                    construction, in: component, context: context, make: make,
-                    configures: configures, configure: configure)
+                    frame, in: component, context: context, make: make, configures: configures,
+                    configure: configure)
             }
         }
     }
@@ -128,7 +136,7 @@ final class OnceCell: @unchecked Sendable {
     private enum Step {
         case found(AnyObject)
         case wait(Construction, configuringValue: AnyObject?)
-        case build(Construction)
+        case build
     }
 
     private func claim(
@@ -139,22 +147,44 @@ final class OnceCell: @unchecked Sendable {
             if let value = strongValue ?? weakValue { return .found(value) }
             fallthrough
         case .empty:
-            let construction = Construction(builder: context, frame: frame, lock: lock)
-            phase = .building(construction)
-            return .build(construction)
-        case .building(let construction):
-            if construction.builder === context {
+            phase = .building(Build(builder: context, frame: frame, construction: nil))
+            return .build
+        case .building(var build):
+            if build.builder === context {
                 Diagnostics.cycle(path: context.path(from: frame, closingWith: frame), at: frame)
             }
+            let construction = Self.construction(of: &build, lock: lock, configuring: false)
+            phase = .building(build)
             return .wait(construction, configuringValue: nil)
-        case .configuring(let construction, let value):
-            if construction.builder === context { return .found(value) }
+        case .configuring(var build, let value):
+            if build.builder === context { return .found(value) }
+            let construction = Self.construction(of: &build, lock: lock, configuring: true)
+            phase = .configuring(build, value)
             return .wait(construction, configuringValue: value)
         }
     }
 
-    /// Moves to `newPhase`, publishing `value` when ready; returns the phase it left, whose
-    /// references the caller releases outside the lock.
+    /// The construction of `build` that waiters sleep on, made by the first of them.
+    private static func construction(
+        of build: inout Build, lock: Locked<ComponentState>, configuring: Bool
+    ) -> Construction {
+        if let construction = build.construction { return construction }
+        let construction = Construction(
+            builder: build.builder, frame: build.frame, lock: lock, configuring: configuring)
+        build.construction = construction
+        return construction
+    }
+
+    /// Moves from building to configuring `value`, which this thread's later calls then get.
+    private func markConfiguring(_ value: AnyObject) {
+        guard case .building(let build) = phase else { return }
+        build.construction?.markConfiguringLocked()
+        phase = .configuring(build, value)
+    }
+
+    /// Moves to `newPhase`, publishing `value` when ready and finishing the construction that
+    /// waiters sleep on; returns the phase it left, whose references the caller releases outside
+    /// the lock.
     private func settle(_ newPhase: Phase, value: AnyObject? = nil) -> Phase {
         let left = phase
         phase = newPhase
@@ -169,30 +199,30 @@ final class OnceCell: @unchecked Sendable {
                 weakValue = value
             }
         }
+        switch left {
+        case .building(let build), .configuring(let build, _): build.construction?.finishLocked()
+        case .empty, .ready: break
+        }
         return left
     }
 
     // MARK: Building and waiting, with no lock held
 
     private func build(
-        _ construction: Construction,
+        _ frame: Frame,
         in component: Component,
         context: ResolutionContext,
         make: () throws -> AnyObject,
         configures: Bool,
         configure: (AnyObject) throws -> Void
     ) rethrows -> AnyObject {
-        context.enter(construction.frame)
-        // Finish before leaving: an outermost `leave()` may wait for constructions to finish.
+        context.enter(frame)
+        // Settled before leaving: an outermost `leave()` may wait for constructions to finish.
         defer { context.leave() }
-        var publishesLater = false
-        defer { if !publishesLater { construction.finish() } }
         do {
             let value = try make()
             if configures || context.isConfiguring {
-                let left = component.withStateLock { _ in settle(.configuring(construction, value)) }
-                construction.markConfiguring()
-                _ = left
+                component.withStateLock { _ in markConfiguring(value) }
             }
             if configures {
                 context.configurationDepth += 1
@@ -203,11 +233,9 @@ final class OnceCell: @unchecked Sendable {
                 // A `configure:` closure of an enclosing provider is still running on this thread,
                 // and this instance may already refer to its half-configured instance. Other threads
                 // get it, as a single thread would, once the outermost call returns.
-                publishesLater = true
                 context.publishWhenResolutionEnds {
                     let left = component.withStateLock { _ in self.settle(.ready, value: value) }
                     _ = left
-                    construction.finish()
                 }
                 return value
             }
