@@ -22,18 +22,10 @@ final class OnceCell: @unchecked Sendable {
         case weak
     }
 
-    /// One thread building the instance. The `Construction` that other threads wait on is made
-    /// by the first of them, so a build nobody waits for allocates none.
-    private struct Build {
-        let builder: ResolutionContext
-        let frame: Frame
-        var construction: Construction?
-    }
-
     private enum Phase {
         case empty
-        case building(Build)
-        case configuring(Build, AnyObject)
+        case building
+        case configuring
         case ready
     }
 
@@ -52,6 +44,14 @@ final class OnceCell: @unchecked Sendable {
     @usableFromInline
     let published = Atomic<Unmanaged<AnyObject>?>(nil)
     private var phase = Phase.empty
+    /// The thread building or configuring the instance. Unretained: the thread clears it before
+    /// its build returns, and its context lives as long as the thread.
+    private var builder: Unmanaged<ResolutionContext>?
+    /// What the threads waiting for the instance sleep on, made by the first of them, so that a
+    /// build nobody waits for allocates none.
+    private var construction: Construction?
+    /// The instance while it is being configured.
+    private var configuringValue: AnyObject?
     private var strongValue: AnyObject?
     private weak var weakValue: AnyObject?
 
@@ -147,63 +147,67 @@ final class OnceCell: @unchecked Sendable {
             if let value = strongValue ?? weakValue { return .found(value) }
             fallthrough
         case .empty:
-            phase = .building(Build(builder: context, frame: frame, construction: nil))
+            phase = .building
+            builder = .passUnretained(context)
             return .build
-        case .building(var build):
-            if build.builder === context {
+        case .building:
+            if builder?.toOpaque() == Unmanaged.passUnretained(context).toOpaque() {
                 Diagnostics.cycle(path: context.path(from: frame, closingWith: frame), at: frame)
             }
-            let construction = Self.construction(of: &build, lock: lock, configuring: false)
-            phase = .building(build)
-            return .wait(construction, configuringValue: nil)
-        case .configuring(var build, let value):
-            if build.builder === context { return .found(value) }
-            let construction = Self.construction(of: &build, lock: lock, configuring: true)
-            phase = .configuring(build, value)
-            return .wait(construction, configuringValue: value)
+            return .wait(waitedConstruction(frame: frame, lock: lock), configuringValue: nil)
+        case .configuring:
+            if builder?.toOpaque() == Unmanaged.passUnretained(context).toOpaque() {
+                return .found(configuringValue.unsafelyUnwrapped)
+            }
+            return .wait(waitedConstruction(frame: frame, lock: lock), configuringValue: configuringValue)
         }
     }
 
-    /// The construction of `build` that waiters sleep on, made by the first of them.
-    private static func construction(
-        of build: inout Build, lock: Locked<ComponentState>, configuring: Bool
-    ) -> Construction {
-        if let construction = build.construction { return construction }
-        let construction = Construction(
-            builder: build.builder, frame: build.frame, lock: lock, configuring: configuring)
-        build.construction = construction
-        return construction
+    /// The construction that threads waiting for the instance sleep on, made by the first of them.
+    /// `frame` is the waiter's, which names the same provider as the builder's.
+    private func waitedConstruction(frame: Frame, lock: Locked<ComponentState>) -> Construction {
+        if let construction { return construction }
+        let made = Construction(
+            builder: builder.unsafelyUnwrapped.takeUnretainedValue(), frame: frame, lock: lock,
+            configuring: phase == .configuring)
+        construction = made
+        return made
     }
 
     /// Moves from building to configuring `value`, which this thread's later calls then get.
     private func markConfiguring(_ value: AnyObject) {
-        guard case .building(let build) = phase else { return }
-        build.construction?.markConfiguringLocked()
-        phase = .configuring(build, value)
+        guard phase == .building else { return }
+        phase = .configuring
+        configuringValue = value
+        construction?.markConfiguringLocked()
     }
 
-    /// Moves to `newPhase`, publishing `value` when ready and finishing the construction that
-    /// waiters sleep on; returns the phase it left, whose references the caller releases outside
-    /// the lock.
-    private func settle(_ newPhase: Phase, value: AnyObject? = nil) -> Phase {
-        let left = phase
-        phase = newPhase
-        if case .ready = newPhase, let value {
-            switch retention {
-            case .strong:
-                strongValue = value
-                if readers != nil {
-                    published.store(.passRetained(value), ordering: .sequentiallyConsistent)
-                }
-            case .weak:
-                weakValue = value
+    /// What a settled build leaves for the caller to release outside the lock.
+    private typealias Leftovers = (value: AnyObject?, construction: Construction?)
+
+    /// Ends the build, moving to ready with `value` published, or back to empty; wakes the threads
+    /// waiting for it. Returns the references the caller releases outside the lock.
+    private func settle(ready value: AnyObject?) -> Leftovers {
+        let leftovers = (configuringValue, construction)
+        construction?.finishLocked()
+        construction = nil
+        configuringValue = nil
+        builder = nil
+        guard let value else {
+            phase = .empty
+            return leftovers
+        }
+        phase = .ready
+        switch retention {
+        case .strong:
+            strongValue = value
+            if readers != nil {
+                published.store(.passRetained(value), ordering: .sequentiallyConsistent)
             }
+        case .weak:
+            weakValue = value
         }
-        switch left {
-        case .building(let build), .configuring(let build, _): build.construction?.finishLocked()
-        case .empty, .ready: break
-        }
-        return left
+        return leftovers
     }
 
     // MARK: Building and waiting, with no lock held
@@ -234,17 +238,17 @@ final class OnceCell: @unchecked Sendable {
                 // and this instance may already refer to its half-configured instance. Other threads
                 // get it, as a single thread would, once the outermost call returns.
                 context.publishWhenResolutionEnds {
-                    let left = component.withStateLock { _ in self.settle(.ready, value: value) }
+                    let left = component.withStateLock { _ in self.settle(ready: value) }
                     _ = left
                 }
                 return value
             }
-            let left = component.withStateLock { _ in settle(.ready, value: value) }
+            let left = component.withStateLock { _ in settle(ready: value) }
             _ = left
             return value
         } catch {
             // Released after the lock: the abandoned instance's deinitializer may run user code.
-            let abandoned = component.withStateLock { _ in settle(.empty) }
+            let abandoned = component.withStateLock { _ in settle(ready: nil) }
             _ = abandoned
             throw error
         }
