@@ -73,7 +73,7 @@ extension Component {
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
                 if modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) != nil
-                    || state.moduleCell(for: key) != nil
+                    || state.moduleCreations.builder(of: key) != nil
                 {
                     Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
                 }
@@ -85,40 +85,57 @@ extension Component {
     }
 
     /// Publishes the registered module of `type`, or creates the default one, exactly once.
+    ///
+    /// The first thread to ask creates the module with no lock held; others wait for it, and a
+    /// module whose initializer asks for itself stops the program with the path.
     @usableFromInline
     func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
         let site = CallSite(file: file, line: line, column: 0, function: "init(_:)")
         let key = ObjectIdentifier(type)
-        let step = withStateLock { state -> (module: AnyModule?, cell: OnceCell?) in
-            if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
-                return (module.takeUnretainedValue(), nil)
+        let context = ResolutionContext.current.takeUnretainedValue()
+        let frame = Frame(creating: type, in: self, at: site)
+        while true {
+            let step = withStateLock { state -> ModuleStep in
+                if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
+                    return .found(module.takeUnretainedValue())
+                }
+                if !state.registeredModules.isEmpty,
+                    let module = state.registeredModules.removeValue(forKey: key)
+                {
+                    modulesByType.insert(module, for: LookupKey(type: type))
+                    return .found(module)
+                }
+                guard let builder = state.moduleCreations.builder(of: key) else {
+                    state.moduleCreations.begin(key, by: context)
+                    return .create
+                }
+                if builder.toOpaque() == Unmanaged.passUnretained(context).toOpaque() {
+                    Diagnostics.cycle(path: context.path(from: frame, closingWith: frame), at: frame)
+                }
+                return .wait(state.moduleCreations.construction(of: key, frame: frame, lock: self.state))
             }
-            if !state.registeredModules.isEmpty,
-                let module = state.registeredModules.removeValue(forKey: key)
-            {
-                modulesByType.insert(module, for: LookupKey(type: type))
-                return (module, nil)
+            switch step {
+            case .found(let module):
+                return module
+            case .wait(let construction):
+                _ = construction.awaitBuilder(configuringValue: nil, context: context)
+            case .create:
+                context.enter(frame)
+                defer { context.leave() }
+                // A module's initializer cannot throw; a trap in it ends the program.
+                let module = type.makeDefault(for: self, at: site)
+                withStateLock { state in
+                    modulesByType.insert(module, for: LookupKey(type: type))
+                    state.moduleCreations.end(key)
+                }
+                return module
             }
-            if let cell = state.moduleCell(for: key) { return (nil, cell) }
-            let cell = OnceCell(retention: .strong, isInstance: true, readers: nil)
-            state.addModuleCell(cell, for: key)
-            return (nil, cell)
         }
-        if let module = step.module { return module }
-        guard let cell = step.cell else { preconditionFailure("Dirk: module cell") }
-        let module = cell.resolve(
-            frame: Frame(creating: type, in: self, at: site), in: self,
-            make: { type.makeDefault(for: self, at: site) },
-            configures: false,
-            configure: { _ in })
-        return withStateLock { state in
-            if let published = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
-                return published.takeUnretainedValue()
-            }
-            let module = unsafeDowncast(module, to: AnyModule.self)
-            modulesByType.insert(module, for: LookupKey(type: type))
-            state.removeModuleCell(for: key)
-            return module
-        }
+    }
+
+    private enum ModuleStep {
+        case found(AnyModule)
+        case wait(Construction)
+        case create
     }
 }

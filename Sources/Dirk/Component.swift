@@ -79,18 +79,15 @@ struct ComponentState {
     var readGuard: ReadGuard?
     /// Modules registered with `.module { }` and not used yet; the first `module()` publishes
     /// them in `modulesByType`.
-    var registeredModules: [ObjectIdentifier: AnyModule] = [:]
-    /// The cell that builds a default module, while it is built; one is the common case and
-    /// costs no allocation.
-    var moduleCell: (type: ObjectIdentifier, cell: OnceCell)?
-    /// The cells of other default modules built at the same time, one per module type.
-    var moreModuleCells: [(type: ObjectIdentifier, cell: OnceCell)] = []
+    var registeredModules: [ObjectIdentifier: AnyModule] = .init()
+    /// The default modules being created, by the threads creating them.
+    var moduleCreations = ModuleCreations()
     /// What the component records of its resolutions, while `recordingDependencies()` is on.
     var graph: DependencyRecord?
     /// How many traces under way observe this component.
     var tracers = 0
     /// The contributions this component made, by element type.
-    var contributions: [ObjectIdentifier: [Registration]] = [:]
+    var contributions: [ObjectIdentifier: [Registration]] = .init()
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
@@ -108,22 +105,6 @@ struct ComponentState {
         }
         if !dropped.isEmpty { readGuard?.waitUntilUnread(dropped) }
         return dropped
-    }
-
-    /// The cell building the default module of type `type`, if one is being built.
-    func moduleCell(for type: ObjectIdentifier) -> OnceCell? {
-        if let moduleCell, moduleCell.type == type { return moduleCell.cell }
-        return moreModuleCells.first { $0.type == type }?.cell
-    }
-
-    /// Records `cell` as building the default module of type `type`.
-    mutating func addModuleCell(_ cell: OnceCell, for type: ObjectIdentifier) {
-        if moduleCell == nil { moduleCell = (type, cell) } else { moreModuleCells.append((type, cell)) }
-    }
-
-    /// Forgets the cell that built the default module of type `type`.
-    mutating func removeModuleCell(for type: ObjectIdentifier) {
-        if moduleCell?.type == type { moduleCell = nil } else { moreModuleCells.removeAll { $0.type == type } }
     }
 
     /// The read guard, made on first use.

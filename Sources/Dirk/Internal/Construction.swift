@@ -120,4 +120,34 @@ final class Construction: @unchecked Sendable {
         }
         return names + [chain[chain.count - 1].frame.name]
     }
+
+    /// Sleeps until the construction finishes, breaking or reporting a deadlock among waiting
+    /// threads; returns a value to use at once, or nil to look at the instance's state again.
+    ///
+    /// - Parameters:
+    ///   - configuringValue: The instance, when the waiter found it being configured.
+    ///   - context: The waiting thread's resolution.
+    func awaitBuilder(configuringValue: AnyObject?, context: ResolutionContext) -> AnyObject? {
+        context.waitingFor = self
+        defer { context.waitingFor = nil }
+        while true {
+            switch deadlock(waitedForBy: context) {
+            case .takeConfiguringValue:
+                // As on the builder's own thread, the instance is complete enough to hand over;
+                // this thread's outermost call waits for its configuration before returning.
+                // A thread that began waiting before the instance existed looks again.
+                guard let configuringValue else { return nil }
+                context.borrow(from: self)
+                return configuringValue
+            case .cycle(let chain):
+                Diagnostics.cycleAcrossThreads(
+                    path: Construction.path(of: chain, waitedForBy: context), at: frame)
+            case .otherThreadBreaksIt(let construction):
+                construction.wakeWaiters()
+            case nil:
+                break
+            }
+            if wait(nanoseconds: 20_000_000) { return nil }
+        }
+    }
 }

@@ -22,20 +22,22 @@ final class Locked<State>: ManagedBuffer<State, Locked<State>.Primitives> {
         var condition = pthread_cond_t()
     }
 
-    /// A box holding `state`.
-    static func make(_ state: State) -> Locked<State> {
-        let buffer = create(minimumCapacity: 1) { _ in state }
+    /// A box holding `state`, which is built in place.
+    static func make(_ state: @autoclosure () -> State) -> Locked<State> {
+        let buffer = create(minimumCapacity: 1) { _ in state() }
         let box = unsafeDowncast(buffer, to: Locked<State>.self)
         box.withUnsafeMutablePointerToElements { primitives in
             primitives.initialize(to: Primitives())
-            var attributes = pthread_mutexattr_t()
-            pthread_mutexattr_init(&attributes)
             #if DEBUG
+                var attributes = pthread_mutexattr_t()
+                pthread_mutexattr_init(&attributes)
                 pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+                let created = pthread_mutex_init(primitives.pointer(to: \.mutex)!, &attributes)
+                pthread_mutexattr_destroy(&attributes)
+            #else
+                let created = pthread_mutex_init(primitives.pointer(to: \.mutex)!, nil)
             #endif
-            let created = pthread_mutex_init(primitives.pointer(to: \.mutex)!, &attributes)
             precondition(created == 0, "Dirk: could not create a mutex (\(created))")
-            pthread_mutexattr_destroy(&attributes)
             let condition = pthread_cond_init(primitives.pointer(to: \.condition)!, nil)
             precondition(condition == 0, "Dirk: could not create a condition (\(condition))")
         }

@@ -98,7 +98,7 @@ final class OnceCell: @unchecked Sendable {
             case .found(let value):
                 return value
             case .wait(let construction, let configuringValue):
-                if let value = waitFor(construction, configuringValue: configuringValue, context: context) {
+                if let value = construction.awaitBuilder(configuringValue: configuringValue, context: context) {
                     return value
                 }
             case .build:
@@ -251,33 +251,6 @@ final class OnceCell: @unchecked Sendable {
             let abandoned = component.withStateLock { _ in settle(ready: nil) }
             _ = abandoned
             throw error
-        }
-    }
-
-    /// Waits for `construction`; returns a value to use at once, or nil to look at the cell again.
-    private func waitFor(
-        _ construction: Construction, configuringValue: AnyObject?, context: ResolutionContext
-    ) -> AnyObject? {
-        context.waitingFor = construction
-        defer { context.waitingFor = nil }
-        while true {
-            switch construction.deadlock(waitedForBy: context) {
-            case .takeConfiguringValue:
-                // As on the builder's own thread, the instance is complete enough to hand over;
-                // this thread's outermost call waits for its configuration before returning.
-                // A thread that began waiting before the instance existed looks at the cell again.
-                guard let configuringValue else { return nil }
-                context.borrow(from: construction)
-                return configuringValue
-            case .cycle(let chain):
-                Diagnostics.cycleAcrossThreads(
-                    path: Construction.path(of: chain, waitedForBy: context), at: construction.frame)
-            case .otherThreadBreaksIt(let construction):
-                construction.wakeWaiters()
-            case nil:
-                break
-            }
-            if construction.wait(nanoseconds: 20_000_000) { return nil }
         }
     }
 }
