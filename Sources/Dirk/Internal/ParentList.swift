@@ -1,10 +1,10 @@
 import Synchronization
 
-/// A component's directly registered parents: an immutable linked list, newest first, that readers
-/// walk without a lock.
+/// A component's directly registered parents, which readers walk without a lock: the first kept
+/// inline, the others in an immutable linked list, newest first.
 ///
-/// A component seldom has more than one or two parents, so a list costs one small allocation per
-/// parent and a lookup compares one or two types.
+/// A component seldom has more than one parent, so registering one allocates nothing and a lookup
+/// compares one or two types; each further parent costs one small allocation.
 @usableFromInline
 struct ParentList: ~Copyable {
     /// One registered parent and the parents registered before it.
@@ -24,47 +24,67 @@ struct ParentList: ~Copyable {
         }
     }
 
-    // Read without a lock; written only while holding the component's lock. Holds one reference
-    // to the newest link, which holds the rest.
+    // Read without a lock; written only while holding the component's lock. `firstType` is written
+    // before `first` is published and never changes after. Each holds one reference: `first` to
+    // the first parent, `newest` to the newest link, which holds the rest.
+    @usableFromInline
+    let first = Atomic<Unmanaged<Component>?>(nil)
+    @usableFromInline
+    let firstType = Atomic<UnsafeRawPointer?>(nil)
     @usableFromInline
     let newest = Atomic<Unmanaged<Link>?>(nil)
 
     init() {}
 
     deinit {
+        first.load(ordering: .acquiring)?.release()
         newest.load(ordering: .acquiring)?.release()
     }
 
     /// The parent registered as `type`, unretained, or nil. Safe from any thread without a lock.
     @inlinable @inline(__always)
     func parent(registeredAs type: Any.Type) -> Unmanaged<Component>? {
-        guard let newest = newest.load(ordering: .acquiring) else { return nil }
-        return newest._withUnsafeGuaranteedRef { newest in
-            var link: Link? = newest
-            while let current = link {
-                if current.type == ObjectIdentifier(type) { return .passUnretained(current.component) }
-                link = current.next
-            }
-            return nil
+        guard let first = first.load(ordering: .acquiring) else { return nil }
+        if firstType.load(ordering: .relaxed) == unsafeBitCast(type, to: UnsafeRawPointer.self) {
+            return first
         }
+        return laterParent(registeredAs: ObjectIdentifier(type))
+    }
+
+    /// The parent registered as `type` after the first, or nil.
+    @usableFromInline
+    func laterParent(registeredAs type: ObjectIdentifier) -> Unmanaged<Component>? {
+        var link = newest.load(ordering: .acquiring)?.takeUnretainedValue()
+        while let current = link {
+            if current.type == type { return .passUnretained(current.component) }
+            link = current.next
+        }
+        return nil
     }
 
     /// The parents, in the order they were registered, with the type each was registered as.
     var all: [(type: Component.Type, component: Component)] {
+        guard let first = first.load(ordering: .acquiring) else { return [] }
         var parents: [(type: Component.Type, component: Component)] = []
         var link = newest.load(ordering: .acquiring)?.takeUnretainedValue()
         while let current = link {
             parents.append((current.registeredType, current.component))
             link = current.next
         }
-        return parents.reversed()
+        let firstType = unsafeBitCast(firstType.load(ordering: .relaxed), to: Component.Type.self)
+        return [(firstType, first.takeUnretainedValue())] + parents.reversed()
     }
 
-    /// Whether the list is empty.
-    var isEmpty: Bool { newest.load(ordering: .acquiring) == nil }
+    /// Whether no parent is registered.
+    var isEmpty: Bool { first.load(ordering: .acquiring) == nil }
 
     /// Adds `component`, registered as `type`. Call it while holding the component's lock.
     func append(_ component: Component, as type: Component.Type) {
+        if first.load(ordering: .relaxed) == nil {
+            firstType.store(unsafeBitCast(type, to: UnsafeRawPointer.self), ordering: .relaxed)
+            first.store(.passRetained(component), ordering: .releasing)
+            return
+        }
         let previous = newest.load(ordering: .acquiring)
         // The new link takes over the list's reference to the previous one.
         let link = Link(type: type, component: component, next: previous?.takeRetainedValue())
