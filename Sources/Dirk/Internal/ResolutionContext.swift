@@ -29,6 +29,9 @@ final class ResolutionContext: @unchecked Sendable {
     /// Whether the outermost `leave()` has work to do: scoped instances to drop, or borrowed
     /// instances whose configuration to wait for.
     @exclusivity(unchecked) @usableFromInline var hasResolutionState = false
+    /// Whether the outermost `leave()` has more to do than release the held components: scoped
+    /// instances, borrowed instances or publications.
+    @exclusivity(unchecked) var hasPendingWork = false
     /// Components this resolution keeps alive until it ends, each retained once, so that a
     /// provider call into a component already held costs no reference counting.
     @exclusivity(unchecked) @usableFromInline var held: UnsafeMutablePointer<Unmanaged<Component>>
@@ -166,6 +169,18 @@ final class ResolutionContext: @unchecked Sendable {
 
     @usableFromInline
     func endResolution() {
+        hasResolutionState = false
+        if hasPendingWork { finishPendingWork() }
+        // One at a time from the top: a deinitializer that resolves again pushes and pops above.
+        while heldCount > 0 {
+            heldCount &-= 1
+            held[heldCount].release()
+        }
+    }
+
+    /// Publishes, waits for and drops what the resolution left besides its held components.
+    private func finishPendingWork() {
+        hasPendingWork = false
         // First what this resolution built while configuring, so that other threads waiting for
         // it can finish; then an instance taken from another thread while it was being
         // configured is handed to the caller only once its configuration is over.
@@ -177,7 +192,6 @@ final class ResolutionContext: @unchecked Sendable {
         for construction in borrowed {
             while !construction.wait(nanoseconds: 20_000_000) {}
         }
-        hasResolutionState = false
         // Released here, outside any lock: their deinitializers may run user code, including
         // new resolutions on this thread.
         if !scoped.isEmpty || !borrowed.isEmpty {
@@ -186,22 +200,19 @@ final class ResolutionContext: @unchecked Sendable {
             borrowed = []
             _ = finished
         }
-        // One at a time from the top: a deinitializer that resolves again pushes and pops above.
-        while heldCount > 0 {
-            heldCount &-= 1
-            held[heldCount].release()
-        }
     }
 
     /// Runs `publish` when the outermost call returns.
     func publishWhenResolutionEnds(_ publish: @escaping () -> Void) {
         publications.append(publish)
+        hasPendingWork = true
         hasResolutionState = true
     }
 
     /// Records that this resolution took `construction`'s instance while it was being configured.
     func borrow(from construction: Construction) {
         borrowed.append(construction)
+        hasPendingWork = true
         hasResolutionState = true
     }
 
@@ -224,6 +235,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// other slot can take the same address meanwhile.
     func setScopedEntry(_ entry: ScopedEntry) {
         scoped[ObjectIdentifier(entry.slot)] = entry
+        hasPendingWork = true
         hasResolutionState = true
     }
 
