@@ -20,7 +20,7 @@ struct Frame {
     @usableFromInline static let bucketCount = 64
 
     /// The frame of `module`'s provider at `site`, which returns `type`.
-    @inlinable
+    @inlinable @inline(__always)
     init(provider module: AnyModule, at site: CallSite, returning type: Any.Type) {
         owner = .passUnretained(module)
         subject = Swift.type(of: module)
@@ -41,7 +41,7 @@ struct Frame {
     /// The bucket of the provider `key` of `owner`.
     @inlinable @inline(__always)
     static func bucket(owner: Unmanaged<AnyObject>, key: LookupKey) -> UInt8 {
-        let bits = UInt(bitPattern: key.mixedHash) ^ UInt(bitPattern: owner.toOpaque()) >> 4
+        let bits = UInt64(UInt(bitPattern: key.mixedHash)) ^ UInt64(UInt(bitPattern: owner.toOpaque())) >> 4
         return UInt8(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 58)
     }
 

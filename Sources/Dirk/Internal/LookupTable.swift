@@ -27,7 +27,7 @@ struct LookupTable: ~Copyable {
     @usableFromInline
     let firstType = Atomic<UInt>(0)
     @usableFromInline
-    let firstPosition = Atomic<UInt>(0)
+    let firstPosition = Atomic<UInt64>(0)
     @usableFromInline
     let firstFile = Atomic<UInt>(0)
     @usableFromInline

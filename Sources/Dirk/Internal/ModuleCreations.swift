@@ -9,6 +9,8 @@ struct ModuleCreations {
         let type: ObjectIdentifier
         /// The creating thread. Unretained: the thread ends the creation before it returns.
         let builder: Unmanaged<ResolutionContext>
+        /// The creating thread's frame, which cycle paths look for on its stack.
+        let frame: Frame
         /// What waiting threads sleep on, made by the first of them.
         var construction: Construction?
     }
@@ -22,21 +24,19 @@ struct ModuleCreations {
         return others.first { $0.type == type }?.builder
     }
 
-    /// Records that `context`'s thread creates the module of type `type`.
-    mutating func begin(_ type: ObjectIdentifier, by context: ResolutionContext) {
-        let creation = Creation(type: type, builder: .passUnretained(context))
+    /// Records that `context`'s thread creates the module of type `type`, as `frame`.
+    mutating func begin(_ type: ObjectIdentifier, by context: ResolutionContext, as frame: Frame) {
+        let creation = Creation(type: type, builder: .passUnretained(context), frame: frame)
         if first == nil { first = creation } else { others.append(creation) }
     }
 
     /// The construction that threads waiting for the module of type `type` sleep on, made by the
-    /// first of them; `frame` is the waiter's, which names the same module.
-    mutating func construction(
-        of type: ObjectIdentifier, frame: Frame, lock: Locked<ComponentState>
-    ) -> Construction {
+    /// first of them.
+    mutating func construction(of type: ObjectIdentifier, lock: Locked<ComponentState>) -> Construction {
         func made(for creation: inout Creation) -> Construction {
             if let construction = creation.construction { return construction }
             let construction = Construction(
-                builder: creation.builder.takeUnretainedValue(), frame: frame, lock: lock,
+                builder: creation.builder.takeUnretainedValue(), frame: creation.frame, lock: lock,
                 configuring: false)
             creation.construction = construction
             return construction

@@ -63,10 +63,14 @@ struct ParentList: ~Copyable {
     }
 
     /// The parents, in the order they were registered, with the type each was registered as.
+    ///
+    /// Sequentially consistent with `append(_:as:)`: of two threads that each register a parent
+    /// and then walk the other's ancestors, at least one sees the other's registration, which is
+    /// how two components made each other's parent at once find the cycle.
     var all: [(type: Component.Type, component: Component)] {
-        guard let first = first.load(ordering: .acquiring) else { return [] }
+        guard let first = first.load(ordering: .sequentiallyConsistent) else { return [] }
         var parents: [(type: Component.Type, component: Component)] = []
-        var link = newest.load(ordering: .acquiring)?.takeUnretainedValue()
+        var link = newest.load(ordering: .sequentiallyConsistent)?.takeUnretainedValue()
         while let current = link {
             parents.append((current.registeredType, current.component))
             link = current.next
@@ -76,18 +80,18 @@ struct ParentList: ~Copyable {
     }
 
     /// Whether no parent is registered.
-    var isEmpty: Bool { first.load(ordering: .acquiring) == nil }
+    var isEmpty: Bool { first.load(ordering: .sequentiallyConsistent) == nil }
 
     /// Adds `component`, registered as `type`. Call it while holding the component's lock.
     func append(_ component: Component, as type: Component.Type) {
         if first.load(ordering: .relaxed) == nil {
             firstType.store(unsafeBitCast(type, to: UnsafeRawPointer.self), ordering: .relaxed)
-            first.store(.passRetained(component), ordering: .releasing)
+            first.store(.passRetained(component), ordering: .sequentiallyConsistent)
             return
         }
         let previous = newest.load(ordering: .acquiring)
         // The new link takes over the list's reference to the previous one.
         let link = Link(type: type, component: component, next: previous?.takeRetainedValue())
-        newest.store(.passRetained(link), ordering: .releasing)
+        newest.store(.passRetained(link), ordering: .sequentiallyConsistent)
     }
 }

@@ -29,7 +29,7 @@ struct CallSite {
 struct LookupKey: Equatable {
     @usableFromInline let type: ObjectIdentifier
     /// The call site's line and column, `line << 20 | column`; zero in the key of a type.
-    @usableFromInline let position: UInt
+    @usableFromInline let position: UInt64
     /// The first byte of the provider's file name; nil in the key of a type.
     @usableFromInline let file: UnsafeRawPointer?
     /// The length of the file name in bytes.
@@ -45,7 +45,7 @@ struct LookupKey: Equatable {
     @inlinable
     init(site: CallSite, type: ObjectIdentifier) {
         self.type = type
-        position = site.line &<< 20 | site.column & 0xF_FFFF
+        position = UInt64(site.line) &<< 20 | UInt64(site.column) & 0xF_FFFF
         file = UnsafeRawPointer(site.file.utf8Start)
         fileLength = site.file.utf8CodeUnitCount
     }
@@ -62,9 +62,9 @@ struct LookupKey: Equatable {
     /// A well-mixed hash; the table uses its low bits.
     @inlinable
     var mixedHash: Int {
-        var bits = (UInt(bitPattern: type) ^ position) &* 0x9E37_79B9_7F4A_7C15
+        var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
         bits ^= bits >> 29
-        return Int(bitPattern: bits)
+        return Int(truncatingIfNeeded: bits)
     }
 
     @inlinable

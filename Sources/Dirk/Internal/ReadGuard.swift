@@ -86,7 +86,7 @@ final class ReadGuard: @unchecked Sendable {
     static func firstSlot() -> Int {
         var marker: UInt8 = 0
         let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        return Int(truncatingIfNeeded: ((address >> 16) &* 0x9E37_79B9_7F4A_7C15) >> 59)
+        return Int(truncatingIfNeeded: ((UInt64(address) >> 16) &* 0x9E37_79B9_7F4A_7C15) >> 59)
     }
 
     /// Waits until no reader still holds one of `objects` in a slot. Call it after unpublishing

@@ -167,7 +167,7 @@ final class ResolutionContext: @unchecked Sendable {
         hasResolutionState = true
     }
 
-    @usableFromInline
+    @usableFromInline @inline(never)
     func endResolution() {
         hasResolutionState = false
         if hasPendingWork { finishPendingWork() }

@@ -7,12 +7,10 @@
 #ifndef DIRK_THREAD_LOCAL_H
 #define DIRK_THREAD_LOCAL_H
 
-#if defined(__linux__)
-// Initial-exec: the variable lives at a fixed offset from the thread pointer, one load away.
-extern __thread void *_Nullable dirk_thread_context __attribute__((tls_model("initial-exec")));
-#else
+// The default model, so that a shared library holding Dirk can also be loaded with `dlopen`. Linked
+// into an executable, as SwiftPM links it, the linker turns the access into one load from the
+// thread pointer.
 extern __thread void *_Nullable dirk_thread_context;
-#endif
 
 /// The calling thread's resolution context, or NULL before its first resolution.
 static inline void *_Nullable dirk_get_thread_context(void) { return dirk_thread_context; }

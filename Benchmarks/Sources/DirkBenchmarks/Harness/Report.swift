@@ -5,6 +5,8 @@ struct Report {
     let results: [ScenarioResult]
     let plan: MeasurementPlan
     let checksum: UInt
+    /// Nanoseconds per uncontended atomic read-modify-write, measured in the same run.
+    let atomicNanoseconds: Double
 
     /// One row per scenario and implementation.
     var table: String {
@@ -29,6 +31,9 @@ struct Report {
             }
         }
         lines.append("")
+        lines.append(
+            "one uncontended atomic read-modify-write (a retain, a release): "
+                + "\(nanoseconds(atomicNanoseconds)) ns")
         lines.append("checksum \(String(checksum, radix: 16))")
         if !AllocationCounter.isAvailable {
             lines.append("allocation counting unavailable: the malloc interposer is not in use")
@@ -64,6 +69,7 @@ struct Report {
         }
         return """
             {"rounds": \(plan.rounds), "batch_ms": \(number(plan.batchNanoseconds / 1e6)), \
+            "atomic_rmw_ns": \(number(atomicNanoseconds)), \
             "checksum": "\(String(checksum, radix: 16))", "scenarios": [
               \(scenarios.joined(separator: ",\n  "))
             ]}
