@@ -26,7 +26,8 @@ do {
 var bench = Bench(plan: options.plan)
 let scenarios = Scenarios.all.filter { options.scenarios?.contains($0.name) ?? true }
 let results = scenarios.map { bench.measure($0, implementations: options.implementations) }
-let atomicNanoseconds = AtomicCost.measure(iterations: options.plan.fixedIterations == nil ? 2_000_000 : 1_000)
+let atomicNanoseconds = AtomicCost.measure(
+    iterations: options.plan.fixedIterations == nil ? 2_000_000 : 1_000)
 let report = Report(
     results: results, plan: options.plan, checksum: bench.checksum, atomicNanoseconds: atomicNanoseconds)
 print(options.json ? report.json : report.table)

@@ -98,7 +98,8 @@ final class OnceCell: @unchecked Sendable {
             case .found(let value):
                 return value
             case .wait(let construction, let configuringValue):
-                if let value = construction.awaitBuilder(configuringValue: configuringValue, context: context) {
+                if let value = construction.awaitBuilder(configuringValue: configuringValue, context: context)
+                {
                     return value
                 }
             case .build:
