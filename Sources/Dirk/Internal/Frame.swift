@@ -20,7 +20,7 @@ struct Frame {
     @usableFromInline static let bucketCount = 64
 
     /// The frame of `module`'s provider at `site`, which returns `type`.
-    @inlinable @inline(__always)
+    @inlinable
     init(provider module: AnyModule, at site: CallSite, returning type: Any.Type) {
         owner = .passUnretained(module)
         subject = Swift.type(of: module)
