@@ -106,13 +106,13 @@ extension Component {
                     return .found(module)
                 }
                 guard let builder = state.moduleCreations.builder(of: key) else {
-                    state.moduleCreations.begin(key, by: context, as: frame)
+                    state.moduleCreations.begin(key, by: context)
                     return .create
                 }
                 if builder.toOpaque() == Unmanaged.passUnretained(context).toOpaque() {
                     Diagnostics.cycle(path: context.path(from: frame, closingWith: frame), at: frame)
                 }
-                return .wait(state.moduleCreations.construction(of: key, lock: self.state))
+                return .wait(state.moduleCreations.construction(of: key, frame: frame, lock: self.state))
             }
             switch step {
             case .found(let module):

@@ -94,6 +94,17 @@ struct CycleTests {
         #expect(message.contains("CycleModule.right()"))
     }
 
+    @Test("module initializers that need each other trap with the path, whichever accessor asked")
+    func moduleInitializerCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = ModuleCycleComponent().first
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: FirstCyclicModule.init(_:) -> SecondCyclicModule.init(_:) -> "
+                    + "FirstCyclicModule.init(_:)"))
+    }
+
     @Test("an acyclic diamond is no cycle")
     func diamondIsFine() {
         let component = CycleComponent()
@@ -103,6 +114,27 @@ struct CycleTests {
 }
 
 // MARK: Fixtures
+
+final class ModuleCycleComponent: Component, @unchecked Sendable {
+    var first: FirstCyclicModule { module() }
+    var second: SecondCyclicModule { module() }
+    /// A second accessor for the first module, so that the cycle closes through another call site.
+    var firstAgain: FirstCyclicModule { module() }
+}
+
+final class FirstCyclicModule: Module<ModuleCycleComponent>, @unchecked Sendable {
+    required init(_ component: ModuleCycleComponent) {
+        super.init(component)
+        _ = component.second
+    }
+}
+
+final class SecondCyclicModule: Module<ModuleCycleComponent>, @unchecked Sendable {
+    required init(_ component: ModuleCycleComponent) {
+        super.init(component)
+        _ = component.firstAgain
+    }
+}
 
 final class CycleComponent: Component, @unchecked Sendable {
     var cycles: CycleModule { module() }

@@ -15,6 +15,9 @@ struct Frame {
     /// Which of `bucketCount` buckets the frame's provider falls in: frames of one provider always
     /// share a bucket.
     @usableFromInline let bucket: UInt8
+    /// Whether the frame creates a module rather than runs a provider; such frames are the same
+    /// whichever call site asked for the module.
+    @usableFromInline let isCreation: Bool
 
     /// How many buckets frames fall in.
     @usableFromInline static let bucketCount = 64
@@ -27,6 +30,7 @@ struct Frame {
         self.site = site
         self.type = ObjectIdentifier(type)
         bucket = Self.bucket(owner: owner, key: LookupKey(site: site, type: type))
+        isCreation = false
     }
 
     /// The frame of `component` creating a module of type `module`, asked for at `site`.
@@ -35,7 +39,8 @@ struct Frame {
         subject = module
         self.site = site
         type = ObjectIdentifier(module)
-        bucket = Self.bucket(owner: owner, key: LookupKey(site: site, type: type))
+        bucket = Self.bucket(owner: owner, key: LookupKey(type: module))
+        isCreation = true
     }
 
     /// The bucket of the provider `key` of `owner`.
@@ -45,11 +50,13 @@ struct Frame {
         return UInt8(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 58)
     }
 
-    /// Whether both frames are the same provider of the same module.
+    /// Whether both frames are the same provider of the same module, or create the same module in
+    /// the same component.
     @inlinable
     func isSame(as other: Frame) -> Bool {
-        owner.toOpaque() == other.owner.toOpaque()
-            && LookupKey(site: site, type: type) == LookupKey(site: other.site, type: other.type)
+        guard owner.toOpaque() == other.owner.toOpaque(), type == other.type else { return false }
+        return isCreation
+            || LookupKey(site: site, type: type) == LookupKey(site: other.site, type: other.type)
     }
 
     /// `Module.provider()`, as messages and resolution paths show it.

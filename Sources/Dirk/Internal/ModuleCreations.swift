@@ -9,8 +9,6 @@ struct ModuleCreations {
         let type: ObjectIdentifier
         /// The creating thread. Unretained: the thread ends the creation before it returns.
         let builder: Unmanaged<ResolutionContext>
-        /// The creating thread's frame, which cycle paths look for on its stack.
-        let frame: Frame
         /// What waiting threads sleep on, made by the first of them.
         var construction: Construction?
     }
@@ -24,19 +22,21 @@ struct ModuleCreations {
         return others.first { $0.type == type }?.builder
     }
 
-    /// Records that `context`'s thread creates the module of type `type`, as `frame`.
-    mutating func begin(_ type: ObjectIdentifier, by context: ResolutionContext, as frame: Frame) {
-        let creation = Creation(type: type, builder: .passUnretained(context), frame: frame)
+    /// Records that `context`'s thread creates the module of type `type`.
+    mutating func begin(_ type: ObjectIdentifier, by context: ResolutionContext) {
+        let creation = Creation(type: type, builder: .passUnretained(context))
         if first == nil { first = creation } else { others.append(creation) }
     }
 
     /// The construction that threads waiting for the module of type `type` sleep on, made by the
-    /// first of them.
-    mutating func construction(of type: ObjectIdentifier, lock: Locked<ComponentState>) -> Construction {
+    /// first of them; `frame` is the waiter's, which names the same module as the builder's.
+    mutating func construction(
+        of type: ObjectIdentifier, frame: Frame, lock: Locked<ComponentState>
+    ) -> Construction {
         func made(for creation: inout Creation) -> Construction {
             if let construction = creation.construction { return construction }
             let construction = Construction(
-                builder: creation.builder.takeUnretainedValue(), frame: creation.frame, lock: lock,
+                builder: creation.builder.takeUnretainedValue(), frame: frame, lock: lock,
                 configuring: false)
             creation.construction = construction
             return construction
@@ -48,15 +48,11 @@ struct ModuleCreations {
 
     /// Ends the creation of the module of type `type` and wakes the threads waiting for it.
     mutating func end(_ type: ObjectIdentifier) {
-        let ended: Creation?
-        if first?.type == type {
-            ended = first
-            first = nil
+        if let first, first.type == type {
+            first.construction?.finishLocked()
+            self.first = nil
         } else if let index = others.firstIndex(where: { $0.type == type }) {
-            ended = others.remove(at: index)
-        } else {
-            ended = nil
+            others.remove(at: index).construction?.finishLocked()
         }
-        ended?.construction?.finishLocked()
     }
 }
