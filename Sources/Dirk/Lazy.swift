@@ -21,7 +21,9 @@ public final class Lazy<Value>: @unchecked Sendable {
 
     private enum State {
         case pending(() -> Value)
-        case resolving(ResolutionContext)
+        /// Being resolved by `resolver`'s thread; `waiters` is what other readers sleep on, made
+        /// by the first of them.
+        case resolving(resolver: ResolutionContext, waiters: Condition?)
         case resolved(Value)
     }
 
@@ -37,11 +39,13 @@ public final class Lazy<Value>: @unchecked Sendable {
                 switch state {
                 case .resolved(let value):
                     return value
-                case .resolving(let resolver):
+                case .resolving(let resolver, let existing):
                     if resolver === context {
                         Diagnostics.lazyCycle(valueType: Value.self)
                     }
-                    self.state.wait(nanoseconds: 20_000_000)
+                    let waiters = existing ?? Condition()
+                    state = .resolving(resolver: resolver, waiters: waiters)
+                    self.state.wait(on: waiters, nanoseconds: 20_000_000)
                     return nil
                 case .pending:
                     return nil
@@ -51,17 +55,15 @@ public final class Lazy<Value>: @unchecked Sendable {
             // Claim the resolution, unless another thread did meanwhile.
             let resolve: (() -> Value)? = state.withLock { state in
                 guard case .pending(let resolve) = state else { return nil }
-                state = .resolving(context)
+                state = .resolving(resolver: context, waiters: nil)
                 return resolve
             }
             guard let resolve else { continue }
             let value = resolve()
             // The resolver, and with it the component, is released here, after the lock.
             let finished = state.withLock { state in
-                defer {
-                    state = .resolved(value)
-                    self.state.broadcast()
-                }
+                defer { state = .resolved(value) }
+                if case .resolving(_, let waiters) = state { waiters?.broadcast() }
                 return state
             }
             _ = finished

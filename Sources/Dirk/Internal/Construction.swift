@@ -12,6 +12,8 @@ final class Construction: @unchecked Sendable {
     /// What is being built.
     let frame: Frame
     private let lock: Locked<ComponentState>
+    /// What the waiting threads sleep on, with `lock` held.
+    private let condition = Condition()
     private var finished = false
     private var configuring = false
 
@@ -33,7 +35,7 @@ final class Construction: @unchecked Sendable {
     /// it while holding the lock.
     func finishLocked() {
         finished = true
-        lock.broadcast()
+        condition.broadcast()
     }
 
     private var state: (finished: Bool, configuring: Bool) {
@@ -43,14 +45,14 @@ final class Construction: @unchecked Sendable {
     /// Wakes the threads waiting for the construction, without finishing it, so that they look
     /// for a deadlock again.
     func wakeWaiters() {
-        lock.withLock { _ in lock.broadcast() }
+        lock.withLock { _ in condition.broadcast() }
     }
 
     /// Sleeps until the construction finishes or `nanoseconds` pass, or it is woken; returns
     /// whether it finished.
     func wait(nanoseconds: Int) -> Bool {
         lock.withLock { _ in
-            if !finished { lock.wait(nanoseconds: nanoseconds) }
+            if !finished { lock.wait(on: condition, nanoseconds: nanoseconds) }
             return finished
         }
     }
