@@ -178,17 +178,6 @@ extension Component {
     }
 }
 
-extension ComponentState {
-    /// Calls `body` with every module attached to the component.
-    func forEachModule(_ body: (AnyModule) -> Void) {
-        var module = firstAttached
-        while let current = module {
-            body(current)
-            module = current.nextAttached
-        }
-    }
-}
-
 extension ProviderSlot {
     /// The strategy the provider uses, as graphs show it.
     var strategyName: String {

@@ -56,7 +56,7 @@ open class Component: @unchecked Sendable {
     /// reach it even when it was never registered.
     func attach(_ module: AnyModule) {
         withStateLock { state in
-            module.nextAttached = state.firstAttached
+            module.nextAttached = state.firstAttached.take()
             state.firstAttached = module
             let observers = state.tracers + (state.graph == nil ? 0 : 1)
             if observers > 0 { module.addObservers(observers) }
@@ -97,14 +97,24 @@ struct ComponentState {
     /// module so. Call it while holding the component's lock.
     func dropCachedInstances(componentReleased: Bool) -> [Any] {
         var dropped: [Any] = []
-        var module = firstAttached
-        while let current = module {
-            if componentReleased { current.isComponentAlive.store(false, ordering: .relaxed) }
-            current.resetSlots(into: &dropped)
-            module = current.nextAttached
+        forEachModule { module in
+            if componentReleased { module.isComponentAlive.store(false, ordering: .relaxed) }
+            module.resetSlots(into: &dropped)
         }
         if !dropped.isEmpty { readGuard?.waitUntilUnread(dropped) }
         return dropped
+    }
+
+    /// Calls `body` with every module attached to the component, newest first, touching no
+    /// reference count: the component's lock, held by the caller, keeps the list as it is.
+    func forEachModule(_ body: (AnyModule) -> Void) {
+        var next = firstAttached.map { Unmanaged.passUnretained($0) }
+        while let current = next {
+            next = current._withUnsafeGuaranteedRef { module in
+                body(module)
+                return module.nextAttached.map { Unmanaged.passUnretained($0) }
+            }
+        }
     }
 
     /// The read guard, made on first use.
