@@ -29,7 +29,8 @@ struct Frame {
         subject = Swift.type(of: module)
         self.site = site
         self.type = ObjectIdentifier(type)
-        bucket = Self.bucket(owner: owner, key: LookupKey(site: site, type: type))
+        bucket = Self.bucket(
+            owner: owner, type: self.type, position: UInt64(site.line) &<< 20 ^ UInt64(site.column))
         isCreation = false
     }
 
@@ -39,15 +40,19 @@ struct Frame {
         subject = module
         self.site = site
         type = ObjectIdentifier(module)
-        bucket = Self.bucket(owner: owner, key: LookupKey(type: module))
+        bucket = Self.bucket(owner: owner, type: type, position: 0)
         isCreation = true
     }
 
-    /// The bucket of the provider `key` of `owner`.
+    /// The bucket of `owner`'s provider at `position` (line and column) returning `type`. The file
+    /// is left out: providers of one owner in different files may share a bucket, which costs a
+    /// search of the stack and nothing else.
     @inlinable @inline(__always)
-    static func bucket(owner: Unmanaged<AnyObject>, key: LookupKey) -> UInt8 {
-        let bits = UInt64(UInt(bitPattern: key.mixedHash)) ^ UInt64(UInt(bitPattern: owner.toOpaque())) >> 4
-        return UInt8(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 58)
+    static func bucket(owner: Unmanaged<AnyObject>, type: ObjectIdentifier, position: UInt64) -> UInt8 {
+        let bits =
+            (UInt64(UInt(bitPattern: type)) ^ position ^ UInt64(UInt(bitPattern: owner.toOpaque())) >> 4)
+            &* 0x9E37_79B9_7F4A_7C15
+        return UInt8(truncatingIfNeeded: (bits ^ bits >> 29) >> 58)
     }
 
     /// Whether both frames are the same provider of the same module, or create the same module in
