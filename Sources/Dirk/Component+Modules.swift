@@ -122,9 +122,14 @@ extension Component {
             case .create:
                 context.enter(frame)
                 defer { context.leave() }
-                // A module's initializer cannot throw; a trap in it ends the program.
+                // A module's initializer cannot throw; a trap in it ends the program. It leaves
+                // attaching the module to the publication below, under the same lock, unless it
+                // created another module first.
+                context.attachedOnPublish = (Unmanaged.passUnretained(self).toOpaque(), key)
                 let module = type.makeDefault(for: self, at: site)
+                context.attachedOnPublish = nil
                 withStateLock { state in
+                    state.attach(module)
                     modulesByType.insert(module, for: LookupKey(type: type))
                     state.moduleCreations.end(key)
                 }

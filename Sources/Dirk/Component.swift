@@ -55,12 +55,7 @@ open class Component: @unchecked Sendable {
     /// Keeps `module`, created for this component, so that `reset()` and the component's release
     /// reach it even when it was never registered.
     func attach(_ module: AnyModule) {
-        withStateLock { state in
-            module.nextAttached = state.firstAttached.take()
-            state.firstAttached = module
-            let observers = state.tracers + (state.graph == nil ? 0 : 1)
-            if observers > 0 { module.addObservers(observers) }
-        }
+        withStateLock { $0.attach(module) }
     }
 
     /// Runs `body` while holding the component's lock. `body` must not call user code.
@@ -103,6 +98,17 @@ struct ComponentState {
         }
         if !dropped.isEmpty { readGuard?.waitUntilUnread(dropped) }
         return dropped
+    }
+
+    /// Attaches `module` to the component, unless it is attached already. Call it while holding the
+    /// component's lock.
+    mutating func attach(_ module: AnyModule) {
+        guard !module.isAttached else { return }
+        module.isAttached = true
+        module.nextAttached = firstAttached.take()
+        firstAttached = module
+        let observers = tracers + (graph == nil ? 0 : 1)
+        if observers > 0 { module.addObservers(observers) }
     }
 
     /// Calls `body` with every module attached to the component, newest first, touching no

@@ -35,6 +35,8 @@ open class AnyModule: @unchecked Sendable {
     }
     /// The next module attached to the same component; guarded by the component's lock.
     var nextAttached: AnyModule?
+    /// Whether the module is attached to its component; guarded by the component's lock.
+    var isAttached = false
 
     init() {}
 
@@ -128,7 +130,14 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
         owner = component
         unretainedOwner = .passUnretained(component)
         super.init()
-        component.attach(self)
+        let context = ResolutionContext.current.takeUnretainedValue()
+        if let pending = context.attachedOnPublish,
+            pending.component == unretainedOwner.toOpaque(), pending.type == ObjectIdentifier(Self.self)
+        {
+            context.attachedOnPublish = nil
+        } else {
+            component.attach(self)
+        }
     }
 
     /// The component this module belongs to.

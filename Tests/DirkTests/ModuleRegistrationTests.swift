@@ -13,6 +13,25 @@ struct ModuleRegistrationTests {
         #expect(component.created.count == 1)
     }
 
+    @Test("a module whose initializer creates another module first is reset and released with both")
+    func nestedModuleCreation() {
+        weak var outer: OuterTestModule?
+        weak var inner: InnerTestModule?
+        do {
+            let component = NestingTestComponent()
+            let outerModule = component.outer
+            outer = outerModule
+            inner = component.inner
+            let outerThing = outerModule.thing()
+            let innerThing = component.inner.thing()
+            component.reset()
+            #expect(outerModule.thing() !== outerThing)
+            #expect(component.inner.thing() !== innerThing)
+        }
+        #expect(outer == nil)
+        #expect(inner == nil)
+    }
+
     @Test("builders chain and return the component typed as the subclass")
     func buildersChain() {
         let app: AppTestComponent = AppTestComponent()
@@ -131,4 +150,23 @@ final class StubNetworkTestModule: NetworkTestModule, @unchecked Sendable {
 
 final class MisdeclaredComponent: Component, @unchecked Sendable {
     var data: DataTestModule { module() }
+}
+
+final class NestingTestComponent: Component, @unchecked Sendable {
+    var outer: OuterTestModule { module() }
+    var inner: InnerTestModule { module() }
+}
+
+final class OuterTestModule: Module<NestingTestComponent>, @unchecked Sendable {
+    required init(_ component: NestingTestComponent) {
+        // Creates another module of the same component before this one exists.
+        _ = component.inner
+        super.init(component)
+    }
+
+    func thing() -> Thing { single { Thing() } }
+}
+
+final class InnerTestModule: Module<NestingTestComponent>, @unchecked Sendable {
+    func thing() -> Thing { single { Thing() } }
 }

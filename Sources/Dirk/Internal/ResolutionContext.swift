@@ -44,6 +44,11 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var freshRequest: FreshRequest?
     /// The lines of the trace under way on this thread, if any.
     @exclusivity(unchecked) var traceLines: [String]?
+    /// The module that `Component.firstUse` is creating on this thread, which it attaches to its
+    /// component when it publishes it, under the same lock: the module's initializer skips
+    /// attaching it.
+    @exclusivity(unchecked) var attachedOnPublish:
+        (component: UnsafeMutableRawPointer, type: ObjectIdentifier)?
     /// How many `configure:` closures are running on this thread.
     @exclusivity(unchecked) var configurationDepth = 0
 
