@@ -13,10 +13,10 @@ extension Component {
     /// - Returns: The module; the same instance on every call.
     @inlinable @inline(__always)
     public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
-        if let module = modulesByType.value(for: LookupKey(type: M.self), as: AnyModule.self) {
+        if let module = modulesByType.firstValue(ifType: M.self, as: AnyModule.self) {
             return unsafeDowncast(module.takeUnretainedValue(), to: M.self)
         }
-        return unsafeDowncast(firstUse(of: M.self, file: file, line: line), to: M.self)
+        return unsafeDowncast(laterModule(of: M.self, file: file, line: line), to: M.self)
     }
 
     /// Registers the module that `make` creates for this component, in place of its own type and
@@ -84,11 +84,21 @@ extension Component {
         _ = replaced
     }
 
+    /// The module of `type` when it is not the component's first: looked up in the table, or
+    /// published or created by `firstUse`. Kept out of line, so that the accessor's path to the
+    /// first module stays short.
+    @usableFromInline
+    func laterModule(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
+        if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
+            return module.takeUnretainedValue()
+        }
+        return firstUse(of: type, file: file, line: line)
+    }
+
     /// Publishes the registered module of `type`, or creates the default one, exactly once.
     ///
     /// The first thread to ask creates the module with no lock held; others wait for it, and a
     /// module whose initializer asks for itself stops the program with the path.
-    @usableFromInline
     func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
         let site = CallSite(file: file, line: line, column: 0, function: "init(_:)")
         let key = ObjectIdentifier(type)

@@ -32,12 +32,14 @@ open class Component: @unchecked Sendable {
     // and `ParentList`); they are written, and every `OnceCell` of this component's modules is
     // changed, only while holding `state`'s lock.
     let state = Locked.make(ComponentState())
+    /// The published modules, by type; holds only keys of types.
     @usableFromInline
     let modulesByType = LookupTable()
     /// The parents registered with `parent(_:)`.
     @usableFromInline
     let parents = ParentList()
-    /// Ancestors that `parent()` found by searching, by the type asked for.
+    /// Ancestors that `parent()` found by searching, by the type asked for; holds only keys of
+    /// types.
     @usableFromInline
     let ancestorsByType = LookupTable()
 

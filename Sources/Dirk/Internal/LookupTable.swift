@@ -60,6 +60,17 @@ struct LookupTable: ~Copyable {
         return Unmanaged.fromOpaque(value.toOpaque())
     }
 
+    /// The first entry's value, if it is stored under the key of `type`, in a table that holds only
+    /// keys of types (a component's modules or ancestors), where the first entry is told by its
+    /// type alone; nil otherwise. Two loads and a comparison, safe from any thread without a lock.
+    @inlinable @inline(__always)
+    func firstValue<Found: AnyObject>(ifType type: Any.Type, as found: Found.Type) -> Unmanaged<Found>? {
+        guard let first = firstValue.load(ordering: .acquiring),
+            firstType.load(ordering: .relaxed) == UInt(bitPattern: ObjectIdentifier(type))
+        else { return nil }
+        return Unmanaged.fromOpaque(first.toOpaque())
+    }
+
     /// Whether the first entry's file is `key`'s. Call it after loading the first value.
     @inlinable @inline(__always)
     func isFirstFile(_ key: Key) -> Bool {
