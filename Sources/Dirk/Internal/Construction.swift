@@ -1,8 +1,9 @@
-/// One thread building one cached instance: the record other threads wait on.
+/// One thread building one cached instance or module: the record other threads wait on, made by
+/// the first of them.
 ///
-/// Threads that need the instance sleep on its component's condition and look only at this
-/// construction when woken, so they wait for that one instance and for nothing else. While a thread waits it publishes the construction in
-/// its `ResolutionContext`. Following builder → awaited construction → its builder … either ends
+/// Threads that need the instance sleep on the construction's own condition, with the component's
+/// lock, so they wait for that one instance and for nothing else. While a thread waits it publishes
+/// the construction in its `ResolutionContext`. Following builder → awaited construction → its builder … either ends
 /// at a thread that is making progress, or comes back to the caller: then the threads wait for
 /// each other, a cycle that spans threads, which Dirk breaks or reports instead of hanging.
 final class Construction: @unchecked Sendable {

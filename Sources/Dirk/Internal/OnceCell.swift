@@ -1,12 +1,13 @@
 import Synchronization
 
-/// A cached instance built at most once at a time: the caching core of `single`, `weak`,
-/// `single(key:)` and default modules.
+/// A cached instance built at most once at a time: the caching core of `single`, `weak` and
+/// `single(key:)`.
 ///
 /// A cell moves `empty → building → (configuring →) ready`, back to `empty` when the factory or
 /// `configure` throws, and from `ready` to `empty` on `reset()` or, for weak cells, when the
 /// instance is gone. The first thread to find it empty builds, with no lock held; threads that
-/// find it building sleep on that `Construction` until it finishes, then look again. The thread
+/// find it building sleep on a `Construction`, which the first of them makes, until it finishes,
+/// then look again. The thread
 /// that builds sees its own instance while it is configuring, which is how `configure:` closures
 /// reach each other.
 ///
