@@ -8,17 +8,14 @@ import Synchronization
 @usableFromInline
 struct ParentList: ~Copyable {
     /// One registered parent and the parents registered before it.
-    @usableFromInline
     final class Link: Sendable {
         /// The type the parent was registered as.
-        @usableFromInline let type: ObjectIdentifier
-        let registeredType: Component.Type
-        @usableFromInline let component: Component
-        @usableFromInline let next: Link?
+        let type: Component.Type
+        let component: Component
+        let next: Link?
 
         init(type: Component.Type, component: Component, next: Link?) {
-            self.type = ObjectIdentifier(type)
-            registeredType = type
+            self.type = type
             self.component = component
             self.next = next
         }
@@ -31,7 +28,6 @@ struct ParentList: ~Copyable {
     let first = Atomic<Unmanaged<Component>?>(nil)
     @usableFromInline
     let firstType = Atomic<UnsafeRawPointer?>(nil)
-    @usableFromInline
     let newest = Atomic<Unmanaged<Link>?>(nil)
 
     init() {}
@@ -56,7 +52,7 @@ struct ParentList: ~Copyable {
     func laterParent(registeredAs type: ObjectIdentifier) -> Unmanaged<Component>? {
         var link = newest.load(ordering: .acquiring)?.takeUnretainedValue()
         while let current = link {
-            if current.type == type { return .passUnretained(current.component) }
+            if ObjectIdentifier(current.type) == type { return .passUnretained(current.component) }
             link = current.next
         }
         return nil
@@ -72,15 +68,12 @@ struct ParentList: ~Copyable {
         var parents: [(type: Component.Type, component: Component)] = []
         var link = newest.load(ordering: .sequentiallyConsistent)?.takeUnretainedValue()
         while let current = link {
-            parents.append((current.registeredType, current.component))
+            parents.append((current.type, current.component))
             link = current.next
         }
         let firstType = unsafeBitCast(firstType.load(ordering: .relaxed), to: Component.Type.self)
         return [(firstType, first.takeUnretainedValue())] + parents.reversed()
     }
-
-    /// Whether no parent is registered.
-    var isEmpty: Bool { first.load(ordering: .sequentiallyConsistent) == nil }
 
     /// Adds `component`, registered as `type`. Call it while holding the component's lock.
     func append(_ component: Component, as type: Component.Type) {
