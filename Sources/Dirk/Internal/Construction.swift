@@ -19,11 +19,26 @@ final class Construction: @unchecked Sendable {
     private var configuring = false
 
     /// A construction that `builder` began, with `lock`, the component's lock, held.
-    init(builder: ResolutionContext, frame: Frame, lock: Locked<ComponentState>, configuring: Bool) {
+    private init(
+        builder: ResolutionContext, frame: Frame, lock: Locked<ComponentState>, configuring: Bool
+    ) {
         self.builder = builder
         self.frame = frame
         self.lock = lock
         self.configuring = configuring
+    }
+
+    /// The construction in `slot`, or a new one that `builder` began, stored there: the first
+    /// thread to wait makes it, so a build nobody waits for allocates none. Call it while holding
+    /// `lock`.
+    static func waitedOn(
+        in slot: inout Construction?, builder: ResolutionContext, frame: Frame,
+        lock: Locked<ComponentState>, configuring: Bool
+    ) -> Construction {
+        if let slot { return slot }
+        let made = Construction(builder: builder, frame: frame, lock: lock, configuring: configuring)
+        slot = made
+        return made
     }
 
     /// Records that the instance exists and its `configure:` closure runs. Call it while holding

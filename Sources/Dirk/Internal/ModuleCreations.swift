@@ -34,12 +34,9 @@ struct ModuleCreations {
         of type: ObjectIdentifier, frame: Frame, lock: Locked<ComponentState>
     ) -> Construction {
         func made(for creation: inout Creation) -> Construction {
-            if let construction = creation.construction { return construction }
-            let construction = Construction(
-                builder: creation.builder.takeUnretainedValue(), frame: frame, lock: lock,
-                configuring: false)
-            creation.construction = construction
-            return construction
+            Construction.waitedOn(
+                in: &creation.construction, builder: creation.builder.takeUnretainedValue(),
+                frame: frame, lock: lock, configuring: false)
         }
         if first?.type == type { return made(for: &first!) }
         let index = others.firstIndex { $0.type == type }!

@@ -168,12 +168,9 @@ final class OnceCell: @unchecked Sendable {
     /// The construction that threads waiting for the instance sleep on, made by the first of them.
     /// `frame` is the waiter's, which names the same provider as the builder's.
     private func waitedConstruction(frame: Frame, lock: Locked<ComponentState>) -> Construction {
-        if let construction { return construction }
-        let made = Construction(
-            builder: builder.unsafelyUnwrapped.takeUnretainedValue(), frame: frame, lock: lock,
-            configuring: phase == .configuring)
-        construction = made
-        return made
+        Construction.waitedOn(
+            in: &construction, builder: builder.unsafelyUnwrapped.takeUnretainedValue(), frame: frame,
+            lock: lock, configuring: phase == .configuring)
     }
 
     /// Moves from building to configuring `value`, which this thread's later calls then get.
