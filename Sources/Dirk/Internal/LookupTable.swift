@@ -48,12 +48,7 @@ struct LookupTable: ~Copyable {
     func value<Found: AnyObject>(for key: Key, as type: Found.Type) -> Unmanaged<Found>? {
         // The first entry is filled before any other, so an empty one means an empty table.
         guard let first = firstValue.load(ordering: .acquiring) else { return nil }
-        if firstType.load(ordering: .relaxed) == UInt(bitPattern: key.type),
-            firstPosition.load(ordering: .relaxed) == key.position,
-            isFirstFile(key)
-        {
-            return Unmanaged.fromOpaque(first.toOpaque())
-        }
+        if firstKey == key { return Unmanaged.fromOpaque(first.toOpaque()) }
         guard let storage = current.load(ordering: .acquiring),
             let value = storage._withUnsafeGuaranteedRef({ $0.find(key) })
         else { return nil }
@@ -71,14 +66,14 @@ struct LookupTable: ~Copyable {
         return Unmanaged.fromOpaque(first.toOpaque())
     }
 
-    /// Whether the first entry's file is `key`'s. Call it after loading the first value.
-    @inlinable @inline(__always)
-    func isFirstFile(_ key: Key) -> Bool {
-        let file = firstFile.load(ordering: .relaxed)
-        return file == UInt(bitPattern: key.file)
-            || LookupKey.sameFile(
-                UnsafeRawPointer(bitPattern: file), firstFileLength.load(ordering: .relaxed),
-                key.file, key.fileLength)
+    /// The first entry's key. Read it after loading the first value.
+    @inlinable
+    var firstKey: Key {
+        LookupKey(
+            type: unsafeBitCast(firstType.load(ordering: .relaxed), to: ObjectIdentifier.self),
+            position: firstPosition.load(ordering: .relaxed),
+            file: UnsafeRawPointer(bitPattern: firstFile.load(ordering: .relaxed)),
+            fileLength: firstFileLength.load(ordering: .relaxed))
     }
 
     /// Calls `body` with every value, in table order, without allocating. Call it while holding the

@@ -44,19 +44,24 @@ struct LookupKey: Equatable {
     /// The key of the provider at `site` returning the type `type` identifies.
     @inlinable
     init(site: CallSite, type: ObjectIdentifier) {
+        self.init(
+            type: type, position: UInt64(site.line) &<< 20 | UInt64(site.column) & 0xF_FFFF,
+            file: UnsafeRawPointer(site.file.utf8Start), fileLength: site.file.utf8CodeUnitCount)
+    }
+
+    /// The key made of these parts, as a table stores them.
+    @inlinable
+    init(type: ObjectIdentifier, position: UInt64, file: UnsafeRawPointer?, fileLength: Int) {
         self.type = type
-        position = UInt64(site.line) &<< 20 | UInt64(site.column) & 0xF_FFFF
-        file = UnsafeRawPointer(site.file.utf8Start)
-        fileLength = site.file.utf8CodeUnitCount
+        self.position = position
+        self.file = file
+        self.fileLength = fileLength
     }
 
     /// The key of `type` itself: a module's or a parent's.
     @inlinable
     init(type: Any.Type) {
-        self.type = ObjectIdentifier(type)
-        position = 0
-        file = nil
-        fileLength = 0
+        self.init(type: ObjectIdentifier(type), position: 0, file: nil, fileLength: 0)
     }
 
     /// A well-mixed hash; the table uses its low bits.
