@@ -3,9 +3,10 @@
 ///
 /// Threads that need the instance sleep on the construction's own condition, with the component's
 /// lock, so they wait for that one instance and for nothing else. While a thread waits it publishes
-/// the construction in its `ResolutionContext`. Following builder → awaited construction → its builder … either ends
-/// at a thread that is making progress, or comes back to the caller: then the threads wait for
-/// each other, a cycle that spans threads, which Dirk breaks or reports instead of hanging.
+/// the construction in its `ResolutionContext`. Following builder → awaited construction → its
+/// builder … either ends at a thread that is making progress, or comes back to the caller: then
+/// the threads wait for each other, a cycle that spans threads, which Dirk breaks or reports
+/// instead of hanging.
 final class Construction: @unchecked Sendable {
     // `builder`, `frame` and `lock` are immutable; `finished` and `configuring` are guarded by
     // `lock`, the lock of the component the instance belongs to.

@@ -7,9 +7,8 @@ import Synchronization
 /// `configure` throws, and from `ready` to `empty` on `reset()` or, for weak cells, when the
 /// instance is gone. The first thread to find it empty builds, with no lock held; threads that
 /// find it building sleep on a `Construction`, which the first of them makes, until it finishes,
-/// then look again. The thread
-/// that builds sees its own instance while it is configuring, which is how `configure:` closures
-/// reach each other.
+/// then look again. The thread that builds sees its own instance while it is configuring, which is
+/// how `configure:` closures reach each other.
 ///
 /// Strong cells publish their instance for readers that take no lock (`cachedValue(as:)`), under
 /// the component's `ReadGuard`; weak cells are read under the component's lock.

@@ -26,8 +26,8 @@ final class ResolutionContext: @unchecked Sendable {
     /// How many frames on the stack fall in each of `Frame.bucketCount` buckets, so that a
     /// provider that caches nothing looks for itself on the stack only when its bucket is taken.
     @usableFromInline let framesPerBucket: UnsafeMutablePointer<UInt32>
-    /// Whether the outermost `leave()` has work to do: scoped instances to drop, or borrowed
-    /// instances whose configuration to wait for.
+    /// Whether the outermost `leave()` has work to do: held components to release, or the
+    /// pending work below. One flag, so that `leave()` checks a single byte.
     @exclusivity(unchecked) @usableFromInline var hasResolutionState = false
     /// Whether the outermost `leave()` has more to do than release the held components: scoped
     /// instances, borrowed instances or publications.
