@@ -92,6 +92,7 @@ extension Component {
     /// parents form a cycle, which counts as finding it.
     private func hasAncestor(_ candidate: Component, depth: Int = 0) -> Bool {
         guard depth < 1_000 else { return true }
+        if parents.isEmpty { return false }
         for parent in parents.all {
             if parent.component === candidate
                 || parent.component.hasAncestor(candidate, depth: depth + 1)

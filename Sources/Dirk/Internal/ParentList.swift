@@ -75,6 +75,10 @@ struct ParentList: ~Copyable {
         return [(firstType, first.takeUnretainedValue())] + parents.reversed()
     }
 
+    /// Whether no parent is registered: a cheaper answer than an empty `all`, sequentially
+    /// consistent like it.
+    var isEmpty: Bool { first.load(ordering: .sequentiallyConsistent) == nil }
+
     /// Adds `component`, registered as `type`. Call it while holding the component's lock.
     func append(_ component: Component, as type: Component.Type) {
         if first.load(ordering: .relaxed) == nil {
