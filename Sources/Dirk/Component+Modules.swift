@@ -13,10 +13,14 @@ extension Component {
     /// - Returns: The module; the same instance on every call.
     @inlinable @inline(__always)
     public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
-        if let module = modulesByType.firstValue(ifType: M.self, as: AnyModule.self) {
-            return unsafeDowncast(module.takeUnretainedValue(), to: M.self)
-        }
-        return unsafeDowncast(laterModule(of: M.self, file: file, line: line), to: M.self)
+        let module =
+            modulesByType.firstValue(ifType: M.self, as: AnyModule.self)
+            ?? laterModule(of: M.self, file: file, line: line)
+        // A cast of the address, not `takeUnretainedValue()`: the caller's optimizer sees the
+        // retain this implies and can drop it, with the release after the provider call, when
+        // the provider's path releases nothing (a cached `single`). The component keeps the
+        // module alive for its lifetime.
+        return unsafeBitCast(module.toOpaque(), to: M.self)
     }
 
     /// Registers the module that `make` creates for this component, in place of its own type and
@@ -87,12 +91,14 @@ extension Component {
     /// The module of `type` when it is not the component's first: looked up in the table, or
     /// published or created by `firstUse`. Kept out of line, so that the accessor's path to the
     /// first module stays short.
+    /// The module is returned unretained: the component keeps every published module for its
+    /// lifetime.
     @usableFromInline
-    func laterModule(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
+    func laterModule(of type: AnyModule.Type, file: StaticString, line: UInt) -> Unmanaged<AnyModule> {
         if let module = modulesByType.value(for: LookupKey(type: type), as: AnyModule.self) {
-            return module.takeUnretainedValue()
+            return module
         }
-        return firstUse(of: type, file: file, line: line)
+        return .passUnretained(firstUse(of: type, file: file, line: line))
     }
 
     /// Publishes the registered module of `type`, or creates the default one, exactly once.

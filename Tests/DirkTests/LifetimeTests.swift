@@ -23,6 +23,25 @@ struct LifetimeTests {
         #expect(instance == nil)
     }
 
+    @Test("cache hits hand out counted references: a cached class instance, and a value holding one, go with the component")
+    func cacheHitsKeepReferenceCountsBalanced() {
+        weak var instance: Thing?
+        weak var held: Thing?
+        do {
+            let strong = HitsComponent()
+            for _ in 0..<100 {
+                instance = strong.hits.thing()
+                held = strong.hits.wrapped().thing
+                let described: any CustomStringConvertible = strong.hits.described()
+                #expect(described.description == "described")
+            }
+            #expect(instance === strong.hits.thing())
+            #expect(held === strong.hits.wrapped().thing)
+        }
+        #expect(instance == nil)
+        #expect(held == nil)
+    }
+
     @Test("a module does not keep its component alive")
     func moduleDoesNotRetainComponent() {
         weak var component: TestComponent?
@@ -109,4 +128,24 @@ struct LifetimeTests {
             standardError(of: result).contains(
                 "`ThingModule.single()` was called after its component `TestComponent` was released"))
     }
+}
+
+/// A component whose singles are read many times: a class instance, a struct that holds one, and
+/// an existential.
+private final class HitsComponent: Component, @unchecked Sendable {
+    var hits: HitsModule { module() }
+}
+
+private struct Wrapper {
+    let thing: Thing
+}
+
+private final class Described: CustomStringConvertible {
+    var description: String { "described" }
+}
+
+private final class HitsModule: Module<HitsComponent>, @unchecked Sendable {
+    func thing() -> Thing { single { Thing() } }
+    func wrapped() -> Wrapper { single { Wrapper(thing: Thing()) } }
+    func described() -> any CustomStringConvertible { single { Described() } }
 }

@@ -69,11 +69,8 @@ final class OnceCell: @unchecked Sendable {
     /// The cached value, read without a lock, or nil when the cell is not ready.
     @inlinable @inline(__always)
     func cachedValue<T>(as type: T.Type) -> T? {
-        guard let readers = unretainedReaders,
-            let object = readers._withUnsafeGuaranteedRef({ $0.read(published) })
-        else { return nil }
-        return isInstance
-            ? unsafeBitCast(object, to: T.self) : unsafeDowncast(object, to: Holder<T>.self).value
+        guard let readers = unretainedReaders else { return nil }
+        return readers._withUnsafeGuaranteedRef { $0.read(published, isInstance: isInstance, as: T.self) }
     }
 
     /// The cached object, or the object built by `make` and configured by `configure`.

@@ -9,7 +9,7 @@ struct CallSite {
     @usableFromInline let column: UInt
     @usableFromInline let function: StaticString
 
-    @inlinable
+    @_transparent @usableFromInline
     init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
         self.file = file
         self.line = line
@@ -39,6 +39,14 @@ struct LookupKey: Equatable {
     @inlinable
     init(site: CallSite, type: Any.Type) {
         self.init(site: site, type: ObjectIdentifier(type))
+    }
+
+    /// The key of the provider called at `file`, `line` and `column`, returning `type`.
+    @inlinable @inline(__always)
+    init(file: StaticString, line: UInt, column: UInt, type: Any.Type) {
+        self.init(
+            type: ObjectIdentifier(type), position: UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF,
+            file: UnsafeRawPointer(file.utf8Start), fileLength: file.utf8CodeUnitCount)
     }
 
     /// The key of the provider at `site` returning the type `type` identifies.
@@ -72,7 +80,7 @@ struct LookupKey: Equatable {
         return Int(truncatingIfNeeded: bits)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func == (lhs: LookupKey, rhs: LookupKey) -> Bool {
         lhs.type == rhs.type && lhs.position == rhs.position
             && (lhs.file == rhs.file
@@ -80,7 +88,7 @@ struct LookupKey: Equatable {
     }
 
     /// Whether two file names that lie at different addresses have the same bytes.
-    @usableFromInline @inline(never)
+    @usableFromInline @inline(never) @_effects(releasenone)
     static func sameFile(
         _ lhs: UnsafeRawPointer?, _ lhsLength: Int, _ rhs: UnsafeRawPointer?, _ rhsLength: Int
     ) -> Bool {

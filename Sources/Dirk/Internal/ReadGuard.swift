@@ -49,10 +49,15 @@ final class ReadGuard: @unchecked Sendable {
         slots.deallocate()
     }
 
-    /// The object published in `published`, read as a reader that writers wait for, or nil when
-    /// nothing is published or every slot is busy (then the caller takes the slow path).
+    /// A copy of the value published in `published`, read as a reader that writers wait for, or
+    /// nil when nothing is published or every slot is busy (then the caller takes the slow path).
+    ///
+    /// The published object is the value itself when `isInstance`, else a `Holder<T>`, whose value
+    /// is copied out while the slot protects it: the holder's own reference count is not touched.
     @inlinable @inline(__always)
-    func read(_ published: borrowing Atomic<Unmanaged<AnyObject>?>) -> AnyObject? {
+    func read<T>(
+        _ published: borrowing Atomic<Unmanaged<AnyObject>?>, isInstance: Bool, as type: T.Type
+    ) -> T? {
         let first = Self.firstSlot()
         while let object = published.load(ordering: .sequentiallyConsistent) {
             let address = object.toOpaque()
@@ -67,11 +72,9 @@ final class ReadGuard: @unchecked Sendable {
                         slot.pointee.store(nil, ordering: .releasing)
                         break
                     }
-                    // The retain must happen before the slot is cleared; the optimizer moves an
-                    // ordinary retain past an atomic store, but not a call it cannot see into.
-                    retainOpaquely(address)
+                    let value = copyOpaquely(address, isInstance: isInstance, as: T.self)
                     slot.pointee.store(nil, ordering: .releasing)
-                    return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
+                    return value
                 }
                 offset &+= 1
             }
@@ -107,9 +110,16 @@ final class ReadGuard: @unchecked Sendable {
     }
 }
 
-/// Retains the object at `address` in a call that the optimizer does not see into, so that the
-/// retain cannot move past the store that clears a reader's hazard slot.
-@usableFromInline @inline(never)
-func retainOpaquely(_ address: UnsafeMutableRawPointer) {
-    _ = Unmanaged<AnyObject>.fromOpaque(address).retain()
+/// A copy of the value that the object at `address` holds: the object itself, retained, when
+/// `isInstance`, else the value of the `Holder<T>` it is.
+///
+/// It is a call the optimizer does not see into, so that the copy's retain cannot move past the
+/// store that clears a reader's hazard slot. It releases nothing, and says so, so that a caller's
+/// optimizer may still drop a retain and release of the module around a provider's fast path.
+@inlinable @inline(never) @_effects(releasenone)
+func copyOpaquely<T>(_ address: UnsafeMutableRawPointer, isInstance: Bool, as type: T.Type) -> T {
+    if isInstance {
+        return unsafeBitCast(Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue(), to: T.self)
+    }
+    return Unmanaged<Holder<T>>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.value }
 }

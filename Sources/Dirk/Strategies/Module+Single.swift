@@ -23,7 +23,7 @@ extension Module {
         _ factory: () throws -> T
     ) rethrows -> T {
         try cachedSingle(
-            CallSite(file: file, line: line, column: column, function: function),
+            file: file, line: line, column: column, function: function,
             make: { _ in try factory() }, configures: false, configure: { _, _ in })
     }
 
@@ -42,7 +42,7 @@ extension Module {
         _ factory: (C) throws -> T
     ) rethrows -> T {
         try cachedSingle(
-            CallSite(file: file, line: line, column: column, function: function),
+            file: file, line: line, column: column, function: function,
             make: factory, configures: false, configure: { _, _ in })
     }
 
@@ -71,7 +71,7 @@ extension Module {
         configure: (T, C) throws -> Void
     ) rethrows -> T {
         try cachedSingle(
-            CallSite(file: file, line: line, column: column, function: function),
+            file: file, line: line, column: column, function: function,
             make: factory, configures: true, configure: configure)
     }
 
@@ -90,7 +90,7 @@ extension Module {
         configure: (T, C) throws -> Void
     ) rethrows -> T {
         try cachedSingle(
-            CallSite(file: file, line: line, column: column, function: function),
+            file: file, line: line, column: column, function: function,
             make: { _ in try factory() }, configures: true, configure: configure)
     }
 
@@ -139,21 +139,50 @@ extension Module {
 
 extension Module {
     /// The cached instance of the `single` at `site`, read without a lock, or the one it builds.
+    ///
+    /// Only a call and a test are inlined into the provider, so that the provider stays small
+    /// enough to be inlined where it is called; and that call releases nothing, so that the
+    /// caller's optimizer can drop its retain and release of this module on a cache hit.
     @inlinable @inline(__always)
     func cachedSingle<T>(
+        file: StaticString, line: UInt, column: UInt, function: StaticString,
+        make: (C) throws -> T,
+        configures: Bool,
+        configure: (T, C) throws -> Void
+    ) rethrows -> T {
+        let key = LookupKey(file: file, line: line, column: column, type: T.self)
+        if let value = cachedValue(at: key, as: T.self) {
+            return value
+        }
+        return try uncachedSingle(
+            CallSite(file: file, line: line, column: column, function: function), make: make,
+            configures: configures, configure: configure)
+    }
+
+    /// The value cached by the strong `single` whose key is `key`, read without a lock; nil when
+    /// it has none yet, when the provider never ran, or when someone asked for fresh instances or
+    /// observes this module.
+    @inlinable @inline(never) @_effects(releasenone)
+    func cachedValue<T>(at key: LookupKey, as type: T.Type) -> T? {
+        guard attention.load(ordering: .relaxed) == 0,
+            let slot = slots.value(for: key, as: ProviderSlot.self)
+        else { return nil }
+        let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
+        return cell._withUnsafeGuaranteedRef { $0.cachedValue(as: T.self) }
+    }
+
+    /// A `single` whose value is not cached, or is not read without a lock just now.
+    @inlinable @inline(never)
+    func uncachedSingle<T>(
         _ site: CallSite,
         make: (C) throws -> T,
         configures: Bool,
         configure: (T, C) throws -> Void
     ) rethrows -> T {
-        guard attention.load(ordering: .relaxed) == 0 else {
+        if attention.load(ordering: .relaxed) != 0 {
             return try attentiveSingle(site, make: make, configures: configures, configure: configure)
         }
         let slot = slot(at: site, returning: T.self, caching: .one(.strong))
-        let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
-        if let value = cell._withUnsafeGuaranteedRef({ $0.cachedValue(as: T.self) }) {
-            return value
-        }
         return try resolveSingle(
             slot, frame: Frame(provider: self, at: site, returning: T.self), make: make,
             configures: configures, configure: configure)
