@@ -23,7 +23,7 @@ struct LifetimeTests {
         #expect(instance == nil)
     }
 
-    @Test("cache hits hand out counted references: a cached class instance, and a value holding one, go with the component")
+    @Test("cache hits count references: cached instances and values go with their component")
     func cacheHitsKeepReferenceCountsBalanced() {
         weak var instance: Thing?
         weak var held: Thing?
