@@ -35,9 +35,10 @@ final class OnceCell: @unchecked Sendable {
     let isInstance: Bool
     /// The guard of the component's lock-free readers; nil for cells that are never read that way.
     let readers: ReadGuard?
-    /// `readers`, for readers that must not touch its reference count.
+    /// The slots of `readers`, which the cell keeps alive, for readers that must not touch a
+    /// reference count or load `readers` first.
     @usableFromInline
-    let unretainedReaders: Unmanaged<ReadGuard>?
+    let readerSlots: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>?
     // `published` holds a reference to the ready object of a strong cell, read without a lock
     // under `readers`. Every other variable is guarded by the lock of the component that owns the
     // cell (`Component.state`).
@@ -59,7 +60,7 @@ final class OnceCell: @unchecked Sendable {
         self.retention = retention
         self.isInstance = isInstance
         self.readers = readers
-        unretainedReaders = readers.map { .passUnretained($0) }
+        readerSlots = readers?.slots
     }
 
     deinit {
@@ -69,8 +70,8 @@ final class OnceCell: @unchecked Sendable {
     /// The cached value, read without a lock, or nil when the cell is not ready.
     @inlinable @inline(__always)
     func cachedValue<T>(as type: T.Type) -> T? {
-        guard let readers = unretainedReaders else { return nil }
-        return readers._withUnsafeGuaranteedRef { $0.read(published, isInstance: isInstance, as: T.self) }
+        guard let readerSlots else { return nil }
+        return ReadGuard.read(published, slots: readerSlots, isInstance: isInstance, as: T.self)
     }
 
     /// The cached object, or the object built by `make` and configured by `configure`.

@@ -1,3 +1,4 @@
+import DirkThreadLocal
 import Synchronization
 
 #if canImport(Darwin)
@@ -52,18 +53,21 @@ final class ReadGuard: @unchecked Sendable {
     /// A copy of the value published in `published`, read as a reader that writers wait for, or
     /// nil when nothing is published or every slot is busy (then the caller takes the slow path).
     ///
-    /// The published object is the value itself when `isInstance`, else a `Holder<T>`, whose value
-    /// is copied out while the slot protects it: the holder's own reference count is not touched.
+    /// `slots` is a guard's `slots`, which the caller keeps alive. The published object is the
+    /// value itself when `isInstance`, else a `Holder<T>`, whose value is copied out while the slot
+    /// protects it: the holder's own reference count is not touched.
     @inlinable @inline(__always)
-    func read<T>(
-        _ published: borrowing Atomic<Unmanaged<AnyObject>?>, isInstance: Bool, as type: T.Type
+    static func read<T>(
+        _ published: borrowing Atomic<Unmanaged<AnyObject>?>,
+        slots: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>,
+        isInstance: Bool, as type: T.Type
     ) -> T? {
-        let first = Self.firstSlot()
+        let first = firstSlot()
         while let object = published.load(ordering: .sequentiallyConsistent) {
             let address = object.toOpaque()
             var offset = 0
-            while offset < Self.count {
-                let slot = slots + ((first &+ offset) & (Self.count &- 1)) &* Self.spacing
+            while offset < count {
+                let slot = slots + ((first &+ offset) & (count &- 1)) &* spacing
                 if slot.pointee.compareExchange(
                     expected: nil, desired: address, ordering: .sequentiallyConsistent
                 ).exchanged {
@@ -78,18 +82,17 @@ final class ReadGuard: @unchecked Sendable {
                 }
                 offset &+= 1
             }
-            if offset == Self.count { return nil }
+            if offset == count { return nil }
         }
         return nil
     }
 
-    /// The calling thread's first slot: threads' stacks lie far apart, so an address on the stack
-    /// tells threads apart without a call. Within one thread it may vary; any choice is correct.
+    /// The calling thread's first slot, from an address that differs between threads and costs
+    /// no load; within one thread any choice is correct.
     @inlinable @inline(__always)
     static func firstSlot() -> Int {
-        var marker: UInt8 = 0
-        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        return Int(truncatingIfNeeded: ((UInt64(address) >> 16) &* 0x9E37_79B9_7F4A_7C15) >> 59)
+        let address = UInt(bitPattern: dirk_thread_marker())
+        return Int(truncatingIfNeeded: ((UInt64(address) >> 12) &* 0x9E37_79B9_7F4A_7C15) >> 59)
     }
 
     /// Waits until no reader still holds one of `objects` in a slot. Call it after unpublishing

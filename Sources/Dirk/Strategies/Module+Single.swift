@@ -152,6 +152,8 @@ extension Module {
     ) rethrows -> T {
         let key = LookupKey(file: file, line: line, column: column, type: T.self)
         if let value = cachedValue(at: key, as: T.self) {
+            // Tells the optimizer that this is the path to inline for.
+            _onFastPath()
             return value
         }
         return try uncachedSingle(

@@ -18,4 +18,8 @@ static inline void *_Nullable dirk_get_thread_context(void) { return dirk_thread
 /// Sets the calling thread's resolution context.
 static inline void dirk_set_thread_context(void *_Nullable context) { dirk_thread_context = context; }
 
+/// An address that differs from one thread to another (the thread's own variable), which lock-free
+/// readers use to pick a starting slot; computing it reads no memory.
+static inline void *_Nonnull dirk_thread_marker(void) { return &dirk_thread_context; }
+
 #endif
