@@ -18,12 +18,12 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if let parent = parents.parent(registeredAs: P.self)
+        let parent =
+            parents.parent(registeredAs: P.self)
             ?? ancestorsByType.value(for: LookupKey(type: P.self), as: Component.self)
-        {
-            return unsafeDowncast(parent.takeUnretainedValue(), to: P.self)
-        }
-        return searchAncestors(for: P.self, file: file, line: line)
+            ?? searchAncestors(for: P.self, file: file, line: line)
+        // A cast of the address, as in `module()`: the caller's optimizer can drop the retain.
+        return unsafeBitCast(parent.toOpaque(), to: P.self)
     }
 
     /// Registers the component that `make` returns as a parent, under its static type.
@@ -104,11 +104,12 @@ extension Component {
     }
 
     /// Searches the ancestors level by level, nearest first; at each level a parent registered
-    /// as `P` wins over one that merely is a `P`. Caches the answer.
+    /// as `P` wins over one that merely is a `P`. Caches the answer, which keeps it alive for the
+    /// component's lifetime, and returns it unretained.
     @usableFromInline
     func searchAncestors<P: Component>(
         for type: P.Type, file: StaticString, line: UInt
-    ) -> P {
+    ) -> Unmanaged<Component> {
         var visited: Set<ObjectIdentifier> = []
         var level = parents.all
         while !level.isEmpty {
@@ -119,10 +120,10 @@ extension Component {
                 return withStateLock { state in
                     state.hasSearchedParents = true
                     if let cached = ancestorsByType.value(for: LookupKey(type: type), as: Component.self) {
-                        return unsafeDowncast(cached.takeUnretainedValue(), to: P.self)
+                        return cached
                     }
                     ancestorsByType.insert(found, for: LookupKey(type: type))
-                    return unsafeDowncast(found, to: P.self)
+                    return .passUnretained(found)
                 }
             }
             level = level.filter { visited.insert(ObjectIdentifier($0.component)).inserted }
