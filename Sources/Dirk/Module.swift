@@ -74,6 +74,22 @@ open class AnyModule: @unchecked Sendable {
         return classes
     }
 
+    /// The object cached by the strong `single` whose key is `key`, retained and read without a
+    /// lock: the instance itself, or the `Holder` of a value. Nil when it has none yet, when the
+    /// provider never ran, or when someone asked for fresh instances or observes this module.
+    ///
+    /// Not generic and not inlined, so that a provider stays small, and the optimizer cannot move
+    /// the retain out of the reader's protected window. It releases nothing, and says so, so that
+    /// a caller's optimizer need not retain the module around it.
+    @usableFromInline @inline(never) @_effects(releasenone)
+    final func cachedObject(at key: LookupKey) -> AnyObject? {
+        guard attention.load(ordering: .relaxed) == 0,
+            let slot = slots.value(for: key, as: ProviderSlot.self)
+        else { return nil }
+        let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
+        return cell._withUnsafeGuaranteedRef { $0.cachedObject() }
+    }
+
     /// Drops every instance the module's providers cached, adding them to `dropped` for the
     /// caller to release outside the lock. Call it while holding the component's lock.
     func resetSlots(into dropped: inout [Any]) {

@@ -70,8 +70,17 @@ final class OnceCell: @unchecked Sendable {
     /// The cached value, read without a lock, or nil when the cell is not ready.
     @inlinable @inline(__always)
     func cachedValue<T>(as type: T.Type) -> T? {
+        guard let object = cachedObject() else { return nil }
+        return isInstance
+            ? unsafeBitCast(object, to: T.self) : unsafeDowncast(object, to: Holder<T>.self).value
+    }
+
+    /// The cached object, retained, read without a lock: the instance itself when `isInstance`,
+    /// else a `Holder`; nil when the cell is not ready.
+    @inlinable @inline(__always)
+    func cachedObject() -> AnyObject? {
         guard let readerSlots else { return nil }
-        return ReadGuard.read(published, slots: readerSlots, isInstance: isInstance, as: T.self)
+        return ReadGuard.read(published, slots: readerSlots)
     }
 
     /// The cached object, or the object built by `make` and configured by `configure`.

@@ -50,18 +50,15 @@ final class ReadGuard: @unchecked Sendable {
         slots.deallocate()
     }
 
-    /// A copy of the value published in `published`, read as a reader that writers wait for, or
+    /// The object published in `published`, retained, read as a reader that writers wait for, or
     /// nil when nothing is published or every slot is busy (then the caller takes the slow path).
     ///
-    /// `slots` is a guard's `slots`, which the caller keeps alive. The published object is the
-    /// value itself when `isInstance`, else a `Holder<T>`, whose value is copied out while the slot
-    /// protects it: the holder's own reference count is not touched.
+    /// `slots` is a guard's `slots`, which the caller keeps alive.
     @inlinable @inline(__always)
-    static func read<T>(
+    static func read(
         _ published: borrowing Atomic<Unmanaged<AnyObject>?>,
-        slots: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>,
-        isInstance: Bool, as type: T.Type
-    ) -> T? {
+        slots: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
+    ) -> AnyObject? {
         let first = firstSlot()
         while let object = published.load(ordering: .sequentiallyConsistent) {
             let address = object.toOpaque()
@@ -76,9 +73,12 @@ final class ReadGuard: @unchecked Sendable {
                         slot.pointee.store(nil, ordering: .releasing)
                         break
                     }
-                    let value = copyOpaquely(address, isInstance: isInstance, as: T.self)
+                    // The retain must happen before the slot is cleared. The optimizer moves an
+                    // ordinary retain past an atomic store, and out of a generic function it
+                    // specializes into the caller, but not out of a call it cannot see into.
+                    retainOpaquely(address)
                     slot.pointee.store(nil, ordering: .releasing)
-                    return value
+                    return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
                 }
                 offset &+= 1
             }
@@ -113,16 +113,11 @@ final class ReadGuard: @unchecked Sendable {
     }
 }
 
-/// A copy of the value that the object at `address` holds: the object itself, retained, when
-/// `isInstance`, else the value of the `Holder<T>` it is.
-///
-/// It is a call the optimizer does not see into, so that the copy's retain cannot move past the
-/// store that clears a reader's hazard slot. It releases nothing, and says so, so that a caller's
-/// optimizer may still drop a retain and release of the module around a provider's fast path.
-@inlinable @inline(never) @_effects(releasenone)
-func copyOpaquely<T>(_ address: UnsafeMutableRawPointer, isInstance: Bool, as type: T.Type) -> T {
-    if isInstance {
-        return unsafeBitCast(Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue(), to: T.self)
-    }
-    return Unmanaged<Holder<T>>.fromOpaque(address)._withUnsafeGuaranteedRef { $0.value }
+/// Retains the object at `address` in a call that the optimizer does not see into, so that the
+/// retain cannot move past the store that clears a reader's hazard slot. It releases nothing, and
+/// says so, so that a caller's optimizer may still drop a retain and release of the module around
+/// a provider's fast path.
+@usableFromInline @inline(never) @_effects(releasenone)
+func retainOpaquely(_ address: UnsafeMutableRawPointer) {
+    _ = Unmanaged<AnyObject>.fromOpaque(address).retain()
 }

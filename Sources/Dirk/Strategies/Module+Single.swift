@@ -141,8 +141,8 @@ extension Module {
     /// The cached instance of the `single` at `site`, read without a lock, or the one it builds.
     ///
     /// Only a call and a test are inlined into the provider, so that the provider stays small
-    /// enough to be inlined where it is called; and that call releases nothing, so that the
-    /// caller's optimizer can drop its retain and release of this module on a cache hit.
+    /// enough to be inlined where it is called. For a class instance that call releases nothing,
+    /// so the caller's optimizer can also drop its retain and release of this module on a hit.
     @inlinable @inline(__always)
     func cachedSingle<T>(
         file: StaticString, line: UInt, column: UInt, function: StaticString,
@@ -151,9 +151,13 @@ extension Module {
         configure: (T, C) throws -> Void
     ) rethrows -> T {
         let key = LookupKey(file: file, line: line, column: column, type: T.self)
-        if let value = cachedValue(at: key, as: T.self) {
-            // Tells the optimizer that this is the path to inline for.
-            _onFastPath()
+        if T.self is AnyClass {
+            if let object = cachedObject(at: key) {
+                // Tells the optimizer that this is the path to inline for.
+                _onFastPath()
+                return unsafeBitCast(object, to: T.self)
+            }
+        } else if let value = cachedHeldValue(at: key, as: T.self) {
             return value
         }
         return try uncachedSingle(
@@ -161,16 +165,11 @@ extension Module {
             configures: configures, configure: configure)
     }
 
-    /// The value cached by the strong `single` whose key is `key`, read without a lock; nil when
-    /// it has none yet, when the provider never ran, or when someone asked for fresh instances or
-    /// observes this module.
-    @inlinable @inline(never) @_effects(releasenone)
-    func cachedValue<T>(at key: LookupKey, as type: T.Type) -> T? {
-        guard attention.load(ordering: .relaxed) == 0,
-            let slot = slots.value(for: key, as: ProviderSlot.self)
-        else { return nil }
-        let cell = slot._withUnsafeGuaranteedRef { $0.unretainedCell.unsafelyUnwrapped }
-        return cell._withUnsafeGuaranteedRef { $0.cachedValue(as: T.self) }
+    /// The value a `single` that returns a value (a struct, an enum, an existential) cached, read
+    /// without a lock, or nil.
+    @inlinable @inline(never)
+    func cachedHeldValue<T>(at key: LookupKey, as type: T.Type) -> T? {
+        cachedObject(at: key).map { unsafeDowncast($0, to: Holder<T>.self).value }
     }
 
     /// A `single` whose value is not cached, or is not read without a lock just now.
