@@ -41,20 +41,26 @@ struct LookupKey: Equatable {
         self.init(site: site, type: ObjectIdentifier(type))
     }
 
-    /// The key of the provider called at `file`, `line` and `column`, returning `type`.
+    /// The key of the provider called at `file`, `line` and `column`, returning `type`. Built from
+    /// the call site's parts, not a `CallSite`, so that a provider's fast path stays small.
     @inlinable @inline(__always)
     init(file: StaticString, line: UInt, column: UInt, type: Any.Type) {
-        self.init(
-            type: ObjectIdentifier(type), position: UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF,
-            file: UnsafeRawPointer(file.utf8Start), fileLength: file.utf8CodeUnitCount)
+        self.init(file: file, line: line, column: column, type: ObjectIdentifier(type))
     }
 
     /// The key of the provider at `site` returning the type `type` identifies.
     @inlinable
     init(site: CallSite, type: ObjectIdentifier) {
+        self.init(file: site.file, line: site.line, column: site.column, type: type)
+    }
+
+    /// The key of the provider called at `file`, `line` and `column`, returning the type `type`
+    /// identifies.
+    @inlinable @inline(__always)
+    init(file: StaticString, line: UInt, column: UInt, type: ObjectIdentifier) {
         self.init(
-            type: type, position: UInt64(site.line) &<< 20 | UInt64(site.column) & 0xF_FFFF,
-            file: UnsafeRawPointer(site.file.utf8Start), fileLength: site.file.utf8CodeUnitCount)
+            type: type, position: UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF,
+            file: UnsafeRawPointer(file.utf8Start), fileLength: file.utf8CodeUnitCount)
     }
 
     /// The key made of these parts, as a table stores them.
