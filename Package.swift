@@ -3,16 +3,18 @@ import PackageDescription
 
 let package = Package(
     name: "Dirk",
-    // Synchronization's `Atomic`, which Dirk's lock-free reads rely on, needs these.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // The floor of Swift concurrency, which Dirk's async providers use; nothing in Dirk needs a
+    // later system.
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
     products: [
         .library(name: "Dirk", targets: ["Dirk"])
     ],
     dependencies: [],
     targets: [
-        .target(name: "Dirk", dependencies: ["DirkThreadLocal"]),
-        // A thread-local pointer, which Swift cannot declare; see its header.
-        .target(name: "DirkThreadLocal"),
+        .target(name: "Dirk", dependencies: ["CDirk"]),
+        // Atomics, a lock word and a thread-local pointer, which Swift cannot declare without the
+        // `Synchronization` module; see its header.
+        .target(name: "CDirk"),
         .executableTarget(name: "DirkExample", dependencies: ["Dirk"]),
         .target(name: "DirkTestSupport", path: "Tests/DirkTestSupport"),
         .testTarget(name: "DirkTests", dependencies: ["Dirk", "DirkTestSupport"]),

@@ -1,130 +1,53 @@
-import Synchronization
-
-/// A component's structure: its parents and modules, the providers seen so far with their
-/// strategies and whether they hold a cached instance, and which provider resolved which.
-///
-/// Get one from `Component.dependencyGraph()`, and render it with `graphviz` or `mermaid`.
-public struct DependencyGraph: Sendable {
-    /// One provider: `Module.provider()`, the strategy it uses, and whether it caches an instance
-    /// now.
-    public struct Provider: Sendable, Hashable {
-        /// `Module.provider()`.
-        public let name: String
-        /// `single`, `transient`, `weak`, `scoped`, `single(key:)` or `async single`.
-        public let strategy: String
-        /// Whether the provider holds a cached instance now.
-        public let isCached: Bool
-
-        /// A provider as a graph lists it, for comparing with one in tests.
-        public init(name: String, strategy: String, isCached: Bool) {
-            self.name = name
-            self.strategy = strategy
-            self.isCached = isCached
-        }
-    }
-
-    /// One provider's factory resolving another provider.
-    public struct Dependency: Sendable, Hashable {
-        /// The provider whose factory made the call.
-        public let from: String
-        /// The provider it called.
-        public let to: String
-
-        /// A dependency as a graph lists it, for comparing with one in tests.
-        public init(from: String, to: String) {
-            self.from = from
-            self.to = to
-        }
-    }
-
-    /// The component's type.
-    public let component: String
-    /// The types of its direct parents, in the order they were registered.
-    public let parents: [String]
-    /// The types of its modules.
-    public let modules: [String]
-    /// The providers seen so far, by name.
-    public let providers: [Provider]
-    /// The dependencies recorded since `recordingDependencies()`, by name.
-    public let dependencies: [Dependency]
-
-    /// The graph in Graphviz's DOT language: `dot -Tsvg graph.dot > graph.svg` draws it.
-    public var graphviz: String {
-        var lines = ["digraph \"\(component)\" {", "    rankdir=LR;", "    node [shape=box];"]
-        for provider in providers {
-            let fill = provider.isCached ? ", style=filled, fillcolor=\"#dfeede\"" : ""
-            lines.append(
-                "    \"\(provider.name)\" [label=\"\(provider.name)\\n\(provider.strategy)\"\(fill)];")
-        }
-        for dependency in dependencies {
-            lines.append("    \"\(dependency.from)\" -> \"\(dependency.to)\";")
-        }
-        lines.append("}")
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// The graph as a Mermaid flowchart, which GitHub and many editors draw in Markdown.
-    public var mermaid: String {
-        let names = providers.map(\.name) + dependencies.flatMap { [$0.from, $0.to] }
-        var identifiers: [String: String] = [:]
-        for name in names where identifiers[name] == nil { identifiers[name] = "p\(identifiers.count)" }
-        var lines = ["flowchart LR"]
-        for provider in providers {
-            let cached = provider.isCached ? ", cached" : ""
-            lines.append(
-                "    \(identifiers[provider.name]!)[\"\(provider.name)<br/>\(provider.strategy)\(cached)\"]")
-        }
-        for dependency in dependencies {
-            lines.append("    \(identifiers[dependency.from]!) --> \(identifiers[dependency.to]!)")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-}
-
 extension Component {
     /// Starts recording which provider resolves which, in this component, for
-    /// `dependencyGraph()`.
+    /// ``dependencyGraph()``.
     ///
-    /// Recording costs a lock for each provider call of the component, so turn it on where you
-    /// look at the graph: in a debug build, a test, or a tool that draws it.
+    /// Recording sends every provider call of the component through a slower path that takes a
+    /// lock, so turn it on where you look at the graph: in a debug build, a test, or a tool that
+    /// draws it. It stays on for the component's lifetime.
     ///
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func recordingDependencies() -> Self {
-        withStateLock { state in
-            guard state.graph == nil else { return }
-            state.graph = DependencyRecord()
-            state.forEachModule { $0.addObservers(1) }
+    public func startRecordingDependencies() -> Self {
+        core.withLock { state in
+            guard state.recording == nil else { return }
+            state.recording = DependencyRecord()
+            state.addObservers(1)
         }
         return self
     }
 
     /// The component's structure now: parents, modules, the providers its modules have seen with
-    /// their strategies and cached state, and, while `recordingDependencies()` is on, which
-    /// provider resolved which.
+    /// their strategies and cached state, and, while recording is on, which provider resolved
+    /// which.
+    ///
+    /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {
-        withStateLock { state in
-            var strategies = state.graph?.providers ?? [:]
-            var cached: Set<String> = []
-            var modules: [String] = []
-            state.forEachModule { module in
-                modules.append("\(type(of: module))")
-                module.slots.forEachValue { value in
-                    let slot = unsafeDowncast(value, to: ProviderSlot.self)
-                    strategies[slot.name] = strategies[slot.name] ?? slot.strategyName
-                    if slot.isCaching { cached.insert(slot.name) }
-                }
-            }
-            return DependencyGraph(
-                component: "\(type(of: self))",
-                parents: parents.all.map { "\(type(of: $0.component))" },
-                modules: modules.reversed(),
-                providers: strategies.keys.sorted().map {
-                    .init(name: $0, strategy: strategies[$0]!, isCached: cached.contains($0))
-                },
-                dependencies: (state.graph?.edges ?? []).map { .init(from: $0.from, to: $0.to) }
-                    .sorted { ($0.from, $0.to) < ($1.from, $1.to) })
+        let (caches, recording) = core.withLock { state in
+            (state.caches, state.recording)
         }
+        var strategies = recording?.providers ?? [:]
+        var cached: Set<String> = []
+        var modules: [String] = []
+        // Read outside the component's lock; each cache takes its own.
+        for slots in caches {
+            let (moduleType, _) = slots.types
+            modules.append("\(moduleType)")
+            slots.forEachSlot { strategy, function, slot in
+                let name = "\(moduleType).\(function)"
+                if strategies[name] == nil, let strategy = DependencyGraph.Strategy(strategy) {
+                    strategies[name] = strategy
+                }
+                if let cache = slot as? any ResettableCache, cache.holdsInstance { cached.insert(name) }
+            }
+        }
+        return DependencyGraph(
+            component: "\(type(of: self))",
+            parents: parents.all.map { "\(type(of: $0.element))" },
+            modules: modules,
+            providers: strategies.keys.sorted().map { .init(name: $0, strategy: strategies[$0]!, isCached: cached.contains($0)) },
+            dependencies: (recording?.edges ?? []).map { .init(from: $0.from, to: $0.to) }
+                .sorted { ($0.from, $0.to) < ($1.from, $1.to) })
     }
 
     /// Runs `body` and returns what it returns with a trace of the provider calls it made on this
@@ -138,25 +61,15 @@ extension Component {
     ///
     /// - Parameter body: The resolution to trace.
     /// - Returns: `body`'s result and the trace.
-    public func trace<T>(_ body: () throws -> T) rethrows -> (value: T, trace: String) {
-        let components = ancestorsAndSelf()
-        for component in components {
-            component.withStateLock { state in
-                state.tracers += 1
-                state.forEachModule { $0.addObservers(1) }
-            }
-        }
-        let context = ResolutionContext.current.takeUnretainedValue()
+    public func trace<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> (value: T, trace: String) {
+        let components = selfAndAncestors()
+        for component in components { component.core.withLock { $0.addObservers(1) } }
+        let context = ResolutionContext.current
         let outer = context.traceLines
         context.traceLines = []
         defer {
             context.traceLines = outer
-            for component in components {
-                component.withStateLock { state in
-                    state.tracers -= 1
-                    state.forEachModule { $0.addObservers(-1) }
-                }
-            }
+            for component in components { component.core.withLock { $0.addObservers(-1) } }
         }
         let value = try body()
         let lines = context.traceLines ?? []
@@ -164,13 +77,13 @@ extension Component {
     }
 
     /// This component and its ancestors, each once.
-    private func ancestorsAndSelf() -> [Component] {
+    func selfAndAncestors() -> [Component] {
         var all: [Component] = [self]
         var index = 0
         while index < all.count {
-            for parent in all[index].parents.all
-            where !all.contains(where: { $0 === parent.component }) {
-                all.append(parent.component)
+            all[index].parents.forEach { _, parent in
+                if !all.contains(where: { $0 === parent }) { all.append(parent) }
+                return true
             }
             index += 1
         }
@@ -178,20 +91,52 @@ extension Component {
     }
 }
 
-extension ProviderSlot {
-    /// The strategy the provider uses, as graphs show it.
-    var strategyName: String {
-        if isKeyed { return "single(key:)" }
-        if asyncCell != nil { return "async single" }
-        switch cell?.retention {
-        case .strong: return "single"
-        case .weak: return "weak"
-        case nil: return "scoped"
-        }
+extension ComponentState {
+    /// Adds `delta` observers to the component and to every module made for it.
+    mutating func addObservers(_ delta: Int) {
+        observers += delta
+        for slots in caches { slots.addObservers(delta) }
+    }
+}
+
+/// What a component records while recording is on.
+struct DependencyRecord {
+    /// One provider that resolved another.
+    struct Edge: Hashable {
+        let from: String
+        let to: String
     }
 
-    /// Whether the provider caches an instance now. Call it while holding the component's lock.
-    var isCaching: Bool {
-        (cell?.hasValue ?? false) || (asyncCell?.hasValue ?? false) || hasKeyedValues
+    /// Each provider seen, by name, with its strategy.
+    var providers: [String: DependencyGraph.Strategy] = [:]
+    var edges: Set<Edge> = []
+}
+
+extension Module {
+    /// Resolves with `resolve` while telling the observers: a trace under way on this thread gets
+    /// a line, and a recording component gets the provider and the edge from the observed call
+    /// that asked for it.
+    func observe<T, Failure: Error>(
+        _ frame: Frame, in context: ResolutionContext, isNew: Bool, _ resolve: () throws(Failure) -> T
+    ) throws(Failure) -> T {
+        let name = frame.name
+        if context.traceLines != nil {
+            let depth = context.observedCalls.count
+            context.traceLines?.append(
+                String(repeating: "  ", count: depth) + "\(name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
+        }
+        let recorder: Locked<ComponentState>? = componentCore.withLock { state in
+            guard state.recording != nil else { return nil }
+            state.recording?.providers[name] = DependencyGraph.Strategy(frame.strategy)
+            return componentCore
+        }
+        if let requester = context.observedCalls.last, let requesterRecorder = requester.recorder {
+            (requesterRecorder as? Locked<ComponentState>)?.withLock { state in
+                _ = state.recording?.edges.insert(DependencyRecord.Edge(from: requester.name, to: name))
+            }
+        }
+        context.observedCalls.append((name, recorder))
+        defer { context.observedCalls.removeLast() }
+        return try resolve()
     }
 }

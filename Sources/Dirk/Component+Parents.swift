@@ -1,6 +1,8 @@
+import CDirk
+
 extension Component {
     /// The component's parent of type `P`: a parent registered as `P`, or else the nearest
-    /// ancestor that is a `P`, searching the registered parents first, then their parents.
+    /// ancestor that is a `P`.
     ///
     /// Declare one accessor per parent a narrower component needs:
     ///
@@ -10,20 +12,23 @@ extension Component {
     /// }
     /// ```
     ///
-    /// A missing parent stops the program with a message that names both components and shows
-    /// the `.parent { }` call that fixes it.
+    /// The search looks at the registered parents first, then at their ancestors, nearest first;
+    /// at one distance, a parent registered as `P` wins over one that merely is a `P`. A missing
+    /// parent stops the program with a message that names both components and shows the
+    /// `.parent { }` call that fixes it.
     ///
-    /// **Complexity:** one lock-free table lookup after the first call.
+    /// **Complexity:** one lock-free lookup for a parent registered as `P`; otherwise one search
+    /// on the first call, which reuses the parents' own answers, and one lookup after it.
     ///
+    /// - Parameters:
+    ///   - file: The accessor's file, for messages; leave the default.
+    ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The parent component.
-    @inlinable
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        let parent =
-            parents.parent(registeredAs: P.self)
-            ?? ancestorsByType.value(for: LookupKey(type: P.self), as: Component.self)
-            ?? searchAncestors(for: P.self, file: file, line: line)
-        // A cast of the address, as in `module()`: the caller's optimizer can drop the retain.
-        return unsafeBitCast(parent.toOpaque(), to: P.self)
+        checkNotDeinitializing("\(P.self)", file: file, line: line)
+        if let parent = parents.parent(registeredAs: P.self) { return parent }
+        if let record = ancestors.value(for: TypeKey(P.self)) { return record.component as! P }
+        return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line).component as! P
     }
 
     /// Registers the component that `make` returns as a parent, under its static type.
@@ -35,7 +40,10 @@ extension Component {
     /// The component keeps its parents alive; a parent never refers to its children. A component
     /// has at most one parent per type. Register parents before the first resolution.
     ///
-    /// - Parameter make: Returns the parent; called once, immediately.
+    /// - Parameters:
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    ///   - make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line, _ make: () -> P)
@@ -54,6 +62,8 @@ extension Component {
     ///
     /// - Parameters:
     ///   - type: The parent type that accessors ask for.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
     ///   - make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
@@ -65,72 +75,111 @@ extension Component {
     }
 }
 
+/// An ancestor that `parent()` found by searching: the component, how many parent steps away it
+/// is, and whether it was registered as the type asked for.
+final class AncestorRecord: Sendable {
+    let component: Component
+    let distance: Int
+    let isRegisteredAsType: Bool
+
+    init(component: Component, distance: Int, isRegisteredAsType: Bool) {
+        self.component = component
+        self.distance = distance
+        self.isRegisteredAsType = isRegisteredAsType
+    }
+
+    /// Whether this ancestor is a better answer than `other`: nearer, or as near and registered as
+    /// the type asked for. The earlier of two equal answers stays.
+    func isBetter(than other: AncestorRecord?) -> Bool {
+        guard let other else { return true }
+        if distance != other.distance { return distance < other.distance }
+        return isRegisteredAsType && !other.isRegisteredAsType
+    }
+}
+
 extension Component {
+    private var hasChildren: UnsafeMutablePointer<UInt> {
+        core.extraWords + ComponentWords.hasChildren
+    }
+
     private func register(parent: Component, as type: Component.Type, file: StaticString, line: UInt) {
-        if parent === self || parent.hasAncestor(self) {
-            Diagnostics.parentCycle(
-                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
+        if parent === self {
+            Diagnostics.parentCycle(Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
-        withStateLock { state in
+        // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot
+        // close a cycle: only components with children walk the new parent's ancestors. Each side
+        // marks the other before it checks itself, with sequentially consistent ordering, so of
+        // two registrations that would close a cycle together, at least one sees the other.
+        dirk_store_seq_cst(parent.hasChildren, 1)
+        core.withLock { state in
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            if parents.parent(registeredAs: type) != nil {
+            if parents.element(registeredAs: type) != nil {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
             parents.append(parent, as: type)
         }
-        // Two threads that made two components each other's parent at once both pass the first
-        // check; each finds the cycle now that both links exist.
-        if parent.hasAncestor(self) {
-            Diagnostics.parentCycle(
-                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
+        if dirk_load_seq_cst(hasChildren) != 0 && parent.hasAncestor(self) {
+            Diagnostics.parentCycle(Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
     }
 
-    /// Whether `candidate` is among the ancestors. A walk deeper than any real hierarchy means the
-    /// parents form a cycle, which counts as finding it.
+    /// Whether `candidate` is this component or one of its ancestors. A walk deeper than any real
+    /// hierarchy means the parents form a cycle, which counts as finding it.
     private func hasAncestor(_ candidate: Component, depth: Int = 0) -> Bool {
-        guard depth < 1_000 else { return true }
-        if parents.isEmpty { return false }
-        for parent in parents.all {
-            if parent.component === candidate
-                || parent.component.hasAncestor(candidate, depth: depth + 1)
-            {
+        if self === candidate || depth > 1_000 { return true }
+        var found = false
+        parents.forEach { _, parent in
+            found = parent.hasAncestor(candidate, depth: depth + 1)
+            return !found
+        }
+        return found
+    }
+
+    /// The nearest ancestor that is a `type`, found from this component's parents and their own
+    /// answers, and kept for later calls; stops the program when there is none.
+    private func searchedAncestor(
+        _ type: Component.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
+    ) -> AncestorRecord {
+        guard let found = ancestor(type, matching: isMatch) else {
+            Diagnostics.missingParent(
+                type, component: Swift.type(of: self), registered: parents.all.map(\.type), file: file, line: line)
+        }
+        return found
+    }
+
+    /// The nearest ancestor that is a `type` (`isMatch` tells), or nil; cached in each component
+    /// it passes.
+    private func ancestor(_ type: Component.Type, matching isMatch: (Component) -> Bool) -> AncestorRecord? {
+        if let cached = ancestors.value(for: TypeKey(type)) { return cached }
+        var best: AncestorRecord?
+        parents.forEach { registeredType, parent in
+            if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
+                let record = AncestorRecord(
+                    component: parent, distance: 1,
+                    isRegisteredAsType: ObjectIdentifier(registeredType) == ObjectIdentifier(type))
+                if record.isBetter(than: best) { best = record }
+            }
+            return true
+        }
+        if best == nil {
+            parents.forEach { _, parent in
+                if let further = parent.ancestor(type, matching: isMatch) {
+                    let record = AncestorRecord(
+                        component: further.component, distance: further.distance + 1,
+                        isRegisteredAsType: further.isRegisteredAsType)
+                    if record.isBetter(than: best) { best = record }
+                }
                 return true
             }
         }
-        return false
-    }
-
-    /// Searches the ancestors level by level, nearest first; at each level a parent registered
-    /// as `P` wins over one that merely is a `P`. Caches the answer, which keeps it alive for the
-    /// component's lifetime, and returns it unretained.
-    @usableFromInline
-    func searchAncestors<P: Component>(
-        for type: P.Type, file: StaticString, line: UInt
-    ) -> Unmanaged<Component> {
-        var visited: Set<ObjectIdentifier> = []
-        var level = parents.all
-        while !level.isEmpty {
-            let found =
-                level.first { ObjectIdentifier($0.type) == ObjectIdentifier(type) }?.component
-                ?? level.lazy.compactMap { $0.component as? P }.first
-            if let found {
-                return withStateLock { state in
-                    state.hasSearchedParents = true
-                    if let cached = ancestorsByType.value(for: LookupKey(type: type), as: Component.self) {
-                        return cached
-                    }
-                    ancestorsByType.insert(found, for: LookupKey(type: type))
-                    return .passUnretained(found)
-                }
-            }
-            level = level.filter { visited.insert(ObjectIdentifier($0.component)).inserted }
-                .flatMap { $0.component.parents.all }
+        guard let best else { return nil }
+        return core.withLock { state in
+            state.hasSearchedParents = true
+            if let cached = ancestors.value(for: TypeKey(type)) { return cached }
+            ancestors.insert(best, for: TypeKey(type))
+            return best
         }
-        Diagnostics.missingParent(
-            type, component: Swift.type(of: self), registered: parents.all.map(\.type),
-            file: file, line: line)
     }
 }

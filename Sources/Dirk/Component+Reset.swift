@@ -1,23 +1,24 @@
 extension Component {
-    /// Drops every instance this component's modules cached, so that the next call of each
+    /// Drops every instance and key this component's modules cached, so that the next call of each
     /// provider builds anew, for example at sign-out.
     ///
     /// The parents' caches are untouched, and so are instances that callers still hold. An
-    /// instance being built on another thread while `reset()` runs finishes and is cached.
-    /// Calling `reset()` from inside a provider or `configure:` closure of this component stops
-    /// the program: the resolution would lose instances it is still using.
+    /// instance being built while `reset()` runs finishes and is cached. The dropped instances and
+    /// keys are released before `reset()` returns, with no lock held, so their deinitializers may
+    /// use the component. Calling `reset()` from inside a provider or `configure:` closure of this
+    /// component stops the program: the resolution would lose instances it is still using.
+    ///
     /// - Parameters:
-    ///   - file: Where `reset()` is called, for the message if it is called from a provider.
-    ///   - line: The line of that call.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
     public func reset(file: StaticString = #fileID, line: UInt = #line) {
-        for frame in ResolutionContext.current.takeUnretainedValue().stack {
-            if frame.belongs(to: self) {
-                Diagnostics.resetDuringResolution(
-                    component: type(of: self), provider: frame.name, file: file, line: line)
-            }
+        let identity = UInt(bitPattern: ObjectIdentifier(self))
+        for frame in ResolutionContext.current.stack where frame.component == identity {
+            Diagnostics.resetDuringResolution(
+                component: type(of: self), provider: frame.name, file: file, line: line)
         }
-        // Released here, after the lock: their deinitializers may run user code.
-        let dropped = withStateLock { $0.dropCachedInstances(componentReleased: false) }
-        _ = dropped
+        let caches = core.withLock { $0.caches }
+        let dropped = caches.flatMap { $0.reset() }
+        withExtendedLifetime(dropped) {}
     }
 }

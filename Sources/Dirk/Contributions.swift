@@ -1,9 +1,10 @@
 /// One element that a component contributes to a collection: its key, its metadata, and how to
 /// build it, listed without building it.
 ///
-/// Components contribute elements with `contribute(_:key:metadata:_:)`; `contributions(of:)`
-/// lists a component's and its ancestors' contributions, so that a caller can choose by key or
-/// metadata and then build only the chosen ones with `resolve()`.
+/// Components contribute elements with ``Component/contribute(_:key:metadata:file:line:_:)``;
+/// ``Component/contributions(of:file:line:)`` lists a component's and its ancestors'
+/// contributions, so that a caller can choose by key or metadata and then build only the chosen
+/// ones with ``resolve()``.
 public struct Contribution<Element>: Sendable {
     /// The key the element was contributed under, unique among the collection's contributions.
     public let key: String
@@ -13,10 +14,7 @@ public struct Contribution<Element>: Sendable {
     public let contributor: Component.Type
     private let build: @Sendable () -> Element
 
-    init(
-        key: String, metadata: (any Sendable)?, contributor: Component.Type,
-        build: @escaping @Sendable () -> Element
-    ) {
+    init(key: String, metadata: (any Sendable)?, contributor: Component.Type, build: @escaping @Sendable () -> Element) {
         self.key = key
         self.metadata = metadata
         self.contributor = contributor
@@ -24,12 +22,17 @@ public struct Contribution<Element>: Sendable {
     }
 
     /// The metadata, if it is a `Metadata`.
+    ///
+    /// - Parameter type: The type the metadata is expected to have.
+    /// - Returns: The metadata, or nil when it has another type or there is none.
     public func metadata<Metadata>(as type: Metadata.Type) -> Metadata? {
         metadata as? Metadata
     }
 
     /// Builds the element now, through the provider it was contributed with, with that provider's
     /// strategy.
+    ///
+    /// - Returns: The element.
     public func resolve() -> Element {
         build()
     }
@@ -52,6 +55,8 @@ extension Component {
     ///   - type: The element type of the collection.
     ///   - key: Identifies the element within the collection.
     ///   - metadata: Anything that helps choose elements without building them.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
     ///   - resolve: Builds the element from this component, usually by calling a provider.
     /// - Returns: This component, for chaining.
     @discardableResult
@@ -60,33 +65,34 @@ extension Component {
         file: StaticString = #fileID, line: UInt = #line,
         _ resolve: @escaping @Sendable (Self) -> Element
     ) -> Self {
-        let elementType = ObjectIdentifier(type)
-        if let owner = contributions(of: type).first(where: { $0.key == key })?.contributor {
+        if let owner = contributions(of: type, file: file, line: line).first(where: { $0.key == key })?.contributor {
             Diagnostics.duplicateContribution(
-                key: key, element: type, component: Swift.type(of: self), owner: owner, file: file, line: line
-            )
+                key: key, element: type, component: Swift.type(of: self), owner: owner, file: file, line: line)
         }
-        let registration = Registration(key: key, metadata: metadata) { component in
-            resolve(unsafeDowncast(component, to: Self.self))
+        let record = ContributionRecord(key: key, metadata: metadata) { component in
+            // Only this component builds its own contributions, so `component` is `self`.
+            resolve(component as! Self)
         }
-        withStateLock { $0.contributions[elementType, default: []].append(registration) }
+        core.withLock { $0.contributions[ObjectIdentifier(type), default: []].append(record) }
         return self
     }
 
     /// Every contribution to the collection of `type`: the ancestors' first, farthest first, then
     /// this component's, each in the order it was made. Nothing is built.
     ///
-    /// - Parameter type: The element type of the collection.
+    /// - Parameters:
+    ///   - type: The element type of the collection.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
     /// - Returns: The contributions, to filter by key or metadata and resolve.
-    public func contributions<Element>(of type: Element.Type) -> [Contribution<Element>] {
+    public func contributions<Element>(
+        of type: Element.Type, file: StaticString = #fileID, line: UInt = #line
+    ) -> [Contribution<Element>] {
         let elementType = ObjectIdentifier(type)
         let all = contributingComponents().flatMap { component in
-            component.withStateLock { $0.contributions[elementType] ?? [] }.map { registration in
-                Contribution(
-                    key: registration.key, metadata: registration.metadata,
-                    contributor: Swift.type(of: component)
-                ) {
-                    unsafeDowncast(registration.build(component), to: Holder<Element>.self).value
+            component.core.withLock { $0.contributions[elementType] ?? [] }.map { record in
+                Contribution(key: record.key, metadata: record.metadata, contributor: Swift.type(of: component)) {
+                    record.build(component) as! Element
                 }
             }
         }
@@ -96,27 +102,38 @@ extension Component {
             if let owner = owners.updateValue(contribution.contributor, forKey: contribution.key) {
                 Diagnostics.duplicateContribution(
                     key: contribution.key, element: type, component: contribution.contributor, owner: owner,
-                    file: #fileID, line: #line)
+                    file: file, line: line)
             }
         }
         return all
     }
 
-    /// Builds every element contributed to the collection of `type`, in `contributions(of:)`'s
-    /// order.
+    /// Builds every element contributed to the collection of `type`, in the order of
+    /// ``contributions(of:file:line:)``.
     ///
-    /// - Parameter type: The element type of the collection.
+    /// - Parameters:
+    ///   - type: The element type of the collection.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
     /// - Returns: The elements.
-    public func all<Element>(_ type: Element.Type) -> [Element] {
-        contributions(of: type).map { $0.resolve() }
+    public func resolveContributions<Element>(
+        of type: Element.Type, file: StaticString = #fileID, line: UInt = #line
+    ) -> [Element] {
+        contributions(of: type, file: file, line: line).map { $0.resolve() }
     }
 
-    /// Builds every element contributed to the collection of `type`, by key.
+    /// Builds every element contributed to the collection of `type`, by the keys they were
+    /// contributed under.
     ///
-    /// - Parameter type: The element type of the collection.
-    /// - Returns: The elements by the keys they were contributed under.
-    public func map<Element>(_ type: Element.Type) -> [String: Element] {
-        Dictionary(uniqueKeysWithValues: contributions(of: type).map { ($0.key, $0.resolve()) })
+    /// - Parameters:
+    ///   - type: The element type of the collection.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: The elements by key.
+    public func resolveContributionsByKey<Element>(
+        of type: Element.Type, file: StaticString = #fileID, line: UInt = #line
+    ) -> [String: Element] {
+        Dictionary(uniqueKeysWithValues: contributions(of: type, file: file, line: line).map { ($0.key, $0.resolve()) })
     }
 
     /// This component and its ancestors, farthest first, each once.
@@ -124,7 +141,10 @@ extension Component {
         var ordered: [Component] = []
         func visit(_ component: Component) {
             guard !ordered.contains(where: { $0 === component }) else { return }
-            for parent in component.parents.all { visit(parent.component) }
+            component.parents.forEach { _, parent in
+                visit(parent)
+                return true
+            }
             ordered.append(component)
         }
         visit(self)
@@ -133,16 +153,15 @@ extension Component {
 }
 
 /// One contribution as a component keeps it.
-struct Registration: @unchecked Sendable {
-    // Immutable; `build` runs user code, never under a lock.
+struct ContributionRecord: Sendable {
     let key: String
     let metadata: (any Sendable)?
-    let build: @Sendable (Component) -> AnyObject
+    /// Builds the element from the contributing component; runs user code, never under a lock.
+    let build: @Sendable (Component) -> Any
 
-    init<Element>(key: String, metadata: (any Sendable)?, resolve: @escaping @Sendable (Component) -> Element)
-    {
+    init(key: String, metadata: (any Sendable)?, build: @escaping @Sendable (Component) -> Any) {
         self.key = key
         self.metadata = metadata
-        build = { Holder(resolve($0)) }
+        self.build = build
     }
 }

@@ -21,7 +21,7 @@ final class AccountModule: Module<SessionComponent>, @unchecked Sendable {
     }
 
     /// The signed-in user's own profile.
-    func me() -> Profile { profile(id: component.userID) }
+    func me() -> Profile { profile(id: component().userID) }
 }
 
 extension AppComponent {

@@ -2,7 +2,7 @@ import Dirk
 import Foundation
 
 // Each component is an ordinary object: whoever owns the scope owns the component.
-let app = AppComponent().contributeMenu().recordingDependencies()
+let app = AppComponent().contributeMenu().startRecordingDependencies()
 
 section("Application (AppComponent)")
 show("single", "storage.store(), twice", app.storage.store(), app.storage.store())
@@ -58,8 +58,8 @@ settingsInjection.inject(into: settings, from: app)
 show("injector", "settings screen's store and tracker", settings.store!, settings.tracker!)
 let menuSession = app.signIn(userID: "cy").contributeMenu()
 show(
-    "contribute", "session.all(MenuItem.self)",
-    menuSession.all(MenuItem.self).map(\.title).joined(separator: ", "))
+    "contribute", "session.resolveContributions(of: MenuItem.self)",
+    menuSession.resolveContributions(of: MenuItem.self).map(\.title).joined(separator: ", "))
 let mainItems = menuSession.contributions(of: MenuItem.self)
     .filter { $0.metadata(as: Placement.self)?.section == "main" }
 show("contribute", "keys placed in \"main\", none built", mainItems.map(\.key).joined(separator: ", "))

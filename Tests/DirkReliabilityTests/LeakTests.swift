@@ -96,32 +96,76 @@ final class LinkedModule: Module<LinkedComponent>, @unchecked Sendable {
 @Suite("No leaks through handles")
 struct HandleLeakTests {
     @Test(
-        "Lazy and Provider handles keep their component only while they need it",
+        "handles never keep their component alive; a resolved Lazy keeps its value, not its component",
         arguments: graphSeeds.prefix(4))
-    func handlesReleaseTheirComponent(seed: UInt64) throws {
+    func handlesDoNotKeepTheirComponent(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
         weak var root: GraphComponent?
         var instances: [IdentityModel.WeakNode] = []
-        var lazies: [Lazy<Node>] = []
-        var providers: [Provider<Node>] = []
+        var resolved: [Lazy<Node>] = []
         do {
             let tree = GraphTree(.random(seed: seed))
             root = tree.components[0]
+            var unread: [Lazy<Node>] = []
+            var providers: [Provider<Node>] = []
             for _ in 0..<20 {
                 let (level, index) = tree.randomNode(using: &random)
                 let component = tree.components[level]
-                lazies.append(component.graph.lazy { try! $0.resolve(index) })
+                resolved.append(component.graph.lazy { try! $0.resolve(index) })
+                unread.append(component.graph.lazy { try! $0.resolve(index) })
                 providers.append(component.graph.provider { try! $0.resolve(index) })
             }
+            for provider in providers { instances.append(.init(provider())) }
+            for lazy in resolved { instances.append(.init(lazy.value)) }
+            // Unread lazies and providers are still held here, as the tree goes.
+            withExtendedLifetime((unread, providers)) {}
         }
-        // The handles hold the components (and, through the chain of parents, the root).
-        #expect(root != nil, "seed \(seed)")
-        for provider in providers { instances.append(.init(provider())) }
-        providers.removeAll()
-        for lazy in lazies { instances.append(.init(lazy.value)) }
-        // Resolved lazies keep their value, not their component.
-        #expect(root == nil, "seed \(seed): a resolved Lazy kept its component")
-        lazies.removeAll()
+        #expect(root == nil, "seed \(seed): a handle kept its component")
+        for lazy in resolved { #expect(lazy.value.serial >= 0, "seed \(seed)") }
+        resolved.removeAll()
         #expect(instances.allSatisfy { $0.node == nil }, "seed \(seed): instances outlived their handles")
+    }
+
+    @Test("a single that holds handles to its own component forms no retain cycle")
+    func cachedInstanceHoldingHandles() {
+        for _ in 0..<1_000 {
+            weak var component: HandleHolderComponent?
+            weak var holder: HandleHolder?
+            do {
+                let strong = HandleHolderComponent()
+                component = strong
+                holder = strong.handles.holder()
+                #expect(holder?.later.value === holder?.later.value)
+            }
+            #expect(component == nil)
+            #expect(holder == nil)
+        }
+    }
+}
+
+final class HandleHolder: @unchecked Sendable {
+    let later: Lazy<Linked>
+    let unread: Lazy<Linked>
+    let each: Provider<Linked>
+
+    init(later: Lazy<Linked>, unread: Lazy<Linked>, each: Provider<Linked>) {
+        self.later = later
+        self.unread = unread
+        self.each = each
+    }
+}
+
+final class HandleHolderComponent: Component, @unchecked Sendable {
+    var handles: HandleHolderModule { module() }
+}
+
+final class HandleHolderModule: Module<HandleHolderComponent>, @unchecked Sendable {
+    func linked() -> Linked { single { Linked() } }
+    func holder() -> HandleHolder {
+        single { c in
+            HandleHolder(
+                later: c.handles.lazy { $0.handles.linked() }, unread: c.handles.lazy { $0.handles.linked() },
+                each: c.handles.provider { $0.handles.linked() })
+        }
     }
 }

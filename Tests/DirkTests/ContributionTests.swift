@@ -7,9 +7,9 @@ struct ContributionTests {
     @Test("a component answers the whole collection, as a list in order and as a map by key")
     func wholeCollection() {
         let app = PluginApp()
-        #expect(app.all(Plugin.self).map(\.name) == ["auth", "log"])
-        #expect(app.map(Plugin.self).keys.sorted() == ["auth", "log"])
-        #expect(app.map(Plugin.self)["auth"] === app.plugins.auth())
+        #expect(app.resolveContributions(of: Plugin.self).map(\.name) == ["auth", "log"])
+        #expect(app.resolveContributionsByKey(of: Plugin.self).keys.sorted() == ["auth", "log"])
+        #expect(app.resolveContributionsByKey(of: Plugin.self)["auth"] === app.plugins.auth())
     }
 
     @Test("contributions are listed and filtered by metadata without building anything")
@@ -26,8 +26,8 @@ struct ContributionTests {
     func childAddsToParents() {
         let app = PluginApp()
         let session = PluginSession().parent { app }
-        #expect(session.all(Plugin.self).map(\.name) == ["auth", "log", "session"])
-        #expect(app.all(Plugin.self).map(\.name) == ["auth", "log"])
+        #expect(session.resolveContributions(of: Plugin.self).map(\.name) == ["auth", "log", "session"])
+        #expect(app.resolveContributions(of: Plugin.self).map(\.name) == ["auth", "log"])
         #expect(session.contributions(of: Plugin.self).last?.contributor == PluginSession.self)
     }
 

@@ -46,24 +46,49 @@ struct HandleTests {
         #expect(parent.children().parent === parent)
     }
 
-    @Test("handles keep their component alive while held, and a resolved Lazy lets it go")
-    func handlesKeepTheComponentAlive() {
+    @Test("handles refer to their component without keeping it alive; a resolved Lazy keeps its value")
+    func handlesDoNotKeepTheComponentAlive() {
         weak var released: TestComponent?
         var lazy: Lazy<Thing>?
         var provider: Provider<Thing>?
+        var resolved: Thing?
         do {
             let component = TestComponent()
             released = component
             lazy = component.things.lazy { $0.things.single() }
             provider = component.things.provider { $0.things.transient() }
+            resolved = lazy?.value
+            #expect(provider?() !== provider?())
         }
-        #expect(released != nil)
-        _ = provider?()
-        provider = nil
-        #expect(released != nil)
-        _ = lazy?.value
         #expect(released == nil)
-        #expect(lazy?.value != nil)
+        #expect(lazy?.value === resolved)
+        withExtendedLifetime(provider) {}
+    }
+
+    @Test("a Lazy read for the first time after its component was released traps with a message")
+    func lazyAfterReleaseTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var component: TestComponent? = TestComponent()
+            let lazy = component!.things.lazy { $0.things.single() }
+            component = nil
+            _ = lazy.value
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: a `Lazy<Thing>` made at DirkTests/HandleTests.swift:"))
+        #expect(message.contains("was read after its component `TestComponent` was released"))
+        #expect(message.contains("keep the component for as long as its handles are read"))
+    }
+
+    @Test("a Provider called after its component was released traps with a message")
+    func providerAfterReleaseTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var component: TestComponent? = TestComponent()
+            let provider = component!.things.provider { $0.things.single() }
+            component = nil
+            _ = provider()
+        }
+        #expect(
+            standardError(of: result).contains("`Provider<Thing>` made at DirkTests/HandleTests.swift:"))
     }
 
     @Test("a Lazy read while resolving itself traps")
@@ -75,7 +100,8 @@ struct HandleTests {
             _ = holder.handle!.value
         }
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: a `Lazy<Thing>` was read while it was resolving its own value"))
+        #expect(message.contains("Dirk: a `Lazy<Thing>` made at DirkTests/HandleTests.swift:"))
+        #expect(message.contains("was read while it was resolving its own value"))
         #expect(message.contains("Read it after the provider"))
     }
 }

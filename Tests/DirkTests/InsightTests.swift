@@ -12,7 +12,7 @@ struct InsightTests {
         let graph = app.dependencyGraph()
         #expect(graph.component == "RootComponent")
         #expect(graph.modules == ["RootModule"])
-        #expect(graph.providers == [.init(name: "RootModule.store()", strategy: "single", isCached: true)])
+        #expect(graph.providers == [.init(name: "RootModule.store()", strategy: .single, isCached: true)])
         #expect(feature.dependencyGraph().parents == ["RootComponent"])
         app.reset()
         #expect(app.dependencyGraph().providers.first?.isCached == false)
@@ -20,14 +20,14 @@ struct InsightTests {
 
     @Test("while recording, the graph shows which provider resolved which, and renders as DOT and Mermaid")
     func recordedDependencies() {
-        let component = ScopedComponent().recordingDependencies()
+        let component = ScopedComponent().startRecordingDependencies()
         _ = component.scopes.pair()
         let graph = component.dependencyGraph()
         #expect(graph.dependencies.contains(.init(from: "ScopeModule.pair()", to: "ScopeModule.context()")))
         #expect(graph.dependencies.contains(.init(from: "ScopeModule.nested()", to: "ScopeModule.context()")))
         #expect(
             graph.providers.contains(
-                .init(name: "ScopeModule.pair()", strategy: "transient", isCached: false)))
+                .init(name: "ScopeModule.pair()", strategy: .transient, isCached: false)))
         #expect(graph.graphviz.contains("\"ScopeModule.pair()\" -> \"ScopeModule.nested()\";"))
         #expect(graph.mermaid.hasPrefix("flowchart LR"))
         #expect(graph.mermaid.contains("-->"))

@@ -1,68 +1,105 @@
 /// Every message with which Dirk stops a program that misuses it.
 ///
-/// Each message starts with `Dirk:`, names the component, module and provider involved, and ends
-/// with how to fix the problem. The trap points at the user's provider or accessor where Dirk
-/// knows it. `Docs/Errors.md` lists every message.
+/// Each message starts with `Dirk:`, names the component, module and provider involved in
+/// backticks, and ends with how to fix the problem. The trap reports the user's file and line: the
+/// provider's for cycles and released components, the accessor's or builder call's for the others.
+/// The Errors article lists every message; `DirkReliabilityTests/MisuseTests` checks each one.
 enum Diagnostics {
-    static func cycle(path: [String], at frame: Frame) -> Never {
+    // MARK: Cycles
+
+    /// A step needs, directly or through others, the instance it is building, on one agent.
+    static func cycle(path: [Frame], at frame: Frame) -> Never {
         fail(
             """
-            Dirk: dependency cycle: \(path.joined(separator: " -> ")). \
-            `\(frame.name)` of `\(frame.componentType)` requires itself while it is being built. \
-            Break the cycle: build both objects without each other and let them set each other in \
-            `configure:` closures (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
-            or construct one side from a value that does not need the other.
+            Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
+            requires itself while it is being built. \(cycleAdvice(path))
             """,
-            site: frame.site)
+            at: frame.site)
     }
 
-    static func recursion(path: [String], at frame: Frame) -> Never {
+    /// A provider that caches nothing is already on the stack.
+    static func recursion(path: [Frame], at frame: Frame) -> Never {
         fail(
             """
-            Dirk: dependency cycle: \(path.joined(separator: " -> ")). \
-            `\(frame.name)` of `\(frame.componentType)` calls itself while it is being built. \
-            Dirk reports any recursion through one provider, even with other arguments, because \
-            it cannot tell an endless one from one that ends. Build a recursive structure in a \
-            plain function that the provider calls, or break a cycle between objects with \
-            `configure:` closures.
+            Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
+            calls itself while it is being built. Dirk reports any recursion through one provider, \
+            even with other arguments, because it cannot tell an endless one from one that ends. \
+            Build a recursive structure in a plain function that the provider calls, or break a \
+            cycle between objects \(path.allSatisfy { $0.strategy.takesConfigure || $0.strategy == .transient } ? "with `configure:` closures" : "with a `Lazy` handle").
             """,
-            site: frame.site)
+            at: frame.site)
     }
 
-    static func cycleAcrossThreads(path: [String], at frame: Frame) -> Never {
+    /// Agents each wait for a build another of them runs.
+    static func cycleAcrossAgents(path: [Frame], at frame: Frame) -> Never {
         fail(
             """
-            Dirk: dependency cycle across threads: \(path.joined(separator: " -> ")). \
-            In `\(frame.componentType)` and its parents, two or more threads each build an \
-            instance that needs an instance the other is \
-            building, so none can finish. Break the cycle: let one side set the other in a \
-            `configure:` closure, or construct one side from a value that does not need the other.
+            Dirk: dependency cycle across threads: \(names(path)). In `\(frame.componentType)` \
+            and its parents, two or more threads or tasks each build an instance that needs an \
+            instance another of them is building, so none can finish. \(cycleAdvice(path))
             """,
-            site: frame.site)
+            at: frame.site)
     }
 
-    static func duplicateContribution(
-        key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    /// How to break a cycle through `path`, with what its steps can take.
+    private static func cycleAdvice(_ path: [Frame]) -> String {
+        if let creation = path.first(where: { $0.kind == .moduleCreation }) {
+            return """
+                A module's initializer runs when its component first needs the module, so it \
+                cannot use providers that need `\(creation.subject)` itself: do that work in a \
+                provider, or take a `Lazy` handle in the initializer and read it later.
+                """
+        }
+        if path.contains(where: { $0.kind == .handle }) {
+            return """
+                A handle resolves its value when it is first read: read it after the provider that \
+                built the handle has returned, not while that provider is still being built.
+                """
+        }
+        let providers = path.filter { $0.kind == .provider }
+        if !providers.isEmpty, providers.allSatisfy({ $0.strategy.takesConfigure || $0.strategy == .transient }) {
+            return """
+                Break the cycle: build both objects without each other and let them set each other \
+                in `configure:` closures (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
+                or construct one side from a value that does not need the other.
+                """
+        }
+        return """
+            Break the cycle: let one side take a handle to the other (`c.data.lazy { $0.data.b() }`, \
+            or `asyncLazy` for async providers) and read it after both are built, or construct one \
+            side from a value that does not need the other. \
+            \(providers.contains { !$0.strategy.takesConfigure } ? "Async providers and `single(key:)` take no `configure:`." : "")
+            """
+    }
+
+    /// A handle's value was read while the handle resolved it.
+    static func handleReadWhileResolving(_ handle: String, site: ProviderSite) -> Never {
         fail(
             """
-            Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` \
-            already uses in that collection. A component's contributions add to its parents' and \
-            never replace them, and keys are unique within a collection: choose another key, or \
-            contribute the element once, from the component that owns it.
-            """, file: file, line: line)
+            Dirk: a `\(handle)` made at \(site.location) was read while it was resolving its own \
+            value, so it can never finish. Read it after the provider that builds the value has \
+            returned, for example in a method called later, not in the value's own factory or \
+            `configure:` closure.
+            """,
+            at: site)
     }
 
-    static func lazyCycle(valueType: Any.Type) -> Never {
+    /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
+    static func keyReentered(at frame: Frame) -> Never {
         fail(
             """
-            Dirk: a `Lazy<\(valueType)>` was read while it was resolving its own value, so it can \
-            never finish. Read it after the provider that builds the value has returned, for \
-            example in a method called later, not in the value's own factory or configure closure.
-            """)
+            Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` \
+            from its `hash(into:)` or `==`, which Dirk runs to find the key's instance, so finding \
+            it would never end. Make the key a plain value whose hashing and equality resolve \
+            nothing.
+            """,
+            at: frame.site)
     }
 
-    static func componentReleased(provider: String, component: Any.Type, site: CallSite) -> Never {
+    // MARK: Lifetime
+
+    /// A provider needed its component after the component was released.
+    static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
         fail(
             """
             Dirk: `\(provider)` was called after its component `\(component)` was released. \
@@ -71,8 +108,74 @@ enum Diagnostics {
             A chain on a temporary, such as `\(component)().someModule.someProvider()`, releases \
             the component before the provider runs: store the component in a constant first.
             """,
-            site: site)
+            at: site)
     }
+
+    /// A component's accessor was used while the component was being deinitialized.
+    static func usedWhileDeinitializing(_ member: String, component: Any.Type, file: StaticString, line: UInt)
+        -> Never
+    {
+        fail(
+            """
+            Dirk: `\(member)` of `\(component)` was used while `\(component)` was being \
+            deinitialized, for example from its `deinit`. A component cannot resolve anything \
+            once its release has begun: its instances are about to be released with it. Keep what \
+            the `deinit` needs in a stored property of the component, or clean up in the object \
+            that owns the component before it lets the component go.
+            """,
+            file: file, line: line)
+    }
+
+    /// A handle was read after its component was released.
+    static func handleAfterRelease(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
+        fail(
+            """
+            Dirk: a `\(handle)` made at \(site.location) was read after its component \
+            `\(component)` was released. A handle refers to its component without keeping it \
+            alive, so that an instance the component caches may hold one without a retain cycle: \
+            keep the component for as long as its handles are read.
+            """,
+            at: site)
+    }
+
+    // MARK: Providers
+
+    /// Two providers share one cache slot but cache differently.
+    static func providerClash(
+        _ provider: String, component: Any.Type, first: String, second: String, site: ProviderSite
+    ) -> Never {
+        fail(
+            """
+            Dirk: two providers named `\(provider)` of `\(component)` call their strategy at \
+            \(site.location), column \(site.column), with one return type, so they would share one \
+            cache slot, but one uses `\(first)` and the other `\(second)`. This happens when a macro \
+            or `#sourceLocation` gives two providers one position. Give the providers different \
+            names, or have the generated code call each strategy at a position of its own.
+            """,
+            at: site)
+    }
+
+    /// `error`, thrown by a build that another caller of the same provider waited for, as the
+    /// waiter's own error type: the same type, since the builder ran the same provider, unless an
+    /// override threw what the provider cannot.
+    static func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, at frame: Frame) -> Failure {
+        if let error = error as? Failure { return error }
+        foreignError(error, expected: Failure.self, at: frame)
+    }
+
+    /// A waiter got an error of another type than its provider throws.
+    static func foreignError(_ error: any Error, expected: Any.Type, at frame: Frame) -> Never {
+        fail(
+            """
+            Dirk: `\(frame.name)` of `\(frame.componentType)` waited for an instance that another \
+            caller was building, and that build threw `\(type(of: error))`, which this call of \
+            `\(frame.name)` cannot throw (it throws `\(expected)`). An override's factory must \
+            throw only errors its provider can throw.
+            """,
+            at: frame.site)
+    }
+
+    // MARK: Parents
 
     static func missingParent(
         _ parent: Any.Type, component: Any.Type, registered: [Any.Type], file: StaticString, line: UInt
@@ -90,8 +193,7 @@ enum Diagnostics {
             file: file, line: line)
     }
 
-    static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never
-    {
+    static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
             Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` \
@@ -121,6 +223,8 @@ enum Diagnostics {
             """, file: file, line: line)
     }
 
+    // MARK: Modules
+
     static func lateModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
@@ -132,7 +236,7 @@ enum Diagnostics {
     }
 
     static func wrongComponent(
-        module: Any.Type, expected: Any.Type, actual: Any.Type, site: CallSite
+        module: Any.Type, expected: Any.Type, actual: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         fail(
             """
@@ -142,7 +246,7 @@ enum Diagnostics {
             for example through a parent accessor such as \
             `var \(lowerFirst("\(expected)")): \(expected) { parent() }`.
             """,
-            site: site)
+            file: file, line: line)
     }
 
     static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
@@ -156,6 +260,16 @@ enum Diagnostics {
             """, file: file, line: line)
     }
 
+    static func notAModule(_ type: Any.Type, file: StaticString, line: UInt) -> Never {
+        fail(
+            """
+            Dirk: `\(type)` subclasses `AnyModule` directly. Subclass `Module<YourComponent>` \
+            instead, which ties the module to its component.
+            """, file: file, line: line)
+    }
+
+    // MARK: Reset
+
     static func resetDuringResolution(
         component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
@@ -168,17 +282,78 @@ enum Diagnostics {
             """, file: file, line: line)
     }
 
+    // MARK: Contributions
+
+    static func duplicateContribution(
+        key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` \
+            already uses in that collection. A component's contributions add to its parents' and \
+            never replace them, and keys are unique within a collection: choose another key, or \
+            contribute the element once, from the component that owns it.
+            """, file: file, line: line)
+    }
+
+    // MARK: Overrides
+
+    static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never {
+        fail(
+            """
+            Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so \
+            some callers would have the original instance and some the override's. Override \
+            providers when you build the component, before the first resolution.
+            """, file: file, line: line)
+    }
+
+    static func overrideCalledNoProvider(component: Any.Type, file: StaticString, line: UInt) -> Never {
+        fail(
+            """
+            Dirk: the closure given to `\(component).overriding(_:with:)` called no provider, so \
+            Dirk cannot tell which one to override. Call exactly one provider in it, as in \
+            `overriding { $0.network.api() } with: { _ in fakeAPI }`.
+            """, file: file, line: line)
+    }
+
+    static func overrideCalledSeveralProviders(
+        _ first: String, _ second: String, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: the closure given to `\(component).overriding(_:with:)` called `\(first)` and \
+            then `\(second)`; it must call exactly one provider, the one to override. Override \
+            each provider with its own `overriding(_:with:)` call.
+            """, file: file, line: line)
+    }
+
+    static func overrideOfAnotherComponent(
+        _ provider: String, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to \
+            `\(owner)`, one of its ancestors. An override applies to the component that owns the \
+            provider, and would change it for every other child too: override it on `\(owner)` \
+            itself (`\(lowerFirst("\(owner)")).overriding { ... } with: { ... }`).
+            """, file: file, line: line)
+    }
+
+    // MARK: Helpers
+
+    private static func names(_ path: [Frame]) -> String {
+        path.map(\.name).joined(separator: " -> ")
+    }
+
     private static func lowerFirst(_ name: String) -> String {
         name.prefix(1).lowercased() + name.dropFirst()
     }
 
-    private static func fail(_ message: String, site: CallSite) -> Never {
+    private static func fail(_ message: String, at site: ProviderSite) -> Never {
         fatalError(message, file: site.file, line: site.line)
     }
 
-    private static func fail(
-        _ message: String, file: StaticString = #fileID, line: UInt = #line
-    ) -> Never {
+    private static func fail(_ message: String, file: StaticString, line: UInt) -> Never {
         fatalError(message, file: file, line: line)
     }
 }

@@ -3,72 +3,150 @@ extension Module {
     /// database or reading configuration.
     ///
     /// ```swift
-    /// func database() async throws -> Database { try await single { c in try await Database.open(c.config.url()) } }
+    /// func database() async throws -> Database {
+    ///     try await single { c in try await Database.open(c.settings.url()) }
+    /// }
     /// ```
     ///
-    /// **Lifetime:** until the component is released or `reset()`, as for `single(_:)`.
+    /// **Lifetime:** until the component is released or ``Component/reset(file:line:)``, as for a
+    /// synchronous `single`.
     ///
     /// **Concurrency:** when many tasks make the first call at once, one builds and the others
-    /// suspend until it is ready; no thread blocks. A factory that needs, through other async
-    /// providers, the instance it is building stops the program with the cycle's path.
+    /// suspend until it is ready; no thread blocks. A waiting task whose provider can throw
+    /// `CancellationError` (it throws `any Error`) stops waiting as soon as it is cancelled; the
+    /// build goes on for the others. A factory that needs, through other async providers, the
+    /// instance it is building stops the program with the cycle's path, as does a cycle of tasks
+    /// that wait for each other.
     ///
-    /// - Parameter factory: Builds the instance from the component's providers. If it throws,
-    ///   nothing is cached and the error reaches the caller; the next call tries again.
+    /// - Parameters:
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
+    ///     messages; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
+    ///     cached, the error reaches the caller and every task waiting for the same build, and
+    ///     the next call tries again.
     /// - Returns: The component's instance.
-    public func single<T>(
+    public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) async throws -> T
-    ) async rethrows -> T {
-        try await asyncSingle(
-            CallSite(file: file, line: line, column: column, function: function), make: factory)
+        _ factory: (C) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncSingle, key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 
     /// Provides one instance per component from a factory that awaits and needs no component.
-    /// See `single(_:)` for async factories.
+    /// See the async `single(_:)` that receives the component.
     ///
-    /// - Parameter factory: Builds the instance.
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance.
     /// - Returns: The component's instance.
-    public func single<T>(
+    public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () async throws -> T
-    ) async rethrows -> T {
-        try await asyncSingle(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: { _ in try await factory() })
+        _ factory: () async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncSingle, key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ async throws(Failure) in try await factory() })
     }
 
     /// Provides a new instance on every call, from a factory that awaits.
     ///
-    /// - Parameter factory: Builds the instance from the component's providers.
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance from the component's providers.
     /// - Returns: A new instance.
-    public func transient<T>(
+    public func transient<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) async throws -> T
-    ) async rethrows -> T {
-        let site = CallSite(file: file, line: line, column: column, function: function)
-        let frame = Frame(provider: self, at: site, returning: T.self)
-        let chain = AsyncChain.current
-        if let chain, chain.contains(AsyncChain(frame: frame, parent: nil)) {
-            Diagnostics.recursion(path: chain.path(from: frame) + [frame.name], at: frame)
-        }
-        let component = liveComponent(provider: frame.name, site: site)
-        return try await AsyncChain.$current.withValue(AsyncChain(frame: frame, parent: chain)) {
-            try await factory(component)
-        }
+        _ factory: (C) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncTransient,
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+    }
+
+    /// Provides one instance per async resolution, from a factory that awaits: every request made
+    /// while one outermost async provider call runs, in its task and the child tasks it starts,
+    /// gets the same instance.
+    ///
+    /// ```swift
+    /// func unitOfWork() async -> UnitOfWork { await scoped { c in await UnitOfWork.begin(c.data.store()) } }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
+    ///     kept.
+    /// - Returns: This resolution's instance.
+    public func scoped<T, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: (C) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncScoped, key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 }
 
 extension Module {
-    func asyncSingle<T>(_ site: CallSite, make: (C) async throws -> T) async rethrows -> T {
-        let slot = slot(at: site, returning: T.self, caching: .async).takeUnretainedValue()
-        let frame = Frame(provider: self, at: site, returning: T.self)
-        let component = liveComponent(provider: frame.name, site: site)
-        let object = try await slot.asyncCell.unsafelyUnwrapped.resolve(frame: frame) {
-            Holder(try await make(component))
+    /// The one path of every async provider call: the task's agent in the async resolution, the
+    /// provider's slot, then the strategy.
+    func resolveAsync<T, Failure: Error>(
+        _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite,
+        make: (C) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        try await TaskAgent.withCurrent { (agent) async throws(Failure) in
+            try await resolveAsync(strategy, in: agent, key: key, site: site, make: make)
         }
-        return unsafeDowncast(object, to: Holder<T>.self).value
+    }
+
+    private func resolveAsync<T, Failure: Error>(
+        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, site: ProviderSite,
+        make: (C) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        let frame = providerFrame(strategy, site: site, returning: T.self)
+        func build() async throws(Failure) -> T {
+            guard let component = owner.strongIfAlive() else {
+                Diagnostics.componentReleased(provider: frame.name, component: C.self, site: site)
+            }
+            return try await make(component)
+        }
+        switch strategy {
+        case .asyncSingle:
+            let cell = slots.slot(for: key, strategy: strategy, site: site, as: OnceCell<StrongStorage<T>>.self) {
+                .make()
+            }.slot
+            return try await cell.resolve(in: agent, frame: frame, build: build)
+        case .asyncScoped:
+            let marker = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
+                ProviderMarker()
+            }.slot
+            let cell = agent.scopes.cell(for: marker) { OnceCell<StrongStorage<T>>.make() }
+            return try await cell.resolve(in: agent, frame: frame, build: build)
+        default:
+            _ = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) { ProviderMarker() }
+            if let enclosing = agent.enclosing(frame) {
+                Diagnostics.recursion(path: agent.steps(from: enclosing) + [frame], at: frame)
+            }
+            return try await agent.run(frame, build)
+        }
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Module {
     /// Provides one instance per resolution: every request made while one outermost provider
     /// call runs (that call and everything it resolves) gets the same instance, and the next
@@ -9,109 +7,121 @@ extension Module {
     /// func request() -> RequestContext { scoped { RequestContext() } }
     /// ```
     ///
-    /// **Lifetime:** until the outermost provider call on the same thread returns.
+    /// **Lifetime:** until the outermost provider call returns. Inside an async provider's
+    /// factory, the resolution is the async one: a `scoped` provider asked for before and after an
+    /// `await`, on whatever thread, gives the same instance.
     ///
-    /// - Parameter factory: Builds the instance. If it throws, nothing is kept.
+    /// - Parameters:
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
+    ///     messages; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    public func scoped<T>(
+    public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () throws -> T
-    ) rethrows -> T {
-        try perResolution(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: { _ in try factory() }, configures: false, configure: { _, _ in })
+        _ factory: () throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try resolve(
+            ScopedPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides one instance per resolution, built by a factory that receives the component.
     /// See `scoped(_:)`.
     ///
-    /// - Parameter factory: Builds the instance from the component's other providers.
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: This resolution's instance.
-    public func scoped<T>(
+    public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) throws -> T
-    ) rethrows -> T {
-        try perResolution(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: factory, configures: false, configure: { _, _ in })
+        _ factory: (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try resolve(
+            ScopedPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 
     /// Provides one instance per resolution and configures it once it is shared.
     /// See `scoped(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    public func scoped<T>(
+    public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) throws -> T,
-        configure: (T, C) throws -> Void
-    ) rethrows -> T {
-        try perResolution(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: factory, configures: true, configure: configure)
+        _ factory: (C) throws(Failure) -> T,
+        configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        try resolve(
+            ScopedPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
+            configures: true, configure: configure)
     }
 
     /// Provides one instance per resolution, built without the component, and configures it
     /// once it is shared. See `scoped(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    public func scoped<T>(
+    public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () throws -> T,
-        configure: (T, C) throws -> Void
-    ) rethrows -> T {
-        try perResolution(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: { _ in try factory() }, configures: true, configure: configure)
+        _ factory: () throws(Failure) -> T,
+        configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        try resolve(
+            ScopedPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() }, configures: true, configure: configure)
     }
 }
 
-extension Module {
-    func perResolution<T>(
-        _ site: CallSite,
-        make: (C) throws -> T,
-        configures: Bool,
-        configure: (T, C) throws -> Void
-    ) rethrows -> T {
-        let slot = slot(at: site, returning: T.self, caching: .none).takeUnretainedValue()
-        let frame = Frame(provider: self, at: site, returning: T.self)
-        let context = ResolutionContext.current.takeUnretainedValue()
-        if observers.load(ordering: .relaxed) != 0 {
-            observe(site, returning: T.self, strategy: "scoped", isNew: context.scopedEntry(for: slot) == nil)
-        }
-        if let entry = context.scopedEntry(for: slot) {
-            switch entry.phase {
-            case .building:
-                Diagnostics.cycle(path: context.path(from: frame, closingWith: frame), at: frame)
-            case .configuring(let value), .ready(let value):
-                return unsafeDowncast(value, to: Holder<T>.self).value
-            }
-        }
-        let component = liveComponent(provider: frame.name, site: site)
-        context.enter(frame)
-        defer { context.leave() }
-        let entry = ScopedEntry(slot: slot)
-        context.setScopedEntry(entry)
-        do {
-            let holder = Holder(try make(component))
-            if configures {
-                entry.phase = .configuring(holder)
-                try configure(holder.value, component)
-            }
-            entry.phase = .ready(holder)
-            return holder.value
-        } catch {
-            context.removeScopedEntry(for: slot)
-            throw error
-        }
+/// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, made for
+/// the provider's slot.
+struct ScopedPolicy<Value>: CachePolicy {
+    var strategy: ProviderStrategy { .scoped }
+
+    func makeSlot() -> ProviderMarker { ProviderMarker() }
+
+    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool {
+        cell(in: slot, context: context).hasValue
+    }
+
+    func resolve<Failure: Error>(
+        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
+        build: () throws(Failure) -> Value,
+        configures: Bool, configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value {
+        try cell(in: slot, context: context)
+            .resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+    }
+
+    private func cell(in slot: ProviderMarker, context: ResolutionContext) -> OnceCell<StrongStorage<Value>> {
+        context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<Value>>.make() }
     }
 }

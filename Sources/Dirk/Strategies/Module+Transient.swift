@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Module {
     /// Provides a new instance on every call.
     ///
@@ -9,17 +7,27 @@ extension Module {
     ///
     /// **Lifetime:** whatever the caller gives it; Dirk keeps no reference.
     ///
-    /// - Parameter factory: Builds the instance. Its error reaches the caller unchanged.
+    /// A transient that calls itself, even with other arguments, stops the program with the path:
+    /// Dirk cannot tell an endless recursion from one that ends.
+    ///
+    /// - Parameters:
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
+    ///     messages; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance. Its error reaches the caller unchanged.
     /// - Returns: A new instance.
-    @inlinable
-    public func transient<T>(
+    public func transient<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () throws -> T
-    ) rethrows -> T {
-        try uncached(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: { _ in try factory() })
+        _ factory: () throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try resolve(
+            TransientPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides a new instance on every call, built by a factory that receives the component.
@@ -30,31 +38,50 @@ extension Module {
     /// }
     /// ```
     ///
-    /// - Parameter factory: Builds the instance from the component's other providers.
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: A new instance.
-    @inlinable
-    public func transient<T>(
+    public func transient<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) throws -> T
-    ) rethrows -> T {
-        try uncached(
-            CallSite(file: file, line: line, column: column, function: function), make: factory)
+        _ factory: (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try resolve(
+            TransientPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 }
 
-extension Module {
-    /// Runs a `transient`'s factory as a frame of this thread's resolution.
-    @inlinable @inline(__always)
-    func uncached<T>(_ site: CallSite, make: (C) throws -> T) rethrows -> T {
-        let frame = Frame(provider: self, at: site, returning: T.self)
-        if observers.load(ordering: .relaxed) != 0 {
-            observe(site, returning: T.self, strategy: "transient", isNew: true)
+/// `transient`: nothing kept; each call is a step of the resolution, which must not contain the
+/// same step already.
+struct TransientPolicy<Value>: CachePolicy {
+    var strategy: ProviderStrategy { .transient }
+
+    func makeSlot() -> ProviderMarker { ProviderMarker() }
+
+    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool { false }
+
+    func resolve<Failure: Error>(
+        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
+        build: () throws(Failure) -> Value,
+        configures: Bool, configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value {
+        if let enclosing = context.enclosing(frame) {
+            Diagnostics.recursion(path: context.steps(from: enclosing) + [frame], at: frame)
         }
-        return try ResolutionContext.current._withUnsafeGuaranteedRef { context in
-            context.enterUncached(frame)
-            defer { context.leave() }
-            return try withComponent(in: context, frame, make)
+        context.enter(frame)
+        defer { context.leave() }
+        let value = try build()
+        if configures {
+            context.configurationDepth += 1
+            defer { context.configurationDepth -= 1 }
+            try configure(value)
         }
+        return value
     }
 }

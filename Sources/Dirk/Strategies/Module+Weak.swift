@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Module {
     /// Provides the same instance for as long as anyone outside the component holds it, and a
     /// new one after it was released.
@@ -12,91 +10,112 @@ extension Module {
     ///
     /// **Thread safety:** threads that ask while it is being built wait for that one instance.
     ///
-    /// - Parameter factory: Builds the instance. If it throws, nothing is cached.
+    /// - Parameters:
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
+    ///     messages; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject>(
+    public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () throws -> T
-    ) rethrows -> T {
-        try weaklyCached(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: { _ in try factory() }, configures: false, configure: { _, _ in })
+        _ factory: () throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try resolve(
+            WeakPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides a weakly shared instance built by a factory that receives the component.
     /// See `weak(_:)`.
     ///
-    /// - Parameter factory: Builds the instance from the component's other providers.
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject>(
+    public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) throws -> T
-    ) rethrows -> T {
-        try weaklyCached(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: factory, configures: false, configure: { _, _ in })
+        _ factory: (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try resolve(
+            WeakPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 
     /// Provides a weakly shared instance and configures each new one after it is cached.
     /// See `weak(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     ///   - factory: Builds the instance.
     ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject>(
+    public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) throws -> T,
-        configure: (T, C) throws -> Void
-    ) rethrows -> T {
-        try weaklyCached(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: factory, configures: true, configure: configure)
+        _ factory: (C) throws(Failure) -> T,
+        configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        try resolve(
+            WeakPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
+            configures: true, configure: configure)
     }
 
     /// Provides a weakly shared instance built without the component and configures each new
     /// one after it is cached. See `weak(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     ///   - factory: Builds the instance.
     ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject>(
+    public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () throws -> T,
-        configure: (T, C) throws -> Void
-    ) rethrows -> T {
-        try weaklyCached(
-            CallSite(file: file, line: line, column: column, function: function),
-            make: { _ in try factory() }, configures: true, configure: configure)
+        _ factory: () throws(Failure) -> T,
+        configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        try resolve(
+            WeakPolicy<T>(),
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() }, configures: true, configure: configure)
     }
 }
 
-extension Module {
-    func weaklyCached<T: AnyObject>(
-        _ site: CallSite,
-        make: (C) throws -> T,
-        configures: Bool,
-        configure: (T, C) throws -> Void
-    ) rethrows -> T {
-        if let fresh = try freshInstance(site, make: make, configures: configures, configure: configure) {
-            return fresh
-        }
-        let slot = slot(at: site, returning: T.self, caching: .one(.weak)).takeUnretainedValue()
-        let frame = Frame(provider: self, at: site, returning: T.self)
-        let component = liveComponent(provider: frame.name, site: site)
-        if observers.load(ordering: .relaxed) != 0 {
-            observe(site, returning: T.self, strategy: "weak", cell: slot.cell.unsafelyUnwrapped)
-        }
-        let instance = try slot.cell.unsafelyUnwrapped.resolve(
-            frame: frame, in: component,
-            make: { try make(component) as AnyObject },
-            configures: configures,
-            configure: { try configure($0 as! T, component) })
-        return instance as! T
+/// `weak`: one instance while someone holds it, in a cell of the provider's slot that refers to
+/// it weakly.
+struct WeakPolicy<Value: AnyObject>: CachePolicy {
+    var strategy: ProviderStrategy { .weak }
+
+    func makeSlot() -> OnceCell<WeakStorage<Value>> { .make() }
+
+    func hasInstance(in slot: OnceCell<WeakStorage<Value>>, context: ResolutionContext) -> Bool {
+        slot.hasValue
+    }
+
+    func resolve<Failure: Error>(
+        in slot: OnceCell<WeakStorage<Value>>, context: ResolutionContext, frame: Frame,
+        build: () throws(Failure) -> Value,
+        configures: Bool, configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value {
+        try slot.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
     }
 }

@@ -1,0 +1,31 @@
+#include "CDirk.h"
+
+#include <sched.h>
+#include <time.h>
+
+__thread void *_Nullable dirk_thread_context = 0;
+
+void dirk_lock_wait(uintptr_t *_Nonnull lock) {
+    // Critical sections are a few loads and stores: most waits end while spinning. A holder that
+    // was preempted is let run by yielding, and then by sleeping, so that a waiter of higher
+    // priority never keeps it off the processor for long.
+    for (unsigned attempt = 0;; attempt++) {
+        if (atomic_load_explicit((_Atomic(uintptr_t) *)lock, memory_order_relaxed) == 0 &&
+            dirk_lock_try(lock)) {
+            return;
+        }
+        if (attempt < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+            __asm__ __volatile__("yield");
+#endif
+        } else if (attempt < 128) {
+            sched_yield();
+        } else {
+            unsigned shift = attempt - 128 < 10 ? attempt - 128 : 10;
+            struct timespec pause = {0, 1000L << shift};  // 1 µs, doubling to about 1 ms
+            nanosleep(&pause, 0);
+        }
+    }
+}

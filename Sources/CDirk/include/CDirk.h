@@ -1,0 +1,111 @@
+// The part of Dirk written in C: what Swift cannot declare without the `Synchronization` module,
+// which needs macOS 15 and iOS 18, or cannot declare at all.
+//
+// - A thread-local pointer to the calling thread's resolution context.
+// - Atomic operations on one machine word, through C11 <stdatomic.h> (the way swift-atomics began).
+// - A lock of one word: a compare-and-exchange to take it, a releasing store to give it back.
+// - Two entry points of the Swift runtime that tell whether an object has begun deinitializing.
+//
+// Swift code uses these through the wrappers in Sources/Dirk/Internal/Sync and
+// Sources/Dirk/Internal/Unsafe; nothing else calls them.
+#ifndef CDIRK_H
+#define CDIRK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+// MARK: Thread-local resolution context
+
+// The default TLS model, so that a shared library holding Dirk can also be loaded with `dlopen`.
+// Linked into an executable, the access is one load from the thread pointer.
+extern __thread void *_Nullable dirk_thread_context;
+
+/// The calling thread's resolution context, or NULL before its first resolution.
+static inline void *_Nullable dirk_get_thread_context(void) { return dirk_thread_context; }
+
+/// Sets the calling thread's resolution context.
+static inline void dirk_set_thread_context(void *_Nullable context) { dirk_thread_context = context; }
+
+/// An address that differs from one running thread to another (the thread's own variable); reads
+/// no memory.
+static inline uintptr_t dirk_thread_marker(void) { return (uintptr_t)&dirk_thread_context; }
+
+// MARK: Atomic words
+//
+// Each function treats `word` as an `_Atomic(uintptr_t)`. Swift allocates the words (never on the
+// stack) and touches them only through these functions, so every access is atomic.
+
+static inline uintptr_t dirk_load_relaxed(uintptr_t *_Nonnull word) {
+    return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_relaxed);
+}
+
+static inline uintptr_t dirk_load_acquire(uintptr_t *_Nonnull word) {
+    return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_acquire);
+}
+
+static inline uintptr_t dirk_load_seq_cst(uintptr_t *_Nonnull word) {
+    return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_seq_cst);
+}
+
+static inline void dirk_store_relaxed(uintptr_t *_Nonnull word, uintptr_t value) {
+    atomic_store_explicit((_Atomic(uintptr_t) *)word, value, memory_order_relaxed);
+}
+
+static inline void dirk_store_release(uintptr_t *_Nonnull word, uintptr_t value) {
+    atomic_store_explicit((_Atomic(uintptr_t) *)word, value, memory_order_release);
+}
+
+static inline void dirk_store_seq_cst(uintptr_t *_Nonnull word, uintptr_t value) {
+    atomic_store_explicit((_Atomic(uintptr_t) *)word, value, memory_order_seq_cst);
+}
+
+/// Adds `delta` (which may wrap, to subtract) and returns the previous value.
+static inline uintptr_t dirk_fetch_add_relaxed(uintptr_t *_Nonnull word, uintptr_t delta) {
+    return atomic_fetch_add_explicit((_Atomic(uintptr_t) *)word, delta, memory_order_relaxed);
+}
+
+// MARK: Lock
+//
+// 0 when free, 1 when held. Dirk holds these locks for a few loads and stores, never while user
+// code runs, so a waiter spins briefly, then yields, then sleeps in growing steps (see CDirk.c).
+
+/// Takes the lock if it is free; returns whether it did.
+static inline bool dirk_lock_try(uintptr_t *_Nonnull lock) {
+    uintptr_t expected = 0;
+    return atomic_compare_exchange_strong_explicit(
+        (_Atomic(uintptr_t) *)lock, &expected, 1, memory_order_acquire, memory_order_relaxed);
+}
+
+/// Waits until the lock is free and takes it.
+void dirk_lock_wait(uintptr_t *_Nonnull lock);
+
+/// Takes the lock, waiting while another thread holds it.
+static inline void dirk_lock(uintptr_t *_Nonnull lock) {
+    if (!dirk_lock_try(lock)) dirk_lock_wait(lock);
+}
+
+/// Gives the lock back. Only the thread that took it may call this.
+static inline void dirk_unlock(uintptr_t *_Nonnull lock) {
+    atomic_store_explicit((_Atomic(uintptr_t) *)lock, 0, memory_order_release);
+}
+
+/// Sets a new lock free; call it once, before any other thread can see the lock.
+static inline void dirk_lock_init(uintptr_t *_Nonnull lock) {
+    atomic_init((_Atomic(uintptr_t) *)lock, 0);
+}
+
+// MARK: Object lifetime
+//
+// Both are exported and documented in the Swift runtime's HeapObject.h, on every platform:
+// `swift_tryRetain` is what a weak reference uses to load its object. `object` must point to an
+// allocated Swift object: one that is alive, or one whose memory an unowned reference keeps.
+
+/// Adds a strong reference to `object` and returns it, unless the object has begun to
+/// deinitialize: then it changes nothing and returns NULL.
+void *_Nullable swift_tryRetain(void *_Nonnull object);
+
+/// Whether `object` has begun to deinitialize.
+bool swift_isDeallocating(void *_Nonnull object);
+
+#endif

@@ -1,0 +1,106 @@
+extension Component {
+    /// Replaces the factory of the one provider that `provider` calls, for this component and the
+    /// children that reach it through their parents: the way to put a test's fake behind one
+    /// provider without writing a module subclass.
+    ///
+    /// ```swift
+    /// let fake = FakeAPI()
+    /// let app = AppComponent().overriding { $0.network.api() } with: { _ in fake }
+    /// ```
+    ///
+    /// The provider keeps its strategy: an overridden `single` is still built once per
+    /// component, by `factory`, and a `transient` calls `factory` every time. To find the
+    /// provider, Dirk calls `provider` once, right away, and resolves it through `factory`; for a
+    /// `single` that is its first and only build. A `single(key:)` override serves every key.
+    ///
+    /// Override providers when you build the component, before its first resolution. Overriding
+    /// a provider that was already used, a provider of another component (a parent's), or a
+    /// closure that calls no provider or more than one stops the program with a message.
+    ///
+    /// - Parameters:
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    ///   - provider: Calls the one provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on. It may throw only errors that the
+    ///     provider itself can throw.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func overriding<T>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ provider: (Self) throws -> T,
+        with factory: @escaping @Sendable (Self) throws -> T
+    ) -> Self {
+        let capture = OverrideCapture(
+            component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
+            line: line,
+            factory: OverrideFactory<T> { component in
+                // Only this component's providers are overridden, so `component` is `self`.
+                try factory(component as! Self)
+            })
+        let context = ResolutionContext.current
+        let outer = context.capture
+        context.capture = capture
+        // Sends this component's provider calls down the path that sees the capture, cached ones
+        // included, so that an override of a provider already used is caught.
+        core.withLock { $0.addObservers(1) }
+        defer {
+            context.capture = outer
+            core.withLock { $0.addObservers(-1) }
+        }
+        _ = try? provider(self)
+        if capture.captured == nil {
+            Diagnostics.overrideCalledNoProvider(component: type(of: self), file: file, line: line)
+        }
+        return self
+    }
+}
+
+/// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it.
+final class OverrideFactory<Value>: Sendable {
+    let make: @Sendable (Component) throws -> Value
+
+    init(_ make: @escaping @Sendable (Component) throws -> Value) {
+        self.make = make
+    }
+}
+
+extension Module {
+    /// The factory that replaces the provider at `key`, as its own factory's type, if one does.
+    func overrideFactory<T, Failure: Error>(
+        for key: ProviderKey, frame: Frame, returning type: T.Type, failure: Failure.Type
+    ) -> ((C) throws(Failure) -> T)? {
+        guard let factory = slots.override(for: OverrideKey(key: key)) as? OverrideFactory<T> else { return nil }
+        return { (component: C) throws(Failure) -> T in
+            do {
+                return try factory.make(component)
+            } catch {
+                throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+            }
+        }
+    }
+
+    /// Makes the provider at `key`, the first that an override's closure calls, resolve through
+    /// the override's factory, then resolves it with `resolve`, which goes through the pipeline
+    /// again.
+    func captureOverride<T, Failure: Error>(
+        _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool,
+        resolve: () throws(Failure) -> T
+    ) throws(Failure) -> T {
+        if let first = capture.captured {
+            Diagnostics.overrideCalledSeveralProviders(
+                first, frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+        }
+        capture.captured = frame.name
+        guard owner.identity == capture.component else {
+            Diagnostics.overrideOfAnotherComponent(
+                frame.name, owner: C.self, component: capture.componentType, file: capture.file, line: capture.line)
+        }
+        guard isNew else {
+            Diagnostics.lateOverride(frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+        }
+        slots.setOverride(capture.factory, for: OverrideKey(key: key))
+        capture.isSuspended = true
+        defer { capture.isSuspended = false }
+        return try resolve()
+    }
+}

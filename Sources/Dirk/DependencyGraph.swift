@@ -1,0 +1,138 @@
+/// A component's structure: its parents and modules, the providers seen so far with their
+/// strategies and whether they hold a cached instance, and which provider resolved which.
+///
+/// Get one from ``Component/dependencyGraph()``, and render it with ``graphviz`` or ``mermaid``.
+public struct DependencyGraph: Sendable {
+    /// How a provider caches its instances.
+    public enum Strategy: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// `single`: one instance per component.
+        case single
+        /// `single(key:)`: one instance per component per key.
+        case keyedSingle
+        /// `weak`: one instance while someone holds it.
+        case weak
+        /// `scoped`: one instance per resolution.
+        case scoped
+        /// `transient`: a new instance per call.
+        case transient
+        /// `single` with an async factory.
+        case asyncSingle
+        /// `transient` with an async factory.
+        case asyncTransient
+        /// `scoped` with an async factory.
+        case asyncScoped
+
+        /// The strategy as Dirk's traces and messages write it: `single`, `single(key:)`,
+        /// `async single`.
+        public var description: String {
+            switch self {
+            case .single: "single"
+            case .keyedSingle: "single(key:)"
+            case .weak: "weak"
+            case .scoped: "scoped"
+            case .transient: "transient"
+            case .asyncSingle: "async single"
+            case .asyncTransient: "async transient"
+            case .asyncScoped: "async scoped"
+            }
+        }
+    }
+
+    /// One provider: `Module.provider()`, the strategy it uses, and whether it caches an instance
+    /// now.
+    public struct Node: Sendable, Hashable {
+        /// `Module.provider()`.
+        public let name: String
+        /// How the provider caches its instances.
+        public let strategy: Strategy
+        /// Whether the provider holds a cached instance now.
+        public let isCached: Bool
+
+        /// A provider as a graph lists it, for comparing with one in tests.
+        ///
+        /// - Parameters:
+        ///   - name: `Module.provider()`.
+        ///   - strategy: How the provider caches its instances.
+        ///   - isCached: Whether the provider holds a cached instance now.
+        public init(name: String, strategy: Strategy, isCached: Bool) {
+            self.name = name
+            self.strategy = strategy
+            self.isCached = isCached
+        }
+    }
+
+    /// One provider's factory resolving another provider.
+    public struct Dependency: Sendable, Hashable {
+        /// The provider whose factory made the call.
+        public let from: String
+        /// The provider it called.
+        public let to: String
+
+        /// A dependency as a graph lists it, for comparing with one in tests.
+        ///
+        /// - Parameters:
+        ///   - from: The provider whose factory made the call.
+        ///   - to: The provider it called.
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// The component's type.
+    public let component: String
+    /// The types of its direct parents, in the order they were registered.
+    public let parents: [String]
+    /// The types of its modules, in the order they were made.
+    public let modules: [String]
+    /// The providers seen so far, by name.
+    public let providers: [Node]
+    /// The dependencies recorded since ``Component/startRecordingDependencies()``, by name.
+    public let dependencies: [Dependency]
+
+    /// The graph in Graphviz's DOT language: `dot -Tsvg graph.dot > graph.svg` draws it.
+    public var graphviz: String {
+        var lines = ["digraph \"\(component)\" {", "    rankdir=LR;", "    node [shape=box];"]
+        for node in providers {
+            let fill = node.isCached ? ", style=filled, fillcolor=\"#dfeede\"" : ""
+            lines.append("    \"\(node.name)\" [label=\"\(node.name)\\n\(node.strategy)\"\(fill)];")
+        }
+        for dependency in dependencies {
+            lines.append("    \"\(dependency.from)\" -> \"\(dependency.to)\";")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The graph as a Mermaid flowchart, which GitHub and many editors draw in Markdown.
+    public var mermaid: String {
+        let names = providers.map(\.name) + dependencies.flatMap { [$0.from, $0.to] }
+        var identifiers: [String: String] = [:]
+        for name in names where identifiers[name] == nil { identifiers[name] = "p\(identifiers.count)" }
+        var lines = ["flowchart LR"]
+        for node in providers {
+            let cached = node.isCached ? ", cached" : ""
+            lines.append("    \(identifiers[node.name]!)[\"\(node.name)<br/>\(node.strategy)\(cached)\"]")
+        }
+        for dependency in dependencies {
+            lines.append("    \(identifiers[dependency.from]!) --> \(identifiers[dependency.to]!)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension DependencyGraph.Strategy {
+    init?(_ strategy: ProviderStrategy) {
+        switch strategy {
+        case .none: return nil
+        case .single: self = .single
+        case .keyedSingle: self = .keyedSingle
+        case .weak: self = .weak
+        case .scoped: self = .scoped
+        case .transient: self = .transient
+        case .asyncSingle: self = .asyncSingle
+        case .asyncTransient: self = .asyncTransient
+        case .asyncScoped: self = .asyncScoped
+        }
+    }
+}

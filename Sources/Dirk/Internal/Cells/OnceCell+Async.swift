@@ -1,0 +1,106 @@
+extension OnceCell {
+    /// The cell's value for a task: the ready one, or the one this task builds, or the one another
+    /// agent is building, waited for without blocking a thread.
+    ///
+    /// A waiting task whose provider can throw `CancellationError` stops waiting as soon as it is
+    /// cancelled and throws it; the build goes on for the others. A provider that cannot throw it
+    /// waits until the build ends.
+    ///
+    /// - Parameters:
+    ///   - agent: The calling task's agent.
+    ///   - frame: The step that asks, which is also the step that builds if this task builds.
+    ///   - build: Makes the value. If it throws, every agent waiting for this build gets the same
+    ///     error, nothing is cached, and the next call builds again.
+    func resolve<Failure: Error>(
+        in agent: TaskAgent,
+        frame: Frame,
+        build: () async throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        while true {
+            switch withLock({ $0.claim(by: agent, frame: frame) }) {
+            case .ready(let value), .ownInstance(let value):
+                return value
+            case .cycle(let building):
+                Diagnostics.cycle(path: agent.steps(from: building) + [frame], at: frame)
+            case .build(let generation):
+                do {
+                    let value = try await agent.run(frame, build)
+                    complete(value, generation: generation)
+                    return value
+                } catch {
+                    fail(generation: generation, with: error)
+                    throw error
+                }
+            case .wait(let generation):
+                switch await wait(for: generation, in: agent, frame: frame, failure: Failure.self) {
+                case .finished(.success(let value)):
+                    return value
+                case .finished(.failure(let error)):
+                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                case .cancelled:
+                    // Reached only when `Failure` can hold it.
+                    throw CancellationError() as! Failure
+                case .recheck:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Suspends until another agent's build of generation `generation` ends, or until the task is
+    /// cancelled if `failure` can hold a `CancellationError`.
+    private func wait<Failure: Error>(
+        for generation: UInt64, in agent: TaskAgent, frame: Frame, failure: Failure.Type
+    ) async -> WaitEvent<Value> {
+        let cancellable = CancellationError() is Failure
+        if cancellable && Task.isCancelled { return .cancelled }
+        let registration = Locked<Registration>.make(.pending)
+        // Both synchronize themselves; the cancellation handler may run on any thread.
+        let shared = SelfSynchronized(self)
+        let sharedRegistration = SelfSynchronized(registration)
+        let target = WaitTarget(cell: self, generation: generation)
+        agent.waitingFor = target
+        defer { agent.waitingFor = nil }
+        let event = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Value>, Never>) in
+                let resumeAtOnce: WaitEvent<Value>? = registration.withLock { registration in
+                    if case .cancelled = registration, cancellable { return .cancelled }
+                    guard let id = withLock({ $0.enqueue(.task(continuation), of: agent, generation: generation) })
+                    else { return .recheck }
+                    registration = .waiting(id)
+                    return nil
+                }
+                if let resumeAtOnce {
+                    continuation.resume(returning: Delivery(event: resumeAtOnce))
+                    return
+                }
+                switch CycleDetector.check(agent, waitingFor: target) {
+                case .cycle(let chain):
+                    Diagnostics.cycleAcrossAgents(path: CycleDetector.path(of: chain, from: agent), at: frame)
+                case .wake(let other, let otherTarget):
+                    otherTarget.cell.wakeToRecheck(other)
+                case .takeInstance, nil:
+                    // Async builds hold no instance before they end, so there is none to take.
+                    break
+                }
+            }
+        } onCancel: {
+            guard cancellable else { return }
+            let waiter: Waiter<Value>? = sharedRegistration.object.withLock { registration in
+                defer { registration = .cancelled }
+                guard case .waiting(let id) = registration else { return nil }
+                return shared.object.withLock { $0.dequeue(id) }
+            }
+            waiter?.resume(with: .cancelled)
+        }
+        return event.event
+    }
+
+    /// Where a task's wait stands, for its cancellation handler, which may run before the task is
+    /// enqueued, while it waits, or after it was woken.
+    private enum Registration {
+        case pending
+        case waiting(UInt64)
+        case cancelled
+    }
+}

@@ -1,0 +1,125 @@
+extension OnceCell {
+    /// The cell's value for a thread: the ready one, or the one this thread builds, or the one
+    /// another agent is building, waited for.
+    ///
+    /// - Parameters:
+    ///   - context: The calling thread's resolution.
+    ///   - frame: The step that asks, which is also the step that builds if this thread builds.
+    ///   - build: Makes the value, with no lock held. If it throws, every agent waiting for this
+    ///     build gets the same error, nothing is cached, and the next call builds again.
+    ///   - configures: Whether to run `configure` on a new value.
+    ///   - configure: Completes a new value after this thread can see it, for cycles through
+    ///     `configure:`.
+    func resolve<Failure: Error>(
+        in context: ResolutionContext,
+        frame: Frame,
+        build: () throws(Failure) -> Value,
+        configures: Bool,
+        configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value {
+        while true {
+            switch withLock({ $0.claim(by: context, frame: frame) }) {
+            case .ready(let value), .ownInstance(let value):
+                return value
+            case .cycle(let building):
+                Diagnostics.cycle(path: context.steps(from: building) + [frame], at: frame)
+            case .build(let generation):
+                return try self.build(
+                    generation, in: context, frame: frame, build: build, configures: configures,
+                    configure: configure)
+            case .wait(let generation):
+                switch wait(for: generation, in: context, frame: frame) {
+                case .finished(.success(let value)):
+                    return value
+                case .finished(.failure(let error)):
+                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                case .recheck, .cancelled:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Builds generation `generation` on this thread.
+    private func build<Failure: Error>(
+        _ generation: UInt64,
+        in context: ResolutionContext,
+        frame: Frame,
+        build: () throws(Failure) -> Value,
+        configures: Bool,
+        configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value {
+        context.enter(frame)
+        // Left after the build settles: leaving the outermost step ends the resolution, which may
+        // wait for other agents' builds.
+        defer { context.leave() }
+        do {
+            let value = try build()
+            if configures {
+                withLock { $0.holdInstance(value, generation: generation) }
+                context.configurationDepth += 1
+                defer { context.configurationDepth -= 1 }
+                try configure(value)
+            }
+            if context.isConfiguring {
+                // A `configure:` closure of an enclosing step still runs on this thread, and this
+                // value may already refer to its half-configured instance. Other agents get it, as
+                // they would the enclosing instance, once the resolution ends.
+                if !configures { withLock { $0.holdInstance(value, generation: generation) } }
+                context.publishWhenResolutionEnds(self, generation: generation)
+            } else if configures {
+                publish(generation: generation)
+            } else {
+                complete(value, generation: generation)
+            }
+            return value
+        } catch {
+            fail(generation: generation, with: error)
+            throw error
+        }
+    }
+
+    /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
+    /// first, and returns what the build ended with, or `.recheck` to claim again.
+    private func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent<Value> {
+        let parker = Parker<WaitEvent<Value>>()
+        guard let id = withLock({ $0.enqueue(.thread(parker), of: context, generation: generation) }) else {
+            return .recheck
+        }
+        let target = WaitTarget(cell: self, generation: generation)
+        context.waitingFor = target
+        defer { context.waitingFor = nil }
+        switch CycleDetector.check(context, waitingFor: target) {
+        case nil:
+            break
+        case .takeInstance:
+            // As on the builder's own thread, the instance is complete enough to hand over; this
+            // resolution waits for its configuration to end before its outermost call returns.
+            if let instance = withLock({ $0.takeInstance(generation: generation, dequeuing: id) }) {
+                context.waitWhenResolutionEnds(for: self, generation: generation)
+                return .finished(.success(instance))
+            }
+        case .wake(let agent, let other):
+            other.cell.wakeToRecheck(agent)
+        case .cycle(let chain):
+            Diagnostics.cycleAcrossAgents(path: CycleDetector.path(of: chain, from: context), at: frame)
+        }
+        return parker.receive()
+    }
+}
+
+extension OnceCell: BorrowedBuild {
+    func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext) {
+        let parker = Parker<WaitEvent<Value>>()
+        guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else { return }
+        let target = WaitTarget(cell: self, generation: generation)
+        agent.waitingFor = target
+        defer { agent.waitingFor = nil }
+        if case .wake(let other, let otherTarget) = CycleDetector.check(agent, waitingFor: target) {
+            otherTarget.cell.wakeToRecheck(other)
+        }
+        while case .recheck = parker.receive() {
+            guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else { return }
+        }
+    }
+}

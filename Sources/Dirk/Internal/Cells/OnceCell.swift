@@ -1,0 +1,79 @@
+/// A build-once cell: a `OnceStateMachine` and the one lock that guards it, in one allocation.
+///
+/// The cell applies the state machine under its lock and performs what it returns outside it: it
+/// runs the factory and `configure:` with no lock held, resumes waiters, and releases values.
+/// Threads wait in `resolve(in:frame:build:configure:)` (this file), tasks in
+/// `resolve(in:frame:build:)` (`OnceCell+Async.swift`); both take part in the one wait graph that
+/// `CycleDetector` walks.
+///
+/// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
+/// mutable in it is the state machine, guarded by the lock of `Locked`.
+final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
+    typealias Value = Storage.Value
+
+    /// An empty cell.
+    static func make() -> OnceCell {
+        make(OnceStateMachine())
+    }
+
+    /// The ready value, read under the lock; nil when the cell is not ready.
+    @inline(__always)
+    var readyValue: Value? {
+        withLock { $0.readyValue }
+    }
+
+    /// Whether the cell holds a value now.
+    var hasValue: Bool { withLock { $0.hasValue } }
+
+    /// Whether a build is under way.
+    var isBuilding: Bool { withLock { $0.isBuilding } }
+
+    /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
+    func reset() -> Storage? {
+        withLock { $0.reset() }
+    }
+
+    // MARK: WaitableCell
+
+    func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+        withLock { $0.build(ofGeneration: generation) }
+    }
+
+    func wakeToRecheck(_ agent: BuildAgent) {
+        let woken = withLock { $0.dequeueWaiters(of: agent) }
+        for waiter in woken { waiter.resume(with: .recheck) }
+    }
+
+    // MARK: Ending builds
+
+    /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
+    func complete(_ value: Value, generation: UInt64) {
+        let waiters = withLock { state in
+            state.holdInstance(value, generation: generation)
+            return state.publish(generation: generation).waiters
+        }
+        for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
+    }
+
+    /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
+    func publish(generation: UInt64) {
+        let (value, waiters) = withLock { $0.publish(generation: generation) }
+        for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
+    }
+
+    /// Ends generation `generation` with `error`, which every waiter gets too.
+    func fail(generation: UInt64, with error: any Error) {
+        // The abandoned instance, if any, is released here, after the lock: its deinitializer may
+        // run user code.
+        let (waiters, abandoned) = withLock { $0.fail(generation: generation) }
+        withExtendedLifetime(abandoned) {}
+        for waiter in waiters { waiter.resume(with: .finished(.failure(error))) }
+    }
+}
+
+/// A build held back until its builder's resolution ends (see `ResolutionContext`).
+protocol HeldBuild: AnyObject {
+    func publish(generation: UInt64)
+}
+
+extension OnceCell: HeldBuild {}

@@ -1,0 +1,243 @@
+/// How a cell keeps its ready value: strongly (`single`, `single(key:)`, `scoped`, modules,
+/// handles) or weakly (`weak`).
+protocol CellStorage: SendableMetatype {
+    associatedtype Value
+    init(_ value: Value)
+    /// The value, or nil when a weak value is gone.
+    var value: Value? { get }
+}
+
+/// Keeps the value until the cell is reset.
+struct StrongStorage<Value>: CellStorage {
+    private let stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value? { stored }
+}
+
+/// Keeps the value while someone else holds it.
+struct WeakStorage<Value: AnyObject>: CellStorage {
+    private weak var stored: Value?
+    init(_ value: Value) { stored = value }
+    var value: Value? { stored }
+}
+
+/// What an agent waiting for a build is told when it is woken.
+enum WaitEvent<Value> {
+    /// The build ended: its instance, or the error its factory threw.
+    case finished(Result<Value, any Error>)
+    /// Look again: a cycle among waiting agents may now be broken by this one, or the build it
+    /// waited for ended without leaving an instance to share.
+    case recheck
+    /// The waiting task was cancelled.
+    case cancelled
+}
+
+/// A `WaitEvent` on its way to a waiting task.
+///
+/// Its value crosses from the task that built it to the task that waits, as every cached instance
+/// reaches every caller on any thread: sharing one instance is what a cache is for, and whether the
+/// instance may be shared is its own type's concern, as with any singleton.
+struct Delivery<Value>: @unchecked Sendable {
+    let event: WaitEvent<Value>
+}
+
+/// Something waiting for a build: a thread asleep on its parker, or a suspended task.
+enum Waiter<Value> {
+    case thread(Parker<WaitEvent<Value>>)
+    case task(CheckedContinuation<Delivery<Value>, Never>)
+
+    /// Wakes the waiter with `event`. Call it once, outside any lock.
+    func resume(with event: WaitEvent<Value>) {
+        switch self {
+        case .thread(let parker): parker.deliver(event)
+        case .task(let continuation): continuation.resume(returning: Delivery(event: event))
+        }
+    }
+}
+
+/// The state of one build-once cell, as a value: Dirk's one build-once mechanism, behind
+/// providers' caches, `scoped` instances, module creation and handles.
+///
+/// ```text
+/// empty ──claim──▶ building(builder, waiters) ──instance built──▶ building with instance
+///   ▲                 │                                               │   (configuring, or held
+///   │                 └── factory threw: every waiter gets the error  │    until the builder's
+///   │                                                                 ▼    resolution ends)
+///   └──────────── reset ◀────────────────────────────────────────── ready
+/// ```
+///
+/// Its mutating methods run under the cell's lock, never call user code, and return what to do
+/// next; `OnceCell` applies them and performs their actions (resuming waiters, releasing values)
+/// outside the lock. One build runs at a time; every caller that arrives meanwhile waits for that
+/// build and gets its instance or its error, so a factory runs once for all of them.
+struct OnceStateMachine<Storage: CellStorage> {
+    typealias Value = Storage.Value
+
+    enum State {
+        case empty
+        case building(Build)
+        case ready(Storage)
+    }
+
+    /// One build under way.
+    struct Build {
+        let builder: BuildAgent
+        let generation: UInt64
+        /// The step that builds, for cycle paths.
+        let frame: Frame
+        /// The instance, once the factory returned: seen by the builder (and by a waiter that
+        /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
+        var instance: Value?
+        var waiters: [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>)] = []
+    }
+
+    private(set) var state = State.empty
+    private var generations: UInt64 = 0
+    private var waiterIDs: UInt64 = 0
+
+    /// The ready value, if there is one.
+    var readyValue: Value? {
+        if case .ready(let storage) = state { return storage.value }
+        return nil
+    }
+
+    /// Whether the cell holds a value now.
+    var hasValue: Bool { readyValue != nil }
+
+    // MARK: Claiming
+
+    /// What an agent that wants the value does next.
+    enum Claim {
+        /// Use the ready value.
+        case ready(Value)
+        /// Build it: the cell is now building generation `generation` for this agent.
+        case build(generation: UInt64)
+        /// The agent is building it and the instance exists: use it (a cycle through
+        /// `configure:`, or a build held until the agent's resolution ends).
+        case ownInstance(Value)
+        /// The agent is building it and the instance does not exist yet: a cycle.
+        case cycle(Frame)
+        /// Another agent builds generation `generation`: wait for it.
+        case wait(generation: UInt64)
+    }
+
+    mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
+        switch state {
+        case .ready(let storage):
+            if let value = storage.value { return .ready(value) }
+            return startBuild(by: agent, frame: frame)
+        case .empty:
+            return startBuild(by: agent, frame: frame)
+        case .building(let build):
+            if build.builder === agent {
+                if let instance = build.instance { return .ownInstance(instance) }
+                return .cycle(build.frame)
+            }
+            return .wait(generation: build.generation)
+        }
+    }
+
+    private mutating func startBuild(by agent: BuildAgent, frame: Frame) -> Claim {
+        generations &+= 1
+        state = .building(Build(builder: agent, generation: generations, frame: frame))
+        return .build(generation: generations)
+    }
+
+    // MARK: Waiting
+
+    /// Adds `waiter` to the build of generation `generation`, if it is still under way; returns
+    /// its identifier, or nil when the caller should claim again.
+    mutating func enqueue(_ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64) -> UInt64? {
+        guard case .building(var build) = state, build.generation == generation else { return nil }
+        waiterIDs &+= 1
+        build.waiters.append((waiterIDs, agent, waiter))
+        state = .building(build)
+        return waiterIDs
+    }
+
+    /// Removes the waiter `id`, if it is still waiting; whoever removes a waiter resumes it.
+    mutating func dequeue(_ id: UInt64) -> Waiter<Value>? {
+        guard case .building(var build) = state,
+            let index = build.waiters.firstIndex(where: { $0.id == id })
+        else { return nil }
+        let removed = build.waiters.remove(at: index).waiter
+        state = .building(build)
+        return removed
+    }
+
+    /// Removes the waiters of `agent`, to wake them so that they look for a cycle again.
+    mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter<Value>] {
+        guard case .building(var build) = state else { return [] }
+        let woken = build.waiters.filter { $0.agent === agent }.map(\.waiter)
+        build.waiters.removeAll { $0.agent === agent }
+        state = .building(build)
+        return woken
+    }
+
+    /// The instance of generation `generation`, if that build is still under way and its instance
+    /// exists; removes the waiter `id` along with it, since it no longer waits.
+    mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> Value? {
+        guard case .building(var build) = state, build.generation == generation,
+            let instance = build.instance
+        else { return nil }
+        build.waiters.removeAll { $0.id == id }
+        state = .building(build)
+        return instance
+    }
+
+    /// The build of generation `generation`, if it is still under way, for the wait graph.
+    func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+        guard case .building(let build) = state, build.generation == generation else { return nil }
+        return BuildSnapshot(builder: build.builder, frame: build.frame, hasInstance: build.instance != nil)
+    }
+
+    // MARK: Ending a build
+
+    /// Records the instance of generation `generation`, which only its builder sees until
+    /// `publish(generation:)`.
+    mutating func holdInstance(_ instance: Value, generation: UInt64) {
+        guard case .building(var build) = state, build.generation == generation else {
+            preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
+        }
+        build.instance = instance
+        state = .building(build)
+    }
+
+    /// Makes the instance of generation `generation` the cell's value; returns the waiters to
+    /// resume with it.
+    mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter<Value>]) {
+        guard case .building(let build) = state, build.generation == generation, let instance = build.instance
+        else {
+            preconditionFailure("Dirk internal error: a build was published that is not under way")
+        }
+        state = .ready(Storage(instance))
+        return (instance, build.waiters.map(\.waiter))
+    }
+
+    /// Ends generation `generation` with no value, because its factory or `configure:` threw;
+    /// returns the waiters to resume with the error, and the instance, if any, to release outside
+    /// the lock.
+    mutating func fail(generation: UInt64) -> (waiters: [Waiter<Value>], abandoned: Value?) {
+        guard case .building(let build) = state, build.generation == generation else {
+            preconditionFailure("Dirk internal error: a build failed that is not under way")
+        }
+        state = .empty
+        return (build.waiters.map(\.waiter), build.instance)
+    }
+
+    // MARK: Resetting
+
+    /// Empties a ready cell and returns what it held, to release outside the lock. A build under way
+    /// is left to finish: its instance is cached when it is done.
+    mutating func reset() -> Storage? {
+        guard case .ready(let storage) = state else { return nil }
+        state = .empty
+        return storage
+    }
+
+    /// Whether a build is under way.
+    var isBuilding: Bool {
+        if case .building = state { return true }
+        return false
+    }
+}

@@ -1,0 +1,225 @@
+import CDirk
+
+/// A key that a `LookupTable` stores as a few machine words.
+protocol LookupTableKey: Equatable {
+    /// How many words the key takes.
+    static var wordCount: Int { get }
+    /// Reads a key that `store(into:)` wrote, with relaxed atomic loads.
+    init(loadingFrom words: UnsafeMutablePointer<UInt>)
+    /// Writes the key with relaxed atomic stores.
+    func store(into words: UnsafeMutablePointer<UInt>)
+    /// A well-mixed hash; tables use its low bits.
+    var mixedHash: Int { get }
+}
+
+/// An append-only hash table whose reads take no lock and touch no reference count: a component's
+/// modules and ancestors, a module's provider slots.
+///
+/// **Why reads are safe.** Entries are never removed or replaced while the table exists, so a
+/// reader that holds the table's owner may use what it finds for as long as it holds the owner.
+/// Each entry is an object reference, a small tag and a key. A writer, holding the owner's lock,
+/// stores the key and tag first and then publishes the value with a releasing store; a reader loads
+/// the value with an acquiring load and only then the key, so a reader that sees a value sees its
+/// key. The table owns one reference to each value (`Unmanaged.passRetained`), released by
+/// `destroy()` when the owner goes; readers turn the value's address back into a reference, which
+/// the table's reference keeps alive.
+///
+/// **Layout.** The table is a view of words that its owner allocates (`wordCount(keyWords:)`):
+/// the first entry lives inline, so a table of one entry (a child component's only module, a
+/// module's only provider) allocates nothing; later entries go to an overflow storage, a
+/// power-of-two array probed linearly. When it passes half full, the writer copies it into one twice
+/// the size and publishes that; the new storage keeps the old one alive, since a reader may still
+/// be probing it.
+struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
+    /// The owner's words: value, tag, key (`Key.wordCount` words), overflow storage.
+    let words: UnsafeMutablePointer<UInt>
+
+    /// How many words a table with keys of `Key.wordCount` words takes.
+    static var wordCount: Int { 3 + Key.wordCount }
+
+    /// A table over `words`, which the owner allocated and keeps; `initialize()` it once.
+    init(words: UnsafeMutablePointer<UInt>) {
+        self.words = words
+    }
+
+    private var firstValue: UnsafeMutablePointer<UInt> { words }
+    private var firstTag: UnsafeMutablePointer<UInt> { words + 1 }
+    private var firstKey: UnsafeMutablePointer<UInt> { words + 2 }
+    private var overflow: UnsafeMutablePointer<UInt> { words + 2 + Key.wordCount }
+
+    /// Sets the table empty; call it once, before anyone can read the table.
+    func initialize() {
+        words.initialize(repeating: 0, count: Self.wordCount)
+    }
+
+    /// Releases every value and the storages; call it once, when the owner goes.
+    func destroy() {
+        if let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) {
+            Unmanaged<Value>.fromOpaque(first).release()
+        }
+        if let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) {
+            Unmanaged<Storage>.fromOpaque(storage).release()
+        }
+    }
+
+    /// The entry stored under `key`, or nil. Safe from any thread without a lock.
+    @inline(__always)
+    func entry(for key: Key) -> (value: Value, tag: UInt)? {
+        // The first entry is filled before any other, so an empty one means an empty table.
+        guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return nil }
+        if Key(loadingFrom: firstKey) == key {
+            return (Unmanaged<Value>.fromOpaque(first).takeUnretainedValue(), dirk_load_relaxed(firstTag))
+        }
+        return laterEntry(for: key)
+    }
+
+    /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
+    @inline(__always)
+    func value(for key: Key) -> Value? {
+        entry(for: key)?.value
+    }
+
+    private func laterEntry(for key: Key) -> (value: Value, tag: UInt)? {
+        guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
+        return Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().entry(for: key)
+    }
+
+    /// Stores `value` with `tag` under `key`, which must not be present. Call it while holding the
+    /// owner's lock.
+    func insert(_ value: Value, tag: UInt = 0, for key: Key) {
+        if dirk_load_relaxed(firstValue) == 0 {
+            key.store(into: firstKey)
+            dirk_store_relaxed(firstTag, tag)
+            dirk_store_release(firstValue, UInt(bitPattern: Unmanaged.passRetained(value).toOpaque()))
+            return
+        }
+        let storage: Storage
+        if let address = UnsafeRawPointer(bitPattern: dirk_load_relaxed(overflow)) {
+            let existing = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
+            if (existing.count + 1) * 2 > existing.slotCount {
+                storage = Storage.make(capacity: existing.slotCount * 2, copying: existing)
+                // The new storage takes over the table's reference to the old one.
+                dirk_store_release(overflow, UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque()))
+                Unmanaged.passUnretained(existing).release()
+            } else {
+                storage = existing
+            }
+        } else {
+            storage = Storage.make(capacity: 8, copying: nil)
+            dirk_store_release(overflow, UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque()))
+        }
+        storage.insert(value, tag: tag, for: key)
+    }
+
+    /// Calls `body` with every value and tag, first entry first. Safe from any thread; entries
+    /// added meanwhile may be missed.
+    func forEach(_ body: (Value, UInt) -> Void) {
+        forEachEntry { value, tag, _ in body(value, tag) }
+    }
+
+    /// Calls `body` with every value, tag and key, first entry first. Safe from any thread;
+    /// entries added meanwhile may be missed.
+    func forEachEntry(_ body: (Value, UInt, Key) -> Void) {
+        guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return }
+        body(Unmanaged<Value>.fromOpaque(first).takeUnretainedValue(), dirk_load_relaxed(firstTag), Key(loadingFrom: firstKey))
+        guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return }
+        Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().forEachEntry { value, tag, key in
+            body(Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), tag, key)
+        }
+    }
+
+    /// One power-of-two array of entries, probed linearly: per entry a value, a tag and the key.
+    final class Storage: ManagedBuffer<Storage.Header, UInt> {
+        struct Header {
+            let capacity: Int
+            /// Written only while holding the owner's lock.
+            var count = 0
+            /// The outgrown storage, kept alive for readers that still probe it.
+            let predecessor: Storage?
+        }
+
+        static var entryWords: Int { 2 + Key.wordCount }
+
+        static func make(capacity: Int, copying predecessor: Storage?) -> Storage {
+            let buffer = create(minimumCapacity: capacity * entryWords) { _ in
+                Header(capacity: capacity, predecessor: predecessor)
+            }
+            let storage = unsafeDowncast(buffer, to: Storage.self)
+            storage.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: capacity * entryWords) }
+            predecessor?.forEachEntry { value, tag, key in
+                storage.insert(Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), tag: tag, for: key)
+            }
+            return storage
+        }
+
+        deinit {
+            // Every storage holds its own reference to each of its values.
+            forEachEntry { value, _, _ in Unmanaged<Value>.fromOpaque(value).release() }
+        }
+
+        /// How many entries fit, read without touching `count`, which writers change.
+        var slotCount: Int {
+            withUnsafeMutablePointerToHeader { $0.pointer(to: \.capacity)!.pointee }
+        }
+
+        /// How many entries the storage holds. Call it while holding the owner's lock.
+        var count: Int {
+            withUnsafeMutablePointerToHeader { $0.pointer(to: \.count)!.pointee }
+        }
+
+        func entry(for key: Key) -> (value: Value, tag: UInt)? {
+            let mask = slotCount &- 1
+            return withUnsafeMutablePointerToElements { entries in
+                var index = key.mixedHash & mask
+                while true {
+                    let entry = entries + index &* Self.entryWords
+                    guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
+                    if Key(loadingFrom: entry + 2) == key {
+                        return (Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), dirk_load_relaxed(entry + 1))
+                    }
+                    index = (index &+ 1) & mask
+                }
+            }
+        }
+
+        /// Publishes `value`, retaining it. Call it while holding the owner's lock.
+        func insert(_ value: Value, tag: UInt, for key: Key) {
+            let mask = slotCount &- 1
+            withUnsafeMutablePointers { header, entries in
+                var index = key.mixedHash & mask
+                while dirk_load_relaxed(entries + index &* Self.entryWords) != 0 {
+                    index = (index &+ 1) & mask
+                }
+                let entry = entries + index &* Self.entryWords
+                key.store(into: entry + 2)
+                dirk_store_relaxed(entry + 1, tag)
+                dirk_store_release(entry, UInt(bitPattern: Unmanaged.passRetained(value).toOpaque()))
+                header.pointer(to: \.count)!.pointee += 1
+            }
+        }
+
+        /// Calls `body` with the address of every value, its tag and its key.
+        func forEachEntry(_ body: (UnsafeRawPointer, UInt, Key) -> Void) {
+            let capacity = slotCount
+            withUnsafeMutablePointerToElements { entries in
+                for index in 0..<capacity {
+                    let entry = entries + index * Self.entryWords
+                    if let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) {
+                        body(value, dirk_load_relaxed(entry + 1), Key(loadingFrom: entry + 2))
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension LookupTable where Key == TypeKey {
+    /// The value stored under the key of `type`, as a `T`. Safe from any thread without a lock.
+    ///
+    /// A table keyed by types stores under the key of a type only instances of that type (a
+    /// module registered for its base class is an instance of the base class), so the cast holds.
+    @inline(__always)
+    func instance<T: AnyObject>(of type: T.Type) -> T? {
+        value(for: TypeKey(type)).map { unsafeDowncast($0, to: T.self) }
+    }
+}

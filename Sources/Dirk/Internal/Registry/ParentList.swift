@@ -1,0 +1,131 @@
+import CDirk
+
+/// A component's directly registered parents, which readers walk without a lock: the first kept
+/// inline, the others in an immutable linked list, newest first.
+///
+/// **Why reads are safe.** Parents are only ever added, never removed, while the list exists; the
+/// list owns one reference to the first parent and one to the newest link, which owns the rest.
+/// A writer, holding the owner's lock, stores the registered type before it publishes the parent
+/// with a sequentially consistent store, and readers load with the same ordering (see
+/// `Component.register(parent:as:)` for why registration needs it). A reader that holds the owner
+/// may use the parents it finds for as long as it holds the owner.
+///
+/// A component seldom has more than one parent, so registering one allocates nothing and a lookup
+/// compares one type; each further parent costs one small allocation.
+struct ParentList<Element: AnyObject> {
+    /// One registered parent and the parents registered before it.
+    final class Link: @unchecked Sendable {
+        // Immutable.
+        let type: Any.Type
+        let element: Element
+        let next: Link?
+
+        init(type: Any.Type, element: Element, next: Link?) {
+            self.type = type
+            self.element = element
+            self.next = next
+        }
+    }
+
+    /// The owner's words: the first parent's registered type, the first parent, the newest link.
+    let words: UnsafeMutablePointer<UInt>
+
+    static var wordCount: Int { 3 }
+
+    init(words: UnsafeMutablePointer<UInt>) {
+        self.words = words
+    }
+
+    private var firstType: UnsafeMutablePointer<UInt> { words }
+    private var first: UnsafeMutablePointer<UInt> { words + 1 }
+    private var newest: UnsafeMutablePointer<UInt> { words + 2 }
+
+    /// Sets the list empty; call it once, before anyone can read it.
+    func initialize() {
+        words.initialize(repeating: 0, count: Self.wordCount)
+    }
+
+    /// Releases the parents; call it once, when the owner goes.
+    func destroy() {
+        if let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(first)) {
+            Unmanaged<Element>.fromOpaque(address).release()
+        }
+        if let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(newest)) {
+            Unmanaged<Link>.fromOpaque(address).release()
+        }
+    }
+
+    /// Whether no parent is registered.
+    var isEmpty: Bool { dirk_load_seq_cst(first) == 0 }
+
+    /// The parent registered as `type`, as a `P`, or nil. Safe from any thread without a lock.
+    ///
+    /// Whoever registers a parent as a type registers an instance of that type, so the cast holds.
+    @inline(__always)
+    func parent<P: AnyObject>(registeredAs type: P.Type) -> P? {
+        element(registeredAs: type).map { unsafeDowncast($0, to: P.self) }
+    }
+
+    /// The parent registered as `type`, or nil. Safe from any thread without a lock.
+    @inline(__always)
+    func element(registeredAs type: Any.Type) -> Element? {
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return nil }
+        if dirk_load_relaxed(firstType) == UInt(bitPattern: ObjectIdentifier(type)) {
+            return Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()
+        }
+        var link = newestLink
+        while let current = link {
+            if ObjectIdentifier(current.type) == ObjectIdentifier(type) { return current.element }
+            link = current.next
+        }
+        return nil
+    }
+
+    private var newestLink: Link? {
+        UnsafeRawPointer(bitPattern: dirk_load_seq_cst(newest)).map {
+            Unmanaged<Link>.fromOpaque($0).takeUnretainedValue()
+        }
+    }
+
+    /// Calls `body` with every parent and the type it was registered as, in registration order,
+    /// until `body` returns false.
+    func forEach(_ body: (Any.Type, Element) -> Bool) {
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return }
+        let type = RegisteredType.type(fromBits: dirk_load_relaxed(firstType))
+        guard body(type, Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()) else { return }
+        var later: [Link] = []
+        var link = newestLink
+        while let current = link {
+            later.append(current)
+            link = current.next
+        }
+        for current in later.reversed() {
+            guard body(current.type, current.element) else { return }
+        }
+    }
+
+    /// The parents, in registration order, with the type each was registered as.
+    var all: [(type: Any.Type, element: Element)] {
+        var parents: [(type: Any.Type, element: Element)] = []
+        forEach { type, element in
+            parents.append((type, element))
+            return true
+        }
+        return parents
+    }
+
+    /// Adds `element`, registered as `type`. Call it while holding the owner's lock.
+    func append(_ element: Element, as type: Any.Type) {
+        if dirk_load_relaxed(first) == 0 {
+            dirk_store_relaxed(firstType, UInt(bitPattern: ObjectIdentifier(type)))
+            dirk_store_seq_cst(first, UInt(bitPattern: Unmanaged.passRetained(element).toOpaque()))
+            return
+        }
+        // The new link takes over the list's reference to the previous one.
+        let previous = UnsafeRawPointer(bitPattern: dirk_load_relaxed(newest)).map {
+            Unmanaged<Link>.fromOpaque($0).takeRetainedValue()
+        }
+        let link = Link(type: type, element: element, next: previous)
+        dirk_store_seq_cst(newest, UInt(bitPattern: Unmanaged.passRetained(link).toOpaque()))
+    }
+}

@@ -1,0 +1,90 @@
+import CDirk
+
+/// What a module finds a provider's slot by: the provider method's name, the file, line and
+/// column of its strategy call, and its declared return type.
+///
+/// Two methods that return the same type differ by name and position; overloads that differ only
+/// in their return type differ by type; a generic provider gets one key per return type; two
+/// methods that a macro or `#sourceLocation` places at the same position still differ by name.
+///
+/// A key is six words, hashed from the type and position alone. Equality compares the file and
+/// function names by address first, and by content only when the addresses differ (a literal
+/// copied into another binary by inlining).
+struct ProviderKey: Equatable {
+    let type: ObjectIdentifier
+    /// `line << 20 | column`.
+    let position: UInt64
+    let file: UnsafeRawPointer
+    let fileLength: Int
+    let function: UnsafeRawPointer
+    let functionLength: Int
+
+    /// The key of the provider called at `file`, `line` and `column` from `function`, returning
+    /// `type`.
+    @inline(__always)
+    init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
+        self.type = ObjectIdentifier(type)
+        position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
+        self.file = UnsafeRawPointer(file.utf8Start)
+        fileLength = file.utf8CodeUnitCount
+        self.function = UnsafeRawPointer(function.utf8Start)
+        functionLength = function.utf8CodeUnitCount
+    }
+
+    /// The key of the provider at `site` returning `type`.
+    init(site: ProviderSite, type: Any.Type) {
+        self.init(file: site.file, line: site.line, column: site.column, function: site.function, type: type)
+    }
+
+    /// The provider method's name: `store()`.
+    var functionName: String {
+        String(decoding: UnsafeRawBufferPointer(start: function, count: functionLength), as: UTF8.self)
+    }
+
+    /// A well-mixed hash of the type and position; tables use its low bits.
+    var mixedHash: Int {
+        var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
+        bits ^= bits >> 29
+        return Int(truncatingIfNeeded: bits)
+    }
+
+    @inline(__always)
+    static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
+        lhs.type == rhs.type && lhs.position == rhs.position
+            && (lhs.file == rhs.file || sameText(lhs.file, lhs.fileLength, rhs.file, rhs.fileLength))
+            && (lhs.function == rhs.function
+                || sameText(lhs.function, lhs.functionLength, rhs.function, rhs.functionLength))
+    }
+
+    /// Whether two names that lie at different addresses have the same bytes.
+    @inline(never)
+    private static func sameText(
+        _ lhs: UnsafeRawPointer, _ lhsLength: Int, _ rhs: UnsafeRawPointer, _ rhsLength: Int
+    ) -> Bool {
+        lhsLength == rhsLength
+            && UnsafeRawBufferPointer(start: lhs, count: lhsLength)
+                .elementsEqual(UnsafeRawBufferPointer(start: rhs, count: rhsLength))
+    }
+}
+
+extension ProviderKey: LookupTableKey {
+    static var wordCount: Int { 6 }
+
+    init(loadingFrom words: UnsafeMutablePointer<UInt>) {
+        type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
+        position = UInt64(dirk_load_relaxed(words + 1))
+        file = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 2))!
+        fileLength = Int(bitPattern: dirk_load_relaxed(words + 3))
+        function = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 4))!
+        functionLength = Int(bitPattern: dirk_load_relaxed(words + 5))
+    }
+
+    func store(into words: UnsafeMutablePointer<UInt>) {
+        dirk_store_relaxed(words, UInt(bitPattern: type))
+        dirk_store_relaxed(words + 1, UInt(position))
+        dirk_store_relaxed(words + 2, UInt(bitPattern: file))
+        dirk_store_relaxed(words + 3, UInt(bitPattern: fileLength))
+        dirk_store_relaxed(words + 4, UInt(bitPattern: function))
+        dirk_store_relaxed(words + 5, UInt(bitPattern: functionLength))
+    }
+}

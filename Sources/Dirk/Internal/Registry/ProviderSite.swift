@@ -1,0 +1,21 @@
+/// Where a provider calls its strategy, as the strategy's default arguments capture it: the file,
+/// line and column of the call and the provider method's name (`store()`).
+///
+/// Together with the module and the declared return type, the site identifies the provider's
+/// cache slot (see `ProviderKey`), and it names the provider in messages and resolution paths.
+struct ProviderSite {
+    let file: StaticString
+    let line: UInt
+    let column: UInt
+    let function: StaticString
+
+    init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.function = function
+    }
+
+    /// The file and line as a message shows them: `App/DataModule.swift:12`.
+    var location: String { "\(file):\(line)" }
+}

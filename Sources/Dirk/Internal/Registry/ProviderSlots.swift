@@ -1,0 +1,199 @@
+import CDirk
+
+/// Everything a module keeps for its providers: one slot per provider, in a table read without a
+/// lock, plus the counters that send provider calls to the slow path.
+///
+/// A provider's slot is made on its first call and kept for the module's lifetime. It is the
+/// provider's cache cell (`single`, `weak`, `async single`: a `OnceCell`; `single(key:)`: a
+/// `KeyedCells`) or, for providers that cache nothing in the module (`transient`, `scoped`), a
+/// `ProviderMarker` that identifies the provider. The table entry's tag is the provider's
+/// strategy, checked before a slot is used as a cell of that strategy.
+///
+/// The component the module belongs to also holds this object, so that `reset()` and the
+/// component's release reach every cache without holding the module.
+final class ProviderSlots: Locked<ProviderSlots.State> {
+    // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded by the lock of `Locked`. The extra words are atomics: `attention`,
+    // `observers`, `hasOverrides`, then the table, which is written only while holding the lock.
+
+    struct State {
+        /// The module's type, which names its providers.
+        let moduleType: Any.Type
+        /// The type of the component the module belongs to.
+        let componentType: Any.Type
+        /// Factories that replace providers' factories, by key (`Component.overriding`).
+        var overrides: [OverrideKey: Any] = [:]
+    }
+
+    private static let attentionWord = 0
+    private static let observersWord = 1
+    private static let overridesWord = 2
+    private static let tableWord = 3
+
+    /// Slots for a module of type `moduleType` of a `componentType`.
+    static func make(moduleType: Any.Type, componentType: Any.Type) -> ProviderSlots {
+        let slots = make(
+            State(moduleType: moduleType, componentType: componentType),
+            extraWords: tableWord + LookupTable<ProviderKey, AnyObject>.wordCount)
+        slots.extraWords.initialize(repeating: 0, count: tableWord)
+        slots.table.initialize()
+        return slots
+    }
+
+    deinit {
+        table.destroy()
+    }
+
+    private var table: LookupTable<ProviderKey, AnyObject> {
+        LookupTable(words: extraWords + Self.tableWord)
+    }
+
+    // MARK: Attention
+
+    /// Fresh requests under way plus observers of the module's providers: while it is zero, a
+    /// cached `single` takes its shortest path.
+    @inline(__always)
+    var attention: UInt { dirk_load_relaxed(extraWords + Self.attentionWord) }
+
+    /// Adds `delta`, which may be negative, to the fresh requests under way on the module.
+    func addFreshRequests(_ delta: Int) {
+        _ = dirk_fetch_add_relaxed(extraWords + Self.attentionWord, UInt(bitPattern: delta))
+    }
+
+    /// Adds `delta`, which may be negative, to the module's observers.
+    func addObservers(_ delta: Int) {
+        _ = dirk_fetch_add_relaxed(extraWords + Self.observersWord, UInt(bitPattern: delta))
+        _ = dirk_fetch_add_relaxed(extraWords + Self.attentionWord, UInt(bitPattern: delta))
+    }
+
+    /// Whether anyone observes the module's providers: a trace, recording, or an override being
+    /// set up.
+    var isObserved: Bool { dirk_load_relaxed(extraWords + Self.observersWord) != 0 }
+
+    /// Whether any provider of the module is overridden.
+    @inline(__always)
+    var hasOverrides: Bool { dirk_load_relaxed(extraWords + Self.overridesWord) != 0 }
+
+    // MARK: Slots
+
+    /// The cell of the `single` whose key is `key`, if its slot exists.
+    @inline(__always)
+    func strongCell<T>(for key: ProviderKey, as type: T.Type) -> OnceCell<StrongStorage<T>>? {
+        guard let entry = table.entry(for: key), entry.tag == UInt(ProviderStrategy.single.rawValue) else {
+            return nil
+        }
+        // A slot tagged `single` under a key that includes `T` was made by `slot(for:...)` below
+        // as a `OnceCell<StrongStorage<T>>`: the tag and the key's type decide the class.
+        return unsafeDowncast(entry.value, to: OnceCell<StrongStorage<T>>.self)
+    }
+
+    /// The slot of the provider whose key is `key`, made by `make` on its first call; stops the
+    /// program when another provider with the same key uses another strategy.
+    ///
+    /// - Returns: The slot, and whether this call made it.
+    func slot<Slot: AnyObject>(
+        for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
+        make: () -> Slot
+    ) -> (slot: Slot, isNew: Bool) {
+        if let entry = table.entry(for: key) {
+            return (checked(entry, strategy: strategy, site: site, as: type), false)
+        }
+        return withLock { state in
+            if let entry = table.entry(for: key) {
+                return (checked(entry, strategy: strategy, site: site, as: type), false)
+            }
+            let made = make()
+            table.insert(made, tag: UInt(strategy.rawValue), for: key)
+            return (made, true)
+        }
+    }
+
+    private func checked<Slot: AnyObject>(
+        _ entry: (value: AnyObject, tag: UInt), strategy: ProviderStrategy, site: ProviderSite,
+        as type: Slot.Type
+    ) -> Slot {
+        guard entry.tag == UInt(strategy.rawValue) else {
+            let state = withLock { $0 }
+            Diagnostics.providerClash(
+                "\(state.moduleType).\(site.function)", component: state.componentType,
+                first: ProviderStrategy(rawValue: UInt8(entry.tag))?.name ?? "?", second: strategy.name,
+                site: site)
+        }
+        // Same tag and same key, which includes the return type: the same class of slot.
+        return unsafeDowncast(entry.value, to: Slot.self)
+    }
+
+    /// Calls `body` with every slot: its strategy, the provider method's name and the slot. Slots
+    /// made meanwhile may be missed.
+    func forEachSlot(_ body: (ProviderStrategy, String, AnyObject) -> Void) {
+        table.forEachEntry { slot, tag, key in
+            body(ProviderStrategy(rawValue: UInt8(tag)) ?? .none, key.functionName, slot)
+        }
+    }
+
+    /// The module's type and its component's type.
+    var types: (module: Any.Type, component: Any.Type) {
+        withLock { ($0.moduleType, $0.componentType) }
+    }
+
+    // MARK: Overrides
+
+    /// The factory that replaces the provider at `key`, if one does.
+    func override(for key: OverrideKey) -> Any? {
+        withLock { $0.overrides[key] }
+    }
+
+    /// Makes `factory` replace the provider at `key`.
+    func setOverride(_ factory: Any, for key: OverrideKey) {
+        withLock { $0.overrides[key] = factory }
+        dirk_store_relaxed(extraWords + Self.overridesWord, 1)
+    }
+
+    // MARK: Reset
+
+    /// Empties every cache; returns what they held, for the caller to release outside any lock.
+    /// Builds under way are left to finish.
+    func reset() -> [Any] {
+        var dropped: [Any] = []
+        table.forEach { slot, _ in
+            if let cache = slot as? any ResettableCache { dropped += cache.resetCache() }
+        }
+        return dropped
+    }
+}
+
+/// A provider's key as a dictionary key, for overrides.
+struct OverrideKey: Hashable {
+    let key: ProviderKey
+
+    static func == (lhs: OverrideKey, rhs: OverrideKey) -> Bool { lhs.key == rhs.key }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(key.mixedHash)
+    }
+}
+
+/// The slot of a provider that caches nothing in its module: it identifies the provider, for
+/// `scoped` instances and for insight.
+final class ProviderMarker: Sendable {}
+
+/// A provider's cache, which `reset()` empties.
+protocol ResettableCache: AnyObject {
+    /// Empties the cache; returns what it held, for the caller to release outside any lock.
+    func resetCache() -> [Any]
+    /// Whether the cache holds an instance now.
+    var holdsInstance: Bool { get }
+}
+
+extension OnceCell: ResettableCache {
+    func resetCache() -> [Any] {
+        reset().map { [$0] } ?? []
+    }
+
+    var holdsInstance: Bool { hasValue }
+}
+
+extension KeyedCells: ResettableCache {
+    func resetCache() -> [Any] { reset() }
+
+    var holdsInstance: Bool { hasValue }
+}

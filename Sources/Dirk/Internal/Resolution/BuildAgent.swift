@@ -1,0 +1,56 @@
+/// A thread or a task that builds instances and waits for instances that others build: one node of
+/// the wait graph that `CycleDetector` walks.
+///
+/// Each thread's `ResolutionContext` is its agent; each task that resolves async providers has a
+/// `TaskAgent`. An agent that waits for a build records what it waits for in `waitingFor`, before
+/// it looks for a cycle, so that of two agents that close a cycle at the same time at least one
+/// sees the other's wait (each records under its own lock, then reads the other's under the
+/// other's lock).
+class BuildAgent: @unchecked Sendable {
+    // `waiting` is guarded by its own lock.
+    private let waiting = Locked<WaitTarget?>.make(nil)
+
+    init() {}
+
+    /// The build this agent is waiting for, if any.
+    final var waitingFor: WaitTarget? {
+        get { waiting.withLock { $0 } }
+        set { waiting.withLock { $0 = newValue } }
+    }
+
+    /// The agent's steps from the one that runs `frame` up to the innermost, for cycle messages.
+    ///
+    /// Another agent calls it only while this agent is blocked in a closed cycle of waits, so the
+    /// steps cannot change meanwhile; the lock of `waitingFor`, which this agent wrote after its
+    /// last step, orders the reads after the writes.
+    func steps(from frame: Frame) -> [Frame] { [frame] }
+}
+
+/// A build that an agent waits for: a cell and the generation of the build under way in it, so
+/// that a cell rebuilt meanwhile is never mistaken for the same build.
+struct WaitTarget {
+    let cell: any WaitableCell
+    let generation: UInt64
+
+    func isSame(as other: WaitTarget) -> Bool {
+        cell === other.cell && generation == other.generation
+    }
+}
+
+/// A cell whose builds agents can wait for.
+protocol WaitableCell: AnyObject {
+    /// The build of generation `generation`, if it is still under way: who builds it, what it
+    /// builds, and whether its instance exists already (it is being configured, or held until its
+    /// builder's resolution ends).
+    func build(ofGeneration generation: UInt64) -> BuildSnapshot?
+
+    /// Wakes `agent`'s wait for this cell, so that it looks for a cycle again.
+    func wakeToRecheck(_ agent: BuildAgent)
+}
+
+/// What the wait graph needs of one build under way.
+struct BuildSnapshot {
+    let builder: BuildAgent
+    let frame: Frame
+    let hasInstance: Bool
+}

@@ -1,0 +1,80 @@
+/// Dirk's one cycle detector across agents: it follows the waits from an agent that is about to
+/// wait for a build, through the build's builder and what that builder waits for, and so on.
+///
+/// Either the chain ends at an agent that is not waiting, which is making progress, or it comes
+/// back to the caller: then every agent in it waits for the next and none can finish. A cycle on
+/// one agent never gets here: a cell tells its own builder at once (`OnceStateMachine.claim`),
+/// and a provider that caches nothing finds itself on its agent's stack.
+///
+/// **Stability.** The walk reads each link under its own lock, so the picture may mix moments. A
+/// closed chain is checked a second time, link by link, and reported only if it is unchanged: every
+/// agent in a real cycle is blocked, so a real cycle never changes, while a chain pieced together
+/// from agents that moved on does, since each build's generation only grows.
+enum CycleDetector {
+    /// One link of a closed chain: a build, and the agent that waits for it.
+    struct Link {
+        let waiter: BuildAgent
+        let target: WaitTarget
+        let build: BuildSnapshot
+    }
+
+    /// What a closed chain of waits means for the agent that closed it.
+    enum Finding {
+        /// The build the caller waits for has its instance already: the caller may take it as it
+        /// is, as the builder's own thread would, which breaks the cycle.
+        case takeInstance
+        /// Another agent in the chain waits for a build whose instance exists; woken, it takes the
+        /// instance and breaks the cycle.
+        case wake(BuildAgent, WaitTarget)
+        /// Every agent waits for an instance that does not exist yet.
+        case cycle([Link])
+    }
+
+    /// The cycle that `agent`, which waits for `target` and has recorded it in `waitingFor`, closes;
+    /// nil when the chain of waits ends at an agent that is making progress.
+    static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
+        guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
+        if chain[0].build.hasInstance { return .takeInstance }
+        if let link = chain.first(where: { $0.build.hasInstance }) { return .wake(link.waiter, link.target) }
+        return .cycle(chain)
+    }
+
+    /// The closed chain of waits from `agent`, or nil when it ends at an agent that is not waiting.
+    private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
+        var chain: [Link] = []
+        var waiter = agent
+        var target = target
+        while chain.count < 10_000 {
+            guard let build = target.cell.build(ofGeneration: target.generation) else { return nil }
+            chain.append(Link(waiter: waiter, target: target, build: build))
+            if build.builder === agent { return chain }
+            guard let next = build.builder.waitingFor else { return nil }
+            waiter = build.builder
+            target = next
+        }
+        return nil
+    }
+
+    /// Whether every link still holds: each build still under way by the same builder, each
+    /// waiter still waiting for the same build.
+    private static func isUnchanged(_ chain: [Link]) -> Bool {
+        chain.allSatisfy { link in
+            guard let build = link.target.cell.build(ofGeneration: link.target.generation),
+                build.builder === link.build.builder, build.hasInstance == link.build.hasInstance,
+                let waiting = link.waiter.waitingFor, waiting.isSame(as: link.target)
+            else { return false }
+            return true
+        }
+    }
+
+    /// The providers of a closed chain, from the build that the caller's own steps began with, as
+    /// messages show them: `A.left() -> A.right() -> A.left()`.
+    static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
+        // The caller builds the last link's instance; its steps from there lead to the first wait.
+        var frames = agent.steps(from: chain[chain.count - 1].build.frame)
+        for link in chain.dropLast() {
+            frames += link.build.builder.steps(from: link.build.frame)
+        }
+        return frames + [chain[chain.count - 1].build.frame]
+    }
+}

@@ -1,0 +1,121 @@
+/// One step of a resolution: a provider of a module running, a component creating a module, a
+/// handle resolving its value, or a keyed provider hashing its key.
+///
+/// A frame is a few words pushed by value, so a `transient` call allocates nothing. It names its
+/// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a frame
+/// keeps the owner alive until it pops it.
+struct Frame {
+    enum Kind: UInt8 {
+        /// A provider's factory or `configure:` closure runs.
+        case provider
+        /// A component creates the module of type `subject`.
+        case moduleCreation
+        /// A `Lazy` or other handle resolves its value.
+        case handle
+        /// A `single(key:)` provider hashes or compares its key, which runs user code.
+        case keyHashing
+    }
+
+    let kind: Kind
+    /// How the provider caches, for messages and traces; `.none` for steps that are not providers.
+    let strategy: ProviderStrategy
+    /// The address of the module whose provider runs, of the component that creates a module, or
+    /// of the handle; compared only.
+    let owner: UInt
+    /// The address of the component the step belongs to; compared only.
+    let component: UInt
+    let site: ProviderSite
+    /// The provider's declared return type, or the module type being created.
+    let type: Any.Type
+    /// The module type that names the frame.
+    let subject: Any.Type
+    /// The type of the component the frame's provider belongs to, for messages.
+    let componentType: Any.Type
+
+    init(
+        _ kind: Kind, strategy: ProviderStrategy = .none, owner: UInt, component: UInt, site: ProviderSite,
+        type: Any.Type, subject: Any.Type, componentType: Any.Type
+    ) {
+        self.kind = kind
+        self.strategy = strategy
+        self.owner = owner
+        self.component = component
+        self.site = site
+        self.type = type
+        self.subject = subject
+        self.componentType = componentType
+    }
+
+    /// Whether both frames are the same step: the same provider of the same module, the same module
+    /// created by the same component, or the same handle.
+    func isSame(as other: Frame) -> Bool {
+        guard owner == other.owner, kind == other.kind, ObjectIdentifier(type) == ObjectIdentifier(other.type)
+        else { return false }
+        switch kind {
+        case .moduleCreation, .handle: return true
+        case .provider, .keyHashing: return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
+        }
+    }
+
+    /// Which of `ResolutionStack.bucketCount` buckets the frame falls in: frames that are the same
+    /// always share a bucket.
+    var bucket: Int {
+        let position: UInt64 =
+            switch kind {
+            case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)
+            case .moduleCreation, .handle: 0
+            }
+        let bits =
+            (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
+            &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: (bits ^ bits >> 29) >> 56)
+    }
+
+    /// How messages and resolution paths show the frame: `DataModule.store()`,
+    /// `DataModule.init(_:)`, `Lazy<Store>`.
+    var name: String {
+        switch kind {
+        case .provider, .keyHashing: "\(subject).\(site.function)"
+        case .moduleCreation: "\(subject).init(_:)"
+        case .handle: "\(subject)"
+        }
+    }
+}
+
+/// How a provider caches its instances.
+enum ProviderStrategy: UInt8 {
+    case none
+    case single, keyedSingle, weak, scoped, transient
+    case asyncSingle, asyncTransient, asyncScoped
+
+    /// Whether the strategy takes a `configure:` closure, which breaks construction cycles.
+    var takesConfigure: Bool {
+        switch self {
+        case .single, .weak, .scoped: true
+        default: false
+        }
+    }
+
+    /// Whether the strategy caches one instance per component (or per key, or while held).
+    var isCached: Bool {
+        switch self {
+        case .single, .keyedSingle, .weak, .asyncSingle: true
+        default: false
+        }
+    }
+
+    /// The strategy as traces and messages show it: `single`, `single(key:)`, `async scoped`.
+    var name: String {
+        switch self {
+        case .none: "none"
+        case .single: "single"
+        case .keyedSingle: "single(key:)"
+        case .weak: "weak"
+        case .scoped: "scoped"
+        case .transient: "transient"
+        case .asyncSingle: "async single"
+        case .asyncTransient: "async transient"
+        case .asyncScoped: "async scoped"
+        }
+    }
+}

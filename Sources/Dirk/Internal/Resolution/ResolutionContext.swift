@@ -1,0 +1,249 @@
+import CDirk
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One thread's resolution: the steps it is inside, the objects it keeps alive until it ends, and
+/// what it must do when it ends. A thread's agent in the wait graph.
+///
+/// A resolution begins when a thread calls a provider while inside none, and ends when that
+/// outermost call returns. Until then it keeps every component it entered alive (one reference
+/// each, taken on entry), so that deeper calls into the same component count no references.
+final class ResolutionContext: BuildAgent, @unchecked Sendable {
+    // Everything below belongs to the context's own thread, which alone reads and writes it, with
+    // one exception: another agent reads `steps` to describe a cycle (see `BuildAgent.steps`).
+
+    /// The stack of steps, `depth` deep.
+    private var frames: UnsafeMutablePointer<Frame>
+    private(set) var depth = 0
+    private var capacity = 32
+    /// For each frame, the index of the frame below it in the same bucket, or -1.
+    private var belowInBucket: UnsafeMutablePointer<Int32>
+    /// For each bucket, the index of its topmost frame, or -1: a step that caches nothing looks
+    /// for itself only among the frames of its own bucket, so a long chain costs linear time.
+    private let bucketTops: UnsafeMutablePointer<Int32>
+    static let bucketCount = 256
+
+    /// Objects kept alive until the resolution ends, each by one reference.
+    private var held: [Unmanaged<AnyObject>] = []
+    /// Builds finished while a `configure:` closure ran on this thread, published when the
+    /// resolution ends (see `OnceCell.resolve`).
+    private var heldBuilds: [(cell: any HeldBuild, generation: UInt64)] = []
+    /// Builds of other agents whose instance this resolution took while they were being
+    /// configured; the resolution waits for them before it ends.
+    private var borrowed: [(cell: any BorrowedBuild, generation: UInt64)] = []
+    /// Whether `leave()` at depth zero has work beyond popping.
+    private var hasEndWork = false
+
+    /// The `scoped` instances of the resolution under way, if it has made any.
+    private var scopes: ScopeStore?
+    /// Whether the resolution made `scopes` itself, and so ends it.
+    private var ownsScopes = false
+    /// How many `configure:` closures are running on this thread.
+    var configurationDepth = 0
+    /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
+    var freshRequest: (module: ObjectIdentifier, depth: Int)?
+    /// The lines of the trace under way on this thread, if any.
+    var traceLines: [String]?
+    /// The observed provider calls under way on this thread, innermost last: each one's name, and
+    /// what records its dependencies (its component's lock and state), if its component records.
+    var observedCalls: [(name: String, recorder: AnyObject?)] = []
+    /// Set while `overriding(_:with:)` finds out which provider its closure calls.
+    var capture: OverrideCapture?
+
+    private override init() {
+        frames = .allocate(capacity: capacity)
+        belowInBucket = .allocate(capacity: capacity)
+        bucketTops = .allocate(capacity: Self.bucketCount)
+        bucketTops.initialize(repeating: -1, count: Self.bucketCount)
+        super.init()
+    }
+
+    deinit {
+        frames.deinitialize(count: depth)
+        frames.deallocate()
+        belowInBucket.deallocate()
+        bucketTops.deallocate()
+    }
+
+    /// The calling thread's context, made on its first resolution and released when it exits.
+    ///
+    /// The thread-local variable owns one reference to it, which keeps it alive for as long as the
+    /// thread can read it; the thread-specific key only lets the thread's exit release it.
+    @inline(__always)
+    static var current: ResolutionContext {
+        if let existing = dirk_get_thread_context() {
+            return Unmanaged<ResolutionContext>.fromOpaque(existing).takeUnretainedValue()
+        }
+        return makeCurrent()
+    }
+
+    private static func makeCurrent() -> ResolutionContext {
+        let context = ResolutionContext()
+        let owned = Unmanaged.passRetained(context).toOpaque()
+        pthread_setspecific(contextKey, owned)
+        dirk_set_thread_context(owned)
+        return context
+    }
+
+    /// Whether a `configure:` closure is running on this thread.
+    var isConfiguring: Bool { configurationDepth > 0 }
+
+    // MARK: Steps
+
+    /// Enters the step `frame`. Pair every call with `leave()`.
+    @inline(__always)
+    func enter(_ frame: Frame) {
+        if depth == capacity { grow() }
+        let bucket = frame.bucket
+        (frames + depth).initialize(to: frame)
+        belowInBucket[depth] = bucketTops[bucket]
+        bucketTops[bucket] = Int32(truncatingIfNeeded: depth)
+        depth &+= 1
+    }
+
+    /// The frame of `frame`'s step if it is already on the stack, looking only at its bucket.
+    @inline(__always)
+    func enclosing(_ frame: Frame) -> Frame? {
+        var index = bucketTops[frame.bucket]
+        while index >= 0 {
+            if frames[Int(index)].isSame(as: frame) { return frames[Int(index)] }
+            index = belowInBucket[Int(index)]
+        }
+        return nil
+    }
+
+    /// Leaves the step entered last; when it was the outermost, ends the resolution.
+    @inline(__always)
+    func leave() {
+        depth &-= 1
+        bucketTops[frames[depth].bucket] = belowInBucket[depth]
+        (frames + depth).deinitialize(count: 1)
+        if depth == 0 && hasEndWork { endResolution() }
+    }
+
+    private func grow() {
+        let larger = UnsafeMutablePointer<Frame>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: frames, count: depth)
+        frames.deallocate()
+        frames = larger
+        let links = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
+        links.moveInitialize(from: belowInBucket, count: depth)
+        belowInBucket.deallocate()
+        belowInBucket = links
+        capacity *= 2
+    }
+
+    /// The steps on the stack, outermost first.
+    var stack: [Frame] {
+        (0..<depth).map { frames[$0] }
+    }
+
+    override func steps(from frame: Frame) -> [Frame] {
+        let stack = stack
+        let first = stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex
+        return Array(stack[first...])
+    }
+
+    /// The `scoped` instances of the resolution under way: those of the async resolution this
+    /// thread runs a part of, if any, or else its own, made on first use.
+    var scopeStore: ScopeStore {
+        if let scopes { return scopes }
+        if let agent = TaskAgent.current, !agent.scopes.hasEnded {
+            scopes = agent.scopes
+        } else {
+            scopes = ScopeStore()
+            ownsScopes = true
+        }
+        hasEndWork = true
+        return scopes!
+    }
+
+    // MARK: Objects kept alive
+
+    /// Whether the resolution keeps the object at `address` alive.
+    @inline(__always)
+    func holds(_ address: UnsafeMutableRawPointer) -> Bool {
+        for object in held where object.toOpaque() == address { return true }
+        return false
+    }
+
+    /// Keeps `object`, which the caller retained once, alive until the resolution ends, taking over
+    /// that reference. Call it only inside a step.
+    func hold(_ object: Unmanaged<AnyObject>) {
+        held.append(object)
+        hasEndWork = true
+    }
+
+    // MARK: Ending the resolution
+
+    /// Publishes `cell`'s build of generation `generation` when the resolution ends.
+    func publishWhenResolutionEnds(_ cell: any HeldBuild, generation: UInt64) {
+        heldBuilds.append((cell, generation))
+        hasEndWork = true
+    }
+
+    /// Waits, when the resolution ends, until `cell`'s build of generation `generation` ends.
+    func waitWhenResolutionEnds(for cell: any BorrowedBuild, generation: UInt64) {
+        borrowed.append((cell, generation))
+        hasEndWork = true
+    }
+
+    @inline(never)
+    private func endResolution() {
+        hasEndWork = false
+        // First what this resolution built while configuring, so that other agents waiting for it
+        // can finish; then the builds this resolution took instances from while they were being
+        // configured, so that the outermost call returns only fully configured instances.
+        while !heldBuilds.isEmpty {
+            let ready = heldBuilds
+            heldBuilds = []
+            for build in ready { build.cell.publish(generation: build.generation) }
+        }
+        while !borrowed.isEmpty {
+            let pending = borrowed
+            borrowed = []
+            for build in pending { build.cell.waitUntilBuildEnds(generation: build.generation, as: self) }
+        }
+        // Released last, outside any lock: deinitializers may run user code, even resolve again on
+        // this thread, which then starts a resolution of its own.
+        let scopes = scopes
+        let ownsScopes = ownsScopes
+        self.scopes = nil
+        self.ownsScopes = false
+        hasEndWork = false
+        if ownsScopes { scopes?.end() }
+        withExtendedLifetime(scopes) {}
+        while let object = held.popLast() { object.release() }
+    }
+}
+
+/// A build another agent runs, whose end a resolution that borrowed its instance waits for.
+protocol BorrowedBuild: AnyObject {
+    func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext)
+}
+
+/// The thread-specific key under which each thread keeps its `ResolutionContext`.
+///
+/// Made once per process and never changed; its destructor releases a thread's context when the
+/// thread exits.
+private let contextKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let created = pthread_key_create(&key) { pointer in
+        // Cleared first: a destructor that runs later on this thread and resolves again makes a new
+        // context, which this key releases in turn.
+        dirk_set_thread_context(nil)
+        #if canImport(Darwin)
+            Unmanaged<ResolutionContext>.fromOpaque(pointer).release()
+        #else
+            if let pointer { Unmanaged<ResolutionContext>.fromOpaque(pointer).release() }
+        #endif
+    }
+    precondition(created == 0, "Dirk: could not create a thread-specific key (\(created))")
+    return key
+}()

@@ -1,0 +1,43 @@
+/// A module's reference to its component: it keeps the component's memory allocated but not the
+/// component alive, and turns into a strong reference only while the component is alive.
+///
+/// **Why it is safe.** The `unowned` reference keeps the object's memory allocated for as long as
+/// this value exists, so `address` always points to allocated memory, which is what
+/// `ObjectLifetime.retainIfAlive` needs. `heldObject` makes a reference from the address without
+/// retaining it; callers use it only while a strong reference that they hold keeps the object
+/// alive (the resolution's `hold`, or the reference `retainIfAlive` returned).
+struct UnownedReference<Object: AnyObject>: @unchecked Sendable {
+    // Immutable. `unowned` references are thread-safe to copy.
+    private unowned let memoryKeeper: Object
+    let address: UnsafeMutableRawPointer
+
+    init(_ object: Object) {
+        memoryKeeper = object
+        address = Unmanaged.passUnretained(object).toOpaque()
+    }
+
+    /// A strong reference to the object, or nil if the object has begun to deinitialize.
+    func strongIfAlive() -> Object? {
+        ObjectLifetime.retainIfAlive(address, as: Object.self)?.takeRetainedValue()
+    }
+
+    /// Makes `context` keep the object alive until its resolution ends, unless it does already;
+    /// returns false, changing nothing, if the object has begun to deinitialize. Call it inside a
+    /// step of the resolution.
+    @inline(__always)
+    func holdIfAlive(in context: ResolutionContext) -> Bool {
+        if context.holds(address) { return true }
+        guard let retained = ObjectLifetime.retainIfAlive(address, as: AnyObject.self) else { return false }
+        context.hold(retained)
+        return true
+    }
+
+    /// The object, which a strong reference the caller holds keeps alive.
+    @inline(__always)
+    var heldObject: Object {
+        Unmanaged<Object>.fromOpaque(address).takeUnretainedValue()
+    }
+
+    /// The object's identity, compared only.
+    var identity: UInt { UInt(bitPattern: address) }
+}
