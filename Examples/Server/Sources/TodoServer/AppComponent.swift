@@ -1,0 +1,34 @@
+import Dirk
+
+/// The application's scope: created once at start-up, and owned by the application, whose routes
+/// hold it, for as long as the server runs.
+final class AppComponent: Component, @unchecked Sendable {
+    /// Read once, before any provider runs; providers read it through their component.
+    let configuration: ServerConfiguration
+
+    /// Creates the application's component; by default every setting has its default.
+    init(configuration: ServerConfiguration = .defaults) {
+        self.configuration = configuration
+        super.init()
+    }
+
+    /// What the server keeps.
+    var storage: StorageModule { module() }
+    /// How the server reaches users.
+    var mail: MailModule { module() }
+}
+
+/// The server's state, shared by every request.
+final class StorageModule: Module<AppComponent>, @unchecked Sendable {
+    /// One store for the whole application.
+    func todos() -> TodoStore { single { TodoStore() } }
+
+    /// One audit log for the whole application.
+    func auditLog() -> AuditLog { single { AuditLog() } }
+}
+
+/// The mail service. Not final: tests replace it with a module whose mailer records what it sends.
+class MailModule: Module<AppComponent>, @unchecked Sendable {
+    /// One mailer for the whole application.
+    func mailer() -> any Mailer { single { ConsoleMailer() } }
+}

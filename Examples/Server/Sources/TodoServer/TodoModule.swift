@@ -1,0 +1,45 @@
+import Dirk
+
+/// The todo routes' handlers, and the services they share, for one request.
+final class TodoModule: Module<RequestComponent>, @unchecked Sendable {
+    /// The request's user's todos, kept in the application's store.
+    func repository() -> TodoRepository {
+        transient { c in
+            TodoRepository(
+                user: c.user, store: c.app.storage.todos(), limit: c.app.configuration.todoLimit,
+                trail: c.audit.trail())
+        }
+    }
+
+    /// Mails the request's user through the application's mailer.
+    func notifier() -> Notifier {
+        transient { c in Notifier(user: c.user, mailer: c.app.mail.mailer(), trail: c.audit.trail()) }
+    }
+
+    /// `GET /todos`.
+    func list() -> ListTodos { transient { c in ListTodos(todos: c.todos.repository()) } }
+
+    /// `POST /todos`: its repository and notifier note their changes in its trail.
+    func create() -> CreateTodo {
+        transient { c in
+            CreateTodo(todos: c.todos.repository(), notifier: c.todos.notifier(), trail: c.audit.trail())
+        }
+    }
+
+    /// `DELETE /todos/:id`.
+    func delete() -> DeleteTodo {
+        transient { c in DeleteTodo(todos: c.todos.repository(), trail: c.audit.trail()) }
+    }
+}
+
+/// The audit trail of one request's handler, and the audit route's handler.
+final class AuditModule: Module<RequestComponent>, @unchecked Sendable {
+    /// One trail per resolution: a handler and every service it is built with share it, so their
+    /// changes are committed together; the next handler built gets a new one.
+    func trail() -> AuditTrail {
+        scoped { c in AuditTrail(requestID: c.requestID, user: c.user, log: c.app.storage.auditLog()) }
+    }
+
+    /// `GET /audit`.
+    func list() -> ListAudit { transient { c in ListAudit(user: c.user, log: c.app.storage.auditLog()) } }
+}

@@ -1,0 +1,119 @@
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import TodoServer
+
+@Suite struct RouteTests {
+    @Test(
+        "every route answers 401 without an X-User header",
+        arguments: [
+            (HTTPRequest.Method.get, "/todos"), (.post, "/todos"), (.delete, "/todos/1"), (.get, "/audit"),
+        ])
+    func unauthorized(method: HTTPRequest.Method, uri: String) async throws {
+        try await buildApplication(app: AppComponent()).test(.router) { client in
+            let response = try await client.send(method, uri, as: nil, json: #"{"title": "milk"}"#)
+            #expect(response.status == .unauthorized)
+        }
+    }
+
+    @Test("POST /todos answers 201 with the new todo, which GET /todos then lists, as JSON")
+    func createThenList() async throws {
+        try await buildApplication(app: AppComponent()).test(.router) { client in
+            let created = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+            #expect(created.status == .created)
+            #expect(try created.json(Todo.self) == Todo(id: 1, title: "milk"))
+
+            let listed = try await client.send(.get, "/todos", as: "ada")
+            #expect(listed.status == .ok)
+            #expect(try listed.json([Todo].self) == [Todo(id: 1, title: "milk")])
+        }
+    }
+
+    @Test("each user sees only their own todos")
+    func usersAreSeparate() async throws {
+        try await buildApplication(app: AppComponent()).test(.router) { client in
+            _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+            _ = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
+            let ada = try await client.send(.get, "/todos", as: "ada").json([Todo].self)
+            let bob = try await client.send(.get, "/todos", as: "bob").json([Todo].self)
+            #expect(ada.map(\.title) == ["milk"])
+            #expect(bob.map(\.title) == ["bread"])
+        }
+    }
+
+    @Test("DELETE /todos/:id removes the user's todo with 204, and answers 404 for another user's")
+    func delete() async throws {
+        try await buildApplication(app: AppComponent()).test(.router) { client in
+            let todo = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+                .json(Todo.self)
+            #expect(try await client.send(.delete, "/todos/\(todo.id)", as: "bob").status == .notFound)
+            #expect(try await client.send(.delete, "/todos/\(todo.id)", as: "ada").status == .noContent)
+            #expect(try await client.send(.get, "/todos", as: "ada").json([Todo].self) == [])
+        }
+    }
+
+    @Test("POST /todos refuses a blank title with 400")
+    func blankTitle() async throws {
+        try await buildApplication(app: AppComponent()).test(.router) { client in
+            let response = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "  "}"#)
+            #expect(response.status == .badRequest)
+        }
+    }
+
+    @Test("POST /todos answers 422 once the user has TODO_LIMIT todos")
+    func limit() async throws {
+        let app = AppComponent(configuration: ServerConfiguration(environment: ["TODO_LIMIT": "1"]))
+        try await buildApplication(app: app).test(.router) { client in
+            let first = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+            let second = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "bread"}"#)
+            let other = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
+            #expect(first.status == .created)
+            #expect(second.status == .unprocessableContent)
+            #expect(other.status == .created)
+        }
+    }
+
+    @Test("GET /audit lists what the user's requests changed, each entry with its request's id")
+    func audit() async throws {
+        try await buildApplication(app: AppComponent()).test(.router) { client in
+            _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+            _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": " "}"#)  // refused
+            _ = try await client.send(.delete, "/todos/1", as: "ada")
+            _ = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
+
+            let entries = try await client.send(.get, "/audit", as: "ada").json([AuditEntry].self)
+            #expect(entries.map(\.action) == ["added todo 1", "mailed “New todo: milk”", "removed todo 1"])
+            #expect(entries.allSatisfy { $0.user == "ada" })
+            #expect(entries[0].requestID == entries[1].requestID)
+            #expect(entries[1].requestID != entries[2].requestID)
+        }
+    }
+
+    @Test("concurrent requests each get their own scope and trail")
+    func concurrentRequests() async throws {
+        let count = 50
+        let app = AppComponent().module(MailModule.self) { RecordingMailModule($0) }  // quiet
+        try await buildApplication(app: app).test(.router) { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let response = try await client.send(
+                            .post, "/todos", as: "ada", json: #"{"title": "todo \#(index)"}"#)
+                        #expect(response.status == .created)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let todos = try await client.send(.get, "/todos", as: "ada").json([Todo].self)
+            #expect(Set(todos.map(\.id)).count == count)
+
+            let entries = try await client.send(.get, "/audit", as: "ada").json([AuditEntry].self)
+            let byRequest = Dictionary(grouping: entries, by: \.requestID)
+            #expect(byRequest.count == count)
+            #expect(byRequest.values.allSatisfy { $0.map(\.action).count == 2 })
+        }
+        let mailer = try #require(app.mail.mailer() as? RecordingMailer)
+        #expect(mailer.sent.count == count)
+    }
+}
