@@ -115,8 +115,11 @@ struct HandleLeakTests {
                 unread.append(component.graph.lazy { try! $0.resolve(index) })
                 providers.append(component.graph.provider { try! $0.resolve(index) })
             }
-            for provider in providers { instances.append(.init(provider())) }
-            for lazy in resolved { instances.append(.init(lazy.value)) }
+            // Swift may release a value after its last use, so the tree is kept for the reads.
+            withExtendedLifetime(tree) {
+                for provider in providers { instances.append(.init(provider())) }
+                for lazy in resolved { instances.append(.init(lazy.value)) }
+            }
             // Unread lazies and providers are still held here, as the tree goes.
             withExtendedLifetime((unread, providers)) {}
         }
