@@ -18,6 +18,8 @@ let package = Package(
         .executableTarget(name: "DirkExample", dependencies: ["Dirk"]),
         .target(name: "DirkTestSupport", path: "Tests/DirkTestSupport"),
         .testTarget(name: "DirkTests", dependencies: ["Dirk", "DirkTestSupport"]),
+        // The machinery under Sources/Dirk/Internal, through its `package` test hooks.
+        .testTarget(name: "DirkInternalTests", dependencies: ["Dirk", "DirkTestSupport"]),
         .testTarget(
             name: "DirkReliabilityTests", dependencies: ["Dirk", "DirkTestSupport"],
             exclude: ["Generated/generate-graph-module.py"]),

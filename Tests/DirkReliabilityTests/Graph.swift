@@ -1,6 +1,6 @@
 import Dirk
 import Foundation
-import Synchronization
+import DirkTestSupport
 
 /// The strategy a node of a random graph is provided with.
 enum Strategy: CaseIterable, Sendable {
@@ -155,14 +155,14 @@ final class BuildCounts: @unchecked Sendable {
 final class GraphComponent: Component, @unchecked Sendable {
     let level: Int
     let spec: GraphSpec
-    let serials: Atomic<Int>
+    let serials: Counter
     let faults: FaultPlan
     let builds: BuildCounts
 
     init(level: Int, spec: GraphSpec, faults: FaultPlan) {
         self.level = level
         self.spec = spec
-        serials = Atomic(level * 100_000_000)
+        serials = Counter(start: level * 100_000_000)
         self.faults = faults
         builds = BuildCounts(nodes: spec.strategies[level].count)
         super.init()
@@ -189,7 +189,7 @@ final class GraphComponent: Component, @unchecked Sendable {
         builds.record(index, key: key)
         return Node(
             level: level, index: index, key: key,
-            serial: serials.add(1, ordering: .relaxed).newValue, dependencies: dependencies)
+            serial: serials.increment(), dependencies: dependencies)
     }
 }
 
@@ -214,7 +214,7 @@ struct GraphTree {
 
     /// Each component's serial count now: what a check takes as "built before".
     var serialMarks: [Int] {
-        components.map { $0.serials.load(ordering: .relaxed) }
+        components.map { $0.serials.count }
     }
 
     /// A random node, as its level and index.

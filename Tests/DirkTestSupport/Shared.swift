@@ -1,17 +1,23 @@
 import Foundation
-import Synchronization
 import Testing
 
 /// Counts how often something happened; safe from any thread.
+///
+/// Guarded by a lock rather than an `Atomic`, whose `Synchronization` module needs macOS 15, above
+/// the platforms Dirk supports.
 public final class Counter: Sendable {
-    private let value = Atomic(0)
+    private let value: Locked<Int>
 
-    public init() {}
+    /// A counter that starts at `start`.
+    public init(start: Int = 0) {
+        value = Locked(start)
+    }
 
+    /// Adds one and returns the new count.
     @discardableResult
-    public func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
+    public func increment() -> Int { value.withLock { $0 += 1; return $0 } }
 
-    public var count: Int { value.load(ordering: .relaxed) }
+    public var count: Int { value.withLock { $0 } }
 }
 
 /// A value guarded by a lock, for collecting results from many threads.

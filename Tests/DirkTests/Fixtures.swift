@@ -2,7 +2,6 @@ import Dirk
 import DirkTestSupport
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 /// An instance whose identity tests compare; numbered in creation order per counter.

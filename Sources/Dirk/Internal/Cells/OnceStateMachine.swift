@@ -1,6 +1,6 @@
 /// How a cell keeps its ready value: strongly (`single`, `single(key:)`, `scoped`, modules,
 /// handles) or weakly (`weak`).
-protocol CellStorage: SendableMetatype {
+package protocol CellStorage: SendableMetatype {
     associatedtype Value
     init(_ value: Value)
     /// The value, or nil when a weak value is gone.
@@ -8,21 +8,21 @@ protocol CellStorage: SendableMetatype {
 }
 
 /// Keeps the value until the cell is reset.
-struct StrongStorage<Value>: CellStorage {
+package struct StrongStorage<Value>: CellStorage {
     private let stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value? { stored }
+    package init(_ value: Value) { stored = value }
+    package var value: Value? { stored }
 }
 
 /// Keeps the value while someone else holds it.
-struct WeakStorage<Value: AnyObject>: CellStorage {
+package struct WeakStorage<Value: AnyObject>: CellStorage {
     private weak var stored: Value?
-    init(_ value: Value) { stored = value }
-    var value: Value? { stored }
+    package init(_ value: Value) { stored = value }
+    package var value: Value? { stored }
 }
 
 /// What an agent waiting for a build is told when it is woken.
-enum WaitEvent<Value> {
+package enum WaitEvent<Value> {
     /// The build ended: its instance, or the error its factory threw.
     case finished(Result<Value, any Error>)
     /// Look again: a cycle among waiting agents may now be broken by this one, or the build it
@@ -37,17 +37,17 @@ enum WaitEvent<Value> {
 /// Its value crosses from the task that built it to the task that waits, as every cached instance
 /// reaches every caller on any thread: sharing one instance is what a cache is for, and whether the
 /// instance may be shared is its own type's concern, as with any singleton.
-struct Delivery<Value>: @unchecked Sendable {
-    let event: WaitEvent<Value>
+package struct Delivery<Value>: @unchecked Sendable {
+    package let event: WaitEvent<Value>
 }
 
 /// Something waiting for a build: a thread asleep on its parker, or a suspended task.
-enum Waiter<Value> {
+package enum Waiter<Value> {
     case thread(Parker<WaitEvent<Value>>)
     case task(CheckedContinuation<Delivery<Value>, Never>)
 
     /// Wakes the waiter with `event`. Call it once, outside any lock.
-    func resume(with event: WaitEvent<Value>) {
+    package func resume(with event: WaitEvent<Value>) {
         switch self {
         case .thread(let parker): parker.deliver(event)
         case .task(let continuation): continuation.resume(returning: Delivery(event: event))
@@ -70,44 +70,47 @@ enum Waiter<Value> {
 /// next; `OnceCell` applies them and performs their actions (resuming waiters, releasing values)
 /// outside the lock. One build runs at a time; every caller that arrives meanwhile waits for that
 /// build and gets its instance or its error, so a factory runs once for all of them.
-struct OnceStateMachine<Storage: CellStorage> {
-    typealias Value = Storage.Value
+package struct OnceStateMachine<Storage: CellStorage> {
+    package typealias Value = Storage.Value
 
-    enum State {
+    package enum State {
         case empty
         case building(Build)
         case ready(Storage)
     }
 
     /// One build under way.
-    struct Build {
-        let builder: BuildAgent
-        let generation: UInt64
+    package struct Build {
+        package let builder: BuildAgent
+        package let generation: UInt64
         /// The step that builds, for cycle paths.
-        let frame: Frame
+        package let frame: Frame
         /// The instance, once the factory returned: seen by the builder (and by a waiter that
         /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
-        var instance: Value?
-        var waiters: [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>)] = []
+        package var instance: Value?
+        package var waiters: [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>)] = []
     }
 
-    private(set) var state = State.empty
+    package private(set) var state = State.empty
     private var generations: UInt64 = 0
     private var waiterIDs: UInt64 = 0
 
+    /// An empty cell's state.
+    package init() {}
+
     /// The ready value, if there is one.
-    var readyValue: Value? {
+    package var readyValue: Value? {
         if case .ready(let storage) = state { return storage.value }
         return nil
     }
 
     /// Whether the cell holds a value now.
-    var hasValue: Bool { readyValue != nil }
+    package var hasValue: Bool { readyValue != nil }
 
     // MARK: Claiming
 
     /// What an agent that wants the value does next.
-    enum Claim {
+    package enum Claim {
         /// Use the ready value.
         case ready(Value)
         /// Build it: the cell is now building generation `generation` for this agent.
@@ -121,7 +124,8 @@ struct OnceStateMachine<Storage: CellStorage> {
         case wait(generation: UInt64)
     }
 
-    mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
+    package mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
+        defer { debugCheck() }
         switch state {
         case .ready(let storage):
             if let value = storage.value { return .ready(value) }
@@ -147,7 +151,8 @@ struct OnceStateMachine<Storage: CellStorage> {
 
     /// Adds `waiter` to the build of generation `generation`, if it is still under way; returns
     /// its identifier, or nil when the caller should claim again.
-    mutating func enqueue(_ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64) -> UInt64? {
+    package mutating func enqueue(_ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64) -> UInt64? {
+        defer { debugCheck() }
         guard case .building(var build) = state, build.generation == generation else { return nil }
         waiterIDs &+= 1
         build.waiters.append((waiterIDs, agent, waiter))
@@ -156,7 +161,8 @@ struct OnceStateMachine<Storage: CellStorage> {
     }
 
     /// Removes the waiter `id`, if it is still waiting; whoever removes a waiter resumes it.
-    mutating func dequeue(_ id: UInt64) -> Waiter<Value>? {
+    package mutating func dequeue(_ id: UInt64) -> Waiter<Value>? {
+        defer { debugCheck() }
         guard case .building(var build) = state,
             let index = build.waiters.firstIndex(where: { $0.id == id })
         else { return nil }
@@ -166,7 +172,8 @@ struct OnceStateMachine<Storage: CellStorage> {
     }
 
     /// Removes the waiters of `agent`, to wake them so that they look for a cycle again.
-    mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter<Value>] {
+    package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter<Value>] {
+        defer { debugCheck() }
         guard case .building(var build) = state else { return [] }
         let woken = build.waiters.filter { $0.agent === agent }.map(\.waiter)
         build.waiters.removeAll { $0.agent === agent }
@@ -176,7 +183,8 @@ struct OnceStateMachine<Storage: CellStorage> {
 
     /// The instance of generation `generation`, if that build is still under way and its instance
     /// exists; removes the waiter `id` along with it, since it no longer waits.
-    mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> Value? {
+    package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> Value? {
+        defer { debugCheck() }
         guard case .building(var build) = state, build.generation == generation,
             let instance = build.instance
         else { return nil }
@@ -186,7 +194,7 @@ struct OnceStateMachine<Storage: CellStorage> {
     }
 
     /// The build of generation `generation`, if it is still under way, for the wait graph.
-    func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+    package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         guard case .building(let build) = state, build.generation == generation else { return nil }
         return BuildSnapshot(builder: build.builder, frame: build.frame, hasInstance: build.instance != nil)
     }
@@ -195,7 +203,8 @@ struct OnceStateMachine<Storage: CellStorage> {
 
     /// Records the instance of generation `generation`, which only its builder sees until
     /// `publish(generation:)`.
-    mutating func holdInstance(_ instance: Value, generation: UInt64) {
+    package mutating func holdInstance(_ instance: Value, generation: UInt64) {
+        defer { debugCheck() }
         guard case .building(var build) = state, build.generation == generation else {
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
         }
@@ -205,7 +214,8 @@ struct OnceStateMachine<Storage: CellStorage> {
 
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
     /// resume with it.
-    mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter<Value>]) {
+    package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter<Value>]) {
+        defer { debugCheck() }
         guard case .building(let build) = state, build.generation == generation, let instance = build.instance
         else {
             preconditionFailure("Dirk internal error: a build was published that is not under way")
@@ -217,7 +227,8 @@ struct OnceStateMachine<Storage: CellStorage> {
     /// Ends generation `generation` with no value, because its factory or `configure:` threw;
     /// returns the waiters to resume with the error, and the instance, if any, to release outside
     /// the lock.
-    mutating func fail(generation: UInt64) -> (waiters: [Waiter<Value>], abandoned: Value?) {
+    package mutating func fail(generation: UInt64) -> (waiters: [Waiter<Value>], abandoned: Value?) {
+        defer { debugCheck() }
         guard case .building(let build) = state, build.generation == generation else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
         }
@@ -229,15 +240,43 @@ struct OnceStateMachine<Storage: CellStorage> {
 
     /// Empties a ready cell and returns what it held, to release outside the lock. A build under way
     /// is left to finish: its instance is cached when it is done.
-    mutating func reset() -> Storage? {
+    package mutating func reset() -> Storage? {
+        defer { debugCheck() }
         guard case .ready(let storage) = state else { return nil }
         state = .empty
         return storage
     }
 
     /// Whether a build is under way.
-    var isBuilding: Bool {
+    package var isBuilding: Bool {
         if case .building = state { return true }
         return false
+    }
+
+    /// Checks the invariants after every mutation, in debug builds.
+    @inline(__always)
+    private func debugCheck() {
+        #if DEBUG
+            checkInvariants()
+        #endif
+    }
+
+    /// Stops the program if the state is inconsistent: a build of a generation not yet counted,
+    /// waiters with duplicate or uncounted identifiers, or a strong ready value that is gone.
+    package func checkInvariants() {
+        switch state {
+        case .empty:
+            break
+        case .ready(let storage):
+            if Storage.self is StrongStorage<Value>.Type {
+                precondition(storage.value != nil, "Dirk internal error: a strong cell lost its value")
+            }
+        case .building(let build):
+            precondition(build.generation == generations, "Dirk internal error: a build of an old generation")
+            let ids = build.waiters.map(\.id)
+            precondition(Set(ids).count == ids.count, "Dirk internal error: a waiter enqueued twice")
+            precondition(ids.allSatisfy { $0 <= waiterIDs }, "Dirk internal error: a waiter of no known identifier")
+            precondition(ids == ids.sorted(), "Dirk internal error: waiters out of order")
+        }
     }
 }

@@ -1,7 +1,7 @@
 import CDirk
 
 /// A key that a `LookupTable` stores as a few machine words.
-protocol LookupTableKey: Equatable {
+package protocol LookupTableKey: Equatable {
     /// How many words the key takes.
     static var wordCount: Int { get }
     /// Reads a key that `store(into:)` wrote, with relaxed atomic loads.
@@ -30,15 +30,15 @@ protocol LookupTableKey: Equatable {
 /// power-of-two array probed linearly. When it passes half full, the writer copies it into one twice
 /// the size and publishes that; the new storage keeps the old one alive, since a reader may still
 /// be probing it.
-struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
+package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
     /// The owner's words: value, tag, key (`Key.wordCount` words), overflow storage.
-    let words: UnsafeMutablePointer<UInt>
+    package let words: UnsafeMutablePointer<UInt>
 
     /// How many words a table with keys of `Key.wordCount` words takes.
-    static var wordCount: Int { 3 + Key.wordCount }
+    package static var wordCount: Int { 3 + Key.wordCount }
 
     /// A table over `words`, which the owner allocated and keeps; `initialize()` it once.
-    init(words: UnsafeMutablePointer<UInt>) {
+    package init(words: UnsafeMutablePointer<UInt>) {
         self.words = words
     }
 
@@ -48,12 +48,12 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
     private var overflow: UnsafeMutablePointer<UInt> { words + 2 + Key.wordCount }
 
     /// Sets the table empty; call it once, before anyone can read the table.
-    func initialize() {
+    package func initialize() {
         words.initialize(repeating: 0, count: Self.wordCount)
     }
 
     /// Releases every value and the storages; call it once, when the owner goes.
-    func destroy() {
+    package func destroy() {
         if let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) {
             Unmanaged<Value>.fromOpaque(first).release()
         }
@@ -64,7 +64,7 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
 
     /// The entry stored under `key`, or nil. Safe from any thread without a lock.
     @inline(__always)
-    func entry(for key: Key) -> (value: Value, tag: UInt)? {
+    package func entry(for key: Key) -> (value: Value, tag: UInt)? {
         // The first entry is filled before any other, so an empty one means an empty table.
         guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return nil }
         if Key(loadingFrom: firstKey) == key {
@@ -75,7 +75,7 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
 
     /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
     @inline(__always)
-    func value(for key: Key) -> Value? {
+    package func value(for key: Key) -> Value? {
         entry(for: key)?.value
     }
 
@@ -86,7 +86,7 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
 
     /// Stores `value` with `tag` under `key`, which must not be present. Call it while holding the
     /// owner's lock.
-    func insert(_ value: Value, tag: UInt = 0, for key: Key) {
+    package func insert(_ value: Value, tag: UInt = 0, for key: Key) {
         if dirk_load_relaxed(firstValue) == 0 {
             key.store(into: firstKey)
             dirk_store_relaxed(firstTag, tag)
@@ -113,13 +113,13 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
 
     /// Calls `body` with every value and tag, first entry first. Safe from any thread; entries
     /// added meanwhile may be missed.
-    func forEach(_ body: (Value, UInt) -> Void) {
+    package func forEach(_ body: (Value, UInt) -> Void) {
         forEachEntry { value, tag, _ in body(value, tag) }
     }
 
     /// Calls `body` with every value, tag and key, first entry first. Safe from any thread;
     /// entries added meanwhile may be missed.
-    func forEachEntry(_ body: (Value, UInt, Key) -> Void) {
+    package func forEachEntry(_ body: (Value, UInt, Key) -> Void) {
         guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return }
         body(Unmanaged<Value>.fromOpaque(first).takeUnretainedValue(), dirk_load_relaxed(firstTag), Key(loadingFrom: firstKey))
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return }
@@ -128,19 +128,38 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
         }
     }
 
+    /// Stops the program if the table is inconsistent: an entry that a lookup of its own key does
+    /// not find, a storage more than half full, or a count that does not match its entries. Call
+    /// it when no writer can run.
+    package func checkInvariants() {
+        var keys: [Key] = []
+        forEachEntry { value, _, key in
+            keys.append(key)
+            precondition(entry(for: key)?.value === value, "Dirk internal error: an entry its key does not find")
+        }
+        for (index, key) in keys.enumerated() {
+            precondition(!keys[..<index].contains(key), "Dirk internal error: a key stored twice")
+        }
+        if let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) {
+            let storage = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
+            precondition(storage.count * 2 <= storage.slotCount, "Dirk internal error: a storage over half full")
+            precondition(storage.count == keys.count - 1, "Dirk internal error: a storage's count is off")
+        }
+    }
+
     /// One power-of-two array of entries, probed linearly: per entry a value, a tag and the key.
-    final class Storage: ManagedBuffer<Storage.Header, UInt> {
-        struct Header {
-            let capacity: Int
+    package final class Storage: ManagedBuffer<Storage.Header, UInt> {
+        package struct Header {
+            package let capacity: Int
             /// Written only while holding the owner's lock.
-            var count = 0
+            package var count = 0
             /// The outgrown storage, kept alive for readers that still probe it.
-            let predecessor: Storage?
+            package let predecessor: Storage?
         }
 
-        static var entryWords: Int { 2 + Key.wordCount }
+        package static var entryWords: Int { 2 + Key.wordCount }
 
-        static func make(capacity: Int, copying predecessor: Storage?) -> Storage {
+        package static func make(capacity: Int, copying predecessor: Storage?) -> Storage {
             let buffer = create(minimumCapacity: capacity * entryWords) { _ in
                 Header(capacity: capacity, predecessor: predecessor)
             }
@@ -158,16 +177,16 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
         }
 
         /// How many entries fit, read without touching `count`, which writers change.
-        var slotCount: Int {
+        package var slotCount: Int {
             withUnsafeMutablePointerToHeader { $0.pointer(to: \.capacity)!.pointee }
         }
 
         /// How many entries the storage holds. Call it while holding the owner's lock.
-        var count: Int {
+        package var count: Int {
             withUnsafeMutablePointerToHeader { $0.pointer(to: \.count)!.pointee }
         }
 
-        func entry(for key: Key) -> (value: Value, tag: UInt)? {
+        package func entry(for key: Key) -> (value: Value, tag: UInt)? {
             let mask = slotCount &- 1
             return withUnsafeMutablePointerToElements { entries in
                 var index = key.mixedHash & mask
@@ -183,7 +202,7 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
         }
 
         /// Publishes `value`, retaining it. Call it while holding the owner's lock.
-        func insert(_ value: Value, tag: UInt, for key: Key) {
+        package func insert(_ value: Value, tag: UInt, for key: Key) {
             let mask = slotCount &- 1
             withUnsafeMutablePointers { header, entries in
                 var index = key.mixedHash & mask
@@ -199,7 +218,7 @@ struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
         }
 
         /// Calls `body` with the address of every value, its tag and its key.
-        func forEachEntry(_ body: (UnsafeRawPointer, UInt, Key) -> Void) {
+        package func forEachEntry(_ body: (UnsafeRawPointer, UInt, Key) -> Void) {
             let capacity = slotCount
             withUnsafeMutablePointerToElements { entries in
                 for index in 0..<capacity {
@@ -219,7 +238,7 @@ extension LookupTable where Key == TypeKey {
     /// A table keyed by types stores under the key of a type only instances of that type (a
     /// module registered for its base class is an instance of the base class), so the cast holds.
     @inline(__always)
-    func instance<T: AnyObject>(of type: T.Type) -> T? {
+    package func instance<T: AnyObject>(of type: T.Type) -> T? {
         value(for: TypeKey(type)).map { unsafeDowncast($0, to: T.self) }
     }
 }

@@ -12,15 +12,15 @@ import CDirk
 ///
 /// A component seldom has more than one parent, so registering one allocates nothing and a lookup
 /// compares one type; each further parent costs one small allocation.
-struct ParentList<Element: AnyObject> {
+package struct ParentList<Element: AnyObject> {
     /// One registered parent and the parents registered before it.
-    final class Link: @unchecked Sendable {
+    package final class Link: @unchecked Sendable {
         // Immutable.
-        let type: Any.Type
-        let element: Element
-        let next: Link?
+        package let type: Any.Type
+        package let element: Element
+        package let next: Link?
 
-        init(type: Any.Type, element: Element, next: Link?) {
+        package init(type: Any.Type, element: Element, next: Link?) {
             self.type = type
             self.element = element
             self.next = next
@@ -28,11 +28,11 @@ struct ParentList<Element: AnyObject> {
     }
 
     /// The owner's words: the first parent's registered type, the first parent, the newest link.
-    let words: UnsafeMutablePointer<UInt>
+    package let words: UnsafeMutablePointer<UInt>
 
-    static var wordCount: Int { 3 }
+    package static var wordCount: Int { 3 }
 
-    init(words: UnsafeMutablePointer<UInt>) {
+    package init(words: UnsafeMutablePointer<UInt>) {
         self.words = words
     }
 
@@ -41,12 +41,12 @@ struct ParentList<Element: AnyObject> {
     private var newest: UnsafeMutablePointer<UInt> { words + 2 }
 
     /// Sets the list empty; call it once, before anyone can read it.
-    func initialize() {
+    package func initialize() {
         words.initialize(repeating: 0, count: Self.wordCount)
     }
 
     /// Releases the parents; call it once, when the owner goes.
-    func destroy() {
+    package func destroy() {
         if let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(first)) {
             Unmanaged<Element>.fromOpaque(address).release()
         }
@@ -56,19 +56,19 @@ struct ParentList<Element: AnyObject> {
     }
 
     /// Whether no parent is registered.
-    var isEmpty: Bool { dirk_load_seq_cst(first) == 0 }
+    package var isEmpty: Bool { dirk_load_seq_cst(first) == 0 }
 
     /// The parent registered as `type`, as a `P`, or nil. Safe from any thread without a lock.
     ///
     /// Whoever registers a parent as a type registers an instance of that type, so the cast holds.
     @inline(__always)
-    func parent<P: AnyObject>(registeredAs type: P.Type) -> P? {
+    package func parent<P: AnyObject>(registeredAs type: P.Type) -> P? {
         element(registeredAs: type).map { unsafeDowncast($0, to: P.self) }
     }
 
     /// The parent registered as `type`, or nil. Safe from any thread without a lock.
     @inline(__always)
-    func element(registeredAs type: Any.Type) -> Element? {
+    package func element(registeredAs type: Any.Type) -> Element? {
         guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return nil }
         if dirk_load_relaxed(firstType) == UInt(bitPattern: ObjectIdentifier(type)) {
             return Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()
@@ -89,7 +89,7 @@ struct ParentList<Element: AnyObject> {
 
     /// Calls `body` with every parent and the type it was registered as, in registration order,
     /// until `body` returns false.
-    func forEach(_ body: (Any.Type, Element) -> Bool) {
+    package func forEach(_ body: (Any.Type, Element) -> Bool) {
         guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return }
         let type = RegisteredType.type(fromBits: dirk_load_relaxed(firstType))
         guard body(type, Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()) else { return }
@@ -105,7 +105,7 @@ struct ParentList<Element: AnyObject> {
     }
 
     /// The parents, in registration order, with the type each was registered as.
-    var all: [(type: Any.Type, element: Element)] {
+    package var all: [(type: Any.Type, element: Element)] {
         var parents: [(type: Any.Type, element: Element)] = []
         forEach { type, element in
             parents.append((type, element))
@@ -114,8 +114,26 @@ struct ParentList<Element: AnyObject> {
         return parents
     }
 
+    /// Stops the program if the list is inconsistent: a later parent without a first, a type
+    /// registered twice, or a parent that a lookup of its type does not find. Call it when no
+    /// writer can run.
+    package func checkInvariants() {
+        if dirk_load_acquire(first) == 0 {
+            precondition(dirk_load_acquire(newest) == 0, "Dirk internal error: later parents without a first")
+        }
+        let parents = all
+        for (index, parent) in parents.enumerated() {
+            precondition(
+                !parents[..<index].contains { ObjectIdentifier($0.type) == ObjectIdentifier(parent.type) },
+                "Dirk internal error: two parents registered as one type")
+            precondition(
+                element(registeredAs: parent.type) === parent.element,
+                "Dirk internal error: a parent its type does not find")
+        }
+    }
+
     /// Adds `element`, registered as `type`. Call it while holding the owner's lock.
-    func append(_ element: Element, as type: Any.Type) {
+    package func append(_ element: Element, as type: Any.Type) {
         if dirk_load_relaxed(first) == 0 {
             dirk_store_relaxed(firstType, UInt(bitPattern: ObjectIdentifier(type)))
             dirk_store_seq_cst(first, UInt(bitPattern: Unmanaged.passRetained(element).toOpaque()))

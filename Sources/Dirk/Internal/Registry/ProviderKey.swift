@@ -10,19 +10,19 @@ import CDirk
 /// A key is six words, hashed from the type and position alone. Equality compares the file and
 /// function names by address first, and by content only when the addresses differ (a literal
 /// copied into another binary by inlining).
-struct ProviderKey: Equatable {
-    let type: ObjectIdentifier
+package struct ProviderKey: Equatable {
+    package let type: ObjectIdentifier
     /// `line << 20 | column`.
-    let position: UInt64
-    let file: UnsafeRawPointer
-    let fileLength: Int
-    let function: UnsafeRawPointer
-    let functionLength: Int
+    package let position: UInt64
+    package let file: UnsafeRawPointer
+    package let fileLength: Int
+    package let function: UnsafeRawPointer
+    package let functionLength: Int
 
     /// The key of the provider called at `file`, `line` and `column` from `function`, returning
     /// `type`.
     @inline(__always)
-    init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
+    package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
         self.type = ObjectIdentifier(type)
         position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
         self.file = UnsafeRawPointer(file.utf8Start)
@@ -32,24 +32,24 @@ struct ProviderKey: Equatable {
     }
 
     /// The key of the provider at `site` returning `type`.
-    init(site: ProviderSite, type: Any.Type) {
+    package init(site: ProviderSite, type: Any.Type) {
         self.init(file: site.file, line: site.line, column: site.column, function: site.function, type: type)
     }
 
     /// The provider method's name: `store()`.
-    var functionName: String {
+    package var functionName: String {
         String(decoding: UnsafeRawBufferPointer(start: function, count: functionLength), as: UTF8.self)
     }
 
     /// A well-mixed hash of the type and position; tables use its low bits.
-    var mixedHash: Int {
+    package var mixedHash: Int {
         var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
         bits ^= bits >> 29
         return Int(truncatingIfNeeded: bits)
     }
 
     @inline(__always)
-    static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
+    package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
         lhs.type == rhs.type && lhs.position == rhs.position
             && (lhs.file == rhs.file || sameText(lhs.file, lhs.fileLength, rhs.file, rhs.fileLength))
             && (lhs.function == rhs.function
@@ -68,9 +68,9 @@ struct ProviderKey: Equatable {
 }
 
 extension ProviderKey: LookupTableKey {
-    static var wordCount: Int { 6 }
+    package static var wordCount: Int { 6 }
 
-    init(loadingFrom words: UnsafeMutablePointer<UInt>) {
+    package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
         type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
         position = UInt64(dirk_load_relaxed(words + 1))
         file = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 2))!
@@ -79,7 +79,7 @@ extension ProviderKey: LookupTableKey {
         functionLength = Int(bitPattern: dirk_load_relaxed(words + 5))
     }
 
-    func store(into words: UnsafeMutablePointer<UInt>) {
+    package func store(into words: UnsafeMutablePointer<UInt>) {
         dirk_store_relaxed(words, UInt(bitPattern: type))
         dirk_store_relaxed(words + 1, UInt(position))
         dirk_store_relaxed(words + 2, UInt(bitPattern: file))

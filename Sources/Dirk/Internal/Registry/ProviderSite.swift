@@ -3,13 +3,13 @@
 ///
 /// Together with the module and the declared return type, the site identifies the provider's
 /// cache slot (see `ProviderKey`), and it names the provider in messages and resolution paths.
-struct ProviderSite {
-    let file: StaticString
-    let line: UInt
-    let column: UInt
-    let function: StaticString
+package struct ProviderSite {
+    package let file: StaticString
+    package let line: UInt
+    package let column: UInt
+    package let function: StaticString
 
-    init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
+    package init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
         self.file = file
         self.line = line
         self.column = column
@@ -17,5 +17,5 @@ struct ProviderSite {
     }
 
     /// The file and line as a message shows them: `App/DataModule.swift:12`.
-    var location: String { "\(file):\(line)" }
+    package var location: String { "\(file):\(line)" }
 }

@@ -1,24 +1,24 @@
 import CDirk
 
 /// What a table of types finds its values by: a module's type, or the type a parent is asked for.
-struct TypeKey: LookupTableKey, Hashable {
-    let type: ObjectIdentifier
+package struct TypeKey: LookupTableKey, Hashable {
+    package let type: ObjectIdentifier
 
-    init(_ type: Any.Type) {
+    package init(_ type: Any.Type) {
         self.type = ObjectIdentifier(type)
     }
 
-    static var wordCount: Int { 1 }
+    package static var wordCount: Int { 1 }
 
-    init(loadingFrom words: UnsafeMutablePointer<UInt>) {
+    package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
         type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
     }
 
-    func store(into words: UnsafeMutablePointer<UInt>) {
+    package func store(into words: UnsafeMutablePointer<UInt>) {
         dirk_store_relaxed(words, UInt(bitPattern: type))
     }
 
-    var mixedHash: Int {
+    package var mixedHash: Int {
         let bits = UInt64(UInt(bitPattern: type)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: bits ^ bits >> 29)
     }

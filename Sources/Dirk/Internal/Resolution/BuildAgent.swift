@@ -6,14 +6,17 @@
 /// it looks for a cycle, so that of two agents that close a cycle at the same time at least one
 /// sees the other's wait (each records under its own lock, then reads the other's under the
 /// other's lock).
-class BuildAgent: @unchecked Sendable {
+package class BuildAgent: @unchecked Sendable {
     // `waiting` is guarded by its own lock.
     private let waiting = Locked<WaitTarget?>.make(nil)
 
     init() {}
 
+    /// An agent that is neither a thread's nor a task's, for tests of the wait graph.
+    package static func standalone() -> BuildAgent { BuildAgent() }
+
     /// The build this agent is waiting for, if any.
-    final var waitingFor: WaitTarget? {
+    package final var waitingFor: WaitTarget? {
         get { waiting.withLock { $0 } }
         set { waiting.withLock { $0 = newValue } }
     }
@@ -23,22 +26,22 @@ class BuildAgent: @unchecked Sendable {
     /// Another agent calls it only while this agent is blocked in a closed cycle of waits, so the
     /// steps cannot change meanwhile; the lock of `waitingFor`, which this agent wrote after its
     /// last step, orders the reads after the writes.
-    func steps(from frame: Frame) -> [Frame] { [frame] }
+    package func steps(from frame: Frame) -> [Frame] { [frame] }
 }
 
 /// A build that an agent waits for: a cell and the generation of the build under way in it, so
 /// that a cell rebuilt meanwhile is never mistaken for the same build.
-struct WaitTarget {
-    let cell: any WaitableCell
-    let generation: UInt64
+package struct WaitTarget {
+    package let cell: any WaitableCell
+    package let generation: UInt64
 
-    func isSame(as other: WaitTarget) -> Bool {
+    package func isSame(as other: WaitTarget) -> Bool {
         cell === other.cell && generation == other.generation
     }
 }
 
 /// A cell whose builds agents can wait for.
-protocol WaitableCell: AnyObject {
+package protocol WaitableCell: AnyObject {
     /// The build of generation `generation`, if it is still under way: who builds it, what it
     /// builds, and whether its instance exists already (it is being configured, or held until its
     /// builder's resolution ends).
@@ -49,8 +52,8 @@ protocol WaitableCell: AnyObject {
 }
 
 /// What the wait graph needs of one build under way.
-struct BuildSnapshot {
-    let builder: BuildAgent
-    let frame: Frame
-    let hasInstance: Bool
+package struct BuildSnapshot {
+    package let builder: BuildAgent
+    package let frame: Frame
+    package let hasInstance: Bool
 }

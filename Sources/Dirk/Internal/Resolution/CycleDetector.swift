@@ -10,16 +10,16 @@
 /// closed chain is checked a second time, link by link, and reported only if it is unchanged: every
 /// agent in a real cycle is blocked, so a real cycle never changes, while a chain pieced together
 /// from agents that moved on does, since each build's generation only grows.
-enum CycleDetector {
+package enum CycleDetector {
     /// One link of a closed chain: a build, and the agent that waits for it.
-    struct Link {
-        let waiter: BuildAgent
-        let target: WaitTarget
-        let build: BuildSnapshot
+    package struct Link {
+        package let waiter: BuildAgent
+        package let target: WaitTarget
+        package let build: BuildSnapshot
     }
 
     /// What a closed chain of waits means for the agent that closed it.
-    enum Finding {
+    package enum Finding {
         /// The build the caller waits for has its instance already: the caller may take it as it
         /// is, as the builder's own thread would, which breaks the cycle.
         case takeInstance
@@ -32,8 +32,11 @@ enum CycleDetector {
 
     /// The cycle that `agent`, which waits for `target` and has recorded it in `waitingFor`, closes;
     /// nil when the chain of waits ends at an agent that is making progress.
-    static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
+    package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
         guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
+        #if DEBUG
+            checkInvariants(of: chain, from: agent)
+        #endif
         if chain[0].build.hasInstance { return .takeInstance }
         if let link = chain.first(where: { $0.build.hasInstance }) { return .wake(link.waiter, link.target) }
         return .cycle(chain)
@@ -67,9 +70,19 @@ enum CycleDetector {
         }
     }
 
+    /// Stops the program if `chain` is not a closed chain of waits from `agent`: each link's
+    /// builder must be the next link's waiter, and the last link's builder `agent`.
+    package static func checkInvariants(of chain: [Link], from agent: BuildAgent) {
+        precondition(!chain.isEmpty && chain[0].waiter === agent, "Dirk internal error: a chain not from its agent")
+        for (link, next) in zip(chain, chain.dropFirst()) {
+            precondition(link.build.builder === next.waiter, "Dirk internal error: a broken chain of waits")
+        }
+        precondition(chain[chain.count - 1].build.builder === agent, "Dirk internal error: an open chain of waits")
+    }
+
     /// The providers of a closed chain, from the build that the caller's own steps began with, as
     /// messages show them: `A.left() -> A.right() -> A.left()`.
-    static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
+    package static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
         // The caller builds the last link's instance; its steps from there lead to the first wait.
         var frames = agent.steps(from: chain[chain.count - 1].build.frame)
         for link in chain.dropLast() {

@@ -4,8 +4,8 @@
 /// A frame is a few words pushed by value, so a `transient` call allocates nothing. It names its
 /// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a frame
 /// keeps the owner alive until it pops it.
-struct Frame {
-    enum Kind: UInt8 {
+package struct Frame {
+    package enum Kind: UInt8 {
         /// A provider's factory or `configure:` closure runs.
         case provider
         /// A component creates the module of type `subject`.
@@ -16,23 +16,23 @@ struct Frame {
         case keyHashing
     }
 
-    let kind: Kind
+    package let kind: Kind
     /// How the provider caches, for messages and traces; `.none` for steps that are not providers.
-    let strategy: ProviderStrategy
+    package let strategy: ProviderStrategy
     /// The address of the module whose provider runs, of the component that creates a module, or
     /// of the handle; compared only.
-    let owner: UInt
+    package let owner: UInt
     /// The address of the component the step belongs to; compared only.
-    let component: UInt
-    let site: ProviderSite
+    package let component: UInt
+    package let site: ProviderSite
     /// The provider's declared return type, or the module type being created.
-    let type: Any.Type
+    package let type: Any.Type
     /// The module type that names the frame.
-    let subject: Any.Type
+    package let subject: Any.Type
     /// The type of the component the frame's provider belongs to, for messages.
-    let componentType: Any.Type
+    package let componentType: Any.Type
 
-    init(
+    package init(
         _ kind: Kind, strategy: ProviderStrategy = .none, owner: UInt, component: UInt, site: ProviderSite,
         type: Any.Type, subject: Any.Type, componentType: Any.Type
     ) {
@@ -48,7 +48,7 @@ struct Frame {
 
     /// Whether both frames are the same step: the same provider of the same module, the same module
     /// created by the same component, or the same handle.
-    func isSame(as other: Frame) -> Bool {
+    package func isSame(as other: Frame) -> Bool {
         guard owner == other.owner, kind == other.kind, ObjectIdentifier(type) == ObjectIdentifier(other.type)
         else { return false }
         switch kind {
@@ -59,7 +59,7 @@ struct Frame {
 
     /// Which of `ResolutionStack.bucketCount` buckets the frame falls in: frames that are the same
     /// always share a bucket.
-    var bucket: Int {
+    package var bucket: Int {
         let position: UInt64 =
             switch kind {
             case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)
@@ -73,7 +73,7 @@ struct Frame {
 
     /// How messages and resolution paths show the frame: `DataModule.store()`,
     /// `DataModule.init(_:)`, `Lazy<Store>`.
-    var name: String {
+    package var name: String {
         switch kind {
         case .provider, .keyHashing: "\(subject).\(site.function)"
         case .moduleCreation: "\(subject).init(_:)"
@@ -83,13 +83,13 @@ struct Frame {
 }
 
 /// How a provider caches its instances.
-enum ProviderStrategy: UInt8 {
+package enum ProviderStrategy: UInt8 {
     case none
     case single, keyedSingle, weak, scoped, transient
     case asyncSingle, asyncTransient, asyncScoped
 
     /// Whether the strategy takes a `configure:` closure, which breaks construction cycles.
-    var takesConfigure: Bool {
+    package var takesConfigure: Bool {
         switch self {
         case .single, .weak, .scoped: true
         default: false
@@ -97,7 +97,7 @@ enum ProviderStrategy: UInt8 {
     }
 
     /// Whether the strategy caches one instance per component (or per key, or while held).
-    var isCached: Bool {
+    package var isCached: Bool {
         switch self {
         case .single, .keyedSingle, .weak, .asyncSingle: true
         default: false
@@ -105,7 +105,7 @@ enum ProviderStrategy: UInt8 {
     }
 
     /// The strategy as traces and messages show it: `single`, `single(key:)`, `async scoped`.
-    var name: String {
+    package var name: String {
         switch self {
         case .none: "none"
         case .single: "single"
