@@ -27,7 +27,7 @@ extension Component {
             (state.caches, state.recording)
         }
         var strategies = recording?.providers ?? [:]
-        var cached: Set<String> = []
+        var statuses: [String: CacheStatus] = [:]
         var modules: [String] = []
         // Read outside the component's lock; each cache takes its own.
         for slots in caches {
@@ -38,14 +38,19 @@ extension Component {
                 if strategies[name] == nil, let strategy = DependencyGraph.Strategy(strategy) {
                     strategies[name] = strategy
                 }
-                if let cache = slot as? any ResettableCache, cache.holdsInstance { cached.insert(name) }
+                if let cache = slot as? any ResettableCache { statuses[name] = cache.status }
             }
         }
         return DependencyGraph(
             component: "\(type(of: self))",
             parents: parents.all.map { "\(type(of: $0.element))" },
             modules: modules,
-            providers: strategies.keys.sorted().map { .init(name: $0, strategy: strategies[$0]!, isCached: cached.contains($0)) },
+            providers: strategies.keys.sorted().map { name in
+                let status = statuses[name] ?? CacheStatus()
+                return .init(
+                    name: name, strategy: strategies[name]!, isCached: status.holdsInstance, builds: status.builds,
+                    waitingCallers: status.waiters)
+            },
             dependencies: (recording?.edges ?? []).map { .init(from: $0.from, to: $0.to) }
                 .sorted { ($0.from, $0.to) < ($1.from, $1.to) })
     }

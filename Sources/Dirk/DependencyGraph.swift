@@ -47,6 +47,11 @@ public struct DependencyGraph: Sendable {
         public let strategy: Strategy
         /// Whether the provider holds a cached instance now.
         public let isCached: Bool
+        /// How many of the provider's instances are being built now: one at most, or one per key
+        /// for `single(key:)`.
+        public let builds: Int
+        /// How many callers wait for those builds, threads and tasks alike.
+        public let waitingCallers: Int
 
         /// A provider as a graph lists it, for comparing with one in tests.
         ///
@@ -54,10 +59,14 @@ public struct DependencyGraph: Sendable {
         ///   - name: `Module.provider()`.
         ///   - strategy: How the provider caches its instances.
         ///   - isCached: Whether the provider holds a cached instance now.
-        public init(name: String, strategy: Strategy, isCached: Bool) {
+        ///   - builds: How many of its instances are being built now.
+        ///   - waitingCallers: How many callers wait for those builds.
+        public init(name: String, strategy: Strategy, isCached: Bool, builds: Int = 0, waitingCallers: Int = 0) {
             self.name = name
             self.strategy = strategy
             self.isCached = isCached
+            self.builds = builds
+            self.waitingCallers = waitingCallers
         }
     }
 

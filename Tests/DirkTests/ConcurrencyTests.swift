@@ -121,8 +121,8 @@ struct ConcurrencyTests {
                 group.wait()
                 let husband = component.couple.husband()
                 let wife = component.couple.wife()
-                #expect(husband.link === wife)
-                #expect(wife.link === husband)
+                #expect(husband.partner === wife)
+                #expect(wife.partner === husband)
             }
         }
     }
@@ -154,12 +154,12 @@ struct ConcurrencyTests {
                 let complete = Locked(true)
                 DispatchQueue.global().async(group: group) {
                     let husband = component.couple.husband()
-                    let linked = husband.link?.link === husband
+                    let linked = husband.partner?.partner === husband
                     complete.withLock { $0 = $0 && linked }
                 }
                 DispatchQueue.global().async(group: group) {
                     let wife = component.couple.wife()
-                    let linked = wife.link?.link === wife
+                    let linked = wife.partner?.partner === wife
                     complete.withLock { $0 = $0 && linked }
                 }
                 group.wait()

@@ -9,8 +9,8 @@ struct ConfigureTests {
         let component = CoupleComponent()
         let husband = component.couple.husband()
         let wife = component.couple.wife()
-        #expect(husband.link === wife)
-        #expect(wife.link === husband)
+        #expect(husband.partner === wife)
+        #expect(wife.partner === husband)
         #expect(component.configured.count == 2)
     }
 
@@ -27,8 +27,8 @@ struct ConfigureTests {
     func scopedPairWithinOneResolution() {
         let component = CoupleComponent()
         let pair = component.couple.scopedPair()
-        #expect(pair.0.link === pair.1)
-        #expect(pair.1.link === pair.0)
+        #expect(pair.0.partner === pair.1)
+        #expect(pair.1.partner === pair.0)
         let next = component.couple.scopedPair()
         #expect(next.0 !== pair.0)
     }
@@ -38,7 +38,7 @@ struct ConfigureTests {
         let component = CoupleComponent()
         let left = component.couple.weakLeft()
         #expect(left.link === component.couple.weakRight())
-        #expect(left.link?.link === left)
+        #expect(left.link?.partner === left)
     }
 
     @Test("an instance abandoned by a throwing configure is released outside Dirk's locks")
@@ -77,7 +77,7 @@ class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
             configure: { husband, c in
                 c.configured.increment()
                 self.seenSelfWhileConfiguring = c.couple.husband() === husband
-                husband.link = c.couple.wife()
+                husband.partner = c.couple.wife()
             })
     }
 
@@ -86,21 +86,21 @@ class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
             { Thing() },
             configure: { wife, c in
                 c.configured.increment()
-                wife.link = c.couple.husband()
+                wife.partner = c.couple.husband()
             })
     }
 
     func scopedLeft() -> Thing {
-        scoped({ Thing() }, configure: { left, c in left.link = c.couple.scopedRight() })
+        scoped({ Thing() }, configure: { left, c in left.partner = c.couple.scopedRight() })
     }
     func scopedRight() -> Thing {
-        scoped({ Thing() }, configure: { right, c in right.link = c.couple.scopedLeft() })
+        scoped({ Thing() }, configure: { right, c in right.partner = c.couple.scopedLeft() })
     }
     func scopedPair() -> (Thing, Thing) { transient { c in (c.couple.scopedLeft(), c.couple.scopedRight()) } }
 
     func weakLeft() -> Thing { weak({ Thing() }, configure: { left, c in left.link = c.couple.weakRight() }) }
     func weakRight() -> Thing {
-        weak({ Thing() }, configure: { right, c in right.link = c.couple.weakLeft() })
+        weak({ Thing() }, configure: { right, c in right.partner = c.couple.weakLeft() })
     }
 
     /// Its instance resolves a provider of the same component when it is released.

@@ -9,6 +9,9 @@ final class Thing: @unchecked Sendable {
     let number: Int
     var link: Thing?
     weak var back: Thing?
+    /// The other half of a pair that refers to each other; weak, so that pairs of cached
+    /// instances form no retain cycle (the component keeps them).
+    weak var partner: Thing?
 
     init(_ counter: Counter? = nil) {
         number = counter?.increment() ?? 0

@@ -131,7 +131,8 @@ final class LoopParent {
 }
 
 final class LoopChild {
-    let parent: LoopParent
+    /// Weak, so that the parent, which the component caches, and its child form no retain cycle.
+    weak var parent: LoopParent?
 
     init(parent: LoopParent) {
         self.parent = parent

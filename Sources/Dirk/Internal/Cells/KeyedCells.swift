@@ -53,12 +53,12 @@ final class KeyedCells<Value>: @unchecked Sendable {
 
     /// Whether any key's cell holds a value now.
     var hasValue: Bool {
-        allEntries.contains { $0.cell.hasValue }
+        cells.contains { $0.hasValue }
     }
 
-    /// Every entry, at one moment.
-    private var allEntries: [Entry] {
-        state.withLock { $0.entries.values.flatMap { $0 } }
+    /// Every key's cell, at one moment.
+    var cells: [Cell] {
+        state.withLock { $0.entries.values.flatMap { $0.map(\.cell) } }
     }
 
     /// Drops every key whose cell is not being built, and its instance; returns what it dropped,

@@ -253,6 +253,12 @@ package struct OnceStateMachine<Storage: CellStorage> {
         return false
     }
 
+    /// How many agents wait for the build under way.
+    package var waiterCount: Int {
+        if case .building(let build) = state { return build.waiters.count }
+        return 0
+    }
+
     /// Checks the invariants after every mutation, in debug builds.
     @inline(__always)
     private func debugCheck() {

@@ -180,8 +180,16 @@ final class ProviderMarker: Sendable {}
 protocol ResettableCache: AnyObject {
     /// Empties the cache; returns what it held, for the caller to release outside any lock.
     func resetCache() -> [Any]
-    /// Whether the cache holds an instance now.
-    var holdsInstance: Bool { get }
+    /// What the cache holds now: whether an instance, how many builds are under way, and how many
+    /// callers wait for them.
+    var status: CacheStatus { get }
+}
+
+/// What a cache holds at one moment, for insight.
+struct CacheStatus {
+    var holdsInstance = false
+    var builds = 0
+    var waiters = 0
 }
 
 extension OnceCell: ResettableCache {
@@ -189,11 +197,20 @@ extension OnceCell: ResettableCache {
         reset().map { [$0] } ?? []
     }
 
-    var holdsInstance: Bool { hasValue }
+    var status: CacheStatus {
+        withLock { CacheStatus(holdsInstance: $0.hasValue, builds: $0.isBuilding ? 1 : 0, waiters: $0.waiterCount) }
+    }
 }
 
 extension KeyedCells: ResettableCache {
     func resetCache() -> [Any] { reset() }
 
-    var holdsInstance: Bool { hasValue }
+    var status: CacheStatus {
+        cells.reduce(into: CacheStatus()) { total, cell in
+            let status = cell.status
+            total.holdsInstance = total.holdsInstance || status.holdsInstance
+            total.builds += status.builds
+            total.waiters += status.waiters
+        }
+    }
 }

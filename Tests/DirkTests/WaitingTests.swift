@@ -1,0 +1,147 @@
+import Dirk
+import DirkTestSupport
+import Dispatch
+import Foundation
+import Testing
+
+@Suite("Waiting for a build, failing and cancelling")
+struct WaitingTests {
+    @Test("a factory that throws fails every thread waiting for that build with its error, and runs once")
+    func sharedFailureAcrossThreads() {
+        let component = FailingComponent()
+        let gate = Gate()
+        component.failing.gate = gate
+        let callers = 16
+        let errors = Locked<[Int]>([])
+        withWatchdog {
+            DispatchQueue.global().async {
+                gate.entered.wait()
+                // Every other caller waits for the build under way before it fails.
+                component.waitUntil(callers - 1, areWaitingFor: "FailingModule.thing()")
+                gate.open()
+            }
+            onThreads(callers) { _ in
+                do {
+                    _ = try component.failing.thing()
+                } catch {
+                    errors.withLock { $0.append(error.attempt) }
+                }
+            }
+        }
+        #expect(component.attempts.count == 1)
+        #expect(errors.withLock { $0 } == Array(repeating: 1, count: callers))
+        component.failing.gate = nil
+        #expect((try? component.failing.thing()) != nil, "the next call builds again")
+        #expect(component.attempts.count == 2)
+    }
+
+    @Test("an async factory that throws fails every task waiting for that build with its error, and runs once")
+    func sharedFailureAcrossTasks() async {
+        let component = FailingComponent()
+        let gate = AsyncGate()
+        component.failing.asyncGate = gate
+        let callers = 100
+        let attempts = await withTaskGroup(of: Int?.self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    do {
+                        _ = try await component.failing.asyncThing()
+                        return nil
+                    } catch {
+                        return error.attempt
+                    }
+                }
+            }
+            await component.waitUntilAsync(callers - 1, areWaitingFor: "FailingModule.asyncThing()")
+            await gate.open()
+            return await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+        #expect(component.attempts.count == 1)
+        #expect(attempts == Array(repeating: 1, count: callers))
+        component.failing.asyncGate = nil
+        #expect((try? await component.failing.asyncThing()) != nil, "the next call builds again")
+    }
+
+    @Test("a task waiting for another task's build stops as soon as it is cancelled; the build goes on")
+    func cancelledWaitersStop() async throws {
+        let component = FailingComponent()
+        let gate = AsyncGate()
+        component.failing.asyncGate = gate
+        component.failing.asyncFails = false
+        let builder = Task { try await component.failing.asyncThing() }
+        await component.waitUntilAsync(0, areWaitingFor: "FailingModule.asyncThing()", building: true)
+        let waiters = (0..<20).map { _ in Task { try await component.failing.asyncThing() } }
+        await component.waitUntilAsync(20, areWaitingFor: "FailingModule.asyncThing()")
+        let clock = ContinuousClock()
+        let start = clock.now
+        for waiter in waiters { waiter.cancel() }
+        for waiter in waiters {
+            await #expect(throws: CancellationError.self) { try await waiter.value }
+        }
+        // The build is still held at its gate, so the waiters stopped without it.
+        #expect(clock.now - start < .seconds(30))
+        #expect(component.dependencyGraph().providers.first { $0.name == "FailingModule.asyncThing()" }?.builds == 1)
+        await gate.open()
+        let built = try await builder.value
+        #expect(try await component.failing.asyncThing() === built)
+        #expect(component.attempts.count == 1)
+    }
+}
+
+// MARK: Fixtures
+
+struct Attempt: Error {
+    let number: Int
+}
+
+extension Error {
+    /// The attempt a fixture's error reports, or -1.
+    fileprivate var attempt: Int { (self as? Attempt)?.number ?? -1 }
+}
+
+final class FailingComponent: Component, @unchecked Sendable {
+    let attempts = Counter()
+    var failing: FailingModule { module() }
+
+    /// Waits, under the test's watchdog, until `count` callers wait for `provider`'s build.
+    func waitUntil(_ count: Int, areWaitingFor provider: String) {
+        while dependencyGraph().providers.first(where: { $0.name == provider })?.waitingCallers != count {
+            usleep(1_000)
+        }
+    }
+
+    /// Waits until `count` callers wait for `provider`'s build, and, if `building`, until it is
+    /// being built.
+    func waitUntilAsync(_ count: Int, areWaitingFor provider: String, building: Bool = false) async {
+        while true {
+            let node = dependencyGraph().providers.first { $0.name == provider }
+            if node?.waitingCallers == count && (!building || node?.builds == 1) { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
+final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
+    nonisolated(unsafe) var gate: Gate?
+    nonisolated(unsafe) var asyncGate: AsyncGate?
+    nonisolated(unsafe) var asyncFails = true
+
+    func thing() throws -> Thing {
+        try single { c in
+            let attempt = c.attempts.increment()
+            guard let gate = c.failing.gate else { return Thing() }
+            gate.pass()
+            throw Attempt(number: attempt)
+        }
+    }
+
+    func asyncThing() async throws -> Thing {
+        try await single { c in
+            let attempt = c.attempts.increment()
+            guard let gate = c.failing.asyncGate else { return Thing() }
+            await gate.pass()
+            if c.failing.asyncFails { throw Attempt(number: attempt) }
+            return Thing()
+        }
+    }
+}
