@@ -75,3 +75,60 @@ class SharedBaseModule: Module<IdentityComponent>, @unchecked Sendable {
 
 final class LeftModule: SharedBaseModule, @unchecked Sendable {}
 final class RightModule: SharedBaseModule, @unchecked Sendable {}
+
+@Suite("Provider identity with generated code")
+struct GeneratedProviderTests {
+    @Test("two providers that generated code places at one file, line and column never share an instance")
+    func sameSiteDifferentProviders() {
+        let component = GeneratedComponent()
+        let first = component.generated.first()
+        #expect(first !== component.generated.second())
+        #expect(first === component.generated.first())
+    }
+
+    @Test("two providers at one slot with different strategies stop the program, naming both")
+    func clashTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = GeneratedComponent()
+            _ = component.generated.clash(Int8(1))
+            _ = component.generated.clash(UInt(1))
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: two providers named `GeneratedModule.clash(_:)` of `GeneratedComponent`"))
+        #expect(message.contains("one uses `scoped` and the other `single`"))
+        #expect(message.contains("Give the providers different names"))
+    }
+
+    @Test("a generic provider whose return type does not mention its type argument shares one instance")
+    func genericProviderWithoutTheTypeInItsReturnType() {
+        let component = GeneratedComponent()
+        #expect(component.generated.client(for: Int.self) === component.generated.client(for: String.self))
+        let numbers = component.generated.keyedClient(for: Int.self)
+        #expect(numbers !== component.generated.keyedClient(for: String.self))
+        #expect(numbers === component.generated.keyedClient(for: Int.self))
+    }
+}
+
+final class GeneratedComponent: Component, @unchecked Sendable {
+    var generated: GeneratedModule { module() }
+}
+
+// The providers below stand for code a macro or a generator writes: `#sourceLocation` gives
+// pairs of them one file, line and column.
+final class GeneratedModule: Module<GeneratedComponent>, @unchecked Sendable {
+    #sourceLocation(file: "Generated/Providers.swift", line: 1)
+    func first() -> Thing { single { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file: "Generated/Providers.swift", line: 1)
+    func second() -> Thing { single { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file: "Generated/Providers.swift", line: 2)
+    func clash(_ key: Int8) -> Thing { scoped { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file: "Generated/Providers.swift", line: 2)
+    func clash(_ key: UInt) -> Thing { single { Thing() } }
+    #sourceLocation()
+
+    func client<API>(for api: API.Type) -> Other { single { Other() } }
+    func keyedClient<API>(for api: API.Type) -> Other { single(key: ObjectIdentifier(API.self)) { Other() } }
+}

@@ -21,20 +21,36 @@ public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
     /// The dependency, resolved on the first read and the same instance on every later one. If
     /// the resolution throws, every task waiting for it gets the error, and the next read tries
     /// again.
-    public var value: Value {
-        get async throws(Failure) {
-            if let ready = cell.readyValue { return ready }
-            let source = source
-            return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-                let frame = source.frame(owner: self, handle: AsyncLazy.self)
-                if agent.enclosing(frame) != nil {
-                    Diagnostics.handleReadWhileResolving("\(frame.name)", site: source.site)
-                }
-                return try await cell.resolve(in: agent, frame: frame) { () async throws(Failure) in
-                    try await source.resolve(frame: frame)
-                }
+    func resolvedValue() async throws(Failure) -> Value {
+        if let ready = cell.readyValue { return ready }
+        let source = source
+        return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
+            let frame = source.frame(owner: self, handle: AsyncLazy.self)
+            if agent.enclosing(frame) != nil {
+                Diagnostics.handleReadWhileResolving("\(frame.name)", site: source.site)
+            }
+            return try await cell.resolve(in: agent, frame: frame) { () async throws(Failure) in
+                try await source.resolve(frame: frame)
             }
         }
+    }
+}
+
+extension AsyncLazy where Failure == Never {
+    /// The dependency, resolved on the first read and the same instance on every later one.
+    public var value: Value {
+        get async { await resolvedValue() }
+    }
+}
+
+extension AsyncLazy {
+    /// The dependency, resolved on the first read and the same instance on every later one. If
+    /// the resolution throws, every task waiting for it gets the error, and the next read tries
+    /// again.
+    ///
+    /// The error has the type `Failure`: the resolving closure's error type.
+    public var value: Value {
+        get async throws { try await resolvedValue() }
     }
 }
 

@@ -1,0 +1,87 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("scoped follows the resolution, not the thread")
+struct AsyncScopeTests {
+    @Test("inside an async factory, a scoped provider asked for before and after an await gives one instance")
+    func scopedAcrossAwait() async {
+        let component = RequestScopeComponent()
+        let pair = await component.requests.pairAcrossAwait()
+        #expect(pair.before === pair.after)
+        let next = await component.requests.pairAcrossAwait()
+        #expect(next.before !== pair.before, "the next outermost call is a new resolution")
+    }
+
+    @Test("an async scoped provider gives one instance per async resolution, to its child tasks too")
+    func asyncScoped() async {
+        let component = RequestScopeComponent()
+        let contexts = await component.requests.contextsOfChildTasks()
+        #expect(contexts.count == 4)
+        #expect(Set(contexts.map(ObjectIdentifier.init)).count == 1)
+        let other = await component.requests.contextsOfChildTasks()
+        #expect(other[0] !== contexts[0])
+        #expect(component.requests.built.count == 2)
+    }
+
+    @Test("a Task that outlives its resolution makes a resolution of its own")
+    func unstructuredTaskAfterTheResolution() async {
+        let component = RequestScopeComponent()
+        let (context, later) = await component.requests.contextAndLaterTask()
+        let laterContext = await later.value
+        #expect(laterContext !== context)
+    }
+}
+
+// MARK: Fixtures
+
+final class RequestContext: @unchecked Sendable {}
+
+final class RequestScopeComponent: Component, @unchecked Sendable {
+    var requests: RequestModule { module() }
+}
+
+final class RequestModule: Module<RequestScopeComponent>, @unchecked Sendable {
+    let built = Counter()
+
+    func context() -> RequestContext { scoped { RequestContext() } }
+
+    func asyncContext() async -> RequestContext {
+        await scoped { c in
+            c.requests.built.increment()
+            await Task.yield()
+            return RequestContext()
+        }
+    }
+
+    func pairAcrossAwait() async -> (before: RequestContext, after: RequestContext) {
+        await transient { c in
+            let before = c.requests.context()
+            for _ in 0..<10 { await Task.yield() }
+            let after = c.requests.context()
+            return (before, after)
+        }
+    }
+
+    func contextsOfChildTasks() async -> [RequestContext] {
+        await transient { c in
+            await withTaskGroup(of: RequestContext.self) { group in
+                for _ in 0..<4 { group.addTask { await c.requests.asyncContext() } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+    }
+
+    func contextAndLaterTask() async -> (RequestContext, Task<RequestContext, Never>) {
+        let gate = AsyncGate()
+        let result = await transient { c in
+            let task = Task {
+                await gate.pass()
+                return await c.requests.asyncContext()
+            }
+            return (await c.requests.asyncContext(), task)
+        }
+        await gate.open()
+        return result
+    }
+}

@@ -1,0 +1,94 @@
+import Dirk
+import DirkTestSupport
+import Dispatch
+import Testing
+
+@Suite("No user code under Dirk's locks")
+struct LockDisciplineTests {
+    @Test("a key whose hashing resolves another provider never deadlocks against reset() and dependencyGraph()")
+    func resolvingKeysBesideReset() {
+        let component = KeyComponent()
+        withWatchdog {
+            let done = Counter()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                for index in 0..<2_000 {
+                    let key = ResolvingKey(number: index % 7, component: component)
+                    precondition(component.keys.keyed(key).number == index % 7)
+                }
+                done.increment()
+            }
+            DispatchQueue.global().async(group: group) {
+                repeat {
+                    component.reset()
+                    _ = component.dependencyGraph()
+                } while done.count == 0
+            }
+            group.wait()
+        }
+        #expect(component.keys.keyed(ResolvingKey(number: 3, component: component)).number == 3)
+    }
+
+    @Test("a key whose hashing calls its own provider stops with a message instead of hanging")
+    func reentrantKeyTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = KeyComponent()
+            _ = component.keys.keyed(ResolvingKey(number: 1, component: component, reentrant: true))
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: the key of `KeyModule.keyed(_:)` of `KeyComponent` called `KeyModule.keyed(_:)`"))
+        #expect(message.contains("Make the key a plain value"))
+    }
+
+    @Test("a deinitializer that resolves runs after reset() released the locks")
+    func deinitializersResolveAfterReset() {
+        let component = KeyComponent()
+        withWatchdog {
+            for _ in 0..<100 {
+                _ = component.keys.resolvingOnRelease()
+                component.reset()
+            }
+        }
+        #expect(component.keys.released.count == 100)
+    }
+}
+
+// MARK: Fixtures
+
+/// A key whose hashing and equality resolve a provider of its component.
+struct ResolvingKey: Hashable, @unchecked Sendable {
+    let number: Int
+    let component: KeyComponent
+    var reentrant = false
+
+    static func == (lhs: ResolvingKey, rhs: ResolvingKey) -> Bool {
+        _ = lhs.component.keys.plain()
+        return lhs.number == rhs.number
+    }
+
+    func hash(into hasher: inout Hasher) {
+        _ = component.keys.plain()
+        if reentrant { _ = component.keys.keyed(ResolvingKey(number: number + 1, component: component)) }
+        hasher.combine(number)
+    }
+}
+
+final class KeyComponent: Component, @unchecked Sendable {
+    var keys: KeyModule { module() }
+}
+
+final class KeyModule: Module<KeyComponent>, @unchecked Sendable {
+    let released = Counter()
+
+    func plain() -> Thing { single { Thing() } }
+    func keyed(_ key: ResolvingKey) -> Thing { single(key: key) { Thing(number: key.number) } }
+    /// An instance whose deinitializer resolves a provider of the same component.
+    func resolvingOnRelease() -> Resolving {
+        single { c in
+            Resolving {
+                _ = c.keys.plain()
+                c.keys.released.increment()
+            }
+        }
+    }
+}

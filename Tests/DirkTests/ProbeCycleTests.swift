@@ -1,0 +1,124 @@
+import Dirk
+import DirkTestSupport
+import Dispatch
+import Testing
+
+@Suite("Cycles through handles and tasks, and false cycles")
+struct ProbeCycleTests {
+    @Test("a cycle through a Lazy and a single that spans two threads stops with its path instead of hanging")
+    func lazyCycleAcrossThreads() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = HandleCycleComponent()
+            let lazy = component.cycle.lazyNeedingFirst()
+            component.cycle.handle = lazy
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { _ = component.cycle.first() }
+            DispatchQueue.global().async(group: group) { _ = lazy.value }
+            group.wait()
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: dependency cycle across threads:"))
+        #expect(message.contains("HandleCycleModule.first()"))
+        #expect(message.contains("Lazy<Thing>"))
+        #expect(message.contains("read it after the provider that built the handle has returned"))
+    }
+
+    @Test("an unstructured task started in an async factory waits for the instance instead of trapping")
+    func unstructuredTaskWaits() async {
+        let component = TaskCycleComponent()
+        let outer = await component.tasks.database()
+        let inner = await component.tasks.started.withLock { $0 }!.value
+        #expect(inner === outer)
+        #expect(component.tasks.builds.count == 1)
+    }
+
+    @Test("a cycle through async singles advises handles, not configure:, which async providers lack")
+    func asyncCycleAdvice() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = DatabaseComponent()
+            _ = await component.storage.cyclic()
+            withExtendedLifetime(component) {}
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("dependency cycle: StorageModule.cyclic() -> StorageModule.partner()"))
+        #expect(message.contains("asyncLazy"))
+        #expect(message.contains("Async providers and `single(key:)` take no `configure:`"))
+        #expect(!message.contains("in `configure:` closures"))
+    }
+
+    @Test("a module initializer that resolves its own module's provider gets advice for modules")
+    func moduleInitializerAdvice() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = SelfNeedingComponent().needing
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("dependency cycle: SelfNeedingModule.init(_:) -> SelfNeedingModule.init(_:)"))
+        #expect(message.contains("A module's initializer runs when its component first needs the module"))
+        #expect(!message.contains("configure:"))
+    }
+}
+
+// MARK: Fixtures
+
+final class HandleCycleComponent: Component, @unchecked Sendable {
+    var cycle: HandleCycleModule { module() }
+}
+
+final class HandleCycleModule: Module<HandleCycleComponent>, @unchecked Sendable {
+    nonisolated(unsafe) var handle: Lazy<Thing>?
+    let firstStarted = DispatchSemaphore(value: 0)
+    let lazyStarted = DispatchSemaphore(value: 0)
+
+    /// Builds, waits until the other thread resolves the Lazy, then reads the Lazy.
+    func first() -> Thing {
+        single { c in
+            c.cycle.firstStarted.signal()
+            c.cycle.lazyStarted.wait()
+            return c.cycle.handle!.value
+        }
+    }
+
+    /// A Lazy whose resolution, on the other thread, needs `first()`.
+    func lazyNeedingFirst() -> Lazy<Thing> { lazy { $0.cycle.second() } }
+
+    func second() -> Thing {
+        single { c in
+            c.cycle.lazyStarted.signal()
+            c.cycle.firstStarted.wait()
+            return c.cycle.first()
+        }
+    }
+}
+
+final class TaskCycleComponent: Component, @unchecked Sendable {
+    var tasks: TaskCycleModule { module() }
+}
+
+final class TaskCycleModule: Module<TaskCycleComponent>, @unchecked Sendable {
+    let builds = Counter()
+    let started = Locked<Task<Database, Never>?>(nil)
+
+    /// Starts a task that asks for the instance being built, and does not await it.
+    func database() async -> Database {
+        await single { c in
+            c.tasks.builds.increment()
+            let task = Task { await c.tasks.database() }
+            c.tasks.started.withLock { $0 = task }
+            await Task.yield()
+            return Database()
+        }
+    }
+}
+
+final class SelfNeedingComponent: Component, @unchecked Sendable {
+    var needing: SelfNeedingModule { module() }
+}
+
+final class SelfNeedingModule: Module<SelfNeedingComponent>, @unchecked Sendable {
+    required init(_ component: SelfNeedingComponent) {
+        super.init(component)
+        _ = component.needing.thing()
+    }
+
+    func thing() -> Thing { single { Thing() } }
+}
