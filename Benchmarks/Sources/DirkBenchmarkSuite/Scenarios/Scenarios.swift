@@ -1,6 +1,6 @@
 /// Every scenario, in the order of the table.
-enum Scenarios {
-    static var all: [Scenario] {
+package enum Scenarios {
+    package static var all: [Scenario] {
         [
             SingleScenario.scenario,
             Transient3Scenario.scenario,
