@@ -32,6 +32,16 @@ let package = Package(
             dependencies: [
                 .product(name: "Dirk", package: "Dirk"),
                 .product(name: "Swinject", package: "Swinject"),
+                "CrossModuleFixtures",
+            ]
+        ),
+        // Components, modules and hand-written code of `single_xmod`, declared outside the
+        // module that calls them.
+        .target(
+            name: "CrossModuleFixtures",
+            dependencies: [
+                .product(name: "Dirk", package: "Dirk"),
+                .product(name: "Swinject", package: "Swinject"),
             ]
         ),
     ]

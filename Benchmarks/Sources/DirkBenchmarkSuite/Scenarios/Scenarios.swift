@@ -3,6 +3,7 @@ package enum Scenarios {
     package static var all: [Scenario] {
         [
             SingleScenario.scenario,
+            SingleCrossModuleScenario.scenario,
             Transient3Scenario.scenario,
             Deep10Scenario.scenario,
             Scale1000Scenario.scenario,
