@@ -33,6 +33,7 @@ let package = Package(
                 .product(name: "Dirk", package: "Dirk"),
                 .product(name: "Swinject", package: "Swinject"),
                 "CrossModuleFixtures",
+                "CachedRead",
             ]
         ),
         // Components, modules and hand-written code of `single_xmod`, declared outside the
@@ -44,5 +45,10 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
             ]
         ),
+        // The cells that `cachedread` reads: a `let`, hazard pointers (a copy of Dirk's) and a spin
+        // lock. No Dirk code.
+        .target(name: "CachedRead", dependencies: ["CachedReadSupport"]),
+        // A thread-local address and the processor's spin hint, which Swift cannot declare.
+        .target(name: "CachedReadSupport"),
     ]
 )

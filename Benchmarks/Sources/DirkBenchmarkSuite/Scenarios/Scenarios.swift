@@ -10,6 +10,8 @@ package enum Scenarios {
             ChildScenario.scenario,
             ContendedScenario.scenario,
             ColdScenario.scenario,
+            CachedReadScenario.scenario,
+            CachedReadScenario.contendedScenario,
         ]
     }
 }
