@@ -6,6 +6,7 @@ package enum Scenarios {
             SingleCrossModuleScenario.scenario,
             Transient3Scenario.scenario,
             Deep10Scenario.scenario,
+            Deep100Scenario.scenario,
             Scale1000Scenario.scenario,
             ChildScenario.scenario,
             ContendedScenario.scenario,
