@@ -9,6 +9,8 @@ package enum Scenarios {
             Deep100Scenario.scenario,
             Scale1000Scenario.scenario,
             ChildScenario.scenario,
+            ParentsScenario.scenario(levels: 1),
+            ParentsScenario.scenario(levels: 10),
             ContendedScenario.scenario,
             ColdScenario.scenario,
             CachedReadScenario.scenario,
