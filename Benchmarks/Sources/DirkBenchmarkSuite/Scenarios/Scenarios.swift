@@ -11,6 +11,7 @@ package enum Scenarios {
             ChildScenario.scenario,
             ParentsScenario.scenario(levels: 1),
             ParentsScenario.scenario(levels: 10),
+            RequestScenario.scenario,
             ContendedScenario.scenario,
             ColdScenario.scenario,
             CachedReadScenario.scenario,
