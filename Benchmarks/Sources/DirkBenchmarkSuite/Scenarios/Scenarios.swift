@@ -14,6 +14,7 @@ package enum Scenarios {
             RequestScenario.scenario,
             ContendedScenario.scenario,
             ColdScenario.scenario,
+            Cold1000Scenario.scenario,
             CachedReadScenario.scenario,
             CachedReadScenario.contendedScenario,
         ]
