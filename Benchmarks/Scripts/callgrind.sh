@@ -7,7 +7,8 @@
 #
 # SCENARIO is any single-threaded scenario (not `contended` or `cachedread_contended`);
 # IMPLEMENTATION is dirk (default; hazard for `cachedread`), handwritten, swinject, hazard or
-# spinlock. SCRATCH names the build folder (default /tmp/scratch-bench).
+# spinlock; ITERATIONS defaults to 20,000, fewer for the scenarios whose operation is long.
+# SCRATCH names the build folder (default /tmp/scratch-bench).
 set -euo pipefail
 
 scenario=${1:?usage: callgrind.sh SCENARIO [IMPLEMENTATION] [ITERATIONS]}
@@ -15,7 +16,12 @@ case $scenario in
 cachedread) implementation=${2:-hazard} ;;
 *) implementation=${2:-dirk} ;;
 esac
-iterations=${3:-20000}
+case $scenario in
+cold1000) default_iterations=20 ;;
+deep100 | parents10) default_iterations=2000 ;;
+*) default_iterations=20000 ;;
+esac
+iterations=${3:-$default_iterations}
 package=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH:-/tmp/scratch-bench}
 case $scenario in
