@@ -43,6 +43,11 @@ package struct Bench {
 
     /// The iterations that fill one batch: doubles a trial batch until it lasts a tenth of the
     /// target, then scales it up.
+    ///
+    /// A parallel workload's trials run its loop on the calling thread alone: a trial on several
+    /// threads can lose a scheduler's time slice while its threads start, which at small batch
+    /// sizes would make the batch far too small. Its batches then last about the target on one
+    /// thread's worth of work, shorter without contention and longer with it.
     mutating func calibratedIterations(for workload: Workload) -> Int {
         let granularity = workload.threads
         if let fixed = plan.fixedIterations {
@@ -50,12 +55,25 @@ package struct Bench {
         }
         var iterations = granularity
         while true {
-            let nanoseconds = time(workload, iterations: iterations)
+            let nanoseconds = trialTime(workload, iterations: iterations)
             if nanoseconds >= plan.batchNanoseconds / 10 || iterations >= 1 << 40 {
                 let scaled = Double(iterations) * plan.batchNanoseconds / Swift.max(nanoseconds, 1)
                 return Swift.max(1, Int(scaled) / granularity) * granularity
             }
             iterations *= nanoseconds < plan.batchNanoseconds / 1000 ? 16 : 2
+        }
+    }
+
+    private mutating func trialTime(_ workload: Workload, iterations: Int) -> Double {
+        switch workload {
+        case .serial:
+            return time(workload, iterations: iterations)
+        case .parallel(_, let loop):
+            let stopwatch = Stopwatch()
+            let result = loop(iterations)
+            let nanoseconds = stopwatch.elapsedNanoseconds
+            checksum &+= result
+            return nanoseconds
         }
     }
 
