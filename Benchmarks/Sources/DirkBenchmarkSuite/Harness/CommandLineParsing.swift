@@ -13,10 +13,10 @@ extension Options {
             return try parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
             guard let message = error.message else {
-                print(usage)
+                print(usage(program: program))
                 exit(0)
             }
-            printError("\(program): \(message)\n\n\(usage)")
+            printError("\(program): \(message)\n\n\(usage(program: program))")
             exit(2)
         }
     }

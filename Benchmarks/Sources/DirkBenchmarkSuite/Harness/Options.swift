@@ -11,13 +11,14 @@ package struct Options {
     /// Whether to run the allocation pass.
     package var countsAllocations = true
 
-    package static var usage: String {
+    /// The help text of `program`, which takes these options.
+    package static func usage(program: String) -> String {
         """
-        Usage: DirkBenchmarks [options]
+        Usage: \(program) [options]
           --json             print one JSON object instead of the table
           --quick            a short smoke pass (3 rounds of ~0.2 ms)
           --only NAMES       run only these scenarios, comma-separated
-                             (\(Scenarios.all.map(\.name).joined(separator: ",")))
+                             \(wrapped(Scenarios.all.map(\.name), indent: 21))
           --impl NAMES       run only these implementations, comma-separated
                              (\(Implementation.allCases.map(\.rawValue).joined(separator: ",")))
           --rounds N         timed rounds per implementation (default 15, or 3 with --quick)
@@ -94,6 +95,20 @@ package struct Options {
             fixedIterations: iterations)
         return options
     }
+}
+
+/// `names`, comma-separated, in parentheses, broken into lines of at most 100 characters whose
+/// continuations are indented by `indent` spaces.
+private func wrapped(_ names: [String], indent: Int) -> String {
+    var lines = ["("]
+    for (index, name) in names.enumerated() {
+        let item = name + (index == names.count - 1 ? ")" : ",")
+        if lines[lines.count - 1].count + item.count > 100 - indent {
+            lines.append("")
+        }
+        lines[lines.count - 1] += item
+    }
+    return lines.joined(separator: "\n" + String(repeating: " ", count: indent))
 }
 
 /// A command-line mistake, or a request for help when `message` is nil.

@@ -53,6 +53,10 @@ package struct Report {
         case .skipped: lines.append("allocations not counted (--no-allocations)")
         case .unavailable(let reason): lines.append("allocations not counted: \(reason)")
         }
+        for scenario in results where scenario.results.isEmpty {
+            let implementations = scenario.implementations.map(\.rawValue).joined(separator: ", ")
+            lines.append("\(scenario.name): none of the selected implementations (it has \(implementations))")
+        }
         return lines.joined(separator: "\n")
     }
 
