@@ -10,13 +10,45 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", exact: "1.6.1"),
     ],
     targets: [
+        // Times the scenarios, then builds and runs DirkBenchmarkAllocations to count their
+        // allocations. It must not depend on that target: SwiftPM would then link the interposer's
+        // dynamic library into this executable too, and every malloc of the timed loops would go
+        // through it.
         .executableTarget(
             name: "DirkBenchmarks",
+            dependencies: ["DirkBenchmarkSuite"]
+        ),
+        // Counts the allocations of each scenario's operation, with the malloc interposer linked in.
+        .executableTarget(
+            name: "DirkBenchmarkAllocations",
+            dependencies: [
+                "DirkBenchmarkSuite",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+        // The scenarios and the harness that both executables share.
+        .target(
+            name: "DirkBenchmarkSuite",
             dependencies: [
                 .product(name: "Dirk", package: "Dirk"),
                 .product(name: "Swinject", package: "Swinject"),
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+                "CrossModuleFixtures",
+                "CachedRead",
             ]
-        )
+        ),
+        // Components, modules and hand-written code of `single_xmod`, declared outside the
+        // module that calls them.
+        .target(
+            name: "CrossModuleFixtures",
+            dependencies: [
+                .product(name: "Dirk", package: "Dirk"),
+                .product(name: "Swinject", package: "Swinject"),
+            ]
+        ),
+        // The cells that `cachedread` reads: a `let`, hazard pointers (a copy of Dirk's) and a spin
+        // lock. No Dirk code.
+        .target(name: "CachedRead", dependencies: ["CachedReadSupport"]),
+        // A thread-local address and the processor's spin hint, which Swift cannot declare.
+        .target(name: "CachedReadSupport"),
     ]
 )

@@ -5,33 +5,51 @@
 #
 #     Benchmarks/Scripts/callgrind.sh SCENARIO [IMPLEMENTATION] [ITERATIONS]
 #
-# SCENARIO is any serial scenario (not `contended`); IMPLEMENTATION is dirk (default),
-# handwritten or swinject. SCRATCH names the build folder (default /tmp/scratch-bench).
+# SCENARIO is any single-threaded scenario (not `contended` or `cachedread_contended`);
+# IMPLEMENTATION is dirk (default; hazard for `cachedread`), handwritten, swinject, hazard or
+# spinlock; ITERATIONS defaults to 20,000, fewer for the scenarios whose operation is long.
+# SCRATCH names the build folder (default /tmp/scratch-bench).
 set -euo pipefail
 
 scenario=${1:?usage: callgrind.sh SCENARIO [IMPLEMENTATION] [ITERATIONS]}
-implementation=${2:-dirk}
-iterations=${3:-20000}
+case $scenario in
+cachedread) implementation=${2:-hazard} ;;
+*) implementation=${2:-dirk} ;;
+esac
+case $scenario in
+cold1000) default_iterations=20 ;;
+deep100 | parents10) default_iterations=2000 ;;
+*) default_iterations=20000 ;;
+esac
+iterations=${3:-$default_iterations}
 package=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH:-/tmp/scratch-bench}
 case $scenario in
-contended) echo "callgrind.sh: contended runs on other threads; profile single instead" >&2; exit 2 ;;
+contended | cachedread_contended)
+    echo "callgrind.sh: $scenario runs on other threads; profile the single-threaded scenario instead" >&2
+    exit 2
+    ;;
 scale1000) operations_per_iteration=8 ;;
 *) operations_per_iteration=1 ;;
 esac
 
-# DWARF 4 for the C target: this valgrind cannot read the default DWARF 5 of C objects.
-swift build -c release --package-path "$package" --scratch-path "$scratch" -Xcc -gdwarf-4 >&2
+# DWARF 4 for the C targets: this valgrind cannot read the default DWARF 5 of C objects.
+swift build -c release --package-path "$package" --scratch-path "$scratch" --product DirkBenchmarks \
+    -Xcc -gdwarf-4 >&2
 profile=$(mktemp /tmp/callgrind-"$scenario"-"$implementation".XXXXXX)
-# One round: the loop runs for warm-up, the round and the allocation count, and only inside
+# One round, no allocation pass: the loop runs for warm-up and for the round, and only inside
 # runTimedLoop are instructions counted.
 valgrind --tool=callgrind --callgrind-out-file="$profile" \
-    --toggle-collect='$s14DirkBenchmarks12runTimedLoop*' \
+    --toggle-collect='$s18DirkBenchmarkSuite12runTimedLoop*' \
     "$scratch/release/DirkBenchmarks" --only "$scenario" --impl "$implementation" \
-    --rounds 1 --iterations "$iterations" >/dev/null 2>&1
+    --rounds 1 --iterations "$iterations" --no-allocations >/dev/null 2>&1
 
 total=$(callgrind_annotate "$profile" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-operations=$((iterations * 3 * operations_per_iteration))
+if [ -z "$total" ] || [ "$total" = 0 ]; then
+    echo "callgrind.sh: nothing ran; does $scenario have the implementation $implementation?" >&2
+    exit 1
+fi
+operations=$((iterations * 2 * operations_per_iteration))
 echo "$scenario, $implementation: $total instructions in $operations operations," \
     "$((total / operations)) per operation (profile: $profile)"
 callgrind_annotate "$profile" 2>/dev/null | swift demangle --simplified | sed -n '/file:function/,/^$/p' | head -22

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/DirkBenchmarks/Scenarios/Scale1000+Generated.swift.
+"""Writes Sources/DirkBenchmarkSuite/Scenarios/Scale1000+Generated.swift.
 
 The `scale1000` scenario needs 1,000 services, each with its own type, written three ways:
 hand-written lazy vars, one Dirk module with 1,000 `single` providers, and 1,000 Swinject
@@ -19,7 +19,7 @@ SETUP_ONLY = "        @_optimize(none)  // Set-up only, not timed: optimizing it
 
 OUTPUT = (
     pathlib.Path(__file__).resolve().parent.parent
-    / "Sources/DirkBenchmarks/Scenarios/Scale1000+Generated.swift"
+    / "Sources/DirkBenchmarkSuite/Scenarios/Scale1000+Generated.swift"
 )
 
 

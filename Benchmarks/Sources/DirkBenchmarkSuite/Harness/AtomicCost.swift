@@ -3,9 +3,9 @@ import Synchronization
 /// The cost of one uncontended atomic read-modify-write on this machine, measured in the same run
 /// as the scenarios, to read their figures by: every retain and release of a Swift object, and
 /// every compare-and-exchange, is one such operation.
-enum AtomicCost {
+package enum AtomicCost {
     /// The median nanoseconds per operation over `rounds` rounds of `iterations` increments.
-    static func measure(rounds: Int = 7, iterations: Int = 2_000_000) -> Double {
+    package static func measure(rounds: Int = 7, iterations: Int = 2_000_000) -> Double {
         let counter = Atomic<Int>(0)
         var samples: [Double] = []
         for _ in 0..<rounds {

@@ -70,9 +70,9 @@ enum ChildScenario {
     }
 
     static var scenario: Scenario {
-        Scenario(name: "child") { implementation in
-            switch implementation {
-            case .handwritten:
+        Scenario(
+            name: "child",
+            handwritten: {
                 let parent = HandwrittenParent()
                 _ = parent.store()
                 return .serial { count in
@@ -83,7 +83,8 @@ enum ChildScenario {
                     }
                     return sink
                 }
-            case .dirk:
+            },
+            dirk: {
                 let app = AppComponent()
                 _ = app.data.store()
                 return .serial { count in
@@ -94,7 +95,8 @@ enum ChildScenario {
                     }
                     return sink
                 }
-            case .swinject:
+            },
+            swinject: {
                 let parent = Container()
                 parent.register(Store.self) { _ in Store() }.inObjectScope(.container)
                 _ = parent.resolve(Store.self)!
@@ -108,7 +110,6 @@ enum ChildScenario {
                     }
                     return sink
                 }
-            }
-        }
+            })
     }
 }

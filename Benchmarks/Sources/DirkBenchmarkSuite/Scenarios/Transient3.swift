@@ -52,9 +52,9 @@ enum Transient3Scenario {
     }
 
     static var scenario: Scenario {
-        Scenario(name: "transient3") { implementation in
-            switch implementation {
-            case .handwritten:
+        Scenario(
+            name: "transient3",
+            handwritten: {
                 let graph = HandwrittenGraph()
                 _ = graph.c()
                 return .serial { count in
@@ -62,7 +62,8 @@ enum Transient3Scenario {
                     for _ in 0..<count { sink &+= bits(of: graph.c()) }
                     return sink
                 }
-            case .dirk:
+            },
+            dirk: {
                 let app = AppComponent()
                 _ = app.graph.c()
                 return .serial { count in
@@ -70,7 +71,8 @@ enum Transient3Scenario {
                     for _ in 0..<count { sink &+= bits(of: app.graph.c()) }
                     return sink
                 }
-            case .swinject:
+            },
+            swinject: {
                 let container = Container()
                 container.register(A.self) { _ in A() }.inObjectScope(.container)
                 container.register(B.self) { r in B(a: r.resolve(A.self)!) }.inObjectScope(.transient)
@@ -81,7 +83,6 @@ enum Transient3Scenario {
                     for _ in 0..<count { sink &+= bits(of: container.resolve(C.self)!) }
                     return sink
                 }
-            }
-        }
+            })
     }
 }

@@ -1,22 +1,35 @@
 import Foundation
 
 /// Formats results as the table people read or as the JSON object tools read.
-struct Report {
+package struct Report {
     let results: [ScenarioResult]
     let plan: MeasurementPlan
     let checksum: UInt
     /// Nanoseconds per uncontended atomic read-modify-write, measured in the same run.
     let atomicNanoseconds: Double
+    /// Whether the allocations in `results` were counted.
+    let allocationPass: AllocationPassOutcome
+
+    package init(
+        results: [ScenarioResult], plan: MeasurementPlan, checksum: UInt, atomicNanoseconds: Double,
+        allocationPass: AllocationPassOutcome
+    ) {
+        self.results = results
+        self.plan = plan
+        self.checksum = checksum
+        self.atomicNanoseconds = atomicNanoseconds
+        self.allocationPass = allocationPass
+    }
 
     /// One row per scenario and implementation.
-    var table: String {
+    package var table: String {
         let batch =
             plan.fixedIterations.map { "\($0) iterations" } ?? "~\(milliseconds(plan.batchNanoseconds)) ms"
         var lines = [
             "Dirk benchmarks: \(plan.rounds) rounds of \(batch) per implementation and scenario, "
                 + "interleaved, after warm-up.",
             "ns/op: median, min and max over the rounds. × hand: median / hand-written median. "
-                + "allocs/op: heap allocations per operation.",
+                + "allocs/op: heap allocations per operation, counted in a second process.",
             "",
             row("scenario", "implementation", "median ns/op", "min", "max", "× hand", "allocs/op"),
         ]
@@ -27,7 +40,7 @@ struct Report {
                         index == 0 ? scenario.name : "", result.implementation.title,
                         nanoseconds(result.median), nanoseconds(result.min), nanoseconds(result.max),
                         scenario.ratio(for: result.implementation).map { String(format: "%.2f", $0) } ?? "-",
-                        result.allocations.map(allocations) ?? "n/a"))
+                        result.allocations.map(allocationCount) ?? "n/a"))
             }
         }
         lines.append("")
@@ -35,33 +48,40 @@ struct Report {
             "one uncontended atomic read-modify-write (a retain, a release): "
                 + "\(nanoseconds(atomicNanoseconds)) ns")
         lines.append("checksum \(String(checksum, radix: 16))")
-        if !AllocationCounter.isAvailable {
-            lines.append("allocation counting unavailable: the malloc interposer is not in use")
+        switch allocationPass {
+        case .counted: break
+        case .skipped: lines.append("allocations not counted (--no-allocations)")
+        case .unavailable(let reason): lines.append("allocations not counted: \(reason)")
+        }
+        for scenario in results where scenario.results.isEmpty {
+            let implementations = scenario.implementations.map(\.rawValue).joined(separator: ", ")
+            lines.append("\(scenario.name): none of the selected implementations (it has \(implementations))")
         }
         return lines.joined(separator: "\n")
     }
 
-    /// `{"scenarios": [{"name": …, "handwritten_ns": …, "dirk_ns": …, "swinject_ns": …, …}]}`.
-    var json: String {
+    /// `{"scenarios": [{"name": …, "handwritten_ns": …, "dirk_ns": …, "swinject_ns": …, …}]}`,
+    /// with fields for every implementation the scenario has, null for those not measured.
+    package var json: String {
         let scenarios = results.map { scenario in
             var fields = [("name", "\"\(scenario.name)\"")]
-            for implementation in Implementation.allCases {
+            for implementation in scenario.implementations {
                 let result = scenario.result(for: implementation)
                 fields.append(("\(implementation.rawValue)_ns", number(result?.median)))
             }
-            for implementation in Implementation.allCases {
+            for implementation in scenario.implementations {
                 fields.append(
                     (
                         "\(implementation.rawValue)_allocs",
                         number(scenario.result(for: implementation)?.allocations)
                     ))
             }
-            for implementation in Implementation.allCases {
+            for implementation in scenario.implementations {
                 let result = scenario.result(for: implementation)
                 fields.append(("\(implementation.rawValue)_min_ns", number(result?.min)))
                 fields.append(("\(implementation.rawValue)_max_ns", number(result?.max)))
             }
-            for implementation in Implementation.allCases where implementation != .handwritten {
+            for implementation in scenario.implementations where implementation != .handwritten {
                 fields.append(
                     ("\(implementation.rawValue)_ratio", number(scenario.ratio(for: implementation))))
             }
@@ -69,7 +89,7 @@ struct Report {
         }
         return """
             {"rounds": \(plan.rounds), "batch_ms": \(number(plan.batchNanoseconds / 1e6)), \
-            "atomic_rmw_ns": \(number(atomicNanoseconds)), \
+            "atomic_rmw_ns": \(number(atomicNanoseconds)), "allocations": "\(allocationsState)", \
             "checksum": "\(String(checksum, radix: 16))", "scenarios": [
               \(scenarios.joined(separator: ",\n  "))
             ]}
@@ -77,12 +97,21 @@ struct Report {
     }
 
     private func row(_ columns: String...) -> String {
-        let widths = [11, 15, 13, 10, 10, 8, 10]
+        let widths = [20, 15, 13, 10, 10, 8, 10]
         return zip(columns, widths).enumerated().map { index, column in
             let (text, width) = column
             let padding = String(repeating: " ", count: Swift.max(0, width - text.count))
             return index < 2 ? text + padding : padding + text
         }.joined(separator: " ")
+    }
+
+    /// `counted`, `skipped` or `unavailable`, for the JSON.
+    private var allocationsState: String {
+        switch allocationPass {
+        case .counted: "counted"
+        case .skipped: "skipped"
+        case .unavailable: "unavailable"
+        }
     }
 
     private func nanoseconds(_ value: Double) -> String {
@@ -93,7 +122,7 @@ struct Report {
         }
     }
 
-    private func allocations(_ value: Double) -> String {
+    private func allocationCount(_ value: Double) -> String {
         value < 0.005 ? "0" : String(format: "%.2f", value)
     }
 

@@ -9,9 +9,9 @@ import Swinject
 /// that `synchronize()` returns, which takes the container's recursive lock on every call.
 enum ContendedScenario {
     static var scenario: Scenario {
-        Scenario(name: "contended") { implementation in
-            switch implementation {
-            case .handwritten:
+        Scenario(
+            name: "contended",
+            handwritten: {
                 let graph = SingleScenario.HandwrittenGraph()
                 _ = graph.store()
                 return .parallel(threads: 2) { count in
@@ -19,7 +19,8 @@ enum ContendedScenario {
                     for _ in 0..<count { sink &+= bits(of: graph.store()) }
                     return sink
                 }
-            case .dirk:
+            },
+            dirk: {
                 let app = SingleScenario.AppComponent()
                 _ = app.data.store()
                 return .parallel(threads: 2) { count in
@@ -27,7 +28,8 @@ enum ContendedScenario {
                     for _ in 0..<count { sink &+= bits(of: app.data.store()) }
                     return sink
                 }
-            case .swinject:
+            },
+            swinject: {
                 let resolver = SynchronizedResolver(SingleScenario.makeContainer().synchronize())
                 _ = resolver.base.resolve(SingleScenario.Store.self)!
                 return .parallel(threads: 2) { count in
@@ -37,8 +39,7 @@ enum ContendedScenario {
                     }
                     return sink
                 }
-            }
-        }
+            })
     }
 }
 

@@ -180,9 +180,9 @@ enum Deep10Scenario {
     }
 
     static var scenario: Scenario {
-        Scenario(name: "deep10") { implementation in
-            switch implementation {
-            case .handwritten:
+        Scenario(
+            name: "deep10",
+            handwritten: {
                 let graph = HandwrittenGraph()
                 _ = graph.node10()
                 return .serial { count in
@@ -190,7 +190,8 @@ enum Deep10Scenario {
                     for _ in 0..<count { sink &+= bits(of: graph.node10()) }
                     return sink
                 }
-            case .dirk:
+            },
+            dirk: {
                 let app = AppComponent()
                 _ = app.chain.node10()
                 return .serial { count in
@@ -198,7 +199,8 @@ enum Deep10Scenario {
                     for _ in 0..<count { sink &+= bits(of: app.chain.node10()) }
                     return sink
                 }
-            case .swinject:
+            },
+            swinject: {
                 let container = Container()
                 register(in: container)
                 _ = container.resolve(Node10.self)!
@@ -207,7 +209,6 @@ enum Deep10Scenario {
                     for _ in 0..<count { sink &+= bits(of: container.resolve(Node10.self)!) }
                     return sink
                 }
-            }
-        }
+            })
     }
 }

@@ -3,9 +3,10 @@ import MallocInterposerSwift
 /// Counts heap allocations (calls of `malloc`, `calloc`, `realloc`, `posix_memalign` and the
 /// like, on every thread) made while a closure runs.
 ///
-/// The counter is ordo-one's malloc-interposer, linked into the executable: its `malloc` and
-/// `free` come before libc's in the dynamic linker's search order, so every allocation of the
-/// process goes through it. Counting is switched on only around `count(_:)`.
+/// The counter is ordo-one's malloc-interposer, linked into this executable and into no other:
+/// its `malloc` and `free` come before libc's in the dynamic linker's search order, so every
+/// allocation of the process goes through it, counted or not. Counting is switched on only
+/// around `count(_:)`.
 enum AllocationCounter {
     /// Whether the interposer really sees this process's allocations; false, for example, when
     /// the platform resolves `malloc` to libc despite the link order.

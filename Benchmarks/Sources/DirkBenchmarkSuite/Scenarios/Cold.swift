@@ -158,15 +158,16 @@ enum ColdScenario {
     }
 
     static var scenario: Scenario {
-        Scenario(name: "cold") { implementation in
-            switch implementation {
-            case .handwritten:
+        Scenario(
+            name: "cold",
+            handwritten: {
                 return .serial { count in
                     var sink: UInt = 0
                     for _ in 0..<count { sink &+= bits(of: HandwrittenGraph.make().root()) }
                     return sink
                 }
-            case .dirk:
+            },
+            dirk: {
                 return .serial { count in
                     var sink: UInt = 0
                     for _ in 0..<count {
@@ -176,13 +177,13 @@ enum ColdScenario {
                     }
                     return sink
                 }
-            case .swinject:
+            },
+            swinject: {
                 return .serial { count in
                     var sink: UInt = 0
                     for _ in 0..<count { sink &+= bits(of: makeContainer().resolve(Root.self)!) }
                     return sink
                 }
-            }
-        }
+            })
     }
 }

@@ -13,9 +13,9 @@ import Swinject
 /// `Scripts/generate-scale1000.py`.
 enum Scale1000Scenario {
     static var scenario: Scenario {
-        Scenario(name: "scale1000", operationsPerIteration: 8) { implementation in
-            switch implementation {
-            case .handwritten:
+        Scenario(
+            name: "scale1000", operationsPerIteration: 8,
+            handwritten: {
                 let graph = HandwrittenGraph()
                 _ = graph.resolveAll()
                 return .serial { count in
@@ -23,7 +23,8 @@ enum Scale1000Scenario {
                     for _ in 0..<count { sink &+= graph.resolveSample() }
                     return sink
                 }
-            case .dirk:
+            },
+            dirk: {
                 let app = AppComponent()
                 _ = app.resolveAll()
                 return .serial { count in
@@ -31,7 +32,8 @@ enum Scale1000Scenario {
                     for _ in 0..<count { sink &+= app.resolveSample() }
                     return sink
                 }
-            case .swinject:
+            },
+            swinject: {
                 let container = Container()
                 SwinjectGraph.register(in: container)
                 _ = SwinjectGraph.resolveAll(in: container)
@@ -40,7 +42,6 @@ enum Scale1000Scenario {
                     for _ in 0..<count { sink &+= SwinjectGraph.resolveSample(in: container) }
                     return sink
                 }
-            }
-        }
+            })
     }
 }

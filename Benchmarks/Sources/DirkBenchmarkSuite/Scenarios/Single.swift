@@ -33,9 +33,9 @@ enum SingleScenario {
     }
 
     static var scenario: Scenario {
-        Scenario(name: "single") { implementation in
-            switch implementation {
-            case .handwritten:
+        Scenario(
+            name: "single",
+            handwritten: {
                 let graph = HandwrittenGraph()
                 _ = graph.store()
                 return .serial { count in
@@ -43,7 +43,8 @@ enum SingleScenario {
                     for _ in 0..<count { sink &+= bits(of: graph.store()) }
                     return sink
                 }
-            case .dirk:
+            },
+            dirk: {
                 let app = AppComponent()
                 _ = app.data.store()
                 return .serial { count in
@@ -51,7 +52,8 @@ enum SingleScenario {
                     for _ in 0..<count { sink &+= bits(of: app.data.store()) }
                     return sink
                 }
-            case .swinject:
+            },
+            swinject: {
                 let container = makeContainer()
                 _ = container.resolve(Store.self)!
                 return .serial { count in
@@ -59,7 +61,6 @@ enum SingleScenario {
                     for _ in 0..<count { sink &+= bits(of: container.resolve(Store.self)!) }
                     return sink
                 }
-            }
-        }
+            })
     }
 }

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// A cached reference read as Dirk reads a cached `single`: published in an atomic and read with
+/// the hazard pointers of a `ReadGuard` (a copy of Dirk's), with no lock.
+///
+/// Like Dirk's `OnceCell`, the cell keeps its guard's slots, so that a read loads no other
+/// object. Nothing here writes after `init`; a writer would unpublish, call
+/// `ReadGuard.waitUntilUnread(_:)`, then release.
+///
+/// `@unchecked Sendable`: `published` and the slots are atomics; everything else is immutable.
+public final class HazardPointerCell: @unchecked Sendable {
+    private let readers = ReadGuard()
+    private let readerSlots: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
+    private let published: Atomic<Unmanaged<AnyObject>?>
+
+    public init(_ object: CachedObject) {
+        readerSlots = readers.slots
+        published = Atomic(.passRetained(object))
+    }
+
+    deinit {
+        published.load(ordering: .acquiring)?.release()
+    }
+
+    /// The cached object, retained. Not inlined (see `CachedObject`).
+    @inline(never)
+    public func read() -> CachedObject {
+        guard let object = ReadGuard.read(published, slots: readerSlots) else {
+            preconditionFailure("cachedread: every hazard slot is busy or nothing is published")
+        }
+        return unsafeDowncast(object, to: CachedObject.self)
+    }
+}

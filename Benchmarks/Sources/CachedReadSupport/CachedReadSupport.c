@@ -1,0 +1,3 @@
+#include "CachedReadSupport.h"
+
+__thread void *_Nullable cachedread_thread_variable = 0;
