@@ -1,9 +1,25 @@
 #include "CDirk.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 
 __thread void *_Nullable dirk_thread_context = 0;
+
+// Written once, while the program loads, before any Swift code runs; read only after.
+static pthread_t dirk_main_thread;
+
+__attribute__((constructor)) static void dirk_record_main_thread(void) {
+    dirk_main_thread = pthread_self();
+}
+
+bool dirk_is_main_thread(void) {
+    return pthread_equal(pthread_self(), dirk_main_thread) != 0;
+}
+
+void dirk_unlock(uintptr_t *_Nonnull lock) {
+    atomic_store_explicit((_Atomic(uintptr_t) *)lock, 0, memory_order_release);
+}
 
 void dirk_lock_wait(uintptr_t *_Nonnull lock) {
     // Critical sections are a few loads and stores: most waits end while spinning. A holder that

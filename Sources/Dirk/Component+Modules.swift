@@ -116,7 +116,10 @@ extension Component {
             subject: type, componentType: Swift.type(of: self))
         let module = cell.resolve(
             in: .current, frame: frame,
-            build: { type.makeDefault(for: self, file: file, line: line) }, configures: false, configure: { _ in })
+            build: {
+                type.checkThread(for: self, file: file, line: line)
+                return type.makeDefault(for: self, file: file, line: line)
+            }, configures: false, configure: { _ in })
         // Whoever gets the module first publishes it, in the same step that retires the cell.
         core.withLock { state in
             if modules.value(for: TypeKey(type)) == nil { modules.insert(module, for: TypeKey(type)) }

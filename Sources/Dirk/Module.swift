@@ -18,6 +18,9 @@ open class AnyModule: @unchecked Sendable {
     /// Whether the module was created for `component`; ``Module`` overrides it.
     func belongs(to component: Component) -> Bool { false }
 
+    /// Whether the module's providers belong to the main actor (``MainActorModule``).
+    class var isMainActorModule: Bool { false }
+
     /// `Module<C>` itself, where the chain of a module's own classes ends.
     class var rootModuleType: AnyModule.Type { AnyModule.self }
 

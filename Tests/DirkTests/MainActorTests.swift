@@ -1,4 +1,5 @@
 import Dirk
+import Dispatch
 import DirkTestSupport
 import Testing
 
@@ -20,6 +21,27 @@ struct MainActorTests {
     func mainActorProviderInPlainModule() {
         let component = ScreenComponent()
         #expect(component.data.badge() === component.data.badge())
+    }
+
+    @Test("a MainActorModule serves main-actor callers without await")
+    @MainActor
+    func mainActorModuleBase() {
+        let component = ScreenComponent()
+        #expect(component.panels.panel() === component.panels.panel())
+        #expect(component.panels.panel().store === component.data.store())
+    }
+
+    @Test("a MainActorModule first asked for off the main thread stops with a message")
+    func mainActorModuleOffMainTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = ScreenComponent()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { _ = component.panels }
+            group.wait()
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: `ScreenComponent` was asked for its module `PanelModule`, a `MainActorModule`"))
+        #expect(message.contains("declare its accessor `@MainActor`"))
     }
 
     @Test("other threads reach the main-actor objects with await, and the shared store without")
@@ -50,6 +72,7 @@ final class SharedStore: Sendable {}
 
 final class ScreenComponent: Component, @unchecked Sendable {
     var screens: ScreenModule { module() }
+    var panels: PanelModule { module() }
     var data: ScreenDataModule { module() }
 }
 
@@ -62,4 +85,8 @@ final class ScreenDataModule: Module<ScreenComponent>, @unchecked Sendable {
 final class ScreenModule: Module<ScreenComponent>, @unchecked Sendable {
     func viewModel() -> ScreenViewModel { transient { c in ScreenViewModel(store: c.data.store()) } }
     func coordinator() -> ScreenViewModel { single { c in ScreenViewModel(store: c.data.store()) } }
+}
+
+final class PanelModule: MainActorModule<ScreenComponent>, @unchecked Sendable {
+    func panel() -> ScreenViewModel { single { c in ScreenViewModel(store: c.data.store()) } }
 }

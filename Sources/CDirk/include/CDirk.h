@@ -31,6 +31,12 @@ static inline void dirk_set_thread_context(void *_Nullable context) { dirk_threa
 /// no memory.
 static inline uintptr_t dirk_thread_marker(void) { return (uintptr_t)&dirk_thread_context; }
 
+// MARK: The main thread
+
+/// Whether the calling thread is the process's main thread: the one that loaded Dirk, which is
+/// the main thread when Dirk is linked into the program or into a library it loads at launch.
+bool dirk_is_main_thread(void);
+
 // MARK: Atomic words
 //
 // Each function treats `word` as an `_Atomic(uintptr_t)`. Swift allocates the words (never on the
@@ -86,9 +92,13 @@ static inline void dirk_lock(uintptr_t *_Nonnull lock) {
 }
 
 /// Gives the lock back. Only the thread that took it may call this.
-static inline void dirk_unlock(uintptr_t *_Nonnull lock) {
-    atomic_store_explicit((_Atomic(uintptr_t) *)lock, 0, memory_order_release);
-}
+///
+/// Defined in CDirk.c, not inline, on purpose: code that copies an object reference out of memory
+/// that the lock guards retains the object before it gives the lock back, and the retain must stay
+/// before the releasing store. Swift's optimizer may move a retain past an atomic store it can
+/// see, but never past a call into code compiled apart, which it must assume may release the
+/// object. That keeps `Locked.withLock` sound for any value it returns.
+void dirk_unlock(uintptr_t *_Nonnull lock);
 
 /// Sets a new lock free; call it once, before any other thread can see the lock.
 static inline void dirk_lock_init(uintptr_t *_Nonnull lock) {

@@ -260,6 +260,19 @@ enum Diagnostics {
             """, file: file, line: line)
     }
 
+    static func mainActorModuleOffMainThread(
+        _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a \
+            thread other than the main thread, so the module would be created off the main actor. \
+            Ask for it on the main actor first, or declare its accessor `@MainActor` \
+            (`@MainActor var \(lowerFirst("\(module)")): \(module) { module() }`), so that the \
+            compiler makes sure of it.
+            """, file: file, line: line)
+    }
+
     static func notAModule(_ type: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
