@@ -121,7 +121,7 @@ extension Module {
     /// Resolves with `resolve` while telling the observers: a trace under way on this thread gets
     /// a line, and a recording component gets the provider and the edge from the observed call
     /// that asked for it.
-    func observe<T, Failure: Error>(
+    @usableFromInline func observe<T, Failure: Error>(
         _ frame: Frame, in context: ResolutionContext, isNew: Bool, _ resolve: () throws(Failure) -> T
     ) throws(Failure) -> T {
         let name = frame.name

@@ -18,7 +18,7 @@ extension Component {
     ///   - file: The accessor's file, for messages; leave the default.
     ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The module; the same instance on every call.
-    public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
+    @inlinable public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
         checkNotDeinitializing("\(M.self)", file: file, line: line)
         if let module = modules.instance(of: M.self) { return module }
         return firstUse(of: M.self, file: file, line: line)
@@ -95,7 +95,7 @@ extension Component {
     ///
     /// The first thread to ask creates the module with no lock held, in a cell of its own; others
     /// wait for it, and a module whose initializer needs itself stops the program with the path.
-    private func firstUse<M: AnyModule>(of type: M.Type, file: StaticString, line: UInt) -> M {
+    @usableFromInline func firstUse<M: AnyModule>(of type: M.Type, file: StaticString, line: UInt) -> M {
         let key = ObjectIdentifier(type)
         let cell: OnceCell<StrongStorage<AnyModule>>? = core.withLock { state in
             if modules.value(for: TypeKey(type)) != nil { return nil }

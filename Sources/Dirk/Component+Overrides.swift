@@ -66,7 +66,7 @@ final class OverrideFactory<Value>: Sendable {
 
 extension Module {
     /// The factory that replaces the provider at `key`, as its own factory's type, if one does.
-    func overrideFactory<T, Failure: Error>(
+    @usableFromInline func overrideFactory<T, Failure: Error>(
         for key: ProviderKey, frame: Frame, returning type: T.Type, failure: Failure.Type
     ) -> ((C) throws(Failure) -> T)? {
         guard let factory = slots.override(for: OverrideKey(key: key)) as? OverrideFactory<T> else { return nil }
@@ -82,7 +82,7 @@ extension Module {
     /// Makes the provider at `key`, the first that an override's closure calls, resolve through
     /// the override's factory, then resolves it with `resolve`, which goes through the pipeline
     /// again.
-    func captureOverride<T, Failure: Error>(
+    @usableFromInline func captureOverride<T, Failure: Error>(
         _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool,
         resolve: () throws(Failure) -> T
     ) throws(Failure) -> T {

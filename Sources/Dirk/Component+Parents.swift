@@ -24,7 +24,7 @@ extension Component {
     ///   - file: The accessor's file, for messages; leave the default.
     ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The parent component.
-    public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
+    @inlinable public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
         checkNotDeinitializing("\(P.self)", file: file, line: line)
         if let parent = parents.parent(registeredAs: P.self) { return parent }
         if let record = ancestors.value(for: TypeKey(P.self)) { return record.component as! P }
@@ -77,8 +77,8 @@ extension Component {
 
 /// An ancestor that `parent()` found by searching: the component, how many parent steps away it
 /// is, and whether it was registered as the type asked for.
-final class AncestorRecord: Sendable {
-    let component: Component
+@usableFromInline final class AncestorRecord: Sendable {
+    @usableFromInline let component: Component
     let distance: Int
     let isRegisteredAsType: Bool
 
@@ -139,7 +139,7 @@ extension Component {
 
     /// The nearest ancestor that is a `type`, found from this component's parents and their own
     /// answers, and kept for later calls; stops the program when there is none.
-    private func searchedAncestor(
+    @usableFromInline func searchedAncestor(
         _ type: Component.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> AncestorRecord {
         guard let found = ancestor(type, matching: isMatch) else {

@@ -35,7 +35,7 @@ open class Component: @unchecked Sendable {
     /// The lock and the state it guards, and beside it the lock-free tables of modules, parents
     /// and ancestors, in one allocation. Modules of the component hold it too, so that their
     /// deinitializers can take their caches out of `ComponentState.caches`.
-    let core: Locked<ComponentState>
+    @usableFromInline let core: Locked<ComponentState>
 
     /// Creates a component with no modules and no parents; add them with `module(_:)` and
     /// `parent(_:)`, or let `module()` create modules on first use.
@@ -65,24 +65,24 @@ open class Component: @unchecked Sendable {
     }
 
     /// The modules in use, by the types accessors ask for. Written while holding `core`'s lock.
-    var modules: LookupTable<TypeKey, AnyModule> {
+    @inlinable var modules: LookupTable<TypeKey, AnyModule> {
         LookupTable(words: core.extraWords + ComponentWords.modules)
     }
 
     /// The parents registered with `parent(_:)`. Written while holding `core`'s lock.
-    var parents: ParentList<Component> {
+    @inlinable var parents: ParentList<Component> {
         ParentList(words: core.extraWords + ComponentWords.parents)
     }
 
     /// The ancestors that `parent()` found by searching, by the type asked for. Written while
     /// holding `core`'s lock.
-    var ancestors: LookupTable<TypeKey, AncestorRecord> {
+    @inlinable var ancestors: LookupTable<TypeKey, AncestorRecord> {
         LookupTable(words: core.extraWords + ComponentWords.ancestors)
     }
 
     /// Stops the program if the component's release has begun: `member` was used from its
     /// `deinit`, where nothing can resolve.
-    @inline(__always)
+    @inlinable
     func checkNotDeinitializing(_ member: @autoclosure () -> String, file: StaticString, line: UInt) {
         if ObjectLifetime.isDeinitializing(self) {
             Diagnostics.usedWhileDeinitializing(member(), component: type(of: self), file: file, line: line)
@@ -91,7 +91,7 @@ open class Component: @unchecked Sendable {
 }
 
 /// What a component's lock guards.
-struct ComponentState {
+@usableFromInline struct ComponentState {
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
     /// the first `module()` of a type publishes its module in `Component.modules`.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
@@ -114,10 +114,10 @@ struct ComponentState {
 }
 
 /// Where a component's lock-free tables lie among its core's words.
-enum ComponentWords {
-    static let modules = 0
-    static let ancestors = modules + LookupTable<TypeKey, AnyModule>.wordCount
-    static let parents = ancestors + LookupTable<TypeKey, AncestorRecord>.wordCount
+@usableFromInline enum ComponentWords {
+    @usableFromInline static let modules = 0
+    @usableFromInline static let ancestors = modules + LookupTable<TypeKey, AnyModule>.wordCount
+    @usableFromInline static let parents = ancestors + LookupTable<TypeKey, AncestorRecord>.wordCount
     /// Whether the component has been registered as another's parent.
     static let hasChildren = parents + ParentList<Component>.wordCount
     static let count = hasChildren + 1

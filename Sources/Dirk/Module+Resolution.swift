@@ -2,7 +2,7 @@
 ///
 /// Each strategy is a policy over the one pipeline, ``Module/resolve(_:key:site:make:configures:configure:)``:
 /// the slot its provider keeps in the module, and how a call goes through that slot.
-protocol CachePolicy {
+@usableFromInline protocol CachePolicy {
     associatedtype Value
     associatedtype Slot: AnyObject
 
@@ -30,7 +30,7 @@ extension Module {
     /// serve an override being set up, a fresh request, and the observers; use an override's
     /// factory if there is one; then let the strategy's policy resolve through the slot, with the
     /// component held by the resolution while the factory runs.
-    func resolve<Policy: CachePolicy, Failure: Error>(
+    @inlinable func resolve<Policy: CachePolicy, Failure: Error>(
         _ policy: Policy,
         key: ProviderKey,
         site: ProviderSite,
@@ -79,7 +79,7 @@ extension Module {
     }
 
     /// The step of this module's provider at `site`, returning `type`, with `strategy`.
-    func providerFrame(_ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type) -> Frame {
+    @inlinable func providerFrame(_ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type) -> Frame {
         Frame(
             .provider, strategy: strategy, owner: UInt(bitPattern: ObjectIdentifier(self)), component: owner.identity,
             site: site, type: type, subject: Swift.type(of: self), componentType: C.self)
@@ -90,7 +90,7 @@ extension Module {
     ///
     /// The first call into a component during a resolution takes one reference to it; later
     /// calls find it held and count no references.
-    @inline(__always)
+    @inlinable
     func withComponent<Result, Failure: Error>(
         _ context: ResolutionContext, _ frame: Frame, _ body: (C) throws(Failure) -> Result
     ) throws(Failure) -> Result {

@@ -4,7 +4,7 @@
 open class AnyModule: @unchecked Sendable {
     // Immutable; `ProviderSlots` synchronizes itself.
     /// The module's provider slots, which its component holds too.
-    let slots: ProviderSlots
+    @usableFromInline let slots: ProviderSlots
 
     init(slots: ProviderSlots) {
         self.slots = slots
@@ -71,7 +71,7 @@ open class AnyModule: @unchecked Sendable {
 open class Module<C: Component>: AnyModule, @unchecked Sendable {
     // Immutable.
     /// The component, whose memory the reference keeps allocated, but not the component alive.
-    let owner: UnownedReference<C>
+    @usableFromInline let owner: UnownedReference<C>
     /// The component's lock and state, which the module's `deinit` needs after the component is
     /// gone.
     let componentCore: Locked<ComponentState>

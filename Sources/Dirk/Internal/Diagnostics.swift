@@ -4,11 +4,11 @@
 /// backticks, and ends with how to fix the problem. The trap reports the user's file and line: the
 /// provider's for cycles and released components, the accessor's or builder call's for the others.
 /// The Errors article lists every message; `DirkReliabilityTests/MisuseTests` checks each one.
-enum Diagnostics {
+@usableFromInline enum Diagnostics {
     // MARK: Cycles
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
-    static func cycle(path: [Frame], at frame: Frame) -> Never {
+    @usableFromInline static func cycle(path: [Frame], at frame: Frame) -> Never {
         fail(
             """
             Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
@@ -18,7 +18,7 @@ enum Diagnostics {
     }
 
     /// A provider that caches nothing is already on the stack.
-    static func recursion(path: [Frame], at frame: Frame) -> Never {
+    @usableFromInline static func recursion(path: [Frame], at frame: Frame) -> Never {
         fail(
             """
             Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
@@ -31,7 +31,7 @@ enum Diagnostics {
     }
 
     /// Agents each wait for a build another of them runs.
-    static func cycleAcrossAgents(path: [Frame], at frame: Frame) -> Never {
+    @usableFromInline static func cycleAcrossAgents(path: [Frame], at frame: Frame) -> Never {
         fail(
             """
             Dirk: dependency cycle across threads: \(names(path)). In `\(frame.componentType)` \
@@ -85,7 +85,7 @@ enum Diagnostics {
     }
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
-    static func keyReentered(at frame: Frame) -> Never {
+    @usableFromInline static func keyReentered(at frame: Frame) -> Never {
         fail(
             """
             Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` \
@@ -99,7 +99,7 @@ enum Diagnostics {
     // MARK: Lifetime
 
     /// A provider needed its component after the component was released.
-    static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
+    @usableFromInline static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
         fail(
             """
             Dirk: `\(provider)` was called after its component `\(component)` was released. \
@@ -112,7 +112,7 @@ enum Diagnostics {
     }
 
     /// A component's accessor was used while the component was being deinitialized.
-    static func usedWhileDeinitializing(_ member: String, component: Any.Type, file: StaticString, line: UInt)
+    @usableFromInline static func usedWhileDeinitializing(_ member: String, component: Any.Type, file: StaticString, line: UInt)
         -> Never
     {
         fail(
@@ -141,7 +141,7 @@ enum Diagnostics {
     // MARK: Providers
 
     /// Two providers share one cache slot but cache differently.
-    static func providerClash(
+    @usableFromInline static func providerClash(
         _ provider: String, component: Any.Type, first: String, second: String, site: ProviderSite
     ) -> Never {
         fail(
@@ -158,7 +158,7 @@ enum Diagnostics {
     /// `error`, thrown by a build that another caller of the same provider waited for, as the
     /// waiter's own error type: the same type, since the builder ran the same provider, unless an
     /// override threw what the provider cannot.
-    static func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, at frame: Frame) -> Failure {
+    @usableFromInline static func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, at frame: Frame) -> Failure {
         if let error = error as? Failure { return error }
         foreignError(error, expected: Failure.self, at: frame)
     }

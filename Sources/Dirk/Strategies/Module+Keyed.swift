@@ -22,7 +22,7 @@ extension Module {
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached, and every
     ///     caller waiting for the same key gets the error.
     /// - Returns: The component's instance for `key`.
-    public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T, Key: Hashable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         key: Key,
@@ -46,7 +46,7 @@ extension Module {
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached.
     /// - Returns: The component's instance for `key`.
-    public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T, Key: Hashable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         key: Key,
@@ -60,18 +60,22 @@ extension Module {
 }
 
 /// `single(key:)`: one instance per component per key, in the cells of the provider's slot.
-struct KeyedPolicy<Value>: CachePolicy {
-    let key: AnyHashable
+@usableFromInline struct KeyedPolicy<Value>: CachePolicy {
+    @usableFromInline let key: AnyHashable
 
-    var strategy: ProviderStrategy { .keyedSingle }
+    @inlinable init(key: AnyHashable) {
+        self.key = key
+    }
 
-    func makeSlot() -> KeyedCells<Value> { KeyedCells() }
+    @inlinable var strategy: ProviderStrategy { .keyedSingle }
 
-    func hasInstance(in slot: KeyedCells<Value>, context: ResolutionContext) -> Bool {
+    @inlinable func makeSlot() -> KeyedCells<Value> { KeyedCells() }
+
+    @inlinable func hasInstance(in slot: KeyedCells<Value>, context: ResolutionContext) -> Bool {
         cell(in: slot, context: context, frame: nil).hasValue
     }
 
-    func resolve<Failure: Error>(
+    @inlinable func resolve<Failure: Error>(
         in slot: KeyedCells<Value>, context: ResolutionContext, frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool, configure: (Value) throws(Failure) -> Void
@@ -82,7 +86,7 @@ struct KeyedPolicy<Value>: CachePolicy {
 
     /// The key's cell, found while the key's user code runs as a step of its own, so that a key
     /// whose hashing calls this provider again is caught instead of recursing without end.
-    private func cell(in slot: KeyedCells<Value>, context: ResolutionContext, frame: Frame?) -> KeyedCells<Value>.Cell {
+    @inlinable func cell(in slot: KeyedCells<Value>, context: ResolutionContext, frame: Frame?) -> KeyedCells<Value>.Cell {
         guard let frame else { return slot.cell(for: key) }
         let hashing = Frame(
             .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component, site: frame.site,

@@ -19,7 +19,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
@@ -41,7 +41,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: This resolution's instance.
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
@@ -63,7 +63,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
@@ -87,7 +87,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
@@ -103,16 +103,18 @@ extension Module {
 
 /// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, made for
 /// the provider's slot.
-struct ScopedPolicy<Value>: CachePolicy {
-    var strategy: ProviderStrategy { .scoped }
+@usableFromInline struct ScopedPolicy<Value>: CachePolicy {
+    @inlinable init() {}
 
-    func makeSlot() -> ProviderMarker { ProviderMarker() }
+    @inlinable var strategy: ProviderStrategy { .scoped }
 
-    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool {
+    @inlinable func makeSlot() -> ProviderMarker { ProviderMarker() }
+
+    @inlinable func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool {
         cell(in: slot, context: context).hasValue
     }
 
-    func resolve<Failure: Error>(
+    @inlinable func resolve<Failure: Error>(
         in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool, configure: (Value) throws(Failure) -> Void
@@ -121,7 +123,7 @@ struct ScopedPolicy<Value>: CachePolicy {
             .resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
     }
 
-    private func cell(in slot: ProviderMarker, context: ResolutionContext) -> OnceCell<StrongStorage<Value>> {
+    @inlinable func cell(in slot: ProviderMarker, context: ResolutionContext) -> OnceCell<StrongStorage<Value>> {
         context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<Value>>.make() }
     }
 }

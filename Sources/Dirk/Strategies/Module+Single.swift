@@ -21,7 +21,7 @@ extension Module {
     ///   - factory: Builds the instance. If it throws, nothing is cached, the error reaches the
     ///     caller and every caller waiting for the same build, and the next call tries again.
     /// - Returns: The component's instance.
-    @inline(__always)
+    @inlinable
     public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -48,7 +48,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: The component's instance.
-    @inline(__always)
+    @inlinable
     public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -82,7 +82,7 @@ extension Module {
     ///   - factory: Builds the instance; it must not need the instances `configure` sets.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
-    public func single<T, Failure: Error>(
+    @inlinable public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
@@ -106,7 +106,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
-    public func single<T, Failure: Error>(
+    @inlinable public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
@@ -121,16 +121,18 @@ extension Module {
 }
 
 /// `single`: one instance per component, in a cell of the provider's slot.
-struct SinglePolicy<Value>: CachePolicy {
-    var strategy: ProviderStrategy { .single }
+@usableFromInline struct SinglePolicy<Value>: CachePolicy {
+    @inlinable init() {}
 
-    func makeSlot() -> OnceCell<StrongStorage<Value>> { .make() }
+    @inlinable var strategy: ProviderStrategy { .single }
 
-    func hasInstance(in slot: OnceCell<StrongStorage<Value>>, context: ResolutionContext) -> Bool {
+    @inlinable func makeSlot() -> OnceCell<StrongStorage<Value>> { .make() }
+
+    @inlinable func hasInstance(in slot: OnceCell<StrongStorage<Value>>, context: ResolutionContext) -> Bool {
         slot.hasValue
     }
 
-    func resolve<Failure: Error>(
+    @inlinable func resolve<Failure: Error>(
         in slot: OnceCell<StrongStorage<Value>>, context: ResolutionContext, frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool, configure: (Value) throws(Failure) -> Void

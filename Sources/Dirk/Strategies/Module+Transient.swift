@@ -18,7 +18,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance. Its error reaches the caller unchanged.
     /// - Returns: A new instance.
-    public func transient<T, Failure: Error>(
+    @inlinable public func transient<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
@@ -45,7 +45,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: A new instance.
-    public func transient<T, Failure: Error>(
+    @inlinable public func transient<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
@@ -59,14 +59,16 @@ extension Module {
 
 /// `transient`: nothing kept; each call is a step of the resolution, which must not contain the
 /// same step already.
-struct TransientPolicy<Value>: CachePolicy {
-    var strategy: ProviderStrategy { .transient }
+@usableFromInline struct TransientPolicy<Value>: CachePolicy {
+    @inlinable init() {}
 
-    func makeSlot() -> ProviderMarker { ProviderMarker() }
+    @inlinable var strategy: ProviderStrategy { .transient }
 
-    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool { false }
+    @inlinable func makeSlot() -> ProviderMarker { ProviderMarker() }
 
-    func resolve<Failure: Error>(
+    @inlinable func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool { false }
+
+    @inlinable func resolve<Failure: Error>(
         in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool, configure: (Value) throws(Failure) -> Void

@@ -18,7 +18,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
@@ -40,7 +40,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
@@ -62,7 +62,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
@@ -86,7 +86,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
@@ -102,16 +102,18 @@ extension Module {
 
 /// `weak`: one instance while someone holds it, in a cell of the provider's slot that refers to
 /// it weakly.
-struct WeakPolicy<Value: AnyObject>: CachePolicy {
-    var strategy: ProviderStrategy { .weak }
+@usableFromInline struct WeakPolicy<Value: AnyObject>: CachePolicy {
+    @inlinable init() {}
 
-    func makeSlot() -> OnceCell<WeakStorage<Value>> { .make() }
+    @inlinable var strategy: ProviderStrategy { .weak }
 
-    func hasInstance(in slot: OnceCell<WeakStorage<Value>>, context: ResolutionContext) -> Bool {
+    @inlinable func makeSlot() -> OnceCell<WeakStorage<Value>> { .make() }
+
+    @inlinable func hasInstance(in slot: OnceCell<WeakStorage<Value>>, context: ResolutionContext) -> Bool {
         slot.hasValue
     }
 
-    func resolve<Failure: Error>(
+    @inlinable func resolve<Failure: Error>(
         in slot: OnceCell<WeakStorage<Value>>, context: ResolutionContext, frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool, configure: (Value) throws(Failure) -> Void

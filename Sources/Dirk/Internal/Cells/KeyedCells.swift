@@ -8,8 +8,10 @@
 ///
 /// `reset()` drops every key whose cell is not being built, with its instance: a build under way
 /// finishes and is cached under its key.
-final class KeyedCells<Value>: @unchecked Sendable {
-    typealias Cell = OnceCell<StrongStorage<Value>>
+@usableFromInline final class KeyedCells<Value>: @unchecked Sendable {
+    @usableFromInline typealias Cell = OnceCell<StrongStorage<Value>>
+
+    @usableFromInline init() {}
 
     // `state` is guarded by its own lock; entries are immutable.
     private let state = Locked<State>.make(State())
@@ -34,7 +36,7 @@ final class KeyedCells<Value>: @unchecked Sendable {
     }
 
     /// The cell for `key`, made on first use. Runs `key`'s `hash(into:)` and `==` with no lock held.
-    func cell(for key: AnyHashable) -> Cell {
+    @usableFromInline func cell(for key: AnyHashable) -> Cell {
         let hash = key.hashValue
         var (candidates, version) = state.withLock { ($0.entries[hash] ?? [], $0.version) }
         while true {

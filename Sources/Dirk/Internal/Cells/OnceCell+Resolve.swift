@@ -10,7 +10,7 @@ extension OnceCell {
     ///   - configures: Whether to run `configure` on a new value.
     ///   - configure: Completes a new value after this thread can see it, for cycles through
     ///     `configure:`.
-    func resolve<Failure: Error>(
+    @inlinable func resolve<Failure: Error>(
         in context: ResolutionContext,
         frame: Frame,
         build: () throws(Failure) -> Value,
@@ -41,7 +41,7 @@ extension OnceCell {
     }
 
     /// Builds generation `generation` on this thread.
-    private func build<Failure: Error>(
+    @inlinable func build<Failure: Error>(
         _ generation: UInt64,
         in context: ResolutionContext,
         frame: Frame,
@@ -81,7 +81,7 @@ extension OnceCell {
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
     /// first, and returns what the build ended with, or `.recheck` to claim again.
-    private func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent<Value> {
+    @inlinable func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent<Value> {
         let parker = Parker<WaitEvent<Value>>()
         guard let id = withLock({ $0.enqueue(.thread(parker), of: context, generation: generation) }) else {
             return .recheck
@@ -109,7 +109,7 @@ extension OnceCell {
 }
 
 extension OnceCell: BorrowedBuild {
-    func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext) {
+    @usableFromInline func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext) {
         let parker = Parker<WaitEvent<Value>>()
         guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else { return }
         let target = WaitTarget(cell: self, generation: generation)

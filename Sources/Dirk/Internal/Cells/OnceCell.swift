@@ -8,22 +8,22 @@
 ///
 /// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
 /// mutable in it is the state machine, guarded by the lock of `Locked`.
-final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
-    typealias Value = Storage.Value
+@usableFromInline final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
+    @usableFromInline typealias Value = Storage.Value
 
     /// An empty cell.
-    static func make() -> OnceCell {
+    @inlinable static func make() -> OnceCell {
         make(OnceStateMachine())
     }
 
     /// The ready value, read under the lock; nil when the cell is not ready.
-    @inline(__always)
+    @inlinable
     var readyValue: Value? {
         withLock { $0.readyValue }
     }
 
     /// Whether the cell holds a value now.
-    var hasValue: Bool { withLock { $0.hasValue } }
+    @usableFromInline var hasValue: Bool { withLock { $0.hasValue } }
 
     /// Whether a build is under way.
     var isBuilding: Bool { withLock { $0.isBuilding } }
@@ -35,11 +35,11 @@ final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, W
 
     // MARK: WaitableCell
 
-    func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+    @usableFromInline func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         withLock { $0.build(ofGeneration: generation) }
     }
 
-    func wakeToRecheck(_ agent: BuildAgent) {
+    @usableFromInline func wakeToRecheck(_ agent: BuildAgent) {
         let woken = withLock { $0.dequeueWaiters(of: agent) }
         for waiter in woken { waiter.resume(with: .recheck) }
     }
@@ -47,7 +47,7 @@ final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, W
     // MARK: Ending builds
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
-    func complete(_ value: Value, generation: UInt64) {
+    @inlinable func complete(_ value: Value, generation: UInt64) {
         let waiters = withLock { state in
             state.holdInstance(value, generation: generation)
             return state.publish(generation: generation).waiters
@@ -56,13 +56,13 @@ final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, W
     }
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
-    func publish(generation: UInt64) {
+    @inlinable func publish(generation: UInt64) {
         let (value, waiters) = withLock { $0.publish(generation: generation) }
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
     /// Ends generation `generation` with `error`, which every waiter gets too.
-    func fail(generation: UInt64, with error: any Error) {
+    @inlinable func fail(generation: UInt64, with error: any Error) {
         // The abandoned instance, if any, is released here, after the lock: its deinitializer may
         // run user code.
         let (waiters, abandoned) = withLock { $0.fail(generation: generation) }
@@ -72,8 +72,8 @@ final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, W
 }
 
 /// A build held back until its builder's resolution ends (see `ResolutionContext`).
-protocol HeldBuild: AnyObject {
-    func publish(generation: UInt64)
+@usableFromInline protocol HeldBuild: AnyObject {
+    @inlinable func publish(generation: UInt64)
 }
 
 extension OnceCell: HeldBuild {}

@@ -1,6 +1,6 @@
 /// How a cell keeps its ready value: strongly (`single`, `single(key:)`, `scoped`, modules,
 /// handles) or weakly (`weak`).
-package protocol CellStorage: SendableMetatype {
+@usableFromInline package protocol CellStorage: SendableMetatype {
     associatedtype Value
     init(_ value: Value)
     /// The value, or nil when a weak value is gone.
@@ -8,21 +8,21 @@ package protocol CellStorage: SendableMetatype {
 }
 
 /// Keeps the value until the cell is reset.
-package struct StrongStorage<Value>: CellStorage {
+@usableFromInline package struct StrongStorage<Value>: CellStorage {
     private let stored: Value
-    package init(_ value: Value) { stored = value }
-    package var value: Value? { stored }
+    @usableFromInline package init(_ value: Value) { stored = value }
+    @usableFromInline package var value: Value? { stored }
 }
 
 /// Keeps the value while someone else holds it.
-package struct WeakStorage<Value: AnyObject>: CellStorage {
+@usableFromInline package struct WeakStorage<Value: AnyObject>: CellStorage {
     private weak var stored: Value?
-    package init(_ value: Value) { stored = value }
-    package var value: Value? { stored }
+    @usableFromInline package init(_ value: Value) { stored = value }
+    @usableFromInline package var value: Value? { stored }
 }
 
 /// What an agent waiting for a build is told when it is woken.
-package enum WaitEvent<Value> {
+@usableFromInline package enum WaitEvent<Value> {
     /// The build ended: its instance, or the error its factory threw.
     case finished(Result<Value, any Error>)
     /// Look again: a cycle among waiting agents may now be broken by this one, or the build it
@@ -37,17 +37,17 @@ package enum WaitEvent<Value> {
 /// Its value crosses from the task that built it to the task that waits, as every cached instance
 /// reaches every caller on any thread: sharing one instance is what a cache is for, and whether the
 /// instance may be shared is its own type's concern, as with any singleton.
-package struct Delivery<Value>: @unchecked Sendable {
+@usableFromInline package struct Delivery<Value>: @unchecked Sendable {
     package let event: WaitEvent<Value>
 }
 
 /// Something waiting for a build: a thread asleep on its parker, or a suspended task.
-package enum Waiter<Value> {
+@usableFromInline package enum Waiter<Value> {
     case thread(Parker<WaitEvent<Value>>)
     case task(CheckedContinuation<Delivery<Value>, Never>)
 
     /// Wakes the waiter with `event`. Call it once, outside any lock.
-    package func resume(with event: WaitEvent<Value>) {
+    @usableFromInline package func resume(with event: WaitEvent<Value>) {
         switch self {
         case .thread(let parker): parker.deliver(event)
         case .task(let continuation): continuation.resume(returning: Delivery(event: event))
@@ -70,8 +70,8 @@ package enum Waiter<Value> {
 /// next; `OnceCell` applies them and performs their actions (resuming waiters, releasing values)
 /// outside the lock. One build runs at a time; every caller that arrives meanwhile waits for that
 /// build and gets its instance or its error, so a factory runs once for all of them.
-package struct OnceStateMachine<Storage: CellStorage> {
-    package typealias Value = Storage.Value
+@usableFromInline package struct OnceStateMachine<Storage: CellStorage> {
+    @usableFromInline package typealias Value = Storage.Value
 
     package enum State {
         case empty
@@ -96,10 +96,10 @@ package struct OnceStateMachine<Storage: CellStorage> {
     private var waiterIDs: UInt64 = 0
 
     /// An empty cell's state.
-    package init() {}
+    @usableFromInline package init() {}
 
     /// The ready value, if there is one.
-    package var readyValue: Value? {
+    @usableFromInline package var readyValue: Value? {
         if case .ready(let storage) = state { return storage.value }
         return nil
     }
@@ -110,7 +110,7 @@ package struct OnceStateMachine<Storage: CellStorage> {
     // MARK: Claiming
 
     /// What an agent that wants the value does next.
-    package enum Claim {
+    @usableFromInline package enum Claim {
         /// Use the ready value.
         case ready(Value)
         /// Build it: the cell is now building generation `generation` for this agent.
@@ -124,7 +124,7 @@ package struct OnceStateMachine<Storage: CellStorage> {
         case wait(generation: UInt64)
     }
 
-    package mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
+    @usableFromInline package mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
         defer { debugCheck() }
         switch state {
         case .ready(let storage):
@@ -151,7 +151,7 @@ package struct OnceStateMachine<Storage: CellStorage> {
 
     /// Adds `waiter` to the build of generation `generation`, if it is still under way; returns
     /// its identifier, or nil when the caller should claim again.
-    package mutating func enqueue(_ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64) -> UInt64? {
+    @usableFromInline package mutating func enqueue(_ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64) -> UInt64? {
         defer { debugCheck() }
         guard case .building(var build) = state, build.generation == generation else { return nil }
         waiterIDs &+= 1
@@ -183,7 +183,7 @@ package struct OnceStateMachine<Storage: CellStorage> {
 
     /// The instance of generation `generation`, if that build is still under way and its instance
     /// exists; removes the waiter `id` along with it, since it no longer waits.
-    package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> Value? {
+    @usableFromInline package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> Value? {
         defer { debugCheck() }
         guard case .building(var build) = state, build.generation == generation,
             let instance = build.instance
@@ -203,7 +203,7 @@ package struct OnceStateMachine<Storage: CellStorage> {
 
     /// Records the instance of generation `generation`, which only its builder sees until
     /// `publish(generation:)`.
-    package mutating func holdInstance(_ instance: Value, generation: UInt64) {
+    @usableFromInline package mutating func holdInstance(_ instance: Value, generation: UInt64) {
         defer { debugCheck() }
         guard case .building(var build) = state, build.generation == generation else {
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
@@ -214,7 +214,7 @@ package struct OnceStateMachine<Storage: CellStorage> {
 
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
     /// resume with it.
-    package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter<Value>]) {
+    @usableFromInline package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter<Value>]) {
         defer { debugCheck() }
         guard case .building(let build) = state, build.generation == generation, let instance = build.instance
         else {
@@ -227,7 +227,7 @@ package struct OnceStateMachine<Storage: CellStorage> {
     /// Ends generation `generation` with no value, because its factory or `configure:` threw;
     /// returns the waiters to resume with the error, and the instance, if any, to release outside
     /// the lock.
-    package mutating func fail(generation: UInt64) -> (waiters: [Waiter<Value>], abandoned: Value?) {
+    @usableFromInline package mutating func fail(generation: UInt64) -> (waiters: [Waiter<Value>], abandoned: Value?) {
         defer { debugCheck() }
         guard case .building(let build) = state, build.generation == generation else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")

@@ -1,7 +1,7 @@
 import CDirk
 
 /// A key that a `LookupTable` stores as a few machine words.
-package protocol LookupTableKey: Equatable {
+@usableFromInline package protocol LookupTableKey: Equatable {
     /// How many words the key takes.
     static var wordCount: Int { get }
     /// Reads a key that `store(into:)` wrote, with relaxed atomic loads.
@@ -30,22 +30,22 @@ package protocol LookupTableKey: Equatable {
 /// power-of-two array probed linearly. When it passes half full, the writer copies it into one twice
 /// the size and publishes that; the new storage keeps the old one alive, since a reader may still
 /// be probing it.
-package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
+@usableFromInline package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
     /// The owner's words: value, tag, key (`Key.wordCount` words), overflow storage.
-    package let words: UnsafeMutablePointer<UInt>
+    @usableFromInline package let words: UnsafeMutablePointer<UInt>
 
     /// How many words a table with keys of `Key.wordCount` words takes.
     package static var wordCount: Int { 3 + Key.wordCount }
 
     /// A table over `words`, which the owner allocated and keeps; `initialize()` it once.
-    package init(words: UnsafeMutablePointer<UInt>) {
+    @inlinable package init(words: UnsafeMutablePointer<UInt>) {
         self.words = words
     }
 
-    private var firstValue: UnsafeMutablePointer<UInt> { words }
-    private var firstTag: UnsafeMutablePointer<UInt> { words + 1 }
-    private var firstKey: UnsafeMutablePointer<UInt> { words + 2 }
-    private var overflow: UnsafeMutablePointer<UInt> { words + 2 + Key.wordCount }
+    @inlinable var firstValue: UnsafeMutablePointer<UInt> { words }
+    @usableFromInline var firstTag: UnsafeMutablePointer<UInt> { words + 1 }
+    @inlinable var firstKey: UnsafeMutablePointer<UInt> { words + 2 }
+    @usableFromInline var overflow: UnsafeMutablePointer<UInt> { words + 2 + Key.wordCount }
 
     /// Sets the table empty; call it once, before anyone can read the table.
     package func initialize() {
@@ -63,7 +63,7 @@ package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
     }
 
     /// The entry stored under `key`, or nil. Safe from any thread without a lock.
-    @inline(__always)
+    @inlinable
     package func entry(for key: Key) -> (value: Value, tag: UInt)? {
         // The first entry is filled before any other, so an empty one means an empty table.
         guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return nil }
@@ -74,19 +74,19 @@ package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
     }
 
     /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
-    @inline(__always)
+    @inlinable
     package func value(for key: Key) -> Value? {
         entry(for: key)?.value
     }
 
-    private func laterEntry(for key: Key) -> (value: Value, tag: UInt)? {
+    @inlinable func laterEntry(for key: Key) -> (value: Value, tag: UInt)? {
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
         return Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().entry(for: key)
     }
 
     /// Stores `value` with `tag` under `key`, which must not be present. Call it while holding the
     /// owner's lock.
-    package func insert(_ value: Value, tag: UInt = 0, for key: Key) {
+    @usableFromInline package func insert(_ value: Value, tag: UInt = 0, for key: Key) {
         if dirk_load_relaxed(firstValue) == 0 {
             key.store(into: firstKey)
             dirk_store_relaxed(firstTag, tag)
@@ -148,16 +148,16 @@ package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
     }
 
     /// One power-of-two array of entries, probed linearly: per entry a value, a tag and the key.
-    package final class Storage: ManagedBuffer<Storage.Header, UInt> {
-        package struct Header {
-            package let capacity: Int
+    @usableFromInline package final class Storage: ManagedBuffer<Storage.Header, UInt> {
+        @usableFromInline package struct Header {
+            @usableFromInline package let capacity: Int
             /// Written only while holding the owner's lock.
             package var count = 0
             /// The outgrown storage, kept alive for readers that still probe it.
             package let predecessor: Storage?
         }
 
-        package static var entryWords: Int { 2 + Key.wordCount }
+        @inlinable package static var entryWords: Int { 2 + Key.wordCount }
 
         package static func make(capacity: Int, copying predecessor: Storage?) -> Storage {
             let buffer = create(minimumCapacity: capacity * entryWords) { _ in
@@ -177,7 +177,7 @@ package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
         }
 
         /// How many entries fit, read without touching `count`, which writers change.
-        package var slotCount: Int {
+        @inlinable package var slotCount: Int {
             withUnsafeMutablePointerToHeader { $0.pointer(to: \.capacity)!.pointee }
         }
 
@@ -186,7 +186,7 @@ package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
             withUnsafeMutablePointerToHeader { $0.pointer(to: \.count)!.pointee }
         }
 
-        package func entry(for key: Key) -> (value: Value, tag: UInt)? {
+        @inlinable package func entry(for key: Key) -> (value: Value, tag: UInt)? {
             let mask = slotCount &- 1
             return withUnsafeMutablePointerToElements { entries in
                 var index = key.mixedHash & mask
@@ -237,7 +237,7 @@ extension LookupTable where Key == TypeKey {
     ///
     /// A table keyed by types stores under the key of a type only instances of that type (a
     /// module registered for its base class is an instance of the base class), so the cast holds.
-    @inline(__always)
+    @inlinable
     package func instance<T: AnyObject>(of type: T.Type) -> T? {
         value(for: TypeKey(type)).map { unsafeDowncast($0, to: T.self) }
     }

@@ -12,13 +12,13 @@ import CDirk
 ///
 /// A component seldom has more than one parent, so registering one allocates nothing and a lookup
 /// compares one type; each further parent costs one small allocation.
-package struct ParentList<Element: AnyObject> {
+@usableFromInline package struct ParentList<Element: AnyObject> {
     /// One registered parent and the parents registered before it.
-    package final class Link: @unchecked Sendable {
+    @usableFromInline package final class Link: @unchecked Sendable {
         // Immutable.
-        package let type: Any.Type
-        package let element: Element
-        package let next: Link?
+        @usableFromInline package let type: Any.Type
+        @usableFromInline package let element: Element
+        @usableFromInline package let next: Link?
 
         package init(type: Any.Type, element: Element, next: Link?) {
             self.type = type
@@ -28,17 +28,17 @@ package struct ParentList<Element: AnyObject> {
     }
 
     /// The owner's words: the first parent's registered type, the first parent, the newest link.
-    package let words: UnsafeMutablePointer<UInt>
+    @usableFromInline package let words: UnsafeMutablePointer<UInt>
 
     package static var wordCount: Int { 3 }
 
-    package init(words: UnsafeMutablePointer<UInt>) {
+    @inlinable package init(words: UnsafeMutablePointer<UInt>) {
         self.words = words
     }
 
-    private var firstType: UnsafeMutablePointer<UInt> { words }
-    private var first: UnsafeMutablePointer<UInt> { words + 1 }
-    private var newest: UnsafeMutablePointer<UInt> { words + 2 }
+    @inlinable var firstType: UnsafeMutablePointer<UInt> { words }
+    @usableFromInline var first: UnsafeMutablePointer<UInt> { words + 1 }
+    @inlinable var newest: UnsafeMutablePointer<UInt> { words + 2 }
 
     /// Sets the list empty; call it once, before anyone can read it.
     package func initialize() {
@@ -61,13 +61,13 @@ package struct ParentList<Element: AnyObject> {
     /// The parent registered as `type`, as a `P`, or nil. Safe from any thread without a lock.
     ///
     /// Whoever registers a parent as a type registers an instance of that type, so the cast holds.
-    @inline(__always)
+    @inlinable
     package func parent<P: AnyObject>(registeredAs type: P.Type) -> P? {
         element(registeredAs: type).map { unsafeDowncast($0, to: P.self) }
     }
 
     /// The parent registered as `type`, or nil. Safe from any thread without a lock.
-    @inline(__always)
+    @inlinable
     package func element(registeredAs type: Any.Type) -> Element? {
         guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return nil }
         if dirk_load_relaxed(firstType) == UInt(bitPattern: ObjectIdentifier(type)) {
@@ -81,7 +81,7 @@ package struct ParentList<Element: AnyObject> {
         return nil
     }
 
-    private var newestLink: Link? {
+    @inlinable var newestLink: Link? {
         UnsafeRawPointer(bitPattern: dirk_load_seq_cst(newest)).map {
             Unmanaged<Link>.fromOpaque($0).takeUnretainedValue()
         }

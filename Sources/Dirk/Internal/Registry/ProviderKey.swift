@@ -10,18 +10,18 @@ import CDirk
 /// A key is six words, hashed from the type and position alone. Equality compares the file and
 /// function names by address first, and by content only when the addresses differ (a literal
 /// copied into another binary by inlining).
-package struct ProviderKey: Equatable {
-    package let type: ObjectIdentifier
+@usableFromInline package struct ProviderKey: Equatable {
+    @usableFromInline package let type: ObjectIdentifier
     /// `line << 20 | column`.
-    package let position: UInt64
-    package let file: UnsafeRawPointer
-    package let fileLength: Int
-    package let function: UnsafeRawPointer
-    package let functionLength: Int
+    @usableFromInline package let position: UInt64
+    @usableFromInline package let file: UnsafeRawPointer
+    @usableFromInline package let fileLength: Int
+    @usableFromInline package let function: UnsafeRawPointer
+    @usableFromInline package let functionLength: Int
 
     /// The key of the provider called at `file`, `line` and `column` from `function`, returning
     /// `type`.
-    @inline(__always)
+    @inlinable
     package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
         self.type = ObjectIdentifier(type)
         position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
@@ -32,7 +32,7 @@ package struct ProviderKey: Equatable {
     }
 
     /// The key of the provider at `site` returning `type`.
-    package init(site: ProviderSite, type: Any.Type) {
+    @usableFromInline package init(site: ProviderSite, type: Any.Type) {
         self.init(file: site.file, line: site.line, column: site.column, function: site.function, type: type)
     }
 
@@ -42,13 +42,13 @@ package struct ProviderKey: Equatable {
     }
 
     /// A well-mixed hash of the type and position; tables use its low bits.
-    package var mixedHash: Int {
+    @inlinable package var mixedHash: Int {
         var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
         bits ^= bits >> 29
         return Int(truncatingIfNeeded: bits)
     }
 
-    @inline(__always)
+    @inlinable
     package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
         lhs.type == rhs.type && lhs.position == rhs.position
             && (lhs.file == rhs.file || sameText(lhs.file, lhs.fileLength, rhs.file, rhs.fileLength))
@@ -58,7 +58,7 @@ package struct ProviderKey: Equatable {
 
     /// Whether two names that lie at different addresses have the same bytes.
     @inline(never)
-    private static func sameText(
+    @usableFromInline static func sameText(
         _ lhs: UnsafeRawPointer, _ lhsLength: Int, _ rhs: UnsafeRawPointer, _ rhsLength: Int
     ) -> Bool {
         lhsLength == rhsLength
@@ -68,9 +68,9 @@ package struct ProviderKey: Equatable {
 }
 
 extension ProviderKey: LookupTableKey {
-    package static var wordCount: Int { 6 }
+    @inlinable package static var wordCount: Int { 6 }
 
-    package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
+    @inlinable package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
         type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
         position = UInt64(dirk_load_relaxed(words + 1))
         file = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 2))!
@@ -79,7 +79,7 @@ extension ProviderKey: LookupTableKey {
         functionLength = Int(bitPattern: dirk_load_relaxed(words + 5))
     }
 
-    package func store(into words: UnsafeMutablePointer<UInt>) {
+    @usableFromInline package func store(into words: UnsafeMutablePointer<UInt>) {
         dirk_store_relaxed(words, UInt(bitPattern: type))
         dirk_store_relaxed(words + 1, UInt(position))
         dirk_store_relaxed(words + 2, UInt(bitPattern: file))

@@ -3,13 +3,13 @@
 ///
 /// Together with the module and the declared return type, the site identifies the provider's
 /// cache slot (see `ProviderKey`), and it names the provider in messages and resolution paths.
-package struct ProviderSite {
+@usableFromInline package struct ProviderSite: Sendable {
     package let file: StaticString
-    package let line: UInt
-    package let column: UInt
-    package let function: StaticString
+    @usableFromInline package let line: UInt
+    @usableFromInline package let column: UInt
+    @usableFromInline package let function: StaticString
 
-    package init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
+    @usableFromInline package init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
         self.file = file
         self.line = line
         self.column = column

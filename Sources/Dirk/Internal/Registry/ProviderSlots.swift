@@ -11,23 +11,23 @@ import CDirk
 ///
 /// The component the module belongs to also holds this object, so that `reset()` and the
 /// component's release reach every cache without holding the module.
-final class ProviderSlots: Locked<ProviderSlots.State> {
+@usableFromInline final class ProviderSlots: Locked<ProviderSlots.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded by the lock of `Locked`. The extra words are atomics: `attention`,
     // `observers`, `hasOverrides`, then the table, which is written only while holding the lock.
 
-    struct State {
+    @usableFromInline struct State {
         /// The module's type, which names its providers.
-        let moduleType: Any.Type
+        @usableFromInline let moduleType: Any.Type
         /// The type of the component the module belongs to.
-        let componentType: Any.Type
+        @usableFromInline let componentType: Any.Type
         /// Factories that replace providers' factories, by key (`Component.overriding`).
         var overrides: [OverrideKey: Any] = [:]
     }
 
-    private static let attentionWord = 0
-    private static let observersWord = 1
-    private static let overridesWord = 2
-    private static let tableWord = 3
+    @usableFromInline static let attentionWord = 0
+    @usableFromInline static let observersWord = 1
+    @usableFromInline static let overridesWord = 2
+    @usableFromInline static let tableWord = 3
 
     /// Slots for a module of type `moduleType` of a `componentType`.
     static func make(moduleType: Any.Type, componentType: Any.Type) -> ProviderSlots {
@@ -43,7 +43,7 @@ final class ProviderSlots: Locked<ProviderSlots.State> {
         table.destroy()
     }
 
-    private var table: LookupTable<ProviderKey, AnyObject> {
+    @inlinable var table: LookupTable<ProviderKey, AnyObject> {
         LookupTable(words: extraWords + Self.tableWord)
     }
 
@@ -51,7 +51,7 @@ final class ProviderSlots: Locked<ProviderSlots.State> {
 
     /// Fresh requests under way plus observers of the module's providers: while it is zero, a
     /// cached `single` takes its shortest path.
-    @inline(__always)
+    @inlinable
     var attention: UInt { dirk_load_relaxed(extraWords + Self.attentionWord) }
 
     /// Adds `delta`, which may be negative, to the fresh requests under way on the module.
@@ -67,16 +67,16 @@ final class ProviderSlots: Locked<ProviderSlots.State> {
 
     /// Whether anyone observes the module's providers: a trace, recording, or an override being
     /// set up.
-    var isObserved: Bool { dirk_load_relaxed(extraWords + Self.observersWord) != 0 }
+    @inlinable var isObserved: Bool { dirk_load_relaxed(extraWords + Self.observersWord) != 0 }
 
     /// Whether any provider of the module is overridden.
-    @inline(__always)
+    @inlinable
     var hasOverrides: Bool { dirk_load_relaxed(extraWords + Self.overridesWord) != 0 }
 
     // MARK: Slots
 
     /// The cell of the `single` whose key is `key`, if its slot exists.
-    @inline(__always)
+    @inlinable
     func strongCell<T>(for key: ProviderKey, as type: T.Type) -> OnceCell<StrongStorage<T>>? {
         guard let entry = table.entry(for: key), entry.tag == UInt(ProviderStrategy.single.rawValue) else {
             return nil
@@ -90,7 +90,7 @@ final class ProviderSlots: Locked<ProviderSlots.State> {
     /// program when another provider with the same key uses another strategy.
     ///
     /// - Returns: The slot, and whether this call made it.
-    func slot<Slot: AnyObject>(
+    @inlinable func slot<Slot: AnyObject>(
         for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
         make: () -> Slot
     ) -> (slot: Slot, isNew: Bool) {
@@ -107,7 +107,7 @@ final class ProviderSlots: Locked<ProviderSlots.State> {
         }
     }
 
-    private func checked<Slot: AnyObject>(
+    @inlinable func checked<Slot: AnyObject>(
         _ entry: (value: AnyObject, tag: UInt), strategy: ProviderStrategy, site: ProviderSite,
         as type: Slot.Type
     ) -> Slot {
@@ -174,7 +174,9 @@ struct OverrideKey: Hashable {
 
 /// The slot of a provider that caches nothing in its module: it identifies the provider, for
 /// `scoped` instances and for insight.
-final class ProviderMarker: Sendable {}
+@usableFromInline final class ProviderMarker: Sendable {
+    @usableFromInline init() {}
+}
 
 /// A provider's cache, which `reset()` empties.
 protocol ResettableCache: AnyObject {

@@ -1,24 +1,24 @@
 import CDirk
 
 /// What a table of types finds its values by: a module's type, or the type a parent is asked for.
-package struct TypeKey: LookupTableKey, Hashable {
-    package let type: ObjectIdentifier
+@usableFromInline package struct TypeKey: LookupTableKey, Hashable {
+    @usableFromInline package let type: ObjectIdentifier
 
-    package init(_ type: Any.Type) {
+    @inlinable package init(_ type: Any.Type) {
         self.type = ObjectIdentifier(type)
     }
 
-    package static var wordCount: Int { 1 }
+    @inlinable package static var wordCount: Int { 1 }
 
-    package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
+    @inlinable package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
         type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
     }
 
-    package func store(into words: UnsafeMutablePointer<UInt>) {
+    @usableFromInline package func store(into words: UnsafeMutablePointer<UInt>) {
         dirk_store_relaxed(words, UInt(bitPattern: type))
     }
 
-    package var mixedHash: Int {
+    @inlinable package var mixedHash: Int {
         let bits = UInt64(UInt(bitPattern: type)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: bits ^ bits >> 29)
     }

@@ -6,7 +6,7 @@
 /// it looks for a cycle, so that of two agents that close a cycle at the same time at least one
 /// sees the other's wait (each records under its own lock, then reads the other's under the
 /// other's lock).
-package class BuildAgent: @unchecked Sendable {
+@usableFromInline package class BuildAgent: @unchecked Sendable {
     // `waiting` is guarded by its own lock.
     private let waiting = Locked<WaitTarget?>.make(nil)
 
@@ -16,7 +16,7 @@ package class BuildAgent: @unchecked Sendable {
     package static func standalone() -> BuildAgent { BuildAgent() }
 
     /// The build this agent is waiting for, if any.
-    package final var waitingFor: WaitTarget? {
+    @usableFromInline package final var waitingFor: WaitTarget? {
         get { waiting.withLock { $0 } }
         set { waiting.withLock { $0 = newValue } }
     }
@@ -31,9 +31,14 @@ package class BuildAgent: @unchecked Sendable {
 
 /// A build that an agent waits for: a cell and the generation of the build under way in it, so
 /// that a cell rebuilt meanwhile is never mistaken for the same build.
-package struct WaitTarget {
-    package let cell: any WaitableCell
-    package let generation: UInt64
+@usableFromInline package struct WaitTarget {
+    @usableFromInline package let cell: any WaitableCell
+    @usableFromInline package let generation: UInt64
+
+    @usableFromInline package init(cell: any WaitableCell, generation: UInt64) {
+        self.cell = cell
+        self.generation = generation
+    }
 
     package func isSame(as other: WaitTarget) -> Bool {
         cell === other.cell && generation == other.generation
@@ -41,7 +46,7 @@ package struct WaitTarget {
 }
 
 /// A cell whose builds agents can wait for.
-package protocol WaitableCell: AnyObject {
+@usableFromInline package protocol WaitableCell: AnyObject {
     /// The build of generation `generation`, if it is still under way: who builds it, what it
     /// builds, and whether its instance exists already (it is being configured, or held until its
     /// builder's resolution ends).
@@ -52,7 +57,7 @@ package protocol WaitableCell: AnyObject {
 }
 
 /// What the wait graph needs of one build under way.
-package struct BuildSnapshot {
+@usableFromInline package struct BuildSnapshot {
     package let builder: BuildAgent
     package let frame: Frame
     package let hasInstance: Bool

@@ -10,16 +10,16 @@
 /// closed chain is checked a second time, link by link, and reported only if it is unchanged: every
 /// agent in a real cycle is blocked, so a real cycle never changes, while a chain pieced together
 /// from agents that moved on does, since each build's generation only grows.
-package enum CycleDetector {
+@usableFromInline package enum CycleDetector {
     /// One link of a closed chain: a build, and the agent that waits for it.
-    package struct Link {
+    @usableFromInline package struct Link {
         package let waiter: BuildAgent
         package let target: WaitTarget
         package let build: BuildSnapshot
     }
 
     /// What a closed chain of waits means for the agent that closed it.
-    package enum Finding {
+    @usableFromInline package enum Finding {
         /// The build the caller waits for has its instance already: the caller may take it as it
         /// is, as the builder's own thread would, which breaks the cycle.
         case takeInstance
@@ -32,7 +32,7 @@ package enum CycleDetector {
 
     /// The cycle that `agent`, which waits for `target` and has recorded it in `waitingFor`, closes;
     /// nil when the chain of waits ends at an agent that is making progress.
-    package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
+    @usableFromInline package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
         guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
         #if DEBUG
             checkInvariants(of: chain, from: agent)
@@ -82,7 +82,7 @@ package enum CycleDetector {
 
     /// The providers of a closed chain, from the build that the caller's own steps began with, as
     /// messages show them: `A.left() -> A.right() -> A.left()`.
-    package static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
+    @usableFromInline package static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
         // The caller builds the last link's instance; its steps from there lead to the first wait.
         var frames = agent.steps(from: chain[chain.count - 1].build.frame)
         for link in chain.dropLast() {

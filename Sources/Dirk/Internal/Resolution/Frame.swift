@@ -4,8 +4,8 @@
 /// A frame is a few words pushed by value, so a `transient` call allocates nothing. It names its
 /// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a frame
 /// keeps the owner alive until it pops it.
-package struct Frame {
-    package enum Kind: UInt8 {
+@usableFromInline package struct Frame {
+    @usableFromInline package enum Kind: UInt8 {
         /// A provider's factory or `configure:` closure runs.
         case provider
         /// A component creates the module of type `subject`.
@@ -16,23 +16,23 @@ package struct Frame {
         case keyHashing
     }
 
-    package let kind: Kind
+    @usableFromInline package let kind: Kind
     /// How the provider caches, for messages and traces; `.none` for steps that are not providers.
-    package let strategy: ProviderStrategy
+    @usableFromInline package let strategy: ProviderStrategy
     /// The address of the module whose provider runs, of the component that creates a module, or
     /// of the handle; compared only.
-    package let owner: UInt
+    @usableFromInline package let owner: UInt
     /// The address of the component the step belongs to; compared only.
-    package let component: UInt
-    package let site: ProviderSite
+    @usableFromInline package let component: UInt
+    @usableFromInline package let site: ProviderSite
     /// The provider's declared return type, or the module type being created.
-    package let type: Any.Type
+    @usableFromInline package let type: Any.Type
     /// The module type that names the frame.
-    package let subject: Any.Type
+    @usableFromInline package let subject: Any.Type
     /// The type of the component the frame's provider belongs to, for messages.
-    package let componentType: Any.Type
+    @usableFromInline package let componentType: Any.Type
 
-    package init(
+    @inlinable package init(
         _ kind: Kind, strategy: ProviderStrategy = .none, owner: UInt, component: UInt, site: ProviderSite,
         type: Any.Type, subject: Any.Type, componentType: Any.Type
     ) {
@@ -48,7 +48,7 @@ package struct Frame {
 
     /// Whether both frames are the same step: the same provider of the same module, the same module
     /// created by the same component, or the same handle.
-    package func isSame(as other: Frame) -> Bool {
+    @inlinable package func isSame(as other: Frame) -> Bool {
         guard owner == other.owner, kind == other.kind, ObjectIdentifier(type) == ObjectIdentifier(other.type)
         else { return false }
         switch kind {
@@ -59,7 +59,7 @@ package struct Frame {
 
     /// Which of `ResolutionStack.bucketCount` buckets the frame falls in: frames that are the same
     /// always share a bucket.
-    package var bucket: Int {
+    @inlinable package var bucket: Int {
         let position: UInt64 =
             switch kind {
             case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)
@@ -73,7 +73,7 @@ package struct Frame {
 
     /// How messages and resolution paths show the frame: `DataModule.store()`,
     /// `DataModule.init(_:)`, `Lazy<Store>`.
-    package var name: String {
+    @usableFromInline package var name: String {
         switch kind {
         case .provider, .keyHashing: "\(subject).\(site.function)"
         case .moduleCreation: "\(subject).init(_:)"
@@ -83,13 +83,13 @@ package struct Frame {
 }
 
 /// How a provider caches its instances.
-package enum ProviderStrategy: UInt8 {
+@usableFromInline package enum ProviderStrategy: UInt8 {
     case none
     case single, keyedSingle, weak, scoped, transient
     case asyncSingle, asyncTransient, asyncScoped
 
     /// Whether the strategy takes a `configure:` closure, which breaks construction cycles.
-    package var takesConfigure: Bool {
+    @inlinable package var takesConfigure: Bool {
         switch self {
         case .single, .weak, .scoped: true
         default: false
@@ -97,7 +97,7 @@ package enum ProviderStrategy: UInt8 {
     }
 
     /// Whether the strategy caches one instance per component (or per key, or while held).
-    package var isCached: Bool {
+    @inlinable package var isCached: Bool {
         switch self {
         case .single, .keyedSingle, .weak, .asyncSingle: true
         default: false
@@ -105,7 +105,7 @@ package enum ProviderStrategy: UInt8 {
     }
 
     /// The strategy as traces and messages show it: `single`, `single(key:)`, `async scoped`.
-    package var name: String {
+    @usableFromInline package var name: String {
         switch self {
         case .none: "none"
         case .single: "single"

@@ -1,7 +1,7 @@
 /// An override being set up on one thread: `Component.overriding(_:with:)` runs its closure with
 /// this in the thread's resolution, and the first provider the closure calls is the one it
 /// overrides.
-final class OverrideCapture {
+@usableFromInline final class OverrideCapture {
     // Used only by the thread that set it up.
     /// The component whose provider is overridden, compared only.
     let component: UInt
@@ -15,7 +15,7 @@ final class OverrideCapture {
     var captured: String?
     /// Set while the captured provider resolves through its new factory, whose own provider
     /// calls are ordinary.
-    var isSuspended = false
+    @usableFromInline var isSuspended = false
 
     init(component: UInt, componentType: Any.Type, file: StaticString, line: UInt, factory: AnyObject) {
         self.component = component

@@ -14,23 +14,23 @@ import CDirk
 /// A resolution begins when a thread calls a provider while inside none, and ends when that
 /// outermost call returns. Until then it keeps every component it entered alive (one reference
 /// each, taken on entry), so that deeper calls into the same component count no references.
-final class ResolutionContext: BuildAgent, @unchecked Sendable {
+@usableFromInline final class ResolutionContext: BuildAgent, @unchecked Sendable {
     // Everything below belongs to the context's own thread, which alone reads and writes it, with
     // one exception: another agent reads `steps` to describe a cycle (see `BuildAgent.steps`).
 
     /// The stack of steps, `depth` deep.
-    private var frames: UnsafeMutablePointer<Frame>
-    private(set) var depth = 0
-    private var capacity = 32
+    @usableFromInline var frames: UnsafeMutablePointer<Frame>
+    @usableFromInline var depth = 0
+    @usableFromInline var capacity = 32
     /// For each frame, the index of the frame below it in the same bucket, or -1.
-    private var belowInBucket: UnsafeMutablePointer<Int32>
+    @usableFromInline var belowInBucket: UnsafeMutablePointer<Int32>
     /// For each bucket, the index of its topmost frame, or -1: a step that caches nothing looks
     /// for itself only among the frames of its own bucket, so a long chain costs linear time.
-    private let bucketTops: UnsafeMutablePointer<Int32>
+    @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
     static let bucketCount = 256
 
     /// Objects kept alive until the resolution ends, each by one reference.
-    private var held: [Unmanaged<AnyObject>] = []
+    @usableFromInline var held: [Unmanaged<AnyObject>] = []
     /// Builds finished while a `configure:` closure ran on this thread, published when the
     /// resolution ends (see `OnceCell.resolve`).
     private var heldBuilds: [(cell: any HeldBuild, generation: UInt64)] = []
@@ -38,23 +38,23 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
     /// configured; the resolution waits for them before it ends.
     private var borrowed: [(cell: any BorrowedBuild, generation: UInt64)] = []
     /// Whether `leave()` at depth zero has work beyond popping.
-    private var hasEndWork = false
+    @usableFromInline var hasEndWork = false
 
     /// The `scoped` instances of the resolution under way, if it has made any.
     private var scopes: ScopeStore?
     /// Whether the resolution made `scopes` itself, and so ends it.
     private var ownsScopes = false
     /// How many `configure:` closures are running on this thread.
-    var configurationDepth = 0
+    @usableFromInline var configurationDepth = 0
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
-    var freshRequest: (module: ObjectIdentifier, depth: Int)?
+    @usableFromInline var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The lines of the trace under way on this thread, if any.
     var traceLines: [String]?
     /// The observed provider calls under way on this thread, innermost last: each one's name, and
     /// what records its dependencies (its component's lock and state), if its component records.
     var observedCalls: [(name: String, recorder: AnyObject?)] = []
     /// Set while `overriding(_:with:)` finds out which provider its closure calls.
-    var capture: OverrideCapture?
+    @usableFromInline var capture: OverrideCapture?
 
     private override init() {
         frames = .allocate(capacity: capacity)
@@ -75,7 +75,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
     ///
     /// The thread-local variable owns one reference to it, which keeps it alive for as long as the
     /// thread can read it; the thread-specific key only lets the thread's exit release it.
-    @inline(__always)
+    @inlinable
     static var current: ResolutionContext {
         if let existing = dirk_get_thread_context() {
             return Unmanaged<ResolutionContext>.fromOpaque(existing).takeUnretainedValue()
@@ -83,7 +83,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
         return makeCurrent()
     }
 
-    private static func makeCurrent() -> ResolutionContext {
+    @usableFromInline static func makeCurrent() -> ResolutionContext {
         let context = ResolutionContext()
         let owned = Unmanaged.passRetained(context).toOpaque()
         pthread_setspecific(contextKey, owned)
@@ -92,12 +92,12 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
     }
 
     /// Whether a `configure:` closure is running on this thread.
-    var isConfiguring: Bool { configurationDepth > 0 }
+    @usableFromInline var isConfiguring: Bool { configurationDepth > 0 }
 
     // MARK: Steps
 
     /// Enters the step `frame`. Pair every call with `leave()`.
-    @inline(__always)
+    @inlinable
     func enter(_ frame: Frame) {
         if depth == capacity { grow() }
         let bucket = frame.bucket
@@ -108,7 +108,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
     }
 
     /// The frame of `frame`'s step if it is already on the stack, looking only at its bucket.
-    @inline(__always)
+    @inlinable
     func enclosing(_ frame: Frame) -> Frame? {
         var index = bucketTops[frame.bucket]
         while index >= 0 {
@@ -119,7 +119,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
     }
 
     /// Leaves the step entered last; when it was the outermost, ends the resolution.
-    @inline(__always)
+    @inlinable
     func leave() {
         depth &-= 1
         bucketTops[frames[depth].bucket] = belowInBucket[depth]
@@ -127,7 +127,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
         if depth == 0 && hasEndWork { endResolution() }
     }
 
-    private func grow() {
+    @usableFromInline func grow() {
         let larger = UnsafeMutablePointer<Frame>.allocate(capacity: capacity * 2)
         larger.moveInitialize(from: frames, count: depth)
         frames.deallocate()
@@ -144,7 +144,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
         (0..<depth).map { frames[$0] }
     }
 
-    override func steps(from frame: Frame) -> [Frame] {
+    @usableFromInline override func steps(from frame: Frame) -> [Frame] {
         let stack = stack
         let first = stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex
         return Array(stack[first...])
@@ -152,7 +152,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
 
     /// The `scoped` instances of the resolution under way: those of the async resolution this
     /// thread runs a part of, if any, or else its own, made on first use.
-    var scopeStore: ScopeStore {
+    @usableFromInline var scopeStore: ScopeStore {
         if let scopes { return scopes }
         if let agent = TaskAgent.current, !agent.scopes.hasEnded {
             scopes = agent.scopes
@@ -167,7 +167,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
     // MARK: Objects kept alive
 
     /// Whether the resolution keeps the object at `address` alive.
-    @inline(__always)
+    @inlinable
     func holds(_ address: UnsafeMutableRawPointer) -> Bool {
         for object in held where object.toOpaque() == address { return true }
         return false
@@ -175,7 +175,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
 
     /// Keeps `object`, which the caller retained once, alive until the resolution ends, taking over
     /// that reference. Call it only inside a step.
-    func hold(_ object: Unmanaged<AnyObject>) {
+    @usableFromInline func hold(_ object: Unmanaged<AnyObject>) {
         held.append(object)
         hasEndWork = true
     }
@@ -183,19 +183,19 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
     // MARK: Ending the resolution
 
     /// Publishes `cell`'s build of generation `generation` when the resolution ends.
-    func publishWhenResolutionEnds(_ cell: any HeldBuild, generation: UInt64) {
+    @usableFromInline func publishWhenResolutionEnds(_ cell: any HeldBuild, generation: UInt64) {
         heldBuilds.append((cell, generation))
         hasEndWork = true
     }
 
     /// Waits, when the resolution ends, until `cell`'s build of generation `generation` ends.
-    func waitWhenResolutionEnds(for cell: any BorrowedBuild, generation: UInt64) {
+    @usableFromInline func waitWhenResolutionEnds(for cell: any BorrowedBuild, generation: UInt64) {
         borrowed.append((cell, generation))
         hasEndWork = true
     }
 
     @inline(never)
-    private func endResolution() {
+    @usableFromInline func endResolution() {
         hasEndWork = false
         // First what this resolution built while configuring, so that other agents waiting for it
         // can finish; then the builds this resolution took instances from while they were being
@@ -224,7 +224,7 @@ final class ResolutionContext: BuildAgent, @unchecked Sendable {
 }
 
 /// A build another agent runs, whose end a resolution that borrowed its instance waits for.
-protocol BorrowedBuild: AnyObject {
+@usableFromInline protocol BorrowedBuild: AnyObject {
     func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext)
 }
 

@@ -5,7 +5,7 @@
 /// resolution that runs inside it, on whatever thread, so that a `scoped` provider asked for
 /// before and after an `await` gives the same instance. Tasks of one async resolution (`async let`,
 /// task groups) may ask at once, hence the lock; the cells make each instance once.
-final class ScopeStore: @unchecked Sendable {
+@usableFromInline final class ScopeStore: @unchecked Sendable {
     // `state` is guarded by its own lock.
     private let state = Locked<State>.make(State())
 
@@ -21,7 +21,7 @@ final class ScopeStore: @unchecked Sendable {
     var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
     /// The cell of `slot` in this resolution, made by `make` on first use.
-    func cell<Cell: AnyObject>(for slot: AnyObject, make: () -> Cell) -> Cell {
+    @usableFromInline func cell<Cell: AnyObject>(for slot: AnyObject, make: () -> Cell) -> Cell {
         let key = ObjectIdentifier(slot)
         return state.withLock { state in
             if let existing = state.cells[key] {

@@ -8,14 +8,14 @@ import CDirk
 /// (factories, `configure:` closures, deinitializers, a key's `hash(into:)` or `==`) and never while
 /// waiting for anything. Debug builds also record which thread holds it, and stop a thread that
 /// takes a lock it already holds, which would otherwise hang.
-package class Locked<State>: ManagedBuffer<State, UInt> {
+@usableFromInline package class Locked<State>: ManagedBuffer<State, UInt> {
     // The header (`State`) is read and written only inside `withLock`. The elements are the lock
     // word and, in debug builds, the holder's thread marker; their addresses never move, and they
     // are touched only through CDirk's atomic functions.
 
     /// A lock guarding `state`, with `extraWords` more words that the caller uses atomically
     /// through `extraWords` (lock-free tables beside the locked state).
-    package static func make(_ state: State, extraWords: Int = 0) -> Self {
+    @inlinable package static func make(_ state: State, extraWords: Int = 0) -> Self {
         let buffer = create(minimumCapacity: 2 + extraWords) { _ in state }
         // `create` allocates an instance of the class it is called on, which is `Self`.
         let box = unsafeDowncast(buffer, to: self)
@@ -28,12 +28,12 @@ package class Locked<State>: ManagedBuffer<State, UInt> {
 
     /// The words after the lock, which `make(_:extraWords:)` reserved. They live as long as the
     /// box, at a fixed address; touch them only through CDirk's atomic functions.
-    package final var extraWords: UnsafeMutablePointer<UInt> {
+    @inlinable package final var extraWords: UnsafeMutablePointer<UInt> {
         withUnsafeMutablePointerToElements { $0 + 2 }
     }
 
     /// Runs `body` with the state while holding the lock.
-    @inline(__always)
+    @inlinable
     package final func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -61,7 +61,7 @@ package class Locked<State>: ManagedBuffer<State, UInt> {
 
 #if DEBUG
     /// A number that differs from one running thread to another.
-    package enum ThreadMarker {
-        package static var current: UInt { dirk_thread_marker() }
+    @usableFromInline package enum ThreadMarker {
+        @usableFromInline package static var current: UInt { dirk_thread_marker() }
     }
 #endif

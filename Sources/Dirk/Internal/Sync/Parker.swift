@@ -11,13 +11,13 @@
 /// A thread parks only while it waits for an instance that another thread is building. The waker
 /// hands over what the sleeper needs (`deliver`), and the sleeper takes it (`receive`); both hold
 /// the parker's mutex, which is a pthread mutex so that ThreadSanitizer sees the hand-over.
-package final class Parker<Message>: @unchecked Sendable {
+@usableFromInline package final class Parker<Message>: @unchecked Sendable {
     // `message` is guarded by `mutex`; the two pointers are immutable.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var message: Message?
 
-    package init() {
+    @usableFromInline package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         condition = .allocate(capacity: 1)
@@ -45,7 +45,7 @@ package final class Parker<Message>: @unchecked Sendable {
     }
 
     /// Sleeps until a message is delivered, and returns it.
-    package func receive() -> Message {
+    @usableFromInline package func receive() -> Message {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while true {

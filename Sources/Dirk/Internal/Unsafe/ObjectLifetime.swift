@@ -9,9 +9,9 @@ import CDirk
 /// module keeps allocated (an unowned reference keeps an object's memory, though not the object,
 /// until it goes). `swift_tryRetain` decides atomically against the start of deinitialization, so a
 /// reference it returns is a real strong reference, balanced by the caller's release.
-enum ObjectLifetime {
+@usableFromInline enum ObjectLifetime {
     /// A strong reference to the object at `address`, or nil if it has begun to deinitialize.
-    @inline(__always)
+    @inlinable
     static func retainIfAlive<Object: AnyObject>(_ address: UnsafeMutableRawPointer, as type: Object.Type)
         -> Unmanaged<Object>?
     {
@@ -21,7 +21,7 @@ enum ObjectLifetime {
 
     /// Whether `object` has begun to deinitialize: true only inside its own `deinit`, or in code
     /// that its `deinit` calls, since no other code can still hold a strong reference to it.
-    @inline(__always)
+    @inlinable
     static func isDeinitializing(_ object: AnyObject) -> Bool {
         swift_isDeallocating(Unmanaged.passUnretained(object).toOpaque())
     }

@@ -4,14 +4,14 @@
 /// `UInt(bitPattern: ObjectIdentifier(...))`: an `ObjectIdentifier` and an `Any.Type` are both one
 /// pointer to type metadata, which lives as long as the process. The identifier is only compared,
 /// never followed to an object.
-enum RegisteredType {
+@usableFromInline enum RegisteredType {
     /// The type whose identifier's bits are `bits`.
-    static func type(fromBits bits: UInt) -> Any.Type {
+    @inlinable static func type(fromBits bits: UInt) -> Any.Type {
         unsafeBitCast(UnsafeRawPointer(bitPattern: bits)!, to: Any.Type.self)
     }
 
     /// The identifier whose bits are `bits`.
-    static func identifier(fromBits bits: UInt) -> ObjectIdentifier {
+    @inlinable static func identifier(fromBits bits: UInt) -> ObjectIdentifier {
         unsafeBitCast(bits, to: ObjectIdentifier.self)
     }
 }

@@ -6,25 +6,25 @@
 /// `ObjectLifetime.retainIfAlive` needs. `heldObject` makes a reference from the address without
 /// retaining it; callers use it only while a strong reference that they hold keeps the object
 /// alive (the resolution's `hold`, or the reference `retainIfAlive` returned).
-struct UnownedReference<Object: AnyObject>: @unchecked Sendable {
+@usableFromInline struct UnownedReference<Object: AnyObject>: @unchecked Sendable {
     // Immutable. `unowned` references are thread-safe to copy.
-    private unowned let memoryKeeper: Object
-    let address: UnsafeMutableRawPointer
+    @usableFromInline unowned let memoryKeeper: Object
+    @usableFromInline let address: UnsafeMutableRawPointer
 
-    init(_ object: Object) {
+    @inlinable init(_ object: Object) {
         memoryKeeper = object
         address = Unmanaged.passUnretained(object).toOpaque()
     }
 
     /// A strong reference to the object, or nil if the object has begun to deinitialize.
-    func strongIfAlive() -> Object? {
+    @inlinable func strongIfAlive() -> Object? {
         ObjectLifetime.retainIfAlive(address, as: Object.self)?.takeRetainedValue()
     }
 
     /// Makes `context` keep the object alive until its resolution ends, unless it does already;
     /// returns false, changing nothing, if the object has begun to deinitialize. Call it inside a
     /// step of the resolution.
-    @inline(__always)
+    @inlinable
     func holdIfAlive(in context: ResolutionContext) -> Bool {
         if context.holds(address) { return true }
         guard let retained = ObjectLifetime.retainIfAlive(address, as: AnyObject.self) else { return false }
@@ -33,11 +33,11 @@ struct UnownedReference<Object: AnyObject>: @unchecked Sendable {
     }
 
     /// The object, which a strong reference the caller holds keeps alive.
-    @inline(__always)
+    @inlinable
     var heldObject: Object {
         Unmanaged<Object>.fromOpaque(address).takeUnretainedValue()
     }
 
     /// The object's identity, compared only.
-    var identity: UInt { UInt(bitPattern: address) }
+    @inlinable var identity: UInt { UInt(bitPattern: address) }
 }
