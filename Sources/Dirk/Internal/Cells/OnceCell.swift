@@ -8,38 +8,38 @@
 ///
 /// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
 /// mutable in it is the state machine, guarded by the lock of `Locked`.
-final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
-    typealias Value = Storage.Value
+package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
+    package typealias Value = Storage.Value
 
     /// An empty cell.
-    static func make() -> OnceCell {
+    package static func make() -> OnceCell {
         make(OnceStateMachine())
     }
 
     /// The ready value, read under the lock; nil when the cell is not ready.
     @inline(__always)
-    var readyValue: Value? {
+    package var readyValue: Value? {
         withLock { $0.readyValue }
     }
 
     /// Whether the cell holds a value now.
-    var hasValue: Bool { withLock { $0.hasValue } }
+    package var hasValue: Bool { withLock { $0.hasValue } }
 
     /// Whether a build is under way.
-    var isBuilding: Bool { withLock { $0.isBuilding } }
+    package var isBuilding: Bool { withLock { $0.isBuilding } }
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
-    func reset() -> Storage? {
+    package func reset() -> Storage? {
         withLock { $0.reset() }
     }
 
     // MARK: WaitableCell
 
-    func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+    package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         withLock { $0.build(ofGeneration: generation) }
     }
 
-    func wakeToRecheck(_ agent: BuildAgent) {
+    package func wakeToRecheck(_ agent: BuildAgent) {
         let woken = withLock { $0.dequeueWaiters(of: agent) }
         for waiter in woken { waiter.resume(with: .recheck) }
     }

@@ -35,6 +35,11 @@ package struct WaitTarget {
     package let cell: any WaitableCell
     package let generation: UInt64
 
+    package init(cell: any WaitableCell, generation: UInt64) {
+        self.cell = cell
+        self.generation = generation
+    }
+
     package func isSame(as other: WaitTarget) -> Bool {
         cell === other.cell && generation == other.generation
     }
