@@ -7,6 +7,7 @@ struct CycleDetectorTests {
     @Test("a chain of waits that ends at an agent that is not waiting is no cycle")
     func openChain() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
         let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
         let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
         a.waitingFor = x.target
@@ -19,6 +20,7 @@ struct CycleDetectorTests {
     @Test("a chain that reaches a build that has ended is no cycle")
     func endedBuild() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b) }
         let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
         let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
         a.waitingFor = x.target
@@ -41,6 +43,7 @@ struct CycleDetectorTests {
     @Test("two agents that wait for each other's builds close a cycle, reported from either in order")
     func twoAgentCycle() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b) }
         let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"), generation: 3)
         let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"), generation: 5)
         a.waitingFor = x.target
@@ -68,6 +71,7 @@ struct CycleDetectorTests {
     @Test("three agents that wait for each other's builds close a cycle, reported in order")
     func threeAgentCycle() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
         let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
         let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
         let z = ScriptedCell(builtBy: a, frame: makeFrame("z()"))
@@ -87,6 +91,7 @@ struct CycleDetectorTests {
     @Test("when the build the caller waits for has its instance, the caller takes it")
     func takeInstance() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b) }
         let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"), hasInstance: true)
         let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"), hasInstance: true)
         a.waitingFor = x.target
@@ -97,6 +102,7 @@ struct CycleDetectorTests {
     @Test("when a later build in the chain has its instance, that link's waiter is to be woken")
     func wakeLaterWaiter() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
         let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
         let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"), generation: 2, hasInstance: true)
         let z = ScriptedCell(builtBy: a, frame: makeFrame("z()"), hasInstance: true)
@@ -117,6 +123,7 @@ struct CycleDetectorTests {
     @Test("a closed chain that changed between the two looks is no cycle", arguments: ChainChange.allCases)
     func changedChain(change: ChainChange) {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
         let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
         let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
         a.waitingFor = x.target
@@ -147,6 +154,7 @@ struct CycleDetectorTests {
         let finding = DirkTestSupport.Locked<FindingSummary?>(nil)
         withWatchdog {
             let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+            defer { endWaits(a, b, c) }
             let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
             let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
             let z = ScriptedCell(builtBy: b, frame: makeFrame("z()"))
@@ -162,6 +170,7 @@ struct CycleDetectorTests {
     @Test("the path of a cycle begins and ends with the build the caller runs, as messages show it")
     func path() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
         // a builds left(), which needs middle(), built by b, which needs right(), built by c, which
         // needs left().
         let middle = ScriptedCell(builtBy: b, frame: makeFrame("middle()"))
@@ -207,6 +216,12 @@ struct CycleDetectorTests {
 }
 
 // MARK: Helpers
+
+/// Ends the agents' waits, as real agents do when a wait ends: agents that wait for each other's
+/// builds hold each other through their waits and the builds' builders.
+private func endWaits(_ agents: BuildAgent...) {
+    for agent in agents { agent.waitingFor = nil }
+}
 
 /// How a closed chain changes between the detector's two looks at it.
 enum ChainChange: CaseIterable {
