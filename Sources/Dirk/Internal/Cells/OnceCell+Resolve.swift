@@ -10,7 +10,7 @@ extension OnceCell {
     ///   - configures: Whether to run `configure` on a new value.
     ///   - configure: Completes a new value after this thread can see it, for cycles through
     ///     `configure:`.
-    @inlinable func resolve<Failure: Error>(
+    @inlinable package func resolve<Failure: Error>(
         in context: ResolutionContext,
         frame: Frame,
         build: () throws(Failure) -> Value,

@@ -8,38 +8,38 @@
 ///
 /// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
 /// mutable in it is the state machine, guarded by the lock of `Locked`.
-@usableFromInline final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
-    @usableFromInline typealias Value = Storage.Value
+@usableFromInline package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
+    @usableFromInline package typealias Value = Storage.Value
 
     /// An empty cell.
-    @inlinable static func make() -> OnceCell {
+    @inlinable package static func make() -> OnceCell {
         make(OnceStateMachine())
     }
 
     /// The ready value, read under the lock; nil when the cell is not ready.
     @inlinable
-    var readyValue: Value? {
+    package var readyValue: Value? {
         withLock { $0.readyValue }
     }
 
     /// Whether the cell holds a value now.
-    @usableFromInline var hasValue: Bool { withLock { $0.hasValue } }
+    @usableFromInline package var hasValue: Bool { withLock { $0.hasValue } }
 
     /// Whether a build is under way.
-    var isBuilding: Bool { withLock { $0.isBuilding } }
+    package var isBuilding: Bool { withLock { $0.isBuilding } }
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
-    func reset() -> Storage? {
+    package func reset() -> Storage? {
         withLock { $0.reset() }
     }
 
     // MARK: WaitableCell
 
-    @usableFromInline func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+    @usableFromInline package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         withLock { $0.build(ofGeneration: generation) }
     }
 
-    @usableFromInline func wakeToRecheck(_ agent: BuildAgent) {
+    @usableFromInline package func wakeToRecheck(_ agent: BuildAgent) {
         let woken = withLock { $0.dequeueWaiters(of: agent) }
         for waiter in woken { waiter.resume(with: .recheck) }
     }

@@ -14,7 +14,7 @@ import CDirk
 /// A resolution begins when a thread calls a provider while inside none, and ends when that
 /// outermost call returns. Until then it keeps every component it entered alive (one reference
 /// each, taken on entry), so that deeper calls into the same component count no references.
-@usableFromInline final class ResolutionContext: BuildAgent, @unchecked Sendable {
+@usableFromInline package final class ResolutionContext: BuildAgent, @unchecked Sendable {
     // Everything below belongs to the context's own thread, which alone reads and writes it, with
     // one exception: another agent reads `steps` to describe a cycle (see `BuildAgent.steps`).
 
@@ -76,7 +76,7 @@ import CDirk
     /// The thread-local variable owns one reference to it, which keeps it alive for as long as the
     /// thread can read it; the thread-specific key only lets the thread's exit release it.
     @inlinable
-    static var current: ResolutionContext {
+    package static var current: ResolutionContext {
         if let existing = dirk_get_thread_context() {
             return Unmanaged<ResolutionContext>.fromOpaque(existing).takeUnretainedValue()
         }
@@ -144,7 +144,7 @@ import CDirk
         (0..<depth).map { frames[$0] }
     }
 
-    @usableFromInline override func steps(from frame: Frame) -> [Frame] {
+    @usableFromInline package override func steps(from frame: Frame) -> [Frame] {
         let stack = stack
         let first = stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex
         return Array(stack[first...])

@@ -1,0 +1,333 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("The cycle detector over the wait graph")
+struct CycleDetectorTests {
+    @Test("a chain of waits that ends at an agent that is not waiting is no cycle")
+    func openChain() {
+        let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
+        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
+        a.waitingFor = x.target
+        #expect(CycleDetector.check(a, waitingFor: x.target).summary == .none)
+        b.waitingFor = y.target
+        #expect(CycleDetector.check(a, waitingFor: x.target).summary == .none)
+        #expect(x.woken.isEmpty && y.woken.isEmpty)
+    }
+
+    @Test("a chain that reaches a build that has ended is no cycle")
+    func endedBuild() {
+        let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b) }
+        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
+        a.waitingFor = x.target
+        b.waitingFor = y.target
+        #expect(CycleDetector.check(a, waitingFor: x.target).summary != .none, "closed while both builds run")
+        let stale = y.target
+        y.restart(by: a)
+        b.waitingFor = stale
+        #expect(
+            CycleDetector.check(a, waitingFor: x.target).summary == .none,
+            "b waits for a generation that ended")
+        let staleX = x.target
+        x.restart(by: b)
+        a.waitingFor = staleX
+        #expect(
+            CycleDetector.check(a, waitingFor: staleX).summary == .none, "a waits for a generation that ended"
+        )
+    }
+
+    @Test("two agents that wait for each other's builds close a cycle, reported from either in order")
+    func twoAgentCycle() {
+        let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b) }
+        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"), generation: 3)
+        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"), generation: 5)
+        a.waitingFor = x.target
+        b.waitingFor = y.target
+        guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: x.target) else {
+            Issue.record("a closed chain with no instance must be a cycle")
+            return
+        }
+        CycleDetector.checkInvariants(of: chain, from: a)
+        #expect(chain.map { ObjectIdentifier($0.waiter) } == identities(a, b))
+        #expect(chain.map { ObjectIdentifier($0.build.builder) } == identities(b, a))
+        #expect(chain.map { ObjectIdentifier($0.target.cell) } == identities(x, y))
+        #expect(chain.map(\.target.generation) == [3, 5])
+        #expect(chain.map(\.build.frame.name) == ["Item.x()", "Item.y()"])
+        #expect(chain.allSatisfy { !$0.build.hasInstance })
+        guard case .cycle(let fromB) = CycleDetector.check(b, waitingFor: y.target) else {
+            Issue.record("the same cycle seen from b must be a cycle")
+            return
+        }
+        CycleDetector.checkInvariants(of: fromB, from: b)
+        #expect(fromB.map { ObjectIdentifier($0.waiter) } == identities(b, a))
+        #expect(x.woken.isEmpty && y.woken.isEmpty, "the detector reports; it wakes no one")
+    }
+
+    @Test("three agents that wait for each other's builds close a cycle, reported in order")
+    func threeAgentCycle() {
+        let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
+        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
+        let z = ScriptedCell(builtBy: a, frame: makeFrame("z()"))
+        a.waitingFor = x.target
+        b.waitingFor = y.target
+        c.waitingFor = z.target
+        guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: x.target) else {
+            Issue.record("a closed chain with no instance must be a cycle")
+            return
+        }
+        CycleDetector.checkInvariants(of: chain, from: a)
+        #expect(chain.map { ObjectIdentifier($0.waiter) } == identities(a, b, c))
+        #expect(chain.map { ObjectIdentifier($0.build.builder) } == identities(b, c, a))
+        #expect(chain.map { ObjectIdentifier($0.target.cell) } == identities(x, y, z))
+    }
+
+    @Test("when the build the caller waits for has its instance, the caller takes it")
+    func takeInstance() {
+        let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b) }
+        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"), hasInstance: true)
+        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"), hasInstance: true)
+        a.waitingFor = x.target
+        b.waitingFor = y.target
+        #expect(CycleDetector.check(a, waitingFor: x.target).summary == .takeInstance)
+    }
+
+    @Test("when a later build in the chain has its instance, that link's waiter is to be woken")
+    func wakeLaterWaiter() {
+        let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
+        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"), generation: 2, hasInstance: true)
+        let z = ScriptedCell(builtBy: a, frame: makeFrame("z()"), hasInstance: true)
+        a.waitingFor = x.target
+        b.waitingFor = y.target
+        c.waitingFor = z.target
+        let finding = CycleDetector.check(a, waitingFor: x.target)
+        // The first link with an instance after the caller's: b, waiting for y.
+        #expect(
+            finding.summary == .wake(agent: ObjectIdentifier(b), cell: ObjectIdentifier(y), generation: 2))
+        guard case .wake(let agent, let target) = finding else { return }
+        #expect(
+            x.woken.isEmpty && y.woken.isEmpty && z.woken.isEmpty, "the detector reports; it wakes no one")
+        target.cell.wakeToRecheck(agent)
+        #expect(y.woken.map(ObjectIdentifier.init) == identities(b))
+    }
+
+    @Test("a closed chain that changed between the two looks is no cycle", arguments: ChainChange.allCases)
+    func changedChain(change: ChainChange) {
+        let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
+        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
+        a.waitingFor = x.target
+        b.waitingFor = y.target
+        // The walk looks at x, then y; the second look at x is the first of the check that the chain
+        // is unchanged, and comes before it reads b's wait.
+        x.beforeLook[2] = { x in
+            switch change {
+            case .none: break
+            case .buildEnded: x.endBuild()
+            case .instanceAppeared: x.holdInstance()
+            case .builderChanged: x.replaceBuilder(with: c)
+            case .waiterMovedOn: b.waitingFor = ScriptedCell(builtBy: c, frame: makeFrame()).target
+            case .waiterStopped: b.waitingFor = nil
+            }
+        }
+        let finding = CycleDetector.check(a, waitingFor: x.target)
+        #expect(x.looks == 2)
+        if change == .none {
+            #expect(finding.summary == .cycle(waiters: identities(a, b)))
+        } else {
+            #expect(finding.summary == .none)
+        }
+    }
+
+    @Test("a chain that runs into a cycle of other agents ends, with no finding for the caller")
+    func cycleOfOthers() {
+        let finding = DirkTestSupport.Locked<FindingSummary?>(nil)
+        withWatchdog {
+            let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+            defer { endWaits(a, b, c) }
+            let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
+            let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
+            let z = ScriptedCell(builtBy: b, frame: makeFrame("z()"))
+            a.waitingFor = x.target
+            b.waitingFor = y.target
+            c.waitingFor = z.target
+            let summary = CycleDetector.check(a, waitingFor: x.target).summary
+            finding.withLock { $0 = summary }
+        }
+        #expect(finding.withLock { $0 } == FindingSummary.none)
+    }
+
+    @Test("the path of a cycle begins and ends with the build the caller runs, as messages show it")
+    func path() {
+        let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
+        defer { endWaits(a, b, c) }
+        // a builds left(), which needs middle(), built by b, which needs right(), built by c, which
+        // needs left().
+        let middle = ScriptedCell(builtBy: b, frame: makeFrame("middle()"))
+        let right = ScriptedCell(builtBy: c, frame: makeFrame("right()"))
+        let left = ScriptedCell(builtBy: a, frame: makeFrame("left()"))
+        a.waitingFor = middle.target
+        b.waitingFor = right.target
+        c.waitingFor = left.target
+        guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: middle.target) else {
+            Issue.record("a closed chain with no instance must be a cycle")
+            return
+        }
+        #expect(
+            CycleDetector.path(of: chain, from: a).map(\.name)
+                == ["Item.left()", "Item.middle()", "Item.right()", "Item.left()"])
+        guard case .cycle(let fromC) = CycleDetector.check(c, waitingFor: left.target) else {
+            Issue.record("the same cycle seen from c must be a cycle")
+            return
+        }
+        #expect(
+            CycleDetector.path(of: fromC, from: c).map(\.name)
+                == ["Item.right()", "Item.left()", "Item.middle()", "Item.right()"])
+    }
+
+    @Test("checking a chain from an agent that does not close it stops the program")
+    func invariantsCatchForeignAgent() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
+            let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
+            let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
+            a.waitingFor = x.target
+            b.waitingFor = y.target
+            guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: x.target) else { return }
+            CycleDetector.checkInvariants(of: chain, from: b)
+        }
+        #if DEBUG
+            let message = standardError(of: result)
+            #expect(message.contains("Dirk internal error: a chain not from its agent"), "\(message)")
+        #else
+            _ = result
+        #endif
+    }
+}
+
+// MARK: Helpers
+
+/// Ends the agents' waits, as real agents do when a wait ends: agents that wait for each other's
+/// builds hold each other through their waits and the builds' builders.
+private func endWaits(_ agents: BuildAgent...) {
+    for agent in agents { agent.waitingFor = nil }
+}
+
+/// How a closed chain changes between the detector's two looks at it.
+enum ChainChange: CaseIterable {
+    case none
+    case buildEnded
+    case instanceAppeared
+    case builderChanged
+    case waiterMovedOn
+    case waiterStopped
+}
+
+/// A cell whose build the test sets up, for the wait graph: a real state machine, claimed by the
+/// builder, answers the detector; a script can change the build just before a given look; and the
+/// cell records whom it was asked to wake.
+final class ScriptedCell: WaitableCell {
+    private var machine = OnceStateMachine<StrongStorage<Item>>()
+    private var builder: BuildAgent
+    private let frame: Frame
+    /// How many times the detector has looked at the cell's build.
+    private(set) var looks = 0
+    /// What to do just before the look of each number (the first is 1) answers.
+    var beforeLook: [Int: (ScriptedCell) -> Void] = [:]
+    /// The agents the cell was asked to wake, in order.
+    private(set) var woken: [BuildAgent] = []
+
+    /// A cell whose build of `generation` runs on `builder`, and holds its instance if `hasInstance`.
+    init(builtBy builder: BuildAgent, frame: Frame, generation: UInt64 = 1, hasInstance: Bool = false) {
+        self.builder = builder
+        self.frame = frame
+        machine = Self.machine(building: generation, by: builder, frame: frame)
+        if hasInstance { holdInstance() }
+    }
+
+    /// The generation of the build under way.
+    var generation: UInt64 {
+        guard case .building(let build) = machine.state else { return 0 }
+        return build.generation
+    }
+
+    /// What an agent waiting for the build under way waits for.
+    var target: WaitTarget { WaitTarget(cell: self, generation: generation) }
+
+    /// Gives the build under way its instance.
+    func holdInstance() {
+        machine.holdInstance(Item(), generation: generation)
+    }
+
+    /// Ends the build under way without a value.
+    func endBuild() {
+        _ = machine.fail(generation: generation)
+    }
+
+    /// Ends the build under way and starts the next generation's, on `agent`.
+    func restart(by agent: BuildAgent) {
+        endBuild()
+        builder = agent
+        _ = machine.claim(by: agent, frame: frame)
+    }
+
+    /// Makes the build under way, of the same generation, run on `agent`, which no real cell does.
+    func replaceBuilder(with agent: BuildAgent) {
+        machine = Self.machine(building: generation, by: agent, frame: frame)
+        builder = agent
+    }
+
+    private static func machine(building generation: UInt64, by agent: BuildAgent, frame: Frame)
+        -> OnceStateMachine<StrongStorage<Item>>
+    {
+        var machine = OnceStateMachine<StrongStorage<Item>>()
+        for earlier in 1..<max(generation, 1) {
+            _ = machine.claim(by: agent, frame: frame)
+            _ = machine.fail(generation: earlier)
+        }
+        _ = machine.claim(by: agent, frame: frame)
+        return machine
+    }
+
+    func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+        looks += 1
+        beforeLook[looks]?(self)
+        return machine.build(ofGeneration: generation)
+    }
+
+    func wakeToRecheck(_ agent: BuildAgent) {
+        woken.append(agent)
+    }
+}
+
+/// A finding as a comparable summary: agents and cells by identity.
+enum FindingSummary: Equatable, Sendable {
+    case none
+    case takeInstance
+    case wake(agent: ObjectIdentifier, cell: ObjectIdentifier, generation: UInt64)
+    case cycle(waiters: [ObjectIdentifier])
+}
+
+extension CycleDetector.Finding? {
+    var summary: FindingSummary {
+        switch self {
+        case nil: .none
+        case .takeInstance: .takeInstance
+        case .wake(let agent, let target):
+            .wake(
+                agent: ObjectIdentifier(agent), cell: ObjectIdentifier(target.cell),
+                generation: target.generation)
+        case .cycle(let chain): .cycle(waiters: chain.map { ObjectIdentifier($0.waiter) })
+        }
+    }
+}

@@ -1,0 +1,459 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("The lock-free lookup table")
+struct LookupTableTests {
+    private typealias TypeTable = LookupTable<TypeKey, Item>
+
+    @Test("an empty table finds nothing and visits nothing")
+    func empty() {
+        withTable(TypeTable.self) { table in
+            #expect(table.entry(for: TypeKey(Item.self)) == nil)
+            #expect(table.value(for: TypeKey(Int.self)) == nil)
+            var visits = 0
+            table.forEachEntry { _, _, _ in visits += 1 }
+            #expect(visits == 0)
+            table.checkInvariants()
+        }
+    }
+
+    @Test("the first entry lives in the owner's words; the second allocates an overflow storage")
+    func firstEntryInline() {
+        withTable(TypeTable.self) { table in
+            let first = Item(0)
+            table.insert(first, tag: 5, for: TypeKey(Int.self))
+            table.checkInvariants()
+            #expect(table.overflowStorage == nil)
+            #expect(table.entry(for: TypeKey(Int.self))?.value === first)
+            #expect(table.entry(for: TypeKey(Int.self))?.tag == 5)
+            table.insert(Item(1), for: TypeKey(String.self))
+            table.checkInvariants()
+            #expect(table.overflowStorage?.slotCount == 8)
+            #expect(table.overflowStorage?.count == 1)
+            #expect(table.entry(for: TypeKey(String.self))?.value.number == 1)
+            #expect(table.entry(for: TypeKey(String.self))?.tag == 0)
+        }
+    }
+
+    @Test("hundreds of entries, through several growths, are each found with their tag; absent keys are not")
+    func manyEntries() {
+        let types = distinctTypes(1000)
+        let stored = types[..<600].map(TypeKey.init)
+        let absent = types[600...].map(TypeKey.init)
+        withTable(TypeTable.self) { table in
+            for (index, key) in stored.enumerated() {
+                table.insert(Item(index), tag: UInt(index), for: key)
+                if index < 100 || index.isMultiple(of: 50) { table.checkInvariants() }
+            }
+            table.checkInvariants()
+            for (index, key) in stored.enumerated() {
+                let entry = table.entry(for: key)
+                #expect(entry?.value.number == index && entry?.tag == UInt(index), "entry \(index)")
+            }
+            for key in absent {
+                #expect(table.entry(for: key) == nil)
+            }
+            // 599 overflow entries need 2,048 slots, the eighth storage after 8 slots.
+            #expect(table.storageChain.map(\.slotCount) == [2048, 1024, 512, 256, 128, 64, 32, 16, 8])
+        }
+    }
+
+    @Test("an outgrown storage, kept for readers still probing it, still finds every entry it had")
+    func outgrownStoragesStillFind() {
+        let keys = distinctTypes(200).map(TypeKey.init)
+        withTable(TypeTable.self) { table in
+            for (index, key) in keys.enumerated() { table.insert(Item(index), tag: UInt(index), for: key) }
+            for storage in table.storageChain {
+                var found = 0
+                // The overflow storages hold every key after the first, in insertion order.
+                for (index, key) in keys.enumerated().dropFirst().prefix(storage.count) {
+                    let entry = storage.entry(for: key)
+                    #expect(entry?.value.number == index && entry?.tag == UInt(index))
+                    found += 1
+                }
+                #expect(found == storage.count && storage.count * 2 <= storage.slotCount)
+            }
+        }
+    }
+
+    @Test("forEachEntry visits every entry once, the first inserted first, with its tag and key")
+    func forEachEntry() {
+        let keys = distinctTypes(300).map(TypeKey.init)
+        withTable(TypeTable.self) { table in
+            for (index, key) in keys.enumerated() {
+                table.insert(Item(index), tag: UInt(index) * 3, for: key)
+            }
+            var visited: [Int] = []
+            table.forEachEntry { value, tag, key in
+                visited.append(value.number)
+                #expect(tag == UInt(value.number) * 3)
+                #expect(key == keys[value.number])
+            }
+            #expect(visited.first == 0)
+            #expect(visited.sorted() == Array(0..<300))
+            var values: [Int] = []
+            // `forEach` is the table's own, under test, not `Sequence.forEach`.
+            // swift-format-ignore: ReplaceForEachWithForLoop
+            table.forEach { value, tag in
+                values.append(value.number)
+                #expect(tag == UInt(value.number) * 3)
+            }
+            #expect(values == visited)
+        }
+    }
+
+    @Test("destroy() releases every value, including the references of outgrown storages")
+    func destroyReleases() {
+        let keys = distinctTypes(300).map(TypeKey.init)
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: TypeTable.wordCount)
+        defer { words.deallocate() }
+        let table = TypeTable(words: words)
+        table.initialize()
+        var probes: [WeakItem] = []
+        for (index, key) in keys.enumerated() {
+            let item = Item(index)
+            probes.append(WeakItem(item: item))
+            table.insert(item, tag: 0, for: key)
+        }
+        #expect(probes.allSatisfy { $0.item != nil }, "the table keeps its values alive")
+        table.destroy()
+        #expect(probes.allSatisfy { $0.item == nil }, "destroy() must release every value")
+    }
+
+    @Test("a table keyed by types gives the value stored under a type's key as that type")
+    func instanceOfType() {
+        withTable(LookupTable<TypeKey, AnyObject>.self) { table in
+            let first = FirstModule()
+            let second = SecondModule()
+            table.insert(first, for: TypeKey(FirstModule.self))
+            table.insert(second, for: TypeKey(SecondModule.self))
+            table.checkInvariants()
+            #expect(table.instance(of: FirstModule.self) === first)
+            #expect(table.instance(of: SecondModule.self) === second)
+            #expect(table.instance(of: Item.self) == nil)
+        }
+    }
+
+    @Test(
+        "readers on other threads see either nothing or the right entry while a writer inserts under a lock")
+    func concurrentReaders() {
+        let keys = distinctTypes(800).map(TypeKey.init)
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: TypeTable.wordCount)
+        defer { words.deallocate() }
+        let table = TypeTable(words: words)
+        table.initialize()
+        defer { table.destroy() }
+        let reading = readConcurrently(Unchecked(table), keys: Unchecked(keys), readers: 3)
+        #expect(reading.wrong == 0, "a reader saw a wrong value, tag or key")
+        #expect(reading.lost == 0, "a reader lost an entry it had seen")
+        #expect(reading.lookups > 0)
+        table.checkInvariants()
+        for (index, key) in keys.enumerated() { #expect(table.entry(for: key)?.value.number == index) }
+    }
+
+    // MARK: Provider keys
+
+    @Test("provider keys differ by file, line, column, function and type, and each finds its own entry")
+    func providerKeysDiffer() {
+        let base = ProviderKey(file: #fileID, line: 10, column: 5, function: #function, type: Item.self)
+        let keys = [
+            base,
+            providerKeyInFixtures(line: 10, column: 5, function: #function),
+            ProviderKey(file: #fileID, line: 11, column: 5, function: #function, type: Item.self),
+            ProviderKey(file: #fileID, line: 10, column: 6, function: #function, type: Item.self),
+            ProviderKey(file: #fileID, line: 10, column: 5, function: "other()", type: Item.self),
+            ProviderKey(file: #fileID, line: 10, column: 5, function: #function, type: Int.self),
+        ]
+        for (index, key) in keys.enumerated() {
+            for (otherIndex, other) in keys.enumerated() where otherIndex != index {
+                #expect(key != other, "keys \(index) and \(otherIndex)")
+            }
+        }
+        withTable(LookupTable<ProviderKey, Item>.self) { table in
+            for (index, key) in keys.enumerated() { table.insert(Item(index), tag: UInt(index), for: key) }
+            table.checkInvariants()
+            for (index, key) in keys.enumerated() {
+                #expect(table.entry(for: key)?.value.number == index)
+                #expect(table.entry(for: key)?.tag == UInt(index))
+            }
+        }
+        #expect(base.functionName == "providerKeysDiffer()")
+        #expect(keys[4].functionName == "other()")
+    }
+
+    @Test("a provider key whose names lie at other addresses but read the same is equal and finds the entry")
+    func providerKeyEqualByContent() {
+        let original = ProviderKey(
+            file: #fileID, line: #line, column: #column, function: #function, type: Item.self)
+        let file = TextCopy(#fileID)
+        let function = TextCopy(#function)
+        defer {
+            file.deallocate()
+            function.deallocate()
+        }
+        let moved = original.withNames(file: file, function: function)
+        #expect(moved.file != original.file && moved.function != original.function)
+        #expect(moved == original && original == moved)
+        #expect(moved.mixedHash == original.mixedHash)
+        #expect(moved.functionName == original.functionName)
+        // A second literal with the same text, which the compiler may or may not merge with the first.
+        let again = ProviderKey(
+            file: "DirkInternalTests/LookupTableTests.swift", line: original.line, column: original.column,
+            function: "providerKeyEqualByContent()", type: Item.self)
+        #expect(again == original)
+        // The same length but other text, or the same text but another length, is another key.
+        let otherFile = TextCopy(#fileID, replacingLast: "x")
+        let shorterFunction = TextCopy(String("\(#function)".dropLast()))
+        defer {
+            otherFile.deallocate()
+            shorterFunction.deallocate()
+        }
+        #expect(original.withNames(file: otherFile, function: function) != original)
+        #expect(original.withNames(file: file, function: shorterFunction) != original)
+        withTable(LookupTable<ProviderKey, Item>.self) { table in
+            let item = Item()
+            table.insert(item, for: original)
+            table.insert(Item(), for: original.withNames(file: otherFile, function: function))
+            table.checkInvariants()
+            #expect(table.entry(for: moved)?.value === item)
+            #expect(table.entry(for: again)?.value === item)
+        }
+    }
+
+    @Test(
+        "hundreds of provider keys, some alike in all but their names, are each found, also by moved copies")
+    func manyProviderKeys() {
+        let functions = (0..<4).map { TextCopy("provider\($0)()") }
+        let copies = (0..<4).map { TextCopy("provider\($0)()") }
+        let file = TextCopy(#fileID)
+        defer {
+            for text in functions + copies + [file] { text.deallocate() }
+        }
+        let types: [Any.Type] = [Item.self, Int.self, String.self]
+        let template = ProviderKey(file: #fileID, line: 1, column: 1, function: #function, type: Item.self)
+        var keys: [ProviderKey] = []
+        var moved: [ProviderKey] = []
+        for line in UInt(1)...50 {
+            for type in types {
+                for index in functions.indices {
+                    // Keys that differ only by function name share a hash, and probe past each other.
+                    let key = ProviderKey(
+                        file: #fileID, line: line, column: 7, function: #function, type: type)
+                    keys.append(key.withNames(file: file, function: functions[index]))
+                    moved.append(key.withNames(file: file, function: copies[index]))
+                }
+            }
+        }
+        #expect(keys.count == 600)
+        #expect(keys[0].mixedHash == keys[1].mixedHash && keys[0] != keys[1])
+        withTable(LookupTable<ProviderKey, Item>.self) { table in
+            for (index, key) in keys.enumerated() {
+                table.insert(Item(index), tag: UInt(index), for: key)
+                if index < 50 || index.isMultiple(of: 50) { table.checkInvariants() }
+            }
+            table.checkInvariants()
+            for index in keys.indices {
+                #expect(table.entry(for: keys[index])?.value.number == index)
+                #expect(table.entry(for: moved[index])?.value.number == index)
+            }
+            #expect(table.entry(for: template) == nil)
+        }
+    }
+
+    @Test(
+        "readers of a table keyed by providers see either nothing or the right entry while a writer inserts")
+    func concurrentProviderKeyReaders() {
+        let keys = (UInt(1)...600).map {
+            ProviderKey(file: #fileID, line: $0, column: 3, function: #function, type: Item.self)
+        }
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: LookupTable<ProviderKey, Item>.wordCount)
+        defer { words.deallocate() }
+        let table = LookupTable<ProviderKey, Item>(words: words)
+        table.initialize()
+        defer { table.destroy() }
+        let reading = readConcurrently(Unchecked(table), keys: Unchecked(keys), readers: 2)
+        #expect(reading.wrong == 0 && reading.lost == 0)
+        table.checkInvariants()
+    }
+
+    @Test(
+        "a key inserted twice, with the same value or another, is caught by the invariant check",
+        arguments: [true, false])
+    func duplicateKeyCaught(sameValue: Bool) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [sameValue] in
+            let words = UnsafeMutablePointer<UInt>.allocate(capacity: LookupTable<TypeKey, Item>.wordCount)
+            let table = LookupTable<TypeKey, Item>(words: words)
+            table.initialize()
+            let item = Item(1)
+            table.insert(Item(0), for: TypeKey(Int.self))
+            table.insert(item, for: TypeKey(String.self))
+            table.insert(sameValue ? item : Item(2), for: TypeKey(String.self))
+            table.checkInvariants()
+        }
+        #if DEBUG
+            // Another value under the key is not what a lookup of the key finds; the same value is.
+            let message = standardError(of: result)
+            let expected = sameValue ? "a key stored twice" : "an entry its key does not find"
+            #expect(message.contains("Dirk internal error: \(expected)"), "\(message)")
+        #else
+            _ = result
+        #endif
+    }
+}
+
+// MARK: Helpers
+
+private final class FirstModule {}
+private final class SecondModule {}
+
+/// Runs `body` with a table over words allocated here, and destroys the table afterwards.
+private func withTable<Key, Value>(
+    _: LookupTable<Key, Value>.Type, _ body: (LookupTable<Key, Value>) -> Void
+) {
+    let words = UnsafeMutablePointer<UInt>.allocate(capacity: LookupTable<Key, Value>.wordCount)
+    let table = LookupTable<Key, Value>(words: words)
+    table.initialize()
+    body(table)
+    table.destroy()
+    words.deallocate()
+}
+
+extension LookupTable {
+    /// The overflow storage, read from the last of the owner's words, as the table's layout has it.
+    var overflowStorage: Storage? {
+        let address = words[Self.wordCount - 1]
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
+        return Unmanaged<Storage>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// The overflow storage and every storage it outgrew, newest first.
+    var storageChain: [Storage] {
+        var chain: [Storage] = []
+        var storage = overflowStorage
+        while let current = storage {
+            chain.append(current)
+            storage = current.header.predecessor
+        }
+        return chain
+    }
+}
+
+/// What readers saw while a writer filled a table.
+private struct Reading {
+    var lookups = 0
+    /// Entries found with a wrong value, tag or key.
+    var wrong = 0
+    /// Keys found once and missing later.
+    var lost = 0
+}
+
+/// Inserts an entry for each of `keys`, numbered and tagged by its index, one by one under a lock,
+/// on one thread, while `readers` threads look keys up and walk the table; each reader checks that
+/// what it finds is right and that nothing it has found goes missing.
+private func readConcurrently<Key: LookupTableKey & SendableMetatype>(
+    _ table: Unchecked<LookupTable<Key, Item>>, keys: Unchecked<[Key]>, readers: Int
+) -> Reading {
+    let lock = Unchecked(Dirk.Locked<Int>.make(0))
+    let writing = Counter(start: 1)
+    let started = Counter()
+    let total = DirkTestSupport.Locked(Reading())
+    withWatchdog {
+        onThreads(readers + 1) { thread in
+            if thread == readers {
+                waitUntil { started.count == readers }
+                for index in keys.value.indices {
+                    lock.value.withLock { count in
+                        table.value.insert(Item(index), tag: UInt(index), for: keys.value[index])
+                        count += 1
+                    }
+                    letOthersRun()
+                }
+                writing.increment()
+                return
+            }
+            started.increment()
+            var reading = Reading()
+            var found = Set<Int>()
+            var index = thread
+            while writing.count == 1 || reading.lookups < keys.value.count {
+                let key = keys.value[index % keys.value.count]
+                reading.lookups += 1
+                if let entry = table.value.entry(for: key) {
+                    if entry.value.number != index % keys.value.count || entry.tag != UInt(entry.value.number)
+                    {
+                        reading.wrong += 1
+                    }
+                    found.insert(entry.value.number)
+                } else if found.contains(index % keys.value.count) {
+                    reading.lost += 1
+                }
+                if reading.lookups.isMultiple(of: 97) {
+                    var seen = Set<Int>()
+                    table.value.forEachEntry { value, tag, key in
+                        if !seen.insert(value.number).inserted || tag != UInt(value.number)
+                            || key != keys.value[value.number]
+                        {
+                            reading.wrong += 1
+                        }
+                    }
+                }
+                index += 7
+            }
+            total.withLock {
+                $0.lookups += reading.lookups
+                $0.wrong += reading.wrong
+                $0.lost += reading.lost
+            }
+        }
+    }
+    return total.withLock { $0 }
+}
+
+/// A copy of a name's text in memory of its own, to make keys whose names lie at other addresses.
+struct TextCopy {
+    let start: UnsafeMutableRawPointer
+    let count: Int
+
+    init(_ text: StaticString, replacingLast replacement: Character? = nil) {
+        var string = "\(text)"
+        if let replacement {
+            string.removeLast()
+            string.append(replacement)
+        }
+        self.init(string)
+    }
+
+    init(_ text: String) {
+        let bytes = Array(text.utf8)
+        count = bytes.count
+        start = .allocate(byteCount: max(count, 1), alignment: 1)
+        start.copyMemory(from: bytes, byteCount: count)
+    }
+
+    func deallocate() { start.deallocate() }
+}
+
+extension ProviderKey {
+    /// The line of the key's position.
+    var line: UInt { UInt(position >> 20) }
+
+    /// The column of the key's position.
+    var column: UInt { UInt(position & 0xF_FFFF) }
+
+    /// This key with its file and function names read from `file` and `function`: written to words
+    /// as a table stores it, with the names' addresses and lengths replaced, and read back.
+    func withNames(file: TextCopy, function: TextCopy) -> ProviderKey {
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: Self.wordCount)
+        defer { words.deallocate() }
+        words.initialize(repeating: 0, count: Self.wordCount)
+        store(into: words)
+        // The layout of `store(into:)`: type, position, file, file length, function, function length.
+        words[2] = UInt(bitPattern: file.start)
+        words[3] = UInt(file.count)
+        words[4] = UInt(bitPattern: function.start)
+        words[5] = UInt(function.count)
+        return ProviderKey(loadingFrom: words)
+    }
+}
