@@ -117,7 +117,7 @@ struct DependencyRecord {
     var edges: Set<Edge> = []
 }
 
-extension Module {
+extension AnyModule {
     /// Resolves with `resolve` while telling the observers: a trace under way on this thread gets
     /// a line, and a recording component gets the provider and the edge from the observed call
     /// that asked for it.

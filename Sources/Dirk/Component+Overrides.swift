@@ -56,8 +56,9 @@ extension Component {
 }
 
 /// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it.
+@usableFromInline
 final class OverrideFactory<Value>: Sendable {
-    let make: @Sendable (Component) throws -> Value
+    @usableFromInline let make: @Sendable (Component) throws -> Value
 
     init(_ make: @escaping @Sendable (Component) throws -> Value) {
         self.make = make
@@ -65,40 +66,39 @@ final class OverrideFactory<Value>: Sendable {
 }
 
 extension Module {
-    /// The factory that replaces the provider at `key`, as its own factory's type, if one does.
-    @usableFromInline func overrideFactory<T, Failure: Error>(
-        for key: ProviderKey, frame: Frame, returning type: T.Type, failure: Failure.Type
-    ) -> ((C) throws(Failure) -> T)? {
-        guard let factory = slots.override(for: OverrideKey(key: key)) as? OverrideFactory<T> else { return nil }
-        return { (component: C) throws(Failure) -> T in
-            do {
-                return try factory.make(component)
-            } catch {
-                throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-            }
+    /// The factory that replaces the provider at `key`, if one does; checked when the provider
+    /// builds, so that an override set up after the provider's slot was made still applies.
+    @inlinable
+    func make<T, Failure: Error>(
+        _ factory: (C) throws(Failure) -> T, key: ProviderKey, component: Component
+    ) throws -> T {
+        if slots.hasOverrides, let override = slots.override(for: key) as? OverrideFactory<T> {
+            return try override.make(component)
         }
+        return try factory(Erasure.component(component, as: C.self))
     }
+}
 
+extension AnyModule {
     /// Makes the provider at `key`, the first that an override's closure calls, resolve through
-    /// the override's factory, then resolves it with `resolve`, which goes through the pipeline
-    /// again.
-    @usableFromInline func captureOverride<T, Failure: Error>(
-        _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool,
-        resolve: () throws(Failure) -> T
-    ) throws(Failure) -> T {
+    /// the override's factory, then resolves it with `resolve`.
+    func captureOverride(
+        _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool, resolve: () throws -> AnyObject
+    ) throws -> AnyObject {
         if let first = capture.captured {
             Diagnostics.overrideCalledSeveralProviders(
                 first, frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }
         capture.captured = frame.name
-        guard owner.identity == capture.component else {
+        guard componentReference.identity == capture.component else {
             Diagnostics.overrideOfAnotherComponent(
-                frame.name, owner: C.self, component: capture.componentType, file: capture.file, line: capture.line)
+                frame.name, owner: componentType, component: capture.componentType, file: capture.file,
+                line: capture.line)
         }
         guard isNew else {
             Diagnostics.lateOverride(frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }
-        slots.setOverride(capture.factory, for: OverrideKey(key: key))
+        slots.setOverride(capture.factory, for: key)
         capture.isSuspended = true
         defer { capture.isSuspended = false }
         return try resolve()

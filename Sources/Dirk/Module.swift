@@ -2,12 +2,22 @@
 ///
 /// ``Component/module(file:line:)`` uses it to find and create modules of any component type.
 open class AnyModule: @unchecked Sendable {
-    // Immutable; `ProviderSlots` synchronizes itself.
+    // Immutable; `ProviderSlots` and the component's core synchronize themselves.
     /// The module's provider slots, which its component holds too.
     @usableFromInline let slots: ProviderSlots
+    /// The component, whose memory the reference keeps allocated, but not the component alive.
+    @usableFromInline let componentReference: UnownedReference<Component>
+    /// The component's type, for messages.
+    let componentType: Component.Type
+    /// The component's lock and state, which the module's `deinit` needs after the component is
+    /// gone.
+    let componentCore: Locked<ComponentState>
 
-    init(slots: ProviderSlots) {
-        self.slots = slots
+    init(for component: Component, as componentType: Component.Type) {
+        componentReference = UnownedReference(component)
+        self.componentType = componentType
+        componentCore = component.core
+        slots = ProviderSlots.make(moduleType: Self.self, componentType: componentType)
     }
 
     /// Creates the module for `component`; ``Module`` overrides it.
@@ -69,13 +79,6 @@ open class AnyModule: @unchecked Sendable {
 ///
 /// **Thread safety.** Providers may be called from any thread at once. See <doc:Concurrency>.
 open class Module<C: Component>: AnyModule, @unchecked Sendable {
-    // Immutable.
-    /// The component, whose memory the reference keeps allocated, but not the component alive.
-    @usableFromInline let owner: UnownedReference<C>
-    /// The component's lock and state, which the module's `deinit` needs after the component is
-    /// gone.
-    let componentCore: Locked<ComponentState>
-
     /// Creates the module for `component`.
     ///
     /// The component keeps track of every module made for it, so that releasing or resetting the
@@ -84,10 +87,8 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
     public required init(_ component: C) {
-        owner = UnownedReference(component)
-        componentCore = component.core
-        let slots = ProviderSlots.make(moduleType: Self.self, componentType: C.self)
-        super.init(slots: slots)
+        super.init(for: component, as: C.self)
+        let slots = slots
         componentCore.withLock { state in
             state.caches.append(slots)
             if state.observers > 0 { slots.addObservers(state.observers) }
@@ -112,12 +113,12 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     ///   - line: The caller's line, for messages; leave the default.
     /// - Returns: The component.
     public func component(file: StaticString = #fileID, line: UInt = #line) -> C {
-        guard let component = owner.strongIfAlive() else {
+        guard let component = componentReference.strongIfAlive() else {
             Diagnostics.componentReleased(
                 provider: "\(type(of: self)).component()", component: C.self,
                 site: ProviderSite(file: file, line: line, column: 0, function: "component()"))
         }
-        return component
+        return Erasure.component(component, as: C.self)
     }
 
     override class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
@@ -131,6 +132,6 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     override class var rootModuleType: AnyModule.Type { Module<C>.self }
 
     override func belongs(to component: Component) -> Bool {
-        owner.identity == UInt(bitPattern: ObjectIdentifier(component))
+        componentReference.identity == UInt(bitPattern: ObjectIdentifier(component))
     }
 }

@@ -131,13 +131,13 @@ extension Module {
     private func asyncHandleSource<T, Failure: Error>(
         file: StaticString, line: UInt, _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
     ) -> AsyncHandleSource<T, Failure> {
-        let owner = owner
+        let owner = componentReference
         return AsyncHandleSource(
             site: ProviderSite(file: file, line: line, column: 0, function: "asyncLazy(_:)"),
             component: owner.identity, componentType: C.self
         ) { () async throws(Failure) -> T? in
             guard let component = owner.strongIfAlive() else { return nil }
-            return try await resolve(component)
+            return try await resolve(Erasure.component(component, as: C.self))
         }
     }
 }

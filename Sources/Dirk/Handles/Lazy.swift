@@ -132,13 +132,13 @@ extension Module {
 
     /// The source of a handle made at `file` and `line` that resolves with `resolve`.
     func handleSource<T>(file: StaticString, line: UInt, _ resolve: @escaping @Sendable (C) -> T) -> HandleSource<T> {
-        let owner = owner
+        let owner = componentReference
         return HandleSource(
             site: ProviderSite(file: file, line: line, column: 0, function: "lazy(_:)"), component: owner.identity,
             componentType: C.self
         ) { context in
             guard owner.holdIfAlive(in: context) else { return nil }
-            return resolve(owner.heldObject)
+            return resolve(Erasure.component(owner.heldObject, as: C.self))
         }
     }
 }

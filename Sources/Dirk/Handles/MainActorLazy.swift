@@ -117,13 +117,13 @@ extension Module {
     private func mainActorHandleSource<T>(
         file: StaticString, line: UInt, _ resolve: @escaping @MainActor @Sendable (C) -> T
     ) -> MainActorHandleSource<T> {
-        let owner = owner
+        let owner = componentReference
         return MainActorHandleSource(
             site: ProviderSite(file: file, line: line, column: 0, function: "mainActorLazy(_:)"),
             component: owner.identity, componentType: C.self
         ) { context in
             guard owner.holdIfAlive(in: context) else { return nil }
-            return resolve(owner.heldObject)
+            return resolve(Erasure.component(owner.heldObject, as: C.self))
         }
     }
 }

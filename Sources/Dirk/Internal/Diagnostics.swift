@@ -163,16 +163,29 @@
         foreignError(error, expected: Failure.self, at: frame)
     }
 
+    /// The same, for the provider named `provider` at `site`.
+    @usableFromInline
+    static func rethrown<Failure: Error>(
+        _ error: any Error, as type: Failure.Type, provider: @autoclosure () -> String, site: ProviderSite
+    ) -> Failure {
+        if let error = error as? Failure { return error }
+        foreignError(error, expected: Failure.self, provider: provider(), site: site)
+    }
+
     /// A waiter got an error of another type than its provider throws.
     static func foreignError(_ error: any Error, expected: Any.Type, at frame: Frame) -> Never {
+        foreignError(error, expected: expected, provider: frame.name, site: frame.site)
+    }
+
+    /// A waiter got an error of another type than its provider throws.
+    static func foreignError(_ error: any Error, expected: Any.Type, provider: String, site: ProviderSite) -> Never {
         fail(
             """
-            Dirk: `\(frame.name)` of `\(frame.componentType)` waited for an instance that another \
-            caller was building, and that build threw `\(type(of: error))`, which this call of \
-            `\(frame.name)` cannot throw (it throws `\(expected)`). An override's factory must \
-            throw only errors its provider can throw.
+            Dirk: `\(provider)` got an error of type `\(type(of: error))`, which it cannot throw (it \
+            throws `\(expected)`): the build it waited for, or an override of it, threw it. An \
+            override's factory must throw only errors that its provider can throw.
             """,
-            at: frame.site)
+            at: site)
     }
 
     // MARK: Parents

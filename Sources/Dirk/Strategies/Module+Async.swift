@@ -28,6 +28,7 @@ extension Module {
     ///     cached, the error reaches the caller and every task waiting for the same build, and
     ///     the next call tries again.
     /// - Returns: The component's instance.
+    @inlinable
     public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -48,6 +49,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance.
     /// - Returns: The component's instance.
+    @inlinable
     public func single<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -68,6 +70,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's providers.
     /// - Returns: A new instance.
+    @inlinable
     public func transient<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -95,6 +98,7 @@ extension Module {
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
     ///     kept.
     /// - Returns: This resolution's instance.
+    @inlinable
     public func scoped<T, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
@@ -107,46 +111,72 @@ extension Module {
 }
 
 extension Module {
-    /// The one path of every async provider call: the task's agent in the async resolution, the
-    /// provider's slot, then the strategy.
+    /// An async provider's value through the async pipeline: the value travels as an object when
+    /// it is cached, and is handed back directly when it is not.
+    @inlinable @inline(never)
     func resolveAsync<T, Failure: Error>(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite,
         make: (C) async throws(Failure) -> T
     ) async throws(Failure) -> T {
-        try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-            try await resolveAsync(strategy, in: agent, key: key, site: site, make: make)
+        var value: T?
+        do {
+            let object = try await resolveAsync(strategy, key: key, site: site, type: T.self) { component in
+                let made = try await make(Erasure.component(component, as: C.self))
+                guard strategy == .asyncTransient else { return Erasure.object(of: made) }
+                value = made
+                return ProviderMarker.nothing
+            }
+            return value ?? Erasure.value(of: object, as: T.self)
+        } catch {
+            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+        }
+    }
+}
+
+extension AnyModule {
+    /// The one path of every async provider call: the task's agent in the async resolution, the
+    /// provider's slot, then the strategy.
+    @usableFromInline
+    final func resolveAsync(
+        _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type,
+        build: (Component) async throws -> AnyObject
+    ) async throws -> AnyObject {
+        try await TaskAgent.withCurrent { (agent) async throws in
+            try await resolveAsync(strategy, in: agent, key: key, site: site, type: type, build: build)
         }
     }
 
-    private func resolveAsync<T, Failure: Error>(
-        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, site: ProviderSite,
-        make: (C) async throws(Failure) -> T
-    ) async throws(Failure) -> T {
-        let frame = providerFrame(strategy, site: site, returning: T.self)
-        func build() async throws(Failure) -> T {
-            guard let component = owner.strongIfAlive() else {
-                Diagnostics.componentReleased(provider: frame.name, component: C.self, site: site)
+    private func resolveAsync(
+        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, site: ProviderSite, type: Any.Type,
+        build: (Component) async throws -> AnyObject
+    ) async throws -> AnyObject {
+        let frame = providerFrame(strategy, site: site, returning: type)
+        let componentReference = componentReference
+        let componentType = componentType
+        func buildWithComponent() async throws -> AnyObject {
+            guard let component = componentReference.strongIfAlive() else {
+                Diagnostics.componentReleased(provider: frame.name, component: componentType, site: site)
             }
-            return try await make(component)
+            return try await build(component)
         }
         switch strategy {
         case .asyncSingle:
-            let cell = slots.slot(for: key, strategy: strategy, site: site, as: OnceCell<StrongStorage<T>>.self) {
+            let cell = slots.slot(for: key, strategy: strategy, site: site, as: OnceCell<StrongStorage<AnyObject>>.self) {
                 .make()
             }.slot
-            return try await cell.resolve(in: agent, frame: frame, build: build)
+            return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
         case .asyncScoped:
             let marker = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
                 ProviderMarker()
             }.slot
-            let cell = agent.scopes.cell(for: marker) { OnceCell<StrongStorage<T>>.make() }
-            return try await cell.resolve(in: agent, frame: frame, build: build)
+            let cell = agent.scopes.cell(for: marker) { OnceCell<StrongStorage<AnyObject>>.make() }
+            return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
         default:
-            _ = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) { ProviderMarker() }
+            _ = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) { .transient }
             if let enclosing = agent.enclosing(frame) {
                 Diagnostics.recursion(path: agent.steps(from: enclosing) + [frame], at: frame)
             }
-            return try await agent.run(frame, build)
+            return try await agent.run(frame, buildWithComponent)
         }
     }
 }

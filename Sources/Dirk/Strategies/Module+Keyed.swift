@@ -28,8 +28,8 @@ extension Module {
         key: Key,
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            KeyedPolicy<T>(key: AnyHashable(key)),
+        try keyedSingle(
+            AnyHashable(key),
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() })
@@ -52,49 +52,26 @@ extension Module {
         key: Key,
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            KeyedPolicy<T>(key: AnyHashable(key)),
+        try keyedSingle(
+            AnyHashable(key),
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 }
 
-/// `single(key:)`: one instance per component per key, in the cells of the provider's slot.
-@usableFromInline struct KeyedPolicy<Value>: CachePolicy {
-    @usableFromInline let key: AnyHashable
-
-    @inlinable init(key: AnyHashable) {
-        self.key = key
-    }
-
-    @inlinable var strategy: ProviderStrategy { .keyedSingle }
-
-    @inlinable func makeSlot() -> KeyedCells<Value> { KeyedCells() }
-
-    @inlinable func hasInstance(in slot: KeyedCells<Value>, context: ResolutionContext) -> Bool {
-        cell(in: slot, context: context, frame: nil).hasValue
-    }
-
-    @inlinable func resolve<Failure: Error>(
-        in slot: KeyedCells<Value>, context: ResolutionContext, frame: Frame,
-        build: () throws(Failure) -> Value,
-        configures: Bool, configure: (Value) throws(Failure) -> Void
-    ) throws(Failure) -> Value {
-        try cell(in: slot, context: context, frame: frame)
-            .resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
-    }
-
-    /// The key's cell, found while the key's user code runs as a step of its own, so that a key
-    /// whose hashing calls this provider again is caught instead of recursing without end.
-    @inlinable func cell(in slot: KeyedCells<Value>, context: ResolutionContext, frame: Frame?) -> KeyedCells<Value>.Cell {
-        guard let frame else { return slot.cell(for: key) }
-        let hashing = Frame(
-            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component, site: frame.site,
-            type: frame.type,
-            subject: frame.subject, componentType: frame.componentType)
-        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
-        context.enter(hashing)
-        defer { context.leave() }
-        return slot.cell(for: key)
+extension Module {
+    /// A `single(key:)`'s value for `keyValue`, through the pipeline.
+    @inlinable @inline(never)
+    func keyedSingle<T, Failure: Error>(
+        _ keyValue: AnyHashable, key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        do {
+            let object = try resolveKeyed(
+                keyValue, key: key, site: site, type: T.self,
+                build: { component in Erasure.object(of: try self.make(make, key: key, component: component)) })
+            return Erasure.value(of: object, as: T.self)
+        } catch {
+            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+        }
     }
 }

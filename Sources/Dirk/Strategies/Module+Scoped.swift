@@ -24,11 +24,10 @@ extension Module {
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            ScopedPolicy<T>(),
+        try perResolution(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() })
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            configures: false, configure: { (_, _) throws(Failure) in })
     }
 
     /// Provides one instance per resolution, built by a factory that receives the component.
@@ -46,10 +45,10 @@ extension Module {
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            ScopedPolicy<T>(),
+        try perResolution(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
+            configures: false, configure: { (_, _) throws(Failure) in })
     }
 
     /// Provides one instance per resolution and configures it once it is shared.
@@ -69,8 +68,7 @@ extension Module {
         _ factory: (C) throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        try resolve(
-            ScopedPolicy<T>(),
+        try perResolution(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: true, configure: configure)
@@ -93,37 +91,31 @@ extension Module {
         _ factory: () throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        try resolve(
-            ScopedPolicy<T>(),
+        try perResolution(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() }, configures: true, configure: configure)
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            configures: true, configure: configure)
     }
 }
 
-/// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, made for
-/// the provider's slot.
-@usableFromInline struct ScopedPolicy<Value>: CachePolicy {
-    @inlinable init() {}
-
-    @inlinable var strategy: ProviderStrategy { .scoped }
-
-    @inlinable func makeSlot() -> ProviderMarker { ProviderMarker() }
-
-    @inlinable func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool {
-        cell(in: slot, context: context).hasValue
-    }
-
-    @inlinable func resolve<Failure: Error>(
-        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
-        build: () throws(Failure) -> Value,
-        configures: Bool, configure: (Value) throws(Failure) -> Void
-    ) throws(Failure) -> Value {
-        try cell(in: slot, context: context)
-            .resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
-    }
-
-    @inlinable func cell(in slot: ProviderMarker, context: ResolutionContext) -> OnceCell<StrongStorage<Value>> {
-        context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<Value>>.make() }
+extension Module {
+    /// A `scoped` provider's value, through the pipeline.
+    @inlinable @inline(never)
+    func perResolution<T, Failure: Error>(
+        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
+        configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        do {
+            let object = try resolveScoped(
+                key: key, site: site, type: T.self,
+                build: { component in Erasure.object(of: try self.make(make, key: key, component: component)) },
+                configures: configures,
+                configure: { object, component in
+                    try configure(Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
+                })
+            return Erasure.value(of: object, as: T.self)
+        } catch {
+            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+        }
     }
 }

@@ -27,12 +27,9 @@ extension Module {
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if slots.attention == 0, let value = slots.strongCell(for: key, as: T.self)?.readyValue { return value }
-        return try resolve(
-            SinglePolicy<T>(), key: key,
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() })
+        try cachedSingle(
+            file: file, line: line, column: column, function: function, make: { _ throws(Failure) in try factory() },
+            configures: false, configure: { (_, _) throws(Failure) in })
     }
 
     /// Provides one instance per component, built by a factory that receives the component.
@@ -54,11 +51,9 @@ extension Module {
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if slots.attention == 0, let value = slots.strongCell(for: key, as: T.self)?.readyValue { return value }
-        return try resolve(
-            SinglePolicy<T>(), key: key,
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+        try cachedSingle(
+            file: file, line: line, column: column, function: function, make: factory, configures: false,
+            configure: { (_, _) throws(Failure) in })
     }
 
     /// Provides one instance per component and configures it after it is cached.
@@ -88,11 +83,9 @@ extension Module {
         _ factory: (C) throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        try resolve(
-            SinglePolicy<T>(),
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
-            configures: true, configure: configure)
+        try cachedSingle(
+            file: file, line: line, column: column, function: function, make: factory, configures: true,
+            configure: configure)
     }
 
     /// Provides one instance per component, built without the component and configured after it
@@ -112,31 +105,45 @@ extension Module {
         _ factory: () throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        try resolve(
-            SinglePolicy<T>(),
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() }, configures: true, configure: configure)
+        try cachedSingle(
+            file: file, line: line, column: column, function: function, make: { _ throws(Failure) in try factory() },
+            configures: true, configure: configure)
     }
 }
 
-/// `single`: one instance per component, in a cell of the provider's slot.
-@usableFromInline struct SinglePolicy<Value>: CachePolicy {
-    @inlinable init() {}
-
-    @inlinable var strategy: ProviderStrategy { .single }
-
-    @inlinable func makeSlot() -> OnceCell<StrongStorage<Value>> { .make() }
-
-    @inlinable func hasInstance(in slot: OnceCell<StrongStorage<Value>>, context: ResolutionContext) -> Bool {
-        slot.hasValue
+extension Module {
+    /// A `single`'s cached instance, read under its cell's lock, or the one the pipeline builds.
+    ///
+    /// Only the lookup is inlined into the provider, so that the provider stays small.
+    @inlinable @inline(__always)
+    func cachedSingle<T, Failure: Error>(
+        file: StaticString, line: UInt, column: UInt, function: StaticString,
+        make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
+        if slots.attention == 0, let object = slots.readyObject(for: key) { return Erasure.value(of: object, as: T.self) }
+        return try uncachedSingle(
+            key: key, site: ProviderSite(file: file, line: line, column: column, function: function), make: make,
+            configures: configures, configure: configure)
     }
 
-    @inlinable func resolve<Failure: Error>(
-        in slot: OnceCell<StrongStorage<Value>>, context: ResolutionContext, frame: Frame,
-        build: () throws(Failure) -> Value,
-        configures: Bool, configure: (Value) throws(Failure) -> Void
-    ) throws(Failure) -> Value {
-        try slot.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+    /// A `single` that is not cached yet, or that someone watches.
+    @inlinable @inline(never)
+    func uncachedSingle<T, Failure: Error>(
+        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
+        configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        do {
+            let object = try resolveSingle(
+                key: key, site: site, type: T.self,
+                build: { component in Erasure.object(of: try self.make(make, key: key, component: component)) },
+                configures: configures,
+                configure: { object, component in
+                    try configure(Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
+                })
+            return Erasure.value(of: object, as: T.self)
+        } catch {
+            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+        }
     }
 }

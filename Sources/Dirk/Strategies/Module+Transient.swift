@@ -23,8 +23,7 @@ extension Module {
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            TransientPolicy<T>(),
+        try uncached(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() })
@@ -50,40 +49,28 @@ extension Module {
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            TransientPolicy<T>(),
+        try uncached(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 }
 
-/// `transient`: nothing kept; each call is a step of the resolution, which must not contain the
-/// same step already.
-@usableFromInline struct TransientPolicy<Value>: CachePolicy {
-    @inlinable init() {}
-
-    @inlinable var strategy: ProviderStrategy { .transient }
-
-    @inlinable func makeSlot() -> ProviderMarker { ProviderMarker() }
-
-    @inlinable func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool { false }
-
-    @inlinable func resolve<Failure: Error>(
-        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
-        build: () throws(Failure) -> Value,
-        configures: Bool, configure: (Value) throws(Failure) -> Void
-    ) throws(Failure) -> Value {
-        if let enclosing = context.enclosing(frame) {
-            Diagnostics.recursion(path: context.steps(from: enclosing) + [frame], at: frame)
+extension Module {
+    /// A `transient`'s new value, built through the pipeline, which the factory step hands back
+    /// here directly: nothing is cached, so nothing needs to travel as an object.
+    @inlinable
+    func uncached<T, Failure: Error>(
+        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        var value: T?
+        do {
+            try resolveTransient(key: key, site: site, type: T.self) { component in
+                value = try self.make(make, key: key, component: component)
+                return ProviderMarker.nothing
+            }
+        } catch {
+            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
         }
-        context.enter(frame)
-        defer { context.leave() }
-        let value = try build()
-        if configures {
-            context.configurationDepth += 1
-            defer { context.configurationDepth -= 1 }
-            try configure(value)
-        }
-        return value
+        return value!
     }
 }

@@ -23,11 +23,10 @@ extension Module {
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            WeakPolicy<T>(),
+        try weaklyShared(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() })
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            configures: false, configure: { (_, _) throws(Failure) in })
     }
 
     /// Provides a weakly shared instance built by a factory that receives the component.
@@ -45,10 +44,10 @@ extension Module {
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        try resolve(
-            WeakPolicy<T>(),
+        try weaklyShared(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
+            configures: false, configure: { (_, _) throws(Failure) in })
     }
 
     /// Provides a weakly shared instance and configures each new one after it is cached.
@@ -68,8 +67,7 @@ extension Module {
         _ factory: (C) throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        try resolve(
-            WeakPolicy<T>(),
+        try weaklyShared(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: true, configure: configure)
@@ -92,32 +90,31 @@ extension Module {
         _ factory: () throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        try resolve(
-            WeakPolicy<T>(),
+        try weaklyShared(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() }, configures: true, configure: configure)
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            configures: true, configure: configure)
     }
 }
 
-/// `weak`: one instance while someone holds it, in a cell of the provider's slot that refers to
-/// it weakly.
-@usableFromInline struct WeakPolicy<Value: AnyObject>: CachePolicy {
-    @inlinable init() {}
-
-    @inlinable var strategy: ProviderStrategy { .weak }
-
-    @inlinable func makeSlot() -> OnceCell<WeakStorage<Value>> { .make() }
-
-    @inlinable func hasInstance(in slot: OnceCell<WeakStorage<Value>>, context: ResolutionContext) -> Bool {
-        slot.hasValue
-    }
-
-    @inlinable func resolve<Failure: Error>(
-        in slot: OnceCell<WeakStorage<Value>>, context: ResolutionContext, frame: Frame,
-        build: () throws(Failure) -> Value,
-        configures: Bool, configure: (Value) throws(Failure) -> Void
-    ) throws(Failure) -> Value {
-        try slot.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+extension Module {
+    /// A `weak` provider's value, through the pipeline.
+    @inlinable @inline(never)
+    func weaklyShared<T: AnyObject, Failure: Error>(
+        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
+        configure: (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        do {
+            let object = try resolveWeak(
+                key: key, site: site, type: T.self,
+                build: { component in Erasure.object(ofInstance: try self.make(make, key: key, component: component)) },
+                configures: configures,
+                configure: { object, component in
+                    try configure(Erasure.instance(of: object, as: T.self), Erasure.component(component, as: C.self))
+                })
+            return Erasure.instance(of: object, as: T.self)
+        } catch {
+            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+        }
     }
 }

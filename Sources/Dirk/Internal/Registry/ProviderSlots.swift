@@ -21,7 +21,7 @@ import CDirk
         /// The type of the component the module belongs to.
         @usableFromInline let componentType: Any.Type
         /// Factories that replace providers' factories, by key (`Component.overriding`).
-        var overrides: [OverrideKey: Any] = [:]
+        var overrides: [OverrideKey: AnyObject] = [:]
     }
 
     @usableFromInline static let attentionWord = 0
@@ -75,15 +75,15 @@ import CDirk
 
     // MARK: Slots
 
-    /// The cell of the `single` whose key is `key`, if its slot exists.
+    /// The object cached by the `single` whose key is `key`, if its slot exists and holds one.
     @inlinable
-    func strongCell<T>(for key: ProviderKey, as type: T.Type) -> OnceCell<StrongStorage<T>>? {
+    func readyObject(for key: ProviderKey) -> AnyObject? {
         guard let entry = table.entry(for: key), entry.tag == UInt(ProviderStrategy.single.rawValue) else {
             return nil
         }
-        // A slot tagged `single` under a key that includes `T` was made by `slot(for:...)` below
-        // as a `OnceCell<StrongStorage<T>>`: the tag and the key's type decide the class.
-        return unsafeDowncast(entry.value, to: OnceCell<StrongStorage<T>>.self)
+        // A slot tagged `single` was made by `slot(for:...)` below, by a `SinglePolicy`, as this
+        // class: the tag decides the class.
+        return unsafeDowncast(entry.value, to: OnceCell<StrongStorage<AnyObject>>.self).readyValue
     }
 
     /// The slot of the provider whose key is `key`, made by `make` on its first call; stops the
@@ -138,13 +138,14 @@ import CDirk
     // MARK: Overrides
 
     /// The factory that replaces the provider at `key`, if one does.
-    func override(for key: OverrideKey) -> Any? {
-        withLock { $0.overrides[key] }
+    @usableFromInline
+    func override(for key: ProviderKey) -> AnyObject? {
+        withLock { $0.overrides[OverrideKey(key: key)] }
     }
 
     /// Makes `factory` replace the provider at `key`.
-    func setOverride(_ factory: Any, for key: OverrideKey) {
-        withLock { $0.overrides[key] = factory }
+    func setOverride(_ factory: AnyObject, for key: ProviderKey) {
+        withLock { $0.overrides[OverrideKey(key: key)] = factory }
         dirk_store_relaxed(extraWords + Self.overridesWord, 1)
     }
 
@@ -176,6 +177,13 @@ struct OverrideKey: Hashable {
 /// `scoped` instances and for insight.
 @usableFromInline final class ProviderMarker: Sendable {
     @usableFromInline init() {}
+
+    /// The slot of every `transient` provider, which needs no slot of its own.
+    static let transient = ProviderMarker()
+
+    /// The object a `transient`'s factory step returns through the pipeline, which hands the
+    /// value itself to its caller another way.
+    @usableFromInline static let nothing = ProviderMarker()
 }
 
 /// A provider's cache, which `reset()` empties.

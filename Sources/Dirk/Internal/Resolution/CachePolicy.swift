@@ -1,0 +1,138 @@
+/// Where a provider keeps its instances: the one part in which strategies differ.
+///
+/// Each strategy is a policy over the one pipeline (`AnyModule.resolve(_:key:site:type:build:)`):
+/// the slot its provider keeps in the module, and how a call goes through that slot. Values travel
+/// as objects (see `Erasure`), so the pipeline and the policies are compiled once for every type.
+protocol CachePolicy {
+    associatedtype Slot: AnyObject
+
+    var strategy: ProviderStrategy { get }
+
+    /// Makes the provider's slot, on its first call.
+    func makeSlot() -> Slot
+
+    /// Whether a call now would find an instance rather than build one, for traces.
+    func hasInstance(in slot: Slot, context: ResolutionContext) -> Bool
+
+    /// The provider's instance, through its slot. `build` runs the factory as the step `frame`,
+    /// with the component held; `configure` completes a new instance when `configures`.
+    func resolve(
+        in slot: Slot, context: ResolutionContext, frame: Frame,
+        build: () throws -> AnyObject,
+        configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject
+}
+
+/// `single`: one instance per component, in a cell of the provider's slot.
+struct SinglePolicy: CachePolicy {
+    var strategy: ProviderStrategy { .single }
+
+    func makeSlot() -> OnceCell<StrongStorage<AnyObject>> { .make() }
+
+    func hasInstance(in slot: OnceCell<StrongStorage<AnyObject>>, context: ResolutionContext) -> Bool {
+        slot.hasValue
+    }
+
+    func resolve(
+        in slot: OnceCell<StrongStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
+        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject {
+        try slot.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+    }
+}
+
+/// `weak`: one instance while someone holds it, in a cell of the provider's slot that refers to
+/// it weakly.
+struct WeakPolicy: CachePolicy {
+    var strategy: ProviderStrategy { .weak }
+
+    func makeSlot() -> OnceCell<WeakStorage<AnyObject>> { .make() }
+
+    func hasInstance(in slot: OnceCell<WeakStorage<AnyObject>>, context: ResolutionContext) -> Bool {
+        slot.hasValue
+    }
+
+    func resolve(
+        in slot: OnceCell<WeakStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
+        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject {
+        try slot.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+    }
+}
+
+/// `single(key:)`: one instance per component per key, in the cells of the provider's slot.
+struct KeyedPolicy: CachePolicy {
+    let key: AnyHashable
+
+    var strategy: ProviderStrategy { .keyedSingle }
+
+    func makeSlot() -> KeyedCells<AnyObject> { KeyedCells() }
+
+    func hasInstance(in slot: KeyedCells<AnyObject>, context: ResolutionContext) -> Bool {
+        slot.cell(for: key).hasValue
+    }
+
+    func resolve(
+        in slot: KeyedCells<AnyObject>, context: ResolutionContext, frame: Frame,
+        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject {
+        // The key's user code runs as a step of its own, so that a key whose hashing calls this
+        // provider again is caught instead of recursing without end.
+        let hashing = Frame(
+            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component, site: frame.site,
+            type: frame.type, subject: frame.subject, componentType: frame.componentType)
+        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
+        context.enter(hashing)
+        let cell = slot.cell(for: key)
+        context.leave()
+        return try cell.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+    }
+}
+
+/// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, made for the
+/// provider's slot.
+struct ScopedPolicy: CachePolicy {
+    var strategy: ProviderStrategy { .scoped }
+
+    func makeSlot() -> ProviderMarker { ProviderMarker() }
+
+    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool {
+        context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<AnyObject>>.make() }.hasValue
+    }
+
+    func resolve(
+        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
+        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject {
+        try context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<AnyObject>>.make() }
+            .resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+    }
+}
+
+/// `transient`: nothing kept; each call is a step of the resolution, which must not contain the
+/// same step already. (Fresh instances of cached providers take this path too.)
+struct TransientPolicy: CachePolicy {
+    var strategy: ProviderStrategy { .transient }
+
+    func makeSlot() -> ProviderMarker { ProviderMarker.transient }
+
+    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool { false }
+
+    func resolve(
+        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
+        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject {
+        if let enclosing = context.enclosing(frame) {
+            Diagnostics.recursion(path: context.steps(from: enclosing) + [frame], at: frame)
+        }
+        context.enter(frame)
+        defer { context.leave() }
+        let value = try build()
+        if configures {
+            context.configurationDepth += 1
+            defer { context.configurationDepth -= 1 }
+            try configure(value)
+        }
+        return value
+    }
+}

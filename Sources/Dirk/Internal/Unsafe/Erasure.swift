@@ -1,0 +1,58 @@
+/// How a provider's values travel through the pipeline that every provider shares, which is
+/// compiled once for all types: as objects. A class instance is itself; any other value (a
+/// struct, an enum, an existential) lives in a `Holder`.
+///
+/// **Why it is safe.** A cache slot's key includes the provider's declared return type, and only
+/// that provider's calls read or write the slot, so an object read from a slot was made by
+/// `object(of:)` from a value of that same type: `value(of:as:)` turns it back with the cast that
+/// undoes what `object(of:)` did. In debug builds, `unsafeDowncast` checks the cast.
+@usableFromInline
+enum Erasure {
+    /// `value` as an object: itself when it is a class instance, else in a `Holder`.
+    @inlinable @inline(__always)
+    static func object<T>(of value: T) -> AnyObject {
+        if T.self is AnyClass { return value as AnyObject }
+        return Holder(value)
+    }
+
+    /// The value that `object(of:)` made `object` from.
+    @inlinable @inline(__always)
+    static func value<T>(of object: AnyObject, as type: T.Type) -> T {
+        if T.self is AnyClass { return unsafeBitCast(object, to: T.self) }
+        return unsafeDowncast(object, to: Holder<T>.self).value
+    }
+
+    /// The object of a `weak` provider's value: the instance, which a class-bound existential
+    /// holds too.
+    @inlinable @inline(__always)
+    static func object<T: AnyObject>(ofInstance value: T) -> AnyObject {
+        value as AnyObject
+    }
+
+    /// The value that `object(ofInstance:)` made `object` from.
+    @inlinable @inline(__always)
+    static func instance<T: AnyObject>(of object: AnyObject, as type: T.Type) -> T {
+        if T.self is AnyClass { return unsafeBitCast(object, to: T.self) }
+        // A class-bound existential, such as `any Greeter`: its witness table must be found.
+        return object as! T
+    }
+
+    /// `component` as the module's component type, which it is: a module of `C` is made only for
+    /// a `C` (`Module.init(_:)` takes one), and the pipeline hands factories only that component.
+    @inlinable @inline(__always)
+    static func component<C: AnyObject>(_ component: AnyObject, as type: C.Type) -> C {
+        unsafeDowncast(component, to: C.self)
+    }
+}
+
+/// Owns one cached value that is not a class instance, so that caches hold every value as an
+/// object.
+@usableFromInline
+final class Holder<Value> {
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(_ value: Value) {
+        self.value = value
+    }
+}
