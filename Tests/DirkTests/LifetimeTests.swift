@@ -149,3 +149,33 @@ private final class HitsModule: Module<HitsComponent>, @unchecked Sendable {
     func wrapped() -> Wrapper { single { Wrapper(thing: Thing()) } }
     func described() -> any CustomStringConvertible { single { Described() } }
 }
+
+@Suite("Components in their own deinit")
+struct DeinitTests {
+    @Test(
+        "a component's deinit that uses its providers stops with the same message, resolved before or not",
+        arguments: [false, true])
+    func deinitUsingProvidersTraps(resolvedBefore: Bool) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var component: DeinitResolvingComponent? = DeinitResolvingComponent()
+            if resolvedBefore { _ = component?.things.store() }
+            component = nil
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: `DeinitModule` of `DeinitResolvingComponent` was used while `DeinitResolvingComponent` was being deinitialized"))
+        #expect(message.contains("Keep what the `deinit` needs in a stored property"))
+        #expect(message.contains("DirkTests/LifetimeTests.swift:"))
+    }
+}
+
+final class DeinitResolvingComponent: Component, @unchecked Sendable {
+    var things: DeinitModule { module() }
+
+    deinit {
+        _ = things.store()
+    }
+}
+
+final class DeinitModule: Module<DeinitResolvingComponent>, @unchecked Sendable {
+    func store() -> Store { single { Store() } }
+}

@@ -167,3 +167,63 @@ class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
         }
     }
 }
+
+@Suite("reset() releases everything")
+struct ResetReleaseTests {
+    @Test("reset() releases the keys of single(key:), class keys included, with their instances")
+    func resetReleasesKeys() {
+        let component = ClassKeyComponent()
+        weak var key: ClassKey?
+        weak var instance: Thing?
+        do {
+            let strong = ClassKey()
+            key = strong
+            instance = component.keyed.thing(for: strong)
+        }
+        #expect(key != nil, "a cached key stays until reset()")
+        component.reset()
+        #expect(key == nil)
+        #expect(instance == nil)
+    }
+
+    @Test("a module registration that a later one replaced is released")
+    func replacedRegistrationIsReleased() {
+        weak var replaced: NetworkTestModule?
+        let component = AppTestComponent()
+        do {
+            let first = NetworkTestModule(component)
+            replaced = first
+            component.module(NetworkTestModule.self) { _ in first }
+        }
+        component.module(NetworkTestModule.self) { StubNetworkTestModule($0) }
+        #expect(replaced == nil)
+        #expect(component.network.api() == "stub")
+    }
+
+    @Test("a module created by hand and dropped leaves nothing behind in its component")
+    func droppedModuleIsReleased() {
+        let component = TestComponent()
+        weak var module: ThingModule?
+        weak var instance: Thing?
+        do {
+            let strong = ThingModule(component)
+            module = strong
+            instance = strong.single()
+        }
+        #expect(module == nil)
+        #expect(instance == nil)
+    }
+}
+
+final class ClassKey: Hashable, @unchecked Sendable {
+    static func == (lhs: ClassKey, rhs: ClassKey) -> Bool { lhs === rhs }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+final class ClassKeyComponent: Component, @unchecked Sendable {
+    var keyed: ClassKeyModule { module() }
+}
+
+final class ClassKeyModule: Module<ClassKeyComponent>, @unchecked Sendable {
+    func thing(for key: ClassKey) -> Thing { single(key: key) { Thing() } }
+}

@@ -32,8 +32,9 @@ enum Erasure {
     /// The value that `object(ofInstance:)` made `object` from.
     @inlinable @inline(__always)
     static func instance<T: AnyObject>(of object: AnyObject, as type: T.Type) -> T {
-        if T.self is AnyClass { return unsafeBitCast(object, to: T.self) }
-        // A class-bound existential, such as `any Greeter`: its witness table must be found.
+        // A class, or `AnyObject`, is the reference alone. A class-bound existential, such as
+        // `any Greeter`, is the reference and its witness tables, which the cast must find.
+        if MemoryLayout<T>.size == MemoryLayout<AnyObject>.size { return unsafeDowncast(object, to: T.self) }
         return object as! T
     }
 
