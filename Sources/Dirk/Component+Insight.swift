@@ -48,7 +48,8 @@ extension Component {
             providers: strategies.keys.sorted().map { name in
                 let status = statuses[name] ?? CacheStatus()
                 return .init(
-                    name: name, strategy: strategies[name]!, isCached: status.holdsInstance, builds: status.builds,
+                    name: name, strategy: strategies[name]!, isCached: status.holdsInstance,
+                    builds: status.builds,
                     waitingCallers: status.waiters)
             },
             dependencies: (recording?.edges ?? []).map { .init(from: $0.from, to: $0.to) }
@@ -66,7 +67,9 @@ extension Component {
     ///
     /// - Parameter body: The resolution to trace.
     /// - Returns: `body`'s result and the trace.
-    public func trace<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> (value: T, trace: String) {
+    public func trace<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> (
+        value: T, trace: String
+    ) {
         let components = selfAndAncestors()
         for component in components { component.core.withLock { $0.addObservers(1) } }
         let context = ResolutionContext.current
@@ -86,7 +89,7 @@ extension Component {
         var all: [Component] = [self]
         var index = 0
         while index < all.count {
-            all[index].parents.forEach { _, parent in
+            all[index].parents.forEachParent { _, parent in
                 if !all.contains(where: { $0 === parent }) { all.append(parent) }
                 return true
             }
@@ -128,7 +131,8 @@ extension AnyModule {
         if context.traceLines != nil {
             let depth = context.observedCalls.count
             context.traceLines?.append(
-                String(repeating: "  ", count: depth) + "\(name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
+                String(repeating: "  ", count: depth)
+                    + "\(name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
         }
         let recorder: Locked<ComponentState>? = componentCore.withLock { state in
             guard state.recording != nil else { return nil }

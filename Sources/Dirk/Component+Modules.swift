@@ -76,7 +76,8 @@ extension Component {
 extension Component {
     private func register(_ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt) {
         guard module.belongs(to: self) else {
-            Diagnostics.foreignModule(Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
+            Diagnostics.foreignModule(
+                Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
         }
         let replaced = core.withLock { state in
             types.compactMap { type -> AnyModule? in

@@ -40,12 +40,14 @@ extension Component {
         let context = ResolutionContext.current
         let outer = context.capture
         context.capture = capture
-        // Sends this component's provider calls down the path that sees the capture, cached ones
-        // included, so that an override of a provider already used is caught.
-        core.withLock { $0.addObservers(1) }
+        // Sends the provider calls of this component and its ancestors down the path that sees the
+        // capture, cached ones included, so that an override of a provider already used, or of an
+        // ancestor's provider, is caught.
+        let watched = selfAndAncestors()
+        for component in watched { component.core.withLock { $0.addObservers(1) } }
         defer {
             context.capture = outer
-            core.withLock { $0.addObservers(-1) }
+            for component in watched { component.core.withLock { $0.addObservers(-1) } }
         }
         _ = try? provider(self)
         if capture.captured == nil {
@@ -83,7 +85,8 @@ extension AnyModule {
     /// Makes the provider at `key`, the first that an override's closure calls, resolve through
     /// the override's factory, then resolves it with `resolve`.
     func captureOverride(
-        _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool, resolve: () throws -> AnyObject
+        _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool,
+        resolve: () throws -> AnyObject
     ) throws -> AnyObject {
         if let first = capture.captured {
             Diagnostics.overrideCalledSeveralProviders(
@@ -96,7 +99,8 @@ extension AnyModule {
                 line: capture.line)
         }
         guard isNew else {
-            Diagnostics.lateOverride(frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+            Diagnostics.lateOverride(
+                frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }
         slots.setOverride(capture.factory, for: key)
         capture.isSuspended = true

@@ -104,7 +104,8 @@ extension Component {
 
     private func register(parent: Component, as type: Component.Type, file: StaticString, line: UInt) {
         if parent === self {
-            Diagnostics.parentCycle(Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
+            Diagnostics.parentCycle(
+                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
         // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot
         // close a cycle: only components with children walk the new parent's ancestors. Each side
@@ -121,7 +122,8 @@ extension Component {
             parents.append(parent, as: type)
         }
         if dirk_load_seq_cst(hasChildren) != 0 && parent.hasAncestor(self) {
-            Diagnostics.parentCycle(Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
+            Diagnostics.parentCycle(
+                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
     }
 
@@ -130,7 +132,7 @@ extension Component {
     private func hasAncestor(_ candidate: Component, depth: Int = 0) -> Bool {
         if self === candidate || depth > 1_000 { return true }
         var found = false
-        parents.forEach { _, parent in
+        parents.forEachParent { _, parent in
             found = parent.hasAncestor(candidate, depth: depth + 1)
             return !found
         }
@@ -144,7 +146,8 @@ extension Component {
     ) -> AncestorRecord {
         guard let found = ancestor(type, matching: isMatch) else {
             Diagnostics.missingParent(
-                type, component: Swift.type(of: self), registered: parents.all.map(\.type), file: file, line: line)
+                type, component: Swift.type(of: self), registered: parents.all.map(\.type), file: file,
+                line: line)
         }
         return found
     }
@@ -154,7 +157,7 @@ extension Component {
     private func ancestor(_ type: Component.Type, matching isMatch: (Component) -> Bool) -> AncestorRecord? {
         if let cached = ancestors.value(for: TypeKey(type)) { return cached }
         var best: AncestorRecord?
-        parents.forEach { registeredType, parent in
+        parents.forEachParent { registeredType, parent in
             if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
                 let record = AncestorRecord(
                     component: parent, distance: 1,
@@ -164,7 +167,7 @@ extension Component {
             return true
         }
         if best == nil {
-            parents.forEach { _, parent in
+            parents.forEachParent { _, parent in
                 if let further = parent.ancestor(type, matching: isMatch) {
                     let record = AncestorRecord(
                         component: further.component, distance: further.distance + 1,

@@ -14,7 +14,10 @@ public struct Contribution<Element>: Sendable {
     public let contributor: Component.Type
     private let build: @Sendable () -> Element
 
-    init(key: String, metadata: (any Sendable)?, contributor: Component.Type, build: @escaping @Sendable () -> Element) {
+    init(
+        key: String, metadata: (any Sendable)?, contributor: Component.Type,
+        build: @escaping @Sendable () -> Element
+    ) {
         self.key = key
         self.metadata = metadata
         self.contributor = contributor
@@ -65,9 +68,12 @@ extension Component {
         file: StaticString = #fileID, line: UInt = #line,
         _ resolve: @escaping @Sendable (Self) -> Element
     ) -> Self {
-        if let owner = contributions(of: type, file: file, line: line).first(where: { $0.key == key })?.contributor {
+        if let owner = contributions(of: type, file: file, line: line).first(where: { $0.key == key })?
+            .contributor
+        {
             Diagnostics.duplicateContribution(
-                key: key, element: type, component: Swift.type(of: self), owner: owner, file: file, line: line)
+                key: key, element: type, component: Swift.type(of: self), owner: owner, file: file, line: line
+            )
         }
         let record = ContributionRecord(key: key, metadata: metadata) { component in
             // Only this component builds its own contributions, so `component` is `self`.
@@ -91,7 +97,9 @@ extension Component {
         let elementType = ObjectIdentifier(type)
         let all = contributingComponents().flatMap { component in
             component.core.withLock { $0.contributions[elementType] ?? [] }.map { record in
-                Contribution(key: record.key, metadata: record.metadata, contributor: Swift.type(of: component)) {
+                Contribution(
+                    key: record.key, metadata: record.metadata, contributor: Swift.type(of: component)
+                ) {
                     record.build(component) as! Element
                 }
             }
@@ -133,7 +141,10 @@ extension Component {
     public func resolveContributionsByKey<Element>(
         of type: Element.Type, file: StaticString = #fileID, line: UInt = #line
     ) -> [String: Element] {
-        Dictionary(uniqueKeysWithValues: contributions(of: type, file: file, line: line).map { ($0.key, $0.resolve()) })
+        Dictionary(
+            uniqueKeysWithValues: contributions(of: type, file: file, line: line).map {
+                ($0.key, $0.resolve())
+            })
     }
 
     /// This component and its ancestors, farthest first, each once.
@@ -141,7 +152,7 @@ extension Component {
         var ordered: [Component] = []
         func visit(_ component: Component) {
             guard !ordered.contains(where: { $0 === component }) else { return }
-            component.parents.forEach { _, parent in
+            component.parents.forEachParent { _, parent in
                 visit(parent)
                 return true
             }

@@ -61,7 +61,9 @@ public struct DependencyGraph: Sendable {
         ///   - isCached: Whether the provider holds a cached instance now.
         ///   - builds: How many of its instances are being built now.
         ///   - waitingCallers: How many callers wait for those builds.
-        public init(name: String, strategy: Strategy, isCached: Bool, builds: Int = 0, waitingCallers: Int = 0) {
+        public init(
+            name: String, strategy: Strategy, isCached: Bool, builds: Int = 0, waitingCallers: Int = 0
+        ) {
             self.name = name
             self.strategy = strategy
             self.isCached = isCached

@@ -25,7 +25,8 @@ extension AnyModule {
     /// not the main thread.
     static func checkThread(for component: Component, file: StaticString, line: UInt) {
         if isMainActorModule && !MainActorCheck.isOnMainActor {
-            Diagnostics.mainActorModuleOffMainThread(self, component: type(of: component), file: file, line: line)
+            Diagnostics.mainActorModuleOffMainThread(
+                self, component: type(of: component), file: file, line: line)
         }
     }
 }

@@ -7,7 +7,9 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        try resolve(SinglePolicy(), key: key, site: site, type: type, build: build, configures: configures, configure: configure)
+        try resolve(
+            SinglePolicy(), key: key, site: site, type: type, build: build, configures: configures,
+            configure: configure)
     }
 
     /// A `weak` provider's instance, through the pipeline.
@@ -16,7 +18,9 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        try resolve(WeakPolicy(), key: key, site: site, type: type, build: build, configures: configures, configure: configure)
+        try resolve(
+            WeakPolicy(), key: key, site: site, type: type, build: build, configures: configures,
+            configure: configure)
     }
 
     /// A `single(key:)`'s instance for `keyValue`, through the pipeline.
@@ -36,7 +40,9 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        try resolve(ScopedPolicy(), key: key, site: site, type: type, build: build, configures: configures, configure: configure)
+        try resolve(
+            ScopedPolicy(), key: key, site: site, type: type, build: build, configures: configures,
+            configure: configure)
     }
 
     /// Runs a `transient`'s factory through the pipeline; `build` keeps the value itself and
@@ -65,7 +71,8 @@ extension AnyModule {
     ) throws -> AnyObject {
         let context = ResolutionContext.current
         let frame = providerFrame(policy.strategy, site: site, returning: type)
-        let (slot, isNew) = slots.slot(for: key, strategy: policy.strategy, site: site, as: Policy.Slot.self) {
+        let (slot, isNew) = slots.slot(for: key, strategy: policy.strategy, site: site, as: Policy.Slot.self)
+        {
             policy.makeSlot()
         }
 
@@ -83,7 +90,8 @@ extension AnyModule {
 
         guard slots.attention != 0 else { return try resolveThroughSlot() }
         if let capture = context.capture, !capture.isSuspended {
-            return try captureOverride(capture, key: key, frame: frame, isNew: isNew, resolve: resolveThroughSlot)
+            return try captureOverride(
+                capture, key: key, frame: frame, isNew: isNew, resolve: resolveThroughSlot)
         }
         if policy.strategy.isCached, let request = context.freshRequest,
             request.module == ObjectIdentifier(self), request.depth == context.depth

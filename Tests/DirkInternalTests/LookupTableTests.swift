@@ -94,8 +94,7 @@ struct LookupTableTests {
             #expect(visited.sorted() == Array(0..<300))
             var values: [Int] = []
             // `forEach` is the table's own, under test, not `Sequence.forEach`.
-            // swift-format-ignore: ReplaceForEachWithForLoop
-            table.forEach { value, tag in
+            table.forEachValue { value, tag in
                 values.append(value.number)
                 #expect(tag == UInt(value.number) * 3)
             }

@@ -542,7 +542,9 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
         switch self {
         case .holdWithNoBuild, .holdForStaleGeneration:
             "Dirk internal error: an instance was held for a build that is not under way"
-        case .publishWithNoInstance, .publishReadyCell:
+        case .publishWithNoInstance:
+            "Dirk internal error: a build was published before its instance was held"
+        case .publishReadyCell:
             "Dirk internal error: a build was published that is not under way"
         case .failWithNoBuild, .failStaleGeneration:
             "Dirk internal error: a build failed that is not under way"

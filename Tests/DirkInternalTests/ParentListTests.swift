@@ -13,8 +13,7 @@ struct ParentListTests {
             #expect(list.all.isEmpty)
             var visits = 0
             // `forEach` is the list's own, under test, not `Sequence.forEach`.
-            // swift-format-ignore: ReplaceForEachWithForLoop
-            list.forEach { _, _ in
+            list.forEachParent { _, _ in
                 visits += 1
                 return true
             }
@@ -62,16 +61,14 @@ struct ParentListTests {
             #expect(list.all.map(\.element.number) == Array(0..<20))
             #expect(list.all.map { ObjectIdentifier($0.type) } == types.map(ObjectIdentifier.init))
             var visited: [Int] = []
-            // swift-format-ignore: ReplaceForEachWithForLoop
-            list.forEach { type, element in
+            list.forEachParent { type, element in
                 visited.append(element.number)
                 #expect(ObjectIdentifier(type) == ObjectIdentifier(types[element.number]))
                 return element.number < 6
             }
             #expect(visited == Array(0...6))
             visited = []
-            // swift-format-ignore: ReplaceForEachWithForLoop
-            list.forEach { _, element in
+            list.forEachParent { _, element in
                 visited.append(element.number)
                 return false
             }

@@ -1,6 +1,6 @@
 import Dirk
-import Foundation
 import DirkTestSupport
+import Foundation
 
 /// The strategy a node of a random graph is provided with.
 enum Strategy: CaseIterable, Sendable {

@@ -64,7 +64,10 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
                 "Call `reset()` outside providers",
             ]
         case .lazyReadWhileResolving:
-            ["a `Lazy<Canary>` made at DirkReliabilityTests/MisuseTests.swift:", "was read while it was resolving its own value", "Read it after the provider"]
+            [
+                "a `Lazy<Canary>` made at DirkReliabilityTests/MisuseTests.swift:",
+                "was read while it was resolving its own value", "Read it after the provider",
+            ]
         case .duplicateContribution:
             [
                 "`MisuseComponent` contributed `Canary` under the key \"first\", which `MisuseParent` already uses",

@@ -15,7 +15,12 @@ public final class Counter: Sendable {
 
     /// Adds one and returns the new count.
     @discardableResult
-    public func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    public func increment() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 
     public var count: Int { value.withLock { $0 } }
 }

@@ -17,7 +17,9 @@ struct AsyncHandleTests {
         #expect(component.opened.count == 1)
     }
 
-    @Test("an AsyncLazy whose resolution throws gives the error to its readers and tries again on the next read")
+    @Test(
+        "an AsyncLazy whose resolution throws gives the error to its readers and tries again on the next read"
+    )
     func asyncLazyRethrows() async throws {
         let component = DatabaseComponent()
         component.failures.increment()

@@ -157,12 +157,16 @@ struct DeinitTests {
         arguments: [false, true])
     func deinitUsingProvidersTraps(resolvedBefore: Bool) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [resolvedBefore] in
             var component: DeinitResolvingComponent? = DeinitResolvingComponent()
             if resolvedBefore { _ = component?.things.store() }
             component = nil
         }
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: `DeinitModule` of `DeinitResolvingComponent` was used while `DeinitResolvingComponent` was being deinitialized"))
+        #expect(
+            message.contains(
+                "Dirk: `DeinitModule` of `DeinitResolvingComponent` was used while `DeinitResolvingComponent` was being deinitialized"
+            ))
         #expect(message.contains("Keep what the `deinit` needs in a stored property"))
         #expect(message.contains("DirkTests/LifetimeTests.swift:"))
     }

@@ -5,7 +5,8 @@ import Testing
 
 @Suite("No user code under Dirk's locks")
 struct LockDisciplineTests {
-    @Test("a key whose hashing resolves another provider never deadlocks against reset() and dependencyGraph()")
+    @Test(
+        "a key whose hashing resolves another provider never deadlocks against reset() and dependencyGraph()")
     func resolvingKeysBesideReset() {
         let component = KeyComponent()
         withWatchdog {
@@ -36,7 +37,9 @@ struct LockDisciplineTests {
             _ = component.keys.keyed(ResolvingKey(number: 1, component: component, reentrant: true))
         }
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: the key of `KeyModule.keyed(_:)` of `KeyComponent` called `KeyModule.keyed(_:)`"))
+        #expect(
+            message.contains(
+                "Dirk: the key of `KeyModule.keyed(_:)` of `KeyComponent` called `KeyModule.keyed(_:)`"))
         #expect(message.contains("Make the key a plain value"))
     }
 

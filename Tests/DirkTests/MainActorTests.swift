@@ -1,6 +1,6 @@
 import Dirk
-import Dispatch
 import DirkTestSupport
+import Dispatch
 import Testing
 
 @Suite("Main-actor providers")
@@ -40,7 +40,9 @@ struct MainActorTests {
             group.wait()
         }
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: `ScreenComponent` was asked for its module `PanelModule`, a `MainActorModule`"))
+        #expect(
+            message.contains(
+                "Dirk: `ScreenComponent` was asked for its module `PanelModule`, a `MainActorModule`"))
         #expect(message.contains("declare its accessor `@MainActor`"))
     }
 

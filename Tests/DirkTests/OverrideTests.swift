@@ -8,7 +8,11 @@ struct OverrideTests {
     @Test("an override replaces one provider's factory and keeps its strategy", arguments: Strategy.allCases)
     func overrideKeepsTheStrategy(strategy: Strategy) {
         let fake = Thing(number: 99)
-        let component = TestComponent().overriding { strategy.resolve($0) } with: { _ in fake }
+        let component = TestComponent().overriding {
+            strategy.resolve($0)
+        } with: { _ in
+            fake
+        }
         #expect(strategy.resolve(component) === fake)
         #expect(component.counter.count == 0, "the original factory never runs")
         #expect(component.things.transient() !== fake || strategy == .transient)
@@ -17,7 +21,9 @@ struct OverrideTests {
     @Test("an overridden single is built once per component, by the override's factory")
     func overriddenSingleBuildsOnce() {
         let built = Counter()
-        let component = TestComponent().overriding { $0.things.single() } with: { _ in
+        let component = TestComponent().overriding {
+            $0.things.single()
+        } with: { _ in
             Thing(number: built.increment())
         }
         let first = component.things.single()
@@ -28,7 +34,9 @@ struct OverrideTests {
     @Test("an overridden transient calls the override's factory on every call")
     func overriddenTransientBuildsEachTime() {
         let built = Counter()
-        let component = TestComponent().overriding { $0.things.transient() } with: { _ in
+        let component = TestComponent().overriding {
+            $0.things.transient()
+        } with: { _ in
             Thing(number: built.increment())
         }
         #expect(component.things.transient() !== component.things.transient())
@@ -37,15 +45,22 @@ struct OverrideTests {
 
     @Test("children reach the overridden provider through their parents")
     func childrenSeeTheOverride() {
-        let fake = Store()
-        let app = RootComponent().overriding { $0.root.store() } with: { _ in fake }
+        // `Store` is not `Sendable`; this test reads it on one thread only.
+        nonisolated(unsafe) let fake = Store()
+        let app = RootComponent().overriding {
+            $0.root.store()
+        } with: { _ in
+            fake
+        }
         let feature = LeafComponent().parent { app }
         #expect(feature.leaf.viewModel().store === fake)
     }
 
     @Test("the override's factory receives the component and may resolve its other providers")
     func overrideUsesTheComponent() {
-        let component = TestComponent().overriding { $0.things.transient() } with: { c in
+        let component = TestComponent().overriding {
+            $0.things.transient()
+        } with: { c in
             Thing(number: c.things.single().number + 100)
         }
         #expect(component.things.transient().number == 101)
@@ -55,7 +70,13 @@ struct OverrideTests {
     func overridesAreLocal(seed: Int) {
         let fake = Thing(number: 1_000 + seed)
         let component = TestComponent()
-        if seed.isMultiple(of: 2) { component.overriding { $0.things.single() } with: { _ in fake } }
+        if seed.isMultiple(of: 2) {
+            component.overriding {
+                $0.things.single()
+            } with: { _ in
+                fake
+            }
+        }
         for _ in 0..<100 {
             #expect((component.things.single() === fake) == seed.isMultiple(of: 2))
         }
@@ -70,7 +91,11 @@ struct OverrideTests {
             DispatchQueue.global().async(group: group) {
                 for _ in 0..<10_000 { _ = component.things.transient() }
             }
-            component.overriding { $0.things.single() } with: { _ in fake }
+            component.overriding {
+                $0.things.single()
+            } with: { _ in
+                fake
+            }
             group.wait()
         }
         #expect(component.things.single() === fake)
@@ -81,10 +106,16 @@ struct OverrideTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let component = TestComponent()
             _ = component.things.single()
-            component.overriding { $0.things.single() } with: { _ in Thing() }
+            component.overriding {
+                $0.things.single()
+            } with: { _ in
+                Thing()
+            }
         }
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: `TestComponent` overrode `ThingModule.single()` after that provider was already used"))
+        #expect(
+            message.contains(
+                "Dirk: `TestComponent` overrode `ThingModule.single()` after that provider was already used"))
         #expect(message.contains("before the first resolution"))
         #expect(message.contains("DirkTests/OverrideTests.swift:"))
     }
@@ -92,7 +123,11 @@ struct OverrideTests {
     @Test("a closure that calls no provider stops the program")
     func noProviderTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            TestComponent().overriding { _ in Thing() } with: { _ in Thing() }
+            TestComponent().overriding { _ in
+                Thing()
+            } with: { _ in
+                Thing()
+            }
         }
         #expect(
             standardError(of: result).contains(
@@ -105,18 +140,25 @@ struct OverrideTests {
             TestComponent().overriding { c in
                 _ = c.things.transient()
                 return c.things.single()
-            } with: { _ in Thing() }
+            } with: { _ in
+                Thing()
+            }
         }
         #expect(
             standardError(of: result).contains(
-                "called `ThingModule.transient()` and then `ThingModule.single()`; it must call exactly one provider"))
+                "called `ThingModule.transient()` and then `ThingModule.single()`; it must call exactly one provider"
+            ))
     }
 
     @Test("overriding a parent's provider from a child stops the program")
     func parentsProviderTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = RootComponent()
-            LeafComponent().parent { app }.overriding { $0.app.root.store() } with: { _ in Store() }
+            LeafComponent().parent { app }.overriding {
+                $0.app.root.store()
+            } with: { _ in
+                Store()
+            }
         }
         let message = standardError(of: result)
         #expect(message.contains("called `RootModule.store()`, which belongs to `RootComponent`"))

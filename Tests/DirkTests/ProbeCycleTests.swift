@@ -52,7 +52,8 @@ struct ProbeCycleTests {
             _ = SelfNeedingComponent().needing
         }
         let message = standardError(of: result)
-        #expect(message.contains("dependency cycle: SelfNeedingModule.init(_:) -> SelfNeedingModule.init(_:)"))
+        #expect(
+            message.contains("dependency cycle: SelfNeedingModule.init(_:) -> SelfNeedingModule.init(_:)"))
         #expect(message.contains("A module's initializer runs when its component first needs the module"))
         #expect(!message.contains("configure:"))
     }

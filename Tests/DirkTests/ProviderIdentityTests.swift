@@ -94,7 +94,8 @@ struct GeneratedProviderTests {
             _ = component.generated.clash(UInt(1))
         }
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: two providers named `GeneratedModule.clash(_:)` of `GeneratedComponent`"))
+        #expect(
+            message.contains("Dirk: two providers named `GeneratedModule.clash(_:)` of `GeneratedComponent`"))
         #expect(message.contains("one uses `scoped` and the other `single`"))
         #expect(message.contains("Give the providers different names"))
     }
@@ -116,16 +117,16 @@ final class GeneratedComponent: Component, @unchecked Sendable {
 // The providers below stand for code a macro or a generator writes: `#sourceLocation` gives
 // pairs of them one file, line and column.
 final class GeneratedModule: Module<GeneratedComponent>, @unchecked Sendable {
-    #sourceLocation(file: "Generated/Providers.swift", line: 1)
+    #sourceLocation(file:"Generated/Providers.swift",line:1)
     func first() -> Thing { single { Thing() } }
     #sourceLocation()
-    #sourceLocation(file: "Generated/Providers.swift", line: 1)
+    #sourceLocation(file:"Generated/Providers.swift",line:1)
     func second() -> Thing { single { Thing() } }
     #sourceLocation()
-    #sourceLocation(file: "Generated/Providers.swift", line: 2)
+    #sourceLocation(file:"Generated/Providers.swift",line:2)
     func clash(_ key: Int8) -> Thing { scoped { Thing() } }
     #sourceLocation()
-    #sourceLocation(file: "Generated/Providers.swift", line: 2)
+    #sourceLocation(file:"Generated/Providers.swift",line:2)
     func clash(_ key: UInt) -> Thing { single { Thing() } }
     #sourceLocation()
 

@@ -35,7 +35,8 @@ struct WaitingTests {
         #expect(component.attempts.count == 2)
     }
 
-    @Test("an async factory that throws fails every task waiting for that build with its error, and runs once")
+    @Test(
+        "an async factory that throws fails every task waiting for that build with its error, and runs once")
     func sharedFailureAcrossTasks() async {
         let component = FailingComponent()
         let gate = AsyncGate()
@@ -80,7 +81,9 @@ struct WaitingTests {
         }
         // The build is still held at its gate, so the waiters stopped without it.
         #expect(clock.now - start < .seconds(30))
-        #expect(component.dependencyGraph().providers.first { $0.name == "FailingModule.asyncThing()" }?.builds == 1)
+        #expect(
+            component.dependencyGraph().providers.first { $0.name == "FailingModule.asyncThing()" }?.builds
+                == 1)
         await gate.open()
         let built = try await builder.value
         #expect(try await component.failing.asyncThing() === built)

@@ -72,7 +72,9 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
         let source = source
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: nil, handle: AsyncProvider.self)
-            return try await agent.run(frame) { () async throws(Failure) in try await source.resolve(frame: frame) }
+            return try await agent.run(frame) { () async throws(Failure) in
+                try await source.resolve(frame: frame)
+            }
         }
     }
 }

@@ -38,7 +38,8 @@ public final class Lazy<Value>: @unchecked Sendable {
             Diagnostics.handleReadWhileResolving("Lazy<\(Value.self)>", site: source.site)
         }
         return cell.resolve(
-            in: context, frame: frame, build: { source.resolve(in: context, frame: frame) }, configures: false,
+            in: context, frame: frame, build: { source.resolve(in: context, frame: frame) },
+            configures: false,
             configure: { _ in })
     }
 }
@@ -131,10 +132,13 @@ extension Module {
     }
 
     /// The source of a handle made at `file` and `line` that resolves with `resolve`.
-    func handleSource<T>(file: StaticString, line: UInt, _ resolve: @escaping @Sendable (C) -> T) -> HandleSource<T> {
+    func handleSource<T>(file: StaticString, line: UInt, _ resolve: @escaping @Sendable (C) -> T)
+        -> HandleSource<T>
+    {
         let owner = componentReference
         return HandleSource(
-            site: ProviderSite(file: file, line: line, column: 0, function: "lazy(_:)"), component: owner.identity,
+            site: ProviderSite(file: file, line: line, column: 0, function: "lazy(_:)"),
+            component: owner.identity,
             componentType: C.self
         ) { context in
             guard owner.holdIfAlive(in: context) else { return nil }

@@ -31,7 +31,8 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
             Diagnostics.handleReadWhileResolving(frame.name, site: source.site)
         }
         return cell.resolve(
-            in: context, frame: frame, build: { source.resolve(in: context, frame: frame) }, configures: false,
+            in: context, frame: frame, build: { source.resolve(in: context, frame: frame) },
+            configures: false,
             configure: { _ in })
     }
 }

@@ -57,7 +57,9 @@
                 """
         }
         let providers = path.filter { $0.kind == .provider }
-        if !providers.isEmpty, providers.allSatisfy({ $0.strategy.takesConfigure || $0.strategy == .transient }) {
+        if !providers.isEmpty,
+            providers.allSatisfy({ $0.strategy.takesConfigure || $0.strategy == .transient })
+        {
             return """
                 Break the cycle: build both objects without each other and let them set each other \
                 in `configure:` closures (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
@@ -99,7 +101,9 @@
     // MARK: Lifetime
 
     /// A provider needed its component after the component was released.
-    @usableFromInline static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
+    @usableFromInline static func componentReleased(provider: String, component: Any.Type, site: ProviderSite)
+        -> Never
+    {
         fail(
             """
             Dirk: `\(provider)` was called after its component `\(component)` was released. \
@@ -112,7 +116,9 @@
     }
 
     /// A component's accessor was used while the component was being deinitialized.
-    @usableFromInline static func usedWhileDeinitializing(_ member: String, component: Any.Type, file: StaticString, line: UInt)
+    @usableFromInline static func usedWhileDeinitializing(
+        _ member: String, component: Any.Type, file: StaticString, line: UInt
+    )
         -> Never
     {
         fail(
@@ -158,7 +164,9 @@
     /// `error`, thrown by a build that another caller of the same provider waited for, as the
     /// waiter's own error type: the same type, since the builder ran the same provider, unless an
     /// override threw what the provider cannot.
-    @usableFromInline static func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, at frame: Frame) -> Failure {
+    @usableFromInline static func rethrown<Failure: Error>(
+        _ error: any Error, as type: Failure.Type, at frame: Frame
+    ) -> Failure {
         if let error = error as? Failure { return error }
         foreignError(error, expected: Failure.self, at: frame)
     }
@@ -178,7 +186,9 @@
     }
 
     /// A waiter got an error of another type than its provider throws.
-    static func foreignError(_ error: any Error, expected: Any.Type, provider: String, site: ProviderSite) -> Never {
+    static func foreignError(_ error: any Error, expected: Any.Type, provider: String, site: ProviderSite)
+        -> Never
+    {
         fail(
             """
             Dirk: `\(provider)` got an error of type `\(type(of: error))`, which it cannot throw (it \
@@ -206,7 +216,8 @@
             file: file, line: line)
     }
 
-    static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
+    static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never
+    {
         fail(
             """
             Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` \
@@ -324,7 +335,8 @@
 
     // MARK: Overrides
 
-    static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never {
+    static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never
+    {
         fail(
             """
             Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so \

@@ -35,7 +35,8 @@ extension Module {
         _ factory: (C) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         try await resolveAsync(
-            .asyncSingle, key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            .asyncSingle,
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 
@@ -56,7 +57,8 @@ extension Module {
         _ factory: () async throws(Failure) -> T
     ) async throws(Failure) -> T {
         try await resolveAsync(
-            .asyncSingle, key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            .asyncSingle,
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ async throws(Failure) in try await factory() })
     }
@@ -105,7 +107,8 @@ extension Module {
         _ factory: (C) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         try await resolveAsync(
-            .asyncScoped, key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
+            .asyncScoped,
+            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 }
@@ -128,7 +131,8 @@ extension Module {
             }
             return value ?? Erasure.value(of: object, as: T.self)
         } catch {
-            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+            throw Diagnostics.rethrown(
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
         }
     }
 }
@@ -147,7 +151,8 @@ extension AnyModule {
     }
 
     private func resolveAsync(
-        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, site: ProviderSite, type: Any.Type,
+        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, site: ProviderSite,
+        type: Any.Type,
         build: (Component) async throws -> AnyObject
     ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
@@ -161,7 +166,9 @@ extension AnyModule {
         }
         switch strategy {
         case .asyncSingle:
-            let cell = slots.slot(for: key, strategy: strategy, site: site, as: OnceCell<StrongStorage<AnyObject>>.self) {
+            let cell = slots.slot(
+                for: key, strategy: strategy, site: site, as: OnceCell<StrongStorage<AnyObject>>.self
+            ) {
                 .make()
             }.slot
             return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)

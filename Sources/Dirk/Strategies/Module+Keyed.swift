@@ -68,10 +68,12 @@ extension Module {
         do {
             let object = try resolveKeyed(
                 keyValue, key: key, site: site, type: T.self,
-                build: { component in Erasure.object(of: try self.make(make, key: key, component: component)) })
+                build: { component in Erasure.object(of: try self.make(make, key: key, component: component))
+                })
             return Erasure.value(of: object, as: T.self)
         } catch {
-            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+            throw Diagnostics.rethrown(
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
         }
     }
 }

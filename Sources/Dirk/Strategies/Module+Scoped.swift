@@ -26,7 +26,8 @@ extension Module {
     ) throws(Failure) -> T {
         try perResolution(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() },
             configures: false, configure: { (_, _) throws(Failure) in })
     }
 
@@ -93,7 +94,8 @@ extension Module {
     ) throws(Failure) -> T {
         try perResolution(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() },
             configures: true, configure: configure)
     }
 }
@@ -108,14 +110,17 @@ extension Module {
         do {
             let object = try resolveScoped(
                 key: key, site: site, type: T.self,
-                build: { component in Erasure.object(of: try self.make(make, key: key, component: component)) },
+                build: { component in Erasure.object(of: try self.make(make, key: key, component: component))
+                },
                 configures: configures,
                 configure: { object, component in
-                    try configure(Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
+                    try configure(
+                        Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
                 })
             return Erasure.value(of: object, as: T.self)
         } catch {
-            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+            throw Diagnostics.rethrown(
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
         }
     }
 }

@@ -28,7 +28,8 @@ extension Module {
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
         try cachedSingle(
-            file: file, line: line, column: column, function: function, make: { _ throws(Failure) in try factory() },
+            file: file, line: line, column: column, function: function,
+            make: { _ throws(Failure) in try factory() },
             configures: false, configure: { (_, _) throws(Failure) in })
     }
 
@@ -106,7 +107,8 @@ extension Module {
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         try cachedSingle(
-            file: file, line: line, column: column, function: function, make: { _ throws(Failure) in try factory() },
+            file: file, line: line, column: column, function: function,
+            make: { _ throws(Failure) in try factory() },
             configures: true, configure: configure)
     }
 }
@@ -121,9 +123,12 @@ extension Module {
         make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if slots.attention == 0, let object = slots.readyObject(for: key) { return Erasure.value(of: object, as: T.self) }
+        if slots.attention == 0, let object = slots.readyObject(for: key) {
+            return Erasure.value(of: object, as: T.self)
+        }
         return try uncachedSingle(
-            key: key, site: ProviderSite(file: file, line: line, column: column, function: function), make: make,
+            key: key, site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: make,
             configures: configures, configure: configure)
     }
 
@@ -136,14 +141,17 @@ extension Module {
         do {
             let object = try resolveSingle(
                 key: key, site: site, type: T.self,
-                build: { component in Erasure.object(of: try self.make(make, key: key, component: component)) },
+                build: { component in Erasure.object(of: try self.make(make, key: key, component: component))
+                },
                 configures: configures,
                 configure: { object, component in
-                    try configure(Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
+                    try configure(
+                        Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
                 })
             return Erasure.value(of: object, as: T.self)
         } catch {
-            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+            throw Diagnostics.rethrown(
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
         }
     }
 }

@@ -69,7 +69,8 @@ extension Module {
                 return ProviderMarker.nothing
             }
         } catch {
-            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+            throw Diagnostics.rethrown(
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
         }
         return value!
     }

@@ -25,7 +25,8 @@ extension Module {
     ) throws(Failure) -> T {
         try weaklyShared(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() },
             configures: false, configure: { (_, _) throws(Failure) in })
     }
 
@@ -92,7 +93,8 @@ extension Module {
     ) throws(Failure) -> T {
         try weaklyShared(
             key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: { _ throws(Failure) in try factory() },
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() },
             configures: true, configure: configure)
     }
 }
@@ -107,14 +109,18 @@ extension Module {
         do {
             let object = try resolveWeak(
                 key: key, site: site, type: T.self,
-                build: { component in Erasure.object(ofInstance: try self.make(make, key: key, component: component)) },
+                build: { component in
+                    Erasure.object(ofInstance: try self.make(make, key: key, component: component))
+                },
                 configures: configures,
                 configure: { object, component in
-                    try configure(Erasure.instance(of: object, as: T.self), Erasure.component(component, as: C.self))
+                    try configure(
+                        Erasure.instance(of: object, as: T.self), Erasure.component(component, as: C.self))
                 })
             return Erasure.instance(of: object, as: T.self)
         } catch {
-            throw Diagnostics.rethrown(error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+            throw Diagnostics.rethrown(
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
         }
     }
 }

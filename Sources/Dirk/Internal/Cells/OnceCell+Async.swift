@@ -65,7 +65,10 @@ extension OnceCell {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Value>, Never>) in
                 let resumeAtOnce: WaitEvent<Value>? = registration.withLock { registration in
                     if case .cancelled = registration, cancellable { return .cancelled }
-                    guard let id = withLock({ $0.enqueue(.task(continuation), of: agent, generation: generation) })
+                    guard
+                        let id = withLock({
+                            $0.enqueue(.task(continuation), of: agent, generation: generation)
+                        })
                     else { return .recheck }
                     registration = .waiting(id)
                     return nil

@@ -81,7 +81,9 @@ extension OnceCell {
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
     /// first, and returns what the build ended with, or `.recheck` to claim again.
-    @inlinable func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent<Value> {
+    @inlinable func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent<
+        Value
+    > {
         let parker = Parker<WaitEvent<Value>>()
         guard let id = withLock({ $0.enqueue(.thread(parker), of: context, generation: generation) }) else {
             return .recheck
@@ -111,7 +113,9 @@ extension OnceCell {
 extension OnceCell: BorrowedBuild {
     @usableFromInline func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext) {
         let parker = Parker<WaitEvent<Value>>()
-        guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else { return }
+        guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else {
+            return
+        }
         let target = WaitTarget(cell: self, generation: generation)
         agent.waitingFor = target
         defer { agent.waitingFor = nil }
@@ -119,7 +123,9 @@ extension OnceCell: BorrowedBuild {
             otherTarget.cell.wakeToRecheck(other)
         }
         while case .recheck = parker.receive() {
-            guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else { return }
+            guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else {
+                return
+            }
         }
     }
 }

@@ -8,7 +8,8 @@
 ///
 /// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
 /// mutable in it is the state machine, guarded by the lock of `Locked`.
-@usableFromInline package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
+@usableFromInline
+package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
     @usableFromInline package typealias Value = Storage.Value
 
     /// An empty cell.

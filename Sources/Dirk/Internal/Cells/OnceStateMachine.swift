@@ -73,6 +73,7 @@
 @usableFromInline package struct OnceStateMachine<Storage: CellStorage> {
     @usableFromInline package typealias Value = Storage.Value
 
+    /// The states, as `state` shows them.
     package enum State {
         case empty
         case building(Build)
@@ -80,28 +81,38 @@
     }
 
     /// One build under way.
-    package struct Build {
-        package let builder: BuildAgent
-        package let generation: UInt64
+    @usableFromInline package struct Build {
+        @usableFromInline package let builder: BuildAgent
+        @usableFromInline package let generation: UInt64
         /// The step that builds, for cycle paths.
-        package let frame: Frame
+        @usableFromInline package let frame: Frame
         /// The instance, once the factory returned: seen by the builder (and by a waiter that
         /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
-        package var instance: Value?
-        package var waiters: [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>)] = []
+        @usableFromInline package var instance: Value?
+        @usableFromInline package var waiters: [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>)] = []
     }
 
-    package private(set) var state = State.empty
+    // The state is kept in two variables rather than one enum, so that a cached read touches one
+    // word: `ready` holds the value of a ready cell, `build` the build under way; at most one of
+    // them is set.
+    @usableFromInline var ready: Storage?
+    @usableFromInline var build: Build?
     private var generations: UInt64 = 0
     private var waiterIDs: UInt64 = 0
 
     /// An empty cell's state.
     @usableFromInline package init() {}
 
+    /// The state, as one value.
+    package var state: State {
+        if let build { return .building(build) }
+        if let ready { return .ready(ready) }
+        return .empty
+    }
+
     /// The ready value, if there is one.
-    @usableFromInline package var readyValue: Value? {
-        if case .ready(let storage) = state { return storage.value }
-        return nil
+    @inlinable package var readyValue: Value? {
+        ready?.value
     }
 
     /// Whether the cell holds a value now.
@@ -126,24 +137,18 @@
 
     @usableFromInline package mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
         defer { debugCheck() }
-        switch state {
-        case .ready(let storage):
-            if let value = storage.value { return .ready(value) }
-            return startBuild(by: agent, frame: frame)
-        case .empty:
-            return startBuild(by: agent, frame: frame)
-        case .building(let build):
+        if let build {
             if build.builder === agent {
                 if let instance = build.instance { return .ownInstance(instance) }
                 return .cycle(build.frame)
             }
             return .wait(generation: build.generation)
         }
-    }
-
-    private mutating func startBuild(by agent: BuildAgent, frame: Frame) -> Claim {
+        if let value = ready?.value { return .ready(value) }
+        // Empty, or a weak value that is gone.
         generations &+= 1
-        state = .building(Build(builder: agent, generation: generations, frame: frame))
+        ready = nil
+        build = Build(builder: agent, generation: generations, frame: frame)
         return .build(generation: generations)
     }
 
@@ -151,51 +156,43 @@
 
     /// Adds `waiter` to the build of generation `generation`, if it is still under way; returns
     /// its identifier, or nil when the caller should claim again.
-    @usableFromInline package mutating func enqueue(_ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64) -> UInt64? {
+    @usableFromInline package mutating func enqueue(
+        _ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64
+    ) -> UInt64? {
         defer { debugCheck() }
-        guard case .building(var build) = state, build.generation == generation else { return nil }
+        guard build?.generation == generation else { return nil }
         waiterIDs &+= 1
-        build.waiters.append((waiterIDs, agent, waiter))
-        state = .building(build)
+        build!.waiters.append((waiterIDs, agent, waiter))
         return waiterIDs
     }
 
     /// Removes the waiter `id`, if it is still waiting; whoever removes a waiter resumes it.
-    package mutating func dequeue(_ id: UInt64) -> Waiter<Value>? {
+    @usableFromInline package mutating func dequeue(_ id: UInt64) -> Waiter<Value>? {
         defer { debugCheck() }
-        guard case .building(var build) = state,
-            let index = build.waiters.firstIndex(where: { $0.id == id })
-        else { return nil }
-        let removed = build.waiters.remove(at: index).waiter
-        state = .building(build)
-        return removed
+        guard let index = build?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+        return build!.waiters.remove(at: index).waiter
     }
 
     /// Removes the waiters of `agent`, to wake them so that they look for a cycle again.
-    package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter<Value>] {
+    @usableFromInline package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter<Value>] {
         defer { debugCheck() }
-        guard case .building(var build) = state else { return [] }
-        let woken = build.waiters.filter { $0.agent === agent }.map(\.waiter)
-        build.waiters.removeAll { $0.agent === agent }
-        state = .building(build)
-        return woken
+        guard let waiters = build?.waiters else { return [] }
+        build!.waiters.removeAll { $0.agent === agent }
+        return waiters.filter { $0.agent === agent }.map(\.waiter)
     }
 
     /// The instance of generation `generation`, if that build is still under way and its instance
     /// exists; removes the waiter `id` along with it, since it no longer waits.
     @usableFromInline package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> Value? {
         defer { debugCheck() }
-        guard case .building(var build) = state, build.generation == generation,
-            let instance = build.instance
-        else { return nil }
-        build.waiters.removeAll { $0.id == id }
-        state = .building(build)
+        guard build?.generation == generation, let instance = build?.instance else { return nil }
+        build!.waiters.removeAll { $0.id == id }
         return instance
     }
 
     /// The build of generation `generation`, if it is still under way, for the wait graph.
-    package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
-        guard case .building(let build) = state, build.generation == generation else { return nil }
+    @usableFromInline package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+        guard let build, build.generation == generation else { return nil }
         return BuildSnapshot(builder: build.builder, frame: build.frame, hasInstance: build.instance != nil)
     }
 
@@ -205,59 +202,58 @@
     /// `publish(generation:)`.
     @usableFromInline package mutating func holdInstance(_ instance: Value, generation: UInt64) {
         defer { debugCheck() }
-        guard case .building(var build) = state, build.generation == generation else {
+        guard build?.generation == generation else {
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
         }
-        build.instance = instance
-        state = .building(build)
+        build!.instance = instance
     }
 
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
     /// resume with it.
-    @usableFromInline package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter<Value>]) {
+    @usableFromInline package mutating func publish(generation: UInt64) -> (
+        value: Value, waiters: [Waiter<Value>]
+    ) {
         defer { debugCheck() }
-        guard case .building(let build) = state, build.generation == generation, let instance = build.instance
-        else {
+        guard let finished = build, finished.generation == generation else {
             preconditionFailure("Dirk internal error: a build was published that is not under way")
         }
-        state = .ready(Storage(instance))
-        return (instance, build.waiters.map(\.waiter))
+        guard let instance = finished.instance else {
+            preconditionFailure("Dirk internal error: a build was published before its instance was held")
+        }
+        build = nil
+        ready = Storage(instance)
+        return (instance, finished.waiters.map(\.waiter))
     }
 
     /// Ends generation `generation` with no value, because its factory or `configure:` threw;
     /// returns the waiters to resume with the error, and the instance, if any, to release outside
     /// the lock.
-    @usableFromInline package mutating func fail(generation: UInt64) -> (waiters: [Waiter<Value>], abandoned: Value?) {
+    @usableFromInline package mutating func fail(generation: UInt64) -> (
+        waiters: [Waiter<Value>], abandoned: Value?
+    ) {
         defer { debugCheck() }
-        guard case .building(let build) = state, build.generation == generation else {
+        guard let failed = build, failed.generation == generation else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
         }
-        state = .empty
-        return (build.waiters.map(\.waiter), build.instance)
+        build = nil
+        return (failed.waiters.map(\.waiter), failed.instance)
     }
 
     // MARK: Resetting
 
     /// Empties a ready cell and returns what it held, to release outside the lock. A build under way
     /// is left to finish: its instance is cached when it is done.
-    package mutating func reset() -> Storage? {
+    @usableFromInline package mutating func reset() -> Storage? {
         defer { debugCheck() }
-        guard case .ready(let storage) = state else { return nil }
-        state = .empty
-        return storage
+        defer { ready = nil }
+        return ready
     }
 
     /// Whether a build is under way.
-    package var isBuilding: Bool {
-        if case .building = state { return true }
-        return false
-    }
+    @usableFromInline package var isBuilding: Bool { build != nil }
 
     /// How many agents wait for the build under way.
-    package var waiterCount: Int {
-        if case .building(let build) = state { return build.waiters.count }
-        return 0
-    }
+    @usableFromInline package var waiterCount: Int { build?.waiters.count ?? 0 }
 
     /// Checks the invariants after every mutation, in debug builds.
     @inline(__always)
@@ -267,21 +263,20 @@
         #endif
     }
 
-    /// Stops the program if the state is inconsistent: a build of a generation not yet counted,
-    /// waiters with duplicate or uncounted identifiers, or a strong ready value that is gone.
+    /// Stops the program if the state is inconsistent: a build and a value at once, a build of a
+    /// generation not yet counted, waiters with duplicate or uncounted identifiers, or a strong
+    /// ready value that is gone.
     package func checkInvariants() {
-        switch state {
-        case .empty:
-            break
-        case .ready(let storage):
-            if Storage.self is StrongStorage<Value>.Type {
-                precondition(storage.value != nil, "Dirk internal error: a strong cell lost its value")
-            }
-        case .building(let build):
+        precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
+        if let ready, Storage.self is StrongStorage<Value>.Type {
+            precondition(ready.value != nil, "Dirk internal error: a strong cell lost its value")
+        }
+        if let build {
             precondition(build.generation == generations, "Dirk internal error: a build of an old generation")
             let ids = build.waiters.map(\.id)
             precondition(Set(ids).count == ids.count, "Dirk internal error: a waiter enqueued twice")
-            precondition(ids.allSatisfy { $0 <= waiterIDs }, "Dirk internal error: a waiter of no known identifier")
+            precondition(
+                ids.allSatisfy { $0 <= waiterIDs }, "Dirk internal error: a waiter of no known identifier")
             precondition(ids == ids.sorted(), "Dirk internal error: waiters out of order")
         }
     }

@@ -73,6 +73,20 @@ import CDirk
         return laterEntry(for: key)
     }
 
+    /// The entry stored under `key`, not retained, or nil. Safe from any thread without a lock.
+    ///
+    /// The table keeps the value alive for as long as its owner lives, so a caller that holds the
+    /// owner may use the value for as long as it does, without a reference count of its own.
+    @inlinable
+    package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+        guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return nil }
+        if Key(loadingFrom: firstKey) == key {
+            return (Unmanaged<Value>.fromOpaque(first), dirk_load_relaxed(firstTag))
+        }
+        guard let entry = laterEntry(for: key) else { return nil }
+        return (Unmanaged.passUnretained(entry.value), entry.tag)
+    }
+
     /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
     @inlinable
     package func value(for key: Key) -> Value? {
@@ -113,7 +127,7 @@ import CDirk
 
     /// Calls `body` with every value and tag, first entry first. Safe from any thread; entries
     /// added meanwhile may be missed.
-    package func forEach(_ body: (Value, UInt) -> Void) {
+    package func forEachValue(_ body: (Value, UInt) -> Void) {
         forEachEntry { value, tag, _ in body(value, tag) }
     }
 
@@ -121,7 +135,9 @@ import CDirk
     /// entries added meanwhile may be missed.
     package func forEachEntry(_ body: (Value, UInt, Key) -> Void) {
         guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return }
-        body(Unmanaged<Value>.fromOpaque(first).takeUnretainedValue(), dirk_load_relaxed(firstTag), Key(loadingFrom: firstKey))
+        body(
+            Unmanaged<Value>.fromOpaque(first).takeUnretainedValue(), dirk_load_relaxed(firstTag),
+            Key(loadingFrom: firstKey))
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return }
         Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().forEachEntry { value, tag, key in
             body(Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), tag, key)
@@ -135,14 +151,16 @@ import CDirk
         var keys: [Key] = []
         forEachEntry { value, _, key in
             keys.append(key)
-            precondition(entry(for: key)?.value === value, "Dirk internal error: an entry its key does not find")
+            precondition(
+                entry(for: key)?.value === value, "Dirk internal error: an entry its key does not find")
         }
         for (index, key) in keys.enumerated() {
             precondition(!keys[..<index].contains(key), "Dirk internal error: a key stored twice")
         }
         if let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) {
             let storage = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
-            precondition(storage.count * 2 <= storage.slotCount, "Dirk internal error: a storage over half full")
+            precondition(
+                storage.count * 2 <= storage.slotCount, "Dirk internal error: a storage over half full")
             precondition(storage.count == keys.count - 1, "Dirk internal error: a storage's count is off")
         }
     }
@@ -164,7 +182,9 @@ import CDirk
                 Header(capacity: capacity, predecessor: predecessor)
             }
             let storage = unsafeDowncast(buffer, to: Storage.self)
-            storage.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: capacity * entryWords) }
+            storage.withUnsafeMutablePointerToElements {
+                $0.initialize(repeating: 0, count: capacity * entryWords)
+            }
             predecessor?.forEachEntry { value, tag, key in
                 storage.insert(Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), tag: tag, for: key)
             }
@@ -192,9 +212,14 @@ import CDirk
                 var index = key.mixedHash & mask
                 while true {
                     let entry = entries + index &* Self.entryWords
-                    guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
+                    guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else {
+                        return nil
+                    }
                     if Key(loadingFrom: entry + 2) == key {
-                        return (Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), dirk_load_relaxed(entry + 1))
+                        return (
+                            Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(),
+                            dirk_load_relaxed(entry + 1)
+                        )
                     }
                     index = (index &+ 1) & mask
                 }

@@ -89,7 +89,7 @@ import CDirk
 
     /// Calls `body` with every parent and the type it was registered as, in registration order,
     /// until `body` returns false.
-    package func forEach(_ body: (Any.Type, Element) -> Bool) {
+    package func forEachParent(_ body: (Any.Type, Element) -> Bool) {
         guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return }
         let type = RegisteredType.type(fromBits: dirk_load_relaxed(firstType))
         guard body(type, Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()) else { return }
@@ -107,7 +107,7 @@ import CDirk
     /// The parents, in registration order, with the type each was registered as.
     package var all: [(type: Any.Type, element: Element)] {
         var parents: [(type: Any.Type, element: Element)] = []
-        forEach { type, element in
+        forEachParent { type, element in
             parents.append((type, element))
             return true
         }

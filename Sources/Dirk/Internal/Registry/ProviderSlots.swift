@@ -78,12 +78,14 @@ import CDirk
     /// The object cached by the `single` whose key is `key`, if its slot exists and holds one.
     @inlinable
     func readyObject(for key: ProviderKey) -> AnyObject? {
-        guard let entry = table.entry(for: key), entry.tag == UInt(ProviderStrategy.single.rawValue) else {
-            return nil
+        guard let entry = table.unretainedEntry(for: key), entry.tag == UInt(ProviderStrategy.single.rawValue)
+        else { return nil }
+        // The table keeps the slot alive for the module's lifetime, and the caller holds the
+        // module. A slot tagged `single` was made by `slot(for:...)` below, by a `SinglePolicy`,
+        // as this class: the tag decides the class.
+        return entry.value._withUnsafeGuaranteedRef {
+            unsafeDowncast($0, to: OnceCell<StrongStorage<AnyObject>>.self).readyValue
         }
-        // A slot tagged `single` was made by `slot(for:...)` below, by a `SinglePolicy`, as this
-        // class: the tag decides the class.
-        return unsafeDowncast(entry.value, to: OnceCell<StrongStorage<AnyObject>>.self).readyValue
     }
 
     /// The slot of the provider whose key is `key`, made by `make` on its first call; stops the
@@ -155,7 +157,7 @@ import CDirk
     /// Builds under way are left to finish.
     func reset() -> [Any] {
         var dropped: [Any] = []
-        table.forEach { slot, _ in
+        table.forEachValue { slot, _ in
             if let cache = slot as? any ResettableCache { dropped += cache.resetCache() }
         }
         return dropped
@@ -208,7 +210,9 @@ extension OnceCell: ResettableCache {
     }
 
     var status: CacheStatus {
-        withLock { CacheStatus(holdsInstance: $0.hasValue, builds: $0.isBuilding ? 1 : 0, waiters: $0.waiterCount) }
+        withLock {
+            CacheStatus(holdsInstance: $0.hasValue, builds: $0.isBuilding ? 1 : 0, waiters: $0.waiterCount)
+        }
     }
 }
 

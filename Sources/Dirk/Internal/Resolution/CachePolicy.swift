@@ -37,7 +37,8 @@ struct SinglePolicy: CachePolicy {
         in slot: OnceCell<StrongStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject {
-        try slot.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+        try slot.resolve(
+            in: context, frame: frame, build: build, configures: configures, configure: configure)
     }
 }
 
@@ -56,7 +57,8 @@ struct WeakPolicy: CachePolicy {
         in slot: OnceCell<WeakStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject {
-        try slot.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+        try slot.resolve(
+            in: context, frame: frame, build: build, configures: configures, configure: configure)
     }
 }
 
@@ -79,13 +81,15 @@ struct KeyedPolicy: CachePolicy {
         // The key's user code runs as a step of its own, so that a key whose hashing calls this
         // provider again is caught instead of recursing without end.
         let hashing = Frame(
-            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component, site: frame.site,
+            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
+            site: frame.site,
             type: frame.type, subject: frame.subject, componentType: frame.componentType)
         if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
         context.enter(hashing)
         let cell = slot.cell(for: key)
         context.leave()
-        return try cell.resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+        return try cell.resolve(
+            in: context, frame: frame, build: build, configures: configures, configure: configure)
     }
 }
 

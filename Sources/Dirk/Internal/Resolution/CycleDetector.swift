@@ -32,7 +32,9 @@
 
     /// The cycle that `agent`, which waits for `target` and has recorded it in `waitingFor`, closes;
     /// nil when the chain of waits ends at an agent that is making progress.
-    @usableFromInline package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
+    @usableFromInline package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget)
+        -> Finding?
+    {
         guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
         #if DEBUG
             checkInvariants(of: chain, from: agent)
@@ -73,11 +75,13 @@
     /// Stops the program if `chain` is not a closed chain of waits from `agent`: each link's
     /// builder must be the next link's waiter, and the last link's builder `agent`.
     package static func checkInvariants(of chain: [Link], from agent: BuildAgent) {
-        precondition(!chain.isEmpty && chain[0].waiter === agent, "Dirk internal error: a chain not from its agent")
+        precondition(
+            !chain.isEmpty && chain[0].waiter === agent, "Dirk internal error: a chain not from its agent")
         for (link, next) in zip(chain, chain.dropFirst()) {
             precondition(link.build.builder === next.waiter, "Dirk internal error: a broken chain of waits")
         }
-        precondition(chain[chain.count - 1].build.builder === agent, "Dirk internal error: an open chain of waits")
+        precondition(
+            chain[chain.count - 1].build.builder === agent, "Dirk internal error: an open chain of waits")
     }
 
     /// The providers of a closed chain, from the build that the caller's own steps began with, as

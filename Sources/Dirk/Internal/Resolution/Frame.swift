@@ -53,7 +53,8 @@
         else { return false }
         switch kind {
         case .moduleCreation, .handle: return true
-        case .provider, .keyHashing: return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
+        case .provider, .keyHashing:
+            return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
         }
     }
 

@@ -17,44 +17,46 @@ import CDirk
 @usableFromInline package final class ResolutionContext: BuildAgent, @unchecked Sendable {
     // Everything below belongs to the context's own thread, which alone reads and writes it, with
     // one exception: another agent reads `steps` to describe a cycle (see `BuildAgent.steps`).
+    // Swift's run-time exclusivity checks, which cost more than the accesses themselves and which
+    // one thread's accesses cannot fail, are turned off for these variables.
 
     /// The stack of steps, `depth` deep.
-    @usableFromInline var frames: UnsafeMutablePointer<Frame>
-    @usableFromInline var depth = 0
-    @usableFromInline var capacity = 32
+    @usableFromInline @exclusivity(unchecked) var frames: UnsafeMutablePointer<Frame>
+    @usableFromInline @exclusivity(unchecked) var depth = 0
+    @usableFromInline @exclusivity(unchecked) var capacity = 32
     /// For each frame, the index of the frame below it in the same bucket, or -1.
-    @usableFromInline var belowInBucket: UnsafeMutablePointer<Int32>
+    @usableFromInline @exclusivity(unchecked) var belowInBucket: UnsafeMutablePointer<Int32>
     /// For each bucket, the index of its topmost frame, or -1: a step that caches nothing looks
     /// for itself only among the frames of its own bucket, so a long chain costs linear time.
     @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
     static let bucketCount = 256
 
     /// Objects kept alive until the resolution ends, each by one reference.
-    @usableFromInline var held: [Unmanaged<AnyObject>] = []
+    @usableFromInline @exclusivity(unchecked) var held: [Unmanaged<AnyObject>] = []
     /// Builds finished while a `configure:` closure ran on this thread, published when the
     /// resolution ends (see `OnceCell.resolve`).
-    private var heldBuilds: [(cell: any HeldBuild, generation: UInt64)] = []
+    @exclusivity(unchecked) private var heldBuilds: [(cell: any HeldBuild, generation: UInt64)] = []
     /// Builds of other agents whose instance this resolution took while they were being
     /// configured; the resolution waits for them before it ends.
-    private var borrowed: [(cell: any BorrowedBuild, generation: UInt64)] = []
+    @exclusivity(unchecked) private var borrowed: [(cell: any BorrowedBuild, generation: UInt64)] = []
     /// Whether `leave()` at depth zero has work beyond popping.
-    @usableFromInline var hasEndWork = false
+    @usableFromInline @exclusivity(unchecked) var hasEndWork = false
 
     /// The `scoped` instances of the resolution under way, if it has made any.
-    private var scopes: ScopeStore?
+    @exclusivity(unchecked) private var scopes: ScopeStore?
     /// Whether the resolution made `scopes` itself, and so ends it.
-    private var ownsScopes = false
+    @exclusivity(unchecked) private var ownsScopes = false
     /// How many `configure:` closures are running on this thread.
-    @usableFromInline var configurationDepth = 0
+    @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
-    @usableFromInline var freshRequest: (module: ObjectIdentifier, depth: Int)?
+    @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The lines of the trace under way on this thread, if any.
-    var traceLines: [String]?
+    @exclusivity(unchecked) var traceLines: [String]?
     /// The observed provider calls under way on this thread, innermost last: each one's name, and
     /// what records its dependencies (its component's lock and state), if its component records.
-    var observedCalls: [(name: String, recorder: AnyObject?)] = []
+    @exclusivity(unchecked) var observedCalls: [(name: String, recorder: AnyObject?)] = []
     /// Set while `overriding(_:with:)` finds out which provider its closure calls.
-    @usableFromInline var capture: OverrideCapture?
+    @usableFromInline @exclusivity(unchecked) var capture: OverrideCapture?
 
     private override init() {
         frames = .allocate(capacity: capacity)
