@@ -30,7 +30,7 @@ extension Component {
         var statuses: [String: CacheStatus] = [:]
         var modules: [String] = []
         // Read outside the component's lock; each cache takes its own.
-        for slots in caches {
+        for slots in caches.elements {
             let (moduleType, _) = slots.types
             modules.append("\(moduleType)")
             slots.forEachSlot { strategy, function, slot in
@@ -103,7 +103,7 @@ extension ComponentState {
     /// Adds `delta` observers to the component and to every module made for it.
     mutating func addObservers(_ delta: Int) {
         observers += delta
-        for slots in caches { slots.addObservers(delta) }
+        caches.forEachElement { $0.addObservers(delta) }
     }
 }
 

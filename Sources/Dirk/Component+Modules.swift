@@ -82,7 +82,9 @@ extension Component {
         let replaced = core.withLock { state in
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
-                if modules.value(for: TypeKey(type)) != nil || state.moduleCreations[key] != nil {
+                if modules.value(for: TypeKey(type)) != nil
+                    || state.moduleCreations.first(where: { $0.type == key }) != nil
+                {
                     Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
                 }
                 return state.registeredModules.updateValue(module, forKey: key)
@@ -104,9 +106,9 @@ extension Component {
                 modules.insert(registered, for: TypeKey(type))
                 return nil
             }
-            if let creating = state.moduleCreations[key] { return creating }
+            if let creating = state.moduleCreations.first(where: { $0.type == key }) { return creating.cell }
             let made = OnceCell<StrongStorage<AnyModule>>.make()
-            state.moduleCreations[key] = made
+            state.moduleCreations.append((key, made))
             return made
         }
         guard let cell else { return modules.instance(of: M.self)! }
@@ -124,7 +126,7 @@ extension Component {
         // Whoever gets the module first publishes it, in the same step that retires the cell.
         core.withLock { state in
             if modules.value(for: TypeKey(type)) == nil { modules.insert(module, for: TypeKey(type)) }
-            state.moduleCreations[key] = nil
+            state.moduleCreations.removeAll { $0.type == key }
         }
         return module as! M
     }

@@ -18,7 +18,8 @@ extension Component {
                 component: type(of: self), provider: frame.name, file: file, line: line)
         }
         let caches = core.withLock { $0.caches }
-        let dropped = caches.flatMap { $0.reset() }
+        var dropped: [Any] = []
+        caches.forEachElement { dropped += $0.reset() }
         withExtendedLifetime(dropped) {}
     }
 }

@@ -52,12 +52,13 @@ open class Component: @unchecked Sendable {
             state.isReleased = true
             defer {
                 state.registeredModules = [:]
-                state.moduleCreations = [:]
+                state.moduleCreations = InlineList()
                 state.contributions = [:]
             }
             return (state.caches, state.registeredModules, state.moduleCreations)
         }
-        let dropped = released.0.flatMap { $0.reset() }
+        var dropped: [Any] = []
+        released.0.forEachElement { dropped += $0.reset() }
         withExtendedLifetime((released, dropped)) {}
         modules.destroy()
         ancestors.destroy()
@@ -95,11 +96,11 @@ open class Component: @unchecked Sendable {
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
     /// the first `module()` of a type publishes its module in `Component.modules`.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
-    /// The default modules being created, by type.
-    var moduleCreations: [ObjectIdentifier: OnceCell<StrongStorage<AnyModule>>] = [:]
+    /// The default modules being created, with their types.
+    var moduleCreations = InlineList<(type: ObjectIdentifier, cell: OnceCell<StrongStorage<AnyModule>>)>()
     /// The provider slots of every module made for the component, registered or not, in the
     /// order the modules were made: what `reset()` and the component's release empty.
-    var caches: [ProviderSlots] = []
+    var caches = InlineList<ProviderSlots>()
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false

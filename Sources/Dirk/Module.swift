@@ -122,6 +122,8 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     }
 
     override class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
+        // The exact type first: a comparison, where a cast searches the class hierarchy.
+        if type(of: component) == C.self { return self.init(Erasure.component(component, as: C.self)) }
         guard let owner = component as? C else {
             Diagnostics.wrongComponent(
                 module: self, expected: C.self, actual: type(of: component), file: file, line: line)

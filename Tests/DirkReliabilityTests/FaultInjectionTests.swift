@@ -41,7 +41,7 @@ struct FaultInjectionTests {
                 }
             }
         }
-        print("fault seed \(seed): \(thrown) of 300 resolutions failed by injection")
+        report("fault seed \(seed): \(thrown) of 300 resolutions failed by injection")
         #expect(model.failures.isEmpty, "seed \(seed): \(model.failures.prefix(5))")
     }
 }

@@ -43,7 +43,7 @@ struct RandomGraphTests {
             }
             held.removeAll()
         }
-        print(
+        report(
             "graph seed \(seed): \(spec.providerCount) providers on \(spec.levels) levels, "
                 + "\(resolutions) resolutions, \(model.occurrences) instances checked")
         #expect(model.failures.isEmpty, "seed \(seed): \(model.failures.prefix(5))")

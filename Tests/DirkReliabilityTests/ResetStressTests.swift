@@ -43,7 +43,7 @@ struct ResetStressTests {
             }.start()
             group.wait()
         }
-        print("reset under load: \(resets.count) resets beside 3 × 60,000 reads of six providers")
+        report("reset under load: \(resets.count) resets beside 3 × 60,000 reads of six providers")
         component.reset()
         #expect(resets.count > 1)
         #expect(Canary.alive.count == 0)

@@ -21,7 +21,7 @@ struct StressTests {
                 }
             }
         }
-        print("stress seed \(seed): \(threads) threads × \(iterations) resolutions")
+        report("stress seed \(seed): \(threads) threads × \(iterations) resolutions")
         try expectSinglesBuiltOnce(tree)
     }
 

@@ -44,3 +44,10 @@ public final class Locked<Value>: @unchecked Sendable {
 public func standardError(of result: ExitTest.Result?) -> String {
     String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }
+
+/// Prints a figure that a reliability test measured (seeds, counts), only when the environment
+/// variable `DIRK_TEST_REPORT` is set, so that `swift test` prints nothing else by default:
+/// `DIRK_TEST_REPORT=1 swift test --filter DirkReliabilityTests`.
+public func report(_ message: @autoclosure () -> String) {
+    if ProcessInfo.processInfo.environment["DIRK_TEST_REPORT"] != nil { print(message()) }
+}

@@ -31,6 +31,9 @@
     @usableFromInline package let subject: Any.Type
     /// The type of the component the frame's provider belongs to, for messages.
     @usableFromInline package let componentType: Any.Type
+    /// Which of `ResolutionContext.bucketCount` buckets the frame falls in: frames that are the
+    /// same always share a bucket.
+    @usableFromInline package let bucket: Int
 
     @inlinable package init(
         _ kind: Kind, strategy: ProviderStrategy = .none, owner: UInt, component: UInt, site: ProviderSite,
@@ -44,6 +47,15 @@
         self.type = type
         self.subject = subject
         self.componentType = componentType
+        let position: UInt64 =
+            switch kind {
+            case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)
+            case .moduleCreation, .handle: 0
+            }
+        let bits =
+            (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
+            &* 0x9E37_79B9_7F4A_7C15
+        bucket = Int(truncatingIfNeeded: (bits ^ bits >> 29) >> 56)
     }
 
     /// Whether both frames are the same step: the same provider of the same module, the same module
@@ -56,20 +68,6 @@
         case .provider, .keyHashing:
             return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
         }
-    }
-
-    /// Which of `ResolutionStack.bucketCount` buckets the frame falls in: frames that are the same
-    /// always share a bucket.
-    @inlinable package var bucket: Int {
-        let position: UInt64 =
-            switch kind {
-            case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)
-            case .moduleCreation, .handle: 0
-            }
-        let bits =
-            (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
-            &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: (bits ^ bits >> 29) >> 56)
     }
 
     /// How messages and resolution paths show the frame: `DataModule.store()`,

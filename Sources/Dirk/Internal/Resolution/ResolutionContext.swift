@@ -159,7 +159,7 @@ import CDirk
         if let agent = TaskAgent.current, !agent.scopes.hasEnded {
             scopes = agent.scopes
         } else {
-            scopes = ScopeStore()
+            scopes = ScopeStore.make()
             ownsScopes = true
         }
         hasEndWork = true

@@ -34,7 +34,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
             // A child task of a resolution under way: its own agent, the resolution's scope.
             return (TaskAgent(task: task, scopes: current.scopes, beganResolution: false), true)
         }
-        return (TaskAgent(task: task, scopes: ScopeStore(), beganResolution: true), true)
+        return (TaskAgent(task: task, scopes: ScopeStore.make(), beganResolution: true), true)
     }
 
     /// Runs `body` with the current task's agent, bound for the tasks it starts; ends the
