@@ -128,6 +128,7 @@ extension Component {
             if modules.value(for: TypeKey(type)) == nil { modules.insert(module, for: TypeKey(type)) }
             state.moduleCreations.removeAll { $0.type == key }
         }
-        return module as! M
+        // Registered under the key of `M`, so an `M`; read back through the table, which says so.
+        return modules.instance(of: M.self)!
     }
 }

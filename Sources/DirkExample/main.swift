@@ -4,6 +4,12 @@ import Foundation
 // Each component is an ordinary object: whoever owns the scope owns the component.
 let app = AppComponent().contributeMenu().startRecordingDependencies()
 
+print(
+    """
+    Each line shows the strategy at work, the call, and what it returned. `Store#1` is the first
+    Store this run built, `Store#2` the second: the same name and number is the same instance.
+    """)
+
 section("Application (AppComponent)")
 show("single", "storage.store(), twice", app.storage.store(), app.storage.store())
 show("single", "network.client()", app.network.client())
@@ -58,11 +64,12 @@ settingsInjection.inject(into: settings, from: app)
 show("injector", "settings screen's store and tracker", settings.store!, settings.tracker!)
 let menuSession = app.signIn(userID: "cy").contributeMenu()
 show(
-    "contribute", "session.resolveContributions(of: MenuItem.self)",
+    "contribute", "every MenuItem, built (app's, then session's)",
     menuSession.resolveContributions(of: MenuItem.self).map(\.title).joined(separator: ", "))
 let mainItems = menuSession.contributions(of: MenuItem.self)
     .filter { $0.metadata(as: Placement.self)?.section == "main" }
-show("contribute", "keys placed in \"main\", none built", mainItems.map(\.key).joined(separator: ", "))
+show(
+    "contribute", "keys of those placed in \"main\", unbuilt", mainItems.map(\.key).joined(separator: ", "))
 
 section("Sign-out: drop the session")
 weak var signedOut = session
@@ -89,5 +96,7 @@ print(trace.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
 let graph = app.dependencyGraph()
 let graphFile = FileManager.default.temporaryDirectory.appendingPathComponent("dirk-example.dot")
 try? graph.graphviz.write(to: graphFile, atomically: true, encoding: .utf8)
-show("graph", "providers, dependencies of AppComponent", graph.providers.count, graph.dependencies.count)
+show(
+    "graph", "AppComponent's graph", "\(graph.providers.count) providers seen",
+    "\(graph.dependencies.count) dependency recorded")
 print("  Graphviz file: \(graphFile.path) (draw it with `dot -Tsvg`)")

@@ -157,10 +157,25 @@ import CDirk
     /// Builds under way are left to finish.
     func reset() -> [Any] {
         var dropped: [Any] = []
-        table.forEachValue { slot, _ in
-            if let cache = slot as? any ResettableCache { dropped += cache.resetCache() }
+        table.forEachValue { slot, tag in
+            if let cache = Self.cache(slot, tag: tag) { dropped += cache.resetCache() }
         }
         return dropped
+    }
+
+    /// The cache of a slot with `tag`, if the slot caches anything in the module.
+    static func cache(_ slot: AnyObject, tag: UInt) -> (any ResettableCache)? {
+        // The tag is the strategy whose policy made the slot, which decides its class.
+        switch ProviderStrategy(rawValue: UInt8(tag)) {
+        case .single, .asyncSingle:
+            unsafeDowncast(slot, to: OnceCell<StrongStorage<AnyObject>>.self)
+        case .weak:
+            unsafeDowncast(slot, to: OnceCell<WeakStorage<AnyObject>>.self)
+        case .keyedSingle:
+            unsafeDowncast(slot, to: KeyedCells<AnyObject>.self)
+        case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil:
+            nil
+        }
     }
 }
 

@@ -47,17 +47,19 @@
     /// The closed chain of waits from `agent`, or nil when it ends at an agent that is not waiting.
     private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
         var chain: [Link] = []
+        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(agent)]
         var waiter = agent
         var target = target
-        while chain.count < 10_000 {
+        while true {
             guard let build = target.cell.build(ofGeneration: target.generation) else { return nil }
             chain.append(Link(waiter: waiter, target: target, build: build))
             if build.builder === agent { return chain }
+            // A cycle among other agents, which one of them reports, or a chain that moved on.
+            guard visited.insert(ObjectIdentifier(build.builder)).inserted else { return nil }
             guard let next = build.builder.waitingFor else { return nil }
             waiter = build.builder
             target = next
         }
-        return nil
     }
 
     /// Whether every link still holds: each build still under way by the same builder, each
