@@ -1,5 +1,5 @@
 extension Component {
-    /// The component's module of type `M`: the one registered with ``module(_:)``, or else one
+    /// The component's module of type `M`: the one registered with ``module(file:line:_:)``, or else one
     /// created with `M(self)` on first use and kept for the component's lifetime.
     ///
     /// Declare one accessor per module:

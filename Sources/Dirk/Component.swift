@@ -30,7 +30,7 @@ import CDirk
 ///
 /// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
-/// mutable stored state of its own (accessors are computed properties). See <doc:Concurrency>.
+/// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
 open class Component: @unchecked Sendable {
     /// The lock and the state it guards, and beside it the lock-free tables of modules, parents
     /// and ancestors, in one allocation. Modules of the component hold it too, so that their

@@ -71,13 +71,13 @@ open class AnyModule: @unchecked Sendable {
 /// **Identity.** Every provider has its own cache slot in its module, identified by the
 /// provider method's name, the file, line and column of its strategy call, and its declared return
 /// type: two methods that return the same type never share an instance, and a subclass that
-/// overrides a provider gets its own. See <doc:Strategies#Provider-identity>.
+/// overrides a provider gets its own. See <doc:ProviderStrategies#Provider-identity>.
 ///
 /// **Lifetime.** The component owns the module; the module does not keep the component alive.
 /// A provider that needs its component after the component was released stops the program with a
 /// message that says so.
 ///
-/// **Thread safety.** Providers may be called from any thread at once. See <doc:Concurrency>.
+/// **Thread safety.** Providers may be called from any thread at once. See <doc:ConcurrencyGuarantees>.
 open class Module<C: Component>: AnyModule, @unchecked Sendable {
     /// Creates the module for `component`.
     ///

@@ -3,13 +3,16 @@ import DirkTestSupport
 import Dispatch
 import Testing
 
-/// Every way a program can misuse Dirk that Dirk stops it for. `Docs/Errors.md` shows each
-/// message; this catalog checks that each one says what went wrong and how to fix it.
+/// Every way a program can misuse Dirk that Dirk stops it for. The ErrorMessages article shows
+/// each message; this catalog checks that each one says what went wrong and how to fix it, and
+/// points at the user's file, never at one of Dirk's.
 enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
     case constructionCycle, recursiveTransient, cycleAcrossThreads, componentReleased
     case missingParent, parentOfTheWrongType, parentCycle, duplicateParent, lateParent
     case lateModule, wrongComponent, foreignModule, reentrantReset, lazyReadWhileResolving
-    case duplicateContribution
+    case duplicateContribution, providerClash, keyReentered, usedWhileDeinitializing
+    case handleAfterRelease, lateOverride, overrideCallingNoProvider, overrideCallingSeveralProviders
+    case overrideOfAnAncestor, foreignError, mainActorModuleOffTheMainActor
 
     var testDescription: String { rawValue }
 
@@ -73,6 +76,26 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
                 "`MisuseComponent` contributed `Canary` under the key \"first\", which `MisuseParent` already uses",
                 "choose another key",
             ]
+        case .providerClash:
+            ["two providers named `MisuseModule.clash(_:)`", "Give the providers different names"]
+        case .keyReentered:
+            ["the key of `MisuseModule.keyed(_:)` of `MisuseComponent` called", "Make the key a plain value"]
+        case .usedWhileDeinitializing:
+            ["was used while `DeinitMisuseComponent` was being deinitialized", "Keep what the `deinit` needs"]
+        case .handleAfterRelease:
+            ["was read after its component `MisuseComponent` was released", "keep the component"]
+        case .lateOverride:
+            ["overrode `MisuseModule.plain()` after that provider was already used", "before the first resolution"]
+        case .overrideCallingNoProvider:
+            ["called no provider", "Call exactly one provider in it"]
+        case .overrideCallingSeveralProviders:
+            ["called `MisuseModule.plain()` and then `MisuseModule.first()`", "its own `overriding(_:with:)` call"]
+        case .overrideOfAnAncestor:
+            ["which belongs to `MisuseComponent`, one of its ancestors", "override it on `MisuseComponent` itself"]
+        case .foreignError:
+            ["got an error of type `OtherMisuseError`, which it cannot throw", "must throw only errors"]
+        case .mainActorModuleOffTheMainActor:
+            ["a `MainActorModule`, on a thread other than the main thread", "declare its accessor `@MainActor`"]
         }
     }
 
@@ -134,6 +157,44 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .duplicateContribution:
             let parent = MisuseParent().contribute(Canary.self, key: "first") { _ in Canary() }
             MisuseComponent().parent { parent }.contribute(Canary.self, key: "first") { _ in Canary() }
+        case .providerClash:
+            let component = MisuseComponent()
+            _ = component.misuse.clash(Int8(1))
+            _ = component.misuse.clash(UInt(1))
+        case .keyReentered:
+            let component = MisuseComponent()
+            _ = component.misuse.keyed(ReentrantKey(component: component))
+        case .usedWhileDeinitializing:
+            var component: DeinitMisuseComponent? = DeinitMisuseComponent()
+            withExtendedLifetime(component) {}
+            component = nil
+        case .handleAfterRelease:
+            var component: MisuseComponent? = MisuseComponent()
+            let handle = component!.misuse.lazy { $0.misuse.plain() }
+            component = nil
+            _ = handle.value
+        case .lateOverride:
+            let component = MisuseComponent()
+            _ = component.misuse.plain()
+            component.overriding { $0.misuse.plain() } with: { _ in Canary() }
+        case .overrideCallingNoProvider:
+            MisuseComponent().overriding { _ in Canary() } with: { _ in Canary() }
+        case .overrideCallingSeveralProviders:
+            MisuseComponent().overriding { c in
+                _ = c.misuse.plain()
+                return c.misuse.first()
+            } with: { _ in Canary() }
+        case .overrideOfAnAncestor:
+            let parent = MisuseComponent()
+            OtherParent().parent { parent }.overriding { $0.ancestor.misuse.plain() } with: { _ in Canary() }
+        case .foreignError:
+            let component = MisuseComponent()
+            component.overriding { try $0.misuse.typed() } with: { _ in throw OtherMisuseError() }
+        case .mainActorModuleOffTheMainActor:
+            let component = MisuseComponent()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { _ = component.screens }
+            group.wait()
         }
     }
 }
@@ -148,6 +209,8 @@ struct MisuseTests {
         }
         let message = standardError(of: result)
         #expect(message.contains("Dirk: "), "\(misuse): \(message)")
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        #expect(trap.hasPrefix("DirkReliabilityTests/"), "\(misuse): the trap is not reported at the user's file: \(trap)")
         for phrase in misuse.expectedPhrases {
             #expect(message.contains(phrase), "\(misuse): missing \"\(phrase)\" in \(message)")
         }
@@ -165,10 +228,42 @@ final class MisuseParent: Component, @unchecked Sendable {}
 
 final class OtherParent: Component, @unchecked Sendable {
     var misuse: MisuseModule { module() }
+    var ancestor: MisuseComponent { parent() }
+}
+
+struct MisuseError: Error {}
+struct OtherMisuseError: Error {}
+
+/// A key whose hashing calls the keyed provider it is a key of.
+struct ReentrantKey: Hashable, @unchecked Sendable {
+    let component: MisuseComponent
+
+    static func == (lhs: ReentrantKey, rhs: ReentrantKey) -> Bool { true }
+
+    func hash(into hasher: inout Hasher) {
+        _ = component.misuse.keyed(self)
+    }
+}
+
+final class DeinitMisuseComponent: Component, @unchecked Sendable {
+    var misuse: DeinitMisuseModule { module() }
+
+    deinit {
+        _ = misuse.canary()
+    }
+}
+
+final class DeinitMisuseModule: Module<DeinitMisuseComponent>, @unchecked Sendable {
+    func canary() -> Canary { single { Canary() } }
+}
+
+final class ScreenMisuseModule: MainActorModule<MisuseComponent>, @unchecked Sendable {
+    func canary() -> Canary { transient { Canary() } }
 }
 
 final class MisuseComponent: Component, @unchecked Sendable {
     var misuse: MisuseModule { module() }
+    var screens: ScreenMisuseModule { module() }
     var parentComponent: MisuseParent { parent() }
 }
 
@@ -196,6 +291,18 @@ final class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
             return c.misuse.left()
         }
     }
+
+    func keyed(_ key: ReentrantKey) -> Canary { single(key: key) { Canary() } }
+    func typed() throws(MisuseError) -> Canary { try single { () throws(MisuseError) in Canary() } }
+
+    // Two providers that generated code places at one file, line and column, with different
+    // strategies.
+    #sourceLocation(file: "DirkReliabilityTests/Generated.swift", line: 1)
+    func clash(_ key: Int8) -> Canary { scoped { Canary() } }
+    #sourceLocation()
+    #sourceLocation(file: "DirkReliabilityTests/Generated.swift", line: 1)
+    func clash(_ key: UInt) -> Canary { single { Canary() } }
+    #sourceLocation()
 
     func resets() -> Canary {
         transient { c in

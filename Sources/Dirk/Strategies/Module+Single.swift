@@ -14,7 +14,7 @@ extension Module {
     ///
     /// - Parameters:
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default. See <doc:Strategies#Provider-identity>.
+    ///     messages; leave the default. See <doc:ProviderStrategies#Provider-identity>.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
