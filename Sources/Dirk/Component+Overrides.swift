@@ -13,9 +13,15 @@ extension Component {
     /// provider, Dirk calls `provider` once, right away, and resolves it through `factory`; for a
     /// `single` that is its first and only build. A `single(key:)` override serves every key.
     ///
+    /// `factory` makes the type that the provider's strategy builds. To override a provider that
+    /// returns a protocol with another implementation, build the protocol in the provider:
+    /// `func api() -> any API { single { LiveAPI() as any API } }`, not `single { LiveAPI() }`,
+    /// whose strategy builds a `LiveAPI`.
+    ///
     /// Override providers when you build the component, before its first resolution. Overriding
-    /// a provider that was already used, a provider of another component (a parent's), or a
-    /// closure that calls no provider or more than one stops the program with a message.
+    /// a provider that was already used, a provider of another component (a parent's), a provider
+    /// whose strategy builds another type than `T`, or a closure that calls no provider or more
+    /// than one stops the program with a message.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
@@ -32,7 +38,7 @@ extension Component {
     ) -> Self {
         let capture = OverrideCapture(
             component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
-            line: line,
+            line: line, valueType: T.self,
             factory: OverrideFactory<T> { component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try factory(component as! Self)
@@ -101,6 +107,11 @@ extension AnyModule {
         guard isNew else {
             Diagnostics.lateOverride(
                 frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+        }
+        guard frame.type == capture.valueType else {
+            Diagnostics.overrideOfAnotherType(
+                frame.name, strategy: frame.strategy.name, builds: frame.type, returns: capture.valueType,
+                component: capture.componentType, file: capture.file, line: capture.line)
         }
         slots.setOverride(capture.factory, for: key)
         capture.isSuspended = true

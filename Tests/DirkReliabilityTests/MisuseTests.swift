@@ -12,7 +12,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case lateModule, wrongComponent, foreignModule, reentrantReset, lazyReadWhileResolving
     case duplicateContribution, providerClash, keyReentered, usedWhileDeinitializing
     case handleAfterRelease, lateOverride, overrideCallingNoProvider, overrideCallingSeveralProviders
-    case overrideOfAnAncestor, foreignError, mainActorModuleOffTheMainActor
+    case overrideOfAnAncestor, overrideOfAnotherType, foreignError, mainActorModuleOffTheMainActor
 
     var testDescription: String { rawValue }
 
@@ -92,6 +92,11 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ["called `MisuseModule.plain()` and then `MisuseModule.first()`", "its own `overriding(_:with:)` call"]
         case .overrideOfAnAncestor:
             ["which belongs to `MisuseComponent`, one of its ancestors", "override it on `MisuseComponent` itself"]
+        case .overrideOfAnotherType:
+            [
+                "cannot override `MisuseModule.described()`: its `single` builds `Canary`",
+                "`single { Canary(...) as any CustomStringConvertible }`",
+            ]
         case .foreignError:
             ["got an error of type `OtherMisuseError`, which it cannot throw", "must throw only errors"]
         case .mainActorModuleOffTheMainActor:
@@ -187,6 +192,8 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .overrideOfAnAncestor:
             let parent = MisuseComponent()
             OtherParent().parent { parent }.overriding { $0.ancestor.misuse.plain() } with: { _ in Canary() }
+        case .overrideOfAnotherType:
+            MisuseComponent().overriding { $0.misuse.described() } with: { _ in "fake" }
         case .foreignError:
             let component = MisuseComponent()
             component.overriding { try $0.misuse.typed() } with: { _ in throw OtherMisuseError() }
@@ -293,6 +300,8 @@ final class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
     }
 
     func keyed(_ key: ReentrantKey) -> Canary { single(key: key) { Canary() } }
+    // Builds a `Canary`, which becomes the provider's existential on return.
+    func described() -> any CustomStringConvertible { single { Canary() } }
     func typed() throws(MisuseError) -> Canary { try single { () throws(MisuseError) in Canary() } }
 
     // Two providers that generated code places at one file, line and column, with different
@@ -310,4 +319,8 @@ final class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
             return Canary()
         }
     }
+}
+
+extension Canary: CustomStringConvertible {
+    var description: String { "a canary" }
 }

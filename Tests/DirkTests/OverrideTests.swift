@@ -164,4 +164,60 @@ struct OverrideTests {
         #expect(message.contains("called `RootModule.store()`, which belongs to `RootComponent`"))
         #expect(message.contains("override it on `RootComponent` itself"))
     }
+
+    @Test("a provider that builds the protocol it returns takes any implementation as its override")
+    func protocolProvider() {
+        let component = GreetingComponent().overriding {
+            $0.greetings.greeting()
+        } with: { _ in
+            FrenchGreeting()
+        }
+        #expect(component.greetings.greeting().text == "bonjour")
+        #expect(component.greetings.greeting() as? FrenchGreeting === component.greetings.greeting() as? FrenchGreeting)
+        let plain = GreetingComponent()
+        #expect(plain.greetings.greeting().text == "hello")
+    }
+
+    @Test("overriding a provider whose strategy builds a concrete type stops the program, and says how to fix it")
+    func concreteStrategyTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            GreetingComponent().overriding {
+                $0.greetings.concreteGreeting()
+            } with: { _ in
+                FrenchGreeting()
+            }
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `GreetingComponent.overriding(_:with:)` cannot override `GreetingModule.concreteGreeting()`: "
+                    + "its `single` builds `EnglishGreeting`, which becomes the `any Greeting` that the provider returns"))
+        #expect(message.contains("`single { EnglishGreeting(...) as any Greeting }`"))
+        #expect(message.contains("DirkTests/OverrideTests.swift:"))
+    }
+}
+
+// MARK: Fixtures
+
+protocol Greeting: AnyObject, Sendable {
+    var text: String { get }
+}
+
+final class EnglishGreeting: Greeting {
+    var text: String { "hello" }
+}
+
+final class FrenchGreeting: Greeting {
+    var text: String { "bonjour" }
+}
+
+final class GreetingComponent: Component, @unchecked Sendable {
+    var greetings: GreetingModule { module() }
+}
+
+final class GreetingModule: Module<GreetingComponent>, @unchecked Sendable {
+    /// Builds the protocol it returns, so an override may return any implementation.
+    func greeting() -> any Greeting { single { EnglishGreeting() as any Greeting } }
+    /// Builds an `EnglishGreeting`, which becomes `any Greeting` only on return.
+    func concreteGreeting() -> any Greeting { single { EnglishGreeting() } }
 }

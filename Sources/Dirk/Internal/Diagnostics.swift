@@ -377,7 +377,31 @@
             """, file: file, line: line)
     }
 
+    static func overrideOfAnotherType(
+        _ provider: String, strategy: String, builds: Any.Type, returns: Any.Type, component: Any.Type,
+        file: StaticString, line: UInt
+    ) -> Never {
+        let built = spelled(builds)
+        let returned = spelled(returns)
+        fail(
+            """
+            Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy)` \
+            builds `\(built)`, which becomes the `\(returned)` that the provider returns only \
+            after Dirk has handed it back, so no other type can take its place. Make the strategy build the type the \
+            provider returns, as in `\(strategy) { \(built)(...) as \(returned) }`, or register a \
+            module subclass with `.module { }`.
+            """, file: file, line: line)
+    }
+
     // MARK: Helpers
+
+    /// `type` as Swift source spells it: `any Mailer` for an existential, which the runtime
+    /// names `Mailer`.
+    static func spelled(_ type: Any.Type) -> String {
+        let name = "\(type)"
+        let isExistential = "\(Swift.type(of: type))".hasSuffix(".Protocol")
+        return isExistential && name != "Any" && name != "AnyObject" ? "any \(name)" : name
+    }
 
     private static func names(_ path: [Frame]) -> String {
         path.map(\.name).joined(separator: " -> ")

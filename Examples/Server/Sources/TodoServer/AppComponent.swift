@@ -29,6 +29,7 @@ final class StorageModule: Module<AppComponent>, @unchecked Sendable {
 
 /// The mail service. Not final: tests replace it with a module whose mailer records what it sends.
 class MailModule: Module<AppComponent>, @unchecked Sendable {
-    /// One mailer for the whole application.
-    func mailer() -> any Mailer { single { ConsoleMailer() } }
+    /// One mailer for the whole application. Built as `any Mailer`, the type it returns, so that a
+    /// test can override it with a mailer of its own.
+    func mailer() -> any Mailer { single { ConsoleMailer() as any Mailer } }
 }

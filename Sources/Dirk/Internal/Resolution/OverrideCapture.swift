@@ -9,6 +9,9 @@
     /// Where `overriding(_:with:)` was called, for messages.
     let file: StaticString
     let line: UInt
+    /// The type the replacement factory makes, which must be the type the provider's strategy
+    /// builds.
+    let valueType: Any.Type
     /// The replacement factory, made and read by the layer above.
     let factory: AnyObject
     /// The provider the closure called, once it did.
@@ -17,11 +20,15 @@
     /// calls are ordinary.
     @usableFromInline var isSuspended = false
 
-    init(component: UInt, componentType: Any.Type, file: StaticString, line: UInt, factory: AnyObject) {
+    init(
+        component: UInt, componentType: Any.Type, file: StaticString, line: UInt, valueType: Any.Type,
+        factory: AnyObject
+    ) {
         self.component = component
         self.componentType = componentType
         self.file = file
         self.line = line
+        self.valueType = valueType
         self.factory = factory
     }
 }

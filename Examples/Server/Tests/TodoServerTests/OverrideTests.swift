@@ -1,0 +1,27 @@
+import HummingbirdTesting
+import Testing
+
+@testable import TodoServer
+
+@Suite struct OverrideTests {
+    @Test("POST /todos mails the user through a mailer the test overrides, with no module subclass")
+    func mailsThroughOverride() async throws {
+        let mailer = RecordingMailer()
+        let app = AppComponent().overriding { $0.mail.mailer() } with: { _ in mailer }
+        try await buildApplication(app: app).test(.router) { client in
+            _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+            _ = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
+        }
+        #expect(app.mail.mailer() as? RecordingMailer === mailer)
+        #expect(mailer.sent.count == 2)
+        #expect(Set(mailer.sent.map(\.to)) == ["ada", "bob"])
+    }
+
+    @Test("an override belongs to its component: a component built without it mails through the console")
+    func overrideStaysWithItsComponent() {
+        let overridden = AppComponent().overriding { $0.mail.mailer() } with: { _ in RecordingMailer() }
+        #expect(overridden.mail.mailer() is RecordingMailer)
+        let plain = AppComponent()
+        #expect(plain.mail.mailer() is ConsoleMailer)
+    }
+}
