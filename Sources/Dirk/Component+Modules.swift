@@ -96,39 +96,109 @@ extension Component {
 
     /// Publishes the registered module of `type`, or creates the default one, exactly once.
     ///
-    /// The first thread to ask creates the module with no lock held, in a cell of its own; others
-    /// wait for it, and a module whose initializer needs itself stops the program with the path.
+    /// The first thread to ask creates the module with no lock held, after recording that it does;
+    /// a thread that asks meanwhile waits for it in a cell made only then, and a module whose
+    /// initializer needs itself stops the program with the path.
     @usableFromInline func firstUse<M: AnyModule>(of type: M.Type, file: StaticString, line: UInt) -> M {
         let key = ObjectIdentifier(type)
-        let cell: OnceCell<StrongStorage<AnyModule>>? = core.withLock { state in
-            if modules.value(for: TypeKey(type)) != nil { return nil }
-            if let registered = state.registeredModules.removeValue(forKey: key) {
-                modules.insert(registered, for: TypeKey(type))
-                return nil
-            }
-            if let creating = state.moduleCreations.first(where: { $0.type == key }) { return creating.cell }
-            let made = OnceCell<StrongStorage<AnyModule>>.make()
-            state.moduleCreations.append((key, made))
-            return made
-        }
-        guard let cell else { return modules.instance(of: M.self)! }
+        let context = ResolutionContext.current
         let frame = Frame(
             .moduleCreation, owner: UInt(bitPattern: ObjectIdentifier(self)),
             component: UInt(bitPattern: ObjectIdentifier(self)),
             site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
             subject: type, componentType: Swift.type(of: self))
-        let module = cell.resolve(
-            in: .current, frame: frame,
-            build: {
-                type.checkThread(for: self, file: file, line: line)
-                return type.makeDefault(for: self, file: file, line: line)
-            }, configures: false, configure: { _ in })
-        // Whoever gets the module first publishes it, in the same step that retires the cell.
-        core.withLock { state in
-            if modules.value(for: TypeKey(type)) == nil { modules.insert(module, for: TypeKey(type)) }
-            state.moduleCreations.removeAll { $0.type == key }
+        let next: ModuleCreation.Next = core.withLock { state in
+            if modules.value(for: TypeKey(type)) != nil { return .published }
+            if let registered = state.registeredModules.removeValue(forKey: key) {
+                modules.insert(registered, for: TypeKey(type))
+                return .published
+            }
+            var next = ModuleCreation.Next.create
+            let isUnderWay = state.moduleCreations.modifyFirst(where: { $0.type == key }) { creation in
+                next = creation.next(for: context)
+            }
+            if !isUnderWay { state.moduleCreations.append(ModuleCreation(type: key, creator: context, frame: frame)) }
+            return next
+        }
+        func create() -> AnyModule {
+            type.checkThread(for: self, file: file, line: line)
+            return type.makeDefault(for: self, file: file, line: line)
+        }
+        switch next {
+        case .published:
+            break
+        case .cycle(let building):
+            Diagnostics.cycle(path: context.steps(from: building) + [frame], at: frame)
+        case .wait(let cell):
+            // The creator publishes the module before it completes the cell. The cell builds only
+            // if it were empty, which a creation never leaves it.
+            _ = cell.resolve(in: context, frame: frame, build: create, configures: false, configure: { _ in })
+        case .create:
+            context.enter(frame)
+            let module = create()
+            let waiting = core.withLock { state in
+                modules.insert(module, for: TypeKey(type))
+                var waiting: ModuleCreation?
+                state.moduleCreations.removeAll { creation in
+                    guard creation.type == key else { return false }
+                    waiting = creation
+                    return true
+                }
+                return waiting
+            }
+            waiting?.complete(with: module)
+            context.leave()
         }
         // Registered under the key of `M`, so an `M`; read back through the table, which says so.
         return modules.instance(of: M.self)!
+    }
+}
+
+/// A default module being created: who creates it, in which step, and the cell in which agents
+/// that ask for the module meanwhile wait, made when the first of them does.
+struct ModuleCreation {
+    typealias Cell = OnceCell<StrongStorage<AnyModule>>
+
+    /// What an agent that asks for a module does next.
+    enum Next {
+        /// Read the published module.
+        case published
+        /// Create it: the agent is now recorded as its creator.
+        case create
+        /// Wait for its creator in `cell`.
+        case wait(Cell)
+        /// The agent creates it already, in the step `frame`: its initializer needs itself.
+        case cycle(Frame)
+    }
+
+    let type: ObjectIdentifier
+    let creator: BuildAgent
+    let frame: Frame
+    private var waitingCell: (cell: Cell, generation: UInt64)?
+
+    init(type: ObjectIdentifier, creator: BuildAgent, frame: Frame) {
+        self.type = type
+        self.creator = creator
+        self.frame = frame
+    }
+
+    /// What `agent`, asking for the module while it is created, does next; makes the cell for it
+    /// to wait in, building on the creator's behalf, if there is none yet.
+    mutating func next(for agent: BuildAgent) -> Next {
+        if agent === creator { return .cycle(frame) }
+        if let waitingCell { return .wait(waitingCell.cell) }
+        var machine = OnceStateMachine<StrongStorage<AnyModule>>()
+        guard case .build(let generation) = machine.claim(by: creator, frame: frame) else {
+            preconditionFailure("Dirk internal error: a new cell was not empty")
+        }
+        let cell = Cell.make(machine)
+        waitingCell = (cell, generation)
+        return .wait(cell)
+    }
+
+    /// Hands the created module to the agents that wait for it. Call it with no lock held.
+    func complete(with module: AnyModule) {
+        guard let waitingCell else { return }
+        waitingCell.cell.complete(module, generation: waitingCell.generation)
     }
 }

@@ -45,22 +45,31 @@ open class Component: @unchecked Sendable {
     }
 
     deinit {
-        // Modules can outlive the component when someone holds one: they must stop serving the
-        // instances of a released scope. Everything is released after the lock, since
-        // deinitializers run user code.
-        let released = core.withLock { state in
-            state.isReleased = true
+        // First the component lets go of its modules: a module that nobody else holds goes now,
+        // with its caches, and its `deinit` takes its slots out of `caches`. Everything is
+        // released after the lock, since deinitializers run user code.
+        let unused = core.withLock { state in
             defer {
                 state.registeredModules = [:]
                 state.moduleCreations = InlineList()
+            }
+            return (state.registeredModules, state.moduleCreations)
+        }
+        withExtendedLifetime(unused) {}
+        modules.destroy()
+        // The modules left are held by someone else: they must stop serving the instances of a
+        // released scope, so their caches are emptied.
+        let survivors = core.withLock { state in
+            state.isReleased = true
+            defer {
+                state.caches = InlineList()
                 state.contributions = [:]
             }
-            return (state.caches, state.registeredModules, state.moduleCreations)
+            return state.caches
         }
         var dropped: [Any] = []
-        released.0.forEachElement { dropped += $0.reset() }
-        withExtendedLifetime((released, dropped)) {}
-        modules.destroy()
+        survivors.forEachElement { dropped += $0.reset() }
+        withExtendedLifetime((survivors, dropped)) {}
         ancestors.destroy()
         parents.destroy()
     }
@@ -96,8 +105,8 @@ open class Component: @unchecked Sendable {
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
     /// the first `module()` of a type publishes its module in `Component.modules`.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
-    /// The default modules being created, with their types.
-    var moduleCreations = InlineList<(type: ObjectIdentifier, cell: OnceCell<StrongStorage<AnyModule>>)>()
+    /// The default modules being created.
+    var moduleCreations = InlineList<ModuleCreation>()
     /// The provider slots of every module made for the component, registered or not, in the
     /// order the modules were made: what `reset()` and the component's release empty.
     var caches = InlineList<ProviderSlots>()

@@ -1,4 +1,6 @@
 import Dirk
+import Dispatch
+import Foundation
 import DirkTestSupport
 import Testing
 
@@ -75,6 +77,39 @@ struct ModuleRegistrationTests {
             #expect(seen.count == 1)
         }
         #expect(component.created.count == 1)
+    }
+
+    @Test("threads that ask for a module while another thread creates it wait for that one module")
+    func waitersGetTheCreatorsModule() {
+        let component = GatedModuleComponent()
+        let modules = DirkTestSupport.Locked<[ObjectIdentifier]>([])
+        withWatchdog {
+            onThreads(4) { index in
+                // The others ask once the first is inside the module's initializer, which takes
+                // long enough for them to ask while it runs.
+                if index > 0 { component.creating.wait() }
+                let module = component.gated
+                modules.withLock { $0.append(ObjectIdentifier(module)) }
+            }
+        }
+        #expect(modules.withLock { $0.count } == 4)
+        #expect(Set(modules.withLock { $0 }).count == 1)
+        #expect(component.created.count == 1)
+    }
+
+    @Test("module initializers on two threads that need each other's modules trap with the path")
+    func moduleCycleAcrossThreads() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let component = CrossedModuleComponent()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { _ = component.left }
+            DispatchQueue.global().async(group: group) { _ = component.right }
+            group.wait()
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: dependency cycle across threads"))
+        #expect(message.contains("LeftCrossedModule.init(_:)"))
+        #expect(message.contains("RightCrossedModule.init(_:)"))
     }
 
     @Test("registering a module that is already in use traps")
@@ -170,3 +205,47 @@ final class OuterTestModule: Module<NestingTestComponent>, @unchecked Sendable {
 final class InnerTestModule: Module<NestingTestComponent>, @unchecked Sendable {
     func thing() -> Thing { single { Thing() } }
 }
+
+/// A component whose module's initializer lets three threads ask for the module, then takes a
+/// while.
+final class GatedModuleComponent: Component, @unchecked Sendable {
+    let created = Counter()
+    let creating = DispatchSemaphore(value: 0)
+    var gated: GatedModule { module() }
+}
+
+final class GatedModule: Module<GatedModuleComponent>, @unchecked Sendable {
+    required init(_ component: GatedModuleComponent) {
+        super.init(component)
+        component.created.increment()
+        for _ in 0..<3 { component.creating.signal() }
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+}
+
+/// Two modules whose initializers each need the other's module, once both have started.
+final class CrossedModuleComponent: Component, @unchecked Sendable {
+    let leftStarted = DispatchSemaphore(value: 0)
+    let rightStarted = DispatchSemaphore(value: 0)
+    var left: LeftCrossedModule { module() }
+    var right: RightCrossedModule { module() }
+}
+
+final class LeftCrossedModule: Module<CrossedModuleComponent>, @unchecked Sendable {
+    required init(_ component: CrossedModuleComponent) {
+        super.init(component)
+        component.leftStarted.signal()
+        component.rightStarted.wait()
+        _ = component.right
+    }
+}
+
+final class RightCrossedModule: Module<CrossedModuleComponent>, @unchecked Sendable {
+    required init(_ component: CrossedModuleComponent) {
+        super.init(component)
+        component.rightStarted.signal()
+        component.leftStarted.wait()
+        _ = component.left
+    }
+}
+

@@ -20,6 +20,18 @@ struct InlineList<Element> {
         }
     }
 
+    /// Calls `modify` with the first element for which `predicate` is true, if any; returns
+    /// whether there was one.
+    mutating func modifyFirst(where predicate: (Element) -> Bool, _ modify: (inout Element) -> Void) -> Bool {
+        if first != nil, predicate(first!) {
+            modify(&first!)
+            return true
+        }
+        guard let index = rest.firstIndex(where: predicate) else { return false }
+        modify(&rest[index])
+        return true
+    }
+
     /// The first element for which `predicate` is true.
     func first(where predicate: (Element) -> Bool) -> Element? {
         if let first, predicate(first) { return first }
