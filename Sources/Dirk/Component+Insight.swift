@@ -38,7 +38,9 @@ extension Component {
                 if strategies[name] == nil, let strategy = DependencyGraph.Strategy(strategy) {
                     strategies[name] = strategy
                 }
-                if let cache = ProviderSlots.cache(slot, tag: UInt(strategy.rawValue)) { statuses[name] = cache.status }
+                if let cache = ProviderSlots.cache(slot, tag: UInt(strategy.rawValue)) {
+                    statuses[name] = cache.status
+                }
             }
         }
         return DependencyGraph(

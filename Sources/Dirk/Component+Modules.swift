@@ -117,7 +117,9 @@ extension Component {
             let isUnderWay = state.moduleCreations.modifyFirst(where: { $0.type == key }) { creation in
                 next = creation.next(for: context)
             }
-            if !isUnderWay { state.moduleCreations.append(ModuleCreation(type: key, creator: context, frame: frame)) }
+            if !isUnderWay {
+                state.moduleCreations.append(ModuleCreation(type: key, creator: context, frame: frame))
+            }
             return next
         }
         func create() -> AnyModule {

@@ -81,17 +81,29 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .keyReentered:
             ["the key of `MisuseModule.keyed(_:)` of `MisuseComponent` called", "Make the key a plain value"]
         case .usedWhileDeinitializing:
-            ["was used while `DeinitMisuseComponent` was being deinitialized", "Keep what the `deinit` needs"]
+            [
+                "was used while `DeinitMisuseComponent` was being deinitialized",
+                "Keep what the `deinit` needs",
+            ]
         case .handleAfterRelease:
             ["was read after its component `MisuseComponent` was released", "keep the component"]
         case .lateOverride:
-            ["overrode `MisuseModule.plain()` after that provider was already used", "before the first resolution"]
+            [
+                "overrode `MisuseModule.plain()` after that provider was already used",
+                "before the first resolution",
+            ]
         case .overrideCallingNoProvider:
             ["called no provider", "Call exactly one provider in it"]
         case .overrideCallingSeveralProviders:
-            ["called `MisuseModule.plain()` and then `MisuseModule.first()`", "its own `overriding(_:with:)` call"]
+            [
+                "called `MisuseModule.plain()` and then `MisuseModule.first()`",
+                "its own `overriding(_:with:)` call",
+            ]
         case .overrideOfAnAncestor:
-            ["which belongs to `MisuseComponent`, one of its ancestors", "override it on `MisuseComponent` itself"]
+            [
+                "which belongs to `MisuseComponent`, one of its ancestors",
+                "override it on `MisuseComponent` itself",
+            ]
         case .overrideOfAnotherType:
             [
                 "cannot override `MisuseModule.described()`: its `single` builds `Canary`",
@@ -100,7 +112,10 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .foreignError:
             ["got an error of type `OtherMisuseError`, which it cannot throw", "must throw only errors"]
         case .mainActorModuleOffTheMainActor:
-            ["a `MainActorModule`, on a thread other than the main thread", "declare its accessor `@MainActor`"]
+            [
+                "a `MainActorModule`, on a thread other than the main thread",
+                "declare its accessor `@MainActor`",
+            ]
         }
     }
 
@@ -181,22 +196,44 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .lateOverride:
             let component = MisuseComponent()
             _ = component.misuse.plain()
-            component.overriding { $0.misuse.plain() } with: { _ in Canary() }
+            component.overriding {
+                $0.misuse.plain()
+            } with: { _ in
+                Canary()
+            }
         case .overrideCallingNoProvider:
-            MisuseComponent().overriding { _ in Canary() } with: { _ in Canary() }
+            MisuseComponent().overriding { _ in
+                Canary()
+            } with: { _ in
+                Canary()
+            }
         case .overrideCallingSeveralProviders:
             MisuseComponent().overriding { c in
                 _ = c.misuse.plain()
                 return c.misuse.first()
-            } with: { _ in Canary() }
+            } with: { _ in
+                Canary()
+            }
         case .overrideOfAnAncestor:
             let parent = MisuseComponent()
-            OtherParent().parent { parent }.overriding { $0.ancestor.misuse.plain() } with: { _ in Canary() }
+            OtherParent().parent { parent }.overriding {
+                $0.ancestor.misuse.plain()
+            } with: { _ in
+                Canary()
+            }
         case .overrideOfAnotherType:
-            MisuseComponent().overriding { $0.misuse.described() } with: { _ in "fake" }
+            MisuseComponent().overriding {
+                $0.misuse.described()
+            } with: { _ in
+                "fake"
+            }
         case .foreignError:
             let component = MisuseComponent()
-            component.overriding { try $0.misuse.typed() } with: { _ in throw OtherMisuseError() }
+            component.overriding {
+                try $0.misuse.typed()
+            } with: { _ in
+                throw OtherMisuseError()
+            }
         case .mainActorModuleOffTheMainActor:
             let component = MisuseComponent()
             let group = DispatchGroup()
@@ -217,7 +254,9 @@ struct MisuseTests {
         let message = standardError(of: result)
         #expect(message.contains("Dirk: "), "\(misuse): \(message)")
         let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
-        #expect(trap.hasPrefix("DirkReliabilityTests/"), "\(misuse): the trap is not reported at the user's file: \(trap)")
+        #expect(
+            trap.hasPrefix("DirkReliabilityTests/"),
+            "\(misuse): the trap is not reported at the user's file: \(trap)")
         for phrase in misuse.expectedPhrases {
             #expect(message.contains(phrase), "\(misuse): missing \"\(phrase)\" in \(message)")
         }
@@ -306,10 +345,10 @@ final class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
 
     // Two providers that generated code places at one file, line and column, with different
     // strategies.
-    #sourceLocation(file: "DirkReliabilityTests/Generated.swift", line: 1)
+    #sourceLocation(file:"DirkReliabilityTests/Generated.swift",line:1)
     func clash(_ key: Int8) -> Canary { scoped { Canary() } }
     #sourceLocation()
-    #sourceLocation(file: "DirkReliabilityTests/Generated.swift", line: 1)
+    #sourceLocation(file:"DirkReliabilityTests/Generated.swift",line:1)
     func clash(_ key: UInt) -> Canary { single { Canary() } }
     #sourceLocation()
 

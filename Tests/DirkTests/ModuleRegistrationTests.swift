@@ -1,7 +1,7 @@
 import Dirk
+import DirkTestSupport
 import Dispatch
 import Foundation
-import DirkTestSupport
 import Testing
 
 @Suite("Modules: default creation, registration and substitution")
@@ -248,4 +248,3 @@ final class RightCrossedModule: Module<CrossedModuleComponent>, @unchecked Senda
         _ = component.left
     }
 }
-

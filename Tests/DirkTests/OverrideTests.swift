@@ -173,12 +173,16 @@ struct OverrideTests {
             FrenchGreeting()
         }
         #expect(component.greetings.greeting().text == "bonjour")
-        #expect(component.greetings.greeting() as? FrenchGreeting === component.greetings.greeting() as? FrenchGreeting)
+        #expect(
+            component.greetings.greeting() as? FrenchGreeting === component.greetings.greeting()
+                as? FrenchGreeting)
         let plain = GreetingComponent()
         #expect(plain.greetings.greeting().text == "hello")
     }
 
-    @Test("overriding a provider whose strategy builds a concrete type stops the program, and says how to fix it")
+    @Test(
+        "overriding a provider whose strategy builds a concrete type stops the program, and says how to fix it"
+    )
     func concreteStrategyTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             GreetingComponent().overriding {
@@ -191,7 +195,8 @@ struct OverrideTests {
         #expect(
             message.contains(
                 "Dirk: `GreetingComponent.overriding(_:with:)` cannot override `GreetingModule.concreteGreeting()`: "
-                    + "its `single` builds `EnglishGreeting`, which becomes the `any Greeting` that the provider returns"))
+                    + "its `single` builds `EnglishGreeting`, which becomes the `any Greeting` that the provider returns"
+            ))
         #expect(message.contains("`single { EnglishGreeting(...) as any Greeting }`"))
         #expect(message.contains("DirkTests/OverrideTests.swift:"))
     }

@@ -7,7 +7,11 @@ import Testing
     @Test("POST /todos mails the user through a mailer the test overrides, with no module subclass")
     func mailsThroughOverride() async throws {
         let mailer = RecordingMailer()
-        let app = AppComponent().overriding { $0.mail.mailer() } with: { _ in mailer }
+        let app = AppComponent().overriding {
+            $0.mail.mailer()
+        } with: { _ in
+            mailer
+        }
         try await buildApplication(app: app).test(.router) { client in
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
             _ = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
@@ -19,7 +23,11 @@ import Testing
 
     @Test("an override belongs to its component: a component built without it mails through the console")
     func overrideStaysWithItsComponent() {
-        let overridden = AppComponent().overriding { $0.mail.mailer() } with: { _ in RecordingMailer() }
+        let overridden = AppComponent().overriding {
+            $0.mail.mailer()
+        } with: { _ in
+            RecordingMailer()
+        }
         #expect(overridden.mail.mailer() is RecordingMailer)
         let plain = AppComponent()
         #expect(plain.mail.mailer() is ConsoleMailer)
