@@ -115,11 +115,9 @@ extension Component {
             }
             var next = ModuleCreation.Next.create
             let isUnderWay = state.moduleCreations.modifyFirst(where: { $0.type == key }) { creation in
-                next = creation.next(for: context)
+                next = creation.next(for: context, frame: frame)
             }
-            if !isUnderWay {
-                state.moduleCreations.append(ModuleCreation(type: key, creator: context, frame: frame))
-            }
+            if !isUnderWay { state.moduleCreations.append(ModuleCreation(type: key, creator: context)) }
             return next
         }
         func create() -> AnyModule {
@@ -129,8 +127,8 @@ extension Component {
         switch next {
         case .published:
             break
-        case .cycle(let building):
-            Diagnostics.cycle(path: context.steps(from: building) + [frame], at: frame)
+        case .cycle:
+            Diagnostics.cycle(path: context.steps(from: frame) + [frame], at: frame)
         case .wait(let cell):
             // The creator publishes the module before it completes the cell. The cell builds only
             // if it were empty, which a creation never leaves it.
@@ -169,25 +167,26 @@ struct ModuleCreation {
         case create
         /// Wait for its creator in `cell`.
         case wait(Cell)
-        /// The agent creates it already, in the step `frame`: its initializer needs itself.
-        case cycle(Frame)
+        /// The agent creates it already: its initializer needs itself.
+        case cycle
     }
 
     let type: ObjectIdentifier
     let creator: BuildAgent
-    let frame: Frame
     private var waitingCell: (cell: Cell, generation: UInt64)?
 
-    init(type: ObjectIdentifier, creator: BuildAgent, frame: Frame) {
+    init(type: ObjectIdentifier, creator: BuildAgent) {
         self.type = type
         self.creator = creator
-        self.frame = frame
     }
 
-    /// What `agent`, asking for the module while it is created, does next; makes the cell for it
-    /// to wait in, building on the creator's behalf, if there is none yet.
-    mutating func next(for agent: BuildAgent) -> Next {
-        if agent === creator { return .cycle(frame) }
+    /// What `agent`, asking for the module in the step `frame` while it is created, does next;
+    /// makes the cell for it to wait in, building on the creator's behalf, if there is none yet.
+    ///
+    /// Every step that creates one module of one component is the same step, whichever accessor
+    /// asked, so `frame` stands for the creator's step too.
+    mutating func next(for agent: BuildAgent, frame: Frame) -> Next {
+        if agent === creator { return .cycle }
         if let waitingCell { return .wait(waitingCell.cell) }
         var machine = OnceStateMachine<StrongStorage<AnyModule>>()
         guard case .build(let generation) = machine.claim(by: creator, frame: frame) else {
