@@ -92,8 +92,8 @@ extension AnyModule {
     /// the override's factory, then resolves it with `resolve`.
     func captureOverride(
         _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool,
-        resolve: () throws -> AnyObject
-    ) throws -> AnyObject {
+        resolve: () throws -> AnyObject?
+    ) throws -> AnyObject? {
         if let first = capture.captured {
             Diagnostics.overrideCalledSeveralProviders(
                 first, frame.name, component: capture.componentType, file: capture.file, line: capture.line)

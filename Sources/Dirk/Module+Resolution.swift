@@ -7,9 +7,10 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
+        // A cached strategy's pipeline always returns its instance.
         try resolve(
             SinglePolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)
+            configure: configure)!
     }
 
     /// A `weak` provider's instance, through the pipeline.
@@ -18,9 +19,10 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
+        // A cached strategy's pipeline always returns its instance.
         try resolve(
             WeakPolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)
+            configure: configure)!
     }
 
     /// A `single(key:)`'s instance for `keyValue`, through the pipeline.
@@ -29,9 +31,10 @@ extension AnyModule {
         _ keyValue: AnyHashable, key: ProviderKey, site: ProviderSite, type: Any.Type,
         build: (Component) throws -> AnyObject
     ) throws -> AnyObject {
+        // A cached strategy's pipeline always returns its instance.
         try resolve(
             KeyedPolicy(key: keyValue), key: key, site: site, type: type, build: build, configures: false,
-            configure: { _, _ in })
+            configure: { _, _ in })!
     }
 
     /// A `scoped` provider's instance, through the pipeline.
@@ -40,20 +43,24 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
+        // A cached strategy's pipeline always returns its instance.
         try resolve(
             ScopedPolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)
+            configure: configure)!
     }
 
-    /// Runs a `transient`'s factory through the pipeline; `build` keeps the value itself and
-    /// returns any object.
+    /// Runs a `transient`'s factory through the pipeline; `build` keeps the value itself, so
+    /// that nothing travels as an object.
     @usableFromInline
     final func resolveTransient(
-        key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject
+        key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> Void
     ) throws {
         _ = try resolve(
-            TransientPolicy(), key: key, site: site, type: type, build: build, configures: false,
-            configure: { _, _ in })
+            TransientPolicy(), key: key, site: site, type: type,
+            build: { component in
+                try build(component)
+                return nil
+            }, configures: false, configure: { _, _ in })
     }
 
     // MARK: The pipeline
@@ -66,44 +73,45 @@ extension AnyModule {
     /// runs. (Overrides are consulted by `build`, which the strategy makes.)
     func resolve<Policy: CachePolicy>(
         _ policy: Policy, key: ProviderKey, site: ProviderSite, type: Any.Type,
-        build: (Component) throws -> AnyObject,
+        build: (Component) throws -> AnyObject?,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
-    ) throws -> AnyObject {
-        let context = ResolutionContext.current
-        let frame = providerFrame(policy.strategy, site: site, returning: type)
-        let (slot, isNew) = slots.slot(for: key, strategy: policy.strategy, site: site, as: Policy.Slot.self)
-        {
-            policy.makeSlot()
-        }
+    ) throws -> AnyObject? {
+        try ResolutionContext.withCurrent { context in
+            let frame = providerFrame(policy.strategy, site: site, returning: type)
+            return try slots.withSlot(
+                for: key, strategy: policy.strategy, site: site, as: Policy.Slot.self, make: policy.makeSlot
+            ) { slot, isNew in
+                func buildInStep() throws -> AnyObject? {
+                    try withComponent(context, frame, build)
+                }
+                func configureInStep(_ value: AnyObject) throws {
+                    try withComponent(context, frame) { component in try configure(value, component) }
+                }
+                func resolveThroughSlot() throws -> AnyObject? {
+                    try policy.resolve(
+                        in: slot, context: context, frame: frame, build: buildInStep, configures: configures,
+                        configure: configureInStep)
+                }
 
-        func buildInStep() throws -> AnyObject {
-            try withComponent(context, frame, build)
+                guard slots.attention != 0 else { return try resolveThroughSlot() }
+                if let capture = context.capture, !capture.isSuspended {
+                    return try captureOverride(
+                        capture, key: key, frame: frame, isNew: isNew, resolve: resolveThroughSlot)
+                }
+                if policy.strategy.isCached, let request = context.freshRequest,
+                    request.module == ObjectIdentifier(self), request.depth == context.depth
+                {
+                    // A fresh instance: built like a transient's, cached nowhere.
+                    return try TransientPolicy().resolve(
+                        in: .transient, context: context, frame: frame, build: buildInStep,
+                        configures: configures, configure: configureInStep)
+                }
+                guard slots.isObserved else { return try resolveThroughSlot() }
+                return try observe(
+                    frame, in: context, isNew: !policy.hasInstance(in: slot, context: context),
+                    resolveThroughSlot)
+            }
         }
-        func configureInStep(_ value: AnyObject) throws {
-            try withComponent(context, frame) { component in try configure(value, component) }
-        }
-        func resolveThroughSlot() throws -> AnyObject {
-            try policy.resolve(
-                in: slot, context: context, frame: frame, build: buildInStep, configures: configures,
-                configure: configureInStep)
-        }
-
-        guard slots.attention != 0 else { return try resolveThroughSlot() }
-        if let capture = context.capture, !capture.isSuspended {
-            return try captureOverride(
-                capture, key: key, frame: frame, isNew: isNew, resolve: resolveThroughSlot)
-        }
-        if policy.strategy.isCached, let request = context.freshRequest,
-            request.module == ObjectIdentifier(self), request.depth == context.depth
-        {
-            // A fresh instance: built like a transient's, cached nowhere.
-            return try TransientPolicy().resolve(
-                in: .transient, context: context, frame: frame, build: buildInStep, configures: configures,
-                configure: configureInStep)
-        }
-        guard slots.isObserved else { return try resolveThroughSlot() }
-        return try observe(
-            frame, in: context, isNew: !policy.hasInstance(in: slot, context: context), resolveThroughSlot)
     }
 
     /// The step of this module's provider at `site`, returning `type`, with `strategy`.
@@ -125,6 +133,6 @@ extension AnyModule {
         guard componentReference.holdIfAlive(in: context) else {
             Diagnostics.componentReleased(provider: frame.name, component: componentType, site: frame.site)
         }
-        return try body(componentReference.heldObject)
+        return try componentReference.withHeldObject(body)
     }
 }

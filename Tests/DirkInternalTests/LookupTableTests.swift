@@ -68,8 +68,8 @@ struct LookupTableTests {
                 var found = 0
                 // The overflow storages hold every key after the first, in insertion order.
                 for (index, key) in keys.enumerated().dropFirst().prefix(storage.count) {
-                    let entry = storage.entry(for: key)
-                    #expect(entry?.value.number == index && entry?.tag == UInt(index))
+                    let entry = storage.unretainedEntry(for: key)
+                    #expect(entry?.value.takeUnretainedValue().number == index && entry?.tag == UInt(index))
                     found += 1
                 }
                 #expect(found == storage.count && storage.count * 2 <= storage.slotCount)

@@ -66,7 +66,6 @@ extension Module {
         do {
             try resolveTransient(key: key, site: site, type: T.self) { component in
                 value = try self.make(make, key: key, component: component)
-                return ProviderMarker.nothing
             }
         } catch {
             throw Diagnostics.rethrown(

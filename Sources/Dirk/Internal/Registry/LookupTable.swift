@@ -65,12 +65,8 @@ import CDirk
     /// The entry stored under `key`, or nil. Safe from any thread without a lock.
     @inlinable
     package func entry(for key: Key) -> (value: Value, tag: UInt)? {
-        // The first entry is filled before any other, so an empty one means an empty table.
-        guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return nil }
-        if Key(loadingFrom: firstKey) == key {
-            return (Unmanaged<Value>.fromOpaque(first).takeUnretainedValue(), dirk_load_relaxed(firstTag))
-        }
-        return laterEntry(for: key)
+        guard let entry = unretainedEntry(for: key) else { return nil }
+        return (entry.value.takeUnretainedValue(), entry.tag)
     }
 
     /// The entry stored under `key`, not retained, or nil. Safe from any thread without a lock.
@@ -79,23 +75,22 @@ import CDirk
     /// owner may use the value for as long as it does, without a reference count of its own.
     @inlinable
     package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+        // The first entry is filled before any other, so an empty one means an empty table.
         guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return nil }
         if Key(loadingFrom: firstKey) == key {
             return (Unmanaged<Value>.fromOpaque(first), dirk_load_relaxed(firstTag))
         }
-        guard let entry = laterEntry(for: key) else { return nil }
-        return (Unmanaged.passUnretained(entry.value), entry.tag)
+        guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
+        // The table holds the storage until `destroy()`, which runs only when the owner goes.
+        return Unmanaged<Storage>.fromOpaque(storage)._withUnsafeGuaranteedRef {
+            $0.unretainedEntry(for: key)
+        }
     }
 
     /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
     @inlinable
     package func value(for key: Key) -> Value? {
         entry(for: key)?.value
-    }
-
-    @inlinable func laterEntry(for key: Key) -> (value: Value, tag: UInt)? {
-        guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
-        return Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().entry(for: key)
     }
 
     /// Stores `value` with `tag` under `key`, which must not be present. Call it while holding the
@@ -206,7 +201,7 @@ import CDirk
             withUnsafeMutablePointerToHeader { $0.pointer(to: \.count)!.pointee }
         }
 
-        @inlinable package func entry(for key: Key) -> (value: Value, tag: UInt)? {
+        @inlinable package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
             let mask = slotCount &- 1
             return withUnsafeMutablePointerToElements { entries in
                 var index = key.mixedHash & mask
@@ -216,10 +211,7 @@ import CDirk
                         return nil
                     }
                     if Key(loadingFrom: entry + 2) == key {
-                        return (
-                            Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(),
-                            dirk_load_relaxed(entry + 1)
-                        )
+                        return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))
                     }
                     index = (index &+ 1) & mask
                 }

@@ -96,23 +96,45 @@ import CDirk
         for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
         make: () -> Slot
     ) -> (slot: Slot, isNew: Bool) {
-        if let entry = table.entry(for: key) {
+        let (slot, isNew) = unretainedSlot(for: key, strategy: strategy, site: site, as: type, make: make)
+        return (slot.takeUnretainedValue(), isNew)
+    }
+
+    /// Runs `body` with the slot of the provider whose key is `key`, lent without a reference count
+    /// of its own, and whether this call made it; see `slot(for:strategy:site:as:make:)`.
+    ///
+    /// **Why it is safe.** The table keeps every slot for as long as these slots exist, and the
+    /// caller holds the module, which holds these slots, while `body` runs.
+    @inlinable func withSlot<Slot: AnyObject, Result>(
+        for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
+        make: () -> Slot, _ body: (Slot, Bool) throws -> Result
+    ) rethrows -> Result {
+        let (slot, isNew) = unretainedSlot(for: key, strategy: strategy, site: site, as: type, make: make)
+        return try slot._withUnsafeGuaranteedRef { slot in try body(slot, isNew) }
+    }
+
+    /// The slot at `key`, not retained: the table's reference keeps it.
+    @inlinable func unretainedSlot<Slot: AnyObject>(
+        for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
+        make: () -> Slot
+    ) -> (slot: Unmanaged<Slot>, isNew: Bool) {
+        if let entry = table.unretainedEntry(for: key) {
             return (checked(entry, strategy: strategy, site: site, as: type), false)
         }
         return withLock { state in
-            if let entry = table.entry(for: key) {
+            if let entry = table.unretainedEntry(for: key) {
                 return (checked(entry, strategy: strategy, site: site, as: type), false)
             }
             let made = make()
             table.insert(made, tag: UInt(strategy.rawValue), for: key)
-            return (made, true)
+            return (Unmanaged.passUnretained(made), true)
         }
     }
 
     @inlinable func checked<Slot: AnyObject>(
-        _ entry: (value: AnyObject, tag: UInt), strategy: ProviderStrategy, site: ProviderSite,
+        _ entry: (value: Unmanaged<AnyObject>, tag: UInt), strategy: ProviderStrategy, site: ProviderSite,
         as type: Slot.Type
-    ) -> Slot {
+    ) -> Unmanaged<Slot> {
         guard entry.tag == UInt(strategy.rawValue) else {
             let state = withLock { $0 }
             Diagnostics.providerClash(
@@ -121,7 +143,7 @@ import CDirk
                 site: site)
         }
         // Same tag and same key, which includes the return type: the same class of slot.
-        return unsafeDowncast(entry.value, to: Slot.self)
+        return Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())
     }
 
     /// Calls `body` with every slot: its strategy, the provider method's name and the slot. Slots

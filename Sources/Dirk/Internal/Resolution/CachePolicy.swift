@@ -18,9 +18,9 @@ protocol CachePolicy {
     /// with the component held; `configure` completes a new instance when `configures`.
     func resolve(
         in slot: Slot, context: ResolutionContext, frame: Frame,
-        build: () throws -> AnyObject,
+        build: () throws -> AnyObject?,
         configures: Bool, configure: (AnyObject) throws -> Void
-    ) throws -> AnyObject
+    ) throws -> AnyObject?
 }
 
 /// `single`: one instance per component, in a cell of the provider's slot.
@@ -35,10 +35,10 @@ struct SinglePolicy: CachePolicy {
 
     func resolve(
         in slot: OnceCell<StrongStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
-        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
-    ) throws -> AnyObject {
+        build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject? {
         try slot.resolve(
-            in: context, frame: frame, build: build, configures: configures, configure: configure)
+            in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
     }
 }
 
@@ -55,10 +55,10 @@ struct WeakPolicy: CachePolicy {
 
     func resolve(
         in slot: OnceCell<WeakStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
-        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
-    ) throws -> AnyObject {
+        build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject? {
         try slot.resolve(
-            in: context, frame: frame, build: build, configures: configures, configure: configure)
+            in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
     }
 }
 
@@ -76,8 +76,8 @@ struct KeyedPolicy: CachePolicy {
 
     func resolve(
         in slot: KeyedCells<AnyObject>, context: ResolutionContext, frame: Frame,
-        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
-    ) throws -> AnyObject {
+        build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject? {
         // The key's user code runs as a step of its own, so that a key whose hashing calls this
         // provider again is caught instead of recursing without end.
         let hashing = Frame(
@@ -89,7 +89,7 @@ struct KeyedPolicy: CachePolicy {
         let cell = slot.cell(for: key)
         context.leave()
         return try cell.resolve(
-            in: context, frame: frame, build: build, configures: configures, configure: configure)
+            in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
     }
 }
 
@@ -106,10 +106,12 @@ struct ScopedPolicy: CachePolicy {
 
     func resolve(
         in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
-        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
-    ) throws -> AnyObject {
+        build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject? {
         try context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<AnyObject>>.make() }
-            .resolve(in: context, frame: frame, build: build, configures: configures, configure: configure)
+            .resolve(
+                in: context, frame: frame, build: { try build()! }, configures: configures,
+                configure: configure)
     }
 }
 
@@ -124,15 +126,15 @@ struct TransientPolicy: CachePolicy {
 
     func resolve(
         in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
-        build: () throws -> AnyObject, configures: Bool, configure: (AnyObject) throws -> Void
-    ) throws -> AnyObject {
+        build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject? {
         if let enclosing = context.enclosing(frame) {
             Diagnostics.recursion(path: context.steps(from: enclosing) + [frame], at: frame)
         }
         context.enter(frame)
         defer { context.leave() }
         let value = try build()
-        if configures {
+        if configures, let value {
             context.configurationDepth += 1
             defer { context.configurationDepth -= 1 }
             try configure(value)

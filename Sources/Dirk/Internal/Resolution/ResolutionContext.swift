@@ -85,6 +85,21 @@ import CDirk
         return makeCurrent()
     }
 
+    /// Runs `body` with the calling thread's context, lent without a reference count of its own.
+    ///
+    /// **Why it is safe.** The thread-local variable owns one reference to the context, which only
+    /// the thread's exit releases; the thread is running `body`, so the context outlives it.
+    @inlinable
+    package static func withCurrent<Result>(_ body: (ResolutionContext) throws -> Result) rethrows -> Result {
+        let context: Unmanaged<ResolutionContext>
+        if let existing = dirk_get_thread_context() {
+            context = Unmanaged<ResolutionContext>.fromOpaque(existing)
+        } else {
+            context = Unmanaged.passUnretained(makeCurrent())
+        }
+        return try context._withUnsafeGuaranteedRef(body)
+    }
+
     @usableFromInline static func makeCurrent() -> ResolutionContext {
         let context = ResolutionContext()
         let owned = Unmanaged.passRetained(context).toOpaque()

@@ -38,6 +38,13 @@
         Unmanaged<Object>.fromOpaque(address).takeUnretainedValue()
     }
 
+    /// Runs `body` with the object, lent without a reference count of its own; a strong reference
+    /// the caller holds (the resolution's `hold`) keeps the object alive meanwhile.
+    @inlinable
+    func withHeldObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+        try Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
+    }
+
     /// The object's identity, compared only.
     @inlinable var identity: UInt { UInt(bitPattern: address) }
 }
