@@ -21,7 +21,8 @@ extension Component {
     @inlinable public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
         checkNotDeinitializing("\(M.self)", file: file, line: line)
         if let module = modules.instance(of: M.self) { return module }
-        return firstUse(of: M.self, file: file, line: line)
+        // Published under the key of `M`, so an `M`.
+        return unsafeDowncast(firstUse(of: M.self, file: file, line: line), to: M.self)
     }
 
     /// Registers the module that `make` creates for this component, in place of its own type and
@@ -99,7 +100,10 @@ extension Component {
     /// The first thread to ask creates the module with no lock held, after recording that it does;
     /// a thread that asks meanwhile waits for it in a cell made only then, and a module whose
     /// initializer needs itself stops the program with the path.
-    @usableFromInline func firstUse<M: AnyModule>(of type: M.Type, file: StaticString, line: UInt) -> M {
+    ///
+    /// Not generic, so that it is compiled once, specialized, rather than run as unspecialized
+    /// generic code for every module type.
+    @usableFromInline func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
         let key = ObjectIdentifier(type)
         let context = ResolutionContext.current
         let frame = Frame(
@@ -109,7 +113,9 @@ extension Component {
             subject: type, componentType: Swift.type(of: self))
         let next: ModuleCreation.Next = core.withLock { state in
             if modules.value(for: TypeKey(type)) != nil { return .published }
-            if let registered = state.registeredModules.removeValue(forKey: key) {
+            if !state.registeredModules.isEmpty,
+                let registered = state.registeredModules.removeValue(forKey: key)
+            {
                 modules.insert(registered, for: TypeKey(type))
                 return .published
             }
@@ -149,8 +155,7 @@ extension Component {
             waiting?.complete(with: module)
             context.leave()
         }
-        // Registered under the key of `M`, so an `M`; read back through the table, which says so.
-        return modules.instance(of: M.self)!
+        return modules.value(for: TypeKey(type))!
     }
 }
 

@@ -76,7 +76,8 @@ open class Component: @unchecked Sendable {
 
     /// The modules in use, by the types accessors ask for. Written while holding `core`'s lock.
     @inlinable var modules: LookupTable<TypeKey, AnyModule> {
-        LookupTable(words: core.extraWords + ComponentWords.modules)
+        LookupTable(
+            words: core.extraWords + ComponentWords.modules, inlineCount: ComponentWords.inlineModules)
     }
 
     /// The parents registered with `parent(_:)`. Written while holding `core`'s lock.
@@ -125,9 +126,13 @@ open class Component: @unchecked Sendable {
 
 /// Where a component's lock-free tables lie among its core's words.
 @usableFromInline enum ComponentWords {
-    @usableFromInline static let modules = 0
-    @usableFromInline static let ancestors = modules + LookupTable<TypeKey, AnyModule>.wordCount
-    @usableFromInline static let parents = ancestors + LookupTable<TypeKey, AncestorRecord>.wordCount
+    /// How many modules a component keeps before it allocates a table for more.
+    @inlinable static var inlineModules: Int { 4 }
+    @inlinable static var modules: Int { 0 }
+    @inlinable static var ancestors: Int {
+        modules + LookupTable<TypeKey, AnyModule>.wordCount(inline: inlineModules)
+    }
+    @inlinable static var parents: Int { ancestors + LookupTable<TypeKey, AncestorRecord>.wordCount }
     /// Whether the component has been registered as another's parent.
     static let hasChildren = parents + ParentList<Component>.wordCount
     static let count = hasChildren + 1

@@ -134,13 +134,33 @@ struct LookupTableTests {
         }
     }
 
+    @Test("a table with several inline entries fills them first, in order, and allocates only for more")
+    func severalInlineEntries() {
+        let keys = distinctTypes(40).map(TypeKey.init)
+        withTable(TypeTable.self, inline: 4) { table in
+            for (index, key) in keys.prefix(4).enumerated() {
+                table.insert(Item(index), tag: UInt(index), for: key)
+                #expect(table.overflowStorage == nil, "four entries fit inline")
+            }
+            for (index, key) in keys.enumerated().dropFirst(4) { table.insert(Item(index), tag: 0, for: key) }
+            table.checkInvariants()
+            #expect(table.overflowStorage?.count == keys.count - 4)
+            for (index, key) in keys.enumerated() { #expect(table.entry(for: key)?.value.number == index) }
+            var visited: [Int] = []
+            table.forEachEntry { value, _, _ in visited.append(value.number) }
+            #expect(Array(visited.prefix(4)) == [0, 1, 2, 3], "inline entries come first, in order")
+            #expect(Set(visited) == Set(0..<keys.count))
+        }
+    }
+
     @Test(
-        "readers on other threads see either nothing or the right entry while a writer inserts under a lock")
-    func concurrentReaders() {
+        "readers on other threads see either nothing or the right entry while a writer inserts under a lock",
+        arguments: [1, 4])
+    func concurrentReaders(inlineCount: Int) {
         let keys = distinctTypes(800).map(TypeKey.init)
-        let words = UnsafeMutablePointer<UInt>.allocate(capacity: TypeTable.wordCount)
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: TypeTable.wordCount(inline: inlineCount))
         defer { words.deallocate() }
-        let table = TypeTable(words: words)
+        let table = TypeTable(words: words, inlineCount: inlineCount)
         table.initialize()
         defer { table.destroy() }
         let reading = readConcurrently(Unchecked(table), keys: Unchecked(keys), readers: 3)
@@ -309,10 +329,11 @@ private final class SecondModule {}
 
 /// Runs `body` with a table over words allocated here, and destroys the table afterwards.
 private func withTable<Key, Value>(
-    _: LookupTable<Key, Value>.Type, _ body: (LookupTable<Key, Value>) -> Void
+    _: LookupTable<Key, Value>.Type, inline inlineCount: Int = 1, _ body: (LookupTable<Key, Value>) -> Void
 ) {
-    let words = UnsafeMutablePointer<UInt>.allocate(capacity: LookupTable<Key, Value>.wordCount)
-    let table = LookupTable<Key, Value>(words: words)
+    let words = UnsafeMutablePointer<UInt>.allocate(
+        capacity: LookupTable<Key, Value>.wordCount(inline: inlineCount))
+    let table = LookupTable<Key, Value>(words: words, inlineCount: inlineCount)
     table.initialize()
     body(table)
     table.destroy()
@@ -322,7 +343,7 @@ private func withTable<Key, Value>(
 extension LookupTable {
     /// The overflow storage, read from the last of the owner's words, as the table's layout has it.
     var overflowStorage: Storage? {
-        let address = words[Self.wordCount - 1]
+        let address = words[Self.wordCount(inline: inlineCount) - 1]
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
         return Unmanaged<Storage>.fromOpaque(pointer).takeUnretainedValue()
     }

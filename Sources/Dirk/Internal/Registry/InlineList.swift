@@ -1,30 +1,46 @@
-/// A list whose first element is kept inline, so that the common list of one (a component's only
-/// module, a resolution's only `scoped` instance) allocates nothing; later elements go to an array.
-struct InlineList<Element> {
+/// A list whose first two elements are kept inline, so that the common short list (a component's
+/// one or two modules, a resolution's only `scoped` instance) allocates nothing; later elements go
+/// to an array.
+package struct InlineList<Element> {
     private var first: Element?
+    private var second: Element?
     private var rest: [Element] = []
 
-    init() {}
+    package init() {}
 
-    var isEmpty: Bool { first == nil }
+    package var isEmpty: Bool { first == nil }
 
-    mutating func append(_ element: Element) {
-        if first == nil { first = element } else { rest.append(element) }
+    package mutating func append(_ element: Element) {
+        if first == nil {
+            first = element
+        } else if second == nil {
+            second = element
+        } else {
+            rest.append(element)
+        }
     }
 
     /// Removes every element for which `shouldRemove` is true.
-    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
-        rest.removeAll(where: shouldRemove)
-        if let current = first, shouldRemove(current) {
-            first = rest.isEmpty ? nil : rest.removeFirst()
+    package mutating func removeAll(where shouldRemove: (Element) -> Bool) {
+        var kept = InlineList()
+        var removedAny = false
+        forEachElement { element in
+            if shouldRemove(element) { removedAny = true } else { kept.append(element) }
         }
+        if removedAny { self = kept }
     }
 
     /// Calls `modify` with the first element for which `predicate` is true, if any; returns
     /// whether there was one.
-    mutating func modifyFirst(where predicate: (Element) -> Bool, _ modify: (inout Element) -> Void) -> Bool {
+    package mutating func modifyFirst(where predicate: (Element) -> Bool, _ modify: (inout Element) -> Void)
+        -> Bool
+    {
         if first != nil, predicate(first!) {
             modify(&first!)
+            return true
+        }
+        if second != nil, predicate(second!) {
+            modify(&second!)
             return true
         }
         guard let index = rest.firstIndex(where: predicate) else { return false }
@@ -33,21 +49,25 @@ struct InlineList<Element> {
     }
 
     /// The first element for which `predicate` is true.
-    func first(where predicate: (Element) -> Bool) -> Element? {
+    package func first(where predicate: (Element) -> Bool) -> Element? {
         if let first, predicate(first) { return first }
-        return rest.first(where: predicate)
+        if let second, predicate(second) { return second }
+        return rest.isEmpty ? nil : rest.first(where: predicate)
     }
 
     /// The elements, in order.
-    var elements: [Element] {
-        guard let first else { return [] }
-        return [first] + rest
+    package var elements: [Element] {
+        var elements: [Element] = []
+        forEachElement { elements.append($0) }
+        return elements
     }
 
     /// Calls `body` with every element, in order.
-    func forEachElement(_ body: (Element) -> Void) {
+    package func forEachElement(_ body: (Element) -> Void) {
         guard let first else { return }
         body(first)
+        guard let second else { return }
+        body(second)
         for element in rest { body(element) }
     }
 }

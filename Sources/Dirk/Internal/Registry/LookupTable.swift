@@ -24,38 +24,51 @@ import CDirk
 /// `destroy()` when the owner goes; readers turn the value's address back into a reference, which
 /// the table's reference keeps alive.
 ///
-/// **Layout.** The table is a view of words that its owner allocates (`wordCount(keyWords:)`):
-/// the first entry lives inline, so a table of one entry (a child component's only module, a
-/// module's only provider) allocates nothing; later entries go to an overflow storage, a
+/// **Layout.** The table is a view of words that its owner allocates (`wordCount(inline:)`):
+/// the first few entries live inline, so a small table (a request component's modules, a module's
+/// only provider) allocates nothing; later entries go to an overflow storage, a
 /// power-of-two array probed linearly. When it passes half full, the writer copies it into one twice
 /// the size and publishes that; the new storage keeps the old one alive, since a reader may still
 /// be probing it.
 @usableFromInline package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
-    /// The owner's words: value, tag, key (`Key.wordCount` words), overflow storage.
+    /// The owner's words: `inlineCount` entries of a value, a tag and a key (`Key.wordCount`
+    /// words), then the overflow storage.
     @usableFromInline package let words: UnsafeMutablePointer<UInt>
+    /// How many entries live in the owner's words before any goes to an overflow storage.
+    @usableFromInline package let inlineCount: Int
 
-    /// How many words a table with keys of `Key.wordCount` words takes.
-    package static var wordCount: Int { 3 + Key.wordCount }
-
-    /// A table over `words`, which the owner allocated and keeps; `initialize()` it once.
-    @inlinable package init(words: UnsafeMutablePointer<UInt>) {
-        self.words = words
+    /// How many words a table with `inlineCount` inline entries takes.
+    @inlinable package static func wordCount(inline inlineCount: Int) -> Int {
+        inlineCount * Storage.entryWords + 1
     }
 
-    @inlinable var firstValue: UnsafeMutablePointer<UInt> { words }
-    @usableFromInline var firstTag: UnsafeMutablePointer<UInt> { words + 1 }
-    @inlinable var firstKey: UnsafeMutablePointer<UInt> { words + 2 }
-    @usableFromInline var overflow: UnsafeMutablePointer<UInt> { words + 2 + Key.wordCount }
+    /// How many words a table with one inline entry takes.
+    @inlinable package static var wordCount: Int { wordCount(inline: 1) }
+
+    /// A table over `words`, which the owner allocated and keeps, with `inlineCount` inline
+    /// entries; `initialize()` it once.
+    @inlinable package init(words: UnsafeMutablePointer<UInt>, inlineCount: Int = 1) {
+        self.words = words
+        self.inlineCount = inlineCount
+    }
+
+    /// The inline entry `index`: its value, then its tag, then its key.
+    @inlinable func inlineEntry(_ index: Int) -> UnsafeMutablePointer<UInt> {
+        words + index &* Storage.entryWords
+    }
+    @usableFromInline var overflow: UnsafeMutablePointer<UInt> { words + inlineCount &* Storage.entryWords }
 
     /// Sets the table empty; call it once, before anyone can read the table.
     package func initialize() {
-        words.initialize(repeating: 0, count: Self.wordCount)
+        words.initialize(repeating: 0, count: Self.wordCount(inline: inlineCount))
     }
 
     /// Releases every value and the storages; call it once, when the owner goes.
     package func destroy() {
-        if let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) {
-            Unmanaged<Value>.fromOpaque(first).release()
+        for index in 0..<inlineCount {
+            if let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(inlineEntry(index))) {
+                Unmanaged<Value>.fromOpaque(value).release()
+            }
         }
         if let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) {
             Unmanaged<Storage>.fromOpaque(storage).release()
@@ -75,10 +88,15 @@ import CDirk
     /// owner may use the value for as long as it does, without a reference count of its own.
     @inlinable
     package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
-        // The first entry is filled before any other, so an empty one means an empty table.
-        guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return nil }
-        if Key(loadingFrom: firstKey) == key {
-            return (Unmanaged<Value>.fromOpaque(first), dirk_load_relaxed(firstTag))
+        // Inline entries are filled in order, and before the storage: an empty one ends the table.
+        var index = 0
+        while index < inlineCount {
+            let entry = inlineEntry(index)
+            guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
+            if Key(loadingFrom: entry + 2) == key {
+                return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))
+            }
+            index &+= 1
         }
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
         // The table holds the storage until `destroy()`, which runs only when the owner goes.
@@ -96,10 +114,11 @@ import CDirk
     /// Stores `value` with `tag` under `key`, which must not be present. Call it while holding the
     /// owner's lock.
     @usableFromInline package func insert(_ value: Value, tag: UInt = 0, for key: Key) {
-        if dirk_load_relaxed(firstValue) == 0 {
-            key.store(into: firstKey)
-            dirk_store_relaxed(firstTag, tag)
-            dirk_store_release(firstValue, UInt(bitPattern: Unmanaged.passRetained(value).toOpaque()))
+        for index in 0..<inlineCount where dirk_load_relaxed(inlineEntry(index)) == 0 {
+            let entry = inlineEntry(index)
+            key.store(into: entry + 2)
+            dirk_store_relaxed(entry + 1, tag)
+            dirk_store_release(entry, UInt(bitPattern: Unmanaged.passRetained(value).toOpaque()))
             return
         }
         let storage: Storage
@@ -129,10 +148,13 @@ import CDirk
     /// Calls `body` with every value, tag and key, first entry first. Safe from any thread;
     /// entries added meanwhile may be missed.
     package func forEachEntry(_ body: (Value, UInt, Key) -> Void) {
-        guard let first = UnsafeRawPointer(bitPattern: dirk_load_acquire(firstValue)) else { return }
-        body(
-            Unmanaged<Value>.fromOpaque(first).takeUnretainedValue(), dirk_load_relaxed(firstTag),
-            Key(loadingFrom: firstKey))
+        for index in 0..<inlineCount {
+            let entry = inlineEntry(index)
+            guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return }
+            body(
+                Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), dirk_load_relaxed(entry + 1),
+                Key(loadingFrom: entry + 2))
+        }
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return }
         Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().forEachEntry { value, tag, key in
             body(Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), tag, key)
@@ -156,7 +178,8 @@ import CDirk
             let storage = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
             precondition(
                 storage.count * 2 <= storage.slotCount, "Dirk internal error: a storage over half full")
-            precondition(storage.count == keys.count - 1, "Dirk internal error: a storage's count is off")
+            precondition(
+                storage.count == keys.count - inlineCount, "Dirk internal error: a storage's count is off")
         }
     }
 

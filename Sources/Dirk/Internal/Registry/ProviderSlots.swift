@@ -24,10 +24,10 @@ import CDirk
         var overrides: [OverrideKey: AnyObject] = [:]
     }
 
-    @usableFromInline static let attentionWord = 0
-    @usableFromInline static let observersWord = 1
-    @usableFromInline static let overridesWord = 2
-    @usableFromInline static let tableWord = 3
+    @inlinable static var attentionWord: Int { 0 }
+    @inlinable static var observersWord: Int { 1 }
+    @inlinable static var overridesWord: Int { 2 }
+    @inlinable static var tableWord: Int { 3 }
 
     /// Slots for a module of type `moduleType` of a `componentType`.
     static func make(moduleType: Any.Type, componentType: Any.Type) -> ProviderSlots {

@@ -11,7 +11,10 @@ enum Erasure {
     /// `value` as an object: itself when it is a class instance, else in a `Holder`.
     @inlinable @inline(__always)
     static func object<T>(of value: T) -> AnyObject {
-        if T.self is AnyClass { return value as AnyObject }
+        // A class instance is one strong reference, as an `AnyObject` is. Not `value as AnyObject`:
+        // for an unconstrained `T` that compiles to the run time's bridging conversion, which
+        // specialization keeps, and which costs a dynamic cast on every call.
+        if T.self is AnyClass { return unsafeBitCast(value, to: AnyObject.self) }
         return Holder(value)
     }
 
