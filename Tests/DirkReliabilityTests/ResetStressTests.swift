@@ -11,6 +11,7 @@ struct ResetStressTests {
         let component = CanaryComponent()
         let readersDone = Counter()
         let resets = Counter()
+        let rounds = stressRounds(60_000)
         withWatchdog {
             // Threads of their own: the global queue would start the resetter only once a reader
             // had finished.
@@ -19,7 +20,7 @@ struct ResetStressTests {
                 group.enter()
                 Thread {
                     defer { group.leave() }
-                    for iteration in 0..<60_000 {
+                    for iteration in 0..<rounds {
                         let key = (reader + iteration) % 4
                         component.canaries.single().check()
                         component.canaries.value().canary.check()
@@ -43,7 +44,7 @@ struct ResetStressTests {
             }.start()
             group.wait()
         }
-        report("reset under load: \(resets.count) resets beside 3 × 60,000 reads of six providers")
+        report("reset under load: \(resets.count) resets beside 3 × \(rounds) reads of six providers")
         component.reset()
         #expect(resets.count > 1)
         #expect(Canary.alive.count == 0)
