@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "DirkServerExample",
-    // Dirk's `Atomic`-based reads need macOS 15; Hummingbird 2 needs less.
+    // The example's own stores use `Mutex` (the `Synchronization` module), which needs macOS 15;
+    // Dirk and Hummingbird 2 need less.
     platforms: [.macOS(.v15)],
     dependencies: [
         // `name:` lets the product below say `package: "Dirk"` whatever the clone's folder is

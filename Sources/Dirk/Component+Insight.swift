@@ -47,7 +47,7 @@ extension Component {
             component: "\(type(of: self))",
             parents: parents.all.map { "\(type(of: $0.element))" },
             modules: modules,
-            providers: strategies.keys.sorted().map { name in
+            nodes: strategies.keys.sorted().map { name in
                 let status = statuses[name] ?? CacheStatus()
                 return .init(
                     name: name, strategy: strategies[name]!, isCached: status.holdsInstance,

@@ -21,8 +21,8 @@ extension Component {
     @inlinable public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
         checkNotDeinitializing("\(M.self)", file: file, line: line)
         if let module = modules.instance(of: M.self) { return module }
-        // Published under the key of `M`, so an `M`.
-        return unsafeDowncast(firstUse(of: M.self, file: file, line: line), to: M.self)
+        firstUse(of: M.self, file: file, line: line)
+        return modules.instance(of: M.self)!
     }
 
     /// Registers the module that `make` creates for this component, in place of its own type and
@@ -80,6 +80,11 @@ extension Component {
             Diagnostics.foreignModule(
                 Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
         }
+        for type in types where !ClassHierarchy.isInstance(module, of: type) {
+            Diagnostics.registeredAsAnotherType(
+                Swift.type(of: module), as: type, kind: "module", component: Swift.type(of: self), file: file,
+                line: line)
+        }
         let replaced = core.withLock { state in
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
@@ -95,7 +100,8 @@ extension Component {
         withExtendedLifetime(replaced) {}
     }
 
-    /// Publishes the registered module of `type`, or creates the default one, exactly once.
+    /// Publishes the registered module of `type`, or creates the default one, exactly once, in
+    /// `modules`.
     ///
     /// The first thread to ask creates the module with no lock held, after recording that it does;
     /// a thread that asks meanwhile waits for it in a cell made only then, and a module whose
@@ -103,7 +109,7 @@ extension Component {
     ///
     /// Not generic, so that it is compiled once, specialized, rather than run as unspecialized
     /// generic code for every module type.
-    @usableFromInline func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
+    @usableFromInline func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) {
         let key = ObjectIdentifier(type)
         let context = ResolutionContext.current
         let frame = Frame(
@@ -116,7 +122,7 @@ extension Component {
             if !state.registeredModules.isEmpty,
                 let registered = state.registeredModules.removeValue(forKey: key)
             {
-                modules.insert(registered, for: TypeKey(type))
+                modules.insert(registered, asInstanceOf: type)
                 return .published
             }
             var next = ModuleCreation.Next.create
@@ -143,19 +149,12 @@ extension Component {
             context.enter(frame)
             let module = create()
             let waiting = core.withLock { state in
-                modules.insert(module, for: TypeKey(type))
-                var waiting: ModuleCreation?
-                state.moduleCreations.removeAll { creation in
-                    guard creation.type == key else { return false }
-                    waiting = creation
-                    return true
-                }
-                return waiting
+                modules.insert(module, asInstanceOf: type)
+                return state.moduleCreations.removeFirst { $0.type == key }
             }
             waiting?.complete(with: module)
             context.leave()
         }
-        return modules.value(for: TypeKey(type))!
     }
 }
 

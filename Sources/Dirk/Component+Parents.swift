@@ -1,5 +1,3 @@
-import CDirk
-
 extension Component {
     /// The component's parent of type `P`: a parent registered as `P`, or else the nearest
     /// ancestor that is a `P`.
@@ -98,11 +96,17 @@ extension Component {
 }
 
 extension Component {
-    private var hasChildren: UnsafeMutablePointer<UInt> {
-        core.extraWords + ComponentWords.hasChildren
+    /// Whether the component has been registered as another's parent.
+    private var hasChildren: AtomicFlag {
+        AtomicFlag(word: core.extraWords + ComponentWords.hasChildren)
     }
 
     private func register(parent: Component, as type: Component.Type, file: StaticString, line: UInt) {
+        if !ClassHierarchy.isInstance(parent, of: type) {
+            Diagnostics.registeredAsAnotherType(
+                Swift.type(of: parent), as: type, kind: "parent", component: Swift.type(of: self), file: file,
+                line: line)
+        }
         if parent === self {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
@@ -111,7 +115,7 @@ extension Component {
         // close a cycle: only components with children walk the new parent's ancestors. Each side
         // marks the other before it checks itself, with sequentially consistent ordering, so of
         // two registrations that would close a cycle together, at least one sees the other.
-        dirk_store_seq_cst(parent.hasChildren, 1)
+        parent.hasChildren.set()
         core.withLock { state in
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
@@ -121,7 +125,7 @@ extension Component {
             }
             parents.append(parent, as: type)
         }
-        if dirk_load_seq_cst(hasChildren) != 0 && parent.hasAncestor(self) {
+        if hasChildren.isSet && parent.hasAncestor(self) {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }

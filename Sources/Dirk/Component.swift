@@ -37,8 +37,9 @@ open class Component: @unchecked Sendable {
     /// deinitializers can take their caches out of `ComponentState.caches`.
     @usableFromInline let core: Locked<ComponentState>
 
-    /// Creates a component with no modules and no parents; add them with `module(_:)` and
-    /// `parent(_:)`, or let `module()` create modules on first use.
+    /// Creates a component with no modules and no parents; add them with
+    /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
+    /// create modules on first use.
     public init() {
         core = Locked.make(ComponentState(), extraWords: ComponentWords.count)
         ComponentWords.initialize(core.extraWords)
@@ -48,28 +49,22 @@ open class Component: @unchecked Sendable {
         // First the component lets go of its modules: a module that nobody else holds goes now,
         // with its caches, and its `deinit` takes its slots out of `caches`. Everything is
         // released after the lock, since deinitializers run user code.
-        let unused = core.withLock { state in
-            defer {
-                state.registeredModules = [:]
-                state.moduleCreations = InlineList()
-            }
-            return (state.registeredModules, state.moduleCreations)
-        }
-        withExtendedLifetime(unused) {}
+        var unused: [ObjectIdentifier: AnyModule] = [:]
+        core.withLock { state in swap(&unused, &state.registeredModules) }
+        unused = [:]
         modules.destroy()
         // The modules left are held by someone else: they must stop serving the instances of a
         // released scope, so their caches are emptied.
-        let survivors = core.withLock { state in
+        var survivors = InlineList<ProviderSlots>()
+        var contributions: [ObjectIdentifier: [ContributionRecord]] = [:]
+        core.withLock { state in
             state.isReleased = true
-            defer {
-                state.caches = InlineList()
-                state.contributions = [:]
-            }
-            return state.caches
+            swap(&survivors, &state.caches)
+            swap(&contributions, &state.contributions)
         }
         var dropped: [Any] = []
         survivors.forEachElement { dropped += $0.reset() }
-        withExtendedLifetime((survivors, dropped)) {}
+        withExtendedLifetime((survivors, dropped, contributions)) {}
         ancestors.destroy()
         parents.destroy()
     }

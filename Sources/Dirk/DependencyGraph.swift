@@ -96,15 +96,16 @@ public struct DependencyGraph: Sendable {
     public let parents: [String]
     /// The types of its modules, in the order they were made.
     public let modules: [String]
-    /// The providers seen so far, by name.
-    public let providers: [Node]
+    /// The providers seen so far, one node each, by name: those called since the component was
+    /// made, and those recorded.
+    public let nodes: [Node]
     /// The dependencies recorded since ``Component/startRecordingDependencies()``, by name.
     public let dependencies: [Dependency]
 
     /// The graph in Graphviz's DOT language: `dot -Tsvg graph.dot > graph.svg` draws it.
     public var graphviz: String {
         var lines = ["digraph \"\(component)\" {", "    rankdir=LR;", "    node [shape=box];"]
-        for node in providers {
+        for node in nodes {
             let fill = node.isCached ? ", style=filled, fillcolor=\"#dfeede\"" : ""
             lines.append("    \"\(node.name)\" [label=\"\(node.name)\\n\(node.strategy)\"\(fill)];")
         }
@@ -117,11 +118,11 @@ public struct DependencyGraph: Sendable {
 
     /// The graph as a Mermaid flowchart, which GitHub and many editors draw in Markdown.
     public var mermaid: String {
-        let names = providers.map(\.name) + dependencies.flatMap { [$0.from, $0.to] }
+        let names = nodes.map(\.name) + dependencies.flatMap { [$0.from, $0.to] }
         var identifiers: [String: String] = [:]
         for name in names where identifiers[name] == nil { identifiers[name] = "p\(identifiers.count)" }
         var lines = ["flowchart LR"]
-        for node in providers {
+        for node in nodes {
             let cached = node.isCached ? ", cached" : ""
             lines.append("    \(identifiers[node.name]!)[\"\(node.name)<br/>\(node.strategy)\(cached)\"]")
         }

@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 // The application's own types. None of them knows about Dirk: their dependencies come in
 // through initializers, or through properties that a provider's `configure:` sets.
@@ -13,18 +13,32 @@ extension Numbered {
     var description: String { "\(Self.self)#\(number)" }
 }
 
+/// Hands out 1, 2, 3, … to instances created on any thread.
+final class Tally: @unchecked Sendable {
+    // `last` is guarded by `lock`.
+    private let lock = NSLock()
+    private var last = 0
+
+    func next() -> Int {
+        lock.withLock {
+            last += 1
+            return last
+        }
+    }
+}
+
 // MARK: Application-wide
 
 /// Key-value storage on disk.
 final class Store: Numbered {
-    private static let created = Atomic(0)
-    let number = Store.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = Store.created.next()
 }
 
 /// Decoded images, worth keeping only while some screen shows them.
 final class ImageCache: Numbered {
-    private static let created = Atomic(0)
-    let number = ImageCache.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = ImageCache.created.next()
 }
 
 /// Sends requests to the backend.
@@ -34,16 +48,16 @@ protocol HTTPClient: Numbered {
 
 /// The real client (here it only pretends to reach the network).
 final class LiveHTTPClient: HTTPClient {
-    private static let created = Atomic(0)
-    let number = LiveHTTPClient.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = LiveHTTPClient.created.next()
 
     func get(_ path: String) -> String { "\(path) from the network" }
 }
 
 /// Answers every request from the store, for offline mode.
 final class OfflineHTTPClient: HTTPClient {
-    private static let created = Atomic(0)
-    let number = OfflineHTTPClient.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = OfflineHTTPClient.created.next()
     let store: Store
 
     init(store: Store) {
@@ -55,8 +69,8 @@ final class OfflineHTTPClient: HTTPClient {
 
 /// Reports what users do.
 final class Tracker: Numbered {
-    private static let created = Atomic(0)
-    let number = Tracker.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = Tracker.created.next()
     let client: any HTTPClient
 
     init(client: any HTTPClient) {
@@ -68,8 +82,8 @@ final class Tracker: Numbered {
 
 /// A user's public profile.
 final class Profile: Numbered {
-    private static let created = Atomic(0)
-    let number = Profile.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = Profile.created.next()
     let id: String
     let source: String
 
@@ -83,14 +97,14 @@ final class Profile: Numbered {
 
 /// Ties together the work done to build one view model, for logs.
 final class RequestContext: Numbered {
-    private static let created = Atomic(0)
-    let number = RequestContext.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = RequestContext.created.next()
 }
 
 /// Fetches what the profile screen shows.
 final class ProfileLoader: Numbered {
-    private static let created = Atomic(0)
-    let number = ProfileLoader.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = ProfileLoader.created.next()
     let client: any HTTPClient
     let context: RequestContext
 
@@ -102,8 +116,8 @@ final class ProfileLoader: Numbered {
 
 /// The state of the profile screen, made anew each time the screen refreshes.
 final class ProfileViewModel: Numbered {
-    private static let created = Atomic(0)
-    let number = ProfileViewModel.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = ProfileViewModel.created.next()
     let profile: Profile
     let loader: ProfileLoader
     let context: RequestContext
@@ -117,8 +131,8 @@ final class ProfileViewModel: Numbered {
 
 /// Decides what the profile view shows; it and its view refer to each other.
 final class ProfilePresenter: Numbered {
-    private static let created = Atomic(0)
-    let number = ProfilePresenter.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = ProfilePresenter.created.next()
     let tracker: Tracker
     weak var view: ProfileView?
 
@@ -129,7 +143,7 @@ final class ProfilePresenter: Numbered {
 
 /// Draws the profile screen and forwards taps to its presenter.
 final class ProfileView: Numbered {
-    private static let created = Atomic(0)
-    let number = ProfileView.created.add(1, ordering: .relaxed).newValue
+    private static let created = Tally()
+    let number = ProfileView.created.next()
     var presenter: ProfilePresenter?
 }

@@ -97,6 +97,6 @@ let graph = app.dependencyGraph()
 let graphFile = FileManager.default.temporaryDirectory.appendingPathComponent("dirk-example.dot")
 try? graph.graphviz.write(to: graphFile, atomically: true, encoding: .utf8)
 show(
-    "graph", "AppComponent's graph", "\(graph.providers.count) providers seen",
-    "\(graph.dependencies.count) dependency recorded")
+    "graph", "AppComponent's graph", "\(graph.nodes.count) providers called so far",
+    "\(graph.dependencies.count) dependencies recorded since startRecordingDependencies()")
 print("  Graphviz file: \(graphFile.path) (draw it with `dot -Tsvg`)")

@@ -25,10 +25,53 @@ struct InlineListTests {
     func modification() {
         var list = InlineList<Int>()
         for number in [1, 2, 3, 2, 5] { list.append(number) }
-        #expect(list.modifyFirst(where: { $0 == 2 }) { $0 = 20 })
-        #expect(list.modifyFirst(where: { $0 == 5 }) { $0 = 50 })
-        #expect(!list.modifyFirst(where: { $0 == 7 }) { $0 = 70 })
+        let changedTwo = list.modifyFirst(where: { $0 == 2 }, { $0 = 20 })
+        #expect(changedTwo)
+        let changedFive = list.modifyFirst(where: { $0 == 5 }, { $0 = 50 })
+        #expect(changedFive)
+        let changedSeven = list.modifyFirst(where: { $0 == 7 }, { $0 = 70 })
+        #expect(!changedSeven)
         #expect(list.elements == [1, 20, 3, 2, 50])
         #expect(list.first(where: { $0 > 10 }) == 20)
+    }
+
+    @Test(
+        "removeAll(where:) keeps the other elements in order, whichever places the removed ones held",
+        arguments: 0..<6)
+    func removalKeepsOrder(count: Int) {
+        for removed in 0..<(1 << count) {
+            var list = InlineList<Int>()
+            for number in 0..<count { list.append(number) }
+            list.removeAll { removed & (1 << $0) != 0 }
+            let kept = (0..<count).filter { removed & (1 << $0) == 0 }
+            #expect(list.elements == kept)
+            #expect(list.isEmpty == kept.isEmpty)
+            list.append(100)
+            #expect(list.elements == kept + [100])
+        }
+    }
+
+    @Test("removeFirst(where:) takes out the first match only, and nil when none matches", arguments: 0..<6)
+    func removingTheFirstMatch(count: Int) {
+        for target in 0...count {
+            var list = InlineList<Int>()
+            for number in 0..<count { list.append(number % 3) }
+            let expected = (0..<count).map { $0 % 3 }
+            let index = expected.firstIndex(of: target)
+            let removed = list.removeFirst { $0 == target }
+            #expect(removed == index.map { expected[$0] })
+            var remaining = expected
+            if let index { remaining.remove(at: index) }
+            #expect(list.elements == remaining)
+        }
+    }
+
+    @Test("removeAllElements() hands over every element and leaves the list empty")
+    func handingOver() {
+        var list = InlineList<Int>()
+        for number in 0..<5 { list.append(number) }
+        let taken = list.removeAllElements()
+        #expect(taken.elements == [0, 1, 2, 3, 4])
+        #expect(list.isEmpty && list.elements.isEmpty)
     }
 }

@@ -13,6 +13,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case duplicateContribution, providerClash, keyReentered, usedWhileDeinitializing
     case handleAfterRelease, lateOverride, overrideCallingNoProvider, overrideCallingSeveralProviders
     case overrideOfAnAncestor, overrideOfAnotherType, foreignError, mainActorModuleOffTheMainActor
+    case moduleOfAnotherType, parentOfAnotherType
 
     var testDescription: String { rawValue }
 
@@ -115,6 +116,16 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             [
                 "a `MainActorModule`, on a thread other than the main thread",
                 "declare its accessor `@MainActor`",
+            ]
+        case .moduleOfAnotherType:
+            [
+                "was given a module `MisuseModule` to register as `StubMisuseModule`, which it is not",
+                "register the module as its own type or as one of its superclasses",
+            ]
+        case .parentOfAnotherType:
+            [
+                "was given a parent `MisuseParent` to register as `FakeMisuseParent`, which it is not",
+                "register the parent as its own type or as one of its superclasses",
             ]
         }
     }
@@ -239,6 +250,13 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) { _ = component.screens }
             group.wait()
+        case .moduleOfAnotherType:
+            // A subclass's type, in a variable of the base class's metatype.
+            let type: MisuseModule.Type = StubMisuseModule.self
+            MisuseComponent().module(type) { MisuseModule($0) }
+        case .parentOfAnotherType:
+            let type: MisuseParent.Type = FakeMisuseParent.self
+            MisuseComponent().parent(type) { MisuseParent() }
         }
     }
 }
@@ -270,7 +288,9 @@ final class LazyCanary: @unchecked Sendable {
     var handle: Lazy<Canary>?
 }
 
-final class MisuseParent: Component, @unchecked Sendable {}
+class MisuseParent: Component, @unchecked Sendable {}
+
+final class FakeMisuseParent: MisuseParent, @unchecked Sendable {}
 
 final class OtherParent: Component, @unchecked Sendable {
     var misuse: MisuseModule { module() }
@@ -313,7 +333,9 @@ final class MisuseComponent: Component, @unchecked Sendable {
     var parentComponent: MisuseParent { parent() }
 }
 
-final class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
+final class StubMisuseModule: MisuseModule, @unchecked Sendable {}
+
+class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
     let leftStarted = DispatchSemaphore(value: 0)
     let rightStarted = DispatchSemaphore(value: 0)
 

@@ -12,10 +12,10 @@ struct InsightTests {
         let graph = app.dependencyGraph()
         #expect(graph.component == "RootComponent")
         #expect(graph.modules == ["RootModule"])
-        #expect(graph.providers == [.init(name: "RootModule.store()", strategy: .single, isCached: true)])
+        #expect(graph.nodes == [.init(name: "RootModule.store()", strategy: .single, isCached: true)])
         #expect(feature.dependencyGraph().parents == ["RootComponent"])
         app.reset()
-        #expect(app.dependencyGraph().providers.first?.isCached == false)
+        #expect(app.dependencyGraph().nodes.first?.isCached == false)
     }
 
     @Test("while recording, the graph shows which provider resolved which, and renders as DOT and Mermaid")
@@ -26,7 +26,7 @@ struct InsightTests {
         #expect(graph.dependencies.contains(.init(from: "ScopeModule.pair()", to: "ScopeModule.context()")))
         #expect(graph.dependencies.contains(.init(from: "ScopeModule.nested()", to: "ScopeModule.context()")))
         #expect(
-            graph.providers.contains(
+            graph.nodes.contains(
                 .init(name: "ScopeModule.pair()", strategy: .transient, isCached: false)))
         #expect(graph.graphviz.contains("\"ScopeModule.pair()\" -> \"ScopeModule.nested()\";"))
         #expect(graph.mermaid.hasPrefix("flowchart LR"))

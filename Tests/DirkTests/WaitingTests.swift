@@ -64,6 +64,7 @@ struct WaitingTests {
     }
 
     @Test("a task waiting for another task's build stops as soon as it is cancelled; the build goes on")
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // ContinuousClock
     func cancelledWaitersStop() async throws {
         let component = FailingComponent()
         let gate = AsyncGate()
@@ -82,7 +83,7 @@ struct WaitingTests {
         // The build is still held at its gate, so the waiters stopped without it.
         #expect(clock.now - start < .seconds(30))
         #expect(
-            component.dependencyGraph().providers.first { $0.name == "FailingModule.asyncThing()" }?.builds
+            component.dependencyGraph().nodes.first { $0.name == "FailingModule.asyncThing()" }?.builds
                 == 1)
         await gate.open()
         let built = try await builder.value
@@ -108,7 +109,7 @@ final class FailingComponent: Component, @unchecked Sendable {
 
     /// Waits, under the test's watchdog, until `count` callers wait for `provider`'s build.
     func waitUntil(_ count: Int, areWaitingFor provider: String) {
-        while dependencyGraph().providers.first(where: { $0.name == provider })?.waitingCallers != count {
+        while dependencyGraph().nodes.first(where: { $0.name == provider })?.waitingCallers != count {
             usleep(1_000)
         }
     }
@@ -117,9 +118,9 @@ final class FailingComponent: Component, @unchecked Sendable {
     /// being built.
     func waitUntilAsync(_ count: Int, areWaitingFor provider: String, building: Bool = false) async {
         while true {
-            let node = dependencyGraph().providers.first { $0.name == provider }
+            let node = dependencyGraph().nodes.first { $0.name == provider }
             if node?.waitingCallers == count && (!building || node?.builds == 1) { return }
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await Task.sleep(nanoseconds: 1_000_000)
         }
     }
 }

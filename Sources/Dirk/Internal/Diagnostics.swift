@@ -273,6 +273,19 @@
             file: file, line: line)
     }
 
+    static func registeredAsAnotherType(
+        _ registered: Any.Type, as type: Any.Type, kind: String, component: Any.Type, file: StaticString,
+        line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which \
+            it is not: accessors that ask for a `\(type)` would get a `\(registered)`. The type \
+            comes from a variable that holds a subclass's type; register the \(kind) as its own \
+            type or as one of its superclasses, or make the closure return a `\(type)`.
+            """, file: file, line: line)
+    }
+
     static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
         -> Never
     {

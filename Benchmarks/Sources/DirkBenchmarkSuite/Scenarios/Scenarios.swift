@@ -4,7 +4,9 @@ package enum Scenarios {
         [
             SingleScenario.scenario,
             SingleCrossModuleScenario.scenario,
+            OverrideScenario.singleScenario,
             Transient3Scenario.scenario,
+            OverrideScenario.transientScenario,
             Deep10Scenario.scenario,
             Deep100Scenario.scenario,
             Scale1000Scenario.scenario,

@@ -20,14 +20,44 @@ package struct InlineList<Element> {
         }
     }
 
-    /// Removes every element for which `shouldRemove` is true.
+    /// Removes every element for which `shouldRemove` is true, in place: the elements kept move,
+    /// none is copied.
     package mutating func removeAll(where shouldRemove: (Element) -> Bool) {
-        var kept = InlineList()
-        var removedAny = false
-        forEachElement { element in
-            if shouldRemove(element) { removedAny = true } else { kept.append(element) }
+        if !rest.isEmpty { rest.removeAll(where: shouldRemove) }
+        if let element = second, shouldRemove(element) { second = nil }
+        if let element = first, shouldRemove(element) { first = nil }
+        closeGaps()
+    }
+
+    /// Removes the first element for which `predicate` is true and returns it, or returns nil.
+    package mutating func removeFirst(where predicate: (Element) -> Bool) -> Element? {
+        var removed: Element?
+        if let element = first, predicate(element) {
+            removed = first.take()
+        } else if let element = second, predicate(element) {
+            removed = second.take()
+        } else if let index = rest.firstIndex(where: predicate) {
+            return rest.remove(at: index)
+        } else {
+            return nil
         }
-        if removedAny { self = kept }
+        closeGaps()
+        return removed
+    }
+
+    /// Moves later elements into empty inline places, so that the elements stay in order and the
+    /// inline places fill first.
+    private mutating func closeGaps() {
+        if first == nil { first = second.take() }
+        if first == nil, !rest.isEmpty { first = rest.removeFirst() }
+        if second == nil, !rest.isEmpty { second = rest.removeFirst() }
+    }
+
+    /// Removes every element and returns them, moved, not copied.
+    package mutating func removeAllElements() -> InlineList {
+        var taken = InlineList()
+        swap(&taken, &self)
+        return taken
     }
 
     /// Calls `modify` with the first element for which `predicate` is true, if any; returns

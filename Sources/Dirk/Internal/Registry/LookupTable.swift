@@ -273,10 +273,21 @@ import CDirk
 }
 
 extension LookupTable where Key == TypeKey {
+    /// Stores `value` under the key of `type`, of which it must be an instance (a module
+    /// registered for its base class is an instance of the base class). Call it while holding the
+    /// owner's lock.
+    package func insert(_ value: Value, asInstanceOf type: Any.Type) {
+        // What makes `instance(of:)`'s cast hold; callers check it first, with a message.
+        precondition(
+            ClassHierarchy.isInstance(value, of: type),
+            "Dirk internal error: a value stored under another type")
+        insert(value, for: TypeKey(type))
+    }
+
     /// The value stored under the key of `type`, as a `T`. Safe from any thread without a lock.
     ///
-    /// A table keyed by types stores under the key of a type only instances of that type (a
-    /// module registered for its base class is an instance of the base class), so the cast holds.
+    /// Values stored with `insert(_:asInstanceOf:)` are instances of their key's type, so the cast
+    /// holds.
     @inlinable
     package func instance<T: AnyObject>(of type: T.Type) -> T? {
         value(for: TypeKey(type)).map { unsafeDowncast($0, to: T.self) }

@@ -60,7 +60,8 @@ import CDirk
 
     /// The parent registered as `type`, as a `P`, or nil. Safe from any thread without a lock.
     ///
-    /// Whoever registers a parent as a type registers an instance of that type, so the cast holds.
+    /// `append(_:as:)` stores a parent under a class only if it is an instance of that class, so the
+    /// cast holds.
     @inlinable
     package func parent<P: AnyObject>(registeredAs type: P.Type) -> P? {
         element(registeredAs: type).map { unsafeDowncast($0, to: P.self) }
@@ -132,8 +133,13 @@ import CDirk
         }
     }
 
-    /// Adds `element`, registered as `type`. Call it while holding the owner's lock.
+    /// Adds `element`, registered as `type`, of which it must be an instance if `type` is a
+    /// class. Call it while holding the owner's lock.
     package func append(_ element: Element, as type: Any.Type) {
+        // What makes `parent(registeredAs:)`'s cast hold; callers check it first, with a message.
+        precondition(
+            !(type is AnyClass) || ClassHierarchy.isInstance(element, of: type),
+            "Dirk internal error: a parent registered as another class")
         if dirk_load_relaxed(first) == 0 {
             dirk_store_relaxed(firstType, UInt(bitPattern: ObjectIdentifier(type)))
             dirk_store_seq_cst(first, UInt(bitPattern: Unmanaged.passRetained(element).toOpaque()))

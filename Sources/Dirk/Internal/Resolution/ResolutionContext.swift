@@ -255,11 +255,9 @@ private let contextKey: pthread_key_t = {
         // Cleared first: a destructor that runs later on this thread and resolves again makes a new
         // context, which this key releases in turn.
         dirk_set_thread_context(nil)
-        #if canImport(Darwin)
-            Unmanaged<ResolutionContext>.fromOpaque(pointer).release()
-        #else
-            if let pointer { Unmanaged<ResolutionContext>.fromOpaque(pointer).release() }
-        #endif
+        // The parameter is optional on some platforms and not on others; this compiles on both.
+        let owned: UnsafeMutableRawPointer? = pointer
+        if let owned { Unmanaged<ResolutionContext>.fromOpaque(owned).release() }
     }
     precondition(created == 0, "Dirk: could not create a thread-specific key (\(created))")
     return key

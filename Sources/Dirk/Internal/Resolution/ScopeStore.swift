@@ -46,8 +46,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
     func end() {
         let released = withLock { state in
             state.hasEnded = true
-            defer { state.cells = InlineList() }
-            return state.cells
+            return state.cells.removeAllElements()
         }
         withExtendedLifetime(released) {}
     }

@@ -15,8 +15,10 @@ import CDirk
 
     /// A lock guarding `state`, with `extraWords` more words that the caller uses atomically
     /// through `extraWords` (lock-free tables beside the locked state).
-    @inlinable package static func make(_ state: State, extraWords: Int = 0) -> Self {
-        let buffer = create(minimumCapacity: 2 + extraWords) { _ in state }
+    ///
+    /// `state` is evaluated once, into the box itself, so that it is not copied.
+    @inlinable package static func make(_ state: @autoclosure () -> State, extraWords: Int = 0) -> Self {
+        let buffer = create(minimumCapacity: 2 + extraWords) { _ in state() }
         // `create` allocates an instance of the class it is called on, which is `Self`.
         let box = unsafeDowncast(buffer, to: self)
         box.withUnsafeMutablePointerToElements { words in
