@@ -75,6 +75,7 @@ struct LockedTests {
         @Test("in debug builds, a thread that takes a lock it already holds stops the program")
         func reentryStops() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                armExitTestWatchdog()
                 let lock = Dirk.Locked<Int>.make(0)
                 lock.withLock { _ in
                     lock.withLock { $0 += 1 }

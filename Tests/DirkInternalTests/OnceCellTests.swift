@@ -227,6 +227,7 @@ struct OnceCellTests {
     @Test("a build that asks for its own cell on its thread stops the program with the cycle's path")
     func ownCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let cell = Cell.make()
             _ = cell.resolve(frame: makeFrame("itself()")) {
                 cell.resolve(frame: makeFrame("itself()")) { Item() }

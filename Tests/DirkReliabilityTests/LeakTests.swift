@@ -144,6 +144,53 @@ struct HandleLeakTests {
             #expect(holder == nil)
         }
     }
+
+    @Test("a single that holds async handles to its own component forms no retain cycle")
+    func cachedInstanceHoldingAsyncHandles() async {
+        for _ in 0..<200 {
+            weak var component: AsyncHandleHolderComponent?
+            weak var holder: AsyncHandleHolder?
+            weak var shared: SharedResource?
+            do {
+                let strong = AsyncHandleHolderComponent()
+                component = strong
+                let made = strong.handles.holder()
+                holder = made
+                let read = await made.later.value
+                shared = read
+                #expect(await made.later.value === read)
+                #expect(await made.each() === read)
+                // Swift may release a value after its last use, so the component is kept for the reads.
+                withExtendedLifetime(strong) {}
+            }
+            #expect(component == nil)
+            #expect(holder == nil)
+            #expect(shared == nil)
+        }
+    }
+
+    @Test("a single that holds main-actor handles to its own component forms no retain cycle")
+    @MainActor
+    func cachedInstanceHoldingMainActorHandles() {
+        for _ in 0..<1_000 {
+            weak var component: PanelHolderComponent?
+            weak var holder: PanelHolder?
+            weak var current: Panel?
+            do {
+                let strong = PanelHolderComponent()
+                component = strong
+                let made = strong.handles.holder()
+                holder = made
+                current = made.later.value
+                #expect(made.later.value === strong.panels.current())
+                #expect(made.each() !== made.each())
+                withExtendedLifetime(strong) {}
+            }
+            #expect(component == nil)
+            #expect(holder == nil)
+            #expect(current == nil)
+        }
+    }
 }
 
 final class HandleHolder: @unchecked Sendable {
@@ -171,4 +218,82 @@ final class HandleHolderModule: Module<HandleHolderComponent>, @unchecked Sendab
                 each: c.handles.provider { $0.handles.linked() })
         }
     }
+}
+
+/// A resource that async providers build.
+final class SharedResource: Sendable {}
+
+/// Holds async handles to the component whose single it is.
+final class AsyncHandleHolder: Sendable {
+    let later: AsyncLazy<SharedResource, Never>
+    let unread: AsyncLazy<SharedResource, Never>
+    let each: AsyncProvider<SharedResource, Never>
+
+    init(
+        later: AsyncLazy<SharedResource, Never>, unread: AsyncLazy<SharedResource, Never>,
+        each: AsyncProvider<SharedResource, Never>
+    ) {
+        self.later = later
+        self.unread = unread
+        self.each = each
+    }
+}
+
+final class AsyncHandleHolderComponent: Component, @unchecked Sendable {
+    var handles: AsyncHandleHolderModule { module() }
+}
+
+final class AsyncHandleHolderModule: Module<AsyncHandleHolderComponent>, @unchecked Sendable {
+    func shared() async -> SharedResource {
+        await single { _ in
+            await Task.yield()
+            return SharedResource()
+        }
+    }
+    func holder() -> AsyncHandleHolder {
+        single { c in
+            AsyncHandleHolder(
+                later: c.handles.asyncLazy { await $0.handles.shared() },
+                unread: c.handles.asyncLazy { await $0.handles.shared() },
+                each: c.handles.asyncProvider { await $0.handles.shared() })
+        }
+    }
+}
+
+/// A main-actor object, as a screen's view model is.
+@MainActor
+final class Panel {}
+
+/// Holds main-actor handles to the component whose single it is; not isolated itself.
+final class PanelHolder: Sendable {
+    let later: MainActorLazy<Panel>
+    let unread: MainActorLazy<Panel>
+    let each: MainActorProvider<Panel>
+
+    init(later: MainActorLazy<Panel>, unread: MainActorLazy<Panel>, each: MainActorProvider<Panel>) {
+        self.later = later
+        self.unread = unread
+        self.each = each
+    }
+}
+
+final class PanelHolderComponent: Component, @unchecked Sendable {
+    var handles: PanelHolderModule { module() }
+    @MainActor var panels: PanelModule { module() }
+}
+
+final class PanelHolderModule: Module<PanelHolderComponent>, @unchecked Sendable {
+    func holder() -> PanelHolder {
+        single { c in
+            PanelHolder(
+                later: c.handles.mainActorLazy { $0.panels.current() },
+                unread: c.handles.mainActorLazy { $0.panels.current() },
+                each: c.handles.mainActorProvider { $0.panels.fresh() })
+        }
+    }
+}
+
+final class PanelModule: MainActorModule<PanelHolderComponent>, @unchecked Sendable {
+    func current() -> Panel { single { Panel() } }
+    func fresh() -> Panel { transient { Panel() } }
 }

@@ -13,7 +13,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case duplicateContribution, providerClash, keyReentered, usedWhileDeinitializing
     case handleAfterRelease, lateOverride, overrideCallingNoProvider, overrideCallingSeveralProviders
     case overrideOfAnAncestor, overrideOfAnotherType, foreignError, mainActorModuleOffTheMainActor
-    case moduleOfAnotherType, parentOfAnotherType
+    case moduleOfAnotherType, parentOfAnotherType, notAModule, lateParentDuplicateContribution
 
     var testDescription: String { rawValue }
 
@@ -111,7 +111,12 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
                 "`single { Canary(...) as any CustomStringConvertible }`",
             ]
         case .foreignError:
-            ["got an error of type `OtherMisuseError`, which it cannot throw", "must throw only errors"]
+            [
+                "Dirk: `MisuseModule.typed()`, whose strategy is called at DirkReliabilityTests/MisuseTests.swift:",
+                "got an error of type `OtherMisuseError`, which it cannot throw: it throws only `MisuseError`",
+                "Only the factory of an `overriding(_:with:)` of `MisuseModule.typed()`",
+                "Make the override's factory throw only `MisuseError`",
+            ]
         case .mainActorModuleOffTheMainActor:
             [
                 "a `MainActorModule`, on a thread other than the main thread",
@@ -126,6 +131,16 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             [
                 "was given a parent `MisuseParent` to register as `FakeMisuseParent`, which it is not",
                 "register the parent as its own type or as one of its superclasses",
+            ]
+        case .notAModule:
+            [
+                "`NotAModule` subclasses `AnyModule` directly",
+                "Subclass `Module<YourComponent>` instead",
+            ]
+        case .lateParentDuplicateContribution:
+            [
+                "`MisuseComponent` contributed `Canary` under the key \"late\", which `MisuseParent` already uses",
+                "choose another key",
             ]
         }
     }
@@ -257,6 +272,15 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .parentOfAnotherType:
             let type: MisuseParent.Type = FakeMisuseParent.self
             MisuseComponent().parent(type) { MisuseParent() }
+        case .notAModule:
+            _ = MisuseComponent().notAModule
+        case .lateParentDuplicateContribution:
+            // The child contributes first; the parent that brings the same key comes later, so
+            // listing the collection finds the duplicate.
+            let component = MisuseComponent().contribute(Canary.self, key: "late") { _ in Canary() }
+            let parent = MisuseParent().contribute(Canary.self, key: "late") { _ in Canary() }
+            component.parent { parent }
+            _ = component.contributions(of: Canary.self)
         }
     }
 }
@@ -267,6 +291,8 @@ struct MisuseTests {
     func misuseIsExplained(misuse: Misuse) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             [misuse] in
+            // Some misuses once hung (cycles across threads, keys that call their provider).
+            armExitTestWatchdog()
             misuse.commit()
         }
         let message = standardError(of: result)
@@ -327,8 +353,12 @@ final class ScreenMisuseModule: MainActorModule<MisuseComponent>, @unchecked Sen
     func canary() -> Canary { transient { Canary() } }
 }
 
+/// Derives from the type-erased base instead of `Module<MisuseComponent>`.
+final class NotAModule: AnyModule, @unchecked Sendable {}
+
 final class MisuseComponent: Component, @unchecked Sendable {
     var misuse: MisuseModule { module() }
+    var notAModule: NotAModule { module() }
     var screens: ScreenMisuseModule { module() }
     var parentComponent: MisuseParent { parent() }
 }

@@ -52,6 +52,7 @@ struct RandomGraphTests {
     @Test("a cycle through singles traps with its path")
     func singleCycleTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let spec = GraphSpec(
                 seed: 0, strategies: [[.single, .single, .single]],
                 edges: [
@@ -72,6 +73,7 @@ struct RandomGraphTests {
     @Test("a cycle through transients and scoped providers across components traps")
     func mixedCycleTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let spec = GraphSpec(
                 seed: 0, strategies: [[.transient], [.scoped]],
                 edges: [[[Edge(levelsUp: 0, index: 0, key: 0)]], [[Edge(levelsUp: 1, index: 0, key: 0)]]])
@@ -88,6 +90,7 @@ struct RandomGraphTests {
         // The cycle: the last node of the root component depends on the first, which is made to
         // depend on the last.
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let seeds: [UInt64] = [3, 5, 8]
             for seed in seeds {
                 let base = GraphSpec.random(seed: seed)

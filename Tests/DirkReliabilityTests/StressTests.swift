@@ -30,14 +30,16 @@ struct StressTests {
         arguments: graphSeeds.prefix(3))
     func tasksBuildSinglesOnce(seed: UInt64) async throws {
         let tree = GraphTree(.random(seed: seed))
-        await withTaskGroup(of: Void.self) { group in
-            for task in 0..<32 {
-                group.addTask {
-                    var random = SplitMix(seed: seed &+ UInt64(task))
-                    for _ in 0..<300 {
-                        let (level, index) = tree.randomNode(using: &random)
-                        _ = try! tree.components[level].resolve(
-                            index, key: Int.random(in: 0...2, using: &random))
+        await withAsyncWatchdog {
+            await withTaskGroup(of: Void.self) { group in
+                for task in 0..<32 {
+                    group.addTask {
+                        var random = SplitMix(seed: seed &+ UInt64(task))
+                        for _ in 0..<300 {
+                            let (level, index) = tree.randomNode(using: &random)
+                            _ = try! tree.components[level].resolve(
+                                index, key: Int.random(in: 0...2, using: &random))
+                        }
                     }
                 }
             }

@@ -2,6 +2,14 @@ import Dispatch
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Runs `body` on another thread and fails the test, instead of hanging it, if `body` has not
 /// finished after `seconds`. A safety net for deadlock tests, not a timing assertion.
 public func withWatchdog(
@@ -16,6 +24,58 @@ public func withWatchdog(
     if finished.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
         Issue.record("Deadlock: the work did not finish within \(seconds) s", sourceLocation: sourceLocation)
     }
+}
+
+/// Runs the async `body` in a task of its own and returns what it returns, or records an issue and
+/// returns nil, instead of hanging the test, if `body` has not finished after `seconds`. A safety
+/// net for tests that wait for builds or gates, not a timing assertion.
+///
+/// The body runs in an unstructured task, which the watchdog cancels and then leaves behind when
+/// the time is up: a structured child would make the test wait for a hung body forever. The time
+/// is kept by a thread of its own, so that a body that blocks the cooperative pool cannot stop it.
+@discardableResult
+public func withAsyncWatchdog<Result: Sendable>(
+    seconds: Int = 60, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable () async -> Result
+) async -> Result? {
+    let finished = DispatchSemaphore(value: 0)
+    let task = Task {
+        let result = await body()
+        finished.signal()
+        return result
+    }
+    let inTime = await withCheckedContinuation { continuation in
+        Thread {
+            continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success)
+        }.start()
+    }
+    guard inTime else {
+        task.cancel()
+        Issue.record(
+            "Deadlock: the async work did not finish within \(seconds) s", sourceLocation: sourceLocation)
+        return nil
+    }
+    return await task.value
+}
+
+/// Ends the process with success, after writing why to standard error, if it is still running
+/// `seconds` from now. The first call in the body of an exit test whose misuse once hung, or could
+/// hang: Swift Testing gives exit tests no time limit, so a misuse that hangs instead of stopping
+/// the program would hang the whole run. Success is what an exit test that expects `.failure` does
+/// not accept, so the test fails, with the watchdog's line in the child's standard error.
+///
+/// The time is kept by a thread of its own, which a deadlock elsewhere in the process cannot
+/// stop. Call it only in an exit test's body: it ends the process it runs in.
+public func armExitTestWatchdog(seconds: Int = 60) {
+    let thread = Thread {
+        sleep(UInt32(seconds))
+        let line = "watchdog: the misuse did not stop the program within \(seconds) s\n"
+        line.utf8CString.withUnsafeBufferPointer { text in
+            _ = write(STDERR_FILENO, text.baseAddress, text.count - 1)
+        }
+        _exit(0)
+    }
+    thread.start()
 }
 
 /// Runs `body` on `count` threads of their own at once, and returns when all have finished.

@@ -9,11 +9,13 @@ struct AsyncHandleTests {
         let component = DatabaseComponent()
         let handle = component.storage.asyncLazy { await $0.storage.database() }
         #expect(component.opened.count == 0)
-        let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
-            for _ in 0..<50 { group.addTask { ObjectIdentifier(await handle.value) } }
-            return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        let ids = await withAsyncWatchdog {
+            await withTaskGroup(of: ObjectIdentifier.self) { group in
+                for _ in 0..<50 { group.addTask { ObjectIdentifier(await handle.value) } }
+                return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+            }
         }
-        #expect(ids.count == 1)
+        #expect(ids?.count == 1)
         #expect(component.opened.count == 1)
     }
 
@@ -48,6 +50,83 @@ struct AsyncHandleTests {
             fresh: component.data.mainActorProvider { $0.screens.viewModel() })
         #expect(screens.current.value === component.screens.coordinator())
         #expect(screens.fresh() !== screens.fresh())
+    }
+
+    @Test(
+        "an async or main-actor handle read after its component was released stops with a message",
+        arguments: ReleasedHandle.allCases)
+    func handleAfterReleaseTraps(handle: ReleasedHandle) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [handle] in
+            armExitTestWatchdog()
+            await handle.readAfterRelease()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: \(handle.article) `\(handle.typeName)` made at DirkTests/AsyncHandleTests.swift:"),
+            "\(handle): \(message)")
+        #expect(message.contains("was read after its component `\(handle.componentName)` was released"))
+        #expect(message.contains("keep the component for as long as its handles are read"))
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        #expect(trap.hasPrefix("DirkTests/AsyncHandleTests.swift:"), "\(handle): \(trap)")
+    }
+}
+
+/// The async and main-actor handles, each read after its component is gone.
+enum ReleasedHandle: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+    case asyncLazy, asyncProvider, mainActorLazy, mainActorProvider
+
+    var testDescription: String { rawValue }
+
+    var typeName: String {
+        switch self {
+        case .asyncLazy: "AsyncLazy<Database, Never>"
+        case .asyncProvider: "AsyncProvider<Database, Never>"
+        case .mainActorLazy: "MainActorLazy<ScreenViewModel>"
+        case .mainActorProvider: "MainActorProvider<ScreenViewModel>"
+        }
+    }
+
+    /// The article the message puts before the handle's type.
+    var article: String {
+        switch self {
+        case .asyncLazy, .asyncProvider: "an"
+        case .mainActorLazy, .mainActorProvider: "a"
+        }
+    }
+
+    var componentName: String {
+        switch self {
+        case .asyncLazy, .asyncProvider: "DatabaseComponent"
+        case .mainActorLazy, .mainActorProvider: "ScreenComponent"
+        }
+    }
+
+    /// Makes the handle, releases its component, then reads the handle; it never returns.
+    func readAfterRelease() async {
+        switch self {
+        case .asyncLazy:
+            var component: DatabaseComponent? = DatabaseComponent()
+            let handle = component!.storage.asyncLazy { await $0.storage.database() }
+            component = nil
+            _ = await handle.value
+        case .asyncProvider:
+            var component: DatabaseComponent? = DatabaseComponent()
+            let handle = component!.storage.asyncProvider { await $0.storage.database() }
+            component = nil
+            _ = await handle()
+        case .mainActorLazy:
+            var component: ScreenComponent? = ScreenComponent()
+            let handle = component!.data.mainActorLazy { $0.screens.coordinator() }
+            component = nil
+            await MainActor.run { _ = handle.value }
+        case .mainActorProvider:
+            var component: ScreenComponent? = ScreenComponent()
+            let handle = component!.data.mainActorProvider { $0.screens.viewModel() }
+            component = nil
+            await MainActor.run { _ = handle() }
+        }
     }
 }
 

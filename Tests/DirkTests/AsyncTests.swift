@@ -7,11 +7,13 @@ struct AsyncTests {
     @Test("an async single builds exactly once when many tasks ask at once, and they all get it")
     func asyncSingleBuildsOnce() async {
         let component = DatabaseComponent()
-        let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
-            for _ in 0..<200 { group.addTask { ObjectIdentifier(await component.storage.database()) } }
-            return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        let ids = await withAsyncWatchdog {
+            await withTaskGroup(of: ObjectIdentifier.self) { group in
+                for _ in 0..<200 { group.addTask { ObjectIdentifier(await component.storage.database()) } }
+                return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+            }
         }
-        #expect(ids.count == 1)
+        #expect(ids?.count == 1)
         #expect(component.opened.count == 1)
     }
 
@@ -20,15 +22,17 @@ struct AsyncTests {
         let component = DatabaseComponent()
         let gate = AsyncGate()
         component.gate = gate
-        await withTaskGroup(of: Void.self) { group in
-            // Far more waiters than the cooperative pool has threads; if waiting blocked a thread,
-            // the builder could never run again and this would hang.
-            for _ in 0..<64 { group.addTask { _ = await component.storage.gatedDatabase() } }
-            group.addTask {
-                for _ in 0..<200 { await Task.yield() }
-                await gate.open()
+        await withAsyncWatchdog {
+            await withTaskGroup(of: Void.self) { group in
+                // Far more waiters than the cooperative pool has threads; if waiting blocked a
+                // thread, the builder could never run again and this would hang.
+                for _ in 0..<64 { group.addTask { _ = await component.storage.gatedDatabase() } }
+                group.addTask {
+                    for _ in 0..<200 { await Task.yield() }
+                    await gate.open()
+                }
+                await group.waitForAll()
             }
-            await group.waitForAll()
         }
         #expect(component.opened.count == 1)
     }
@@ -62,6 +66,7 @@ struct AsyncTests {
     @Test("a cycle through async singles traps with its path")
     func asyncCycleTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = DatabaseComponent()
             _ = await component.storage.cyclic()
         }

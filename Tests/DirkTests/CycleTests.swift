@@ -8,6 +8,7 @@ struct CycleTests {
     @Test("a cycle between singles shows the whole path")
     func singleCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = CycleComponent()
             _ = component.cycles.a()
         }
@@ -21,6 +22,7 @@ struct CycleTests {
     @Test("a provider that requires itself directly traps")
     func selfCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = CycleComponent()
             _ = component.cycles.itself()
         }
@@ -32,6 +34,7 @@ struct CycleTests {
     @Test("a cycle through transients traps instead of overflowing the stack")
     func transientCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = CycleComponent()
             _ = component.cycles.ping()
         }
@@ -46,6 +49,7 @@ struct CycleTests {
     @Test("a cycle through scoped providers traps")
     func scopedCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = CycleComponent()
             _ = component.cycles.scopedA()
         }
@@ -57,6 +61,7 @@ struct CycleTests {
     @Test("a cycle through a keyed single traps")
     func keyedCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = CycleComponent()
             _ = component.cycles.keyed("x")
         }
@@ -68,6 +73,7 @@ struct CycleTests {
     @Test("a cycle that leaves through a parent and comes back traps with the path across components")
     func cycleAcrossParents() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let app = CycleComponent()
             let child = CycleChildComponent().parent { app }
             app.cycles.escape = { child.child.loop() }
@@ -82,6 +88,7 @@ struct CycleTests {
     @Test("a cycle split across two threads traps instead of hanging")
     func cycleAcrossThreads() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = CycleComponent()
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) { _ = component.cycles.left() }
@@ -97,6 +104,7 @@ struct CycleTests {
     @Test("module initializers that need each other trap with the path, whichever accessor asked")
     func moduleInitializerCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             _ = ModuleCycleComponent().first
         }
         #expect(

@@ -97,6 +97,7 @@ struct HandleTests {
     @Test("a Lazy read while resolving itself traps")
     func lazyCycleTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = TestComponent()
             let holder = LazyHolder()
             holder.handle = component.things.lazy { _ in holder.handle!.value }

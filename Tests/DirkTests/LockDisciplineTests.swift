@@ -35,6 +35,7 @@ struct LockDisciplineTests {
     @Test("a key whose hashing calls its own provider stops with a message instead of hanging")
     func reentrantKeyTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = KeyComponent()
             _ = component.keys.keyed(ResolvingKey(number: 1, component: component, reentrant: true))
         }

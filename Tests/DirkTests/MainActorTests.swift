@@ -34,6 +34,7 @@ struct MainActorTests {
     @Test("a MainActorModule first asked for off the main thread stops with a message")
     func mainActorModuleOffMainTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = ScreenComponent()
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) { _ = component.panels }

@@ -100,6 +100,7 @@ struct ModuleRegistrationTests {
     @Test("module initializers on two threads that need each other's modules trap with the path")
     func moduleCycleAcrossThreads() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = CrossedModuleComponent()
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) { _ = component.left }

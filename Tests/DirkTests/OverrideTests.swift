@@ -200,9 +200,38 @@ struct OverrideTests {
         #expect(message.contains("`single { EnglishGreeting(...) as any Greeting }`"))
         #expect(message.contains("DirkTests/OverrideTests.swift:"))
     }
+
+    @Test("an override whose factory throws, of a provider that cannot, stops the program at the provider")
+    func foreignErrorTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            TestComponent().overriding {
+                $0.things.single()
+            } with: { _ in
+                throw Unavailable()
+            }
+        }
+        let message = standardError(of: result)
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        // The whole message, which the Errors article shows for its own types; only the line of
+        // the provider's strategy call is left out.
+        #expect(trap.hasPrefix("DirkTests/Fixtures.swift:"), "not at the provider's strategy call: \(trap)")
+        let start =
+            "Fatal error: Dirk: `ThingModule.single()`, whose strategy is called at DirkTests/Fixtures.swift:"
+        #expect(trap.contains(start), "\(trap)")
+        let rest = """
+            , got an error of type `Unavailable`, which it cannot throw: it throws nothing. Only the \
+            factory of an `overriding(_:with:)` of `ThingModule.single()` can throw what the provider \
+            cannot, on this call or on the build that this call waited for, and the provider's typed \
+            throws promise its callers that this never happens. Make the override's factory return a \
+            fake instead of throwing; to test a failure, override a provider that throws.
+            """
+        #expect(trap.hasSuffix(rest), "\(trap)")
+    }
 }
 
 // MARK: Fixtures
+
+struct Unavailable: Error {}
 
 protocol Greeting: AnyObject, Sendable {
     var text: String { get }

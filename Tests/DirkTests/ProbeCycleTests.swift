@@ -8,6 +8,7 @@ struct ProbeCycleTests {
     @Test("a cycle through a Lazy and a single that spans two threads stops with its path instead of hanging")
     func lazyCycleAcrossThreads() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = HandleCycleComponent()
             let lazy = component.cycle.lazyNeedingFirst()
             component.cycle.handle = lazy
@@ -26,15 +27,20 @@ struct ProbeCycleTests {
     @Test("an unstructured task started in an async factory waits for the instance instead of trapping")
     func unstructuredTaskWaits() async {
         let component = TaskCycleComponent()
-        let outer = await component.tasks.database()
-        let inner = await component.tasks.started.withLock { $0 }!.value
-        #expect(inner === outer)
+        let outcome = await withAsyncWatchdog {
+            let outer = await component.tasks.database()
+            let inner = await component.tasks.started.withLock { $0 }!.value
+            return (outer, inner)
+        }
+        #expect(component.tasks.sawTaskWaiting.withLock { $0 }, "the task never waited for the build")
+        #expect(outcome.map { $0.0 === $0.1 } == true)
         #expect(component.tasks.builds.count == 1)
     }
 
     @Test("a cycle through async singles advises handles, not configure:, which async providers lack")
     func asyncCycleAdvice() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = DatabaseComponent()
             _ = await component.storage.cyclic()
             withExtendedLifetime(component) {}
@@ -49,6 +55,7 @@ struct ProbeCycleTests {
     @Test("a module initializer that resolves its own module's provider gets advice for modules")
     func moduleInitializerAdvice() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             _ = SelfNeedingComponent().needing
         }
         let message = standardError(of: result)
@@ -98,14 +105,25 @@ final class TaskCycleComponent: Component, @unchecked Sendable {
 final class TaskCycleModule: Module<TaskCycleComponent>, @unchecked Sendable {
     let builds = Counter()
     let started = Locked<Task<Database, Never>?>(nil)
+    /// Whether the factory saw the task it started wait for the build.
+    let sawTaskWaiting = Locked(false)
 
-    /// Starts a task that asks for the instance being built, and does not await it.
+    /// Starts a task that asks for the instance being built, and does not await it; returns only
+    /// once that task waits for this build (or after a generous bound), so that the task cannot
+    /// take the instance from the cache instead.
     func database() async -> Database {
         await single { c in
             c.tasks.builds.increment()
             let task = Task { await c.tasks.database() }
             c.tasks.started.withLock { $0 = task }
-            await Task.yield()
+            for _ in 0..<30_000 {
+                let node = c.dependencyGraph().nodes.first { $0.name == "TaskCycleModule.database()" }
+                if node?.waitingCallers == 1 {
+                    c.tasks.sawTaskWaiting.withLock { $0 = true }
+                    break
+                }
+                try? await Task.sleep(nanoseconds: 1_000_000)
+            }
             return Database()
         }
     }

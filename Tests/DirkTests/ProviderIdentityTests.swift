@@ -86,18 +86,23 @@ struct GeneratedProviderTests {
         #expect(first === component.generated.first())
     }
 
-    @Test("two providers at one slot with different strategies stop the program, naming both")
-    func clashTraps() async {
+    @Test(
+        "two providers at one slot with different strategies or keyedness stop the program, naming both",
+        arguments: GeneratedClash.allCases)
+    func clashTraps(clash: GeneratedClash) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let component = GeneratedComponent()
-            _ = component.generated.clash(Int8(1))
-            _ = component.generated.clash(UInt(1))
+            [clash] in
+            armExitTestWatchdog()
+            clash.commit()
         }
         let message = standardError(of: result)
         #expect(
-            message.contains("Dirk: two providers named `GeneratedModule.clash(_:)` of `GeneratedComponent`"))
-        #expect(message.contains("one uses `scoped` and the other `single`"))
-        #expect(message.contains("Give the providers different names"))
+            message.contains("Dirk: two providers named `GeneratedModule.clash(_:)` of `GeneratedComponent`"),
+            "\(clash): \(message)")
+        #expect(message.contains(clash.strategies), "\(clash): \(message)")
+        #expect(message.contains("Give the providers different names"), "\(clash): \(message)")
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        #expect(trap.hasPrefix("DirkTests/Providers.swift:"), "\(clash): not at the generated file: \(trap)")
     }
 
     @Test("a generic provider whose return type does not mention its type argument shares one instance")
@@ -107,6 +112,40 @@ struct GeneratedProviderTests {
         let numbers = component.generated.keyedClient(for: Int.self)
         #expect(numbers !== component.generated.keyedClient(for: String.self))
         #expect(numbers === component.generated.keyedClient(for: Int.self))
+    }
+}
+
+/// Pairs of providers that generated code places at one position, with different strategies,
+/// each called in the order its name gives.
+enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+    case scopedThenSingle, keyedThenSingle, weakThenSingle
+
+    var testDescription: String { rawValue }
+
+    /// What the message says of the two strategies, the first one called first.
+    var strategies: String {
+        switch self {
+        case .scopedThenSingle: "one uses `scoped` and the other `single`"
+        case .keyedThenSingle: "one uses `single(key:)` and the other `single`"
+        case .weakThenSingle: "one uses `weak` and the other `single`"
+        }
+    }
+
+    /// Calls both providers of the pair, which stops the program; the first result is kept, so
+    /// that a `weak` instance is still alive when the second provider runs.
+    func commit() {
+        let component = GeneratedComponent()
+        switch self {
+        case .scopedThenSingle:
+            let first = component.generated.clash(Int8(1))
+            withExtendedLifetime(first) { _ = component.generated.clash(UInt(1)) }
+        case .keyedThenSingle:
+            let first = component.generated.clash(Int16(1))
+            withExtendedLifetime(first) { _ = component.generated.clash(Int32(1)) }
+        case .weakThenSingle:
+            let first = component.generated.clash("weak")
+            withExtendedLifetime(first) { _ = component.generated.clash(true) }
+        }
     }
 }
 
@@ -128,6 +167,20 @@ final class GeneratedModule: Module<GeneratedComponent>, @unchecked Sendable {
     #sourceLocation()
     #sourceLocation(file:"Generated/Providers.swift",line:2)
     func clash(_ key: UInt) -> Thing { single { Thing() } }
+    #sourceLocation()
+    // A strategy call's `#column` is where its arguments start: its parenthesis, or its trailing
+    // closure when it has no parentheses. The signatures below line those up within each pair.
+    #sourceLocation(file:"Generated/Providers.swift",line:3)
+    func clash(_ id: Int16) -> Thing { single(key: id) { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file:"Generated/Providers.swift",line:3)
+    func clash(_ k: Int32) -> Thing { single { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file:"Generated/Providers.swift",line:4)
+    func clash(_ key: String) -> Thing { weak { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file:"Generated/Providers.swift",line:4)
+    func clash(_ key: Bool) -> Thing { single { Thing() } }
     #sourceLocation()
 
     func client<API>(for api: API.Type) -> Other { single { Other() } }

@@ -122,6 +122,7 @@ struct ResetTests {
     @Test("reset() inside a provider of the same component traps")
     func reentrantResetTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
             let component = ResettingComponent()
             _ = component.resetting.resetsItself()
         }

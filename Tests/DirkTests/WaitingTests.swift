@@ -42,20 +42,22 @@ struct WaitingTests {
         let gate = AsyncGate()
         component.failing.asyncGate = gate
         let callers = 100
-        let attempts = await withTaskGroup(of: Int?.self) { group in
-            for _ in 0..<callers {
-                group.addTask {
-                    do {
-                        _ = try await component.failing.asyncThing()
-                        return nil
-                    } catch {
-                        return error.attempt
+        let attempts = await withAsyncWatchdog {
+            await withTaskGroup(of: Int?.self) { group in
+                for _ in 0..<callers {
+                    group.addTask {
+                        do {
+                            _ = try await component.failing.asyncThing()
+                            return nil
+                        } catch {
+                            return error.attempt
+                        }
                     }
                 }
+                await component.waitUntilAsync(callers - 1, areWaitingFor: "FailingModule.asyncThing()")
+                await gate.open()
+                return await group.reduce(into: [Int?]()) { $0.append($1) }
             }
-            await component.waitUntilAsync(callers - 1, areWaitingFor: "FailingModule.asyncThing()")
-            await gate.open()
-            return await group.reduce(into: [Int?]()) { $0.append($1) }
         }
         #expect(component.attempts.count == 1)
         #expect(attempts == Array(repeating: 1, count: callers))
@@ -71,23 +73,33 @@ struct WaitingTests {
         component.failing.asyncGate = gate
         component.failing.asyncFails = false
         let builder = Task { try await component.failing.asyncThing() }
-        await component.waitUntilAsync(0, areWaitingFor: "FailingModule.asyncThing()", building: true)
-        let waiters = (0..<20).map { _ in Task { try await component.failing.asyncThing() } }
-        await component.waitUntilAsync(20, areWaitingFor: "FailingModule.asyncThing()")
-        let clock = ContinuousClock()
-        let start = clock.now
-        for waiter in waiters { waiter.cancel() }
-        for waiter in waiters {
-            await #expect(throws: CancellationError.self) { try await waiter.value }
+        let stopped = await withAsyncWatchdog {
+            await component.waitUntilAsync(0, areWaitingFor: "FailingModule.asyncThing()", building: true)
+            let waiters = (0..<20).map { _ in Task { try await component.failing.asyncThing() } }
+            await component.waitUntilAsync(20, areWaitingFor: "FailingModule.asyncThing()")
+            let clock = ContinuousClock()
+            let start = clock.now
+            for waiter in waiters { waiter.cancel() }
+            var cancelled = 0
+            for waiter in waiters {
+                do {
+                    _ = try await waiter.value
+                } catch is CancellationError {
+                    cancelled += 1
+                } catch {}
+            }
+            // The build is still held at its gate, so the waiters stopped without it.
+            #expect(clock.now - start < .seconds(30))
+            return cancelled
         }
-        // The build is still held at its gate, so the waiters stopped without it.
-        #expect(clock.now - start < .seconds(30))
+        #expect(stopped == 20, "every cancelled waiter throws CancellationError")
         #expect(
             component.dependencyGraph().nodes.first { $0.name == "FailingModule.asyncThing()" }?.builds
                 == 1)
         await gate.open()
-        let built = try await builder.value
-        #expect(try await component.failing.asyncThing() === built)
+        let built = await withAsyncWatchdog { try? await builder.value }
+        let cached = try await component.failing.asyncThing()
+        #expect(built.flatMap { $0 } === cached)
         #expect(component.attempts.count == 1)
     }
 }
@@ -114,10 +126,11 @@ final class FailingComponent: Component, @unchecked Sendable {
         }
     }
 
-    /// Waits until `count` callers wait for `provider`'s build, and, if `building`, until it is
-    /// being built.
+    /// Waits, under the test's async watchdog, until `count` callers wait for `provider`'s build,
+    /// and, if `building`, until it is being built; stops early if its task is cancelled, as the
+    /// watchdog does when the time is up.
     func waitUntilAsync(_ count: Int, areWaitingFor provider: String, building: Bool = false) async {
-        while true {
+        while !Task.isCancelled {
             let node = dependencyGraph().nodes.first { $0.name == provider }
             if node?.waitingCallers == count && (!building || node?.builds == 1) { return }
             try? await Task.sleep(nanoseconds: 1_000_000)

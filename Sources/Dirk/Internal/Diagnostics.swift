@@ -78,10 +78,10 @@
     static func handleReadWhileResolving(_ handle: String, site: ProviderSite) -> Never {
         fail(
             """
-            Dirk: a `\(handle)` made at \(site.location) was read while it was resolving its own \
-            value, so it can never finish. Read it after the provider that builds the value has \
-            returned, for example in a method called later, not in the value's own factory or \
-            `configure:` closure.
+            Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read while it was \
+            resolving its own value, so it can never finish. Read it after the provider that builds \
+            the value has returned, for example in a method called later, not in the value's own \
+            factory or `configure:` closure.
             """,
             at: site)
     }
@@ -136,8 +136,8 @@
     static func handleAfterRelease(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
         fail(
             """
-            Dirk: a `\(handle)` made at \(site.location) was read after its component \
-            `\(component)` was released. A handle refers to its component without keeping it \
+            Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its \
+            component `\(component)` was released. A handle refers to its component without keeping it \
             alive, so that an instance the component caches may hold one without a retain cycle: \
             keep the component for as long as its handles are read.
             """,
@@ -168,32 +168,43 @@
         _ error: any Error, as type: Failure.Type, at frame: Frame
     ) -> Failure {
         if let error = error as? Failure { return error }
-        foreignError(error, expected: Failure.self, at: frame)
+        foreignError(
+            error, expected: Failure.self, provider: frame.name, component: frame.componentType,
+            site: frame.site)
     }
 
-    /// The same, for the provider named `provider` at `site`.
+    /// The same, for the provider named `provider` (`DataModule.store()`) of a `component` at
+    /// `site`; the message leaves the component out when `component` is nil.
     @usableFromInline
     static func rethrown<Failure: Error>(
-        _ error: any Error, as type: Failure.Type, provider: @autoclosure () -> String, site: ProviderSite
+        _ error: any Error, as type: Failure.Type, provider: @autoclosure () -> String, site: ProviderSite,
+        component: Any.Type? = nil
     ) -> Failure {
         if let error = error as? Failure { return error }
-        foreignError(error, expected: Failure.self, provider: provider(), site: site)
+        foreignError(error, expected: Failure.self, provider: provider(), component: component, site: site)
     }
 
-    /// A waiter got an error of another type than its provider throws.
-    static func foreignError(_ error: any Error, expected: Any.Type, at frame: Frame) -> Never {
-        foreignError(error, expected: expected, provider: frame.name, site: frame.site)
-    }
-
-    /// A waiter got an error of another type than its provider throws.
-    static func foreignError(_ error: any Error, expected: Any.Type, provider: String, site: ProviderSite)
-        -> Never
-    {
+    /// A provider, or a caller waiting for its build, got an error of another type than the
+    /// provider throws: only an override's factory, which throws untyped, can do that.
+    static func foreignError(
+        _ error: any Error, expected: Any.Type, provider: String, component: Any.Type?, site: ProviderSite
+    ) -> Never {
+        let owner = component.map { " of `\($0)`" } ?? ""
+        let throwsNothing = expected == Never.self
+        let promise = throwsNothing ? "it throws nothing" : "it throws only `\(expected)`"
+        let fix =
+            throwsNothing
+            ? "Make the override's factory return a fake instead of throwing; to test a failure, "
+                + "override a provider that throws"
+            : "Make the override's factory throw only `\(expected)`; to test a failure of another "
+                + "type, override a provider that throws it"
         fail(
             """
-            Dirk: `\(provider)` got an error of type `\(type(of: error))`, which it cannot throw (it \
-            throws `\(expected)`): the build it waited for, or an override of it, threw it. An \
-            override's factory must throw only errors that its provider can throw.
+            Dirk: `\(provider)`\(owner), whose strategy is called at \(site.location), got an error \
+            of type `\(type(of: error))`, which it cannot throw: \(promise). Only the factory of an \
+            `overriding(_:with:)` of `\(provider)` can throw what the provider cannot, on this call \
+            or on the build that this call waited for, and the provider's typed throws promise its \
+            callers that this never happens. \(fix).
             """,
             at: site)
     }
@@ -418,6 +429,11 @@
 
     private static func names(_ path: [Frame]) -> String {
         path.map(\.name).joined(separator: " -> ")
+    }
+
+    /// "an" before a name that starts with a vowel (`AsyncLazy<Store, Never>`), "a" before others.
+    private static func article(_ name: String) -> String {
+        name.first.map { "AEIOUaeiou".contains($0) } == true ? "an" : "a"
     }
 
     private static func lowerFirst(_ name: String) -> String {

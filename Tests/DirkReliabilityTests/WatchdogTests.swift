@@ -1,0 +1,49 @@
+import DirkTestSupport
+import Dispatch
+import Testing
+
+/// The watchdogs that bound the tests that could hang: each must end what it guards, or the
+/// tests it guards could hang the run instead of failing.
+@Suite("Watchdogs")
+struct WatchdogTests {
+    @Test("an exit test's watchdog ends a child that hangs, with success and a line that says why")
+    func exitTestWatchdogEndsAHang() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog(seconds: 1)
+            DispatchSemaphore(value: 0).wait()
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("watchdog: the misuse did not stop the program within 1 s"), "\(message)")
+    }
+
+    @Test("the async watchdog returns what its body returns")
+    func asyncWatchdogReturnsTheResult() async {
+        let result = await withAsyncWatchdog { () async -> Int in
+            await Task.yield()
+            return 42
+        }
+        #expect(result == 42)
+    }
+
+    @Test("the async watchdog records an issue for a body that hangs, and cancels it instead of waiting")
+    func asyncWatchdogRecordsAHang() async {
+        let ended = Counter()
+        var result: Bool? = false
+        await withKnownIssue {
+            result = await withAsyncWatchdog(seconds: 1) {
+                // An hour, unless cancelled.
+                try? await Task.sleep(nanoseconds: 3_600_000_000_000)
+                ended.increment()
+                return true
+            }
+        } matching: { issue in
+            issue.description.contains("did not finish within 1 s")
+        }
+        #expect(result == nil)
+        // The cancelled body ends soon after; wait for it, with a generous bound.
+        for _ in 0..<30_000 where ended.count == 0 {
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        #expect(ended.count == 1, "the body was not cancelled")
+    }
+}
