@@ -49,22 +49,25 @@ open class Component: @unchecked Sendable {
         // First the component lets go of its modules: a module that nobody else holds goes now,
         // with its caches, and its `deinit` takes its slots out of `caches`. Everything is
         // released after the lock, since deinitializers run user code.
-        var unused: [ObjectIdentifier: AnyModule] = [:]
-        core.withLock { state in swap(&unused, &state.registeredModules) }
-        unused = [:]
+        do {
+            var unused = [ObjectIdentifier: AnyModule]()
+            core.withLock { state in swap(&unused, &state.registeredModules) }
+        }
         modules.destroy()
         // The modules left are held by someone else: they must stop serving the instances of a
         // released scope, so their caches are emptied.
         var survivors = InlineList<ProviderSlots>()
-        var contributions: [ObjectIdentifier: [ContributionRecord]] = [:]
+        var contributions = [ObjectIdentifier: [ContributionRecord]]()
         core.withLock { state in
             state.isReleased = true
             swap(&survivors, &state.caches)
             swap(&contributions, &state.contributions)
         }
-        var dropped: [Any] = []
-        survivors.forEachElement { dropped += $0.reset() }
-        withExtendedLifetime((survivors, dropped, contributions)) {}
+        if !survivors.isEmpty {
+            var dropped: [Any] = []
+            survivors.forEachElement { dropped += $0.reset() }
+            withExtendedLifetime(dropped) {}
+        }
         ancestors.destroy()
         parents.destroy()
     }
@@ -100,7 +103,7 @@ open class Component: @unchecked Sendable {
 @usableFromInline struct ComponentState {
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
     /// the first `module()` of a type publishes its module in `Component.modules`.
-    var registeredModules: [ObjectIdentifier: AnyModule] = [:]
+    var registeredModules = [ObjectIdentifier: AnyModule]()
     /// The default modules being created.
     var moduleCreations = InlineList<ModuleCreation>()
     /// The provider slots of every module made for the component, registered or not, in the
@@ -110,7 +113,7 @@ open class Component: @unchecked Sendable {
     /// another parent could change earlier answers.
     var hasSearchedParents = false
     /// The contributions this component made, by element type.
-    var contributions: [ObjectIdentifier: [ContributionRecord]] = [:]
+    var contributions = [ObjectIdentifier: [ContributionRecord]]()
     /// What the component records of its resolutions, while recording is on.
     var recording: DependencyRecord?
     /// How many observers (traces under way, and recording) watch the component's providers.

@@ -22,7 +22,7 @@ open class AnyModule: @unchecked Sendable {
 
     /// Creates the module for `component`; ``Module`` overrides it.
     class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
-        Diagnostics.notAModule(self, file: file, line: line)
+        Diagnostics.notAModule(self, component: type(of: component), file: file, line: line)
     }
 
     /// Whether the module was created for `component`; ``Module`` overrides it.

@@ -112,7 +112,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .foreignError:
             [
-                "Dirk: `MisuseModule.typed()`, whose strategy is called at DirkReliabilityTests/MisuseTests.swift:",
+                "Dirk: `MisuseModule.typed()` of `MisuseComponent`, whose strategy is called at DirkReliabilityTests/MisuseTests.swift:",
                 "got an error of type `OtherMisuseError`, which it cannot throw: it throws only `MisuseError`",
                 "Only the factory of an `overriding(_:with:)` of `MisuseModule.typed()`",
                 "Make the override's factory throw only `MisuseError`",
@@ -134,8 +134,8 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .notAModule:
             [
-                "`NotAModule` subclasses `AnyModule` directly",
-                "Subclass `Module<YourComponent>` instead",
+                "`MisuseComponent` was asked for `NotAModule`, which subclasses `AnyModule` directly",
+                "Subclass `Module<MisuseComponent>` instead",
             ]
         case .lateParentDuplicateContribution:
             [

@@ -216,7 +216,7 @@ struct OverrideTests {
         // the provider's strategy call is left out.
         #expect(trap.hasPrefix("DirkTests/Fixtures.swift:"), "not at the provider's strategy call: \(trap)")
         let start =
-            "Fatal error: Dirk: `ThingModule.single()`, whose strategy is called at DirkTests/Fixtures.swift:"
+            "Fatal error: Dirk: `ThingModule.single()` of `TestComponent`, whose strategy is called at DirkTests/Fixtures.swift:"
         #expect(trap.contains(start), "\(trap)")
         let rest = """
             , got an error of type `Unavailable`, which it cannot throw: it throws nothing. Only the \

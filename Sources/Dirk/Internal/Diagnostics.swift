@@ -321,11 +321,11 @@
             """, file: file, line: line)
     }
 
-    static func notAModule(_ type: Any.Type, file: StaticString, line: UInt) -> Never {
+    static func notAModule(_ type: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
-            Dirk: `\(type)` subclasses `AnyModule` directly. Subclass `Module<YourComponent>` \
-            instead, which ties the module to its component.
+            Dirk: `\(component)` was asked for `\(type)`, which subclasses `AnyModule` directly. \
+            Subclass `Module<\(component)>` instead, which ties the module to its component.
             """, file: file, line: line)
     }
 

@@ -73,7 +73,8 @@ extension Module {
             return Erasure.value(of: object, as: T.self)
         } catch {
             throw Diagnostics.rethrown(
-                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site,
+                component: C.self)
         }
     }
 }

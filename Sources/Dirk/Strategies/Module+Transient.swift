@@ -69,7 +69,8 @@ extension Module {
             }
         } catch {
             throw Diagnostics.rethrown(
-                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site)
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site,
+                component: C.self)
         }
         return value!
     }

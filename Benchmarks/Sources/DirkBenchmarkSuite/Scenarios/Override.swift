@@ -6,7 +6,7 @@ import Swinject
 /// a registration on the test's own container in Swinject). An override must cost nothing once
 /// its instance is cached, and a transient's override one check per build.
 enum OverrideScenario {
-    final class Store {}
+    final class Store: Sendable {}
 
     final class Session {
         let store: Store

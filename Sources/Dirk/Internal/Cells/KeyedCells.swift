@@ -30,7 +30,7 @@
 
     private struct State {
         /// The entries by their key's hash value.
-        var entries: [Int: [Entry]] = [:]
+        var entries = [Int: [Entry]]()
         /// Grows by one with every entry added.
         var version: UInt64 = 0
     }

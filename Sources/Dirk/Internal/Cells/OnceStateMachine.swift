@@ -214,15 +214,14 @@
         value: Value, waiters: [Waiter<Value>]
     ) {
         defer { debugCheck() }
-        guard let finished = build, finished.generation == generation else {
+        guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was published that is not under way")
         }
         guard let instance = finished.instance else {
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
-        build = nil
         ready = Storage(instance)
-        return (instance, finished.waiters.map(\.waiter))
+        return (instance, finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter))
     }
 
     /// Ends generation `generation` with no value, because its factory or `configure:` threw;
@@ -232,10 +231,9 @@
         waiters: [Waiter<Value>], abandoned: Value?
     ) {
         defer { debugCheck() }
-        guard let failed = build, failed.generation == generation else {
+        guard build?.generation == generation, let failed = build.take() else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
         }
-        build = nil
         return (failed.waiters.map(\.waiter), failed.instance)
     }
 
@@ -245,8 +243,7 @@
     /// is left to finish: its instance is cached when it is done.
     @usableFromInline package mutating func reset() -> Storage? {
         defer { debugCheck() }
-        defer { ready = nil }
-        return ready
+        return ready.take()
     }
 
     /// Whether a build is under way.

@@ -21,7 +21,7 @@ import CDirk
         /// The type of the component the module belongs to.
         @usableFromInline let componentType: Any.Type
         /// Factories that replace providers' factories, by key (`Component.overriding`).
-        var overrides: [OverrideKey: AnyObject] = [:]
+        var overrides = [OverrideKey: AnyObject]()
     }
 
     @inlinable static var attentionWord: Int { 0 }
@@ -180,7 +180,22 @@ import CDirk
     func reset() -> [Any] {
         var dropped: [Any] = []
         table.forEachValue { slot, tag in
-            if let cache = Self.cache(slot, tag: tag) { dropped += cache.resetCache() }
+            // The tag is the strategy whose policy made the slot, which decides its class; each
+            // cell is reset through its own class, so that the code is specialized for it.
+            switch ProviderStrategy(rawValue: UInt8(tag)) {
+            case .single, .asyncSingle:
+                if let value = unsafeDowncast(slot, to: OnceCell<StrongStorage<AnyObject>>.self).reset() {
+                    dropped.append(value)
+                }
+            case .weak:
+                if let value = unsafeDowncast(slot, to: OnceCell<WeakStorage<AnyObject>>.self).reset() {
+                    dropped.append(value)
+                }
+            case .keyedSingle:
+                dropped += unsafeDowncast(slot, to: KeyedCells<AnyObject>.self).reset()
+            case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil:
+                break
+            }
         }
         return dropped
     }
