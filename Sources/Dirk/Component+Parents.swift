@@ -25,8 +25,8 @@ extension Component {
     @inlinable public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
         checkNotDeinitializing("\(P.self)", file: file, line: line)
         if let parent = parents.parent(registeredAs: P.self) { return parent }
-        if let record = ancestors.value(for: TypeKey(P.self)) { return record.component as! P }
-        return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line).component as! P
+        if let ancestor = ancestors.value(for: TypeKey(P.self)) { return ancestor as! P }
+        return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
     /// Registers the component that `make` returns as a parent, under its static type.
@@ -74,9 +74,10 @@ extension Component {
 }
 
 /// An ancestor that `parent()` found by searching: the component, how many parent steps away it
-/// is, and whether it was registered as the type asked for.
-@usableFromInline final class AncestorRecord: Sendable {
-    @usableFromInline let component: Component
+/// is, and whether it was registered as the type asked for. The table of ancestors keeps the
+/// component, with the rest in its entry's tag, so that remembering an answer allocates nothing.
+struct FoundAncestor {
+    let component: Component
     let distance: Int
     let isRegisteredAsType: Bool
 
@@ -86,9 +87,17 @@ extension Component {
         self.isRegisteredAsType = isRegisteredAsType
     }
 
+    /// The ancestor kept in a table entry with `tag`.
+    init(component: Component, tag: UInt) {
+        self.init(component: component, distance: Int(tag >> 1), isRegisteredAsType: tag & 1 != 0)
+    }
+
+    /// The tag that keeps `distance` and `isRegisteredAsType` in the table.
+    var tag: UInt { UInt(distance) << 1 | (isRegisteredAsType ? 1 : 0) }
+
     /// Whether this ancestor is a better answer than `other`: nearer, or as near and registered as
     /// the type asked for. The earlier of two equal answers stays.
-    func isBetter(than other: AncestorRecord?) -> Bool {
+    func isBetter(than other: FoundAncestor?) -> Bool {
         guard let other else { return true }
         if distance != other.distance { return distance < other.distance }
         return isRegisteredAsType && !other.isRegisteredAsType
@@ -147,23 +156,25 @@ extension Component {
     /// answers, and kept for later calls; stops the program when there is none.
     @usableFromInline func searchedAncestor(
         _ type: Component.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
-    ) -> AncestorRecord {
+    ) -> Component {
         guard let found = ancestor(type, matching: isMatch) else {
             Diagnostics.missingParent(
                 type, component: Swift.type(of: self), registered: parents.all.map(\.type), file: file,
                 line: line)
         }
-        return found
+        return found.component
     }
 
     /// The nearest ancestor that is a `type` (`isMatch` tells), or nil; cached in each component
     /// it passes.
-    private func ancestor(_ type: Component.Type, matching isMatch: (Component) -> Bool) -> AncestorRecord? {
-        if let cached = ancestors.value(for: TypeKey(type)) { return cached }
-        var best: AncestorRecord?
+    private func ancestor(_ type: Component.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
+        if let cached = ancestors.entry(for: TypeKey(type)) {
+            return FoundAncestor(component: cached.value, tag: cached.tag)
+        }
+        var best: FoundAncestor?
         parents.forEachParent { registeredType, parent in
             if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
-                let record = AncestorRecord(
+                let record = FoundAncestor(
                     component: parent, distance: 1,
                     isRegisteredAsType: ObjectIdentifier(registeredType) == ObjectIdentifier(type))
                 if record.isBetter(than: best) { best = record }
@@ -173,7 +184,7 @@ extension Component {
         if best == nil {
             parents.forEachParent { _, parent in
                 if let further = parent.ancestor(type, matching: isMatch) {
-                    let record = AncestorRecord(
+                    let record = FoundAncestor(
                         component: further.component, distance: further.distance + 1,
                         isRegisteredAsType: further.isRegisteredAsType)
                     if record.isBetter(than: best) { best = record }
@@ -184,8 +195,10 @@ extension Component {
         guard let best else { return nil }
         return core.withLock { state in
             state.hasSearchedParents = true
-            if let cached = ancestors.value(for: TypeKey(type)) { return cached }
-            ancestors.insert(best, for: TypeKey(type))
+            if let cached = ancestors.entry(for: TypeKey(type)) {
+                return FoundAncestor(component: cached.value, tag: cached.tag)
+            }
+            ancestors.insert(best.component, tag: best.tag, for: TypeKey(type))
             return best
         }
     }

@@ -85,7 +85,7 @@ open class Component: @unchecked Sendable {
 
     /// The ancestors that `parent()` found by searching, by the type asked for. Written while
     /// holding `core`'s lock.
-    @inlinable var ancestors: LookupTable<TypeKey, AncestorRecord> {
+    @inlinable var ancestors: LookupTable<TypeKey, Component> {
         LookupTable(words: core.extraWords + ComponentWords.ancestors)
     }
 
@@ -130,7 +130,7 @@ open class Component: @unchecked Sendable {
     @inlinable static var ancestors: Int {
         modules + LookupTable<TypeKey, AnyModule>.wordCount(inline: inlineModules)
     }
-    @inlinable static var parents: Int { ancestors + LookupTable<TypeKey, AncestorRecord>.wordCount }
+    @inlinable static var parents: Int { ancestors + LookupTable<TypeKey, Component>.wordCount }
     /// Whether the component has been registered as another's parent.
     static let hasChildren = parents + ParentList<Component>.wordCount
     static let count = hasChildren + 1

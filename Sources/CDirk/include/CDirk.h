@@ -95,9 +95,10 @@ static inline void dirk_lock(uintptr_t *_Nonnull lock) {
 ///
 /// Defined in CDirk.c, not inline, on purpose: code that copies an object reference out of memory
 /// that the lock guards retains the object before it gives the lock back, and the retain must stay
-/// before the releasing store. Swift's optimizer may move a retain past an atomic store it can
-/// see, but never past a call into code compiled apart, which it must assume may release the
-/// object. That keeps `Locked.withLock` sound for any value it returns.
+/// before the releasing store. A call into code compiled apart is one that Swift must assume may
+/// read or release any object, so no retain before it may be moved after it: the same footing as
+/// `pthread_mutex_unlock` or `os_unfair_lock_unlock`, the unlock of every other lock Swift code
+/// uses. That keeps `Locked.withLock` sound for any value it returns.
 void dirk_unlock(uintptr_t *_Nonnull lock);
 
 /// Sets a new lock free; call it once, before any other thread can see the lock.

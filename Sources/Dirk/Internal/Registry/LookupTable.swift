@@ -10,6 +10,15 @@ import CDirk
     func store(into words: UnsafeMutablePointer<UInt>)
     /// A well-mixed hash; tables use its low bits.
     var mixedHash: Int { get }
+    /// Whether `store(into:)` wrote this key at `words`: equality with the stored key, which a key
+    /// may decide word by word, stopping at the first that differs.
+    func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool
+}
+
+extension LookupTableKey {
+    @inlinable package func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool {
+        Self(loadingFrom: words) == self
+    }
 }
 
 /// An append-only hash table whose reads take no lock and touch no reference count: a component's
@@ -93,7 +102,7 @@ import CDirk
         while index < inlineCount {
             let entry = inlineEntry(index)
             guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
-            if Key(loadingFrom: entry + 2) == key {
+            if key.isStored(at: entry + 2) {
                 return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))
             }
             index &+= 1
@@ -233,7 +242,7 @@ import CDirk
                     guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else {
                         return nil
                     }
-                    if Key(loadingFrom: entry + 2) == key {
+                    if key.isStored(at: entry + 2) {
                         return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))
                     }
                     index = (index &+ 1) & mask

@@ -12,8 +12,9 @@ import CDirk
 /// copied into another binary by inlining).
 @usableFromInline package struct ProviderKey: Equatable {
     @usableFromInline package let type: ObjectIdentifier
-    /// `line << 20 | column`.
-    @usableFromInline package let position: UInt64
+    /// `line << 20 | column` in one machine word: on a 32-bit platform the line's high bits are
+    /// dropped, and the file and function names still tell two providers apart.
+    @usableFromInline package let position: UInt
     @usableFromInline package let file: UnsafeRawPointer
     @usableFromInline package let fileLength: Int
     @usableFromInline package let function: UnsafeRawPointer
@@ -24,7 +25,7 @@ import CDirk
     @inlinable
     package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
         self.type = ObjectIdentifier(type)
-        position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
+        position = UInt(truncatingIfNeeded: UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF)
         self.file = UnsafeRawPointer(file.utf8Start)
         fileLength = file.utf8CodeUnitCount
         self.function = UnsafeRawPointer(function.utf8Start)
@@ -43,7 +44,7 @@ import CDirk
 
     /// A well-mixed hash of the type and position; tables use its low bits.
     @inlinable package var mixedHash: Int {
-        var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
+        var bits = (UInt64(UInt(bitPattern: type)) ^ UInt64(position)) &* 0x9E37_79B9_7F4A_7C15
         bits ^= bits >> 29
         return Int(truncatingIfNeeded: bits)
     }
@@ -72,16 +73,24 @@ extension ProviderKey: LookupTableKey {
 
     @inlinable package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
         type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
-        position = UInt64(dirk_load_relaxed(words + 1))
+        position = dirk_load_relaxed(words + 1)
         file = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 2))!
         fileLength = Int(bitPattern: dirk_load_relaxed(words + 3))
         function = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 4))!
         functionLength = Int(bitPattern: dirk_load_relaxed(words + 5))
     }
 
+    /// Compares the type and the position first, which tell most keys apart, before the names.
+    @inlinable package func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool {
+        guard dirk_load_relaxed(words) == UInt(bitPattern: type),
+            dirk_load_relaxed(words + 1) == position
+        else { return false }
+        return Self(loadingFrom: words) == self
+    }
+
     @usableFromInline package func store(into words: UnsafeMutablePointer<UInt>) {
         dirk_store_relaxed(words, UInt(bitPattern: type))
-        dirk_store_relaxed(words + 1, UInt(position))
+        dirk_store_relaxed(words + 1, position)
         dirk_store_relaxed(words + 2, UInt(bitPattern: file))
         dirk_store_relaxed(words + 3, UInt(bitPattern: fileLength))
         dirk_store_relaxed(words + 4, UInt(bitPattern: function))

@@ -28,12 +28,15 @@ import CDirk
     @inlinable static var observersWord: Int { 1 }
     @inlinable static var overridesWord: Int { 2 }
     @inlinable static var tableWord: Int { 3 }
+    /// How many slots the module keeps before it allocates a table for more: the providers a
+    /// module calls first are found by comparing keys in order, without hashing.
+    @inlinable static var inlineSlots: Int { 4 }
 
     /// Slots for a module of type `moduleType` of a `componentType`.
     static func make(moduleType: Any.Type, componentType: Any.Type) -> ProviderSlots {
         let slots = make(
             State(moduleType: moduleType, componentType: componentType),
-            extraWords: tableWord + LookupTable<ProviderKey, AnyObject>.wordCount)
+            extraWords: tableWord + LookupTable<ProviderKey, AnyObject>.wordCount(inline: inlineSlots))
         slots.extraWords.initialize(repeating: 0, count: tableWord)
         slots.table.initialize()
         return slots
@@ -44,7 +47,7 @@ import CDirk
     }
 
     @inlinable var table: LookupTable<ProviderKey, AnyObject> {
-        LookupTable(words: extraWords + Self.tableWord)
+        LookupTable(words: extraWords + Self.tableWord, inlineCount: Self.inlineSlots)
     }
 
     // MARK: Attention
