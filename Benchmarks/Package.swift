@@ -45,8 +45,8 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
             ]
         ),
-        // The cells that `cachedread` reads: a `let`, hazard pointers (a copy of Dirk's) and a spin
-        // lock. No Dirk code.
+        // The cells that `cachedread` reads: a `let`, hazard pointers (the read guard Dirk once
+        // used) and a spin lock. No Dirk code.
         .target(name: "CachedRead", dependencies: ["CachedReadSupport"]),
         // A thread-local address and the processor's spin hint, which Swift cannot declare.
         .target(name: "CachedReadSupport"),

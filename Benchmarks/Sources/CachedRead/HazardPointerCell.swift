@@ -1,10 +1,9 @@
 import Synchronization
 
-/// A cached reference read as Dirk reads a cached `single`: published in an atomic and read with
-/// the hazard pointers of a `ReadGuard` (a copy of Dirk's), with no lock.
+/// A cached reference read as Dirk once read a cached `single`: published in an atomic and read
+/// with the hazard pointers of a `ReadGuard`, with no lock.
 ///
-/// Like Dirk's `OnceCell`, the cell keeps its guard's slots, so that a read loads no other
-/// object. Nothing here writes after `init`; a writer would unpublish, call
+/// The cell keeps its guard's slots, so that a read loads no other object. Nothing here writes after `init`; a writer would unpublish, call
 /// `ReadGuard.waitUntilUnread(_:)`, then release.
 ///
 /// `@unchecked Sendable`: `published` and the slots are atomics; everything else is immutable.

@@ -7,7 +7,7 @@ package enum Implementation: String, CaseIterable, Sendable {
     case dirk
     /// Swinject 2.10.0's `Container`.
     case swinject
-    /// `cachedread` only: a copy of Dirk's hazard-pointer read (`ReadGuard`), without Dirk.
+    /// `cachedread` only: the hazard-pointer read (`ReadGuard`) that Dirk once used, without Dirk.
     case hazardPointers = "hazard"
     /// `cachedread` only: a reference guarded by a spin lock of its own.
     case spinLock = "spinlock"
