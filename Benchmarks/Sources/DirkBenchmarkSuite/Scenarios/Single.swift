@@ -32,18 +32,21 @@ enum SingleScenario {
         return container
     }
 
+    /// The hand-written baseline's loop, which `single_override` measures against too.
+    static func handwritten() -> Workload {
+        let graph = HandwrittenGraph()
+        _ = graph.store()
+        return .serial { count in
+            var sink: UInt = 0
+            for _ in 0..<count { sink &+= bits(of: graph.store()) }
+            return sink
+        }
+    }
+
     static var scenario: Scenario {
         Scenario(
             name: "single",
-            handwritten: {
-                let graph = HandwrittenGraph()
-                _ = graph.store()
-                return .serial { count in
-                    var sink: UInt = 0
-                    for _ in 0..<count { sink &+= bits(of: graph.store()) }
-                    return sink
-                }
-            },
+            handwritten: handwritten,
             dirk: {
                 let app = AppComponent()
                 _ = app.data.store()
