@@ -38,7 +38,7 @@ extension Component {
                 if strategies[name] == nil, let strategy = DependencyGraph.Strategy(strategy) {
                     strategies[name] = strategy
                 }
-                if let cache = ProviderSlots.cache(slot, tag: UInt(strategy.rawValue)) {
+                if let cache = ProviderCache(slot, tag: UInt(strategy.rawValue)) {
                     statuses[name] = cache.status
                 }
             }

@@ -192,7 +192,11 @@ extension Component {
                 return true
             }
         }
-        guard let best else { return nil }
+        guard let best else {
+            // An answer of none is an answer too: a parent registered later could change it.
+            core.withLock { $0.hasSearchedParents = true }
+            return nil
+        }
         return core.withLock { state in
             state.hasSearchedParents = true
             if let cached = ancestors.entry(for: TypeKey(type)) {

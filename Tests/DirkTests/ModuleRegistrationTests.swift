@@ -34,6 +34,23 @@ struct ModuleRegistrationTests {
         #expect(inner == nil)
     }
 
+    @Test(
+        "a module registered as a generic base class it inherits from, or as a type held in a variable, serves it"
+    )
+    func registeringAsABaseClass() {
+        let generic = GenericTestComponent().module(GenericTestModule<Int>.self) { SpecialTestModule($0) }
+        #expect(generic.numbers is SpecialTestModule)
+        #expect(generic.numbers.value() == 2)
+        let chosen: NetworkTestModule.Type = StubNetworkTestModule.self
+        var registered: StubNetworkTestModule?
+        let stubbed = AppTestComponent().module(chosen) { component in
+            let module = StubNetworkTestModule(component)
+            registered = module
+            return module
+        }
+        #expect(stubbed.stub === registered)
+    }
+
     @Test("builders chain and return the component typed as the subclass")
     func buildersChain() {
         let app: AppTestComponent = AppTestComponent()
@@ -248,4 +265,20 @@ final class RightCrossedModule: Module<CrossedModuleComponent>, @unchecked Senda
         component.leftStarted.wait()
         _ = component.left
     }
+}
+
+extension AppTestComponent {
+    var stub: StubNetworkTestModule { module() }
+}
+
+final class GenericTestComponent: Component, @unchecked Sendable {
+    var numbers: GenericTestModule<Int> { module() }
+}
+
+class GenericTestModule<Number: BinaryInteger>: Module<GenericTestComponent>, @unchecked Sendable {
+    func value() -> Number { 1 }
+}
+
+final class SpecialTestModule: GenericTestModule<Int>, @unchecked Sendable {
+    override func value() -> Int { 2 }
 }

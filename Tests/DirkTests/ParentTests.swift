@@ -85,6 +85,22 @@ struct ParentTests {
             standardError(of: result).contains(
                 "gained the parent `SideComponent` after it had already looked up a parent"))
     }
+
+    @Test("a parent registered on a branch where a search found nothing traps: it could change the answer")
+    func lateParentOnAnEmptyBranchTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            // The leaf finds a `RootComponent` through `session`, where it merely is one; `side`
+            // has none. A root registered as `RootComponent` on `side` would be as near and win.
+            let session = MiddleComponent().parent { FakeRootComponent() }
+            let side = SideComponent()
+            let feature = LeafComponent().parent { session }.parent { side }
+            _ = feature.app
+            side.parent(RootComponent.self) { RootComponent() }
+        }
+        #expect(
+            standardError(of: result).contains(
+                "`SideComponent` gained the parent `RootComponent` after it had already looked up a parent"))
+    }
 }
 
 // MARK: Fixtures

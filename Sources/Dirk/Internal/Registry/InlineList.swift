@@ -21,7 +21,8 @@ package struct InlineList<Element> {
     }
 
     /// Removes every element for which `shouldRemove` is true, in place: the elements kept move,
-    /// none is copied.
+    /// none is copied. `shouldRemove` sees the later elements first, and a removed element is
+    /// released here, so a caller that holds a lock keeps what it removes alive by other means.
     package mutating func removeAll(where shouldRemove: (Element) -> Bool) {
         if !rest.isEmpty { rest.removeAll(where: shouldRemove) }
         if let element = second, shouldRemove(element) { second = nil }

@@ -7,14 +7,13 @@ import CDirk
 /// in their return type differ by type; a generic provider gets one key per return type; two
 /// methods that a macro or `#sourceLocation` places at the same position still differ by name.
 ///
-/// A key is six words, hashed from the type and position alone. Equality compares the file and
+/// A key is seven words, hashed from the type and position alone. Equality compares the file and
 /// function names by address first, and by content only when the addresses differ (a literal
 /// copied into another binary by inlining).
 @usableFromInline package struct ProviderKey: Equatable {
     @usableFromInline package let type: ObjectIdentifier
-    /// `line << 20 | column` in one machine word: on a 32-bit platform the line's high bits are
-    /// dropped, and the file and function names still tell two providers apart.
-    @usableFromInline package let position: UInt
+    /// `line << 20 | column`.
+    @usableFromInline package let position: UInt64
     @usableFromInline package let file: UnsafeRawPointer
     @usableFromInline package let fileLength: Int
     @usableFromInline package let function: UnsafeRawPointer
@@ -25,7 +24,7 @@ import CDirk
     @inlinable
     package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
         self.type = ObjectIdentifier(type)
-        position = UInt(truncatingIfNeeded: UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF)
+        position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
         self.file = UnsafeRawPointer(file.utf8Start)
         fileLength = file.utf8CodeUnitCount
         self.function = UnsafeRawPointer(function.utf8Start)
@@ -44,7 +43,7 @@ import CDirk
 
     /// A well-mixed hash of the type and position; tables use its low bits.
     @inlinable package var mixedHash: Int {
-        var bits = (UInt64(UInt(bitPattern: type)) ^ UInt64(position)) &* 0x9E37_79B9_7F4A_7C15
+        var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
         bits ^= bits >> 29
         return Int(truncatingIfNeeded: bits)
     }
@@ -69,11 +68,13 @@ import CDirk
 }
 
 extension ProviderKey: LookupTableKey {
-    @inlinable package static var wordCount: Int { 6 }
+    /// Seven: the position takes two words, so that it is whole on 32-bit platforms too (its high
+    /// word repeats the top of the low one on 64-bit platforms).
+    @inlinable package static var wordCount: Int { 7 }
 
     @inlinable package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
         type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
-        position = dirk_load_relaxed(words + 1)
+        position = UInt64(dirk_load_relaxed(words + 1)) | UInt64(dirk_load_relaxed(words + 6)) &<< 32
         file = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 2))!
         fileLength = Int(bitPattern: dirk_load_relaxed(words + 3))
         function = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 4))!
@@ -83,17 +84,18 @@ extension ProviderKey: LookupTableKey {
     /// Compares the type and the position first, which tell most keys apart, before the names.
     @inlinable package func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool {
         guard dirk_load_relaxed(words) == UInt(bitPattern: type),
-            dirk_load_relaxed(words + 1) == position
+            dirk_load_relaxed(words + 1) == UInt(truncatingIfNeeded: position)
         else { return false }
         return Self(loadingFrom: words) == self
     }
 
     @usableFromInline package func store(into words: UnsafeMutablePointer<UInt>) {
         dirk_store_relaxed(words, UInt(bitPattern: type))
-        dirk_store_relaxed(words + 1, position)
+        dirk_store_relaxed(words + 1, UInt(truncatingIfNeeded: position))
         dirk_store_relaxed(words + 2, UInt(bitPattern: file))
         dirk_store_relaxed(words + 3, UInt(bitPattern: fileLength))
         dirk_store_relaxed(words + 4, UInt(bitPattern: function))
         dirk_store_relaxed(words + 5, UInt(bitPattern: functionLength))
+        dirk_store_relaxed(words + 6, UInt(truncatingIfNeeded: position &>> 32))
     }
 }

@@ -183,39 +183,9 @@ import CDirk
     func reset() -> [Any] {
         var dropped: [Any] = []
         table.forEachValue { slot, tag in
-            // The tag is the strategy whose policy made the slot, which decides its class; each
-            // cell is reset through its own class, so that the code is specialized for it.
-            switch ProviderStrategy(rawValue: UInt8(tag)) {
-            case .single, .asyncSingle:
-                if let value = unsafeDowncast(slot, to: OnceCell<StrongStorage<AnyObject>>.self).reset() {
-                    dropped.append(value)
-                }
-            case .weak:
-                if let value = unsafeDowncast(slot, to: OnceCell<WeakStorage<AnyObject>>.self).reset() {
-                    dropped.append(value)
-                }
-            case .keyedSingle:
-                dropped += unsafeDowncast(slot, to: KeyedCells<AnyObject>.self).reset()
-            case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil:
-                break
-            }
+            ProviderCache(slot, tag: tag)?.reset(into: &dropped)
         }
         return dropped
-    }
-
-    /// The cache of a slot with `tag`, if the slot caches anything in the module.
-    static func cache(_ slot: AnyObject, tag: UInt) -> (any ResettableCache)? {
-        // The tag is the strategy whose policy made the slot, which decides its class.
-        switch ProviderStrategy(rawValue: UInt8(tag)) {
-        case .single, .asyncSingle:
-            unsafeDowncast(slot, to: OnceCell<StrongStorage<AnyObject>>.self)
-        case .weak:
-            unsafeDowncast(slot, to: OnceCell<WeakStorage<AnyObject>>.self)
-        case .keyedSingle:
-            unsafeDowncast(slot, to: KeyedCells<AnyObject>.self)
-        case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil:
-            nil
-        }
     }
 }
 
@@ -243,13 +213,44 @@ struct OverrideKey: Hashable {
     @usableFromInline static let nothing = ProviderMarker()
 }
 
-/// A provider's cache, which `reset()` empties.
-protocol ResettableCache: AnyObject {
-    /// Empties the cache; returns what it held, for the caller to release outside any lock.
-    func resetCache() -> [Any]
+/// A provider's cache in the module, as the class its strategy's policy made it: what `reset()`
+/// empties and insight reads, each through its own class, so that the code is specialized for it.
+enum ProviderCache {
+    case strong(OnceCell<StrongStorage<AnyObject>>)
+    case weak(OnceCell<WeakStorage<AnyObject>>)
+    case keyed(KeyedCells<AnyObject>)
+
+    /// The cache of a slot with `tag`, or nil if the slot caches nothing in the module.
+    init?(_ slot: AnyObject, tag: UInt) {
+        // The tag is the strategy whose policy made the slot, which decides its class.
+        switch ProviderStrategy(rawValue: UInt8(tag)) {
+        case .single, .asyncSingle:
+            self = .strong(unsafeDowncast(slot, to: OnceCell<StrongStorage<AnyObject>>.self))
+        case .weak: self = .weak(unsafeDowncast(slot, to: OnceCell<WeakStorage<AnyObject>>.self))
+        case .keyedSingle: self = .keyed(unsafeDowncast(slot, to: KeyedCells<AnyObject>.self))
+        case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil: return nil
+        }
+    }
+
+    /// Empties the cache, adding what it held to `dropped`, for the caller to release outside any
+    /// lock.
+    func reset(into dropped: inout [Any]) {
+        switch self {
+        case .strong(let cell): if let value = cell.reset() { dropped.append(value) }
+        case .weak(let cell): if let value = cell.reset() { dropped.append(value) }
+        case .keyed(let cells): dropped += cells.reset()
+        }
+    }
+
     /// What the cache holds now: whether an instance, how many builds are under way, and how many
     /// callers wait for them.
-    var status: CacheStatus { get }
+    var status: CacheStatus {
+        switch self {
+        case .strong(let cell): cell.status
+        case .weak(let cell): cell.status
+        case .keyed(let cells): cells.status
+        }
+    }
 }
 
 /// What a cache holds at one moment, for insight.
@@ -259,11 +260,7 @@ struct CacheStatus {
     var waiters = 0
 }
 
-extension OnceCell: ResettableCache {
-    func resetCache() -> [Any] {
-        reset().map { [$0] } ?? []
-    }
-
+extension OnceCell {
     var status: CacheStatus {
         withLock {
             CacheStatus(holdsInstance: $0.hasValue, builds: $0.isBuilding ? 1 : 0, waiters: $0.waiterCount)
@@ -271,9 +268,7 @@ extension OnceCell: ResettableCache {
     }
 }
 
-extension KeyedCells: ResettableCache {
-    func resetCache() -> [Any] { reset() }
-
+extension KeyedCells {
     var status: CacheStatus {
         cells.reduce(into: CacheStatus()) { total, cell in
             let status = cell.status
