@@ -10,10 +10,18 @@ import Testing
     import Darwin
 #endif
 
+/// How long a watchdog waits by default: 60 s, or ten times that under ThreadSanitizer.
+///
+/// A bound on waits that must end, never a timing assertion. ThreadSanitizer slows every memory
+/// access several times over, and on a two-core machine Swift's cooperative pool has two threads,
+/// which the blocking stress tests that run in parallel can hold for a long time: a bound that fits
+/// a normal run would then fail tests that are only waiting for a thread.
+public let defaultWatchdogSeconds = isUnderThreadSanitizer ? 600 : 60
+
 /// Runs `body` on another thread and fails the test, instead of hanging it, if `body` has not
 /// finished after `seconds`. A safety net for deadlock tests, not a timing assertion.
 public func withWatchdog(
-    seconds: Int = 60, sourceLocation: SourceLocation = #_sourceLocation,
+    seconds: Int = defaultWatchdogSeconds, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () -> Void
 ) {
     let finished = DispatchSemaphore(value: 0)
@@ -35,7 +43,7 @@ public func withWatchdog(
 /// is kept by a thread of its own, so that a body that blocks the cooperative pool cannot stop it.
 @discardableResult
 public func withAsyncWatchdog<Result: Sendable>(
-    seconds: Int = 60, sourceLocation: SourceLocation = #_sourceLocation,
+    seconds: Int = defaultWatchdogSeconds, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () async -> Result
 ) async -> Result? {
     let finished = DispatchSemaphore(value: 0)
@@ -66,7 +74,7 @@ public func withAsyncWatchdog<Result: Sendable>(
 ///
 /// The time is kept by a thread of its own, which a deadlock elsewhere in the process cannot
 /// stop. Call it only in an exit test's body: it ends the process it runs in.
-public func armExitTestWatchdog(seconds: Int = 60) {
+public func armExitTestWatchdog(seconds: Int = defaultWatchdogSeconds) {
     let thread = Thread {
         sleep(UInt32(seconds))
         let line = "watchdog: the misuse did not stop the program within \(seconds) s\n"
