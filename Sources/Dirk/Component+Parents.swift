@@ -168,9 +168,7 @@ extension Component {
     /// The nearest ancestor that is a `type` (`isMatch` tells), or nil; cached in each component
     /// it passes.
     private func ancestor(_ type: Component.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
-        if let cached = ancestors.entry(for: TypeKey(type)) {
-            return FoundAncestor(component: cached.value, tag: cached.tag)
-        }
+        if let cached = rememberedAncestor(type) { return cached }
         var best: FoundAncestor?
         parents.forEachParent { registeredType, parent in
             if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
@@ -192,18 +190,18 @@ extension Component {
                 return true
             }
         }
-        guard let best else {
-            // An answer of none is an answer too: a parent registered later could change it.
-            core.withLock { $0.hasSearchedParents = true }
-            return nil
-        }
         return core.withLock { state in
+            // An answer of none is an answer too: a parent registered later could change it.
             state.hasSearchedParents = true
-            if let cached = ancestors.entry(for: TypeKey(type)) {
-                return FoundAncestor(component: cached.value, tag: cached.tag)
-            }
+            guard let best else { return nil }
+            if let cached = rememberedAncestor(type) { return cached }
             ancestors.insert(best.component, tag: best.tag, for: TypeKey(type))
             return best
         }
+    }
+
+    /// The ancestor that an earlier search for `type` found and kept, if any.
+    private func rememberedAncestor(_ type: Component.Type) -> FoundAncestor? {
+        ancestors.entry(for: TypeKey(type)).map { FoundAncestor(component: $0.value, tag: $0.tag) }
     }
 }

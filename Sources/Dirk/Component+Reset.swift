@@ -17,7 +17,14 @@ extension Component {
             Diagnostics.resetDuringResolution(
                 component: type(of: self), provider: frame.name, file: file, line: line)
         }
-        let caches = core.withLock { $0.caches }
+        Self.empty(core.withLock { $0.caches })
+    }
+
+    /// Empties every cache in `caches` and releases what they held, with no lock held: their
+    /// deinitializers may run user code, even use the component.
+    static func empty(_ caches: InlineList<ProviderSlots>) {
+        // Most components are released with no module left for anyone: nothing to empty.
+        guard !caches.isEmpty else { return }
         var dropped: [Any] = []
         caches.forEachElement { dropped += $0.reset() }
         withExtendedLifetime(dropped) {}

@@ -63,11 +63,7 @@ open class Component: @unchecked Sendable {
             swap(&survivors, &state.caches)
             swap(&contributions, &state.contributions)
         }
-        if !survivors.isEmpty {
-            var dropped: [Any] = []
-            survivors.forEachElement { dropped += $0.reset() }
-            withExtendedLifetime(dropped) {}
-        }
+        Component.empty(survivors)
         ancestors.destroy()
         parents.destroy()
     }

@@ -7,10 +7,9 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        // A cached strategy's pipeline always returns its instance.
-        try resolve(
+        try resolveInstance(
             SinglePolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)!
+            configure: configure)
     }
 
     /// A `weak` provider's instance, through the pipeline.
@@ -19,10 +18,9 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        // A cached strategy's pipeline always returns its instance.
-        try resolve(
+        try resolveInstance(
             WeakPolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)!
+            configure: configure)
     }
 
     /// A `single(key:)`'s instance for `keyValue`, through the pipeline.
@@ -31,10 +29,9 @@ extension AnyModule {
         _ keyValue: AnyHashable, key: ProviderKey, site: ProviderSite, type: Any.Type,
         build: (Component) throws -> AnyObject
     ) throws -> AnyObject {
-        // A cached strategy's pipeline always returns its instance.
-        try resolve(
+        try resolveInstance(
             KeyedPolicy(key: keyValue), key: key, site: site, type: type, build: build, configures: false,
-            configure: { _, _ in })!
+            configure: { _, _ in })
     }
 
     /// A `scoped` provider's instance, through the pipeline.
@@ -43,10 +40,9 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        // A cached strategy's pipeline always returns its instance.
-        try resolve(
+        try resolveInstance(
             ScopedPolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)!
+            configure: configure)
     }
 
     /// Runs a `transient`'s factory through the pipeline; `build` keeps the value itself, so
@@ -64,6 +60,18 @@ extension AnyModule {
     }
 
     // MARK: The pipeline
+
+    /// A cached strategy's instance, through the pipeline, which always returns one for a policy
+    /// that caches (only a transient's factory step returns none).
+    func resolveInstance<Policy: CachePolicy>(
+        _ policy: Policy, key: ProviderKey, site: ProviderSite, type: Any.Type,
+        build: (Component) throws -> AnyObject,
+        configures: Bool, configure: (AnyObject, Component) throws -> Void
+    ) throws -> AnyObject {
+        try resolve(
+            policy, key: key, site: site, type: type, build: build, configures: configures,
+            configure: configure)!
+    }
 
     /// The one path of every synchronous provider call that cannot return a cached `single` at once.
     ///
