@@ -56,31 +56,26 @@ enum OverrideScenario {
             }
     }
 
+    /// `single`'s scenario with its store overridden: the same types, baselines and loops, so that
+    /// the override must cost nothing beyond what `single` costs.
     static var singleScenario: Scenario {
         Scenario(
             name: "single_override",
-            // The baseline of `single`: the override must cost nothing beyond what `single` costs.
             handwritten: SingleScenario.handwritten,
             dirk: {
-                let app = overriddenComponent()
-                _ = app.data.store()
-                return .serial { count in
-                    var sink: UInt = 0
-                    for _ in 0..<count { sink &+= bits(of: app.data.store()) }
-                    return sink
-                }
+                let fake = SingleScenario.Store()
+                return SingleScenario.reading(
+                    SingleScenario.AppComponent().overriding {
+                        $0.data.store()
+                    } with: { _ in
+                        fake
+                    })
             },
             swinject: {
-                let container = Container()
-                container.register(Store.self) { _ in Store() }.inObjectScope(.container)
-                let fake = Store()
-                container.register(Store.self) { _ in fake }.inObjectScope(.container)
-                _ = container.resolve(Store.self)!
-                return .serial { count in
-                    var sink: UInt = 0
-                    for _ in 0..<count { sink &+= bits(of: container.resolve(Store.self)!) }
-                    return sink
-                }
+                let container = SingleScenario.makeContainer()
+                let fake = SingleScenario.Store()
+                container.register(SingleScenario.Store.self) { _ in fake }.inObjectScope(.container)
+                return SingleScenario.reading(container)
             })
     }
 
