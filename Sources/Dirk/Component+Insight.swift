@@ -19,7 +19,7 @@ extension Component {
 
     /// The component's structure now: parents, modules, the providers its modules have seen with
     /// their strategies and cached state, and, while recording is on, which provider resolved
-    /// which.
+    /// which. Transients, which keep nothing in their module, appear only while recording.
     ///
     /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {

@@ -96,8 +96,10 @@ public struct DependencyGraph: Sendable {
     public let parents: [String]
     /// The types of its modules, in the order they were made.
     public let modules: [String]
-    /// The providers seen so far, one node each, by name: those called since the component was
-    /// made, and those recorded.
+    /// The providers seen so far, one node each, by name: those that keep instances or a slot in
+    /// their module (every strategy but `transient`) called since the component was made, and every
+    /// provider recorded, transients included. A `transient` keeps nothing, so only recording sees
+    /// it.
     public let nodes: [Node]
     /// The dependencies recorded since ``Component/startRecordingDependencies()``, by name.
     public let dependencies: [Dependency]

@@ -75,10 +75,11 @@ extension AnyModule {
 
     /// The one path of every synchronous provider call that cannot return a cached `single` at once.
     ///
-    /// In order: find or make the provider's slot (one lookup); when someone watches the module,
-    /// serve an override being set up, a fresh request, and the observers; then let the strategy's
-    /// policy resolve through the slot, with the component held by the resolution while the factory
-    /// runs. (Overrides are consulted by `build`, which the strategy makes.)
+    /// In order: find or make the provider's slot (one lookup; none for a `transient`, which keeps
+    /// nothing); when someone watches the module, serve an override being set up, a fresh
+    /// request, and the observers; then let the strategy's policy resolve through the slot, with the
+    /// component held by the resolution while the factory runs. (Overrides are consulted by
+    /// `build`, which the strategy makes.)
     func resolve<Policy: CachePolicy>(
         _ policy: Policy, key: ProviderKey, site: ProviderSite, type: Any.Type,
         build: (Component) throws -> AnyObject?,
@@ -86,9 +87,7 @@ extension AnyModule {
     ) throws -> AnyObject? {
         try ResolutionContext.withCurrent { context in
             let frame = providerFrame(policy.strategy, site: site, returning: type)
-            return try slots.withSlot(
-                for: key, strategy: policy.strategy, site: site, as: Policy.Slot.self, make: policy.makeSlot
-            ) { slot, isNew in
+            func resolve(in slot: Policy.Slot, isNew: Bool) throws -> AnyObject? {
                 func buildInStep() throws -> AnyObject? {
                     try withComponent(context, frame, build)
                 }
@@ -111,7 +110,7 @@ extension AnyModule {
                 {
                     // A fresh instance: built like a transient's, cached nowhere.
                     return try TransientPolicy().resolve(
-                        in: .transient, context: context, frame: frame, build: buildInStep,
+                        in: context, context: context, frame: frame, build: buildInStep,
                         configures: configures, configure: configureInStep)
                 }
                 guard slots.isObserved else { return try resolveThroughSlot() }
@@ -119,6 +118,8 @@ extension AnyModule {
                     frame, in: context, isNew: !policy.hasInstance(in: slot, context: context),
                     resolveThroughSlot)
             }
+
+            return try policy.withSlot(in: slots, key: key, site: site, context: context, resolve)
         }
     }
 

@@ -90,7 +90,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ["was read after its component `MisuseComponent` was released", "keep the component"]
         case .lateOverride:
             [
-                "overrode `MisuseModule.plain()` after that provider was already used",
+                "overrode `MisuseModule.cached()` after that provider was already used",
                 "before the first resolution",
             ]
         case .overrideCallingNoProvider:
@@ -221,9 +221,9 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             _ = handle.value
         case .lateOverride:
             let component = MisuseComponent()
-            _ = component.misuse.plain()
+            _ = component.misuse.cached()
             component.overriding {
-                $0.misuse.plain()
+                $0.misuse.cached()
             } with: { _ in
                 Canary()
             }
@@ -370,6 +370,7 @@ class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
     let rightStarted = DispatchSemaphore(value: 0)
 
     func plain() -> Canary { transient { Canary() } }
+    func cached() -> Canary { single { Canary() } }
     func first() -> Canary { single { c in c.misuse.second() } }
     func second() -> Canary { single { c in c.misuse.first() } }
     func recursive(_ depth: Int) -> Canary { transient { c in c.misuse.recursive(depth - 1) } }

@@ -43,6 +43,23 @@ struct OverrideTests {
         #expect(built.count == 3, "once while the override is set up, then once per call")
     }
 
+    @Test("a transient, which keeps nothing, may be overridden after it was used: later calls use the override")
+    func transientOverriddenAfterUse() {
+        let component = TestComponent()
+        let before = component.things.transient()
+        #expect(before.number != 99)
+        component.overriding {
+            $0.things.transient()
+        } with: { _ in
+            Thing(number: 99)
+        }
+        #expect(component.things.transient().number == 99)
+        #expect(before.number != 99, "an instance built before keeps what its factory gave it")
+        #expect(
+            !component.dependencyGraph().nodes.contains { $0.name == "ThingModule.transient()" },
+            "a transient keeps no slot, so an unrecorded graph does not list it")
+    }
+
     @Test("children reach the overridden provider through their parents")
     func childrenSeeTheOverride() {
         // `Store` is not `Sendable`; this test reads it on one thread only.

@@ -180,7 +180,7 @@ extension AnyModule {
             let cell = agent.scopes.cell(for: marker) { OnceCell<StrongStorage<AnyObject>>.make() }
             return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
         default:
-            _ = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) { .transient }
+            // Like a synchronous `transient`, it keeps nothing, not even a slot.
             if let enclosing = agent.enclosing(frame) {
                 Diagnostics.recursion(path: agent.steps(from: enclosing) + [frame], at: frame)
             }

@@ -81,11 +81,20 @@ extension ProviderKey: LookupTableKey {
         functionLength = Int(bitPattern: dirk_load_relaxed(words + 5))
     }
 
-    /// Compares the type and the position first, which tell most keys apart, before the names.
+    /// Compares the type and the position first, which tell most keys apart, then the names by
+    /// address, which match for every call compiled from the same source; by content only when
+    /// an address differs.
     @inlinable package func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool {
         guard dirk_load_relaxed(words) == UInt(bitPattern: type),
             dirk_load_relaxed(words + 1) == UInt(truncatingIfNeeded: position)
         else { return false }
+        if dirk_load_relaxed(words + 2) == UInt(bitPattern: file),
+            dirk_load_relaxed(words + 4) == UInt(bitPattern: function),
+            dirk_load_relaxed(words + 6) == UInt(truncatingIfNeeded: position &>> 32)
+        {
+            // The same addresses hold the same text, whose lengths are then the same too.
+            return true
+        }
         return Self(loadingFrom: words) == self
     }
 

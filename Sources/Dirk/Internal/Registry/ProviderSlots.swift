@@ -5,9 +5,9 @@ import CDirk
 ///
 /// A provider's slot is made on its first call and kept for the module's lifetime. It is the
 /// provider's cache cell (`single`, `weak`, `async single`: a `OnceCell`; `single(key:)`: a
-/// `KeyedCells`) or, for providers that cache nothing in the module (`transient`, `scoped`), a
-/// `ProviderMarker` that identifies the provider. The table entry's tag is the provider's
-/// strategy, checked before a slot is used as a cell of that strategy.
+/// `KeyedCells`) or, for a `scoped` provider, which caches nothing in the module, a
+/// `ProviderMarker` that identifies the provider. A `transient` keeps no slot. The table entry's
+/// tag is the provider's strategy, checked before a slot is used as a cell of that strategy.
 ///
 /// The component the module belongs to also holds this object, so that `reset()` and the
 /// component's release reach every cache without holding the module.
@@ -200,13 +200,10 @@ struct OverrideKey: Hashable {
     }
 }
 
-/// The slot of a provider that caches nothing in its module: it identifies the provider, for
-/// `scoped` instances and for insight.
+/// The slot of a `scoped` provider, which caches nothing in its module: it identifies the
+/// provider, for its instances in each resolution and for insight.
 @usableFromInline final class ProviderMarker: Sendable {
     @usableFromInline init() {}
-
-    /// The slot of every `transient` provider, which needs no slot of its own.
-    static let transient = ProviderMarker()
 
     /// The object a `transient`'s factory step returns through the pipeline, which hands the
     /// value itself to its caller another way.

@@ -11,6 +11,14 @@ protocol CachePolicy {
     /// Makes the provider's slot, on its first call.
     func makeSlot() -> Slot
 
+    /// Runs `body` with the slot of the provider at `key` and whether this call made it. By
+    /// default the slot is found in `slots`, or made there by `makeSlot()` on the provider's first
+    /// call; a strategy that keeps nothing per provider looks nothing up.
+    func withSlot<Result>(
+        in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
+        _ body: (Slot, Bool) throws -> Result
+    ) rethrows -> Result
+
     /// Whether a call now would find an instance rather than build one, for traces.
     func hasInstance(in slot: Slot, context: ResolutionContext) -> Bool
 
@@ -21,6 +29,15 @@ protocol CachePolicy {
         build: () throws -> AnyObject?,
         configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject?
+}
+
+extension CachePolicy {
+    func withSlot<Result>(
+        in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
+        _ body: (Slot, Bool) throws -> Result
+    ) rethrows -> Result {
+        try slots.withSlot(for: key, strategy: strategy, site: site, as: Slot.self, make: makeSlot, body)
+    }
 }
 
 /// `single`: one instance per component, in a cell of the provider's slot.
@@ -115,17 +132,28 @@ struct ScopedPolicy: CachePolicy {
     }
 }
 
-/// `transient`: nothing kept; each call is a step of the resolution, which must not contain the
-/// same step already. (Fresh instances of cached providers take this path too.)
+/// `transient`: nothing kept, not even a slot in the module: its only place is the resolution,
+/// whose steps must not contain the same step already. (Fresh instances of cached providers take
+/// this path too.)
 struct TransientPolicy: CachePolicy {
     var strategy: ProviderStrategy { .transient }
 
-    func makeSlot() -> ProviderMarker { ProviderMarker.transient }
+    /// The calling thread's resolution, which is all a transient call keeps anything in.
+    func makeSlot() -> ResolutionContext { .current }
 
-    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool { false }
+    /// The resolution, without a lookup: the module's table never holds a transient's slot, and
+    /// every call of a transient is new.
+    func withSlot<Result>(
+        in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
+        _ body: (ResolutionContext, Bool) throws -> Result
+    ) rethrows -> Result {
+        try body(context, true)
+    }
+
+    func hasInstance(in slot: ResolutionContext, context: ResolutionContext) -> Bool { false }
 
     func resolve(
-        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
+        in slot: ResolutionContext, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         if let enclosing = context.enclosing(frame) {

@@ -31,8 +31,11 @@ import CDirk
     @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
     static let bucketCount = 256
 
-    /// Objects kept alive until the resolution ends, each by one reference.
-    @usableFromInline @exclusivity(unchecked) var held: [Unmanaged<AnyObject>] = []
+    /// Objects kept alive until the resolution ends, each by one reference: `heldCount` of them,
+    /// in a buffer of `heldCapacity` that grows like `frames`.
+    @usableFromInline @exclusivity(unchecked) var held: UnsafeMutablePointer<Unmanaged<AnyObject>>
+    @usableFromInline @exclusivity(unchecked) var heldCount = 0
+    @usableFromInline @exclusivity(unchecked) var heldCapacity = 8
     /// Builds finished while a `configure:` closure ran on this thread, published when the
     /// resolution ends (see `OnceCell.resolve`).
     @exclusivity(unchecked) private var heldBuilds: [(cell: any HeldBuild, generation: UInt64)] = []
@@ -63,6 +66,7 @@ import CDirk
         belowInBucket = .allocate(capacity: capacity)
         bucketTops = .allocate(capacity: Self.bucketCount)
         bucketTops.initialize(repeating: -1, count: Self.bucketCount)
+        held = .allocate(capacity: heldCapacity)
         super.init()
     }
 
@@ -71,6 +75,8 @@ import CDirk
         frames.deallocate()
         belowInBucket.deallocate()
         bucketTops.deallocate()
+        // A thread ends outside any resolution, which released everything it held.
+        held.deallocate()
     }
 
     /// The calling thread's context, made on its first resolution and released when it exits.
@@ -114,7 +120,7 @@ import CDirk
     // MARK: Steps
 
     /// Enters the step `frame`. Pair every call with `leave()`.
-    @inlinable
+    @inlinable @inline(__always)
     func enter(_ frame: Frame) {
         if depth == capacity { grow() }
         let bucket = frame.bucket
@@ -125,9 +131,17 @@ import CDirk
     }
 
     /// The frame of `frame`'s step if it is already on the stack, looking only at its bucket.
-    @inlinable
+    @inlinable @inline(__always)
     func enclosing(_ frame: Frame) -> Frame? {
-        var index = bucketTops[frame.bucket]
+        // Most steps find their bucket empty: a load and a comparison, before any call.
+        let top = bucketTops[frame.bucket]
+        guard top >= 0 else { return nil }
+        return enclosing(frame, from: top)
+    }
+
+    /// The frame of `frame`'s step among the frames of its bucket, from the one at `top` down.
+    @usableFromInline func enclosing(_ frame: Frame, from top: Int32) -> Frame? {
+        var index = top
         while index >= 0 {
             if frames[Int(index)].isSame(as: frame) { return frames[Int(index)] }
             index = belowInBucket[Int(index)]
@@ -186,15 +200,29 @@ import CDirk
     /// Whether the resolution keeps the object at `address` alive.
     @inlinable
     func holds(_ address: UnsafeMutableRawPointer) -> Bool {
-        for object in held where object.toOpaque() == address { return true }
+        var index = 0
+        while index < heldCount {
+            if held[index].toOpaque() == address { return true }
+            index &+= 1
+        }
         return false
     }
 
     /// Keeps `object`, which the caller retained once, alive until the resolution ends, taking over
     /// that reference. Call it only inside a step.
-    @usableFromInline func hold(_ object: Unmanaged<AnyObject>) {
-        held.append(object)
+    @inlinable func hold(_ object: Unmanaged<AnyObject>) {
+        if heldCount == heldCapacity { growHeld() }
+        (held + heldCount).initialize(to: object)
+        heldCount &+= 1
         hasEndWork = true
+    }
+
+    @usableFromInline func growHeld() {
+        let larger = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: heldCapacity * 2)
+        larger.moveInitialize(from: held, count: heldCount)
+        held.deallocate()
+        held = larger
+        heldCapacity *= 2
     }
 
     // MARK: Ending the resolution
@@ -214,6 +242,18 @@ import CDirk
     @inline(never)
     @usableFromInline func endResolution() {
         hasEndWork = false
+        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil { finishBuildsAndScopes() }
+        // Released last, outside any lock: deinitializers may run user code, even resolve again on
+        // this thread, which then starts a resolution of its own (and may end this one's loop).
+        while heldCount > 0 {
+            heldCount &-= 1
+            (held + heldCount).move().release()
+        }
+    }
+
+    /// The part of a resolution's end that only resolutions which configured, borrowed or made
+    /// `scoped` instances have.
+    private func finishBuildsAndScopes() {
         // First what this resolution built while configuring, so that other agents waiting for it
         // can finish; then the builds this resolution took instances from while they were being
         // configured, so that the outermost call returns only fully configured instances.
@@ -227,8 +267,8 @@ import CDirk
             borrowed = []
             for build in pending { build.cell.waitUntilBuildEnds(generation: build.generation, as: self) }
         }
-        // Released last, outside any lock: deinitializers may run user code, even resolve again on
-        // this thread, which then starts a resolution of its own.
+        // The `scoped` instances go outside any lock: deinitializers may run user code, even
+        // resolve again on this thread, which then starts a resolution of its own.
         let scopes = scopes
         let ownsScopes = ownsScopes
         self.scopes = nil
@@ -236,7 +276,6 @@ import CDirk
         hasEndWork = false
         if ownsScopes { scopes?.end() }
         withExtendedLifetime(scopes) {}
-        while let object = held.popLast() { object.release() }
     }
 }
 

@@ -24,7 +24,7 @@
     /// Makes `context` keep the object alive until its resolution ends, unless it does already;
     /// returns false, changing nothing, if the object has begun to deinitialize. Call it inside a
     /// step of the resolution.
-    @inlinable
+    @inlinable @inline(__always)
     func holdIfAlive(in context: ResolutionContext) -> Bool {
         if context.holds(address) { return true }
         guard let retained = ObjectLifetime.retainIfAlive(address, as: AnyObject.self) else { return false }
