@@ -43,7 +43,7 @@ struct OverrideTests {
         #expect(built.count == 3, "once while the override is set up, then once per call")
     }
 
-    @Test("a transient, which keeps nothing, may be overridden after it was used: later calls use the override")
+    @Test("a transient, which keeps nothing, may be overridden after use: later calls use the override")
     func transientOverriddenAfterUse() {
         let component = TestComponent()
         let before = component.things.transient()
