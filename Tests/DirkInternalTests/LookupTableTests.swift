@@ -18,7 +18,8 @@ struct LookupTableTests {
         }
     }
 
-    @Test("the first entry lives in the owner's words; the second allocates an overflow storage")
+    @Test(
+        "the first entry lives in the owner's words; the second allocates an overflow storage that copies it")
     func firstEntryInline() {
         withTable(TypeTable.self) { table in
             let first = Item(0)
@@ -30,7 +31,11 @@ struct LookupTableTests {
             table.insert(Item(1), for: TypeKey(String.self))
             table.checkInvariants()
             #expect(table.overflowStorage?.slotCount == 8)
-            #expect(table.overflowStorage?.count == 1)
+            #expect(table.overflowStorage?.count == 2, "the new entry and a copy of the inline one")
+            #expect(
+                table.overflowStorage?.unretainedEntry(for: TypeKey(Int.self))?.value.takeUnretainedValue()
+                    === first)
+            #expect(table.entry(for: TypeKey(Int.self))?.value === first)
             #expect(table.entry(for: TypeKey(String.self))?.value.number == 1)
             #expect(table.entry(for: TypeKey(String.self))?.tag == 0)
         }
@@ -54,7 +59,8 @@ struct LookupTableTests {
             for key in absent {
                 #expect(table.entry(for: key) == nil)
             }
-            // 599 overflow entries need 2,048 slots, the eighth storage after 8 slots.
+            // 600 entries in the storage (the inline one copied) need 2,048 slots, the eighth storage
+            // after 8 slots.
             #expect(table.storageChain.map(\.slotCount) == [2048, 1024, 512, 256, 128, 64, 32, 16, 8])
         }
     }
@@ -66,8 +72,8 @@ struct LookupTableTests {
             for (index, key) in keys.enumerated() { table.insert(Item(index), tag: UInt(index), for: key) }
             for storage in table.storageChain {
                 var found = 0
-                // The overflow storages hold every key after the first, in insertion order.
-                for (index, key) in keys.enumerated().dropFirst().prefix(storage.count) {
+                // The overflow storages hold every key, the inline one first, in insertion order.
+                for (index, key) in keys.enumerated().prefix(storage.count) {
                     let entry = storage.unretainedEntry(for: key)
                     #expect(entry?.value.takeUnretainedValue().number == index && entry?.tag == UInt(index))
                     found += 1
@@ -144,7 +150,7 @@ struct LookupTableTests {
             }
             for (index, key) in keys.enumerated().dropFirst(4) { table.insert(Item(index), tag: 0, for: key) }
             table.checkInvariants()
-            #expect(table.overflowStorage?.count == keys.count - 4)
+            #expect(table.overflowStorage?.count == keys.count, "every entry, the inline ones copied")
             for (index, key) in keys.enumerated() { #expect(table.entry(for: key)?.value.number == index) }
             var visited: [Int] = []
             table.forEachEntry { value, _, _ in visited.append(value.number) }

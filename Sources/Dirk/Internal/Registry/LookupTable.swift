@@ -36,7 +36,8 @@ extension LookupTableKey {
 /// **Layout.** The table is a view of words that its owner allocates (`wordCount(inline:)`):
 /// the first few entries live inline, so a small table (a request component's modules, a module's
 /// only provider) allocates nothing; later entries go to an overflow storage, a
-/// power-of-two array probed linearly. When it passes half full, the writer copies it into one twice
+/// power-of-two array probed linearly, which starts with a copy of the inline entries, so that a
+/// table that has one finds every key in it with one probe sequence. When it passes half full, the writer copies it into one twice
 /// the size and publishes that; the new storage keeps the old one alive, since a reader may still
 /// be probing it.
 @usableFromInline package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
@@ -97,6 +98,10 @@ extension LookupTableKey {
     /// owner may use the value for as long as it does, without a reference count of its own.
     @inlinable
     package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+        // A storage holds every entry, the inline ones included.
+        if let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) {
+            return Self.unretainedEntry(for: key, in: storage)
+        }
         // Inline entries are filled in order, and before the storage: an empty one ends the table.
         var index = 0
         while index < inlineCount {
@@ -107,11 +112,18 @@ extension LookupTableKey {
             }
             index &+= 1
         }
+        // Every inline entry is taken: the key may be in a storage published since the first look.
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
-        // The table holds the storage until `destroy()`, which runs only when the owner goes.
-        return Unmanaged<Storage>.fromOpaque(storage)._withUnsafeGuaranteedRef {
-            $0.unretainedEntry(for: key)
-        }
+        return Self.unretainedEntry(for: key, in: storage)
+    }
+
+    /// The entry stored under `key` in the storage at `storage`, which the table holds until
+    /// `destroy()`, which runs only when the owner goes.
+    @inlinable
+    static func unretainedEntry(
+        for key: Key, in storage: UnsafeRawPointer
+    ) -> (value: Unmanaged<Value>, tag: UInt)? {
+        Unmanaged<Storage>.fromOpaque(storage)._withUnsafeGuaranteedRef { $0.unretainedEntry(for: key) }
     }
 
     /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
@@ -143,6 +155,15 @@ extension LookupTableKey {
             }
         } else {
             storage = Storage.make(capacity: 8, copying: nil)
+            // The inline entries first, each with a reference of the storage's own.
+            for index in 0..<inlineCount {
+                let entry = inlineEntry(index)
+                let value = Unmanaged<Value>.fromOpaque(
+                    UnsafeRawPointer(bitPattern: dirk_load_relaxed(entry))!)
+                storage.insert(
+                    value.takeUnretainedValue(), tag: dirk_load_relaxed(entry + 1),
+                    for: Key(loadingFrom: entry + 2))
+            }
             dirk_store_release(overflow, UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque()))
         }
         storage.insert(value, tag: tag, for: key)
@@ -166,7 +187,16 @@ extension LookupTableKey {
         }
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return }
         Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().forEachEntry { value, tag, key in
+            // The storage's copies of the inline entries, which `body` has seen already.
+            if isInline(key) { return }
             body(Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), tag, key)
+        }
+    }
+
+    /// Whether `key` is stored in an inline entry.
+    func isInline(_ key: Key) -> Bool {
+        (0..<inlineCount).contains { index in
+            dirk_load_acquire(inlineEntry(index)) != 0 && key.isStored(at: inlineEntry(index) + 2)
         }
     }
 
@@ -187,8 +217,7 @@ extension LookupTableKey {
             let storage = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
             precondition(
                 storage.count * 2 <= storage.slotCount, "Dirk internal error: a storage over half full")
-            precondition(
-                storage.count == keys.count - inlineCount, "Dirk internal error: a storage's count is off")
+            precondition(storage.count == keys.count, "Dirk internal error: a storage's count is off")
         }
     }
 
