@@ -79,7 +79,7 @@ import CDirk
     // MARK: Slots
 
     /// The object cached by the `single` whose key is `key`, if its slot exists and holds one.
-    @inlinable
+    @inlinable @inline(__always)
     func readyObject(for key: ProviderKey) -> AnyObject? {
         guard let entry = table.unretainedEntry(for: key), entry.tag == UInt(ProviderStrategy.single.rawValue)
         else { return nil }
