@@ -45,6 +45,20 @@ struct StrategyTests {
         #expect(component.scopes.context() !== component.scopes.context())
     }
 
+    @Test("a resolution's scoped instances are released when it ends, in every resolution of a thread")
+    func scopedInstancesAreReleasedAtTheEnd() {
+        let component = ScopedComponent()
+        for _ in 0..<3 {
+            weak var released: Context?
+            do {
+                let pair = component.scopes.pair()
+                released = pair.left
+                withExtendedLifetime(pair) { #expect(released != nil) }
+            }
+            #expect(released == nil, "nothing keeps a scoped instance after its resolution")
+        }
+    }
+
     @Test("scoped instances of different components never mix, even when slots are freed and reused")
     func scopedInstancesBelongToTheirSlot() {
         let component = ScopedComponent()

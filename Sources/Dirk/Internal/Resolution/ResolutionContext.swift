@@ -49,6 +49,9 @@ import CDirk
     @exclusivity(unchecked) private var scopes: ScopeStore?
     /// Whether the resolution made `scopes` itself, and so ends it.
     @exclusivity(unchecked) private var ownsScopes = false
+    /// A store that an earlier resolution of this thread made and ended, which nothing else
+    /// refers to, kept for the next resolution that makes `scoped` instances.
+    @exclusivity(unchecked) private var spareScopes: ScopeStore?
     /// How many `configure:` closures are running on this thread.
     @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
@@ -187,6 +190,10 @@ import CDirk
         if let scopes { return scopes }
         if let agent = TaskAgent.current, !agent.scopes.hasEnded {
             scopes = agent.scopes
+        } else if let spare = spareScopes.take() {
+            spare.reopen()
+            scopes = spare
+            ownsScopes = true
         } else {
             scopes = ScopeStore.make()
             ownsScopes = true
@@ -269,13 +276,14 @@ import CDirk
         }
         // The `scoped` instances go outside any lock: deinitializers may run user code, even
         // resolve again on this thread, which then starts a resolution of its own.
-        let scopes = scopes
+        guard var scopes = scopes.take() else { return }
         let ownsScopes = ownsScopes
-        self.scopes = nil
         self.ownsScopes = false
         hasEndWork = false
-        if ownsScopes { scopes?.end() }
-        withExtendedLifetime(scopes) {}
+        guard ownsScopes else { return }
+        scopes.end()
+        // Kept for the next resolution if nothing else refers to it: no task inherited it.
+        if spareScopes == nil, isKnownUniquelyReferenced(&scopes) { spareScopes = scopes }
     }
 }
 

@@ -1,9 +1,10 @@
 /// The `scoped` instances of one resolution: one cell per provider slot, made on the provider's
 /// first call in the resolution and released when the resolution ends.
 ///
-/// A thread's resolution has one store; an async resolution shares its store with every sync
-/// resolution that runs inside it, on whatever thread, so that a `scoped` provider asked for
-/// before and after an `await` gives the same instance. Tasks of one async resolution (`async let`,
+/// A thread's resolution has one store, which the thread keeps, emptied, for its next one; an
+/// async resolution shares its store with every sync resolution that runs inside it, on whatever
+/// thread, so that a `scoped` provider asked for before and after an `await` gives the same
+/// instance. Tasks of one async resolution (`async let`,
 /// task groups) may ask at once, hence the lock; the cells make each instance once. The state and
 /// its lock are one allocation, and so is a store's only cell.
 @usableFromInline
@@ -38,6 +39,14 @@ final class ScopeStore: Locked<ScopeStore.State> {
             let made = make()
             state.cells.append((slot, made))
             return made
+        }
+    }
+
+    /// Makes an ended store, which nothing else refers to, serve another resolution of its thread.
+    func reopen() {
+        withLock { state in
+            precondition(state.cells.isEmpty, "Dirk internal error: a reopened scope store kept instances")
+            state.hasEnded = false
         }
     }
 
