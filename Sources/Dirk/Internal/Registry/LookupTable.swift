@@ -37,9 +37,9 @@ extension LookupTableKey {
 /// the first few entries live inline, so a small table (a request component's modules, a module's
 /// only provider) allocates nothing; later entries go to an overflow storage, a
 /// power-of-two array probed linearly, which starts with a copy of the inline entries, so that a
-/// table that has one finds every key in it with one probe sequence. When it passes half full, the writer copies it into one twice
-/// the size and publishes that; the new storage keeps the old one alive, since a reader may still
-/// be probing it.
+/// table that has one finds every key in it with one probe sequence. When it passes half full,
+/// the writer copies it into one twice the size and publishes that; the new storage keeps the old
+/// one alive, since a reader may still be probing it.
 @usableFromInline package struct LookupTable<Key: LookupTableKey, Value: AnyObject> {
     /// The owner's words: `inlineCount` entries of a value, a tag and a key (`Key.wordCount`
     /// words), then the overflow storage.
@@ -102,7 +102,16 @@ extension LookupTableKey {
         if let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) {
             return Self.unretainedEntry(for: key, in: storage)
         }
-        // Inline entries are filled in order, and before the storage: an empty one ends the table.
+        if let entry = unretainedInlineEntry(for: key) { return entry }
+        // The key may be in a storage published since the first look.
+        guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
+        return Self.unretainedEntry(for: key, in: storage)
+    }
+
+    /// The inline entry stored under `key`, not retained, or nil.
+    @inlinable @inline(__always)
+    func unretainedInlineEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+        // Inline entries are filled in order, and before the storage: an empty one ends them.
         var index = 0
         while index < inlineCount {
             let entry = inlineEntry(index)
@@ -112,9 +121,7 @@ extension LookupTableKey {
             }
             index &+= 1
         }
-        // Every inline entry is taken: the key may be in a storage published since the first look.
-        guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return nil }
-        return Self.unretainedEntry(for: key, in: storage)
+        return nil
     }
 
     /// The entry stored under `key` in the storage at `storage`, which the table holds until
@@ -155,15 +162,9 @@ extension LookupTableKey {
             }
         } else {
             storage = Storage.make(capacity: 8, copying: nil)
-            // The inline entries first, each with a reference of the storage's own.
-            for index in 0..<inlineCount {
-                let entry = inlineEntry(index)
-                let value = Unmanaged<Value>.fromOpaque(
-                    UnsafeRawPointer(bitPattern: dirk_load_relaxed(entry))!)
-                storage.insert(
-                    value.takeUnretainedValue(), tag: dirk_load_relaxed(entry + 1),
-                    for: Key(loadingFrom: entry + 2))
-            }
+            // The inline entries first, the table's only ones until the storage is published, each
+            // with a reference of the storage's own.
+            forEachEntry { value, tag, key in storage.insert(value, tag: tag, for: key) }
             dirk_store_release(overflow, UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque()))
         }
         storage.insert(value, tag: tag, for: key)
@@ -188,15 +189,8 @@ extension LookupTableKey {
         guard let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) else { return }
         Unmanaged<Storage>.fromOpaque(storage).takeUnretainedValue().forEachEntry { value, tag, key in
             // The storage's copies of the inline entries, which `body` has seen already.
-            if isInline(key) { return }
+            if unretainedInlineEntry(for: key) != nil { return }
             body(Unmanaged<Value>.fromOpaque(value).takeUnretainedValue(), tag, key)
-        }
-    }
-
-    /// Whether `key` is stored in an inline entry.
-    func isInline(_ key: Key) -> Bool {
-        (0..<inlineCount).contains { index in
-            dirk_load_acquire(inlineEntry(index)) != 0 && key.isStored(at: inlineEntry(index) + 2)
         }
     }
 

@@ -8,12 +8,7 @@ protocol CachePolicy {
 
     var strategy: ProviderStrategy { get }
 
-    /// Makes the provider's slot, on its first call.
-    func makeSlot() -> Slot
-
-    /// Runs `body` with the slot of the provider at `key` and whether this call made it. By
-    /// default the slot is found in `slots`, or made there by `makeSlot()` on the provider's first
-    /// call; a strategy that keeps nothing per provider looks nothing up.
+    /// Runs `body` with the slot of the provider at `key` and whether this call made it.
     func withSlot<Result>(
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
         _ body: (Slot, Bool) throws -> Result
@@ -31,7 +26,14 @@ protocol CachePolicy {
     ) throws -> AnyObject?
 }
 
-extension CachePolicy {
+/// A policy whose providers each keep a slot in their module: every strategy but `transient`.
+protocol ProviderSlotPolicy: CachePolicy {
+    /// Makes the provider's slot, on its first call.
+    func makeSlot() -> Slot
+}
+
+extension ProviderSlotPolicy {
+    /// The slot found in `slots`, or made there by `makeSlot()` on the provider's first call.
     func withSlot<Result>(
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
         _ body: (Slot, Bool) throws -> Result
@@ -41,7 +43,7 @@ extension CachePolicy {
 }
 
 /// `single`: one instance per component, in a cell of the provider's slot.
-struct SinglePolicy: CachePolicy {
+struct SinglePolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .single }
 
     func makeSlot() -> OnceCell<StrongStorage<AnyObject>> { .make() }
@@ -61,7 +63,7 @@ struct SinglePolicy: CachePolicy {
 
 /// `weak`: one instance while someone holds it, in a cell of the provider's slot that refers to
 /// it weakly.
-struct WeakPolicy: CachePolicy {
+struct WeakPolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .weak }
 
     func makeSlot() -> OnceCell<WeakStorage<AnyObject>> { .make() }
@@ -80,7 +82,7 @@ struct WeakPolicy: CachePolicy {
 }
 
 /// `single(key:)`: one instance per component per key, in the cells of the provider's slot.
-struct KeyedPolicy: CachePolicy {
+struct KeyedPolicy: ProviderSlotPolicy {
     let key: AnyHashable
 
     var strategy: ProviderStrategy { .keyedSingle }
@@ -112,7 +114,7 @@ struct KeyedPolicy: CachePolicy {
 
 /// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, made for the
 /// provider's slot.
-struct ScopedPolicy: CachePolicy {
+struct ScopedPolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .scoped }
 
     func makeSlot() -> ProviderMarker { ProviderMarker() }
@@ -137,9 +139,6 @@ struct ScopedPolicy: CachePolicy {
 /// this path too.)
 struct TransientPolicy: CachePolicy {
     var strategy: ProviderStrategy { .transient }
-
-    /// The calling thread's resolution, which is all a transient call keeps anything in.
-    func makeSlot() -> ResolutionContext { .current }
 
     /// The resolution, without a lookup: the module's table never holds a transient's slot, and
     /// every call of a transient is new.

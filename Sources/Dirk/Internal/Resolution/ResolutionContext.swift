@@ -162,15 +162,19 @@ import CDirk
     }
 
     @usableFromInline func grow() {
-        let larger = UnsafeMutablePointer<Frame>.allocate(capacity: capacity * 2)
-        larger.moveInitialize(from: frames, count: depth)
-        frames.deallocate()
-        frames = larger
-        let links = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
-        links.moveInitialize(from: belowInBucket, count: depth)
-        belowInBucket.deallocate()
-        belowInBucket = links
+        frames = Self.moved(frames, count: depth, toCapacity: capacity * 2)
+        belowInBucket = Self.moved(belowInBucket, count: depth, toCapacity: capacity * 2)
         capacity *= 2
+    }
+
+    /// A buffer of `capacity` holding the `count` elements moved out of `buffer`, which it frees.
+    static func moved<Element>(
+        _ buffer: UnsafeMutablePointer<Element>, count: Int, toCapacity capacity: Int
+    ) -> UnsafeMutablePointer<Element> {
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        larger.moveInitialize(from: buffer, count: count)
+        buffer.deallocate()
+        return larger
     }
 
     /// The steps on the stack, outermost first.
@@ -225,10 +229,7 @@ import CDirk
     }
 
     @usableFromInline func growHeld() {
-        let larger = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: heldCapacity * 2)
-        larger.moveInitialize(from: held, count: heldCount)
-        held.deallocate()
-        held = larger
+        held = Self.moved(held, count: heldCount, toCapacity: heldCapacity * 2)
         heldCapacity *= 2
     }
 

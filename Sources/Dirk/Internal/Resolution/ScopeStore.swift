@@ -4,9 +4,9 @@
 /// A thread's resolution has one store, which the thread keeps, emptied, for its next one; an
 /// async resolution shares its store with every sync resolution that runs inside it, on whatever
 /// thread, so that a `scoped` provider asked for before and after an `await` gives the same
-/// instance. Tasks of one async resolution (`async let`,
-/// task groups) may ask at once, hence the lock; the cells make each instance once. The state and
-/// its lock are one allocation, and so is a store's only cell.
+/// instance. Tasks of one async resolution (`async let`, task groups) may ask at once, hence the
+/// lock; the cells make each instance once. The state and its lock are one allocation, and so is
+/// a store's only cell.
 @usableFromInline
 final class ScopeStore: Locked<ScopeStore.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded
