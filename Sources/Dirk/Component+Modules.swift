@@ -110,8 +110,14 @@ extension Component {
     /// Not generic, so that it is compiled once, specialized, rather than run as unspecialized
     /// generic code for every module type.
     @usableFromInline func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) {
+        ResolutionContext.withCurrent { context in firstUse(of: type, in: context, file: file, line: line) }
+    }
+
+    /// `firstUse(of:file:line:)` on the thread of `context`, lent without a reference count.
+    private func firstUse(
+        of type: AnyModule.Type, in context: ResolutionContext, file: StaticString, line: UInt
+    ) {
         let key = ObjectIdentifier(type)
-        let context = ResolutionContext.current
         let frame = Frame(
             .moduleCreation, owner: UInt(bitPattern: ObjectIdentifier(self)),
             component: UInt(bitPattern: ObjectIdentifier(self)),

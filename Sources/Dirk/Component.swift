@@ -46,27 +46,32 @@ open class Component: @unchecked Sendable {
     }
 
     deinit {
-        // First the component lets go of its modules: a module that nobody else holds goes now,
-        // with its caches, and its `deinit` takes its slots out of `caches`. Everything is
-        // released after the lock, since deinitializers run user code.
-        do {
-            var unused = [ObjectIdentifier: AnyModule]()
-            core.withLock { state in swap(&unused, &state.registeredModules) }
-        }
-        modules.destroy()
-        // The modules left are held by someone else: they must stop serving the instances of a
-        // released scope, so their caches are emptied.
-        var survivors = InlineList<ProviderSlots>()
+        // One lock: the component is released from here on, and takes what it keeps. Everything is
+        // released after the lock, since deinitializers run user code. A module that goes from now
+        // on leaves its slots where they are (see `Module.deinit`).
+        var unused = [ObjectIdentifier: AnyModule]()
+        var caches = InlineList<ProviderSlots>()
         var contributions = [ObjectIdentifier: [ContributionRecord]]()
         core.withLock { state in
-            state.isReleased = true
-            swap(&survivors, &state.caches)
+            isReleased.set()
+            swap(&unused, &state.registeredModules)
+            swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)
         }
-        Component.empty(survivors)
+        // First the modules that nobody else holds go, with their caches.
+        unused = [:]
+        modules.destroy()
+        // The modules left are held by someone else: they must stop serving the instances of a
+        // released scope, so their caches are emptied. The slots that only `caches` still refers
+        // to belong to modules that are gone, and go with it.
+        caches.removeUniquelyReferenced()
+        Component.empty(caches)
         ancestors.destroy()
         parents.destroy()
     }
+
+    /// Whether the component's release has begun; set once, while holding `core`'s lock.
+    var isReleased: AtomicFlag { ComponentWords.isReleased(in: core) }
 
     /// The modules in use, by the types accessors ask for. Written while holding `core`'s lock.
     @inlinable var modules: LookupTable<TypeKey, AnyModule> {
@@ -114,8 +119,6 @@ open class Component: @unchecked Sendable {
     var recording: DependencyRecord?
     /// How many observers (traces under way, and recording) watch the component's providers.
     var observers = 0
-    /// Whether the component has been released.
-    var isReleased = false
 }
 
 /// Where a component's lock-free tables lie among its core's words.
@@ -129,9 +132,17 @@ open class Component: @unchecked Sendable {
     @inlinable static var parents: Int { ancestors + LookupTable<TypeKey, Component>.wordCount }
     /// Whether the component has been registered as another's parent.
     static let hasChildren = parents + ParentList<Component>.wordCount
-    static let count = hasChildren + 1
+    /// Whether the component's release has begun.
+    static let released = hasChildren + 1
+    static let count = released + 1
 
     static func initialize(_ words: UnsafeMutablePointer<UInt>) {
         words.initialize(repeating: 0, count: count)
+    }
+
+    /// Whether the release of the component whose core is `core` has begun: read by its modules,
+    /// which may outlive it.
+    static func isReleased(in core: Locked<ComponentState>) -> AtomicFlag {
+        AtomicFlag(word: core.extraWords + released)
     }
 }

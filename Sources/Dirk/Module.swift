@@ -13,11 +13,19 @@ open class AnyModule: @unchecked Sendable {
     /// gone.
     let componentCore: Locked<ComponentState>
 
+    /// Makes the module's slots and registers them with `component`, which keeps track of every
+    /// module made for it, so that releasing or resetting the component reaches it.
     init(for component: Component, as componentType: Component.Type) {
+        let core = component.core
+        let slots = ProviderSlots.make(moduleType: Self.self, componentType: componentType)
+        core.withLock { state in
+            state.caches.append(slots)
+            if state.observers > 0 { slots.addObservers(state.observers) }
+        }
         componentReference = UnownedReference(component)
         self.componentType = componentType
-        componentCore = component.core
-        slots = ProviderSlots.make(moduleType: Self.self, componentType: componentType)
+        componentCore = core
+        self.slots = slots
     }
 
     /// Creates the module for `component`; ``Module`` overrides it.
@@ -88,18 +96,15 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     /// - Parameter component: The component whose providers this module's factories receive.
     public required init(_ component: C) {
         super.init(for: component, as: C.self)
-        let slots = slots
-        componentCore.withLock { state in
-            state.caches.append(slots)
-            if state.observers > 0 { slots.addObservers(state.observers) }
-        }
     }
 
     deinit {
+        // A released component took its caches, and drops the slots of modules that are gone.
+        let isReleased = ComponentWords.isReleased(in: componentCore)
+        if isReleased.isSet { return }
         let slots = slots
         componentCore.withLock { state in
-            // A released component dropped every cache already.
-            if !state.isReleased { state.caches.removeAll { $0 === slots } }
+            if !isReleased.isSet { state.caches.removeAll { $0 === slots } }
         }
     }
 

@@ -74,4 +74,28 @@ struct InlineListTests {
         #expect(taken.elements == [0, 1, 2, 3, 4])
         #expect(list.isEmpty && list.elements.isEmpty)
     }
+
+    @Test(
+        "removeUniquelyReferenced() releases what only the list refers to and keeps the rest in order",
+        arguments: 0..<6)
+    func droppingUnreferencedElements(count: Int) {
+        final class Element {
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        for heldMask in 0..<(1 << count) {
+            var list = InlineList<Element>()
+            var held: [Element] = []
+            weak var released: Element?
+            for number in 0..<count {
+                let element = Element(number)
+                list.append(element)
+                if heldMask & (1 << number) != 0 { held.append(element) } else { released = element }
+            }
+            list.removeUniquelyReferenced()
+            #expect(list.elements.map(\.number) == held.map(\.number))
+            #expect(released == nil)
+            #expect(list.isEmpty == held.isEmpty)
+        }
+    }
 }

@@ -102,3 +102,22 @@ package struct InlineList<Element> {
         for element in rest { body(element) }
     }
 }
+
+extension InlineList where Element: AnyObject {
+    /// Removes, and so releases, every element that nothing but the list refers to.
+    ///
+    /// An element that something else refers to stays, even if that reference goes meanwhile: the
+    /// check can keep too much, never too little.
+    package mutating func removeUniquelyReferenced() {
+        if !rest.isEmpty {
+            var kept: [Element] = []
+            for index in rest.indices where !isKnownUniquelyReferenced(&rest[index]) {
+                kept.append(rest[index])
+            }
+            rest = kept
+        }
+        if second != nil, isKnownUniquelyReferenced(&second!) { second = nil }
+        if first != nil, isKnownUniquelyReferenced(&first!) { first = nil }
+        closeGaps()
+    }
+}
