@@ -109,6 +109,7 @@ extension InlineList where Element: AnyObject {
     /// An element that something else refers to stays, even if that reference goes meanwhile: the
     /// check can keep too much, never too little.
     package mutating func removeUniquelyReferenced() {
+        if first == nil { return }
         if !rest.isEmpty {
             var kept: [Element] = []
             for index in rest.indices where !isKnownUniquelyReferenced(&rest[index]) {
