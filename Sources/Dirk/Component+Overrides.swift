@@ -76,7 +76,7 @@ final class OverrideFactory<Value>: Sendable {
 extension Module {
     /// The factory that replaces the provider at `key`, if one does; checked when the provider
     /// builds, so that an override set up after the provider's slot was made still applies.
-    @inlinable
+    @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: ProviderKey, component: Component
     ) throws -> T {
