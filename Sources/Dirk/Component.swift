@@ -33,8 +33,9 @@ import CDirk
 /// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
 open class Component: @unchecked Sendable {
     /// The lock and the state it guards, and beside it the lock-free tables of modules, parents
-    /// and ancestors, in one allocation. Modules of the component hold it too, so that their
-    /// deinitializers can take their caches out of `ComponentState.caches`.
+    /// and ancestors and the component's flags, in one allocation. Modules of the component hold
+    /// it too, so that their deinitializers can read whether the component was released and, if
+    /// not, take their caches out of `ComponentState.caches`.
     @usableFromInline let core: Locked<ComponentState>
 
     /// Creates a component with no modules and no parents; add them with
@@ -108,7 +109,8 @@ open class Component: @unchecked Sendable {
     /// The default modules being created.
     var moduleCreations = InlineList<ModuleCreation>()
     /// The provider slots of every module made for the component, registered or not, in the
-    /// order the modules were made: what `reset()` and the component's release empty.
+    /// order the modules were made: what `reset()` empties, and the component's release empties
+    /// for the modules that outlive it.
     var caches = InlineList<ProviderSlots>()
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.

@@ -13,11 +13,18 @@ import CDirk
     /// Whether `store(into:)` wrote this key at `words`: equality with the stored key, which a key
     /// may decide word by word, stopping at the first that differs.
     func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool
+    /// `isStored(at:)` as far as a few loads and comparisons tell, or nil when only
+    /// `isStored(at:)` can: lookups try it first, so that their loops call nothing.
+    func isStoredQuickly(at words: UnsafeMutablePointer<UInt>) -> Bool?
 }
 
 extension LookupTableKey {
     @inlinable package func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool {
         Self(loadingFrom: words) == self
+    }
+
+    @inlinable package func isStoredQuickly(at words: UnsafeMutablePointer<UInt>) -> Bool? {
+        isStored(at: words)
     }
 }
 
@@ -116,17 +123,34 @@ extension LookupTableKey {
         while index < inlineCount {
             let entry = inlineEntry(index)
             guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
+            guard let isStored = key.isStoredQuickly(at: entry + 2) else {
+                return unretainedInlineEntry(for: key, from: index)
+            }
+            if isStored { return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1)) }
+            index &+= 1
+        }
+        return nil
+    }
+
+    /// `unretainedInlineEntry(for:)` from the entry at `start` on, with the key's full comparison.
+    @inlinable @inline(never)
+    func unretainedInlineEntry(for key: Key, from start: Int) -> (value: Unmanaged<Value>, tag: UInt)? {
+        for index in start..<inlineCount {
+            let entry = inlineEntry(index)
+            guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
             if key.isStored(at: entry + 2) {
                 return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))
             }
-            index &+= 1
         }
         return nil
     }
 
     /// The entry stored under `key` in the storage at `storage`, which the table holds until
     /// `destroy()`, which runs only when the owner goes.
-    @inlinable
+    ///
+    /// A call of its own, into which the storage's probe is inlined, so that a lookup among the
+    /// inline entries stays small and a lookup in the storage makes one call. (Speed only.)
+    @inlinable @inline(never)
     static func unretainedEntry(
         for key: Key, in storage: UnsafeRawPointer
     ) -> (value: Unmanaged<Value>, tag: UInt)? {
@@ -256,10 +280,31 @@ extension LookupTableKey {
             withUnsafeMutablePointerToHeader { $0.pointer(to: \.count)!.pointee }
         }
 
-        @inlinable package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+        @inlinable @inline(__always)
+        package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
             let mask = slotCount &- 1
             return withUnsafeMutablePointerToElements { entries in
                 var index = key.mixedHash & mask
+                while true {
+                    let entry = entries + index &* Self.entryWords
+                    guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else {
+                        return nil
+                    }
+                    guard let isStored = key.isStoredQuickly(at: entry + 2) else {
+                        return unretainedEntry(for: key, from: index)
+                    }
+                    if isStored { return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1)) }
+                    index = (index &+ 1) & mask
+                }
+            }
+        }
+
+        /// `unretainedEntry(for:)` from the entry at `start` on, with the key's full comparison.
+        @inlinable @inline(never)
+        func unretainedEntry(for key: Key, from start: Int) -> (value: Unmanaged<Value>, tag: UInt)? {
+            let mask = slotCount &- 1
+            return withUnsafeMutablePointerToElements { entries in
+                var index = start
                 while true {
                     let entry = entries + index &* Self.entryWords
                     guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else {

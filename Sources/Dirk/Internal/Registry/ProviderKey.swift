@@ -85,6 +85,12 @@ extension ProviderKey: LookupTableKey {
     /// address, which match for every call compiled from the same source; by content only when
     /// an address differs.
     @inlinable package func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool {
+        isStoredQuickly(at: words) ?? (Self(loadingFrom: words) == self)
+    }
+
+    /// The type, the position and the names' addresses: nil when the type and position match and
+    /// an address differs, since two addresses may hold the same text.
+    @inlinable package func isStoredQuickly(at words: UnsafeMutablePointer<UInt>) -> Bool? {
         guard dirk_load_relaxed(words) == UInt(bitPattern: type),
             dirk_load_relaxed(words + 1) == UInt(truncatingIfNeeded: position)
         else { return false }
@@ -95,7 +101,7 @@ extension ProviderKey: LookupTableKey {
             // The same addresses hold the same text, whose lengths are then the same too.
             return true
         }
-        return Self(loadingFrom: words) == self
+        return nil
     }
 
     @usableFromInline package func store(into words: UnsafeMutablePointer<UInt>) {
