@@ -1,10 +1,11 @@
 /// A list whose first two elements are kept inline, so that the common short list (a component's
 /// one or two modules, a resolution's only `scoped` instance) allocates nothing; later elements go
-/// to an array.
+/// to an array, which exists only while it holds any, so that a short list's release touches no
+/// array either.
 package struct InlineList<Element> {
     private var first: Element?
     private var second: Element?
-    private var rest: [Element] = []
+    private var rest: [Element]?
 
     package init() {}
 
@@ -15,8 +16,10 @@ package struct InlineList<Element> {
             first = element
         } else if second == nil {
             second = element
+        } else if rest == nil {
+            rest = [element]
         } else {
-            rest.append(element)
+            rest!.append(element)
         }
     }
 
@@ -24,7 +27,10 @@ package struct InlineList<Element> {
     /// none is copied. `shouldRemove` sees the later elements first, and a removed element is
     /// released here, so a caller that holds a lock keeps what it removes alive by other means.
     package mutating func removeAll(where shouldRemove: (Element) -> Bool) {
-        if !rest.isEmpty { rest.removeAll(where: shouldRemove) }
+        if rest != nil {
+            rest!.removeAll(where: shouldRemove)
+            if rest!.isEmpty { rest = nil }
+        }
         if let element = second, shouldRemove(element) { second = nil }
         if let element = first, shouldRemove(element) { first = nil }
         closeGaps()
@@ -37,8 +43,8 @@ package struct InlineList<Element> {
             removed = first.take()
         } else if let element = second, predicate(element) {
             removed = second.take()
-        } else if let index = rest.firstIndex(where: predicate) {
-            return rest.remove(at: index)
+        } else if let index = rest?.firstIndex(where: predicate) {
+            return removeFromRest(at: index)
         } else {
             return nil
         }
@@ -50,8 +56,15 @@ package struct InlineList<Element> {
     /// inline places fill first.
     private mutating func closeGaps() {
         if first == nil { first = second.take() }
-        if first == nil, !rest.isEmpty { first = rest.removeFirst() }
-        if second == nil, !rest.isEmpty { second = rest.removeFirst() }
+        if first == nil, rest != nil { first = removeFromRest(at: 0) }
+        if second == nil, rest != nil { second = removeFromRest(at: 0) }
+    }
+
+    /// Removes the element at `index` of `rest`, which exists, and `rest` with it if it empties.
+    private mutating func removeFromRest(at index: Int) -> Element {
+        let removed = rest!.remove(at: index)
+        if rest!.isEmpty { rest = nil }
+        return removed
     }
 
     /// Removes every element and returns them, moved, not copied.
@@ -74,8 +87,8 @@ package struct InlineList<Element> {
             modify(&second!)
             return true
         }
-        guard let index = rest.firstIndex(where: predicate) else { return false }
-        modify(&rest[index])
+        guard let index = rest?.firstIndex(where: predicate) else { return false }
+        modify(&rest![index])
         return true
     }
 
@@ -83,7 +96,7 @@ package struct InlineList<Element> {
     package func first(where predicate: (Element) -> Bool) -> Element? {
         if let first, predicate(first) { return first }
         if let second, predicate(second) { return second }
-        return rest.isEmpty ? nil : rest.first(where: predicate)
+        return rest?.first(where: predicate)
     }
 
     /// The elements, in order.
@@ -99,6 +112,7 @@ package struct InlineList<Element> {
         body(first)
         guard let second else { return }
         body(second)
+        guard let rest else { return }
         for element in rest { body(element) }
     }
 }
@@ -110,12 +124,12 @@ extension InlineList where Element: AnyObject {
     /// check can keep too much, never too little.
     package mutating func removeUniquelyReferenced() {
         if first == nil { return }
-        if !rest.isEmpty {
+        if rest != nil {
             var kept: [Element] = []
-            for index in rest.indices where !isKnownUniquelyReferenced(&rest[index]) {
-                kept.append(rest[index])
+            for index in rest!.indices where !isKnownUniquelyReferenced(&rest![index]) {
+                kept.append(rest![index])
             }
-            rest = kept
+            rest = kept.isEmpty ? nil : kept
         }
         if second != nil, isKnownUniquelyReferenced(&second!) { second = nil }
         if first != nil, isKnownUniquelyReferenced(&first!) { first = nil }
