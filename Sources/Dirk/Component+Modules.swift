@@ -93,7 +93,8 @@ extension Component {
                 {
                     Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
                 }
-                return state.registeredModules.updateValue(module, forKey: key)
+                state.registeredModules = state.registeredModules ?? [:]
+                return state.registeredModules!.updateValue(module, forKey: key)
             }
         }
         // Released after the lock: a module's deinitializer may run user code.
@@ -125,9 +126,7 @@ extension Component {
             subject: type, componentType: Swift.type(of: self))
         let next: ModuleCreation.Next = core.withLock { state in
             if modules.value(for: TypeKey(type)) != nil { return .published }
-            if !state.registeredModules.isEmpty,
-                let registered = state.registeredModules.removeValue(forKey: key)
-            {
+            if let registered = state.registeredModules?.removeValue(forKey: key) {
                 modules.insert(registered, asInstanceOf: type)
                 return .published
             }

@@ -50,9 +50,9 @@ open class Component: @unchecked Sendable {
         // One lock: the component is released from here on, and takes what it keeps. Everything is
         // released after the lock, since deinitializers run user code. A module that goes from now
         // on leaves its slots where they are (see `Module.deinit`).
-        var unused = [ObjectIdentifier: AnyModule]()
+        var unused: [ObjectIdentifier: AnyModule]?
         var caches = InlineList<ProviderSlots>()
-        var contributions = [ObjectIdentifier: [ContributionRecord]]()
+        var contributions: [ObjectIdentifier: [ContributionRecord]]?
         core.withLock { state in
             isReleased.set()
             swap(&unused, &state.registeredModules)
@@ -60,7 +60,7 @@ open class Component: @unchecked Sendable {
             swap(&contributions, &state.contributions)
         }
         // First the modules that nobody else holds go, with their caches.
-        unused = [:]
+        unused = nil
         modules.destroy()
         // The modules left are held by someone else: they must stop serving the instances of a
         // released scope, so their caches are emptied. The slots that only `caches` still refers
@@ -103,9 +103,12 @@ open class Component: @unchecked Sendable {
 
 /// What a component's lock guards.
 @usableFromInline struct ComponentState {
+    // The dictionaries are nil until they hold something, so that most components, which have
+    // neither, release none.
+
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
     /// the first `module()` of a type publishes its module in `Component.modules`.
-    var registeredModules = [ObjectIdentifier: AnyModule]()
+    var registeredModules: [ObjectIdentifier: AnyModule]?
     /// The default modules being created.
     var moduleCreations = InlineList<ModuleCreation>()
     /// The provider slots of every module made for the component, registered or not, in the
@@ -116,7 +119,7 @@ open class Component: @unchecked Sendable {
     /// another parent could change earlier answers.
     var hasSearchedParents = false
     /// The contributions this component made, by element type.
-    var contributions = [ObjectIdentifier: [ContributionRecord]]()
+    var contributions: [ObjectIdentifier: [ContributionRecord]]?
     /// What the component records of its resolutions, while recording is on.
     var recording: DependencyRecord?
     /// How many observers (traces under way, and recording) watch the component's providers.

@@ -79,7 +79,10 @@ extension Component {
             // Only this component builds its own contributions, so `component` is `self`.
             resolve(component as! Self)
         }
-        core.withLock { $0.contributions[ObjectIdentifier(type), default: []].append(record) }
+        core.withLock { state in
+            state.contributions = state.contributions ?? [:]
+            state.contributions![ObjectIdentifier(type), default: []].append(record)
+        }
         return self
     }
 
@@ -96,7 +99,7 @@ extension Component {
     ) -> [Contribution<Element>] {
         let elementType = ObjectIdentifier(type)
         let all = contributingComponents().flatMap { component in
-            component.core.withLock { $0.contributions[elementType] ?? [] }.map { record in
+            component.core.withLock { $0.contributions?[elementType] ?? [] }.map { record in
                 Contribution(
                     key: record.key, metadata: record.metadata, contributor: Swift.type(of: component)
                 ) {
