@@ -12,16 +12,17 @@ import CDirk
 /// The component the module belongs to also holds this object, so that `reset()` and the
 /// component's release reach every cache without holding the module.
 @usableFromInline final class ProviderSlots: Locked<ProviderSlots.State> {
-    // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded by the lock of `Locked`. The extra words are atomics: `attention`,
-    // `observers`, `hasOverrides`, then the table, which is written only while holding the lock.
+    // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded
+    // by the lock of `Locked`. The extra words are atomics: `attention`, `observers`, the
+    // overrides (see `overrides`), then the table, which is written only while holding the lock.
 
+    /// Two types, nothing to release: `ManagedBuffer` destroys its header through the type's
+    /// generic witness, which costs nothing for such a header.
     @usableFromInline struct State {
         /// The module's type, which names its providers.
         @usableFromInline let moduleType: Any.Type
         /// The type of the component the module belongs to.
         @usableFromInline let componentType: Any.Type
-        /// Factories that replace providers' factories, by key (`Component.overriding`).
-        var overrides = [OverrideKey: AnyObject]()
     }
 
     @inlinable static var attentionWord: Int { 0 }
@@ -44,6 +45,7 @@ import CDirk
 
     deinit {
         table.destroy()
+        if let overrides { Unmanaged.passUnretained(overrides).release() }
     }
 
     @inlinable var table: LookupTable<ProviderKey, AnyObject> {
@@ -167,13 +169,34 @@ import CDirk
     /// The factory that replaces the provider at `key`, if one does.
     @usableFromInline
     func override(for key: ProviderKey) -> AnyObject? {
-        withLock { $0.overrides[OverrideKey(key: key)] }
+        withLock { _ in overrides?.factories[OverrideKey(key: key)] }
     }
 
     /// Makes `factory` replace the provider at `key`.
     func setOverride(_ factory: AnyObject, for key: ProviderKey) {
-        withLock { $0.overrides[OverrideKey(key: key)] = factory }
-        dirk_store_relaxed(extraWords + Self.overridesWord, 1)
+        withLock { _ in
+            let overrides =
+                overrides
+                ?? {
+                    let made = Overrides()
+                    dirk_store_relaxed(
+                        extraWords + Self.overridesWord,
+                        UInt(bitPattern: Unmanaged.passRetained(made).toOpaque()))
+                    return made
+                }()
+            overrides.factories[OverrideKey(key: key)] = factory
+        }
+    }
+
+    /// The module's overrides, made by its first override. Read and write them only while holding
+    /// the lock, except for the check of `hasOverrides`.
+    ///
+    /// **Why it is safe.** The word holds the one reference the slots keep to the box, taken when
+    /// `setOverride` makes it and released by `deinit`; the caller holds the slots.
+    private var overrides: Overrides? {
+        UnsafeRawPointer(bitPattern: dirk_load_relaxed(extraWords + Self.overridesWord)).map {
+            Unmanaged<Overrides>.fromOpaque($0).takeUnretainedValue()
+        }
     }
 
     // MARK: Reset
@@ -187,6 +210,11 @@ import CDirk
         }
         return dropped
     }
+}
+
+/// Factories that replace providers' factories of one module, by key (`Component.overriding`).
+final class Overrides {
+    var factories = [OverrideKey: AnyObject]()
 }
 
 /// A provider's key as a dictionary key, for overrides.
