@@ -468,7 +468,7 @@ struct OnceStateMachineTests {
         Waiter.thread(parker).resume(with: sent)
         #expect(received(by: [parker]) == [sent.summary])
         let delivery = await withCheckedContinuation { continuation in
-            Waiter<Item>.task(continuation).resume(with: sent)
+            Waiter<Item>.task(TaskWaiter(continuation)).resume(with: sent)
         }
         #expect(delivery.event.summary == sent.summary)
         withExtendedLifetime((item, failure)) {}

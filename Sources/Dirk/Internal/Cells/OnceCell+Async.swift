@@ -67,7 +67,7 @@ extension OnceCell {
                     if case .cancelled = registration, cancellable { return .cancelled }
                     guard
                         let id = withLock({
-                            $0.enqueue(.task(continuation), of: agent, generation: generation)
+                            $0.enqueue(.task(TaskWaiter(continuation)), of: agent, generation: generation)
                         })
                     else { return .recheck }
                     registration = .waiting(id)

@@ -42,16 +42,30 @@
 }
 
 /// Something waiting for a build: a thread asleep on its parker, or a suspended task.
+///
+/// Each case is one reference, so that a cell's state, which keeps its waiters, has a layout
+/// known where it is compiled: a `CheckedContinuation` held inline would not, its module being
+/// built for library evolution, and every copy and release of a cell's state would then go through
+/// its type's witnesses.
 @usableFromInline package enum Waiter<Value> {
     case thread(Parker<WaitEvent<Value>>)
-    case task(CheckedContinuation<Delivery<Value>, Never>)
+    case task(TaskWaiter<Value>)
 
     /// Wakes the waiter with `event`. Call it once, outside any lock.
     @usableFromInline package func resume(with event: WaitEvent<Value>) {
         switch self {
         case .thread(let parker): parker.deliver(event)
-        case .task(let continuation): continuation.resume(returning: Delivery(event: event))
+        case .task(let task): task.continuation.resume(returning: Delivery(event: event))
         }
+    }
+}
+
+/// A suspended task waiting for a build, as a `Waiter` keeps it.
+@usableFromInline package final class TaskWaiter<Value>: Sendable {
+    @usableFromInline let continuation: CheckedContinuation<Delivery<Value>, Never>
+
+    package init(_ continuation: CheckedContinuation<Delivery<Value>, Never>) {
+        self.continuation = continuation
     }
 }
 
