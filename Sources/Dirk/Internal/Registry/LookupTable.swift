@@ -116,33 +116,36 @@ extension LookupTableKey {
     }
 
     /// The inline entry stored under `key`, not retained, or nil.
+    ///
+    /// The entries from `start` on are compared by `isStoredQuickly(at:)`, which calls nothing,
+    /// unless `comparingText`: at the first that only the full comparison can tell, the scan goes
+    /// on from there in a call of its own, comparing text. (`comparingText` is a constant at every
+    /// call, so each variant is compiled without the other's branch.)
     @inlinable @inline(__always)
-    func unretainedInlineEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+    func unretainedInlineEntry(
+        for key: Key, from start: Int = 0, comparingText: Bool = false
+    ) -> (value: Unmanaged<Value>, tag: UInt)? {
         // Inline entries are filled in order, and before the storage: an empty one ends them.
-        var index = 0
+        var index = start
         while index < inlineCount {
             let entry = inlineEntry(index)
             guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
-            guard let isStored = key.isStoredQuickly(at: entry + 2) else {
-                return unretainedInlineEntry(for: key, from: index)
-            }
+            guard
+                let isStored = comparingText
+                    ? key.isStored(at: entry + 2) : key.isStoredQuickly(at: entry + 2)
+            else { return unretainedInlineEntryComparingText(for: key, from: index) }
             if isStored { return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1)) }
             index &+= 1
         }
         return nil
     }
 
-    /// `unretainedInlineEntry(for:)` from the entry at `start` on, with the key's full comparison.
+    /// `unretainedInlineEntry(for:)` from the entry at `start` on, comparing text.
     @inlinable @inline(never)
-    func unretainedInlineEntry(for key: Key, from start: Int) -> (value: Unmanaged<Value>, tag: UInt)? {
-        for index in start..<inlineCount {
-            let entry = inlineEntry(index)
-            guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return nil }
-            if key.isStored(at: entry + 2) {
-                return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))
-            }
-        }
-        return nil
+    func unretainedInlineEntryComparingText(
+        for key: Key, from start: Int
+    ) -> (value: Unmanaged<Value>, tag: UInt)? {
+        unretainedInlineEntry(for: key, from: start, comparingText: true)
     }
 
     /// The entry stored under `key` in the storage at `storage`, which the table holds until
@@ -280,42 +283,36 @@ extension LookupTableKey {
             withUnsafeMutablePointerToHeader { $0.pointer(to: \.count)!.pointee }
         }
 
+        /// The entry stored under `key`, probing from its hash's slot, or from `start`; compared as
+        /// `LookupTable.unretainedInlineEntry(for:from:comparingText:)` compares.
         @inlinable @inline(__always)
-        package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+        package func unretainedEntry(
+            for key: Key, from start: Int? = nil, comparingText: Bool = false
+        ) -> (value: Unmanaged<Value>, tag: UInt)? {
             let mask = slotCount &- 1
             return withUnsafeMutablePointerToElements { entries in
-                var index = key.mixedHash & mask
+                var index = start ?? key.mixedHash & mask
                 while true {
                     let entry = entries + index &* Self.entryWords
                     guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else {
                         return nil
                     }
-                    guard let isStored = key.isStoredQuickly(at: entry + 2) else {
-                        return unretainedEntry(for: key, from: index)
-                    }
+                    guard
+                        let isStored = comparingText
+                            ? key.isStored(at: entry + 2) : key.isStoredQuickly(at: entry + 2)
+                    else { return unretainedEntryComparingText(for: key, from: index) }
                     if isStored { return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1)) }
                     index = (index &+ 1) & mask
                 }
             }
         }
 
-        /// `unretainedEntry(for:)` from the entry at `start` on, with the key's full comparison.
+        /// `unretainedEntry(for:)` from the entry at `start` on, comparing text.
         @inlinable @inline(never)
-        func unretainedEntry(for key: Key, from start: Int) -> (value: Unmanaged<Value>, tag: UInt)? {
-            let mask = slotCount &- 1
-            return withUnsafeMutablePointerToElements { entries in
-                var index = start
-                while true {
-                    let entry = entries + index &* Self.entryWords
-                    guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else {
-                        return nil
-                    }
-                    if key.isStored(at: entry + 2) {
-                        return (Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))
-                    }
-                    index = (index &+ 1) & mask
-                }
-            }
+        func unretainedEntryComparingText(
+            for key: Key, from start: Int
+        ) -> (value: Unmanaged<Value>, tag: UInt)? {
+            unretainedEntry(for: key, from: start, comparingText: true)
         }
 
         /// Publishes `value`, retaining it. Call it while holding the owner's lock.

@@ -175,16 +175,12 @@ import CDirk
     /// Makes `factory` replace the provider at `key`.
     func setOverride(_ factory: AnyObject, for key: ProviderKey) {
         withLock { _ in
-            let overrides =
-                overrides
-                ?? {
-                    let made = Overrides()
-                    dirk_store_relaxed(
-                        extraWords + Self.overridesWord,
-                        UInt(bitPattern: Unmanaged.passRetained(made).toOpaque()))
-                    return made
-                }()
-            overrides.factories[OverrideKey(key: key)] = factory
+            if overrides == nil {
+                dirk_store_relaxed(
+                    extraWords + Self.overridesWord,
+                    UInt(bitPattern: Unmanaged.passRetained(Overrides()).toOpaque()))
+            }
+            overrides!.factories[OverrideKey(key: key)] = factory
         }
     }
 
