@@ -257,7 +257,7 @@ final class ScriptedCell: WaitableCell {
 
     /// The generation of the build under way.
     var generation: UInt64 {
-        guard case .building(let build) = machine.state else { return 0 }
+        guard case .building(let build, _) = machine.state else { return 0 }
         return build.generation
     }
 

@@ -242,7 +242,7 @@ extension OnceCell {
     /// How many agents wait for the build under way; zero when none is.
     var waiterCount: Int {
         withLock { machine in
-            guard case .building(let build) = machine.state else { return 0 }
+            guard case .building(let build, _) = machine.state else { return 0 }
             return build.waiters.count
         }
     }

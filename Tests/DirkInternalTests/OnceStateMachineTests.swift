@@ -55,13 +55,13 @@ struct OnceStateMachineTests {
         #expect(!machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
         #expect(machine.claim(by: agent, frame: makeFrame("left()")).summary == .build(generation: 1))
         machine.checkInvariants()
-        guard case .building(let build) = machine.state else {
+        guard case .building(let build, let frame) = machine.state else {
             Issue.record("a claimed cell must be building")
             return
         }
         #expect(build.builder === agent)
         #expect(build.generation == 1)
-        #expect(build.frame.name == "Item.left()")
+        #expect(frame.name == "Item.left()")
         #expect(build.instance == nil)
         #expect(build.waiters.isEmpty)
         #expect(machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
@@ -212,7 +212,7 @@ struct OnceStateMachineTests {
         }
         #expect(ids == ids.sorted() && Set(ids).count == 3)
         #expect(machine.waiterIDs == ids)
-        guard case .building(let build) = machine.state else { return }
+        guard case .building(let build, _) = machine.state else { return }
         #expect(
             build.waiters.map { ObjectIdentifier($0.agent) }
                 == [first, second, first].map(ObjectIdentifier.init))
@@ -404,7 +404,7 @@ struct OnceStateMachineTests {
         machine.holdInstance(item, generation: 1)
         #expect(machine.reset() == nil)
         machine.checkInvariants()
-        guard case .building(let build) = machine.state else {
+        guard case .building(let build, _) = machine.state else {
             Issue.record("reset must leave a build under way")
             return
         }
@@ -610,7 +610,7 @@ func parkerIDs<Value>(_ waiters: [Waiter<Value>]) -> [ObjectIdentifier] {
 extension OnceStateMachine {
     /// The identifiers of the waiters of the build under way, in order.
     var waiterIDs: [UInt64] {
-        guard case .building(let build) = state else { return [] }
+        guard case .building(let build, _) = state else { return [] }
         return build.waiters.map(\.id)
     }
 

@@ -90,7 +90,8 @@
     /// The states, as `state` shows them.
     package enum State {
         case empty
-        case building(Build)
+        /// A build under way, and the step that builds.
+        case building(Build, frame: Frame)
         case ready(Storage)
     }
 
@@ -98,8 +99,6 @@
     @usableFromInline package struct Build {
         @usableFromInline package let builder: BuildAgent
         @usableFromInline package let generation: UInt64
-        /// The step that builds, for cycle paths.
-        @usableFromInline package let frame: Frame
         /// The instance, once the factory returned: seen by the builder (and by a waiter that
         /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
         @usableFromInline package var instance: Value?
@@ -111,6 +110,11 @@
     // them is set.
     @usableFromInline var ready: Storage?
     @usableFromInline var build: Build?
+    /// The step that builds, for cycle paths: set when a build begins, and meaningful only while
+    /// `build` is set (it is plain words, left in place when the build ends). It is kept beside
+    /// the build, not in it: a build that held a frame of so many words would be copied and
+    /// destroyed through its type's witnesses; a frame alone is copied as plain words.
+    @usableFromInline var buildFrame: Frame?
     private var generations: UInt64 = 0
     private var waiterIDs: UInt64 = 0
 
@@ -119,7 +123,7 @@
 
     /// The state, as one value.
     package var state: State {
-        if let build { return .building(build) }
+        if let build { return .building(build, frame: buildFrame!) }
         if let ready { return .ready(ready) }
         return .empty
     }
@@ -154,7 +158,7 @@
         if let build {
             if build.builder === agent {
                 if let instance = build.instance { return .ownInstance(instance) }
-                return .cycle(build.frame)
+                return .cycle(buildFrame!)
             }
             return .wait(generation: build.generation)
         }
@@ -162,7 +166,8 @@
         // Empty, or a weak value that is gone.
         generations &+= 1
         ready = nil
-        build = Build(builder: agent, generation: generations, frame: frame)
+        build = Build(builder: agent, generation: generations)
+        buildFrame = frame
         return .build(generation: generations)
     }
 
@@ -207,7 +212,7 @@
     /// The build of generation `generation`, if it is still under way, for the wait graph.
     @usableFromInline package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         guard let build, build.generation == generation else { return nil }
-        return BuildSnapshot(builder: build.builder, frame: build.frame, hasInstance: build.instance != nil)
+        return BuildSnapshot(builder: build.builder, frame: buildFrame!, hasInstance: build.instance != nil)
     }
 
     // MARK: Ending a build
@@ -283,6 +288,7 @@
             precondition(ready.value != nil, "Dirk internal error: a strong cell lost its value")
         }
         if let build {
+            precondition(buildFrame != nil, "Dirk internal error: a build with no frame")
             precondition(build.generation == generations, "Dirk internal error: a build of an old generation")
             let ids = build.waiters.map(\.id)
             precondition(Set(ids).count == ids.count, "Dirk internal error: a waiter enqueued twice")
