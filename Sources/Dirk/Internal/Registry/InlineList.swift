@@ -11,7 +11,7 @@ package struct InlineList<Element> {
 
     package var isEmpty: Bool { first == nil }
 
-    package mutating func append(_ element: Element) {
+    package mutating func append(_ element: consuming Element) {
         if first == nil {
             first = element
         } else if second == nil {
