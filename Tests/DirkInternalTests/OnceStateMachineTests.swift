@@ -219,6 +219,35 @@ struct OnceStateMachineTests {
     }
 
     @Test(
+        "a later build reports its own step, not the step of a build that ended before it",
+        arguments: StorageKind.allCases)
+    func laterBuildReportsItsOwnStep(storage: StorageKind) {
+        switch storage {
+        case .strong: laterBuildReportsItsOwnStep(StrongStorage<Item>.self)
+        case .weak: laterBuildReportsItsOwnStep(WeakStorage<Item>.self)
+        }
+    }
+
+    private func laterBuildReportsItsOwnStep<S: CellStorage>(_: S.Type) where S.Value == Item {
+        var machine = OnceStateMachine<S>()
+        let first = BuildAgent.standalone()
+        #expect(machine.claim(by: first, frame: makeFrame("first()")).summary == .build(generation: 1))
+        _ = machine.fail(generation: 1)
+        #expect(machine.build(ofGeneration: 1) == nil)
+        let second = BuildAgent.standalone()
+        #expect(machine.claim(by: second, frame: makeFrame("second()")).summary == .build(generation: 2))
+        machine.checkInvariants()
+        #expect(machine.claim(by: second, frame: makeFrame("again()")).summary == .cycle("Item.second()"))
+        #expect(machine.build(ofGeneration: 2)?.frame.name == "Item.second()")
+        #expect(machine.build(ofGeneration: 1) == nil)
+        guard case .building(_, let frame) = machine.state else {
+            Issue.record("a claimed cell must be building")
+            return
+        }
+        #expect(frame.name == "Item.second()")
+    }
+
+    @Test(
         "enqueueing for a stale generation, or with no build under way, adds nothing and says to claim again")
     func enqueueStale() {
         var machine = OnceStateMachine<StrongStorage<Item>>()

@@ -105,9 +105,9 @@
         @usableFromInline package var waiters: [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>)] = []
     }
 
-    // The state is kept in two variables rather than one enum, so that a cached read touches one
-    // word: `ready` holds the value of a ready cell, `build` the build under way; at most one of
-    // them is set.
+    // The state is kept in variables rather than one enum, so that a cached read touches one
+    // word: `ready` holds the value of a ready cell, `build` the build under way (and `buildFrame`
+    // its step); at most one of `ready` and `build` is set.
     @usableFromInline var ready: Storage?
     @usableFromInline var build: Build?
     /// The step that builds, for cycle paths: set when a build begins, and meaningful only while
@@ -279,9 +279,9 @@
         #endif
     }
 
-    /// Stops the program if the state is inconsistent: a build and a value at once, a build of a
-    /// generation not yet counted, waiters with duplicate or uncounted identifiers, or a strong
-    /// ready value that is gone.
+    /// Stops the program if the state is inconsistent: a build and a value at once, a build with
+    /// no frame, a build of a generation not yet counted, waiters with duplicate or uncounted
+    /// identifiers, or a strong ready value that is gone.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
         if let ready, Storage.self is StrongStorage<Value>.Type {
