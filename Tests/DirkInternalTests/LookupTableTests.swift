@@ -126,6 +126,28 @@ struct LookupTableTests {
         #expect(probes.allSatisfy { $0.item == nil }, "destroy() must release every value")
     }
 
+    @Test(
+        "destroy() releases every value of a table with several inline entries, however many are filled",
+        arguments: [0, 1, 3, 4, 5, 40])
+    func destroyReleasesInlineEntries(count: Int) {
+        let keys = distinctTypes(count).map(TypeKey.init)
+        let inlineCount = 4
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: TypeTable.wordCount(inline: inlineCount))
+        defer { words.deallocate() }
+        let table = TypeTable(words: words, inlineCount: inlineCount)
+        table.initialize()
+        var probes: [WeakItem] = []
+        for (index, key) in keys.enumerated() {
+            let item = Item(index)
+            probes.append(WeakItem(item: item))
+            table.insert(item, tag: 0, for: key)
+        }
+        #expect(probes.count == count)
+        #expect(probes.allSatisfy { $0.item != nil }, "the table keeps its values alive")
+        table.destroy()
+        #expect(probes.allSatisfy { $0.item == nil }, "destroy() must release every value")
+    }
+
     @Test("a table keyed by types gives the value stored under a type's key as that type")
     func instanceOfType() {
         withTable(LookupTable<TypeKey, AnyObject>.self) { table in

@@ -38,6 +38,8 @@ package struct InlineList<Element> {
 
     /// Removes the first element for which `predicate` is true and returns it, or returns nil.
     package mutating func removeFirst(where predicate: (Element) -> Bool) -> Element? {
+        // The common list of one element: no gap to close.
+        if second == nil, rest == nil, let element = first, predicate(element) { return first.take() }
         var removed: Element?
         if let element = first, predicate(element) {
             removed = first.take()

@@ -82,10 +82,13 @@ extension LookupTableKey {
 
     /// Releases every value and the storages; call it once, when the owner goes.
     package func destroy() {
+        // Inline entries are filled in order, and all of them before the storage: an empty one
+        // ends them, and means there is no storage.
         for index in 0..<inlineCount {
-            if let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(inlineEntry(index))) {
-                Unmanaged<Value>.fromOpaque(value).release()
+            guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(inlineEntry(index))) else {
+                return
             }
+            Unmanaged<Value>.fromOpaque(value).release()
         }
         if let storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow)) {
             Unmanaged<Storage>.fromOpaque(storage).release()
