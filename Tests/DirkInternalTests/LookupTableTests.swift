@@ -108,30 +108,11 @@ struct LookupTableTests {
         }
     }
 
-    @Test("destroy() releases every value, including the references of outgrown storages")
-    func destroyReleases() {
-        let keys = distinctTypes(300).map(TypeKey.init)
-        let words = UnsafeMutablePointer<UInt>.allocate(capacity: TypeTable.wordCount)
-        defer { words.deallocate() }
-        let table = TypeTable(words: words)
-        table.initialize()
-        var probes: [WeakItem] = []
-        for (index, key) in keys.enumerated() {
-            let item = Item(index)
-            probes.append(WeakItem(item: item))
-            table.insert(item, tag: 0, for: key)
-        }
-        #expect(probes.allSatisfy { $0.item != nil }, "the table keeps its values alive")
-        table.destroy()
-        #expect(probes.allSatisfy { $0.item == nil }, "destroy() must release every value")
-    }
-
     @Test(
-        "destroy() releases every value of a table with several inline entries, however many are filled",
-        arguments: [0, 1, 3, 4, 5, 40])
-    func destroyReleasesInlineEntries(count: Int) {
+        "destroy() releases every value, however many inline entries are filled, including the references of outgrown storages",
+        arguments: [(inline: 1, count: 300), (4, 0), (4, 1), (4, 3), (4, 4), (4, 5), (4, 40)])
+    func destroyReleases(inlineCount: Int, count: Int) {
         let keys = distinctTypes(count).map(TypeKey.init)
-        let inlineCount = 4
         let words = UnsafeMutablePointer<UInt>.allocate(capacity: TypeTable.wordCount(inline: inlineCount))
         defer { words.deallocate() }
         let table = TypeTable(words: words, inlineCount: inlineCount)

@@ -38,8 +38,6 @@ package struct InlineList<Element> {
 
     /// Removes the first element for which `predicate` is true and returns it, or returns nil.
     package mutating func removeFirst(where predicate: (Element) -> Bool) -> Element? {
-        // The common list of one element: no gap to close.
-        if second == nil, rest == nil, let element = first, predicate(element) { return first.take() }
         var removed: Element?
         if let element = first, predicate(element) {
             removed = first.take()
@@ -57,6 +55,8 @@ package struct InlineList<Element> {
     /// Moves later elements into empty inline places, so that the elements stay in order and the
     /// inline places fill first.
     private mutating func closeGaps() {
+        // Nothing after the first place: no element to move (the common list of one).
+        if second == nil, rest == nil { return }
         if first == nil { first = second.take() }
         if first == nil, rest != nil { first = removeFromRest(at: 0) }
         if second == nil, rest != nil { second = removeFromRest(at: 0) }
