@@ -174,10 +174,10 @@ extension AnyModule {
             }.slot
             return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
         case .asyncScoped:
-            let marker = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
-                ProviderMarker()
-            }.slot
-            let cell = agent.scopes.cell(for: marker) { OnceCell<StrongStorage<AnyObject>>.make() }
+            _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
+                ProviderMarker.scoped
+            }
+            let cell = ScopedProvider(slots: slots, key: key).cell(in: agent.scopes)
             return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
         default:
             // Like a synchronous `transient`, it keeps nothing, not even a slot.

@@ -5,8 +5,8 @@ import CDirk
 ///
 /// A provider's slot is made on its first call and kept for the module's lifetime. It is the
 /// provider's cache cell (`single`, `weak`, `async single`: a `OnceCell`; `single(key:)`: a
-/// `KeyedCells`) or, for a `scoped` provider, which caches nothing in the module, a
-/// `ProviderMarker` that identifies the provider. A `transient` keeps no slot. The table entry's
+/// `KeyedCells`) or, for a `scoped` provider, which caches nothing in the module, the shared
+/// `ProviderMarker.scoped`. A `transient` keeps no slot. The table entry's
 /// tag is the provider's strategy, checked before a slot is used as a cell of that strategy.
 ///
 /// The component the module belongs to also holds this object, so that `reset()` and the
@@ -224,10 +224,14 @@ struct OverrideKey: Hashable {
     }
 }
 
-/// The slot of a `scoped` provider, which caches nothing in its module: it identifies the
-/// provider, for its instances in each resolution and for insight.
+/// What the table holds for a provider that caches nothing in its module: one shared object, so
+/// that the entry records the provider's strategy without an object of its own.
 @usableFromInline final class ProviderMarker: Sendable {
     @usableFromInline init() {}
+
+    /// The entry of every `scoped` provider, sync or async: its instances live in each resolution's
+    /// `ScopeStore`, found by the provider's key and its module's slots.
+    static let scoped = ProviderMarker()
 
     /// The object a `transient`'s factory step returns through the pipeline, which hands the
     /// value itself to its caller another way.

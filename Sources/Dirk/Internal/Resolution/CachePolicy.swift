@@ -4,7 +4,7 @@
 /// the slot its provider keeps in the module, and how a call goes through that slot. Values travel
 /// as objects (see `Erasure`), so the pipeline and the policies are compiled once for every type.
 protocol CachePolicy {
-    associatedtype Slot: AnyObject
+    associatedtype Slot
 
     var strategy: ProviderStrategy { get }
 
@@ -27,7 +27,7 @@ protocol CachePolicy {
 }
 
 /// A policy whose providers each keep a slot in their module: every strategy but `transient`.
-protocol ProviderSlotPolicy: CachePolicy {
+protocol ProviderSlotPolicy: CachePolicy where Slot: AnyObject {
     /// Makes the provider's slot, on its first call.
     func makeSlot() -> Slot
 }
@@ -112,25 +112,46 @@ struct KeyedPolicy: ProviderSlotPolicy {
     }
 }
 
-/// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, made for the
-/// provider's slot.
-struct ScopedPolicy: ProviderSlotPolicy {
+/// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, found by the
+/// provider's key and its module's slots.
+///
+/// The provider's entry in its module's table holds the one shared `ProviderMarker.scoped`: it
+/// records the provider's strategy, for clashes and insight, and costs no object per provider.
+struct ScopedPolicy: CachePolicy {
     var strategy: ProviderStrategy { .scoped }
 
-    func makeSlot() -> ProviderMarker { ProviderMarker() }
+    func withSlot<Result>(
+        in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
+        _ body: (ScopedProvider, Bool) throws -> Result
+    ) rethrows -> Result {
+        let isNew = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
+            ProviderMarker.scoped
+        }.isNew
+        return try body(ScopedProvider(slots: slots, key: key), isNew)
+    }
 
-    func hasInstance(in slot: ProviderMarker, context: ResolutionContext) -> Bool {
-        context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<AnyObject>>.make() }.hasValue
+    func hasInstance(in provider: ScopedProvider, context: ResolutionContext) -> Bool {
+        provider.cell(in: context.scopeStore).hasValue
     }
 
     func resolve(
-        in slot: ProviderMarker, context: ResolutionContext, frame: Frame,
+        in provider: ScopedProvider, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
-        try context.scopeStore.cell(for: slot) { OnceCell<StrongStorage<AnyObject>>.make() }
-            .resolve(
-                in: context, frame: frame, build: { try build()! }, configures: configures,
-                configure: configure)
+        try provider.cell(in: context.scopeStore).resolve(
+            in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
+    }
+}
+
+/// A `scoped` provider, as a resolution's `ScopeStore` finds its cell: the slots of its module and
+/// its key.
+struct ScopedProvider {
+    let slots: ProviderSlots
+    let key: ProviderKey
+
+    /// The provider's cell in `store`, made on the provider's first call in the resolution.
+    func cell(in store: ScopeStore) -> OnceCell<StrongStorage<AnyObject>> {
+        store.cell(owner: slots, key: key) { OnceCell<StrongStorage<AnyObject>>.make() }
     }
 }
 

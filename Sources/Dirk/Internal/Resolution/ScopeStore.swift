@@ -1,5 +1,8 @@
-/// The `scoped` instances of one resolution: one cell per provider slot, made on the provider's
-/// first call in the resolution and released when the resolution ends.
+/// The `scoped` instances of one resolution: one cell per provider, made on the provider's first
+/// call in the resolution and released when the resolution ends.
+///
+/// A provider is found by its key and the object that owns its module's slots (`ProviderSlots`),
+/// so that a `scoped` provider needs no object of its own.
 ///
 /// A thread's resolution has one store, which the thread keeps, emptied, for its next one; an
 /// async resolution shares its store with every sync resolution that runs inside it, on whatever
@@ -14,10 +17,20 @@ final class ScopeStore: Locked<ScopeStore.State> {
 
     @usableFromInline
     struct State {
-        /// The cells, each with its slot, which the entry keeps alive, so that no other slot can
-        /// take the same address while the store exists.
-        var cells = InlineList<(slot: AnyObject, cell: AnyObject)>()
+        /// The cells, each with its provider's key and the owner of the provider's slots, which the
+        /// entry keeps alive, so that no other owner can take the same address while the store
+        /// exists.
+        var cells = InlineList<Entry>()
         var hasEnded = false
+    }
+
+    /// A provider's cell: a struct rather than a tuple, so that copying and destroying one is
+    /// compiled for it instead of going through a tuple's generic witnesses.
+    @usableFromInline
+    struct Entry {
+        let owner: AnyObject
+        let key: ProviderKey
+        let cell: AnyObject
     }
 
     /// An empty store.
@@ -29,15 +42,17 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// the store then starts a store of its own.
     var hasEnded: Bool { withLock { $0.hasEnded } }
 
-    /// The cell of `slot` in this resolution, made by `make` on first use.
-    func cell<Cell: AnyObject>(for slot: AnyObject, make: () -> Cell) -> Cell {
+    /// The cell of the provider at `key` among the slots that `owner` keeps, in this resolution,
+    /// made by `make` on first use.
+    func cell<Cell: AnyObject>(owner: AnyObject, key: ProviderKey, make: () -> Cell) -> Cell {
         withLock { state in
-            if let existing = state.cells.first(where: { $0.slot === slot }) {
-                // Every cell stored under a slot was made by the same provider, with its type.
+            if let existing = state.cells.first(where: { $0.owner === owner && $0.key == key }) {
+                // Every cell stored under a key and an owner was made by the same provider, with
+                // its type.
                 return unsafeDowncast(existing.cell, to: Cell.self)
             }
             let made = make()
-            state.cells.append((slot, made))
+            state.cells.append(Entry(owner: owner, key: key, cell: made))
             return made
         }
     }
