@@ -136,13 +136,13 @@ extension AnyModule {
                 String(repeating: "  ", count: depth)
                     + "\(name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
         }
-        let recorder: Locked<ComponentState>? = componentCore.withLock { state in
+        let recorder: ComponentCore? = componentCore.withLock { state in
             guard state.recording != nil else { return nil }
             state.recording?.providers[name] = DependencyGraph.Strategy(frame.strategy)
             return componentCore
         }
         if let requester = context.observedCalls.last, let requesterRecorder = requester.recorder {
-            (requesterRecorder as? Locked<ComponentState>)?.withLock { state in
+            (requesterRecorder as? ComponentCore)?.withLock { state in
                 _ = state.recording?.edges.insert(DependencyRecord.Edge(from: requester.name, to: name))
             }
         }

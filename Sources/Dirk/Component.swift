@@ -36,13 +36,13 @@ open class Component: @unchecked Sendable {
     /// and ancestors and the component's flags, in one allocation. Modules of the component hold
     /// it too, so that their deinitializers can read whether the component was released and, if
     /// not, take their caches out of `ComponentState.caches`.
-    @usableFromInline let core: Locked<ComponentState>
+    @usableFromInline let core: ComponentCore
 
     /// Creates a component with no modules and no parents; add them with
     /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
     /// create modules on first use.
     public init() {
-        core = Locked.make(ComponentState(), extraWords: ComponentWords.count)
+        core = ComponentCore.make(ComponentState(), extraWords: ComponentWords.count)
         ComponentWords.initialize(core.extraWords)
     }
 
@@ -101,6 +101,12 @@ open class Component: @unchecked Sendable {
     }
 }
 
+/// A component's lock, the state it guards and the component's lock-free words, in one allocation.
+///
+/// A class of its own, not generic, so that releasing a core is compiled for its state: a generic
+/// class's deinitializer is never specialized, and destroys its state through generic witnesses.
+@usableFromInline final class ComponentCore: Locked<ComponentState> {}
+
 /// What a component's lock guards.
 @usableFromInline struct ComponentState {
     // The dictionaries are nil until they hold something, so that most components, which have
@@ -147,7 +153,7 @@ open class Component: @unchecked Sendable {
 
     /// Whether the release of the component whose core is `core` has begun: read by its modules,
     /// which may outlive it.
-    static func isReleased(in core: Locked<ComponentState>) -> AtomicFlag {
+    static func isReleased(in core: ComponentCore) -> AtomicFlag {
         AtomicFlag(word: core.extraWords + released)
     }
 }

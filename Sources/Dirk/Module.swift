@@ -11,7 +11,7 @@ open class AnyModule: @unchecked Sendable {
     let componentType: Component.Type
     /// The component's lock and state, which the module's `deinit` needs after the component is
     /// gone.
-    let componentCore: Locked<ComponentState>
+    let componentCore: ComponentCore
 
     /// Makes the module's slots and registers them with `component`, which keeps track of every
     /// module made for it, so that releasing or resetting the component reaches it.

@@ -170,7 +170,7 @@ extension AnyModule {
             let cell = slots.slot(
                 for: key, strategy: strategy, site: site, as: OnceCell<StrongStorage<AnyObject>>.self
             ) {
-                .make()
+                StrongObjectCell.make()
             }.slot
             return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
         case .asyncScoped:

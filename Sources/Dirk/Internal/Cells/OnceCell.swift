@@ -8,39 +8,42 @@
 ///
 /// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
 /// mutable in it is the state machine, guarded by the lock of `Locked`.
+///
+/// The class is open to the subclasses in `ObjectCells.swift` only, which name a storage so that
+/// releasing a cell is compiled for it; every member is `final`.
 @usableFromInline
-package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
+package class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
     @usableFromInline package typealias Value = Storage.Value
 
     /// An empty cell.
-    @inlinable package static func make() -> OnceCell {
+    @inlinable package static func make() -> Self {
         make(OnceStateMachine())
     }
 
     /// The ready value, read under the lock; nil when the cell is not ready.
     @inlinable
-    package var readyValue: Value? {
+    package final var readyValue: Value? {
         withLock { $0.readyValue }
     }
 
     /// Whether the cell holds a value now.
-    @usableFromInline package var hasValue: Bool { withLock { $0.hasValue } }
+    @usableFromInline package final var hasValue: Bool { withLock { $0.hasValue } }
 
     /// Whether a build is under way.
-    package var isBuilding: Bool { withLock { $0.isBuilding } }
+    package final var isBuilding: Bool { withLock { $0.isBuilding } }
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
-    package func reset() -> Storage? {
+    package final func reset() -> Storage? {
         withLock { $0.reset() }
     }
 
     // MARK: WaitableCell
 
-    @usableFromInline package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+    @usableFromInline package final func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         withLock { $0.build(ofGeneration: generation) }
     }
 
-    @usableFromInline package func wakeToRecheck(_ agent: BuildAgent) {
+    @usableFromInline package final func wakeToRecheck(_ agent: BuildAgent) {
         let woken = withLock { $0.dequeueWaiters(of: agent) }
         for waiter in woken { waiter.resume(with: .recheck) }
     }
@@ -48,7 +51,7 @@ package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Stor
     // MARK: Ending builds
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
-    @inlinable func complete(_ value: Value, generation: UInt64) {
+    @inlinable final func complete(_ value: Value, generation: UInt64) {
         let waiters = withLock { state in
             state.holdInstance(value, generation: generation)
             return state.publish(generation: generation).waiters
@@ -57,13 +60,13 @@ package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Stor
     }
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
-    @inlinable func publish(generation: UInt64) {
+    @inlinable final func publish(generation: UInt64) {
         let (value, waiters) = withLock { $0.publish(generation: generation) }
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
     /// Ends generation `generation` with `error`, which every waiter gets too.
-    @inlinable func fail(generation: UInt64, with error: any Error) {
+    @inlinable final func fail(generation: UInt64, with error: any Error) {
         // The abandoned instance, if any, is released here, after the lock: its deinitializer may
         // run user code.
         let (waiters, abandoned) = withLock { $0.fail(generation: generation) }

@@ -46,7 +46,7 @@ extension ProviderSlotPolicy {
 struct SinglePolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .single }
 
-    func makeSlot() -> OnceCell<StrongStorage<AnyObject>> { .make() }
+    func makeSlot() -> OnceCell<StrongStorage<AnyObject>> { StrongObjectCell.make() }
 
     func hasInstance(in slot: OnceCell<StrongStorage<AnyObject>>, context: ResolutionContext) -> Bool {
         slot.hasValue
@@ -66,7 +66,7 @@ struct SinglePolicy: ProviderSlotPolicy {
 struct WeakPolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .weak }
 
-    func makeSlot() -> OnceCell<WeakStorage<AnyObject>> { .make() }
+    func makeSlot() -> OnceCell<WeakStorage<AnyObject>> { WeakObjectCell.make() }
 
     func hasInstance(in slot: OnceCell<WeakStorage<AnyObject>>, context: ResolutionContext) -> Bool {
         slot.hasValue
@@ -151,7 +151,7 @@ struct ScopedProvider {
 
     /// The provider's cell in `store`, made on the provider's first call in the resolution.
     func cell(in store: ScopeStore) -> OnceCell<StrongStorage<AnyObject>> {
-        store.cell(owner: slots, key: key) { OnceCell<StrongStorage<AnyObject>>.make() }
+        store.cell(owner: slots, key: key) { StrongObjectCell.make() }
     }
 }
 
