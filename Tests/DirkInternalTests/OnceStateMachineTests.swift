@@ -348,16 +348,16 @@ struct OnceStateMachineTests {
     // MARK: Ending a build
 
     @Test(
-        "publishing makes the cell ready and returns every waiter, which resume with the value",
-        arguments: StorageKind.allCases)
-    func publish(storage: StorageKind) {
+        "publishing a held instance, or completing with one never held, makes the cell ready and returns every waiter, which resume with the value",
+        arguments: StorageKind.allCases, [false, true])
+    func publish(storage: StorageKind, completes: Bool) {
         switch storage {
-        case .strong: publish(StrongStorage<Item>.self)
-        case .weak: publish(WeakStorage<Item>.self)
+        case .strong: publish(StrongStorage<Item>.self, completes: completes)
+        case .weak: publish(WeakStorage<Item>.self, completes: completes)
         }
     }
 
-    private func publish<S: CellStorage>(_: S.Type) where S.Value == Item {
+    private func publish<S: CellStorage>(_: S.Type, completes: Bool) where S.Value == Item {
         var machine = OnceStateMachine<S>()
         let builder = BuildAgent.standalone()
         _ = machine.claim(by: builder, frame: frame)
@@ -366,8 +366,14 @@ struct OnceStateMachineTests {
             _ = machine.enqueue(.thread(parker), of: BuildAgent.standalone(), generation: 1)
         }
         let item = Item()
-        machine.holdInstance(item, generation: 1)
-        let (value, waiters) = machine.publish(generation: 1)
+        let value: Item
+        let waiters: [Waiter<Item>]
+        if completes {
+            (value, waiters) = (item, machine.complete(with: item, generation: 1))
+        } else {
+            machine.holdInstance(item, generation: 1)
+            (value, waiters) = machine.publish(generation: 1)
+        }
         machine.checkInvariants()
         #expect(value === item)
         #expect(parkerIDs(waiters) == identities(parkers))
@@ -510,7 +516,7 @@ struct OnceStateMachineTests {
     // MARK: Misuse
 
     @Test(
-        "holding, publishing or failing a build that is not under way stops the program",
+        "holding, publishing, completing or failing a build that is not under way, or completing a held one, stops the program",
         arguments: MachineMisuse.allCases)
     func misuse(_ misuse: MachineMisuse) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -542,6 +548,8 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
     case publishReadyCell
     case failWithNoBuild
     case failStaleGeneration
+    case completeReadyCell
+    case completeHeldInstance
 
     func commit() {
         var machine = OnceStateMachine<StrongStorage<Item>>()
@@ -564,6 +572,13 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
         case .failStaleGeneration:
             _ = machine.claim(by: agent, frame: frame)
             _ = machine.fail(generation: 2)
+        case .completeReadyCell:
+            machine.buildAndPublish(Item(), by: agent, frame: frame)
+            _ = machine.complete(with: Item(), generation: 1)
+        case .completeHeldInstance:
+            _ = machine.claim(by: agent, frame: frame)
+            machine.holdInstance(Item(), generation: 1)
+            _ = machine.complete(with: Item(), generation: 1)
         }
     }
 
@@ -577,6 +592,10 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
             "Dirk internal error: a build was published that is not under way"
         case .failWithNoBuild, .failStaleGeneration:
             "Dirk internal error: a build failed that is not under way"
+        case .completeReadyCell:
+            "Dirk internal error: a build was completed that is not under way"
+        case .completeHeldInstance:
+            "Dirk internal error: a held instance was completed"
         }
     }
 }

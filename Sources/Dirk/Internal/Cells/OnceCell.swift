@@ -52,10 +52,7 @@ package class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>,
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
     @inlinable final func complete(_ value: Value, generation: UInt64) {
-        let waiters = withLock { state in
-            state.holdInstance(value, generation: generation)
-            return state.publish(generation: generation).waiters
-        }
+        let waiters = withLock { $0.complete(with: value, generation: generation) }
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 

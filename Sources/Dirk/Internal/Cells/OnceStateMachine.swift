@@ -243,6 +243,20 @@
         return (instance, finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter))
     }
 
+    /// Makes `value`, built as generation `generation` and never held, the cell's value; returns
+    /// the waiters to resume with it. The one step of a build that nobody needed to see before it
+    /// was ready: `holdInstance` then `publish`, without handing the value back.
+    @usableFromInline package mutating func complete(with value: Value, generation: UInt64) -> [Waiter<Value>]
+    {
+        defer { debugCheck() }
+        guard build?.generation == generation, let finished = build.take() else {
+            preconditionFailure("Dirk internal error: a build was completed that is not under way")
+        }
+        precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
+        ready = Storage(value)
+        return finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter)
+    }
+
     /// Ends generation `generation` with no value, because its factory or `configure:` threw;
     /// returns the waiters to resume with the error, and the instance, if any, to release outside
     /// the lock.
