@@ -211,7 +211,7 @@ struct OnceCellTests {
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
         let parkers = (0..<3).map { _ in Parker<WaitEvent<Item>>() }
-        cell.withLock { machine in
+        cell.withMachine { machine in
             _ = machine.claim(by: builder, frame: makeFrame())
             _ = machine.enqueue(.thread(parkers[0]), of: first, generation: 1)
             _ = machine.enqueue(.thread(parkers[1]), of: second, generation: 1)
@@ -241,7 +241,7 @@ struct OnceCellTests {
 extension OnceCell {
     /// How many agents wait for the build under way; zero when none is.
     var waiterCount: Int {
-        withLock { machine in
+        withMachine { machine in
             guard case .building(let build, _) = machine.state else { return 0 }
             return build.waiters.count
         }

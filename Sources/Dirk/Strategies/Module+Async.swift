@@ -168,7 +168,7 @@ extension AnyModule {
         switch strategy {
         case .asyncSingle:
             let cell = slots.slot(
-                for: key, strategy: strategy, site: site, as: OnceCell<StrongStorage<AnyObject>>.self
+                for: key, strategy: strategy, site: site, as: OnceCell<StrongObjectStorage>.self
             ) {
                 StrongObjectCell.make()
             }.slot

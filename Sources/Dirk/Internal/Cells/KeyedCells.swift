@@ -8,8 +8,8 @@
 ///
 /// `reset()` drops every key whose cell is not being built, with its instance: a build under way
 /// finishes and is cached under its key.
-@usableFromInline final class KeyedCells<Value>: @unchecked Sendable {
-    @usableFromInline typealias Cell = OnceCell<StrongStorage<Value>>
+@usableFromInline final class KeyedCells: @unchecked Sendable {
+    @usableFromInline typealias Cell = OnceCell<StrongObjectStorage>
 
     @usableFromInline init() {}
 
@@ -43,7 +43,7 @@
             if let found = candidates.first(where: { $0.key == key }) { return found.cell }
             let added: Entry? = state.withLock { state in
                 guard state.version == version else { return nil }
-                let entry = Entry(key: key, cell: .make())
+                let entry = Entry(key: key, cell: StrongObjectCell.make())
                 state.entries[hash, default: []].append(entry)
                 state.version &+= 1
                 return entry

@@ -1,12 +1,12 @@
 /// The cell of a provider that keeps its instance strongly: `single`, `async single` and `scoped`,
 /// and each key of `single(key:)`.
 ///
-/// A class of its own, not generic, so that releasing a cell is compiled for its state: a generic
-/// class's deinitializer is never specialized, and destroys its state through the type's generic
-/// witnesses.
+/// A class of its own, not generic, so that making and releasing a cell run code compiled for it:
+/// a generic class's initializer and deinitializer run as generic code, and the header of
+/// `StrongObjectStorage`, a type that is not generic either, is then destroyed field by field.
 @usableFromInline
-package final class StrongObjectCell: OnceCell<StrongStorage<AnyObject>> {}
+package final class StrongObjectCell: OnceCell<StrongObjectStorage> {}
 
 /// The cell of a `weak` provider; see `StrongObjectCell`.
 @usableFromInline
-package final class WeakObjectCell: OnceCell<WeakStorage<AnyObject>> {}
+package final class WeakObjectCell: OnceCell<WeakObjectStorage> {}

@@ -17,7 +17,7 @@ extension OnceCell {
         build: () async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         while true {
-            switch withLock({ $0.claim(by: agent, frame: frame) }) {
+            switch withMachine({ $0.claim(by: agent, frame: frame) }) {
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):
@@ -66,7 +66,7 @@ extension OnceCell {
                 let resumeAtOnce: WaitEvent<Value>? = registration.withLock { registration in
                     if case .cancelled = registration, cancellable { return .cancelled }
                     guard
-                        let id = withLock({
+                        let id = withMachine({
                             $0.enqueue(.task(TaskWaiter(continuation)), of: agent, generation: generation)
                         })
                     else { return .recheck }
@@ -92,7 +92,7 @@ extension OnceCell {
             let waiter: Waiter<Value>? = sharedRegistration.object.withLock { registration in
                 defer { registration = .cancelled }
                 guard case .waiting(let id) = registration else { return nil }
-                return shared.object.withLock { $0.dequeue(id) }
+                return shared.object.withMachine { $0.dequeue(id) }
             }
             waiter?.resume(with: .cancelled)
         }

@@ -18,7 +18,7 @@ extension OnceCell {
         configure: (Value) throws(Failure) -> Void
     ) throws(Failure) -> Value {
         while true {
-            switch withLock({ $0.claim(by: context, frame: frame) }) {
+            switch withMachine({ $0.claim(by: context, frame: frame) }) {
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):
@@ -56,7 +56,7 @@ extension OnceCell {
         do {
             let value = try build()
             if configures {
-                withLock { $0.holdInstance(value, generation: generation) }
+                withMachine { $0.holdInstance(value, generation: generation) }
                 context.configurationDepth += 1
                 defer { context.configurationDepth -= 1 }
                 try configure(value)
@@ -65,7 +65,7 @@ extension OnceCell {
                 // A `configure:` closure of an enclosing step still runs on this thread, and this
                 // value may already refer to its half-configured instance. Other agents get it, as
                 // they would the enclosing instance, once the resolution ends.
-                if !configures { withLock { $0.holdInstance(value, generation: generation) } }
+                if !configures { withMachine { $0.holdInstance(value, generation: generation) } }
                 context.publishWhenResolutionEnds(self, generation: generation)
             } else if configures {
                 publish(generation: generation)
@@ -85,7 +85,8 @@ extension OnceCell {
         Value
     > {
         let parker = Parker<WaitEvent<Value>>()
-        guard let id = withLock({ $0.enqueue(.thread(parker), of: context, generation: generation) }) else {
+        guard let id = withMachine({ $0.enqueue(.thread(parker), of: context, generation: generation) })
+        else {
             return .recheck
         }
         let target = WaitTarget(cell: self, generation: generation)
@@ -97,7 +98,7 @@ extension OnceCell {
         case .takeInstance:
             // As on the builder's own thread, the instance is complete enough to hand over; this
             // resolution waits for its configuration to end before its outermost call returns.
-            if let instance = withLock({ $0.takeInstance(generation: generation, dequeuing: id) }) {
+            if let instance = withMachine({ $0.takeInstance(generation: generation, dequeuing: id) }) {
                 context.waitWhenResolutionEnds(for: self, generation: generation)
                 return .finished(.success(instance))
             }
@@ -113,7 +114,7 @@ extension OnceCell {
 extension OnceCell: BorrowedBuild {
     @usableFromInline func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext) {
         let parker = Parker<WaitEvent<Value>>()
-        guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else {
+        guard withMachine({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else {
             return
         }
         let target = WaitTarget(cell: self, generation: generation)
@@ -123,7 +124,8 @@ extension OnceCell: BorrowedBuild {
             otherTarget.cell.wakeToRecheck(other)
         }
         while case .recheck = parker.receive() {
-            guard withLock({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else {
+            guard withMachine({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil
+            else {
                 return
             }
         }

@@ -12,39 +12,51 @@
 /// The class is open to the subclasses in `ObjectCells.swift` only, which name a storage so that
 /// releasing a cell is compiled for it; every member is `final`.
 @usableFromInline
-package class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
+package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCell {
     @usableFromInline package typealias Value = Storage.Value
 
     /// An empty cell.
     @inlinable package static func make() -> Self {
-        make(OnceStateMachine())
+        make(Storage.Header())
+    }
+
+    /// A cell whose state machine is `machine`.
+    @inlinable package static func make(_ machine: OnceStateMachine<Storage>) -> Self {
+        make(Storage.Header(machine: machine))
+    }
+
+    /// Runs `body` with the state machine while holding the lock.
+    @inlinable package final func withMachine<Result>(_ body: (inout OnceStateMachine<Storage>) -> Result)
+        -> Result
+    {
+        withLock { body(&$0.machine) }
     }
 
     /// The ready value, read under the lock; nil when the cell is not ready.
     @inlinable
     package final var readyValue: Value? {
-        withLock { $0.readyValue }
+        withMachine { $0.readyValue }
     }
 
     /// Whether the cell holds a value now.
-    @usableFromInline package final var hasValue: Bool { withLock { $0.hasValue } }
+    @usableFromInline package final var hasValue: Bool { withMachine { $0.hasValue } }
 
     /// Whether a build is under way.
-    package final var isBuilding: Bool { withLock { $0.isBuilding } }
+    package final var isBuilding: Bool { withMachine { $0.isBuilding } }
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
     package final func reset() -> Storage? {
-        withLock { $0.reset() }
+        withMachine { $0.reset() }
     }
 
     // MARK: WaitableCell
 
     @usableFromInline package final func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
-        withLock { $0.build(ofGeneration: generation) }
+        withMachine { $0.build(ofGeneration: generation) }
     }
 
     @usableFromInline package final func wakeToRecheck(_ agent: BuildAgent) {
-        let woken = withLock { $0.dequeueWaiters(of: agent) }
+        let woken = withMachine { $0.dequeueWaiters(of: agent) }
         for waiter in woken { waiter.resume(with: .recheck) }
     }
 
@@ -52,13 +64,13 @@ package class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>,
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
     @inlinable final func complete(_ value: Value, generation: UInt64) {
-        let waiters = withLock { $0.complete(with: value, generation: generation) }
+        let waiters = withMachine { $0.complete(with: value, generation: generation) }
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     @inlinable final func publish(generation: UInt64) {
-        let (value, waiters) = withLock { $0.publish(generation: generation) }
+        let (value, waiters) = withMachine { $0.publish(generation: generation) }
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
@@ -66,7 +78,7 @@ package class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>,
     @inlinable final func fail(generation: UInt64, with error: any Error) {
         // The abandoned instance, if any, is released here, after the lock: its deinitializer may
         // run user code.
-        let (waiters, abandoned) = withLock { $0.fail(generation: generation) }
+        let (waiters, abandoned) = withMachine { $0.fail(generation: generation) }
         withExtendedLifetime(abandoned) {}
         for waiter in waiters { waiter.resume(with: .finished(.failure(error))) }
     }

@@ -2,23 +2,84 @@
 /// handles) or weakly (`weak`).
 @usableFromInline package protocol CellStorage: SendableMetatype {
     associatedtype Value
+    /// What a cell of this storage keeps beside its lock: its state machine.
+    associatedtype Header: CellHeader where Header.Storage == Self
+    /// Whether the storage keeps its value until the cell is reset.
+    static var isStrong: Bool { get }
     init(_ value: Value)
     /// The value, or nil when a weak value is gone.
     var value: Value? { get }
 }
 
+/// A cell's state machine as its lock box holds it.
+///
+/// The storages of objects name a header type that is not generic, so that a cell of theirs is
+/// released by code compiled for its state: a header of a generic type is destroyed through that
+/// type's generic witnesses, at the cost of a hundred instructions per cell.
+@usableFromInline package protocol CellHeader {
+    associatedtype Storage: CellStorage
+    /// The header of an empty cell.
+    init()
+    init(machine: OnceStateMachine<Storage>)
+    var machine: OnceStateMachine<Storage> { get set }
+}
+
+/// The header of a cell of any storage.
+@usableFromInline package struct GenericCellHeader<Storage: CellStorage>: CellHeader {
+    @usableFromInline package var machine: OnceStateMachine<Storage>
+    @inlinable package init() { machine = OnceStateMachine() }
+    @inlinable package init(machine: OnceStateMachine<Storage>) { self.machine = machine }
+}
+
 /// Keeps the value until the cell is reset.
 @usableFromInline package struct StrongStorage<Value>: CellStorage {
+    @usableFromInline package typealias Header = GenericCellHeader<Self>
     private let stored: Value
+    @inlinable package static var isStrong: Bool { true }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
 }
 
 /// Keeps the value while someone else holds it.
 @usableFromInline package struct WeakStorage<Value: AnyObject>: CellStorage {
+    @usableFromInline package typealias Header = GenericCellHeader<Self>
     private weak var stored: Value?
+    @inlinable package static var isStrong: Bool { false }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
+}
+
+/// Keeps an object until the cell is reset: the storage of providers' caches, whose values travel
+/// as objects.
+@usableFromInline package struct StrongObjectStorage: CellStorage {
+    @usableFromInline package typealias Header = StrongObjectHeader
+    @usableFromInline let stored: AnyObject
+    @inlinable package static var isStrong: Bool { true }
+    @inlinable package init(_ value: AnyObject) { stored = value }
+    @inlinable package var value: AnyObject? { stored }
+}
+
+/// Keeps an object while someone else holds it: the storage of `weak` providers' caches.
+@usableFromInline package struct WeakObjectStorage: CellStorage {
+    @usableFromInline package typealias Header = WeakObjectHeader
+    @usableFromInline weak var stored: AnyObject?
+    @inlinable package static var isStrong: Bool { false }
+    @inlinable package init(_ value: AnyObject) { stored = value }
+    @inlinable package var value: AnyObject? { stored }
+}
+
+/// The header of a cell of `StrongObjectStorage`, of a type that is not generic.
+@usableFromInline package struct StrongObjectHeader: CellHeader {
+    @usableFromInline package var machine: OnceStateMachine<StrongObjectStorage>
+    @inlinable package init() { machine = OnceStateMachine() }
+    @inlinable package init(machine: OnceStateMachine<StrongObjectStorage>) { self.machine = machine }
+}
+
+/// The header of a cell of `WeakObjectStorage`, of a type that is not generic.
+@usableFromInline package struct WeakObjectHeader: CellHeader {
+    @usableFromInline package var machine: OnceStateMachine<WeakObjectStorage>
+    @inlinable package init() { machine = OnceStateMachine() }
+    @inlinable package init(machine: OnceStateMachine<WeakObjectStorage>) { self.machine = machine }
 }
 
 /// What an agent waiting for a build is told when it is woken.
@@ -298,7 +359,7 @@
     /// identifiers, or a strong ready value that is gone.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
-        if let ready, Storage.self is StrongStorage<Value>.Type {
+        if let ready, Storage.isStrong {
             precondition(ready.value != nil, "Dirk internal error: a strong cell lost its value")
         }
         if let build {

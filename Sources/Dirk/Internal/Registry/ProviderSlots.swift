@@ -89,7 +89,7 @@ import CDirk
         // module. A slot tagged `single` was made by `slot(for:...)` below, by a `SinglePolicy`,
         // as this class: the tag decides the class.
         return entry.value._withUnsafeGuaranteedRef {
-            unsafeDowncast($0, to: OnceCell<StrongStorage<AnyObject>>.self).readyValue
+            unsafeDowncast($0, to: OnceCell<StrongObjectStorage>.self).readyValue
         }
     }
 
@@ -241,18 +241,18 @@ struct OverrideKey: Hashable {
 /// A provider's cache in the module, as the class its strategy's policy made it: what `reset()`
 /// empties and insight reads, each through its own class, so that the code is specialized for it.
 enum ProviderCache {
-    case strong(OnceCell<StrongStorage<AnyObject>>)
-    case weak(OnceCell<WeakStorage<AnyObject>>)
-    case keyed(KeyedCells<AnyObject>)
+    case strong(OnceCell<StrongObjectStorage>)
+    case weak(OnceCell<WeakObjectStorage>)
+    case keyed(KeyedCells)
 
     /// The cache of a slot with `tag`, or nil if the slot caches nothing in the module.
     init?(_ slot: AnyObject, tag: UInt) {
         // The tag is the strategy whose policy made the slot, which decides its class.
         switch ProviderStrategy(rawValue: UInt8(tag)) {
         case .single, .asyncSingle:
-            self = .strong(unsafeDowncast(slot, to: OnceCell<StrongStorage<AnyObject>>.self))
-        case .weak: self = .weak(unsafeDowncast(slot, to: OnceCell<WeakStorage<AnyObject>>.self))
-        case .keyedSingle: self = .keyed(unsafeDowncast(slot, to: KeyedCells<AnyObject>.self))
+            self = .strong(unsafeDowncast(slot, to: OnceCell<StrongObjectStorage>.self))
+        case .weak: self = .weak(unsafeDowncast(slot, to: OnceCell<WeakObjectStorage>.self))
+        case .keyedSingle: self = .keyed(unsafeDowncast(slot, to: KeyedCells.self))
         case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil: return nil
         }
     }
@@ -287,7 +287,7 @@ struct CacheStatus {
 
 extension OnceCell {
     var status: CacheStatus {
-        withLock {
+        withMachine {
             CacheStatus(holdsInstance: $0.hasValue, builds: $0.isBuilding ? 1 : 0, waiters: $0.waiterCount)
         }
     }

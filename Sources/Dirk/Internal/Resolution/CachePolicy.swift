@@ -46,14 +46,14 @@ extension ProviderSlotPolicy {
 struct SinglePolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .single }
 
-    func makeSlot() -> OnceCell<StrongStorage<AnyObject>> { StrongObjectCell.make() }
+    func makeSlot() -> OnceCell<StrongObjectStorage> { StrongObjectCell.make() }
 
-    func hasInstance(in slot: OnceCell<StrongStorage<AnyObject>>, context: ResolutionContext) -> Bool {
+    func hasInstance(in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext) -> Bool {
         slot.hasValue
     }
 
     func resolve(
-        in slot: OnceCell<StrongStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
+        in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         try slot.resolve(
@@ -66,14 +66,14 @@ struct SinglePolicy: ProviderSlotPolicy {
 struct WeakPolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .weak }
 
-    func makeSlot() -> OnceCell<WeakStorage<AnyObject>> { WeakObjectCell.make() }
+    func makeSlot() -> OnceCell<WeakObjectStorage> { WeakObjectCell.make() }
 
-    func hasInstance(in slot: OnceCell<WeakStorage<AnyObject>>, context: ResolutionContext) -> Bool {
+    func hasInstance(in slot: OnceCell<WeakObjectStorage>, context: ResolutionContext) -> Bool {
         slot.hasValue
     }
 
     func resolve(
-        in slot: OnceCell<WeakStorage<AnyObject>>, context: ResolutionContext, frame: Frame,
+        in slot: OnceCell<WeakObjectStorage>, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         try slot.resolve(
@@ -87,14 +87,14 @@ struct KeyedPolicy: ProviderSlotPolicy {
 
     var strategy: ProviderStrategy { .keyedSingle }
 
-    func makeSlot() -> KeyedCells<AnyObject> { KeyedCells() }
+    func makeSlot() -> KeyedCells { KeyedCells() }
 
-    func hasInstance(in slot: KeyedCells<AnyObject>, context: ResolutionContext) -> Bool {
+    func hasInstance(in slot: KeyedCells, context: ResolutionContext) -> Bool {
         slot.cell(for: key).hasValue
     }
 
     func resolve(
-        in slot: KeyedCells<AnyObject>, context: ResolutionContext, frame: Frame,
+        in slot: KeyedCells, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         // The key's user code runs as a step of its own, so that a key whose hashing calls this
@@ -150,7 +150,7 @@ struct ScopedProvider {
     let key: ProviderKey
 
     /// The provider's cell in `store`, made on the provider's first call in the resolution.
-    func cell(in store: ScopeStore) -> OnceCell<StrongStorage<AnyObject>> {
+    func cell(in store: ScopeStore) -> OnceCell<StrongObjectStorage> {
         store.cell(owner: slots, key: key) { StrongObjectCell.make() }
     }
 }
