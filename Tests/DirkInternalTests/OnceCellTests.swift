@@ -204,6 +204,39 @@ struct OnceCellTests {
         #expect(rebuilt.number == 2)
     }
 
+    @Test(
+        "a provider's object cell keeps its instance as its storage says, and releasing the cell releases it",
+        arguments: [true, false])
+    func objectCellsReleaseTheirInstances(strong: Bool) {
+        var released = WeakItem()
+        var cell: AnyObject? = Self.objectCell(strong: strong, resolving: &released)
+        #expect((released.item != nil) == strong, "a strong cell holds its instance; a weak one does not")
+        withExtendedLifetime(cell) {}
+        cell = nil
+        #expect(released.item == nil)
+    }
+
+    /// A strong or weak object cell that resolved an item, which `released` tracks and nothing
+    /// else holds once this returns.
+    private static func objectCell(strong: Bool, resolving released: inout WeakItem) -> AnyObject {
+        let item = Item(1)
+        released.item = item
+        let object: AnyObject = item
+        let cell: AnyObject
+        let resolved: AnyObject
+        if strong {
+            let strongCell = StrongObjectCell.make()
+            resolved = strongCell.resolve(frame: makeFrame()) { object }
+            cell = strongCell
+        } else {
+            let weakCell = WeakObjectCell.make()
+            resolved = weakCell.resolve(frame: makeFrame()) { object }
+            cell = weakCell
+        }
+        #expect(ObjectIdentifier(resolved) == ObjectIdentifier(item))
+        return cell
+    }
+
     @Test("waking an agent to recheck resumes only that agent's waiters")
     func wakeToRecheck() {
         let cell = Cell.make()
