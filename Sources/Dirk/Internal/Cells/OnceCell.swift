@@ -9,8 +9,9 @@
 /// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
 /// mutable in it is the state machine, guarded by the lock of `Locked`.
 ///
-/// The class is open to the subclasses in `ObjectCells.swift` only, which name a storage so that
-/// releasing a cell is compiled for it; every member is `final`.
+/// Handles and module creation use the class itself, for values of any type; providers' caches use
+/// its subclasses in `ObjectCells.swift`, which are not generic, so that making and releasing one
+/// run code compiled for it. No other class derives from it, and every member is `final`.
 @usableFromInline
 package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCell {
     @usableFromInline package typealias Value = Storage.Value

@@ -87,7 +87,7 @@ import CDirk
         else { return nil }
         // The table keeps the slot alive for the module's lifetime, and the caller holds the
         // module. A slot tagged `single` was made by `slot(for:...)` below, by a `SinglePolicy`,
-        // as this class: the tag decides the class.
+        // as a `StrongObjectCell`, a subclass of this one: the tag decides the class.
         return entry.value._withUnsafeGuaranteedRef {
             unsafeDowncast($0, to: OnceCell<StrongObjectStorage>.self).readyValue
         }
