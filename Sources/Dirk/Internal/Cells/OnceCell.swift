@@ -16,7 +16,8 @@
 package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCell {
     @usableFromInline package typealias Value = Storage.Value
 
-    /// An empty cell.
+    /// An empty cell, its header made in place: handed to `make(_:)`, the empty machine would be
+    /// copied through its type's witnesses.
     @inlinable package static func make() -> Self {
         make(Storage.Header())
     }

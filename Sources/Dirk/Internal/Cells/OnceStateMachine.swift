@@ -18,16 +18,18 @@
 /// type's generic witnesses, at the cost of a hundred instructions per cell.
 @usableFromInline package protocol CellHeader {
     associatedtype Storage: CellStorage
-    /// The header of an empty cell.
-    init()
     init(machine: OnceStateMachine<Storage>)
     var machine: OnceStateMachine<Storage> { get set }
+}
+
+extension CellHeader {
+    /// The header of an empty cell.
+    @inlinable package init() { self.init(machine: OnceStateMachine()) }
 }
 
 /// The header of a cell of any storage.
 @usableFromInline package struct GenericCellHeader<Storage: CellStorage>: CellHeader {
     @usableFromInline package var machine: OnceStateMachine<Storage>
-    @inlinable package init() { machine = OnceStateMachine() }
     @inlinable package init(machine: OnceStateMachine<Storage>) { self.machine = machine }
 }
 
@@ -71,14 +73,12 @@
 /// The header of a cell of `StrongObjectStorage`, of a type that is not generic.
 @usableFromInline package struct StrongObjectHeader: CellHeader {
     @usableFromInline package var machine: OnceStateMachine<StrongObjectStorage>
-    @inlinable package init() { machine = OnceStateMachine() }
     @inlinable package init(machine: OnceStateMachine<StrongObjectStorage>) { self.machine = machine }
 }
 
 /// The header of a cell of `WeakObjectStorage`, of a type that is not generic.
 @usableFromInline package struct WeakObjectHeader: CellHeader {
     @usableFromInline package var machine: OnceStateMachine<WeakObjectStorage>
-    @inlinable package init() { machine = OnceStateMachine() }
     @inlinable package init(machine: OnceStateMachine<WeakObjectStorage>) { self.machine = machine }
 }
 
