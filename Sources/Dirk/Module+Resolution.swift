@@ -59,6 +59,25 @@ extension AnyModule {
             }, configures: false, configure: { _, _ in })
     }
 
+    /// Enters the step of the `transient` provider at `site`, returning `type`, for a caller that
+    /// runs the factory itself and then leaves the step; nil when someone watches the module, and
+    /// the call must take the pipeline (`resolveTransient`).
+    ///
+    /// The step is the pipeline's own for a `transient` (`TransientPolicy`), without its closures:
+    /// a recursion stops the program with the path, and the component is held by the resolution.
+    @usableFromInline
+    final func enterTransient(site: ProviderSite, type: Any.Type) -> EnteredStep<Component>? {
+        guard slots.attention == 0 else { return nil }
+        return ResolutionContext.withCurrent { context in
+            let frame = providerFrame(.transient, site: site, returning: type)
+            context.enterUncached(frame)
+            guard componentReference.holdIfAlive(in: context) else {
+                Diagnostics.componentReleased(provider: frame.name, component: componentType, site: frame.site)
+            }
+            return EnteredStep(context: context, owner: componentReference)
+        }
+    }
+
     // MARK: The pipeline
 
     /// A cached strategy's instance, through the pipeline, which always returns one for a policy

@@ -170,6 +170,53 @@ struct DeinitTests {
         #expect(message.contains("Keep what the `deinit` needs in a stored property"))
         #expect(message.contains("DirkTests/LifetimeTests.swift:"))
     }
+
+    @Test(
+        "a transient calling the same provider of its parent 40 components deep resolves, and no component stays held after"
+    )
+    func transientChainThroughParents() {
+        weak var leaf: ChainComponent?
+        weak var root: ChainComponent?
+        do {
+            var component = ChainComponent(depth: 0)
+            root = component
+            for depth in 1...40 {
+                let parent = component
+                component = ChainComponent(depth: depth).parent { parent }
+            }
+            leaf = component
+            #expect(component.links.count() == 40)
+            #expect(throws: Flaky.self) { try component.links.count(throwingAt: 20) }
+            #expect(component.links.count() == 40)
+        }
+        #expect(leaf == nil)
+        #expect(root == nil)
+    }
+}
+
+final class ChainComponent: Component, @unchecked Sendable {
+    let depth: Int
+
+    init(depth: Int) {
+        self.depth = depth
+        super.init()
+    }
+
+    var up: ChainComponent { parent() }
+    var links: LinkModule { module() }
+}
+
+final class LinkModule: Module<ChainComponent>, @unchecked Sendable {
+    /// How many components lie above this one, each counted by its own call of this provider.
+    func count() -> Int { transient { c in c.depth == 0 ? 0 : c.up.links.count() + 1 } }
+
+    /// The same count, which throws at the component of depth `failing`.
+    func count(throwingAt failing: Int) throws(Flaky) -> Int {
+        try transient { c throws(Flaky) in
+            if c.depth == failing { throw Flaky() }
+            return c.depth == 0 ? 0 : try c.up.links.count(throwingAt: failing) + 1
+        }
+    }
 }
 
 final class DeinitResolvingComponent: Component, @unchecked Sendable {

@@ -56,10 +56,30 @@ extension Module {
 }
 
 extension Module {
+    /// A `transient`'s new value. Unless someone watches the module, the factory runs here, in the
+    /// caller's frame, inside the step that `enterTransient` entered; otherwise the call takes the
+    /// pipeline.
+    @inlinable @inline(__always)
+    func uncached<T, Failure: Error>(
+        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        guard let step = enterTransient(site: site, type: T.self) else {
+            return try uncachedThroughPipeline(key: key, site: site, make: make)
+        }
+        defer { step.leave() }
+        do {
+            return try step.withOwner { component in try self.make(make, key: key, component: component) }
+        } catch {
+            throw Diagnostics.rethrown(
+                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site,
+                component: C.self)
+        }
+    }
+
     /// A `transient`'s new value, built through the pipeline, which the factory step hands back
     /// here directly: nothing is cached, so nothing needs to travel as an object.
-    @inlinable
-    func uncached<T, Failure: Error>(
+    @inlinable @inline(never)
+    func uncachedThroughPipeline<T, Failure: Error>(
         key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         var value: T?

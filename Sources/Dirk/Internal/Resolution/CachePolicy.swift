@@ -176,10 +176,7 @@ struct TransientPolicy: CachePolicy {
         in slot: ResolutionContext, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
-        if let enclosing = context.enclosing(frame) {
-            Diagnostics.recursion(path: context.steps(from: enclosing) + [frame], at: frame)
-        }
-        context.enter(frame)
+        context.enterUncached(frame)
         defer { context.leave() }
         let value = try build()
         if configures, let value {

@@ -152,6 +152,17 @@ import CDirk
         return nil
     }
 
+    /// Enters the step `frame` of a provider that caches nothing (a `transient`, or a fresh
+    /// instance); stops the program with the path if the same step is under way already, which
+    /// would recurse without end.
+    @inline(__always)
+    func enterUncached(_ frame: Frame) {
+        if let enclosing = enclosing(frame) {
+            Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
+        }
+        enter(frame)
+    }
+
     /// Leaves the step entered last; when it was the outermost, ends the resolution.
     @inlinable
     func leave() {
