@@ -72,7 +72,8 @@ extension AnyModule {
             let frame = providerFrame(.transient, site: site, returning: type)
             context.enterUncached(frame)
             guard componentReference.holdIfAlive(in: context) else {
-                Diagnostics.componentReleased(provider: frame.name, component: componentType, site: frame.site)
+                Diagnostics.componentReleased(
+                    provider: frame.name, component: componentType, site: frame.site)
             }
             return EnteredStep(context: context, owner: componentReference)
         }
