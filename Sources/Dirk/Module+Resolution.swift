@@ -93,7 +93,9 @@ extension AnyModule {
             configure: configure)!
     }
 
-    /// The one path of every synchronous provider call that cannot return a cached `single` at once.
+    /// The one path of every synchronous provider call that cannot return a cached `single` at
+    /// once, and of every `transient` of a watched module (the others enter their step with
+    /// `enterTransient`, the same step without the closures).
     ///
     /// In order: find or make the provider's slot (one lookup; none for a `transient`, which keeps
     /// nothing); when someone watches the module, serve an override being set up, a fresh
