@@ -70,9 +70,7 @@ extension Module {
         do {
             return try step.withOwner { component in try self.make(make, key: key, component: component) }
         } catch {
-            throw Diagnostics.rethrown(
-                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site,
-                component: C.self)
+            throw rethrown(error, as: Failure.self, site: site)
         }
     }
 
@@ -88,10 +86,16 @@ extension Module {
                 value = try self.make(make, key: key, component: component)
             }
         } catch {
-            throw Diagnostics.rethrown(
-                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site,
-                component: C.self)
+            throw rethrown(error, as: Failure.self, site: site)
         }
         return value!
+    }
+
+    /// A transient's error, as the type its factory throws; stops the program, naming the
+    /// provider, if an override's factory threw another type.
+    @inlinable @inline(never)
+    func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite) -> Failure {
+        Diagnostics.rethrown(
+            error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site, component: C.self)
     }
 }

@@ -197,14 +197,12 @@ import CDirk
 
     // MARK: Reset
 
-    /// Empties every cache; returns what they held, for the caller to release outside any lock.
-    /// Builds under way are left to finish.
-    func reset() -> [Any] {
-        var dropped: [Any] = []
+    /// Empties every cache, adding what they held to `dropped`, for the caller to release outside
+    /// any lock. Builds under way are left to finish.
+    func reset(into dropped: inout [Any]) {
         table.forEachValue { slot, tag in
             ProviderCache(slot, tag: tag)?.reset(into: &dropped)
         }
-        return dropped
     }
 }
 
