@@ -71,10 +71,7 @@ extension AnyModule {
         return ResolutionContext.withCurrent { context in
             let frame = providerFrame(.transient, site: site, returning: type)
             context.enterUncached(frame)
-            guard componentReference.holdIfAlive(in: context) else {
-                Diagnostics.componentReleased(
-                    provider: frame.name, component: componentType, site: frame.site)
-            }
+            holdComponent(in: context, for: frame)
             return EnteredStep(context: context, owner: componentReference)
         }
     }
@@ -161,9 +158,16 @@ extension AnyModule {
     func withComponent<Result>(
         _ context: ResolutionContext, _ frame: Frame, _ body: (Component) throws -> Result
     ) rethrows -> Result {
+        holdComponent(in: context, for: frame)
+        return try componentReference.withHeldObject(body)
+    }
+
+    /// Makes the resolution of `context` keep the component alive until it ends, unless it does
+    /// already; stops the program, naming `frame`'s provider, if the component was released.
+    @inline(__always)
+    func holdComponent(in context: ResolutionContext, for frame: Frame) {
         guard componentReference.holdIfAlive(in: context) else {
             Diagnostics.componentReleased(provider: frame.name, component: componentType, site: frame.site)
         }
-        return try componentReference.withHeldObject(body)
     }
 }
