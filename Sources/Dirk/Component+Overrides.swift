@@ -76,11 +76,14 @@ final class OverrideFactory<Value>: Sendable {
 extension Module {
     /// The factory that replaces the provider at `key`, if one does; checked when the provider
     /// builds, so that an override set up after the provider's slot was made still applies.
+    ///
+    /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
+    /// else.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T, key: ProviderKey, component: Component
+        _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, component: Component
     ) throws -> T {
-        if slots.hasOverrides, let override = slots.override(for: key) as? OverrideFactory<T> {
+        if slots.hasOverrides, let override = slots.override(for: key()) as? OverrideFactory<T> {
             return try override.make(component)
         }
         return try factory(Erasure.component(component, as: C.self))

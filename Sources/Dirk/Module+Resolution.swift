@@ -69,9 +69,8 @@ extension AnyModule {
     final func enterTransient(site: ProviderSite, type: Any.Type) -> EnteredStep<Component>? {
         guard slots.attention == 0 else { return nil }
         return ResolutionContext.withCurrent { context in
-            let frame = providerFrame(.transient, site: site, returning: type)
-            context.enterUncached(frame)
-            holdComponent(in: context, for: frame)
+            context.enterUncached { providerFrame(.transient, site: site, returning: type) }
+            holdComponent(in: context, for: context.frames[context.depth &- 1])
             return EnteredStep(context: context, owner: componentReference)
         }
     }
@@ -165,8 +164,9 @@ extension AnyModule {
     /// Makes the resolution of `context` keep the component alive until it ends, unless it does
     /// already; stops the program, naming `frame`'s provider, if the component was released.
     @inline(__always)
-    func holdComponent(in context: ResolutionContext, for frame: Frame) {
+    func holdComponent(in context: ResolutionContext, for frame: @autoclosure () -> Frame) {
         guard componentReference.holdIfAlive(in: context) else {
+            let frame = frame()
             Diagnostics.componentReleased(provider: frame.name, component: componentType, site: frame.site)
         }
     }

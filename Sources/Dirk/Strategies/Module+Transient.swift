@@ -24,7 +24,6 @@ extension Module {
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
         try uncached(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() })
     }
@@ -50,7 +49,6 @@ extension Module {
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         try uncached(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 }
@@ -61,14 +59,16 @@ extension Module {
     /// pipeline.
     @inlinable @inline(__always)
     func uncached<T, Failure: Error>(
-        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T
+        site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         guard let step = enterTransient(site: site, type: T.self) else {
-            return try uncachedThroughPipeline(key: key, site: site, make: make)
+            return try uncachedThroughPipeline(site: site, make: make)
         }
         defer { step.leave() }
         do {
-            return try step.withOwner { component in try self.make(make, key: key, component: component) }
+            return try step.withOwner { component in
+                try self.make(make, key: ProviderKey(site: site, type: T.self), component: component)
+            }
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }
@@ -78,8 +78,9 @@ extension Module {
     /// here directly: nothing is cached, so nothing needs to travel as an object.
     @inlinable @inline(never)
     func uncachedThroughPipeline<T, Failure: Error>(
-        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T
+        site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
+        let key = ProviderKey(site: site, type: T.self)
         var value: T?
         do {
             try resolveTransient(key: key, site: site, type: T.self) { component in

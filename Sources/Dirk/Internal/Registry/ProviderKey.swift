@@ -32,7 +32,7 @@ import CDirk
     }
 
     /// The key of the provider at `site` returning `type`.
-    @usableFromInline package init(site: ProviderSite, type: Any.Type) {
+    @inlinable package init(site: ProviderSite, type: Any.Type) {
         self.init(file: site.file, line: site.line, column: site.column, function: site.function, type: type)
     }
 

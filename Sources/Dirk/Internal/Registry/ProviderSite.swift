@@ -4,7 +4,7 @@
 /// Together with the module and the declared return type, the site identifies the provider's
 /// cache slot (see `ProviderKey`), and it names the provider in messages and resolution paths.
 @usableFromInline package struct ProviderSite: Sendable {
-    package let file: StaticString
+    @usableFromInline package let file: StaticString
     @usableFromInline package let line: UInt
     @usableFromInline package let column: UInt
     @usableFromInline package let function: StaticString

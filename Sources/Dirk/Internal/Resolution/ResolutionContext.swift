@@ -125,7 +125,7 @@ import CDirk
     /// Enters the step `frame`. Pair every call with `leave()`.
     @inlinable @inline(__always)
     func enter(_ frame: Frame) {
-        if depth == capacity { grow() }
+        reserveStep()
         let bucket = frame.bucket
         (frames + depth).initialize(to: frame)
         belowInBucket[depth] = bucketTops[bucket]
@@ -155,21 +155,51 @@ import CDirk
     /// Enters the step `frame` of a provider that caches nothing (a `transient`, or a fresh
     /// instance); stops the program with the path if the same step is under way already, which
     /// would recurse without end.
+    ///
+    /// The frame is pushed first and then compared with the frames below it in its bucket, so
+    /// that it is built once, in place on the stack.
     @inline(__always)
     func enterUncached(_ frame: Frame) {
-        if let enclosing = enclosing(frame) {
-            Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
-        }
-        enter(frame)
+        enterUncached { frame }
+    }
+
+    /// `enterUncached(_:)` with the frame that `makeFrame` makes, built in place on the stack.
+    @inline(__always)
+    func enterUncached(_ makeFrame: () -> Frame) {
+        reserveStep()
+        let top = depth
+        (frames + top).initialize(to: makeFrame())
+        let bucket = frames[top].bucket
+        belowInBucket[top] = bucketTops[bucket]
+        bucketTops[bucket] = Int32(truncatingIfNeeded: top)
+        depth = top &+ 1
+        if belowInBucket[top] >= 0 { checkNotRecursive(top) }
+    }
+
+    /// Stops the program with the path if the step at `top`, the one entered last, is already
+    /// under way below it.
+    @inline(never)
+    func checkNotRecursive(_ top: Int) {
+        guard let enclosing = enclosing(frames[top], from: belowInBucket[top]) else { return }
+        let frame = frames[top]
+        leave()
+        Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
     }
 
     /// Leaves the step entered last; when it was the outermost, ends the resolution.
-    @inlinable
+    @inlinable @inline(__always)
     func leave() {
         depth &-= 1
         bucketTops[frames[depth].bucket] = belowInBucket[depth]
         (frames + depth).deinitialize(count: 1)
         if depth == 0 && hasEndWork { endResolution() }
+    }
+
+    /// Makes room for one more step. Entering a step does it too; a caller that does it before
+    /// it makes the frame lets the compiler build the frame in place.
+    @inlinable @inline(__always)
+    func reserveStep() {
+        if depth == capacity { grow() }
     }
 
     @usableFromInline func grow() {

@@ -30,7 +30,7 @@
 
     /// Leaves the step; when it was the outermost, ends the resolution, which may release the
     /// owner.
-    @inlinable
+    @inlinable @inline(__always)
     func leave() {
         context._withUnsafeGuaranteedRef { $0.leave() }
     }
