@@ -19,6 +19,9 @@
     @usableFromInline package let kind: Kind
     /// How the provider caches, for messages and traces; `.none` for steps that are not providers.
     @usableFromInline package let strategy: ProviderStrategy
+    /// Which of `ResolutionContext.bucketCount` buckets the frame falls in: frames that are the
+    /// same always share a bucket. A byte, which shares its word with `kind` and `strategy`.
+    @usableFromInline let bucketIndex: UInt8
     /// The address of the module whose provider runs, of the component that creates a module, or
     /// of the handle; compared only.
     @usableFromInline package let owner: UInt
@@ -31,9 +34,8 @@
     @usableFromInline package let subject: Any.Type
     /// The type of the component the frame's provider belongs to, for messages.
     @usableFromInline package let componentType: Any.Type
-    /// Which of `ResolutionContext.bucketCount` buckets the frame falls in: frames that are the
-    /// same always share a bucket.
-    @usableFromInline package let bucket: Int
+    /// Which of `ResolutionContext.bucketCount` buckets the frame falls in.
+    @inlinable package var bucket: Int { Int(bucketIndex) }
 
     @inlinable package init(
         _ kind: Kind, strategy: ProviderStrategy = .none, owner: UInt, component: UInt, site: ProviderSite,
@@ -55,7 +57,7 @@
         let bits =
             (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
             &* 0x9E37_79B9_7F4A_7C15
-        bucket = Int(truncatingIfNeeded: (bits ^ bits >> 29) >> 56)
+        bucketIndex = UInt8(truncatingIfNeeded: (bits ^ bits >> 29) >> 56)
     }
 
     /// Whether both frames are the same step: the same provider of the same module, the same module
