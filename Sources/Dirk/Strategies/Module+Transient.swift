@@ -64,12 +64,16 @@ extension Module {
         guard let step = enterTransient(site: site, type: T.self) else {
             return try uncachedThroughPipeline(site: site, make: make)
         }
-        defer { step.leave() }
+        // Left on both paths by hand: a `defer` here compiles to a call of its own in every
+        // provider.
         do {
-            return try step.withOwner { component in
+            let value = try step.withOwner { component in
                 try self.make(make, key: ProviderKey(site: site, type: T.self), component: component)
             }
+            step.leave()
+            return value
         } catch {
+            step.leave()
             throw rethrown(error, as: Failure.self, site: site)
         }
     }
