@@ -259,10 +259,17 @@ enum ProviderCache {
     /// lock.
     func reset(into dropped: inout [Any]) {
         switch self {
-        case .strong(let cell): if let value = cell.reset() { dropped.append(value) }
-        case .weak(let cell): if let value = cell.reset() { dropped.append(value) }
+        case .strong(let cell): if let value = cell.reset() { Self.append(value, to: &dropped) }
+        case .weak(let cell): if let value = cell.reset() { Self.append(value, to: &dropped) }
         case .keyed(let cells): dropped += cells.reset()
         }
+    }
+
+    /// Appends `value`, making room for several values at the first, so that emptying a few
+    /// caches allocates once rather than at each doubling.
+    private static func append(_ value: Any, to dropped: inout [Any]) {
+        if dropped.capacity == 0 { dropped.reserveCapacity(8) }
+        dropped.append(value)
     }
 
     /// What the cache holds now: whether an instance, how many builds are under way, and how many
