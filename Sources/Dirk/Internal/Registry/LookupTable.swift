@@ -96,7 +96,7 @@ extension LookupTableKey {
     }
 
     /// The entry stored under `key`, or nil. Safe from any thread without a lock.
-    @inlinable @inline(__always)
+    @inlinable
     package func entry(for key: Key) -> (value: Value, tag: UInt)? {
         guard let entry = unretainedEntry(for: key) else { return nil }
         return (entry.value.takeUnretainedValue(), entry.tag)
