@@ -70,7 +70,7 @@ extension AnyModule {
         guard slots.attention == 0 else { return nil }
         return ResolutionContext.withCurrent { context in
             context.enterUncached { providerFrame(.transient, site: site, returning: type) }
-            holdComponent(in: context, for: context.frames[context.depth &- 1])
+            holdComponent(in: context, for: context.topFrame)
             return EnteredStep(context: context, owner: componentReference)
         }
     }

@@ -107,9 +107,9 @@ extension LookupTableKey {
     /// The table keeps the value alive for as long as its owner lives, so a caller that holds the
     /// owner may use the value for as long as it does, without a reference count of its own.
     ///
-    /// Inlined into every caller: a cached provider's read and a module accessor make this lookup
-    /// on every call, and a constant key's comparisons fold into their code. (Speed only; measured
-    /// with `Benchmarks/Scripts/callgrind.sh`: `single` 222 to 197 instructions.)
+    /// Inlined into every caller: a cached provider's read makes this lookup on every call, and
+    /// its constant key's comparisons fold into the provider's code. (Speed only; measured with
+    /// `Benchmarks/Scripts/callgrind.sh`: `single` 222 to 197 instructions.)
     @inlinable @inline(__always)
     package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
         // A storage holds every entry, the inline ones included.

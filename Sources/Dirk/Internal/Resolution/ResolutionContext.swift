@@ -125,13 +125,24 @@ import CDirk
     /// Enters the step `frame`. Pair every call with `leave()`.
     @inlinable @inline(__always)
     func enter(_ frame: Frame) {
-        reserveStep()
-        let bucket = frame.bucket
-        (frames + depth).initialize(to: frame)
-        belowInBucket[depth] = bucketTops[bucket]
-        bucketTops[bucket] = Int32(truncatingIfNeeded: depth)
-        depth &+= 1
+        enter { frame }
     }
+
+    /// Enters the step whose frame `makeFrame` makes. Room is made first, so that the compiler
+    /// can build the frame in place on the stack rather than build it and copy it there.
+    @inlinable @inline(__always)
+    func enter(_ makeFrame: () -> Frame) {
+        if depth == capacity { grow() }
+        let top = depth
+        (frames + top).initialize(to: makeFrame())
+        let bucket = frames[top].bucket
+        belowInBucket[top] = bucketTops[bucket]
+        bucketTops[bucket] = Int32(truncatingIfNeeded: top)
+        depth = top &+ 1
+    }
+
+    /// The frame of the step entered last.
+    @inlinable var topFrame: Frame { frames[depth &- 1] }
 
     /// The frame of `frame`'s step if it is already on the stack, looking only at its bucket.
     @inlinable @inline(__always)
@@ -166,13 +177,8 @@ import CDirk
     /// `enterUncached(_:)` with the frame that `makeFrame` makes, built in place on the stack.
     @inline(__always)
     func enterUncached(_ makeFrame: () -> Frame) {
-        reserveStep()
-        let top = depth
-        (frames + top).initialize(to: makeFrame())
-        let bucket = frames[top].bucket
-        belowInBucket[top] = bucketTops[bucket]
-        bucketTops[bucket] = Int32(truncatingIfNeeded: top)
-        depth = top &+ 1
+        enter(makeFrame)
+        let top = depth &- 1
         if belowInBucket[top] >= 0 { checkNotRecursive(top) }
     }
 
@@ -193,13 +199,6 @@ import CDirk
         bucketTops[frames[depth].bucket] = belowInBucket[depth]
         (frames + depth).deinitialize(count: 1)
         if depth == 0 && hasEndWork { endResolution() }
-    }
-
-    /// Makes room for one more step. Entering a step does it too; a caller that does it before
-    /// it makes the frame lets the compiler build the frame in place.
-    @inlinable @inline(__always)
-    func reserveStep() {
-        if depth == capacity { grow() }
     }
 
     @usableFromInline func grow() {
