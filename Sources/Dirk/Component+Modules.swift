@@ -181,12 +181,15 @@ struct ModuleCreation {
     }
 
     let type: ObjectIdentifier
-    let creator: BuildAgent
+    /// The creator's agent: the context of the thread in `firstUse`, which the thread-local
+    /// variable owns until the thread exits. The record is appended and removed within that one
+    /// call, so the creator outlives it, and the record keeps no count of its own.
+    private let creator: UncountedReference<BuildAgent>
     private var waitingCell: (cell: Cell, generation: UInt64)?
 
     init(type: ObjectIdentifier, creator: BuildAgent) {
         self.type = type
-        self.creator = creator
+        self.creator = UncountedReference(creator)
     }
 
     /// What `agent`, asking for the module in the step `frame` while it is created, does next;
@@ -195,10 +198,10 @@ struct ModuleCreation {
     /// Every step that creates one module of one component is the same step, whichever accessor
     /// asked, so `frame` stands for the creator's step too.
     mutating func next(for agent: BuildAgent, frame: Frame) -> Next {
-        if agent === creator { return .cycle }
+        if creator.refers(to: agent) { return .cycle }
         if let waitingCell { return .wait(waitingCell.cell) }
         var machine = OnceStateMachine<StrongStorage<AnyModule>>()
-        guard case .build(let generation) = machine.claim(by: creator, frame: frame) else {
+        guard case .build(let generation) = machine.claim(by: creator.object, frame: frame) else {
             preconditionFailure("Dirk internal error: a new cell was not empty")
         }
         let cell = Cell.make(machine)
