@@ -21,8 +21,7 @@ extension Component {
     @inlinable public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
         checkNotDeinitializing("\(M.self)", file: file, line: line)
         if let module = modules.instance(of: M.self) { return module }
-        firstUse(of: M.self, file: file, line: line)
-        return modules.instance(of: M.self)!
+        return Erasure.module(firstUse(of: M.self, file: file, line: line), as: M.self)
     }
 
     /// Registers the module that `make` creates for this component, in place of its own type and
@@ -102,7 +101,7 @@ extension Component {
     }
 
     /// Publishes the registered module of `type`, or creates the default one, exactly once, in
-    /// `modules`.
+    /// `modules`, and returns it: an instance of `type`, the module that `modules` holds under it.
     ///
     /// The first thread to ask creates the module with no lock held, after recording that it does;
     /// a thread that asks meanwhile waits for it in a cell made only then, and a module whose
@@ -110,14 +109,14 @@ extension Component {
     ///
     /// Not generic, so that it is compiled once, specialized, rather than run as unspecialized
     /// generic code for every module type.
-    @usableFromInline func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) {
+    @usableFromInline func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
         ResolutionContext.withCurrent { context in firstUse(of: type, in: context, file: file, line: line) }
     }
 
     /// `firstUse(of:file:line:)` on the thread of `context`, lent without a reference count.
     private func firstUse(
         of type: AnyModule.Type, in context: ResolutionContext, file: StaticString, line: UInt
-    ) {
+    ) -> AnyModule {
         let key = ObjectIdentifier(type)
         let frame = Frame(
             .moduleCreation, owner: UInt(bitPattern: ObjectIdentifier(self)),
@@ -125,10 +124,10 @@ extension Component {
             site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
             subject: type, componentType: Swift.type(of: self))
         let next: ModuleCreation.Next = core.withLock { state in
-            if modules.value(for: TypeKey(type)) != nil { return .published }
+            if let published = modules.value(for: TypeKey(type)) { return .published(published) }
             if let registered = state.registeredModules?.removeValue(forKey: key) {
                 modules.insert(registered, asInstanceOf: type)
-                return .published
+                return .published(registered)
             }
             var next = ModuleCreation.Next.create
             let isUnderWay = state.moduleCreations.modifyFirst(where: { $0.type == key }) { creation in
@@ -142,14 +141,14 @@ extension Component {
             return type.makeDefault(for: self, file: file, line: line)
         }
         switch next {
-        case .published:
-            break
+        case .published(let module):
+            return module
         case .cycle:
             Diagnostics.cycle(path: context.steps(from: frame) + [frame], at: frame)
         case .wait(let cell):
             // The creator publishes the module before it completes the cell. The cell builds only
             // if it were empty, which a creation never leaves it.
-            _ = cell.resolve(in: context, frame: frame, build: create, configures: false, configure: { _ in })
+            return cell.resolve(in: context, frame: frame, build: create, configures: false, configure: { _ in })
         case .create:
             context.enter(frame)
             let module = create()
@@ -159,6 +158,7 @@ extension Component {
             }
             waiting?.complete(with: module)
             context.leave()
+            return module
         }
     }
 }
@@ -170,8 +170,8 @@ struct ModuleCreation {
 
     /// What an agent that asks for a module does next.
     enum Next {
-        /// Read the published module.
-        case published
+        /// Return the published module.
+        case published(AnyModule)
         /// Create it: the agent is now recorded as its creator.
         case create
         /// Wait for its creator in `cell`.

@@ -41,6 +41,14 @@ enum Erasure {
         return object as! T
     }
 
+    /// `module` as `M`, which it is: `Component.firstUse(of:file:line:)` returns the module that
+    /// the component's table of modules holds under `M`, and the table holds under a type only an
+    /// instance of it (`LookupTable.insert(_:asInstanceOf:)`).
+    @inlinable @inline(__always)
+    static func module<M: AnyObject>(_ module: AnyObject, as type: M.Type) -> M {
+        unsafeDowncast(module, to: M.self)
+    }
+
     /// `component` as the module's component type, which it is: a module of `C` is made only for
     /// a `C` (`Module.init(_:)` takes one), and the pipeline hands factories only that component.
     @inlinable @inline(__always)
