@@ -148,7 +148,8 @@ extension Component {
         case .wait(let cell):
             // The creator publishes the module before it completes the cell. The cell builds only
             // if it were empty, which a creation never leaves it.
-            return cell.resolve(in: context, frame: frame, build: create, configures: false, configure: { _ in })
+            return cell.resolve(
+                in: context, frame: frame, build: create, configures: false, configure: { _ in })
         case .create:
             context.enter(frame)
             let module = create()
