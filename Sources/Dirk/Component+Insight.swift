@@ -8,7 +8,7 @@ extension Component {
     ///
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func startRecordingDependencies() -> Self {
+    public consuming func startRecordingDependencies() -> Self {
         core.withLock { state in
             guard state.recording == nil else { return }
             state.recording = DependencyRecord()

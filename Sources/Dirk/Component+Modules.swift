@@ -44,7 +44,7 @@ extension Component {
     ///   - make: Creates the module from this component.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func module<M: AnyModule>(
+    public consuming func module<M: AnyModule>(
         file: StaticString = #fileID, line: UInt = #line, _ make: (Self) -> M
     ) -> Self {
         let module = make(self)
@@ -65,7 +65,7 @@ extension Component {
     ///   - make: Creates the substitute from this component.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func module<M: AnyModule>(
+    public consuming func module<M: AnyModule>(
         _ type: M.Type, file: StaticString = #fileID, line: UInt = #line, _ make: (Self) -> M
     ) -> Self {
         register(make(self), as: [type], file: file, line: line)

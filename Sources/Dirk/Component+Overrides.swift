@@ -31,7 +31,7 @@ extension Component {
     ///     provider itself can throw.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func overriding<T>(
+    public consuming func overriding<T>(
         file: StaticString = #fileID, line: UInt = #line,
         _ provider: (Self) throws -> T,
         with factory: @escaping @Sendable (Self) throws -> T

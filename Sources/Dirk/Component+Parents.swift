@@ -44,9 +44,9 @@ extension Component {
     ///   - make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line, _ make: () -> P)
-        -> Self
-    {
+    public consuming func parent<P: Component>(
+        file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
+    ) -> Self {
         register(parent: make(), as: P.self, file: file, line: line)
         return self
     }
@@ -65,7 +65,7 @@ extension Component {
     ///   - make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func parent<P: Component>(
+    public consuming func parent<P: Component>(
         _ type: P.Type, file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
     ) -> Self {
         register(parent: make(), as: type, file: file, line: line)

@@ -63,7 +63,7 @@ extension Component {
     ///   - resolve: Builds the element from this component, usually by calling a provider.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func contribute<Element>(
+    public consuming func contribute<Element>(
         _ type: Element.Type, key: String, metadata: (any Sendable)? = nil,
         file: StaticString = #fileID, line: UInt = #line,
         _ resolve: @escaping @Sendable (Self) -> Element
