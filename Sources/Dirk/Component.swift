@@ -53,6 +53,9 @@ open class Component: @unchecked Sendable {
         var unused: [ObjectIdentifier: AnyModule]?
         var caches = InlineList<ProviderSlots>()
         var contributions: [ObjectIdentifier: [ContributionRecord]]?
+        // The flag read before the lock: a closure that reads it through `self` makes the compiler
+        // retain the core around the lock, two atomic operations more on every release.
+        let isReleased = isReleased
         core.withLock { state in
             isReleased.set()
             swap(&unused, &state.registeredModules)
