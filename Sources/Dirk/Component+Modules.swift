@@ -184,7 +184,10 @@ struct ModuleCreation {
     let type: ObjectIdentifier
     /// The creator's agent: the context of the thread in `firstUse`, which the thread-local
     /// variable owns until the thread exits. The record is appended and removed within that one
-    /// call, so the creator outlives it, and the record keeps no count of its own.
+    /// call, so the creator outlives it, and the record keeps no count of its own. (The module's
+    /// initializer returns, or traps and ends the process: Swift unwinds no frames. An
+    /// initializer that ended its own thread, with `pthread_exit`, would leave the record behind,
+    /// as it would leave every frame of its thread uncleaned: outside Dirk's contract.)
     private let creator: UncountedReference<BuildAgent>
     private var waitingCell: (cell: Cell, generation: UInt64)?
 
