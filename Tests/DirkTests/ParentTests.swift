@@ -1,5 +1,6 @@
 import Dirk
 import DirkTestSupport
+import Dispatch
 import Testing
 
 @Suite("Parents")
@@ -71,6 +72,23 @@ struct ParentTests {
         }
         #expect(
             standardError(of: result).contains("`MiddleComponent` cannot become a parent of `RootComponent`"))
+    }
+
+    @Test("two components that register each other as parents at once: one of them traps")
+    func crossedParentRegistrationsTrap() async {
+        // Each registration marks the new parent as having children and then checks its own
+        // component, so of two that close a cycle together at least one sees the other, however
+        // they interleave: the first round traps. A lost mark would let rounds pass.
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            for _ in 0..<10_000 {
+                let middle = MiddleComponent()
+                let side = SideComponent()
+                DispatchQueue.concurrentPerform(iterations: 2) { index in
+                    if index == 0 { middle.parent { side } } else { side.parent { middle } }
+                }
+            }
+        }
+        #expect(standardError(of: result).contains("cannot become a parent of"))
     }
 
     @Test("a parent registered after an ancestor search traps")

@@ -8,9 +8,15 @@ struct AtomicFlag {
     /// can read it.
     let word: UnsafeMutablePointer<UInt>
 
-    /// Sets the flag.
+    /// Sets the flag, unless it is set already.
+    ///
+    /// A flag that many threads set (a parent's, once by each child registered under it) is
+    /// written once, so that those threads do not fight for its cache line. Skipping the write
+    /// keeps the guarantee: a sequentially consistent read that finds the flag set comes after the
+    /// write that set it, so a thread that reads this thread's other flag afterwards is ordered as
+    /// if this thread had written.
     func set() {
-        dirk_store_seq_cst(word, 1)
+        if dirk_load_seq_cst(word) == 0 { dirk_store_seq_cst(word, 1) }
     }
 
     /// Whether the flag is set.
