@@ -18,10 +18,10 @@ extension Component {
     ///   - file: The accessor's file, for messages; leave the default.
     ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The module; the same instance on every call.
-    @inlinable public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
-        checkNotDeinitializing("\(M.self)", file: file, line: line)
-        if let module = modules.instance(of: M.self) { return module }
-        return Erasure.module(firstUse(of: M.self, file: file, line: line), as: M.self)
+    @inlinable @inline(__always)
+    public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
+        if !ObjectLifetime.isDeinitializing(self), let module = modules.instance(of: M.self) { return module }
+        return Erasure.module(uncachedModule(of: M.self, file: file, line: line), as: M.self)
     }
 
     /// Registers the module that `make` creates for this component, in place of its own type and
@@ -100,8 +100,10 @@ extension Component {
         withExtendedLifetime(replaced) {}
     }
 
-    /// Publishes the registered module of `type`, or creates the default one, exactly once, in
-    /// `modules`, and returns it: an instance of `type`, the module that `modules` holds under it.
+    /// `module()` when `modules` holds no module of `type` yet, or when the component's release has
+    /// begun (which stops the program): publishes the registered module of `type`, or creates the
+    /// default one, exactly once, in `modules`, and returns it: an instance of `type`, the module
+    /// that `modules` holds under it.
     ///
     /// The first thread to ask creates the module with no lock held, after recording that it does;
     /// a thread that asks meanwhile waits for it in a cell made only then, and a module whose
@@ -109,11 +111,16 @@ extension Component {
     ///
     /// Not generic, so that it is compiled once, specialized, rather than run as unspecialized
     /// generic code for every module type.
-    @usableFromInline func firstUse(of type: AnyModule.Type, file: StaticString, line: UInt) -> AnyModule {
-        ResolutionContext.withCurrent { context in firstUse(of: type, in: context, file: file, line: line) }
+    @usableFromInline func uncachedModule(
+        of type: AnyModule.Type, file: StaticString, line: UInt
+    ) -> AnyModule {
+        checkNotDeinitializing(type, file: file, line: line)
+        return ResolutionContext.withCurrent { context in
+            firstUse(of: type, in: context, file: file, line: line)
+        }
     }
 
-    /// `firstUse(of:file:line:)` on the thread of `context`, lent without a reference count.
+    /// `uncachedModule(of:file:line:)` on the thread of `context`, lent without a reference count.
     private func firstUse(
         of type: AnyModule.Type, in context: ResolutionContext, file: StaticString, line: UInt
     ) -> AnyModule {

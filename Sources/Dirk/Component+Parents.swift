@@ -22,9 +22,21 @@ extension Component {
     ///   - file: The accessor's file, for messages; leave the default.
     ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The parent component.
-    @inlinable public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        checkNotDeinitializing("\(P.self)", file: file, line: line)
-        if let parent = parents.parent(registeredAs: P.self) { return parent }
+    @inlinable @inline(__always)
+    public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
+        if !ObjectLifetime.isDeinitializing(self), let parent = parents.parent(registeredAs: P.self) {
+            return parent
+        }
+        return unregisteredParent(file: file, line: line)
+    }
+
+    /// `parent()` when no parent is registered as `P`, or when the component's release has begun.
+    ///
+    /// A call of its own, specialized for `P`, so that the accessor inlines only the lookup of a
+    /// registered parent. (Speed only.)
+    @inlinable @inline(never)
+    func unregisteredParent<P: Component>(file: StaticString, line: UInt) -> P {
+        checkNotDeinitializing(P.self, file: file, line: line)
         if let ancestor = ancestors.value(for: TypeKey(P.self)) { return ancestor as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }

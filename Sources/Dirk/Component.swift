@@ -95,12 +95,15 @@ open class Component: @unchecked Sendable {
         LookupTable(words: core.extraWords + ComponentWords.ancestors)
     }
 
-    /// Stops the program if the component's release has begun: `member` was used from its
-    /// `deinit`, where nothing can resolve.
+    /// Stops the program if the component's release has begun: the accessor of `member`, a module
+    /// or parent type, was used from its `deinit`, where nothing can resolve.
+    ///
+    /// Accessors check inline and call this only on their slow path, so that the message is built
+    /// outside them and they stay small enough to be inlined. (Speed only.)
     @inlinable
-    func checkNotDeinitializing(_ member: @autoclosure () -> String, file: StaticString, line: UInt) {
+    final func checkNotDeinitializing(_ member: Any.Type, file: StaticString, line: UInt) {
         if ObjectLifetime.isDeinitializing(self) {
-            Diagnostics.usedWhileDeinitializing(member(), component: type(of: self), file: file, line: line)
+            Diagnostics.usedWhileDeinitializing(member, component: type(of: self), file: file, line: line)
         }
     }
 }

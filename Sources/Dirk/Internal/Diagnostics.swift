@@ -116,8 +116,8 @@
     }
 
     /// A component's accessor was used while the component was being deinitialized.
-    @usableFromInline static func usedWhileDeinitializing(
-        _ member: String, component: Any.Type, file: StaticString, line: UInt
+    @usableFromInline @inline(never) static func usedWhileDeinitializing(
+        _ member: Any.Type, component: Any.Type, file: StaticString, line: UInt
     )
         -> Never
     {

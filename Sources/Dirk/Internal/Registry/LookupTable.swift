@@ -96,7 +96,7 @@ extension LookupTableKey {
     }
 
     /// The entry stored under `key`, or nil. Safe from any thread without a lock.
-    @inlinable
+    @inlinable @inline(__always)
     package func entry(for key: Key) -> (value: Value, tag: UInt)? {
         guard let entry = unretainedEntry(for: key) else { return nil }
         return (entry.value.takeUnretainedValue(), entry.tag)
@@ -168,7 +168,7 @@ extension LookupTableKey {
     }
 
     /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
-    @inlinable
+    @inlinable @inline(__always)
     package func value(for key: Key) -> Value? {
         entry(for: key)?.value
     }
@@ -369,7 +369,7 @@ extension LookupTable where Key == TypeKey {
     ///
     /// Values stored with `insert(_:asInstanceOf:)` are instances of their key's type, so the cast
     /// holds.
-    @inlinable
+    @inlinable @inline(__always)
     package func instance<T: AnyObject>(of type: T.Type) -> T? {
         value(for: TypeKey(type)).map { unsafeDowncast($0, to: T.self) }
     }
