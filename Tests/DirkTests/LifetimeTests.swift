@@ -171,6 +171,22 @@ struct DeinitTests {
         #expect(message.contains("DirkTests/LifetimeTests.swift:"))
     }
 
+    @Test("a component's deinit that asks for its registered parent stops with the same message")
+    func deinitUsingParentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let parent = DeinitParentComponent()
+            var component: DeinitChildComponent? = DeinitChildComponent().parent { parent }
+            _ = component?.root
+            component = nil
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `DeinitParentComponent` of `DeinitChildComponent` was used while `DeinitChildComponent` was being deinitialized"
+            ))
+        #expect(message.contains("DirkTests/LifetimeTests.swift:"))
+    }
+
     @Test(
         "a transient calling the same provider of its parent 40 components deep resolves, and no component stays held after"
     )
@@ -224,6 +240,16 @@ final class DeinitResolvingComponent: Component, @unchecked Sendable {
 
     deinit {
         _ = things.store()
+    }
+}
+
+final class DeinitParentComponent: Component, @unchecked Sendable {}
+
+final class DeinitChildComponent: Component, @unchecked Sendable {
+    var root: DeinitParentComponent { parent() }
+
+    deinit {
+        _ = root
     }
 }
 
