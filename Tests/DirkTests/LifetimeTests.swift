@@ -152,38 +152,46 @@ private final class HitsModule: Module<HitsComponent>, @unchecked Sendable {
 
 @Suite("Components in their own deinit")
 struct DeinitTests {
-    @Test(
-        "a component's deinit that uses its providers stops with the same message, resolved before or not",
-        arguments: [false, true])
-    func deinitUsingProvidersTraps(resolvedBefore: Bool) async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            [resolvedBefore] in
-            var component: DeinitResolvingComponent? = DeinitResolvingComponent()
-            if resolvedBefore { _ = component?.things.store() }
-            component = nil
-        }
-        let message = standardError(of: result)
-        #expect(
-            message.contains(
+    /// What a component's `deinit` uses in `deinitUsingAccessorsTraps`.
+    enum DeinitUse: CaseIterable, Sendable, Codable {
+        /// A provider never called before.
+        case provider
+        /// A provider whose instance is cached.
+        case cachedProvider
+        /// A parent registered under the type its accessor asks for.
+        case registeredParent
+
+        /// The start of the message the `deinit` stops with.
+        var message: String {
+            switch self {
+            case .provider, .cachedProvider:
                 "Dirk: `DeinitModule` of `DeinitResolvingComponent` was used while `DeinitResolvingComponent` was being deinitialized"
-            ))
-        #expect(message.contains("Keep what the `deinit` needs in a stored property"))
-        #expect(message.contains("DirkTests/LifetimeTests.swift:"))
+            case .registeredParent:
+                "Dirk: `DeinitParentComponent` of `DeinitChildComponent` was used while `DeinitChildComponent` was being deinitialized"
+            }
+        }
     }
 
-    @Test("a component's deinit that asks for its registered parent stops with the same message")
-    func deinitUsingParentTraps() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let parent = DeinitParentComponent()
-            var component: DeinitChildComponent? = DeinitChildComponent().parent { parent }
-            _ = component?.root
-            component = nil
+    @Test(
+        "a component's deinit that uses its providers or its parent stops with the same message, resolved before or not",
+        arguments: DeinitUse.allCases)
+    func deinitUsingAccessorsTraps(use: DeinitUse) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [use] in
+            switch use {
+            case .provider, .cachedProvider:
+                var component: DeinitResolvingComponent? = DeinitResolvingComponent()
+                if use == .cachedProvider { _ = component?.things.store() }
+                component = nil
+            case .registeredParent:
+                let parent = DeinitParentComponent()
+                var component: DeinitChildComponent? = DeinitChildComponent().parent { parent }
+                _ = component?.root
+                component = nil
+            }
         }
         let message = standardError(of: result)
-        #expect(
-            message.contains(
-                "Dirk: `DeinitParentComponent` of `DeinitChildComponent` was used while `DeinitChildComponent` was being deinitialized"
-            ))
+        #expect(message.contains(use.message))
+        #expect(message.contains("Keep what the `deinit` needs in a stored property"))
         #expect(message.contains("DirkTests/LifetimeTests.swift:"))
     }
 

@@ -94,9 +94,11 @@ extension ProviderKey: LookupTableKey {
         guard dirk_load_relaxed(words) == UInt(bitPattern: type),
             dirk_load_relaxed(words + 1) == UInt(truncatingIfNeeded: position)
         else { return false }
+        // The position's high word holds nothing that the low one does not on 64-bit platforms,
+        // where the comparison is left out (`UInt.bitWidth` is a constant).
         if dirk_load_relaxed(words + 2) == UInt(bitPattern: file),
             dirk_load_relaxed(words + 4) == UInt(bitPattern: function),
-            dirk_load_relaxed(words + 6) == UInt(truncatingIfNeeded: position &>> 32)
+            UInt.bitWidth == 64 || dirk_load_relaxed(words + 6) == UInt(truncatingIfNeeded: position &>> 32)
         {
             // The same addresses hold the same text, whose lengths are then the same too.
             return true
