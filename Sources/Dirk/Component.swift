@@ -99,7 +99,7 @@ open class Component: @unchecked Sendable {
     /// or parent type, was used from its `deinit`, where nothing can resolve.
     ///
     /// Accessors check inline and call this only on their slow path, so that the message is built
-    /// outside them and they stay small enough to be inlined. (Speed only.)
+    /// outside the accessors, which are inlined into every caller. (Speed only.)
     @inlinable
     final func checkNotDeinitializing(_ member: Any.Type, file: StaticString, line: UInt) {
         if ObjectLifetime.isDeinitializing(self) {

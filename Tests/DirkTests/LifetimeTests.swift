@@ -160,6 +160,8 @@ struct DeinitTests {
         case cachedProvider
         /// A parent registered under the type its accessor asks for.
         case registeredParent
+        /// An ancestor that the accessor finds by searching: the parent of a parent.
+        case searchedAncestor
 
         /// The start of the message the `deinit` stops with.
         var message: String {
@@ -168,6 +170,8 @@ struct DeinitTests {
                 "Dirk: `DeinitModule` of `DeinitResolvingComponent` was used while `DeinitResolvingComponent` was being deinitialized"
             case .registeredParent:
                 "Dirk: `DeinitParentComponent` of `DeinitChildComponent` was used while `DeinitChildComponent` was being deinitialized"
+            case .searchedAncestor:
+                "Dirk: `DeinitParentComponent` of `DeinitGrandchildComponent` was used while `DeinitGrandchildComponent` was being deinitialized"
             }
         }
     }
@@ -185,6 +189,11 @@ struct DeinitTests {
             case .registeredParent:
                 let parent = DeinitParentComponent()
                 var component: DeinitChildComponent? = DeinitChildComponent().parent { parent }
+                _ = component?.root
+                component = nil
+            case .searchedAncestor:
+                let middle = DeinitChildComponent().parent { DeinitParentComponent() }
+                var component: DeinitGrandchildComponent? = DeinitGrandchildComponent().parent { middle }
                 _ = component?.root
                 component = nil
             }
@@ -254,6 +263,15 @@ final class DeinitResolvingComponent: Component, @unchecked Sendable {
 final class DeinitParentComponent: Component, @unchecked Sendable {}
 
 final class DeinitChildComponent: Component, @unchecked Sendable {
+    var root: DeinitParentComponent { parent() }
+
+    deinit {
+        _ = root
+    }
+}
+
+/// Reaches `DeinitParentComponent` through a `DeinitChildComponent`, by searching.
+final class DeinitGrandchildComponent: Component, @unchecked Sendable {
     var root: DeinitParentComponent { parent() }
 
     deinit {

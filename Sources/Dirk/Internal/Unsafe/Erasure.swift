@@ -41,7 +41,7 @@ enum Erasure {
         return object as! T
     }
 
-    /// `module` as `M`, which it is: `Component.firstUse(of:file:line:)` returns the module that
+    /// `module` as `M`, which it is: `Component.uncachedModule(of:file:line:)` returns the module that
     /// the component's table of modules holds under `M`, and the table holds under a type only an
     /// instance of it (`LookupTable.insert(_:asInstanceOf:)`).
     @inlinable @inline(__always)
