@@ -6,14 +6,18 @@ extension Component {
     /// instance being built while `reset()` runs finishes and is cached. The dropped instances and
     /// keys are released before `reset()` returns, with no lock held, so their deinitializers may
     /// use the component. Calling `reset()` from inside a provider or `configure:` closure of this
-    /// component stops the program: the resolution would lose instances it is still using.
+    /// component, synchronous or async, stops the program: the resolution would lose instances it
+    /// is still using.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     public func reset(file: StaticString = #fileID, line: UInt = #line) {
         let identity = UInt(bitPattern: ObjectIdentifier(self))
-        for frame in ResolutionContext.current.stack where frame.component == identity {
+        // The steps of this thread's resolution, then those of this task's async resolution.
+        if let frame = ResolutionContext.current.stack.first(where: { $0.component == identity })
+            ?? TaskAgent.ofCurrentTask?.outermostStep(in: identity)
+        {
             Diagnostics.resetDuringResolution(
                 component: type(of: self), provider: frame.name, file: file, line: line)
         }

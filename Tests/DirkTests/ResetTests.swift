@@ -119,29 +119,57 @@ struct ResetTests {
                 "`ThingModule.single()` was called after its component `TestComponent` was released"))
     }
 
-    @Test("reset() inside a provider of the same component traps")
-    func reentrantResetTraps() async {
+    @Test("reset() inside a provider of the same component traps", arguments: SelfResettingProvider.allCases)
+    func reentrantResetTraps(_ provider: SelfResettingProvider) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [provider] in
             armExitTestWatchdog()
-            let component = ResettingComponent()
-            _ = component.resetting.resetsItself()
+            await provider.call(on: ResettingComponent())
         }
         let message = standardError(of: result)
         #expect(
             message.contains(
-                "Dirk: `ResettingComponent.reset()` was called while `ResettingModule.resetsItself()` of that component was being resolved"
-            ))
+                "Dirk: `ResettingComponent.reset()` was called while `ResettingModule.\(provider.rawValue)()` of that component was being resolved"
+            ), "\(provider): \(message)")
         #expect(message.contains("Call `reset()` outside providers"))
     }
 
-    @Test("reset() of another component inside a provider is allowed")
-    func resetOfAnotherComponent() {
+    @Test("reset() of another component inside a provider is allowed, synchronous or async")
+    func resetOfAnotherComponent() async {
         let other = TestComponent()
         let first = other.things.single()
         let component = ResettingComponent()
         component.resetting.other = other
         _ = component.resetting.resetsOther()
-        #expect(other.things.single() !== first)
+        let second = other.things.single()
+        #expect(second !== first)
+        _ = await component.resetting.asyncResetsOther()
+        #expect(other.things.single() !== second)
+    }
+
+    @Test("reset() in a task after its async resolution has ended is allowed")
+    func resetAfterAsyncResolution() async {
+        let component = ResettingComponent()
+        let first = await component.resetting.asyncShared()
+        component.reset()
+        #expect(await component.resetting.asyncShared() !== first)
+    }
+}
+
+/// The providers that reset their own component, each made to run.
+enum SelfResettingProvider: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+    case resetsItself, asyncResetsItself, asyncSingleResetsItself
+
+    var testDescription: String { rawValue }
+
+    /// Calls the provider, which never returns.
+    func call(on component: ResettingComponent) async {
+        switch self {
+        case .resetsItself: _ = component.resetting.resetsItself()
+        case .asyncResetsItself: _ = await component.resetting.asyncResetsItself()
+        case .asyncSingleResetsItself: _ = await component.resetting.asyncSingleResetsItself()
+        }
+        withExtendedLifetime(component) {}
     }
 }
 
@@ -167,6 +195,33 @@ class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
             return Thing()
         }
     }
+
+    /// Resets after a suspension, as a factory that awaits its work first does.
+    func asyncResetsItself() async -> Thing {
+        await transient { c in
+            await Task.yield()
+            c.reset()
+            return Thing()
+        }
+    }
+
+    func asyncSingleResetsItself() async -> Thing {
+        await single { c in
+            c.reset()
+            await Task.yield()
+            return Thing()
+        }
+    }
+
+    func asyncResetsOther() async -> Thing {
+        await transient { _ in
+            await Task.yield()
+            self.other?.reset()
+            return Thing()
+        }
+    }
+
+    func asyncShared() async -> Thing { await single { _ async in Thing() } }
 }
 
 @Suite("reset() releases everything")

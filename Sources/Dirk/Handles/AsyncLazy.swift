@@ -72,6 +72,9 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
         let source = source
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: nil, handle: AsyncProvider.self)
+            if let enclosing = agent.enclosing(frame) {
+                Diagnostics.recursion(path: agent.steps(from: enclosing) + [frame], at: frame)
+            }
             return try await agent.run(frame) { () async throws(Failure) in
                 try await source.resolve(frame: frame)
             }

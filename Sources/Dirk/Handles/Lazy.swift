@@ -57,6 +57,10 @@ public final class Lazy<Value>: @unchecked Sendable {
 ///
 /// **Lifetime:** a handle refers to its component without keeping it alive; calling it after the
 /// component was released stops the program with a message that says so.
+///
+/// **Recursion:** calling the handle from within its own resolution, or one made at the same place
+/// for the same component, stops the program with the path, as a `transient` that calls itself
+/// does: the call could never end.
 public struct Provider<Value>: Sendable {
     private let source: HandleSource<Value>
 
@@ -70,7 +74,7 @@ public struct Provider<Value>: Sendable {
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
         let frame = source.frame(owner: nil, handle: Provider.self)
-        context.enter(frame)
+        context.enterUncached(frame)
         defer { context.leave() }
         return source.resolve(in: context, frame: frame)
     }

@@ -56,7 +56,7 @@ public struct MainActorProvider<Value>: Sendable {
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
         let frame = source.frame(owner: nil, handle: MainActorProvider.self)
-        context.enter(frame)
+        context.enterUncached(frame)
         defer { context.leave() }
         return source.resolve(in: context, frame: frame)
     }

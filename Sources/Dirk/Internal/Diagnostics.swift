@@ -24,10 +24,27 @@
             Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
             calls itself while it is being built. Dirk reports any recursion through one provider, \
             even with other arguments, because it cannot tell an endless one from one that ends. \
-            Build a recursive structure in a plain function that the provider calls, or break a \
-            cycle between objects \(path.allSatisfy { $0.strategy.takesConfigure || $0.strategy == .transient } ? "with `configure:` closures" : "with a `Lazy` handle").
+            \(recursionAdvice(path))
             """,
             at: frame.site)
+    }
+
+    /// How to end a recursion through `path`, with what its steps can take.
+    private static func recursionAdvice(_ path: [Frame]) -> String {
+        if path.contains(where: { $0.kind == .handle }) {
+            return """
+                A handle resolves its value when it is called or first read: call it after the code \
+                that resolves it has returned, not from within its own resolution.
+                """
+        }
+        // `configure:` helps when a step of the path can take one and the others cache nothing.
+        let configures =
+            path.contains { $0.strategy.takesConfigure }
+            && path.allSatisfy { $0.strategy.takesConfigure || $0.strategy == .transient }
+        return """
+            Build a recursive structure in a plain function that the provider calls, or break a cycle \
+            between objects \(configures ? "with `configure:` closures" : "with a `Lazy` or `Provider` handle, read after the provider has returned").
+            """
     }
 
     /// Agents each wait for a build another of them runs.
@@ -337,7 +354,7 @@
         fail(
             """
             Dirk: `\(component).reset()` was called while `\(provider)` of that component was \
-            being resolved on the same thread. Resetting would drop instances the resolution is \
+            being resolved on the same thread or task. Resetting would drop instances the resolution is \
             still using. Call `reset()` outside providers and `configure:` closures, for example \
             after the sign-out flow has finished.
             """, file: file, line: line)

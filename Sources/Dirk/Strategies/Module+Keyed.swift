@@ -72,9 +72,7 @@ extension Module {
                 })
             return Erasure.value(of: object, as: T.self)
         } catch {
-            throw Diagnostics.rethrown(
-                error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site,
-                component: C.self)
+            throw rethrown(error, as: Failure.self, site: site)
         }
     }
 }

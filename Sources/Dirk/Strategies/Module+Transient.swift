@@ -95,12 +95,4 @@ extension Module {
         }
         return value!
     }
-
-    /// A transient's error, as the type its factory throws; stops the program, naming the
-    /// provider, if an override's factory threw another type.
-    @inlinable @inline(never)
-    func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite) -> Failure {
-        Diagnostics.rethrown(
-            error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site, component: C.self)
-    }
 }

@@ -61,12 +61,20 @@
     }
 
     /// Whether both frames are the same step: the same provider of the same module, the same module
-    /// created by the same component, or the same handle.
+    /// created by the same component, the same `Lazy`, or `Provider` handles made at the same place
+    /// for the same component.
     @inlinable package func isSame(as other: Frame) -> Bool {
         guard owner == other.owner, kind == other.kind, ObjectIdentifier(type) == ObjectIdentifier(other.type)
         else { return false }
         switch kind {
-        case .moduleCreation, .handle: return true
+        case .moduleCreation: return true
+        case .handle:
+            // A `Lazy` is its frames' owner. A `Provider`, a value, has none: two are the same step
+            // when they were made at the same place for the same component, as the steps of one
+            // provider are.
+            return owner != 0
+                || (component == other.component
+                    && ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type))
         case .provider, .keyHashing:
             return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
         }

@@ -37,6 +37,13 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         return (TaskAgent(task: task, scopes: ScopeStore.make(), beganResolution: true), true)
     }
 
+    /// The current task's own agent, while the task is inside an async resolution: nil outside
+    /// one, and in a task that only inherited another task's agent.
+    static var ofCurrentTask: TaskAgent? {
+        guard let current, current.task == CurrentTask.identity, !current.scopes.hasEnded else { return nil }
+        return current
+    }
+
     /// Runs `body` with the current task's agent, bound for the tasks it starts; ends the
     /// resolution's `scoped` instances when this call began the resolution.
     static func withCurrent<Result, Failure: Error>(
@@ -62,6 +69,12 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         stack.withLock { $0.append(frame) }
         defer { stack.withLock { _ = $0.popLast() } }
         return try await body()
+    }
+
+    /// The outermost step on this task's stack that belongs to the component whose identity is
+    /// `component`, if any.
+    func outermostStep(in component: UInt) -> Frame? {
+        stack.withLock { $0.first { $0.component == component } }
     }
 
     /// The step already on this task's stack that is the same as `frame`, if any.

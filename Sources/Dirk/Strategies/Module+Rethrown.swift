@@ -1,0 +1,11 @@
+extension Module {
+    /// The error that a provider's factory threw, as the type the factory declares; stops the
+    /// program, naming the provider at `site`, if an override's factory threw another type.
+    ///
+    /// One call for every strategy, so that no provider carries the message's code. (Speed only.)
+    @inlinable @inline(never)
+    func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite) -> Failure {
+        Diagnostics.rethrown(
+            error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site, component: C.self)
+    }
+}

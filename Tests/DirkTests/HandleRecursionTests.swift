@@ -1,0 +1,86 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("Handles that call themselves")
+struct HandleRecursionTests {
+    @Test(
+        "a provider handle called from within its own resolution stops with the path",
+        arguments: SelfCallingHandle.allCases)
+    func selfCallingHandleTraps(_ handle: SelfCallingHandle) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [handle] in
+            armExitTestWatchdog()
+            await handle.callItself()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains("Dirk: dependency cycle: \(handle.typeName) -> \(handle.typeName)."),
+            "\(handle): \(message)")
+        #expect(message.contains("`\(handle.typeName)` of `\(handle.componentName)` calls itself"))
+        #expect(message.contains("A handle resolves its value when it is called or first read"))
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        #expect(trap.hasPrefix("DirkTests/HandleRecursionTests.swift:"), "\(handle): \(trap)")
+    }
+
+    @Test("a provider handle may call another one made elsewhere, of the same type")
+    func handleCallsAnotherHandle() {
+        let component = TestComponent()
+        let inner = component.things.provider { $0.things.transient() }
+        let outer = component.things.provider { _ in inner() }
+        #expect(outer() !== outer())
+        #expect(component.counter.count == 2)
+    }
+}
+
+/// Holds a handle whose resolution calls the handle itself.
+final class HandleHolder<Handle>: @unchecked Sendable {
+    var handle: Handle?
+}
+
+/// The handles that resolve anew on every call, each made to call itself.
+enum SelfCallingHandle: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+    case provider, mainActorProvider, asyncProvider
+
+    var testDescription: String { rawValue }
+
+    var typeName: String {
+        switch self {
+        case .provider: "Provider<Thing>"
+        case .mainActorProvider: "MainActorProvider<ScreenViewModel>"
+        case .asyncProvider: "AsyncProvider<Database, Never>"
+        }
+    }
+
+    var componentName: String {
+        switch self {
+        case .provider: "TestComponent"
+        case .mainActorProvider: "ScreenComponent"
+        case .asyncProvider: "DatabaseComponent"
+        }
+    }
+
+    /// Makes the handle and calls it; it never returns.
+    func callItself() async {
+        switch self {
+        case .provider:
+            let component = TestComponent()
+            let holder = HandleHolder<Provider<Thing>>()
+            holder.handle = component.things.provider { _ in holder.handle!() }
+            _ = holder.handle!()
+            withExtendedLifetime(component) {}
+        case .mainActorProvider:
+            let component = ScreenComponent()
+            let holder = HandleHolder<MainActorProvider<ScreenViewModel>>()
+            holder.handle = component.data.mainActorProvider { _ in holder.handle!() }
+            await MainActor.run { _ = holder.handle!() }
+            withExtendedLifetime(component) {}
+        case .asyncProvider:
+            let component = DatabaseComponent()
+            let holder = HandleHolder<AsyncProvider<Database, Never>>()
+            holder.handle = component.storage.asyncProvider { _ in await holder.handle!() }
+            _ = await holder.handle!()
+            withExtendedLifetime(component) {}
+        }
+    }
+}
