@@ -456,6 +456,30 @@ struct OnceStateMachineTests {
         #expect(machine.claim(by: builder, frame: frame).summary == .build(generation: 2))
     }
 
+    @Test("retiring leaves a build under way alone, and empties a ready or empty cell for good")
+    func retire() {
+        var machine = OnceStateMachine<StrongStorage<Item>>()
+        let builder = BuildAgent.standalone()
+        _ = machine.claim(by: builder, frame: frame)
+        let item = Item()
+        machine.holdInstance(item, generation: 1)
+        let whileBuilding = machine.retireUnlessBuilding()
+        #expect(!whileBuilding.isRetired && whileBuilding.dropped == nil)
+        #expect(machine.isBuilding && !machine.isRetired)
+        _ = machine.publish(generation: 1)
+        let ready = machine.retireUnlessBuilding()
+        #expect(ready.isRetired && ready.dropped?.value === item)
+        machine.checkInvariants()
+        #expect(!machine.hasValue && !machine.isBuilding)
+        #expect(machine.claim(by: builder, frame: frame).summary == .retired)
+        #expect(machine.claim(by: BuildAgent.standalone(), frame: frame).summary == .retired)
+
+        var empty = OnceStateMachine<StrongStorage<Item>>()
+        #expect(empty.retireUnlessBuilding().isRetired)
+        #expect(empty.claim(by: builder, frame: frame).summary == .retired)
+        empty.checkInvariants()
+    }
+
     @Test("generations and waiter identifiers grow with every build, whether it ends in a value or an error")
     func generationsGrow() {
         var machine = OnceStateMachine<StrongStorage<Item>>()
@@ -607,6 +631,7 @@ enum ClaimSummary: Equatable {
     case ownInstance(ObjectIdentifier)
     case cycle(String)
     case wait(generation: UInt64)
+    case retired
 }
 
 extension OnceStateMachine.Claim where Storage.Value == Item {
@@ -617,6 +642,7 @@ extension OnceStateMachine.Claim where Storage.Value == Item {
         case .ownInstance(let value): .ownInstance(ObjectIdentifier(value))
         case .cycle(let frame): .cycle(frame.name)
         case .wait(let generation): .wait(generation: generation)
+        case .retired: .retired
         }
     }
 }

@@ -1,6 +1,7 @@
 import Dirk
 import DirkTestSupport
 import Dispatch
+import Foundation
 import Testing
 
 @Suite("reset()")
@@ -154,6 +155,68 @@ struct ResetTests {
         component.reset()
         #expect(await component.resetting.asyncShared() !== first)
     }
+}
+
+@Suite("reset() and single(key:) calls under way")
+struct KeyedResetTests {
+    @Test("a single(key:) call that found its key's cell before reset() gets the instance cached after it")
+    func keyedCallSpanningReset() {
+        let component = TestComponent()
+        let first = component.things.gatedKeyed(GatedKey(1))
+        #expect(component.counter.count == 1)
+        let gate = Gate()
+        let spanning = DirkTestSupport.Locked<Thing?>(nil)
+        let rebuilt = DirkTestSupport.Locked<Thing?>(nil)
+        withWatchdog {
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                // Finds the key's cell, then holds in the key's `==` until the gate opens.
+                let thing = component.things.gatedKeyed(GatedKey(1, gate: gate))
+                spanning.withLock { $0 = thing }
+                done.signal()
+            }.start()
+            gate.entered.wait()
+            component.reset()
+            let thing = component.things.gatedKeyed(GatedKey(1))
+            rebuilt.withLock { $0 = thing }
+            gate.open()
+            done.wait()
+        }
+        let cached = component.things.gatedKeyed(GatedKey(1))
+        #expect(cached !== first)
+        #expect(rebuilt.withLock { $0 } === cached)
+        #expect(spanning.withLock { $0 } === cached, "the call under way built an instance nobody finds")
+        #expect(component.counter.count == 2)
+    }
+}
+
+/// A key whose `==` waits at its gate, once, holding the caller between finding the key's cell
+/// and using it.
+struct GatedKey: Hashable, @unchecked Sendable {
+    let id: Int
+    let gate: Gate?
+    private let armed: DirkTestSupport.Locked<Bool>
+
+    init(_ id: Int, gate: Gate? = nil) {
+        self.id = id
+        self.gate = gate
+        armed = DirkTestSupport.Locked(gate != nil)
+    }
+
+    static func == (lhs: GatedKey, rhs: GatedKey) -> Bool {
+        for key in [lhs, rhs] where key.armed.withLock({ armed in defer { armed = false }; return armed }) {
+            key.gate?.pass()
+        }
+        return lhs.id == rhs.id
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+    }
+}
+
+extension ThingModule {
+    func gatedKeyed(_ key: GatedKey) -> Thing { single(key: key) { c in Thing(c.counter) } }
 }
 
 /// The providers that reset their own component, each made to run.

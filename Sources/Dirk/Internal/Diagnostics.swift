@@ -389,9 +389,11 @@
     static func overrideCalledNoProvider(component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
-            Dirk: the closure given to `\(component).overriding(_:with:)` called no provider, so \
-            Dirk cannot tell which one to override. Call exactly one provider in it, as in \
-            `overriding { $0.network.api() } with: { _ in fakeAPI }`.
+            Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of \
+            that component, so Dirk cannot tell which one to override. Call exactly one provider \
+            in it, through the component it receives, as in \
+            `overriding { $0.network.api() } with: { _ in fakeAPI }`: a provider reached through \
+            another instance of a component is not one of this component's.
             """, file: file, line: line)
     }
 

@@ -7,7 +7,8 @@
 /// meanwhile shows up as a new version, and the comparison is made again.
 ///
 /// `reset()` drops every key whose cell is not being built, with its instance: a build under way
-/// finishes and is cached under its key.
+/// finishes and is cached under its key. A dropped cell is retired, so that a caller that found it
+/// before the reset finds the key's cell again rather than build an instance nobody will find.
 @usableFromInline final class KeyedCells: @unchecked Sendable {
     @usableFromInline typealias Cell = OnceCell<StrongObjectStorage>
 
@@ -72,12 +73,14 @@
             for (hash, entries) in state.entries {
                 var kept: [Entry] = []
                 for entry in entries {
-                    // The cell's lock is taken inside this one, never the other way around.
-                    if entry.cell.isBuilding {
-                        kept.append(entry)
-                    } else {
+                    // The cell's lock is taken inside this one, never the other way around; one
+                    // lock of the cell both checks for a build and retires it.
+                    let (isRetired, value) = entry.cell.retireUnlessBuilding()
+                    if isRetired {
                         dropped.append(entry)
-                        if let value = entry.cell.reset() { dropped.append(value) }
+                        if let value { dropped.append(value) }
+                    } else {
+                        kept.append(entry)
                     }
                 }
                 state.entries[hash] = kept.isEmpty ? nil : kept

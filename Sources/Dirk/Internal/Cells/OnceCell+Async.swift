@@ -18,6 +18,8 @@ extension OnceCell {
     ) async throws(Failure) -> Value {
         while true {
             switch withMachine({ $0.claim(by: agent, frame: frame) }) {
+            case .retired:
+                preconditionFailure("Dirk internal error: a retired cell was resolved")
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):

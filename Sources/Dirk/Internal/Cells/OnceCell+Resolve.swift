@@ -17,8 +17,28 @@ extension OnceCell {
         configures: Bool,
         configure: (Value) throws(Failure) -> Void
     ) throws(Failure) -> Value {
+        guard
+            let value = try resolveUnlessRetired(
+                in: context, frame: frame, build: build, configures: configures, configure: configure)
+        else {
+            preconditionFailure("Dirk internal error: a retired cell was resolved")
+        }
+        return value
+    }
+
+    /// `resolve(in:frame:build:configures:configure:)`, or nil without building when the cell was
+    /// retired: the caller finds the cell that its table holds now and resolves that one.
+    @inlinable package func resolveUnlessRetired<Failure: Error>(
+        in context: ResolutionContext,
+        frame: Frame,
+        build: () throws(Failure) -> Value,
+        configures: Bool,
+        configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value? {
         while true {
             switch withMachine({ $0.claim(by: context, frame: frame) }) {
+            case .retired:
+                return nil
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):

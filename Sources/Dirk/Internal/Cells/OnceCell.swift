@@ -51,6 +51,13 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
         withMachine { $0.reset() }
     }
 
+    /// Retires the cell unless a build is under way in it (see
+    /// `OnceStateMachine.retireUnlessBuilding()`); returns whether it did, and what the cell held,
+    /// for the caller to release outside any lock.
+    package final func retireUnlessBuilding() -> (isRetired: Bool, dropped: Storage?) {
+        withMachine { $0.retireUnlessBuilding() }
+    }
+
     // MARK: WaitableCell
 
     @usableFromInline package final func build(ofGeneration generation: UInt64) -> BuildSnapshot? {

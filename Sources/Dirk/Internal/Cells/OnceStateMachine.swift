@@ -139,6 +139,8 @@ extension CellHeader {
 ///   │                 └── factory threw: every waiter gets the error  │    until the builder's
 ///   │                                                                 ▼    resolution ends)
 ///   └──────────── reset ◀────────────────────────────────────────── ready
+///
+/// empty or ready ──retire──▶ retired (a `single(key:)` cell its table dropped: final)
 /// ```
 ///
 /// Its mutating methods run under the cell's lock, never call user code, and return what to do
@@ -176,6 +178,8 @@ extension CellHeader {
     /// the build, not in it: a build that held a frame of so many words would be copied and
     /// destroyed through its type's witnesses; a frame alone is copied as plain words.
     @usableFromInline var buildFrame: Frame?
+    /// Whether the cell was retired: dropped by the table that held it, and never to build again.
+    @usableFromInline package internal(set) var isRetired = false
     private var generations: UInt64 = 0
     private var waiterIDs: UInt64 = 0
 
@@ -212,10 +216,13 @@ extension CellHeader {
         case cycle(Frame)
         /// Another agent builds generation `generation`: wait for it.
         case wait(generation: UInt64)
+        /// The cell was retired: find the cell that its table holds now.
+        case retired
     }
 
     @usableFromInline package mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
         defer { debugCheck() }
+        if isRetired { return .retired }
         if let build {
             if build.builder === agent {
                 if let instance = build.instance { return .ownInstance(instance) }
@@ -340,6 +347,18 @@ extension CellHeader {
         return ready.take()
     }
 
+    /// Retires the cell unless a build is under way in it, for a table that drops it: empties it,
+    /// and makes every later claim answer `.retired`, so that an agent that found the cell before
+    /// the table dropped it looks again instead of building where nobody will find the instance.
+    ///
+    /// - Returns: Whether the cell was retired, and what it held, to release outside the lock.
+    @usableFromInline package mutating func retireUnlessBuilding() -> (isRetired: Bool, dropped: Storage?) {
+        defer { debugCheck() }
+        if build != nil { return (false, nil) }
+        isRetired = true
+        return (true, ready.take())
+    }
+
     /// Whether a build is under way.
     @usableFromInline package var isBuilding: Bool { build != nil }
 
@@ -354,11 +373,14 @@ extension CellHeader {
         #endif
     }
 
-    /// Stops the program if the state is inconsistent: a build and a value at once, a build with
+    /// Stops the program if the state is inconsistent: a build and a value at once, a retired cell
+    /// that holds either, a build with
     /// no frame, a build of a generation not yet counted, waiters with duplicate or uncounted
     /// identifiers, or a strong ready value that is gone.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
+        precondition(
+            !isRetired || (ready == nil && build == nil), "Dirk internal error: a retired cell holds something")
         if let ready, Storage.isStrong {
             precondition(ready.value != nil, "Dirk internal error: a strong cell lost its value")
         }

@@ -104,11 +104,19 @@ struct KeyedPolicy: ProviderSlotPolicy {
             site: frame.site,
             type: frame.type, subject: frame.subject, componentType: frame.componentType)
         if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
-        context.enter(hashing)
-        let cell = slot.cell(for: key)
-        context.leave()
-        return try cell.resolve(
-            in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
+        while true {
+            context.enter(hashing)
+            let cell = slot.cell(for: key)
+            context.leave()
+            // Nil when a `reset()` dropped the cell after it was found: the key's cell is looked
+            // up again.
+            if let value = try cell.resolveUnlessRetired(
+                in: context, frame: frame, build: { try build()! }, configures: configures,
+                configure: configure)
+            {
+                return value
+            }
+        }
     }
 }
 
