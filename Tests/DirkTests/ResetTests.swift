@@ -204,10 +204,18 @@ struct GatedKey: Hashable, @unchecked Sendable {
     }
 
     static func == (lhs: GatedKey, rhs: GatedKey) -> Bool {
-        for key in [lhs, rhs] where key.armed.withLock({ armed in defer { armed = false }; return armed }) {
-            key.gate?.pass()
-        }
+        lhs.passGateOnce()
+        rhs.passGateOnce()
         return lhs.id == rhs.id
+    }
+
+    /// Waits at the gate, the first time only.
+    private func passGateOnce() {
+        let isFirst = armed.withLock { armed in
+            defer { armed = false }
+            return armed
+        }
+        if isFirst { gate?.pass() }
     }
 
     func hash(into hasher: inout Hasher) {

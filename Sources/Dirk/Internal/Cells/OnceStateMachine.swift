@@ -380,7 +380,8 @@ extension CellHeader {
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
         precondition(
-            !isRetired || (ready == nil && build == nil), "Dirk internal error: a retired cell holds something")
+            !isRetired || (ready == nil && build == nil),
+            "Dirk internal error: a retired cell holds something")
         if let ready, Storage.isStrong {
             precondition(ready.value != nil, "Dirk internal error: a strong cell lost its value")
         }
