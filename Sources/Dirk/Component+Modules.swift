@@ -77,7 +77,10 @@ extension Component {
     private func register(_ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt) {
         guard module.belongs(to: self) else {
             Diagnostics.foreignModule(
-                Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
+                Swift.type(of: module),
+                ofType: ClassHierarchy.isInstance(self, of: module.componentType)
+                    ? nil : module.componentType,
+                component: Swift.type(of: self), file: file, line: line)
         }
         for type in types where !ClassHierarchy.isInstance(module, of: type) {
             Diagnostics.registeredAsAnotherType(
@@ -90,7 +93,9 @@ extension Component {
                 if modules.value(for: TypeKey(type)) != nil
                     || state.moduleCreations.first(where: { $0.type == key }) != nil
                 {
-                    Diagnostics.lateModule(type, component: Swift.type(of: self), file: file, line: line)
+                    Diagnostics.lateModule(
+                        type, registered: Swift.type(of: module), component: Swift.type(of: self), file: file,
+                        line: line)
                 }
                 state.registeredModules = state.registeredModules ?? [:]
                 return state.registeredModules!.updateValue(module, forKey: key)

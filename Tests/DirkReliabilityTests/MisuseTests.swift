@@ -14,6 +14,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case handleAfterRelease, lateOverride, overrideCallingNoProvider, overrideCallingSeveralProviders
     case overrideOfAnAncestor, overrideOfAnotherType, foreignError, mainActorModuleOffTheMainActor
     case moduleOfAnotherType, parentOfAnotherType, notAModule, lateParentDuplicateContribution
+    case lateSubclassModule, moduleOfAnotherComponent
 
     var testDescription: String { rawValue }
 
@@ -49,7 +50,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .lateModule:
             [
-                "registered a module for `MisuseModule` after that module was already in use",
+                "registered a module for `MisuseModule` after `MisuseModule` was already in use",
                 "before the first resolution",
             ]
         case .wrongComponent:
@@ -69,7 +70,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .lazyReadWhileResolving:
             [
-                "a `Lazy<Canary>` made at DirkReliabilityTests/MisuseTests.swift:",
+                "a `Lazy<Canary>` of `MisuseComponent`, made at DirkReliabilityTests/MisuseTests.swift:",
                 "was read while it was resolving its own value", "Read it after the provider",
             ]
         case .duplicateContribution:
@@ -120,7 +121,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .mainActorModuleOffTheMainActor:
             [
                 "a `MainActorModule`, on a thread other than the main thread",
-                "declare its accessor `@MainActor`",
+                "declare the accessor that returns it `@MainActor`",
             ]
         case .moduleOfAnotherType:
             [
@@ -136,6 +137,17 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             [
                 "`MisuseComponent` was asked for `NotAModule`, which subclasses `AnyModule` directly",
                 "Subclass `Module<MisuseComponent>` instead",
+            ]
+        case .lateSubclassModule:
+            [
+                "registered `StubMisuseModule` for `MisuseModule` after `MisuseModule` was already in use",
+                "before the first resolution",
+            ]
+        case .moduleOfAnotherComponent:
+            [
+                "`OtherParent` was given a `MisuseModule`, a module of `MisuseComponent`",
+                "Register the module on the `MisuseComponent` it belongs to",
+                "`var misuseComponent: MisuseComponent { parent() }`",
             ]
         case .lateParentDuplicateContribution:
             [
@@ -274,6 +286,13 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             MisuseComponent().parent(type) { MisuseParent() }
         case .notAModule:
             _ = MisuseComponent().notAModule
+        case .lateSubclassModule:
+            let component = MisuseComponent()
+            _ = component.misuse.plain()
+            component.module { StubMisuseModule($0) }
+        case .moduleOfAnotherComponent:
+            let owner = MisuseComponent()
+            OtherParent().module { _ in MisuseModule(owner) }
         case .lateParentDuplicateContribution:
             // The child contributes first; the parent that brings the same key comes later, so
             // listing the collection finds the duplicate.

@@ -104,7 +104,9 @@ struct HandleTests {
             _ = holder.handle!.value
         }
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: a `Lazy<Thing>` made at DirkTests/HandleTests.swift:"))
+        #expect(
+            message.contains("Dirk: a `Lazy<Thing>` of `TestComponent`, made at DirkTests/HandleTests.swift:")
+        )
         #expect(message.contains("was read while it was resolving its own value"))
         #expect(message.contains("Read it after the provider"))
     }

@@ -44,7 +44,7 @@ struct MainActorTests {
         #expect(
             message.contains(
                 "Dirk: `ScreenComponent` was asked for its module `PanelModule`, a `MainActorModule`"))
-        #expect(message.contains("declare its accessor `@MainActor`"))
+        #expect(message.contains("declare the accessor that returns it `@MainActor`"))
     }
 
     @Test("other threads reach the main-actor objects with await, and the shared store without")

@@ -140,7 +140,7 @@ struct ModuleRegistrationTests {
         let message = standardError(of: result)
         #expect(
             message.contains(
-                "Dirk: `AppTestComponent` registered a module for `NetworkTestModule` after that module was already in use"
+                "Dirk: `AppTestComponent` registered `StubNetworkTestModule` for `NetworkTestModule` after `NetworkTestModule` was already in use"
             ))
         #expect(message.contains("before the first resolution"))
     }

@@ -52,7 +52,8 @@ struct ParentTests {
         let message = standardError(of: result)
         #expect(message.contains("Dirk: `LeafComponent` has no parent of type `RootComponent`"))
         #expect(message.contains("Its parents are `SideComponent`."))
-        #expect(message.contains("`LeafComponent().parent { rootComponent }`"))
+        #expect(message.contains("Register one on the new `LeafComponent` when you build it"))
+        #expect(message.contains("`.parent { rootComponent }`"))
     }
 
     @Test("two parents of one type trap")

@@ -27,7 +27,8 @@ public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: self, handle: AsyncLazy.self)
             if agent.enclosing(frame) != nil {
-                Diagnostics.handleReadWhileResolving("\(frame.name)", site: source.site)
+                Diagnostics.handleReadWhileResolving(
+                    frame.name, component: source.componentType, site: source.site)
             }
             return try await cell.resolve(in: agent, frame: frame) { () async throws(Failure) in
                 try await source.resolve(frame: frame)

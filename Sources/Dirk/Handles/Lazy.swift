@@ -35,7 +35,8 @@ public final class Lazy<Value>: @unchecked Sendable {
         let context = ResolutionContext.current
         let frame = source.frame(owner: self, handle: Lazy.self)
         if context.enclosing(frame) != nil {
-            Diagnostics.handleReadWhileResolving("Lazy<\(Value.self)>", site: source.site)
+            Diagnostics.handleReadWhileResolving(
+                "Lazy<\(Value.self)>", component: source.componentType, site: source.site)
         }
         return cell.resolve(
             in: context, frame: frame, build: { source.resolve(in: context, frame: frame) },

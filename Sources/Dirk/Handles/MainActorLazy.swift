@@ -28,7 +28,8 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
         let context = ResolutionContext.current
         let frame = source.frame(owner: self, handle: MainActorLazy.self)
         if context.enclosing(frame) != nil {
-            Diagnostics.handleReadWhileResolving(frame.name, site: source.site)
+            Diagnostics.handleReadWhileResolving(
+                frame.name, component: source.componentType, site: source.site)
         }
         return cell.resolve(
             in: context, frame: frame, build: { source.resolve(in: context, frame: frame) },

@@ -92,10 +92,10 @@
     }
 
     /// A handle's value was read while the handle resolved it.
-    static func handleReadWhileResolving(_ handle: String, site: ProviderSite) -> Never {
+    static func handleReadWhileResolving(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
         fail(
             """
-            Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read while it was \
+            Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it was \
             resolving its own value, so it can never finish. Read it after the provider that builds \
             the value has returned, for example in a method called later, not in the value's own \
             factory or `configure:` closure.
@@ -156,7 +156,9 @@
             Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its \
             component `\(component)` was released. A handle refers to its component without keeping it \
             alive, so that an instance the component caches may hold one without a retain cycle: \
-            keep the component for as long as its handles are read.
+            keep the component for as long as its handles are read. A handle read in the `deinit` \
+            of an instance the component cached runs while the component is being released: \
+            read it before, or keep what the `deinit` needs in a stored property of that instance.
             """,
             at: site)
     }
@@ -238,8 +240,8 @@
         fail(
             """
             Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \
-            \(known) Register one when you build the component: \
-            `\(component)().parent { \(lowerFirst("\(parent)")) }`.
+            \(known) Register one on the new `\(component)` when you build it, before its first \
+            resolution: `.parent { \(lowerFirst("\(parent)")) }`.
             """,
             file: file, line: line)
     }
@@ -277,10 +279,15 @@
 
     // MARK: Modules
 
-    static func lateModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
+    static func lateModule(
+        _ module: Any.Type, registered: Any.Type, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        let what =
+            ObjectIdentifier(module) == ObjectIdentifier(registered)
+            ? "a module for `\(module)`" : "`\(registered)` for `\(module)`"
         fail(
             """
-            Dirk: `\(component)` registered a module for `\(module)` after that module was \
+            Dirk: `\(component)` registered \(what) after `\(module)` was \
             already in use, so some instances would come from the old module and some from the \
             new one. Register modules with `.module { }` when you build the component, before \
             the first resolution.
@@ -308,19 +315,32 @@
         fail(
             """
             Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which \
-            it is not: accessors that ask for a `\(type)` would get a `\(registered)`. The type \
+            it is not: accessors that ask for \(article("\(type)")) `\(type)` would get \(article("\(registered)")) `\(registered)`. The type \
             comes from a variable that holds a subclass's type; register the \(kind) as its own \
             type or as one of its superclasses, or make the closure return a `\(type)`.
             """, file: file, line: line)
     }
 
-    static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
-        -> Never
-    {
+    /// A component was given a module made for another component: one of another type,
+    /// `moduleComponent`, or, when that is nil, another instance.
+    static func foreignModule(
+        _ module: Any.Type, ofType moduleComponent: Any.Type?, component: Any.Type, file: StaticString,
+        line: UInt
+    ) -> Never {
+        if let moduleComponent {
+            fail(
+                """
+                Dirk: `\(component)` was given \(article("\(module)")) `\(module)`, a module of \
+                `\(moduleComponent)`: a component registers only modules of its own type. Register \
+                the module on the `\(moduleComponent)` it belongs to, and reach it from \
+                `\(component)` through a parent accessor such as \
+                `var \(lowerFirst("\(moduleComponent)")): \(moduleComponent) { parent() }`.
+                """, file: file, line: line)
+        }
         fail(
             """
-            Dirk: `\(component)` was given a `\(module)` that was created for another component. \
-            Create the module from the component the closure receives: \
+            Dirk: `\(component)` was given \(article("\(module)")) `\(module)` that was created for \
+            another component. Create the module from the component the closure receives: \
             `.module { \(module)($0) }`.
             """, file: file, line: line)
     }
@@ -332,9 +352,9 @@
             """
             Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a \
             thread other than the main thread, so the module would be created off the main actor. \
-            Ask for it on the main actor first, or declare its accessor `@MainActor` \
-            (`@MainActor var \(lowerFirst("\(module)")): \(module) { module() }`), so that the \
-            compiler makes sure of it.
+            Ask for it on the main actor first, or declare the accessor that returns it \
+            `@MainActor` (as in `@MainActor var \(lowerFirst("\(module)")): \(module) { module() }`), \
+            so that the compiler makes sure of it.
             """, file: file, line: line)
     }
 
