@@ -456,6 +456,47 @@ struct OnceStateMachineTests {
         #expect(machine.claim(by: builder, frame: frame).summary == .build(generation: 2))
     }
 
+    @Test(
+        "a held build tells a resolution that took its instance what it depends on once configured, and wakes those that waited for that"
+    )
+    func configuredHeldBuild() {
+        var machine = OnceStateMachine<StrongStorage<Item>>()
+        let builder = BuildAgent.standalone()
+        let borrower = BuildAgent.standalone()
+        _ = machine.claim(by: builder, frame: frame)
+        let claimant = machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: 1)
+        let item = Item()
+        machine.holdInstance(item, generation: 1)
+        let parker = Parker<WaitEvent<Item>>()
+        #expect(
+            machine.dependenciesOnceConfigured(generation: 1, orEnqueue: .thread(parker), of: borrower) == nil
+        )
+        #expect(machine.waiterCount == 2)
+        machine.checkInvariants()
+        let dependency = BorrowedBuildRecord(cell: OnceCell<StrongStorage<Item>>.make(), generation: 3)
+        let woken = machine.markConfigured(generation: 1, dependencies: [dependency])
+        #expect(woken.count == 1, "only the agent waiting for the configuration is woken")
+        #expect(machine.waiterCount == 1)
+        guard case .building(let build, _) = machine.state else {
+            Issue.record("a configured build stays under way until it is published")
+            return
+        }
+        #expect(build.isConfigured && build.instance === item && build.waiters.map(\.id) == [claimant])
+        machine.checkInvariants()
+        #expect(
+            machine.dependenciesOnceConfigured(generation: 1, orEnqueue: .thread(Parker()), of: borrower)
+                == [dependency])
+        #expect(machine.waiterCount == 1, "a configured build enqueues no one")
+        #expect(machine.claim(by: builder, frame: frame).summary == .ownInstance(ObjectIdentifier(item)))
+        let (value, waiters) = machine.publish(generation: 1)
+        #expect(value === item && waiters.count == 1)
+        // An ended build was published once all it depends on was configured.
+        #expect(
+            machine.dependenciesOnceConfigured(generation: 1, orEnqueue: .thread(Parker()), of: borrower)
+                == [])
+        machine.checkInvariants()
+    }
+
     @Test("retiring leaves a build under way alone, and empties a ready or empty cell for good")
     func retire() {
         var machine = OnceStateMachine<StrongStorage<Item>>()

@@ -1,6 +1,7 @@
 import Dirk
 import DirkTestSupport
 import Dispatch
+import Foundation
 import Testing
 
 @Suite("Thread safety")
@@ -170,6 +171,32 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test(
+        "a configure ring of three started from three threads hands out only configured instances, to its builders and to readers"
+    )
+    func configureRingAcrossThreads() {
+        let complete = Locked(true)
+        withWatchdog {
+            for _ in 0..<100 {
+                let component = RingComponent()
+                onThreads(4) { index in
+                    let node =
+                        switch index {
+                        case 0: component.ring.first()
+                        case 1: component.ring.second()
+                        default: component.ring.third()
+                        }
+                    let isComplete =
+                        node.isConfigured && node.next?.isConfigured == true
+                        && node.next?.next?.isConfigured == true
+                    complete.withLock { $0 = $0 && isComplete }
+                }
+            }
+        }
+        #expect(
+            complete.withLock { $0 }, "an instance of the ring was returned before the ring was configured")
+    }
+
     @Test("components and modules cross tasks and actors")
     func componentsCrossIsolation() async {
         let component = GateComponent()
@@ -247,5 +274,38 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
         c.blockedBuilds.increment()
         c.gates.gate?.pass()
         return Thing()
+    }
+}
+
+/// One of three instances that refer to each other in a ring, set in `configure:`.
+final class RingNode: @unchecked Sendable {
+    /// The next node, which the component keeps: weak, so that the ring is no retain cycle.
+    weak var next: RingNode?
+    /// Set last by `configure:`.
+    var isConfigured = false
+}
+
+final class RingComponent: Component, @unchecked Sendable {
+    var ring: RingModule { module() }
+}
+
+/// Three singles in a ring, each configured with the next; each `configure:` lingers before and
+/// after it asks for the next, so that threads that start at different nodes overlap.
+class RingModule: Module<RingComponent>, @unchecked Sendable {
+    func first() -> RingNode { node { $0.ring.second() } }
+    func second() -> RingNode { node { $0.ring.third() } }
+    func third() -> RingNode { node { $0.ring.first() } }
+
+    private func node(function: StaticString = #function, next: @escaping (RingComponent) -> RingNode)
+        -> RingNode
+    {
+        single(
+            function: function, { RingNode() },
+            configure: { node, c in
+                usleep(200)
+                node.next = next(c)
+                usleep(200)
+                node.isConfigured = true
+            })
     }
 }

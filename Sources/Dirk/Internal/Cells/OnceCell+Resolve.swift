@@ -81,11 +81,14 @@ extension OnceCell {
                 defer { context.configurationDepth -= 1 }
                 try configure(value)
             }
-            if context.isConfiguring {
+            if context.isConfiguring || !context.borrowed.isEmpty {
                 // A `configure:` closure of an enclosing step still runs on this thread, and this
-                // value may already refer to its half-configured instance. Other agents get it, as
-                // they would the enclosing instance, once the resolution ends.
+                // value may already refer to its half-configured instance; or the resolution took
+                // another agent's half-configured instance, which this one may refer to. Other
+                // agents get it once the resolution ends, when all those are configured; an agent
+                // that takes it before then waits for them too.
                 if !configures { withMachine { $0.holdInstance(value, generation: generation) } }
+                markConfigured(generation: generation, dependencies: context.borrowed)
                 context.publishWhenResolutionEnds(self, generation: generation)
             } else if configures {
                 publish(generation: generation)
@@ -132,22 +135,27 @@ extension OnceCell {
 }
 
 extension OnceCell: BorrowedBuild {
-    @usableFromInline func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext) {
+    @usableFromInline package func waitUntilConfigured(
+        generation: UInt64, as agent: ResolutionContext
+    ) -> [BorrowedBuildRecord] {
         let parker = Parker<WaitEvent<Value>>()
-        guard withMachine({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil else {
-            return
-        }
-        let target = WaitTarget(cell: self, generation: generation)
-        agent.waitingFor = target
+        let target = WaitTarget(cell: self, generation: generation, forConfiguration: true)
         defer { agent.waitingFor = nil }
-        if case .wake(let other, let otherTarget) = CycleDetector.check(agent, waitingFor: target) {
-            otherTarget.cell.wakeToRecheck(other)
-        }
-        while case .recheck = parker.receive() {
-            guard withMachine({ $0.enqueue(.thread(parker), of: agent, generation: generation) }) != nil
-            else {
-                return
+        while true {
+            if let dependencies = withMachine({
+                $0.dependenciesOnceConfigured(generation: generation, orEnqueue: .thread(parker), of: agent)
+            }) {
+                return dependencies
             }
+            agent.waitingFor = target
+            // This resolution is over: it builds nothing more, and every build of its own is
+            // configured, held for its end with its instance. An agent waiting for one of those
+            // may take it as it is, which lets the build this one waits for go on.
+            if let (other, otherTarget) = CycleDetector.agentToWake(agent, waitingFor: target) {
+                otherTarget.cell.wakeToRecheck(other)
+            }
+            // Configured, ended, or woken to look again: the loop looks.
+            _ = parker.receive()
         }
     }
 }

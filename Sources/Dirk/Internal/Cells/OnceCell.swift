@@ -77,6 +77,13 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
+    /// Records that the instance held for generation `generation` is complete, and the builds it
+    /// depends on; wakes the agents that waited only for that.
+    @usableFromInline final func markConfigured(generation: UInt64, dependencies: [BorrowedBuildRecord]) {
+        let woken = withMachine { $0.markConfigured(generation: generation, dependencies: dependencies) }
+        for waiter in woken { waiter.resume(with: .recheck) }
+    }
+
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     @inlinable final func publish(generation: UInt64) {
         let (value, waiters) = withMachine { $0.publish(generation: generation) }

@@ -165,7 +165,17 @@ extension CellHeader {
         /// The instance, once the factory returned: seen by the builder (and by a waiter that
         /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
         @usableFromInline package var instance: Value?
-        @usableFromInline package var waiters: [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>)] = []
+        /// The agents waiting: for the instance, or (`forConfiguration`) only until the instance
+        /// is configured, as a resolution that took it half-configured does before it ends.
+        @usableFromInline package var waiters:
+            [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>, forConfiguration: Bool)] = []
+        /// Set when the held instance is complete: its `configure:` returned. It is published when
+        /// its builder's resolution ends.
+        @usableFromInline package var isConfigured = false
+        /// The builds whose half-configured instances the builder had taken when this instance was
+        /// configured, which this one may refer to: a resolution that takes this instance waits
+        /// for them too.
+        @usableFromInline package var dependencies: [BorrowedBuildRecord] = []
     }
 
     // The state is kept in variables rather than one enum, so that a cached read touches one
@@ -249,8 +259,23 @@ extension CellHeader {
         defer { debugCheck() }
         guard build?.generation == generation else { return nil }
         waiterIDs &+= 1
-        build!.waiters.append((waiterIDs, agent, waiter))
+        build!.waiters.append((waiterIDs, agent, waiter, false))
         return waiterIDs
+    }
+
+    /// The builds that the instance of generation `generation` depends on, once it no longer
+    /// keeps a resolution that took it waiting (its build ended, or its instance is configured);
+    /// otherwise adds `waiter`, woken when that happens, and returns nil.
+    @usableFromInline package mutating func dependenciesOnceConfigured(
+        generation: UInt64, orEnqueue waiter: Waiter<Value>, of agent: BuildAgent
+    ) -> [BorrowedBuildRecord]? {
+        defer { debugCheck() }
+        // An ended build was published only once everything it depends on was configured.
+        guard let build, build.generation == generation else { return [] }
+        if build.isConfigured { return build.dependencies }
+        waiterIDs &+= 1
+        self.build!.waiters.append((waiterIDs, agent, waiter, true))
+        return nil
     }
 
     /// Removes the waiter `id`, if it is still waiting; whoever removes a waiter resumes it.
@@ -284,6 +309,22 @@ extension CellHeader {
     }
 
     // MARK: Ending a build
+
+    /// Records that the instance held for generation `generation` is complete, and the builds it
+    /// depends on; returns the waiters that waited only for that, to wake.
+    @usableFromInline package mutating func markConfigured(
+        generation: UInt64, dependencies: [BorrowedBuildRecord]
+    ) -> [Waiter<Value>] {
+        defer { debugCheck() }
+        guard build?.generation == generation, build?.instance != nil else {
+            preconditionFailure("Dirk internal error: a build was configured that holds no instance")
+        }
+        build!.isConfigured = true
+        build!.dependencies = dependencies
+        let woken = build!.waiters.filter(\.forConfiguration).map(\.waiter)
+        build!.waiters.removeAll(where: \.forConfiguration)
+        return woken
+    }
 
     /// Records the instance of generation `generation`, which only its builder sees until
     /// `publish(generation:)`.
@@ -393,6 +434,12 @@ extension CellHeader {
             precondition(
                 ids.allSatisfy { $0 <= waiterIDs }, "Dirk internal error: a waiter of no known identifier")
             precondition(ids == ids.sorted(), "Dirk internal error: waiters out of order")
+            precondition(
+                build.instance != nil || !build.isConfigured,
+                "Dirk internal error: a build configured without an instance")
+            precondition(
+                !build.isConfigured || !build.waiters.contains(where: \.forConfiguration),
+                "Dirk internal error: a configured build still keeps waiters for its configuration")
         }
     }
 }

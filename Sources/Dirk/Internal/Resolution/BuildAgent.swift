@@ -34,10 +34,15 @@
 @usableFromInline package struct WaitTarget {
     @usableFromInline package let cell: any WaitableCell
     @usableFromInline package let generation: UInt64
+    /// Whether the agent waits only until the build's instance is configured, at its resolution's
+    /// end, rather than for the instance: such an agent can take nothing to break a cycle.
+    @usableFromInline package let forConfiguration: Bool
 
-    @usableFromInline package init(cell: any WaitableCell, generation: UInt64) {
+    @usableFromInline package init(cell: any WaitableCell, generation: UInt64, forConfiguration: Bool = false)
+    {
         self.cell = cell
         self.generation = generation
+        self.forConfiguration = forConfiguration
     }
 
     package func isSame(as other: WaitTarget) -> Bool {

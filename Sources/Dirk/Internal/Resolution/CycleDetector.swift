@@ -40,8 +40,25 @@
             checkInvariants(of: chain, from: agent)
         #endif
         if chain[0].build.hasInstance { return .takeInstance }
-        if let link = chain.first(where: { $0.build.hasInstance }) { return .wake(link.waiter, link.target) }
+        if let link = chain.first(where: { $0.build.hasInstance && !$0.target.forConfiguration }) {
+            return .wake(link.waiter, link.target)
+        }
         return .cycle(chain)
+    }
+
+    /// For `agent`, which waits at its resolution's end until the build of `target` is
+    /// configured: the agent to wake in the closed chain of waits it completes, nil if there is
+    /// none.
+    ///
+    /// The caller can take nothing, but every build of its own is held with its instance, so the
+    /// agent that waits for one of those (the chain's last link) may take it, which breaks the
+    /// cycle.
+    static func agentToWake(_ agent: BuildAgent, waitingFor target: WaitTarget) -> (BuildAgent, WaitTarget)? {
+        guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
+        guard
+            let link = chain.dropFirst().last(where: { $0.build.hasInstance && !$0.target.forConfiguration })
+        else { return nil }
+        return (link.waiter, link.target)
     }
 
     /// The closed chain of waits from `agent`, or nil when it ends at an agent that is not waiting.

@@ -36,12 +36,14 @@ import CDirk
     @usableFromInline @exclusivity(unchecked) var held: UnsafeMutablePointer<Unmanaged<AnyObject>>
     @usableFromInline @exclusivity(unchecked) var heldCount = 0
     @usableFromInline @exclusivity(unchecked) var heldCapacity = 8
-    /// Builds finished while a `configure:` closure ran on this thread, published when the
-    /// resolution ends (see `OnceCell.resolve`).
+    /// Builds finished while a `configure:` closure ran on this thread, or after the resolution
+    /// took another agent's half-configured instance, published when the resolution ends (see
+    /// `OnceCell.resolve`).
     @exclusivity(unchecked) private var heldBuilds: [(cell: any HeldBuild, generation: UInt64)] = []
     /// Builds of other agents whose instance this resolution took while they were being
-    /// configured; the resolution waits for them before it ends.
-    @exclusivity(unchecked) private var borrowed: [(cell: any BorrowedBuild, generation: UInt64)] = []
+    /// configured; the resolution waits until they, and the builds they depend on, are configured
+    /// before it ends.
+    @exclusivity(unchecked) @usableFromInline private(set) var borrowed: [BorrowedBuildRecord] = []
     /// Whether `leave()` at depth zero has work beyond popping.
     @usableFromInline @exclusivity(unchecked) var hasEndWork = false
 
@@ -281,9 +283,10 @@ import CDirk
         hasEndWork = true
     }
 
-    /// Waits, when the resolution ends, until `cell`'s build of generation `generation` ends.
+    /// Waits, when the resolution ends, until `cell`'s build of generation `generation`, and every
+    /// build it depends on, is configured.
     @usableFromInline func waitWhenResolutionEnds(for cell: any BorrowedBuild, generation: UInt64) {
-        borrowed.append((cell, generation))
+        borrowed.append(BorrowedBuildRecord(cell: cell, generation: generation))
         hasEndWork = true
     }
 
@@ -302,18 +305,23 @@ import CDirk
     /// The part of a resolution's end that only resolutions which configured, borrowed or made
     /// `scoped` instances have.
     private func finishBuildsAndScopes() {
-        // First what this resolution built while configuring, so that other agents waiting for it
-        // can finish; then the builds this resolution took instances from while they were being
-        // configured, so that the outermost call returns only fully configured instances.
+        // First the builds this resolution took instances from while they were being configured,
+        // and the builds those depend on, in turn, until every one is configured: the instances
+        // this resolution returns, and those it published, may refer to any of them. Only then
+        // what it held back, so that no other agent sees an instance before all it may refer to
+        // is configured. (An agent waiting for a held instance meanwhile takes it as it is, and
+        // waits in turn; see `OnceCell.waitUntilConfigured`.)
+        var pending = borrowed
+        borrowed = []
+        var seen: Set<BorrowedBuildRecord> = []
+        while let build = pending.popLast() {
+            guard seen.insert(build).inserted else { continue }
+            pending += build.cell.waitUntilConfigured(generation: build.generation, as: self)
+        }
         while !heldBuilds.isEmpty {
             let ready = heldBuilds
             heldBuilds = []
             for build in ready { build.cell.publish(generation: build.generation) }
-        }
-        while !borrowed.isEmpty {
-            let pending = borrowed
-            borrowed = []
-            for build in pending { build.cell.waitUntilBuildEnds(generation: build.generation, as: self) }
         }
         // The `scoped` instances go outside any lock: deinitializers may run user code, even
         // resolve again on this thread, which then starts a resolution of its own.
@@ -326,11 +334,6 @@ import CDirk
         // Kept for the next resolution if nothing else refers to it: no task inherited it.
         if spareScopes == nil, isKnownUniquelyReferenced(&scopes) { spareScopes = scopes }
     }
-}
-
-/// A build another agent runs, whose end a resolution that borrowed its instance waits for.
-@usableFromInline protocol BorrowedBuild: AnyObject {
-    func waitUntilBuildEnds(generation: UInt64, as agent: ResolutionContext)
 }
 
 /// The thread-specific key under which each thread keeps its `ResolutionContext`.
