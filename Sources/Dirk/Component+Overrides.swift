@@ -18,6 +18,10 @@ extension Component {
     /// `func api() -> any API { single { LiveAPI() as any API } }`, not `single { LiveAPI() }`,
     /// whose strategy builds a `LiveAPI`.
     ///
+    /// Only synchronous providers are overridden this way. For an async provider, register a
+    /// module subclass that overrides the provider's method, with
+    /// ``module(_:file:line:_:)``.
+    ///
     /// Override providers when you build the component, before its first resolution. Overriding
     /// a provider that was already used, a provider of another component (a parent's), a provider
     /// whose strategy builds another type than `T`, or a closure that calls no provider or more
