@@ -473,7 +473,7 @@ struct OnceStateMachineTests {
         )
         #expect(machine.waiterCount == 2)
         machine.checkInvariants()
-        let dependency = BorrowedBuildRecord(cell: OnceCell<StrongStorage<Item>>.make(), generation: 3)
+        let dependency = BuildRecord(cell: OnceCell<StrongStorage<Item>>.make(), generation: 3)
         let woken = machine.markConfigured(generation: 1, dependencies: [dependency])
         #expect(woken.count == 1, "only the agent waiting for the configuration is woken")
         #expect(machine.waiterCount == 1)

@@ -197,6 +197,32 @@ struct ConcurrencyTests {
             complete.withLock { $0 }, "an instance of the ring was returned before the ring was configured")
     }
 
+    @Test(
+        "an instance built inside another's configure: is not handed to another thread before that one is configured"
+    )
+    func nestedHeldBuildWaitsForItsEnclosingConfiguration() {
+        let component = NestingComponent()
+        let reachedFromZ = Locked<[String]?>(nil)
+        let reachedFromX = Locked<[String]?>(nil)
+        withWatchdog {
+            onThreads(2) { index in
+                if index == 0 {
+                    let x = component.nesting.x()
+                    reachedFromX.withLock { $0 = x.unconfiguredReach }
+                } else {
+                    // Once x's thread has built y, inside x's `configure:`.
+                    component.yIsBuilt.wait()
+                    let z = component.nesting.z()
+                    reachedFromZ.withLock { $0 = z.unconfiguredReach }
+                }
+            }
+        }
+        #expect(reachedFromX.withLock { $0 } == [])
+        #expect(
+            reachedFromZ.withLock { $0 } == [],
+            "z() returned while it reached an instance still being configured")
+    }
+
     @Test("components and modules cross tasks and actors")
     func componentsCrossIsolation() async {
         let component = GateComponent()
@@ -306,6 +332,85 @@ class RingModule: Module<RingComponent>, @unchecked Sendable {
                 node.next = next(c)
                 usleep(200)
                 node.isConfigured = true
+            })
+    }
+}
+
+/// An instance that refers to others and says whether its `configure:`, if any, has finished.
+final class Linked: @unchecked Sendable {
+    let name: String
+    private let state: DirkTestSupport.Locked<(isConfigured: Bool, links: [Linked])>
+
+    init(_ name: String, isConfigured: Bool) {
+        self.name = name
+        state = DirkTestSupport.Locked((isConfigured, []))
+    }
+
+    var isConfigured: Bool {
+        get { state.withLock { $0.isConfigured } }
+        set { state.withLock { $0.isConfigured = newValue } }
+    }
+
+    func link(_ other: Linked) {
+        state.withLock { $0.links.append(other) }
+    }
+
+    /// The names of the instances this one reaches, itself included, that are not configured.
+    var unconfiguredReach: [String] {
+        var seen: Set<ObjectIdentifier> = []
+        var pending = [self]
+        var unconfigured: [String] = []
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            let (isConfigured, links) = next.state.withLock { ($0.isConfigured, $0.links) }
+            if !isConfigured { unconfigured.append(next.name) }
+            pending += links
+        }
+        return unconfigured
+    }
+}
+
+final class NestingComponent: Component, @unchecked Sendable {
+    let yIsBuilt = DispatchSemaphore(value: 0)
+    let zIsConfiguring = DispatchSemaphore(value: 0)
+    var nesting: NestingModule { module() }
+}
+
+/// `x`'s `configure:` builds `y`, which refers to `x` half-configured, then needs `z`, which another
+/// thread is configuring and which needs `y`: that thread takes `y` and must not return `z` before
+/// `x` is configured.
+class NestingModule: Module<NestingComponent>, @unchecked Sendable {
+    func x() -> Linked {
+        single(
+            { Linked("x", isConfigured: false) },
+            configure: { x, c in
+                x.link(c.nesting.y())
+                c.yIsBuilt.signal()
+                c.zIsConfiguring.wait()
+                x.link(c.nesting.z())
+                // Lingers after `z` is there for the other thread to return.
+                usleep(100_000)
+                x.isConfigured = true
+            })
+    }
+
+    func y() -> Linked {
+        single { c in
+            let y = Linked("y", isConfigured: true)
+            y.link(c.nesting.x())
+            return y
+        }
+    }
+
+    func z() -> Linked {
+        single(
+            { Linked("z", isConfigured: false) },
+            configure: { z, c in
+                c.zIsConfiguring.signal()
+                // Lets x's thread start waiting for `z`.
+                usleep(50_000)
+                z.link(c.nesting.y())
+                z.isConfigured = true
             })
     }
 }

@@ -4,11 +4,11 @@
     /// Waits until the build of generation `generation` is configured, or has ended, as the step
     /// of `agent`'s resolution end; returns the builds its instance depends on, which the
     /// resolution waits for in turn.
-    func waitUntilConfigured(generation: UInt64, as agent: ResolutionContext) -> [BorrowedBuildRecord]
+    func waitUntilConfigured(generation: UInt64, as agent: ResolutionContext) -> [BuildRecord]
 }
 
-/// One borrowed build: its cell, and the generation of the build in it.
-@usableFromInline package struct BorrowedBuildRecord: Hashable {
+/// One build: its cell, and the generation of the build in it.
+@usableFromInline package struct BuildRecord: Hashable {
     @usableFromInline package let cell: any BorrowedBuild
     @usableFromInline package let generation: UInt64
 

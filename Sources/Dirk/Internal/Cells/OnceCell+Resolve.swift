@@ -78,7 +78,11 @@ extension OnceCell {
             if configures {
                 withMachine { $0.holdInstance(value, generation: generation) }
                 context.configurationDepth += 1
-                defer { context.configurationDepth -= 1 }
+                context.configuring.append(BuildRecord(cell: self, generation: generation))
+                defer {
+                    context.configurationDepth -= 1
+                    context.configuring.removeLast()
+                }
                 try configure(value)
             }
             if context.isConfiguring || !context.borrowed.isEmpty {
@@ -88,7 +92,7 @@ extension OnceCell {
                 // agents get it once the resolution ends, when all those are configured; an agent
                 // that takes it before then waits for them too.
                 if !configures { withMachine { $0.holdInstance(value, generation: generation) } }
-                markConfigured(generation: generation, dependencies: context.borrowed)
+                markConfigured(generation: generation, dependencies: context.borrowed + context.configuring)
                 context.publishWhenResolutionEnds(self, generation: generation)
             } else if configures {
                 publish(generation: generation)
@@ -137,7 +141,7 @@ extension OnceCell {
 extension OnceCell: BorrowedBuild {
     @usableFromInline package func waitUntilConfigured(
         generation: UInt64, as agent: ResolutionContext
-    ) -> [BorrowedBuildRecord] {
+    ) -> [BuildRecord] {
         let parker = Parker<WaitEvent<Value>>()
         let target = WaitTarget(cell: self, generation: generation, forConfiguration: true)
         defer { agent.waitingFor = nil }

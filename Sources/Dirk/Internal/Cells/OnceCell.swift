@@ -79,7 +79,7 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
 
     /// Records that the instance held for generation `generation` is complete, and the builds it
     /// depends on; wakes the agents that waited only for that.
-    @usableFromInline final func markConfigured(generation: UInt64, dependencies: [BorrowedBuildRecord]) {
+    @usableFromInline final func markConfigured(generation: UInt64, dependencies: [BuildRecord]) {
         let woken = withMachine { $0.markConfigured(generation: generation, dependencies: dependencies) }
         for waiter in woken { waiter.resume(with: .recheck) }
     }

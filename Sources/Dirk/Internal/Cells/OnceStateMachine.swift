@@ -175,7 +175,7 @@ extension CellHeader {
         /// The builds whose half-configured instances the builder had taken when this instance was
         /// configured, which this one may refer to: a resolution that takes this instance waits
         /// for them too.
-        @usableFromInline package var dependencies: [BorrowedBuildRecord] = []
+        @usableFromInline package var dependencies: [BuildRecord] = []
     }
 
     // The state is kept in variables rather than one enum, so that a cached read touches one
@@ -271,7 +271,7 @@ extension CellHeader {
     /// otherwise adds `waiter`, woken when that happens, and returns nil.
     @usableFromInline package mutating func dependenciesOnceConfigured(
         generation: UInt64, orEnqueue waiter: Waiter<Value>, of agent: BuildAgent
-    ) -> [BorrowedBuildRecord]? {
+    ) -> [BuildRecord]? {
         defer { debugCheck() }
         // An ended build was published only once everything it depends on was configured.
         guard let build, build.generation == generation else { return [] }
@@ -316,7 +316,7 @@ extension CellHeader {
     /// Records that the instance held for generation `generation` is complete, and the builds it
     /// depends on; returns the waiters that waited only for that, to wake.
     @usableFromInline package mutating func markConfigured(
-        generation: UInt64, dependencies: [BorrowedBuildRecord]
+        generation: UInt64, dependencies: [BuildRecord]
     ) -> [Waiter<Value>] {
         defer { debugCheck() }
         guard build?.generation == generation, build?.instance != nil else {

@@ -85,7 +85,8 @@
         chain.allSatisfy { link in
             guard let build = link.target.cell.build(ofGeneration: link.target.generation),
                 build.builder === link.build.builder, build.hasInstance == link.build.hasInstance,
-                let waiting = link.waiter.waitingFor, waiting.isSame(as: link.target)
+                let waiting = link.waiter.waitingFor, waiting.isSame(as: link.target),
+                waiting.forConfiguration == link.target.forConfiguration
             else { return false }
             return true
         }

@@ -43,7 +43,7 @@ import CDirk
     /// Builds of other agents whose instance this resolution took while they were being
     /// configured; the resolution waits until they, and the builds they depend on, are configured
     /// before it ends.
-    @exclusivity(unchecked) @usableFromInline private(set) var borrowed: [BorrowedBuildRecord] = []
+    @exclusivity(unchecked) @usableFromInline private(set) var borrowed: [BuildRecord] = []
     /// Whether `leave()` at depth zero has work beyond popping.
     @usableFromInline @exclusivity(unchecked) var hasEndWork = false
 
@@ -56,6 +56,9 @@ import CDirk
     @exclusivity(unchecked) private var spareScopes: ScopeStore?
     /// How many `configure:` closures are running on this thread.
     @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
+    /// The builds in cells whose `configure:` closures are running on this thread, outermost
+    /// first: what an instance built meanwhile may refer to half-configured.
+    @usableFromInline @exclusivity(unchecked) var configuring: [BuildRecord] = []
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The lines of the trace under way on this thread, if any.
@@ -286,7 +289,7 @@ import CDirk
     /// Waits, when the resolution ends, until `cell`'s build of generation `generation`, and every
     /// build it depends on, is configured.
     @usableFromInline func waitWhenResolutionEnds(for cell: any BorrowedBuild, generation: UInt64) {
-        borrowed.append(BorrowedBuildRecord(cell: cell, generation: generation))
+        borrowed.append(BuildRecord(cell: cell, generation: generation))
         hasEndWork = true
     }
 
@@ -313,7 +316,7 @@ import CDirk
         // waits in turn; see `OnceCell.waitUntilConfigured`.)
         var pending = borrowed
         borrowed = []
-        var seen: Set<BorrowedBuildRecord> = []
+        var seen: Set<BuildRecord> = []
         while let build = pending.popLast() {
             guard seen.insert(build).inserted else { continue }
             pending += build.cell.waitUntilConfigured(generation: build.generation, as: self)
