@@ -218,6 +218,7 @@ struct ConcurrencyTests {
             }
         }
         #expect(reachedFromX.withLock { $0 } == [])
+        withExtendedLifetime(component) {}
         #expect(
             reachedFromZ.withLock { $0 } == [],
             "z() returned while it reached an instance still being configured")
@@ -338,8 +339,14 @@ class RingModule: Module<RingComponent>, @unchecked Sendable {
 
 /// An instance that refers to others and says whether its `configure:`, if any, has finished.
 final class Linked: @unchecked Sendable {
+    /// A reference to another instance, which the component keeps: weak, so that instances that
+    /// refer to each other form no retain cycle.
+    struct Link {
+        weak var target: Linked?
+    }
+
     let name: String
-    private let state: DirkTestSupport.Locked<(isConfigured: Bool, links: [Linked])>
+    private let state: DirkTestSupport.Locked<(isConfigured: Bool, links: [Link])>
 
     init(_ name: String, isConfigured: Bool) {
         self.name = name
@@ -352,7 +359,7 @@ final class Linked: @unchecked Sendable {
     }
 
     func link(_ other: Linked) {
-        state.withLock { $0.links.append(other) }
+        state.withLock { $0.links.append(Link(target: other)) }
     }
 
     /// The names of the instances this one reaches, itself included, that are not configured.
@@ -364,7 +371,7 @@ final class Linked: @unchecked Sendable {
             guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
             let (isConfigured, links) = next.state.withLock { ($0.isConfigured, $0.links) }
             if !isConfigured { unconfigured.append(next.name) }
-            pending += links
+            pending += links.compactMap(\.target)
         }
         return unconfigured
     }
