@@ -20,8 +20,8 @@
     /// How the provider caches, for messages and traces; `.none` for steps that are not providers.
     @usableFromInline package let strategy: ProviderStrategy
     /// Which of `ResolutionContext.bucketCount` buckets the frame falls in: frames that are the
-    /// same always share a bucket. A byte, which shares its word with `kind` and `strategy`.
-    @usableFromInline let bucketIndex: UInt8
+    /// same always share a bucket. Two bytes, which share their word with `kind` and `strategy`.
+    @usableFromInline let bucketIndex: UInt16
     /// The address of the module whose provider runs, of the component that creates a module, or
     /// of the handle; compared only.
     @usableFromInline package let owner: UInt
@@ -57,7 +57,8 @@
         let bits =
             (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
             &* 0x9E37_79B9_7F4A_7C15
-        bucketIndex = UInt8(truncatingIfNeeded: (bits ^ bits >> 29) >> 56)
+        // The top ten bits: `ResolutionContext.bucketCount` is 1,024.
+        bucketIndex = UInt16(truncatingIfNeeded: (bits ^ bits >> 29) >> 54)
     }
 
     /// Whether both frames are the same step: the same provider of the same module, the same module

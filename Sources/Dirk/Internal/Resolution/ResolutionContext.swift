@@ -29,7 +29,9 @@ import CDirk
     /// For each bucket, the index of its topmost frame, or -1: a step that caches nothing looks
     /// for itself only among the frames of its own bucket, so a long chain costs linear time.
     @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
-    static let bucketCount = 256
+    /// Enough that a chain of a hundred steps shares few buckets (about five pairs, where 256
+    /// buckets gave about twenty, each a comparison of frames), for 4 KB per thread.
+    static let bucketCount = 1_024
 
     /// Objects kept alive until the resolution ends, each by one reference: `heldCount` of them,
     /// in a buffer of `heldCapacity` that grows like `frames`.
