@@ -60,7 +60,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .foreignModule:
             [
-                "was given a `MisuseModule` that was created for another component",
+                "was given the module `MisuseModule`, which was created for another component",
                 ".module { MisuseModule($0) }",
             ]
         case .reentrantReset:
@@ -145,7 +145,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .moduleOfAnotherComponent:
             [
-                "`OtherParent` was given a `MisuseModule`, a module of `MisuseComponent`",
+                "`OtherParent` was given the module `MisuseModule`, a module of `MisuseComponent`",
                 "Register the module on the `MisuseComponent` it belongs to",
                 "`var misuseComponent: MisuseComponent { parent() }`",
             ]

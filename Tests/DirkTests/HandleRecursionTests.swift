@@ -31,6 +31,46 @@ struct HandleRecursionTests {
         #expect(outer() !== outer())
         #expect(component.counter.count == 2)
     }
+
+    @Test("a provider handle may call another one made on the same line")
+    func handleCallsAnotherOnTheSameLine() {
+        let component = TestComponent()
+        let inner = HandleHolder<Provider<Thing>>()
+        // swift-format-ignore
+        let (outer, made) = (component.things.provider { _ in inner.handle!() }, component.things.provider { $0.things.transient() })
+        inner.handle = made
+        #expect(outer() !== outer())
+        #expect(component.counter.count == 2)
+    }
+
+    @Test("a provider handle called again through a single being configured gets that single's instance")
+    func handleThroughConfigure() {
+        let component = PagesComponent()
+        let home = component.pages.homeHandle()()
+        #expect(home.link?.back === home, "the toolbar that home's configure: built refers to home")
+        #expect(component.pages.home() === home)
+    }
+}
+
+final class PagesComponent: Component, @unchecked Sendable {
+    var pages: PagesModule { module() }
+}
+
+/// `home()` is configured with a toolbar, which a transient builds from a handle to `home()`: the
+/// handle's second call comes back through `home()`'s cell, which hands over the instance being
+/// configured.
+class PagesModule: Module<PagesComponent>, @unchecked Sendable {
+    func home() -> Thing { single({ Thing() }, configure: { home, c in home.link = c.pages.toolbar() }) }
+
+    func toolbar() -> Thing {
+        transient { c in
+            let toolbar = Thing()
+            toolbar.back = c.pages.homeHandle()()
+            return toolbar
+        }
+    }
+
+    func homeHandle() -> Provider<Thing> { provider { $0.pages.home() } }
 }
 
 /// Holds a handle whose resolution calls the handle itself.

@@ -154,7 +154,7 @@ struct ModuleRegistrationTests {
         }
         #expect(
             standardError(of: result).contains(
-                "was given a `DataTestModule` that was created for another component"))
+                "was given the module `DataTestModule`, which was created for another component"))
     }
 
     @Test("asking for a module of another component's type traps with a fix")

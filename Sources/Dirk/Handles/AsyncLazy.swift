@@ -73,7 +73,7 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
         let source = source
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: nil, handle: AsyncProvider.self)
-            if let enclosing = agent.enclosing(frame) {
+            if let enclosing = agent.enclosingHandle(frame) {
                 Diagnostics.recursion(path: agent.steps(from: enclosing) + [frame], at: frame)
             }
             return try await agent.run(frame) { () async throws(Failure) in
@@ -86,6 +86,9 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
 /// What an async handle resolves and where it was made.
 struct AsyncHandleSource<Value, Failure: Error>: Sendable {
     let site: ProviderSite
+    /// The module that made the handle, compared only: the owner of the steps of a handle that
+    /// is a value, which has no object of its own.
+    let module: UInt
     let component: UInt
     let componentType: Any.Type
     /// Resolves the value from the component, or returns nil when the component is gone.
@@ -93,7 +96,8 @@ struct AsyncHandleSource<Value, Failure: Error>: Sendable {
 
     func frame(owner: AnyObject?, handle: Any.Type) -> Frame {
         Frame(
-            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0, component: component,
+            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
+            component: component,
             site: site, type: Value.self, subject: handle, componentType: componentType)
     }
 
@@ -111,13 +115,15 @@ extension Module {
     /// - Parameters:
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
+    ///   - column: The caller's column, which tells apart handles made on one line; leave the
+    ///     default.
     ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func asyncLazy<T, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
     ) -> AsyncLazy<T, Failure> {
-        AsyncLazy(asyncHandleSource(file: file, line: line, resolve))
+        AsyncLazy(asyncHandleSource(file: file, line: line, column: column, resolve))
     }
 
     /// A handle that resolves the async `resolve` on every call; see ``AsyncProvider``.
@@ -125,21 +131,25 @@ extension Module {
     /// - Parameters:
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
+    ///   - column: The caller's column, which tells apart handles made on one line; leave the
+    ///     default.
     ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func asyncProvider<T, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
     ) -> AsyncProvider<T, Failure> {
-        AsyncProvider(asyncHandleSource(file: file, line: line, resolve))
+        AsyncProvider(asyncHandleSource(file: file, line: line, column: column, resolve))
     }
 
     private func asyncHandleSource<T, Failure: Error>(
-        file: StaticString, line: UInt, _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
+        file: StaticString, line: UInt, column: UInt,
+        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
     ) -> AsyncHandleSource<T, Failure> {
         let owner = componentReference
         return AsyncHandleSource(
-            site: ProviderSite(file: file, line: line, column: 0, function: "asyncLazy(_:)"),
+            site: ProviderSite(file: file, line: line, column: column, function: "asyncLazy(_:)"),
+            module: UInt(bitPattern: ObjectIdentifier(self)),
             component: owner.identity, componentType: C.self
         ) { () async throws(Failure) -> T? in
             guard let component = owner.strongIfAlive() else { return nil }

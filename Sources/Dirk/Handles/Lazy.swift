@@ -59,9 +59,11 @@ public final class Lazy<Value>: @unchecked Sendable {
 /// **Lifetime:** a handle refers to its component without keeping it alive; calling it after the
 /// component was released stops the program with a message that says so.
 ///
-/// **Recursion:** calling the handle from within its own resolution, or one made at the same place
-/// for the same component, stops the program with the path, as a `transient` that calls itself
-/// does: the call could never end.
+/// **Recursion:** calling the handle from within its own resolution (or one that the same module
+/// made at the same place for the same component) stops the program with the path, as a
+/// `transient` that calls itself does: the call could never end. A call that comes back through a
+/// `single`, `weak`, `scoped` or keyed provider being built is not one: that provider's cell ends
+/// it, handing a `configure:` closure's instance to its own thread, or reporting the cycle.
 public struct Provider<Value>: Sendable {
     private let source: HandleSource<Value>
 
@@ -75,7 +77,7 @@ public struct Provider<Value>: Sendable {
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
         let frame = source.frame(owner: nil, handle: Provider.self)
-        context.enterUncached(frame)
+        context.enterHandle(frame)
         defer { context.leave() }
         return source.resolve(in: context, frame: frame)
     }
@@ -86,6 +88,9 @@ public struct Provider<Value>: Sendable {
 struct HandleSource<Value>: Sendable {
     /// Where the handle was made, for messages.
     let site: ProviderSite
+    /// The module that made the handle, compared only: the owner of the steps of a handle that
+    /// is a value, which has no object of its own.
+    let module: UInt
     /// The component's identity, compared only, and its type.
     let component: UInt
     let componentType: Any.Type
@@ -96,7 +101,8 @@ struct HandleSource<Value>: Sendable {
     /// The handle's step, for the resolution stack and cycle paths.
     func frame(owner: AnyObject?, handle: Any.Type) -> Frame {
         Frame(
-            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0, component: component,
+            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
+            component: component,
             site: site, type: Value.self, subject: handle, componentType: componentType)
     }
 
@@ -115,12 +121,15 @@ extension Module {
     /// - Parameters:
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
+    ///   - column: The caller's column, which tells apart handles made on one line; leave the
+    ///     default.
     ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func lazy<T>(
-        file: StaticString = #fileID, line: UInt = #line, _ resolve: @escaping @Sendable (C) -> T
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        _ resolve: @escaping @Sendable (C) -> T
     ) -> Lazy<T> {
-        Lazy(handleSource(file: file, line: line, resolve))
+        Lazy(handleSource(file: file, line: line, column: column, resolve))
     }
 
     /// A handle that resolves `resolve` on every call; see ``Provider``.
@@ -128,21 +137,27 @@ extension Module {
     /// - Parameters:
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
+    ///   - column: The caller's column, which tells apart handles made on one line; leave the
+    ///     default.
     ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func provider<T>(
-        file: StaticString = #fileID, line: UInt = #line, _ resolve: @escaping @Sendable (C) -> T
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        _ resolve: @escaping @Sendable (C) -> T
     ) -> Provider<T> {
-        Provider(handleSource(file: file, line: line, resolve))
+        Provider(handleSource(file: file, line: line, column: column, resolve))
     }
 
     /// The source of a handle made at `file` and `line` that resolves with `resolve`.
-    func handleSource<T>(file: StaticString, line: UInt, _ resolve: @escaping @Sendable (C) -> T)
+    func handleSource<T>(
+        file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @Sendable (C) -> T
+    )
         -> HandleSource<T>
     {
         let owner = componentReference
         return HandleSource(
-            site: ProviderSite(file: file, line: line, column: 0, function: "lazy(_:)"),
+            site: ProviderSite(file: file, line: line, column: column, function: "lazy(_:)"),
+            module: UInt(bitPattern: ObjectIdentifier(self)),
             component: owner.identity,
             componentType: C.self
         ) { context in

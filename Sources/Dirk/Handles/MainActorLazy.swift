@@ -57,7 +57,7 @@ public struct MainActorProvider<Value>: Sendable {
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
         let frame = source.frame(owner: nil, handle: MainActorProvider.self)
-        context.enterUncached(frame)
+        context.enterHandle(frame)
         defer { context.leave() }
         return source.resolve(in: context, frame: frame)
     }
@@ -66,6 +66,9 @@ public struct MainActorProvider<Value>: Sendable {
 /// What a main-actor handle resolves and where it was made.
 struct MainActorHandleSource<Value>: Sendable {
     let site: ProviderSite
+    /// The module that made the handle, compared only: the owner of the steps of a handle that
+    /// is a value, which has no object of its own.
+    let module: UInt
     let component: UInt
     let componentType: Any.Type
     /// Resolves the value from the component, which `context` holds for its resolution, or returns
@@ -74,7 +77,8 @@ struct MainActorHandleSource<Value>: Sendable {
 
     func frame(owner: AnyObject?, handle: Any.Type) -> Frame {
         Frame(
-            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? 0, component: component,
+            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
+            component: component,
             site: site, type: Value.self, subject: handle, componentType: componentType)
     }
 
@@ -94,12 +98,15 @@ extension Module {
     /// - Parameters:
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
+    ///   - column: The caller's column, which tells apart handles made on one line; leave the
+    ///     default.
     ///   - resolve: Resolves the dependency from the component, on the main actor.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorLazy<T>(
-        file: StaticString = #fileID, line: UInt = #line, _ resolve: @escaping @MainActor @Sendable (C) -> T
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        _ resolve: @escaping @MainActor @Sendable (C) -> T
     ) -> MainActorLazy<T> {
-        MainActorLazy(mainActorHandleSource(file: file, line: line, resolve))
+        MainActorLazy(mainActorHandleSource(file: file, line: line, column: column, resolve))
     }
 
     /// A handle that resolves `resolve` on the main actor on every call; see
@@ -108,20 +115,24 @@ extension Module {
     /// - Parameters:
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
+    ///   - column: The caller's column, which tells apart handles made on one line; leave the
+    ///     default.
     ///   - resolve: Resolves the dependency from the component, on the main actor.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorProvider<T>(
-        file: StaticString = #fileID, line: UInt = #line, _ resolve: @escaping @MainActor @Sendable (C) -> T
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        _ resolve: @escaping @MainActor @Sendable (C) -> T
     ) -> MainActorProvider<T> {
-        MainActorProvider(mainActorHandleSource(file: file, line: line, resolve))
+        MainActorProvider(mainActorHandleSource(file: file, line: line, column: column, resolve))
     }
 
     private func mainActorHandleSource<T>(
-        file: StaticString, line: UInt, _ resolve: @escaping @MainActor @Sendable (C) -> T
+        file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @MainActor @Sendable (C) -> T
     ) -> MainActorHandleSource<T> {
         let owner = componentReference
         return MainActorHandleSource(
-            site: ProviderSite(file: file, line: line, column: 0, function: "mainActorLazy(_:)"),
+            site: ProviderSite(file: file, line: line, column: column, function: "mainActorLazy(_:)"),
+            module: UInt(bitPattern: ObjectIdentifier(self)),
             component: owner.identity, componentType: C.self
         ) { context in
             guard owner.holdIfAlive(in: context) else { return nil }

@@ -315,7 +315,7 @@
         fail(
             """
             Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which \
-            it is not: accessors that ask for \(article("\(type)")) `\(type)` would get \(article("\(registered)")) `\(registered)`. The type \
+            it is not: accessors that ask for `\(type)` would get `\(registered)`. The type \
             comes from a variable that holds a subclass's type; register the \(kind) as its own \
             type or as one of its superclasses, or make the closure return a `\(type)`.
             """, file: file, line: line)
@@ -330,7 +330,7 @@
         if let moduleComponent {
             fail(
                 """
-                Dirk: `\(component)` was given \(article("\(module)")) `\(module)`, a module of \
+                Dirk: `\(component)` was given the module `\(module)`, a module of \
                 `\(moduleComponent)`: a component registers only modules of its own type. Register \
                 the module on the `\(moduleComponent)` it belongs to, and reach it from \
                 `\(component)` through a parent accessor such as \
@@ -339,8 +339,8 @@
         }
         fail(
             """
-            Dirk: `\(component)` was given \(article("\(module)")) `\(module)` that was created for \
-            another component. Create the module from the component the closure receives: \
+            Dirk: `\(component)` was given the module `\(module)`, which was created for another \
+            component. Create the module from the component the closure receives: \
             `.module { \(module)($0) }`.
             """, file: file, line: line)
     }

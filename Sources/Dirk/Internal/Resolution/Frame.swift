@@ -62,22 +62,32 @@
     }
 
     /// Whether both frames are the same step: the same provider of the same module, the same module
-    /// created by the same component, the same `Lazy`, or `Provider` handles made at the same place
-    /// for the same component.
+    /// created by the same component, the same `Lazy`, or `Provider` handles that one module made
+    /// at the same place for the same component.
     @inlinable package func isSame(as other: Frame) -> Bool {
         guard owner == other.owner, kind == other.kind, ObjectIdentifier(type) == ObjectIdentifier(other.type)
         else { return false }
         switch kind {
         case .moduleCreation: return true
         case .handle:
-            // A `Lazy` is its frames' owner. A `Provider`, a value, has none: two are the same step
-            // when they were made at the same place for the same component, as the steps of one
-            // provider are.
-            return owner != 0
-                || (component == other.component
-                    && ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type))
+            // The owner is a `Lazy` itself, or the module that made a `Provider`, a value with no
+            // object of its own: two `Provider`s are the same step when one module made them at the
+            // same place for the same component, as the steps of one provider are.
+            return component == other.component
+                && ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
         case .provider, .keyHashing:
             return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
+        }
+    }
+
+    /// Whether the step builds an instance that a cell caches (a `single`, `weak`, `scoped` or
+    /// keyed provider's): a call that comes back through it ends in the cell, which hands its own
+    /// builder the instance being configured, or reports the cycle.
+    @inlinable package var isCachingBuild: Bool {
+        guard kind == .provider else { return false }
+        switch strategy {
+        case .single, .keyedSingle, .weak, .scoped, .asyncSingle, .asyncScoped: return true
+        case .none, .transient, .asyncTransient: return false
         }
     }
 

@@ -189,6 +189,27 @@ import CDirk
         if belowInBucket[top] >= 0 { checkNotRecursive(top) }
     }
 
+    /// Enters the step `frame` of a handle that resolves anew on every call (a `Provider`); stops
+    /// the program with the path if the same handle's step is under way below it with no caching
+    /// provider's build between them, which would recurse without end. (Through such a build, the
+    /// call ends in that provider's cell.)
+    func enterHandle(_ frame: Frame) {
+        enter(frame)
+        let top = depth &- 1
+        var index = Int(belowInBucket[top])
+        while index >= 0 {
+            if frames[index].isSame(as: frames[top]) {
+                // The nearest: a caching build above it is above every older one too.
+                guard !(index + 1..<top).contains(where: { frames[$0].isCachingBuild }) else { return }
+                let enclosing = frames[index]
+                let frame = frames[top]
+                leave()
+                Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
+            }
+            index = Int(belowInBucket[index])
+        }
+    }
+
     /// Stops the program with the path if the step at `top`, the one entered last, is already
     /// under way below it.
     @inline(never)

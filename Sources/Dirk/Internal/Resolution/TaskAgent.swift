@@ -37,10 +37,12 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         return (TaskAgent(task: task, scopes: ScopeStore.make(), beganResolution: true), true)
     }
 
-    /// The current task's own agent, while the task is inside an async resolution: nil outside
-    /// one, and in a task that only inherited another task's agent.
+    /// The current task's own agent: nil outside any async resolution, and in a task that only
+    /// inherited another task's agent.
     static var ofCurrentTask: TaskAgent? {
-        guard let current, current.task == CurrentTask.identity, !current.scopes.hasEnded else { return nil }
+        // Its steps tell whether it is inside a provider, even after the resolution whose scope it
+        // shares has ended (an unstructured `Task` that outlives it).
+        guard let current, current.task == CurrentTask.identity else { return nil }
         return current
     }
 
@@ -75,6 +77,18 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     /// `component`, if any.
     func outermostStep(in component: UInt) -> Frame? {
         stack.withLock { $0.first { $0.component == component } }
+    }
+
+    /// The step already on this task's stack that is the same as `frame`, a handle's, with no
+    /// caching provider's build above it, if any: a call of the handle that would recurse without
+    /// end (see `ResolutionContext.enterHandle`).
+    func enclosingHandle(_ frame: Frame) -> Frame? {
+        stack.withLock { stack in
+            guard let index = stack.lastIndex(where: { $0.isSame(as: frame) }),
+                !stack[(index + 1)...].contains(where: \.isCachingBuild)
+            else { return nil }
+            return stack[index]
+        }
     }
 
     /// The step already on this task's stack that is the same as `frame`, if any.
