@@ -1,6 +1,6 @@
 /// A dependency from an async provider, resolved on first use, once, without blocking a thread.
 ///
-/// Get one from a module with ``Module/asyncLazy(file:line:_:)``; read it with
+/// Get one from a module with ``Module/asyncLazy(file:line:column:_:)``; read it with
 /// `try await handle.value`. It behaves as ``Lazy`` does: tasks that read it while it resolves
 /// suspend until that one resolution ends, and it refers to its component without keeping it
 /// alive.
@@ -57,7 +57,7 @@ extension AsyncLazy {
 
 /// A dependency from an async provider, resolved anew on every call; see ``Provider``.
 ///
-/// Get one from a module with ``Module/asyncProvider(file:line:_:)``; call it with
+/// Get one from a module with ``Module/asyncProvider(file:line:column:_:)``; call it with
 /// `try await handle()`.
 public struct AsyncProvider<Value, Failure: Error>: Sendable {
     private let source: AsyncHandleSource<Value, Failure>

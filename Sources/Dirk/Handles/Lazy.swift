@@ -1,6 +1,6 @@
 /// A dependency resolved on first use, once, even when several threads ask at once.
 ///
-/// Get one from a module with ``Module/lazy(file:line:_:)``. Taking a `Lazy` instead of the
+/// Get one from a module with ``Module/lazy(file:line:column:_:)``. Taking a `Lazy` instead of the
 /// instance itself breaks a construction cycle, since nothing is resolved until ``value`` is first
 /// read:
 ///
@@ -48,7 +48,7 @@ public final class Lazy<Value>: @unchecked Sendable {
 /// A dependency resolved anew on every call, for a consumer that needs several instances or needs
 /// one later than it is built.
 ///
-/// Get one from a module with ``Module/provider(file:line:_:)``. Taking it instead of the
+/// Get one from a module with ``Module/provider(file:line:column:_:)``. Taking it instead of the
 /// instance breaks a construction cycle:
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 /// A dependency whose value belongs to the main actor, resolved on first use on the main actor,
 /// once.
 ///
-/// Get one from a module with ``Module/mainActorLazy(file:line:_:)``. The handle itself may be
+/// Get one from a module with ``Module/mainActorLazy(file:line:column:_:)``. The handle itself may be
 /// held anywhere, by objects of any isolation; its ``value`` is read on the main actor, which is
 /// where it resolves. It refers to its component without keeping it alive, as ``Lazy`` does.
 ///
@@ -41,7 +41,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
 /// A dependency whose value belongs to the main actor, resolved anew on every call; see
 /// ``Provider``.
 ///
-/// Get one from a module with ``Module/mainActorProvider(file:line:_:)``; call it on the main
+/// Get one from a module with ``Module/mainActorProvider(file:line:column:_:)``; call it on the main
 /// actor.
 public struct MainActorProvider<Value>: Sendable {
     private let source: MainActorHandleSource<Value>
