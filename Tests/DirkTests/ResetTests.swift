@@ -229,7 +229,7 @@ extension ThingModule {
 
 /// The providers that reset their own component, each made to run.
 enum SelfResettingProvider: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
-    case resetsItself, asyncResetsItself, asyncSingleResetsItself
+    case resetsItself, asyncResetsItself, asyncSingleResetsItself, resetsInTask
 
     var testDescription: String { rawValue }
 
@@ -239,6 +239,15 @@ enum SelfResettingProvider: String, CaseIterable, Codable, Sendable, CustomTestS
         case .resetsItself: _ = component.resetting.resetsItself()
         case .asyncResetsItself: _ = await component.resetting.asyncResetsItself()
         case .asyncSingleResetsItself: _ = await component.resetting.asyncSingleResetsItself()
+        case .resetsInTask:
+            // The task that calls `resetsInTask()` outlives the resolution that started it, which
+            // ends before the task's provider resets.
+            let latch = Latch()
+            component.resetting.latch = latch
+            component.resetting.entered = Latch()
+            _ = await component.resetting.startsResettingTask()
+            latch.open()
+            try? await Task.sleep(for: .seconds(defaultWatchdogSeconds))
         }
         withExtendedLifetime(component) {}
     }
@@ -252,6 +261,8 @@ final class ResettingComponent: Component, @unchecked Sendable {
 
 class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
     nonisolated(unsafe) var other: TestComponent?
+    nonisolated(unsafe) var latch: Latch?
+    nonisolated(unsafe) var entered: Latch?
 
     func resetsItself() -> Thing {
         transient { c in
@@ -293,6 +304,25 @@ class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
     }
 
     func asyncShared() async -> Thing { await single { _ async in Thing() } }
+
+    /// Starts, in an unstructured task, a provider that resets once `latch` opens; returns once
+    /// that provider runs, as part of this resolution until it ends.
+    func startsResettingTask() async -> Thing {
+        await transient { c async in
+            Task { _ = await c.resetting.resetsInTask() }
+            await self.entered!.wait()
+            return Thing()
+        }
+    }
+
+    func resetsInTask() async -> Thing {
+        await transient { c in
+            self.entered!.open()
+            await self.latch!.wait()
+            c.reset()
+            return Thing()
+        }
+    }
 }
 
 @Suite("reset() releases everything")
@@ -353,4 +383,22 @@ final class ClassKeyComponent: Component, @unchecked Sendable {
 
 final class ClassKeyModule: Module<ClassKeyComponent>, @unchecked Sendable {
     func thing(for key: ClassKey) -> Thing { single(key: key) { Thing() } }
+}
+
+/// Opens once; tasks that wait for it before then resume when it does.
+final class Latch: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream()
+    }
+
+    func open() {
+        continuation.finish()
+    }
+
+    func wait() async {
+        for await _ in stream {}
+    }
 }
