@@ -169,13 +169,14 @@ extension CellHeader {
         /// is configured, as a resolution that took it half-configured does before it ends.
         @usableFromInline package var waiters:
             [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>, forConfiguration: Bool)] = []
-        /// Set when the held instance is complete: its `configure:` returned. It is published when
-        /// its builder's resolution ends.
-        @usableFromInline package var isConfigured = false
-        /// The builds whose half-configured instances the builder had taken when this instance was
-        /// configured, which this one may refer to: a resolution that takes this instance waits
-        /// for them too.
-        @usableFromInline package var dependencies: [BuildRecord] = []
+        /// Set when the held instance is complete (its `configure:` returned), to the builds it may
+        /// refer to half-configured: those whose instances the builder had taken, and its own whose
+        /// `configure:` still ran. A resolution that takes this instance waits for them too. The
+        /// instance is published when its builder's resolution ends.
+        @usableFromInline package var dependencies: [BuildRecord]?
+
+        /// Whether the held instance is complete.
+        @usableFromInline package var isConfigured: Bool { dependencies != nil }
     }
 
     // The state is kept in variables rather than one enum, so that a cached read touches one
@@ -275,7 +276,7 @@ extension CellHeader {
         defer { debugCheck() }
         // An ended build was published only once everything it depends on was configured.
         guard let build, build.generation == generation else { return [] }
-        if build.isConfigured { return build.dependencies }
+        if let dependencies = build.dependencies { return dependencies }
         waiterIDs &+= 1
         self.build!.waiters.append((waiterIDs, agent, waiter, true))
         return nil
@@ -322,7 +323,6 @@ extension CellHeader {
         guard build?.generation == generation, build?.instance != nil else {
             preconditionFailure("Dirk internal error: a build was configured that holds no instance")
         }
-        build!.isConfigured = true
         build!.dependencies = dependencies
         let woken = build!.waiters.filter(\.forConfiguration).map(\.waiter)
         build!.waiters.removeAll(where: \.forConfiguration)
@@ -418,9 +418,9 @@ extension CellHeader {
     }
 
     /// Stops the program if the state is inconsistent: a build and a value at once, a retired cell
-    /// that holds either, a build with
-    /// no frame, a build of a generation not yet counted, waiters with duplicate or uncounted
-    /// identifiers, or a strong ready value that is gone.
+    /// that holds either, a build with no frame, a build of a generation not yet counted, waiters
+    /// with duplicate or uncounted identifiers, a build configured without an instance or still
+    /// keeping waiters for its configuration, or a strong ready value that is gone.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
         precondition(
