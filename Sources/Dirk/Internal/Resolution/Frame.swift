@@ -69,13 +69,11 @@
         else { return false }
         switch kind {
         case .moduleCreation: return true
-        case .handle:
-            // The owner is a `Lazy` itself, or the module that made a `Provider`, a value with no
-            // object of its own: two `Provider`s are the same step when one module made them at the
-            // same place for the same component, as the steps of one provider are.
-            return component == other.component
-                && ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
-        case .provider, .keyHashing:
+        // The owner is a `Lazy` itself, or the module that made a `Provider`, a value with no
+        // object of its own: two `Provider`s are the same step when one module made them at the
+        // same place for the same component, as the steps of one provider are.
+        case .handle where component != other.component: return false
+        case .handle, .provider, .keyHashing:
             return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
         }
     }

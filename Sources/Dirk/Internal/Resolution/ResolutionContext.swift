@@ -162,10 +162,15 @@ import CDirk
 
     /// The frame of `frame`'s step among the frames of its bucket, from the one at `top` down.
     @usableFromInline func enclosing(_ frame: Frame, from top: Int32) -> Frame? {
-        var index = top
+        enclosingIndex(of: frame, from: top).map { frames[$0] }
+    }
+
+    /// The index of `frame`'s step among the frames of its bucket, from the one at `top` down.
+    func enclosingIndex(of frame: Frame, from top: Int32) -> Int? {
+        var index = Int(top)
         while index >= 0 {
-            if frames[Int(index)].isSame(as: frame) { return frames[Int(index)] }
-            index = belowInBucket[Int(index)]
+            if frames[index].isSame(as: frame) { return index }
+            index = Int(belowInBucket[index])
         }
         return nil
     }
@@ -196,25 +201,20 @@ import CDirk
     func enterHandle(_ frame: Frame) {
         enter(frame)
         let top = depth &- 1
-        var index = Int(belowInBucket[top])
-        while index >= 0 {
-            if frames[index].isSame(as: frames[top]) {
-                // The nearest: a caching build above it is above every older one too.
-                guard !(index + 1..<top).contains(where: { frames[$0].isCachingBuild }) else { return }
-                let enclosing = frames[index]
-                let frame = frames[top]
-                leave()
-                Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
-            }
-            index = Int(belowInBucket[index])
-        }
+        if belowInBucket[top] >= 0 { checkNotRecursive(top, unlessThroughCachingBuild: true) }
     }
 
     /// Stops the program with the path if the step at `top`, the one entered last, is already
-    /// under way below it.
+    /// under way below it, unless `unlessThroughCachingBuild` and a caching provider's build lies
+    /// between the two.
     @inline(never)
-    func checkNotRecursive(_ top: Int) {
-        guard let enclosing = enclosing(frames[top], from: belowInBucket[top]) else { return }
+    func checkNotRecursive(_ top: Int, unlessThroughCachingBuild: Bool = false) {
+        guard let index = enclosingIndex(of: frames[top], from: belowInBucket[top]) else { return }
+        // The nearest: a caching build above it is above every older one too.
+        if unlessThroughCachingBuild, (index + 1..<top).contains(where: { frames[$0].isCachingBuild }) {
+            return
+        }
+        let enclosing = frames[index]
         let frame = frames[top]
         leave()
         Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
