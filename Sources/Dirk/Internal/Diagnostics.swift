@@ -4,7 +4,7 @@
 /// backticks, and ends with how to fix the problem. The trap reports the user's file and line: the
 /// provider's for cycles and released components, the accessor's or builder call's for the others.
 /// The Errors article lists every message; `DirkReliabilityTests/MisuseTests` checks each one.
-@usableFromInline enum Diagnostics {
+@usableFromInline package enum Diagnostics {
     // MARK: Cycles
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
@@ -241,7 +241,7 @@
             """
             Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \
             \(known) Register one on the new `\(component)` when you build it, before its first \
-            resolution: `.parent { \(lowerFirst("\(parent)")) }`.
+            resolution: `.parent { \(propertyName(for: parent)) }`.
             """,
             file: file, line: line)
     }
@@ -303,7 +303,7 @@
             A module can only be created for its own component: declare the accessor on \
             `\(expected)` (or a subclass of it), and reach that component from `\(actual)`, \
             for example through a parent accessor such as \
-            `var \(lowerFirst("\(expected)")): \(expected) { parent() }`.
+            `var \(propertyName(for: expected)): \(expected) { parent() }`.
             """,
             file: file, line: line)
     }
@@ -334,7 +334,7 @@
                 `\(moduleComponent)`: a component registers only modules of its own type. Register \
                 the module on the `\(moduleComponent)` it belongs to, and reach it from \
                 `\(component)` through a parent accessor such as \
-                `var \(lowerFirst("\(moduleComponent)")): \(moduleComponent) { parent() }`.
+                `var \(propertyName(for: moduleComponent)): \(moduleComponent) { parent() }`.
                 """, file: file, line: line)
         }
         fail(
@@ -353,7 +353,7 @@
             Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a \
             thread other than the main thread, so the module would be created off the main actor. \
             Ask for it on the main actor first, or declare the accessor that returns it \
-            `@MainActor` (as in `@MainActor var \(lowerFirst("\(module)")): \(module) { module() }`), \
+            `@MainActor` (as in `@MainActor var \(propertyName(for: module)): \(module) { module() }`), \
             so that the compiler makes sure of it.
             """, file: file, line: line)
     }
@@ -436,7 +436,7 @@
             Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to \
             `\(owner)`, one of its ancestors. An override applies to the component that owns the \
             provider, and would change it for every other child too: override it on `\(owner)` \
-            itself (`\(lowerFirst("\(owner)")).overriding { ... } with: { ... }`).
+            itself (`\(propertyName(for: owner)).overriding { ... } with: { ... }`).
             """, file: file, line: line)
     }
 
@@ -475,9 +475,28 @@
         name.first.map { "AEIOUaeiou".contains($0) } == true ? "an" : "a"
     }
 
-    private static func lowerFirst(_ name: String) -> String {
-        name.prefix(1).lowercased() + name.dropFirst()
+    /// The name of a property that holds a `type`, as a hint's sample declaration spells it: the
+    /// type's name without its generic arguments, with its leading capitals lowered as Swift's API
+    /// guidelines lower an acronym (`URLComponent` to `urlComponent`, `AppComponent` to
+    /// `appComponent`), and in backticks if it is a keyword (`` `default` ``).
+    package static func propertyName(for type: Any.Type) -> String {
+        let letters = Array("\(type)".prefix { $0 != "<" })
+        var capitals = letters.prefix(while: \.isUppercase).count
+        // An acronym leaves its last capital to the word that follows it.
+        if capitals > 1, capitals < letters.count, letters[capitals].isLowercase { capitals -= 1 }
+        let name = String(letters[..<capitals]).lowercased() + String(letters[capitals...])
+        return keywords.contains(name) ? "`\(name)`" : name
     }
+
+    /// The keywords that a property name made from a type's name could collide with.
+    private static let keywords: Set<String> = [
+        "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit", "do",
+        "else", "enum", "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if",
+        "import", "in", "init", "inout", "internal", "is", "let", "nil", "open", "operator", "private",
+        "precedencegroup", "protocol", "public", "repeat", "rethrows", "return", "self", "static", "struct",
+        "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
+        "while",
+    ]
 
     private static func fail(_ message: String, at site: ProviderSite) -> Never {
         fatalError(message, file: site.file, line: site.line)
