@@ -7,16 +7,19 @@ extension Component {
     /// keys are released before `reset()` returns, with no lock held, so their deinitializers may
     /// use the component. Calling `reset()` from inside a provider or `configure:` closure of this
     /// component, synchronous or async, stops the program: the resolution would lose instances it
-    /// is still using.
+    /// is still using. So does calling it from a task that an async factory of this component
+    /// started (`async let`, a task group, or `Task { }`) while that factory runs; once the factory
+    /// has returned, such a task may reset the component.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     public func reset(file: StaticString = #fileID, line: UInt = #line) {
         let identity = UInt(bitPattern: ObjectIdentifier(self))
-        // The steps of this thread's resolution, then those of this task's async resolution.
+        // The steps of this thread's resolution, then those of this task's async resolution and
+        // of the tasks that started this one, while they run.
         if let frame = ResolutionContext.current.stack.first(where: { $0.component == identity })
-            ?? TaskAgent.ofCurrentTask?.outermostStep(in: identity)
+            ?? TaskAgent.stepUnderWay(in: identity)
         {
             Diagnostics.resetDuringResolution(
                 component: type(of: self), provider: frame.name, file: file, line: line)

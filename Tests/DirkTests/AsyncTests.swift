@@ -75,6 +75,24 @@ struct AsyncTests {
                 "dependency cycle: StorageModule.cyclic() -> StorageModule.partner() -> StorageModule.cyclic()"
             ))
     }
+
+    @Test("a single that needs itself, in a task that outlived the resolution that started it, traps")
+    func cycleInTaskThatOutlivedItsResolution() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let component = DatabaseComponent()
+            let gate = AsyncGate()
+            component.gate = gate
+            component.entered = Latch()
+            let task = await component.storage.startsSelfNeedingTask()
+            // The resolution that started the task has ended; the task's single is still building.
+            await gate.open()
+            _ = await task.value
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: StorageModule.selfNeeding() -> StorageModule.selfNeeding()"))
+    }
 }
 
 // MARK: Fixtures
@@ -110,10 +128,30 @@ final class DatabaseComponent: Component, @unchecked Sendable {
     let opened = Counter()
     let failures = Counter()
     nonisolated(unsafe) var gate: AsyncGate?
+    nonisolated(unsafe) var entered: Latch?
     var storage: StorageModule { module() }
 }
 
 final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
+    /// Starts, in an unstructured task, `selfNeeding()`, and returns once its build has begun, as
+    /// part of this resolution.
+    func startsSelfNeedingTask() async -> Task<Database, Never> {
+        await transient { c in
+            let task = Task { await c.storage.selfNeeding() }
+            await c.entered?.wait()
+            return task
+        }
+    }
+
+    /// Needs itself once `gate` opens.
+    func selfNeeding() async -> Database {
+        await single { c in
+            c.entered?.open()
+            await c.gate?.pass()
+            return await c.storage.selfNeeding()
+        }
+    }
+
     func database() async -> Database {
         await single { c in
             c.opened.increment()

@@ -148,6 +148,18 @@ struct ResetTests {
         #expect(other.things.single() !== second)
     }
 
+    @Test("reset() in an unstructured task, outside providers, after the provider that started it returned")
+    func resetInTaskAfterItsProviderReturned() async {
+        let component = ResettingComponent()
+        let first = await component.resetting.asyncShared()
+        let latch = Latch()
+        component.resetting.latch = latch
+        let task = await component.resetting.startsTaskThatResets()
+        latch.open()
+        await task.value
+        #expect(await component.resetting.asyncShared() !== first)
+    }
+
     @Test("reset() in a task after its async resolution has ended is allowed")
     func resetAfterAsyncResolution() async {
         let component = ResettingComponent()
@@ -229,7 +241,8 @@ extension ThingModule {
 
 /// The providers that reset their own component, each made to run.
 enum SelfResettingProvider: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
-    case resetsItself, asyncResetsItself, asyncSingleResetsItself, resetsInTask
+    case resetsItself, asyncResetsItself, asyncSingleResetsItself, resetsInTask, resetsInChildTask,
+        resetsInTaskGroup, resetsInTaskWhileItRuns
 
     var testDescription: String { rawValue }
 
@@ -248,6 +261,9 @@ enum SelfResettingProvider: String, CaseIterable, Codable, Sendable, CustomTestS
             _ = await component.resetting.startsResettingTask()
             latch.open()
             try? await Task.sleep(for: .seconds(defaultWatchdogSeconds))
+        case .resetsInChildTask: _ = await component.resetting.resetsInChildTask()
+        case .resetsInTaskGroup: _ = await component.resetting.resetsInTaskGroup()
+        case .resetsInTaskWhileItRuns: _ = await component.resetting.resetsInTaskWhileItRuns()
         }
         withExtendedLifetime(component) {}
     }
@@ -312,6 +328,43 @@ class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
             Task { _ = await c.resetting.resetsInTask() }
             await self.entered!.wait()
             return Thing()
+        }
+    }
+
+    /// Resets from a child task of its factory, which belongs to its resolution.
+    func resetsInChildTask() async -> Thing {
+        await transient { c in
+            async let reset: Void = c.reset()
+            await reset
+            return Thing()
+        }
+    }
+
+    /// Resets from a task of a group its factory runs.
+    func resetsInTaskGroup() async -> Thing {
+        await transient { c in
+            await withTaskGroup(of: Void.self) { group in group.addTask { c.reset() } }
+            return Thing()
+        }
+    }
+
+    /// Resets, outside any provider, from an unstructured task whose end its factory awaits.
+    func resetsInTaskWhileItRuns() async -> Thing {
+        await transient { c in
+            await Task { c.reset() }.value
+            return Thing()
+        }
+    }
+
+    /// Starts an unstructured task that resets, outside any provider, once `latch` opens, and
+    /// returns it without waiting for it.
+    func startsTaskThatResets() async -> Task<Void, Never> {
+        await transient { c async in
+            let latch = self.latch!
+            return Task {
+                await latch.wait()
+                c.reset()
+            }
         }
     }
 

@@ -102,6 +102,32 @@ struct WaitingTests {
         #expect(built.flatMap { $0 } === cached)
         #expect(component.attempts.count == 1)
     }
+
+    @Test(
+        "a cancelled task waiting for a build whose provider cannot throw CancellationError waits and gets the instance",
+        arguments: UncancellableWait.allCases)
+    func cancelledWaiterOfUncancellableProvider(_ wait: UncancellableWait) async {
+        let component = FailingComponent()
+        let gate = AsyncGate()
+        component.failing.asyncGate = gate
+        let provider = wait.providerName
+        let instances = await withAsyncWatchdog { () async -> (built: Thing, waited: Thing) in
+            let builder = Task { await wait.call(on: component) }
+            await component.waitUntilAsync(0, areWaitingFor: provider, building: true)
+            let waiter = Task {
+                if wait.isCancelledFirst { withUnsafeCurrentTask { $0?.cancel() } }
+                return await wait.call(on: component)
+            }
+            await component.waitUntilAsync(1, areWaitingFor: provider)
+            waiter.cancel()
+            // The waiter has seen its cancellation, if it ever will, before the build ends.
+            try? await Task.sleep(nanoseconds: 20_000_000)
+            await gate.open()
+            return (await builder.value, await waiter.value)
+        }
+        #expect(instances.map { $0.built === $0.waited } == true, "the waiter gets the instance built")
+        #expect(component.attempts.count == 1)
+    }
 }
 
 // MARK: Fixtures
@@ -138,6 +164,27 @@ final class FailingComponent: Component, @unchecked Sendable {
     }
 }
 
+/// A wait for an async `single` whose provider cannot throw `CancellationError`, by a task that is
+/// cancelled while it waits or before it starts to.
+enum UncancellableWait: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+    case throwsNothing, throwsTyped, throwsNothingCancelledFirst
+
+    var testDescription: String { rawValue }
+
+    var isCancelledFirst: Bool { self == .throwsNothingCancelledFirst }
+
+    var providerName: String {
+        self == .throwsTyped ? "FailingModule.typedThing()" : "FailingModule.uncancellableThing()"
+    }
+
+    func call(on component: FailingComponent) async -> Thing {
+        switch self {
+        case .throwsNothing, .throwsNothingCancelledFirst: await component.failing.uncancellableThing()
+        case .throwsTyped: (try? await component.failing.typedThing()) ?? Thing()
+        }
+    }
+}
+
 final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
     nonisolated(unsafe) var gate: Gate?
     nonisolated(unsafe) var asyncGate: AsyncGate?
@@ -149,6 +196,25 @@ final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
             guard let gate = c.failing.gate else { return Thing() }
             gate.pass()
             throw Attempt(number: attempt)
+        }
+    }
+
+    /// Builds once `asyncGate` opens, and throws nothing.
+    func uncancellableThing() async -> Thing {
+        await single { c in
+            c.attempts.increment()
+            await c.failing.asyncGate?.pass()
+            return Thing()
+        }
+    }
+
+    /// Builds once `asyncGate` opens, and throws only `Attempt`, never.
+    func typedThing() async throws(Attempt) -> Thing {
+        try await single { c async throws(Attempt) in
+            let attempt = c.attempts.increment()
+            await c.failing.asyncGate?.pass()
+            if attempt < 0 { throw Attempt(number: attempt) }
+            return Thing()
         }
     }
 

@@ -30,7 +30,9 @@ public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
                 Diagnostics.handleReadWhileResolving(
                     frame.name, component: source.componentType, site: source.site)
             }
-            return try await cell.resolve(in: agent, frame: frame) { () async throws(Failure) in
+            return try await cell.resolve(
+                in: agent, frame: frame, cancellable: CancellationError() is Failure
+            ) { () async throws(Failure) in
                 try await source.resolve(frame: frame)
             }
         }

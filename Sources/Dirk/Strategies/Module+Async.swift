@@ -123,7 +123,11 @@ extension Module {
     ) async throws(Failure) -> T {
         var value: T?
         do {
-            let object = try await resolveAsync(strategy, key: key, site: site, type: T.self) { component in
+            // Whether a caller can receive `CancellationError` is decided here, where the
+            // provider's error type is known: the pipeline below erases it.
+            let object = try await resolveAsync(
+                strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
+            ) { component in
                 let made = try await make(Erasure.component(component, as: C.self))
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
@@ -138,20 +142,22 @@ extension Module {
 
 extension AnyModule {
     /// The one path of every async provider call: the task's agent in the async resolution, the
-    /// provider's slot, then the strategy.
+    /// provider's slot, then the strategy. A task that waits for another's build stops waiting
+    /// when it is cancelled only if `cancellable`: if the provider throws `any Error`.
     @usableFromInline
     final func resolveAsync(
-        _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type,
+        _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
         build: (Component) async throws -> AnyObject
     ) async throws -> AnyObject {
         try await TaskAgent.withCurrent { (agent) async throws in
-            try await resolveAsync(strategy, in: agent, key: key, site: site, type: type, build: build)
+            try await resolveAsync(
+                strategy, in: agent, key: key, site: site, type: type, cancellable: cancellable, build: build)
         }
     }
 
     private func resolveAsync(
         _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, site: ProviderSite,
-        type: Any.Type,
+        type: Any.Type, cancellable: Bool,
         build: (Component) async throws -> AnyObject
     ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
@@ -170,13 +176,15 @@ extension AnyModule {
             ) {
                 StrongObjectCell.make()
             }.slot
-            return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
+            return try await cell.resolve(
+                in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)
         case .asyncScoped:
             _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
                 ProviderMarker.scoped
             }
             let cell = ScopedProvider(slots: slots, key: key).cell(in: agent.scopes)
-            return try await cell.resolve(in: agent, frame: frame, build: buildWithComponent)
+            return try await cell.resolve(
+                in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)
         default:
             // Like a synchronous `transient`, it keeps nothing, not even a slot.
             if let enclosing = agent.enclosing(frame) {

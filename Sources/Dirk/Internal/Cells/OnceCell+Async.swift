@@ -2,18 +2,23 @@ extension OnceCell {
     /// The cell's value for a task: the ready one, or the one this task builds, or the one another
     /// agent is building, waited for without blocking a thread.
     ///
-    /// A waiting task whose provider can throw `CancellationError` stops waiting as soon as it is
-    /// cancelled and throws it; the build goes on for the others. A provider that cannot throw it
-    /// waits until the build ends.
+    /// A waiting task whose caller can receive `CancellationError` stops waiting as soon as it is
+    /// cancelled and throws it; the build goes on for the others. Any other waits until the build
+    /// ends.
     ///
     /// - Parameters:
     ///   - agent: The calling task's agent.
     ///   - frame: The step that asks, which is also the step that builds if this task builds.
+    ///   - cancellable: Whether the caller can receive `CancellationError`: whether the provider
+    ///     or handle that asks throws `any Error`. `Failure` does not tell, since the async
+    ///     pipeline erases a provider's error type to `any Error`; when it is true, `Failure`
+    ///     holds `CancellationError`.
     ///   - build: Makes the value. If it throws, every agent waiting for this build gets the same
     ///     error, nothing is cached, and the next call builds again.
     func resolve<Failure: Error>(
         in agent: TaskAgent,
         frame: Frame,
+        cancellable: Bool,
         build: () async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         while true {
@@ -34,14 +39,18 @@ extension OnceCell {
                     throw error
                 }
             case .wait(let generation):
-                switch await wait(for: generation, in: agent, frame: frame, failure: Failure.self) {
+                switch await wait(for: generation, in: agent, frame: frame, cancellable: cancellable) {
                 case .finished(.success(let value)):
                     return value
                 case .finished(.failure(let error)):
                     throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
                 case .cancelled:
-                    // Reached only when `Failure` can hold it.
-                    throw CancellationError() as! Failure
+                    // Reached only when `cancellable`, which the caller passes only when `Failure`
+                    // holds it.
+                    guard let cancellation = CancellationError() as? Failure else {
+                        preconditionFailure("Dirk internal error: a wait that cannot be cancelled was")
+                    }
+                    throw cancellation
                 case .recheck:
                     continue
                 }
@@ -49,12 +58,11 @@ extension OnceCell {
         }
     }
 
-    /// Suspends until another agent's build of generation `generation` ends, or until the task is
-    /// cancelled if `failure` can hold a `CancellationError`.
-    private func wait<Failure: Error>(
-        for generation: UInt64, in agent: TaskAgent, frame: Frame, failure: Failure.Type
+    /// Suspends until another agent's build of generation `generation` ends, or, if
+    /// `cancellable`, until the task is cancelled.
+    private func wait(
+        for generation: UInt64, in agent: TaskAgent, frame: Frame, cancellable: Bool
     ) async -> WaitEvent<Value> {
-        let cancellable = CancellationError() is Failure
         if cancellable && Task.isCancelled { return .cancelled }
         let registration = Locked<Registration>.make(.pending)
         // Both synchronize themselves; the cancellation handler may run on any thread.
