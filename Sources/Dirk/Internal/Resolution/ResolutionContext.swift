@@ -260,8 +260,8 @@ import CDirk
     /// thread runs a part of, if any, or else its own, made on first use.
     @usableFromInline var scopeStore: ScopeStore {
         if let scopes { return scopes }
-        if let agent = TaskAgent.current, !agent.scopes.hasEnded {
-            scopes = agent.scopes
+        if let shared = TaskAgent.scopesOfCurrentTask {
+            scopes = shared
         } else if let spare = spareScopes.take() {
             spare.reopen()
             scopes = spare

@@ -12,29 +12,46 @@
 /// provider call returns, even when the resolution whose scope it shares ends first (an
 /// unstructured `Task { }` that outlives the provider that started it): it then opens a scope of
 /// its own for the rest of that call.
+///
+/// Each step binds a task-local marker, so that a task started inside the step (`async let`, a
+/// task group, `Task { }`) knows which step of which agent started it, and whether that step still
+/// runs.
 final class TaskAgent: BuildAgent, @unchecked Sendable {
     @TaskLocal static var current: TaskAgent?
+    /// The innermost async step that runs the caller or started its task.
+    @TaskLocal static var enclosingStep: StepMarker?
 
-    /// The task the agent acts for, compared only.
+    /// A step of an agent, as the tasks started inside it remember it.
+    struct StepMarker: Sendable {
+        let agent: TaskAgent
+        let serial: UInt64
+    }
+
+    /// The task the agent acts for, compared only, while the agent is under way.
     let task: UInt
-    /// The agent the task inherited when it made this one, whose steps may still be under way
-    /// while this task runs; nil for an agent that began a resolution.
-    let inherited: TaskAgent?
+    /// The step, of another task's agent, in which this agent's task was started, if any.
+    let startedIn: StepMarker?
     // `steps` is written only by the agent's own task, read by others to describe a cycle.
     private let state: Locked<State>
 
     private struct State {
         var steps: [Frame] = []
+        /// The serial of each step in `steps`.
+        var serials: [UInt64] = []
+        var lastSerial: UInt64 = 0
         /// The `scoped` instances of the resolution.
         var scopes: ScopeStore
         /// Whether this agent ends `scopes`: it began the resolution, or opened a scope of its own
         /// when the one it shared ended.
         var ownsScopes: Bool
+        /// Whether the agent's outermost call is under way: only then is its task running, so that
+        /// `task` tells it apart from a later task at the same address.
+        var isUnderWay = true
     }
 
-    private init(task: UInt, inherited: TaskAgent?, scopes: ScopeStore, ownsScopes: Bool) {
+    private init(task: UInt, startedIn: StepMarker?, scopes: ScopeStore, ownsScopes: Bool) {
         self.task = task
-        self.inherited = inherited
+        self.startedIn = startedIn
         state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
     }
 
@@ -45,40 +62,62 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     /// in which case the caller binds it with `TaskAgent.$current.withValue`).
     static func forCurrentTask() -> (agent: TaskAgent, isNew: Bool) {
         let task = CurrentTask.identity
-        if let current, current.task == task {
-            current.openOwnScopeIfEnded()
-            return (current, false)
-        }
+        if let current, current.task == task, current.scopesIfUnderWay() != nil { return (current, false) }
+        let startedIn = enclosingStep
         if let current, !current.scopes.hasEnded {
             // A child task of a resolution under way: its own agent, the resolution's scope.
-            let agent = TaskAgent(task: task, inherited: current, scopes: current.scopes, ownsScopes: false)
-            return (agent, true)
+            return (
+                TaskAgent(task: task, startedIn: startedIn, scopes: current.scopes, ownsScopes: false), true
+            )
         }
-        return (TaskAgent(task: task, inherited: nil, scopes: ScopeStore.make(), ownsScopes: true), true)
+        return (
+            TaskAgent(task: task, startedIn: startedIn, scopes: ScopeStore.make(), ownsScopes: true), true
+        )
     }
 
-    /// Opens a scope of the agent's own if the one it shares has ended.
-    private func openOwnScopeIfEnded() {
+    /// The scope that a synchronous resolution of the current task shares, if any: its agent's, or,
+    /// in a task without an agent of its own, the scope of the resolution it belongs to while that
+    /// has not ended.
+    static var scopesOfCurrentTask: ScopeStore? {
+        guard let current else { return nil }
+        if current.task == CurrentTask.identity, let scopes = current.scopesIfUnderWay() { return scopes }
+        let scopes = current.scopes
+        return scopes.hasEnded ? nil : scopes
+    }
+
+    /// The agent's scope, if its outermost call is under way; a scope of its own, opened now, if
+    /// the one it shared has ended.
+    private func scopesIfUnderWay() -> ScopeStore? {
         state.withLock { state in
-            guard state.scopes.hasEnded else { return }
-            state.scopes = ScopeStore.make()
-            state.ownsScopes = true
+            guard state.isUnderWay else { return nil }
+            if state.scopes.hasEnded {
+                state.scopes = ScopeStore.make()
+                state.ownsScopes = true
+            }
+            return state.scopes
         }
     }
 
-    /// The outermost step, in the component whose identity is `component`, of the current task's
-    /// agent or of an agent it inherited, if any is under way: a provider of that component that
-    /// this task runs in, or that started this task (a child task, or an unstructured `Task { }`
-    /// while that provider runs).
+    /// The outermost step in the component whose identity is `component` among the async steps
+    /// that run the caller or started its task, and the steps that started those steps' tasks, as
+    /// long as they run: a provider of that component that this task runs in, or that started this
+    /// task and has not returned.
     static func stepUnderWay(in component: UInt) -> Frame? {
-        var agent = current
-        while let candidate = agent {
-            if let step = candidate.state.withLock({ $0.steps.first { $0.component == component } }) {
-                return step
-            }
-            agent = candidate.inherited
+        var marker = enclosingStep
+        while let step = marker {
+            if let frame = step.agent.outermostStep(in: component, enclosing: step.serial) { return frame }
+            marker = step.agent.startedIn
         }
         return nil
+    }
+
+    /// The outermost step in `component` among the step whose serial is `serial` and the steps
+    /// under it, if that step still runs.
+    private func outermostStep(in component: UInt, enclosing serial: UInt64) -> Frame? {
+        state.withLock { state in
+            guard let index = state.serials.lastIndex(of: serial) else { return nil }
+            return state.steps[...index].first { $0.component == component }
+        }
     }
 
     /// Runs `body` with the current task's agent, bound for the tasks it starts; ends the
@@ -99,19 +138,41 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         return try result.get()
     }
 
-    /// Ends the agent's scope, if it owns it.
+    /// Ends the agent's outermost call, and its scope if it owns it.
     private func endOwnScope() {
-        let owned = state.withLock { $0.ownsScopes ? $0.scopes : nil }
+        let owned = state.withLock { state in
+            state.isUnderWay = false
+            return state.ownsScopes ? state.scopes : nil
+        }
         owned?.end()
     }
 
-    /// Runs `body` as the step `frame` of this task.
+    /// Runs `body` as the step `frame` of this task, marked for the tasks it starts.
     func run<Result, Failure: Error>(
         _ frame: Frame, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        state.withLock { $0.steps.append(frame) }
-        defer { state.withLock { _ = $0.steps.popLast() } }
-        return try await body()
+        let serial = state.withLock { state in
+            state.lastSerial += 1
+            state.steps.append(frame)
+            state.serials.append(state.lastSerial)
+            return state.lastSerial
+        }
+        defer {
+            state.withLock { state in
+                _ = state.steps.popLast()
+                _ = state.serials.popLast()
+            }
+        }
+        let result: Swift.Result<Result, Failure> = await Self.$enclosingStep.withValue(
+            StepMarker(agent: self, serial: serial)
+        ) {
+            do throws(Failure) {
+                return .success(try await body())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// The step already on this task's stack that is the same as `frame`, a handle's, with no

@@ -1,0 +1,217 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+/// Unstructured tasks that an async factory starts and that outlive the resolution that started
+/// them: they keep their own steps and scope, and their `reset()` traps only while the provider
+/// that started them runs.
+@Suite("Tasks that outlive the resolution that started them")
+struct OutlivingTaskTests {
+    @Test(
+        "tasks started one after another, each its own resolution, each get and release their own scoped instance"
+    )
+    func scopedPerResolutionAfterAddressReuse() async {
+        // A finished task's address is often given to the next task: each must still be a
+        // resolution of its own, not the finished task's.
+        let component = OutlivingComponent()
+        component.latch = Latch()
+        let rounds = 2_000
+        await withAsyncWatchdog {
+            // The task that resolves `startsSpawner` ends, and is released, before the spawner starts.
+            let spawner = await Task { await component.outliving.startsSpawner(rounds: rounds) }.value
+            component.latch!.open()
+            await spawner.value
+        }
+        #expect(component.made.count == rounds, "each resolution gets its own scoped instance")
+        #expect(component.released.count == rounds, "and releases it when it ends")
+    }
+
+    @Test(
+        "a synchronous scoped provider gives one instance across an await, in a task that outlived its resolution"
+    )
+    func syncScopedAcrossAwaitAfterResolutionEnded() async {
+        let component = OutlivingComponent()
+        component.latch = Latch()
+        let sameInstance = Locked<Bool?>(nil)
+        await withAsyncWatchdog {
+            let task = await component.outliving.startsWaitingTask { c in
+                let before = c.outliving.syncScoped()
+                await Task.yield()
+                let after = c.outliving.syncScoped()
+                sameInstance.withLock { $0 = before === after }
+            }
+            component.latch!.open()
+            await task.value
+        }
+        #expect(sameInstance.withLock { $0 } == true)
+    }
+
+    @Test(
+        "reset() in a task whose starting provider returned is allowed while another provider of the component runs"
+    )
+    func resetWhileAnotherProviderRuns() async {
+        await #expect(processExitsWith: .success) {
+            armExitTestWatchdog()
+            let outer = OuterComponent()
+            let inner = outer.inner
+            let gate = AsyncGate()
+            inner.latch = Latch()
+            inner.gate = gate
+            let run = Task { await outer.outer.startsResetterThenWaits() }
+            // The resetter's task resets while `slow()` waits at the gate.
+            await inner.resetDone.wait()
+            await gate.open()
+            await run.value
+        }
+    }
+
+    @Test(
+        "reset() through another component's provider, in a child task of a provider of a task that outlived its resolution, traps"
+    )
+    func resetInChildTaskOfOutlivingTask() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let component = OutlivingComponent()
+            let other = ResetterComponent()
+            other.target = component
+            component.latch = Latch()
+            let task = await component.outliving.startsWaitingTask { _ in
+                async let reset = other.resetter.resetsTarget()
+                _ = await reset
+            }
+            component.latch!.open()
+            await task.value
+            withExtendedLifetime(other) {}
+        }
+        #expect(
+            standardError(of: result).contains(
+                "Dirk: `OutlivingComponent.reset()` was called while `OutlivingModule.waits(_:)` of that component was being resolved"
+            ))
+    }
+}
+
+// MARK: Fixtures
+
+/// An instance that counts its making and its release.
+final class Counted: Sendable {
+    let released: Counter
+
+    init(made: Counter, released: Counter) {
+        made.increment()
+        self.released = released
+    }
+
+    deinit { released.increment() }
+}
+
+final class OutlivingComponent: Component, @unchecked Sendable {
+    let made = Counter()
+    let released = Counter()
+    let entered = Latch()
+    let resetDone = Latch()
+    nonisolated(unsafe) var latch: Latch?
+    nonisolated(unsafe) var gate: AsyncGate?
+    var outliving: OutlivingModule { module() }
+}
+
+final class OutlivingModule: Module<OutlivingComponent>, @unchecked Sendable {
+    /// Returns an unstructured task that, once `latch` opens, starts `rounds` tasks one after
+    /// another, each resolving `scopedCounted()`.
+    func startsSpawner(rounds: Int) async -> Task<Void, Never> {
+        await transient { c in
+            await Task.yield()
+            let latch = c.latch!
+            return Task {
+                await latch.wait()
+                for _ in 0..<rounds {
+                    await Task { _ = await c.outliving.scopedCounted() }.value
+                }
+            }
+        }
+    }
+
+    func scopedCounted() async -> Counted {
+        await scoped { c in
+            await Task.yield()
+            return Counted(made: c.made, released: c.released)
+        }
+    }
+
+    func syncScoped() -> Thing { scoped { c in Thing(c.made) } }
+
+    /// Starts `waits(body)` in an unstructured task and returns once it runs.
+    func startsWaitingTask(_ body: @escaping @Sendable (OutlivingComponent) async -> Void) async -> Task<
+        Void, Never
+    > {
+        await transient { c in
+            let task = Task { _ = await c.outliving.waits(body) }
+            await c.entered.wait()
+            return task
+        }
+    }
+
+    /// Runs `body` once `latch` opens, after the resolution that started its task has ended.
+    func waits(_ body: @escaping @Sendable (OutlivingComponent) async -> Void) async -> Thing {
+        await transient { c in
+            c.entered.open()
+            await c.latch!.wait()
+            await body(c)
+            return Thing()
+        }
+    }
+
+    /// Returns a task that resets the component, outside any provider, once `latch` opens.
+    func startsResetter() async -> Task<Void, Never> {
+        await transient { c in
+            await Task.yield()
+            let latch = c.latch!
+            return Task {
+                await latch.wait()
+                c.reset()
+                c.resetDone.open()
+            }
+        }
+    }
+
+    /// Opens `latch`, then waits at `gate`.
+    func slow() async -> Thing {
+        await transient { c in
+            c.latch?.open()
+            await c.gate?.pass()
+            return Thing()
+        }
+    }
+}
+
+final class OuterComponent: Component, @unchecked Sendable {
+    let inner = OutlivingComponent()
+    var outer: OuterModule { module() }
+}
+
+final class OuterModule: Module<OuterComponent>, @unchecked Sendable {
+    /// Starts the inner component's resetter, whose provider returns at once, then waits in
+    /// another provider of the inner component while the resetter resets.
+    func startsResetterThenWaits() async {
+        await transient { c in
+            let resetter = await c.inner.outliving.startsResetter()
+            _ = await c.inner.outliving.slow()
+            await resetter.value
+        }
+    }
+}
+
+final class ResetterComponent: Component, @unchecked Sendable {
+    nonisolated(unsafe) weak var target: OutlivingComponent?
+    var resetter: ResetterModule { module() }
+}
+
+final class ResetterModule: Module<ResetterComponent>, @unchecked Sendable {
+    /// Resets the target component from a provider of this one.
+    func resetsTarget() async -> Thing {
+        await transient { c in
+            await Task.yield()
+            c.target!.reset()
+            return Thing()
+        }
+    }
+}
