@@ -75,6 +75,11 @@ extension Component {
 
 extension Component {
     private func register(_ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt) {
+        // The closure that made the module ran on this thread.
+        if Swift.type(of: module).isMainActorModule && !MainActorCheck.isOnMainActor {
+            Diagnostics.mainActorModuleRegisteredOffMainThread(
+                Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
+        }
         guard module.belongs(to: self) else {
             Diagnostics.foreignModule(
                 Swift.type(of: module),

@@ -86,8 +86,9 @@ extension Component {
         return self
     }
 
-    /// Every contribution to the collection of `type`: the ancestors' first, farthest first, then
-    /// this component's, each in the order it was made. Nothing is built.
+    /// Every contribution to the collection of `type`: the ancestors' first, each ancestor's after
+    /// its own parents' and the parents taken in the order they were registered, then this
+    /// component's; each component's in the order it made them. Nothing is built.
     ///
     /// - Parameters:
     ///   - type: The element type of the collection.
@@ -150,7 +151,8 @@ extension Component {
             })
     }
 
-    /// This component and its ancestors, farthest first, each once.
+    /// This component and its ancestors, each once and after its own parents, parents in the order
+    /// they were registered.
     private func contributingComponents() -> [Component] {
         var ordered: [Component] = []
         func visit(_ component: Component) {

@@ -14,7 +14,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case handleAfterRelease, lateOverride, overrideCallingNoProvider, overrideCallingSeveralProviders
     case overrideOfAnAncestor, overrideOfAnotherType, foreignError, mainActorModuleOffTheMainActor
     case moduleOfAnotherType, parentOfAnotherType, notAModule, lateParentDuplicateContribution
-    case lateSubclassModule, moduleOfAnotherComponent
+    case lateSubclassModule, moduleOfAnotherComponent, mainActorModuleRegisteredOffTheMainActor
 
     var testDescription: String { rawValue }
 
@@ -122,6 +122,11 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             [
                 "a `MainActorModule`, on a thread other than the main thread",
                 "declare the accessor that returns it `@MainActor`",
+            ]
+        case .mainActorModuleRegisteredOffTheMainActor:
+            [
+                "was given the module `ScreenMisuseModule`, a `MainActorModule`, on a thread other than the main thread",
+                "Register it on the main actor",
             ]
         case .moduleOfAnotherType:
             [
@@ -276,6 +281,12 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             let component = MisuseComponent()
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) { _ = component.screens }
+            group.wait()
+        case .mainActorModuleRegisteredOffTheMainActor:
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                MisuseComponent().module { ScreenMisuseModule($0) }
+            }
             group.wait()
         case .moduleOfAnotherType:
             // A subclass's type, in a variable of the base class's metatype.

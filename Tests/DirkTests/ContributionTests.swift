@@ -31,6 +31,16 @@ struct ContributionTests {
         #expect(session.contributions(of: Plugin.self).last?.contributor == PluginSession.self)
     }
 
+    @Test("ancestors' contributions come first, each after its own parents', parents in the order registered")
+    func ancestorsOrder() {
+        let root = ContributingNode().contribute(String.self, key: "root") { _ in "root" }
+        let lone = ContributingNode().contribute(String.self, key: "lone") { _ in "lone" }
+        let middle = ContributingLeaf().parent { root }.contribute(String.self, key: "middle") { _ in "middle" }
+        let leaf = ContributingLeaf().parent(ContributingNode.self) { lone }.parent(Component.self) { middle }
+            .contribute(String.self, key: "leaf") { _ in "leaf" }
+        #expect(leaf.resolveContributions(of: String.self) == ["lone", "root", "middle", "leaf"])
+    }
+
     @Test("a key already used in the collection, here by a parent, traps")
     func duplicateKeyTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -47,6 +57,9 @@ struct ContributionTests {
 }
 
 // MARK: Fixtures
+
+final class ContributingNode: Component, @unchecked Sendable {}
+final class ContributingLeaf: Component, @unchecked Sendable {}
 
 final class Plugin: @unchecked Sendable {
     let name: String

@@ -47,6 +47,22 @@ struct MainActorTests {
         #expect(message.contains("declare the accessor that returns it `@MainActor`"))
     }
 
+    @Test("a MainActorModule registered off the main thread stops with a message")
+    func mainActorModuleRegisteredOffMainTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { _ = ScreenComponent().module { PanelModule($0) } }
+            group.wait()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `ScreenComponent` was given the module `PanelModule`, a `MainActorModule`, on a thread other than the main thread"
+            ))
+        #expect(message.contains("Register it on the main actor"))
+    }
+
     @Test("other threads reach the main-actor objects with await, and the shared store without")
     func fromOtherThreads() async {
         let component = ScreenComponent()

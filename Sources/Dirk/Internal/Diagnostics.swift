@@ -358,6 +358,18 @@
             """, file: file, line: line)
     }
 
+    static func mainActorModuleRegisteredOffMainThread(
+        _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: `\(component)` was given the module `\(module)`, a `MainActorModule`, on a thread \
+            other than the main thread, so the closure of `.module { }` created it off the main actor. \
+            Register it on the main actor: build the component in `@MainActor` code, or inside \
+            `await MainActor.run { ... }`.
+            """, file: file, line: line)
+    }
+
     static func notAModule(_ type: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
