@@ -35,7 +35,8 @@ struct ContributionTests {
     func ancestorsOrder() {
         let root = ContributingNode().contribute(String.self, key: "root") { _ in "root" }
         let lone = ContributingNode().contribute(String.self, key: "lone") { _ in "lone" }
-        let middle = ContributingLeaf().parent { root }.contribute(String.self, key: "middle") { _ in "middle" }
+        let middle = ContributingLeaf().parent { root }.contribute(String.self, key: "middle") { _ in "middle"
+        }
         let leaf = ContributingLeaf().parent(ContributingNode.self) { lone }.parent(Component.self) { middle }
             .contribute(String.self, key: "leaf") { _ in "leaf" }
         #expect(leaf.resolveContributions(of: String.self) == ["lone", "root", "middle", "leaf"])
