@@ -133,7 +133,7 @@ extension AnyModule {
                 }
                 guard slots.isObserved else { return try resolveThroughSlot() }
                 return try observe(
-                    frame, in: context, isNew: !policy.hasInstance(in: slot, context: context),
+                    frame, in: context, isNew: !policy.hasInstance(in: slot, context: context, frame: frame),
                     resolveThroughSlot)
             }
 

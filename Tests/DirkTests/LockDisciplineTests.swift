@@ -32,12 +32,26 @@ struct LockDisciplineTests {
         component.reset()
     }
 
-    @Test("a key whose hashing calls its own provider stops with a message instead of hanging")
-    func reentrantKeyTraps() async {
+    @Test(
+        "a key whose hashing calls its own provider stops with a message instead of hanging, watched or not",
+        arguments: KeyWatch.allCases)
+    func reentrantKeyTraps(_ watch: KeyWatch) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [watch] in
             armExitTestWatchdog()
             let component = KeyComponent()
-            _ = component.keys.keyed(ResolvingKey(number: 1, component: component, reentrant: true))
+            // Watched, a key that asks for itself: hashing it for the trace once recursed without
+            // end. Not watched, one that asks for another key.
+            let key = ResolvingKey(
+                number: 1, component: component, reentrant: watch == .unwatched, loops: watch != .unwatched)
+            func call() { _ = component.keys.keyed(key) }
+            switch watch {
+            case .unwatched: call()
+            case .recorded:
+                component.startRecordingDependencies()
+                call()
+            case .traced: _ = component.trace { call() }
+            }
         }
         let message = standardError(of: result)
         #expect(
@@ -66,6 +80,8 @@ struct ResolvingKey: Hashable, @unchecked Sendable {
     let number: Int
     let component: KeyComponent
     var reentrant = false
+    /// Whether its hashing asks its provider for itself, which would never end.
+    var loops = false
 
     static func == (lhs: ResolvingKey, rhs: ResolvingKey) -> Bool {
         _ = lhs.component.keys.plain()
@@ -75,8 +91,16 @@ struct ResolvingKey: Hashable, @unchecked Sendable {
     func hash(into hasher: inout Hasher) {
         _ = component.keys.plain()
         if reentrant { _ = component.keys.keyed(ResolvingKey(number: number + 1, component: component)) }
+        if loops { _ = component.keys.keyed(self) }
         hasher.combine(number)
     }
+}
+
+/// How a test watches a component's providers: not at all, by recording, or in a trace.
+enum KeyWatch: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+    case unwatched, recorded, traced
+
+    var testDescription: String { rawValue }
 }
 
 final class KeyComponent: Component, @unchecked Sendable {

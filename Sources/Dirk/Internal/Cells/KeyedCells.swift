@@ -54,6 +54,13 @@
         }
     }
 
+    /// The cell for `key`, if it has one. Runs `key`'s `hash(into:)` and `==` with no lock held.
+    func existingCell(for key: AnyHashable) -> Cell? {
+        let hash = key.hashValue
+        let candidates = state.withLock { $0.entries[hash] ?? [] }
+        return candidates.first { $0.key == key }?.cell
+    }
+
     /// Whether any key's cell holds a value now.
     var hasValue: Bool {
         cells.contains { $0.hasValue }

@@ -14,8 +14,9 @@ protocol CachePolicy {
         _ body: (Slot, Bool) throws -> Result
     ) rethrows -> Result
 
-    /// Whether a call now would find an instance rather than build one, for traces.
-    func hasInstance(in slot: Slot, context: ResolutionContext) -> Bool
+    /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
+    /// traces.
+    func hasInstance(in slot: Slot, context: ResolutionContext, frame: Frame) -> Bool
 
     /// The provider's instance, through its slot. `build` runs the factory as the step `frame`,
     /// with the component held; `configure` completes a new instance when `configures`.
@@ -48,7 +49,7 @@ struct SinglePolicy: ProviderSlotPolicy {
 
     func makeSlot() -> OnceCell<StrongObjectStorage> { StrongObjectCell.make() }
 
-    func hasInstance(in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext) -> Bool {
+    func hasInstance(in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext, frame: Frame) -> Bool {
         slot.hasValue
     }
 
@@ -68,7 +69,7 @@ struct WeakPolicy: ProviderSlotPolicy {
 
     func makeSlot() -> OnceCell<WeakObjectStorage> { WeakObjectCell.make() }
 
-    func hasInstance(in slot: OnceCell<WeakObjectStorage>, context: ResolutionContext) -> Bool {
+    func hasInstance(in slot: OnceCell<WeakObjectStorage>, context: ResolutionContext, frame: Frame) -> Bool {
         slot.hasValue
     }
 
@@ -89,25 +90,17 @@ struct KeyedPolicy: ProviderSlotPolicy {
 
     func makeSlot() -> KeyedCells { KeyedCells() }
 
-    func hasInstance(in slot: KeyedCells, context: ResolutionContext) -> Bool {
-        slot.cell(for: key).hasValue
+    func hasInstance(in slot: KeyedCells, context: ResolutionContext, frame: Frame) -> Bool {
+        // Looked up without making the key's cell: a trace only looks.
+        hashingKey(in: context, for: frame) { slot.existingCell(for: key) }?.hasValue ?? false
     }
 
     func resolve(
         in slot: KeyedCells, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
-        // The key's user code runs as a step of its own, so that a key whose hashing calls this
-        // provider again is caught instead of recursing without end.
-        let hashing = Frame(
-            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
-            site: frame.site,
-            type: frame.type, subject: frame.subject, componentType: frame.componentType)
-        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
         while true {
-            context.enter(hashing)
-            let cell = slot.cell(for: key)
-            context.leave()
+            let cell = hashingKey(in: context, for: frame) { slot.cell(for: key) }
             // Nil when a `reset()` dropped the cell after it was found: the key's cell is looked
             // up again.
             if let value = try cell.resolveUnlessRetired(
@@ -117,6 +110,22 @@ struct KeyedPolicy: ProviderSlotPolicy {
                 return value
             }
         }
+    }
+
+    /// Runs `body`, which runs the key's `hash(into:)` and `==`, as a step of its own, so that a
+    /// key whose hashing calls this provider again, as the step `frame`, is caught instead of
+    /// recursing without end.
+    private func hashingKey<Result>(
+        in context: ResolutionContext, for frame: Frame, _ body: () -> Result
+    ) -> Result {
+        let hashing = Frame(
+            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
+            site: frame.site,
+            type: frame.type, subject: frame.subject, componentType: frame.componentType)
+        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
+        context.enter(hashing)
+        defer { context.leave() }
+        return body()
     }
 }
 
@@ -138,7 +147,7 @@ struct ScopedPolicy: CachePolicy {
         return try body(ScopedProvider(slots: slots, key: key), isNew)
     }
 
-    func hasInstance(in provider: ScopedProvider, context: ResolutionContext) -> Bool {
+    func hasInstance(in provider: ScopedProvider, context: ResolutionContext, frame: Frame) -> Bool {
         provider.cell(in: context.scopeStore).hasValue
     }
 
@@ -178,7 +187,7 @@ struct TransientPolicy: CachePolicy {
         try body(context, true)
     }
 
-    func hasInstance(in slot: ResolutionContext, context: ResolutionContext) -> Bool { false }
+    func hasInstance(in slot: ResolutionContext, context: ResolutionContext, frame: Frame) -> Bool { false }
 
     func resolve(
         in slot: ResolutionContext, context: ResolutionContext, frame: Frame,
