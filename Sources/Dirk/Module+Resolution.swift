@@ -126,10 +126,15 @@ extension AnyModule {
                 if policy.strategy.isCached, let request = context.freshRequest,
                     request.module == ObjectIdentifier(self), request.depth == context.depth
                 {
-                    // A fresh instance: built like a transient's, cached nowhere.
-                    return try TransientPolicy().resolve(
-                        in: context, context: context, frame: frame, build: buildInStep,
-                        configures: configures, configure: configureInStep)
+                    // A fresh instance: built like a transient's, cached nowhere; a new one for
+                    // its observers.
+                    func buildFresh() throws -> AnyObject? {
+                        try TransientPolicy().resolve(
+                            in: context, context: context, frame: frame, build: buildInStep,
+                            configures: configures, configure: configureInStep)
+                    }
+                    guard slots.isObserved else { return try buildFresh() }
+                    return try observe(frame, in: context, isNew: true, buildFresh)
                 }
                 guard slots.isObserved else { return try resolveThroughSlot() }
                 return try observe(

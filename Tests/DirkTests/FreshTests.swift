@@ -26,6 +26,21 @@ struct FreshTests {
         #expect(component.fresh.repository() !== copy)
     }
 
+    @Test("a fresh build shows in traces and in the recorded graph as the provider's own call")
+    func freshIsObserved() {
+        let component = FreshComponent().startRecordingDependencies()
+        _ = component.fresh.store()
+        let (_, trace) = component.trace { component.fresh.fresh { $0.repository() } }
+        #expect(trace == "FreshModule.repository() [single] new\n  FreshModule.store() [single] cached\n")
+        _ = component.fresh.screen()
+        let edges = Set(component.dependencyGraph().dependencies.map { "\($0.from) -> \($0.to)" })
+        #expect(
+            edges == [
+                "FreshModule.repository() -> FreshModule.store()",
+                "FreshModule.screen() -> FreshModule.repository()",
+            ])
+    }
+
     @Test("fresh on one thread leaves other threads' calls cached")
     func freshIsPerThread() async {
         let component = TestComponent()
@@ -55,6 +70,8 @@ final class FreshComponent: Component, @unchecked Sendable {
 
 final class FreshModule: Module<FreshComponent>, @unchecked Sendable {
     func store() -> Store { single { Store() } }
+    /// A transient that uses a fresh repository.
+    func screen() -> Repository { transient { c in c.fresh.fresh { $0.repository() } } }
     func repository() -> Repository {
         single(
             { c in Repository(store: c.fresh.store()) },
