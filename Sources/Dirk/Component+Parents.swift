@@ -170,9 +170,10 @@ extension Component {
         _ type: Component.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> Component {
         guard let found = ancestor(type, matching: isMatch) else {
+            let capture = ResolutionContext.current.capture
             Diagnostics.missingParent(
-                type, component: Swift.type(of: self), registered: parents.all.map(\.type), file: file,
-                line: line)
+                type, component: Swift.type(of: self), registered: parents.all.map(\.type),
+                overriding: capture.map { ($0.file, $0.line) }, file: file, line: line)
         }
         return found.component
     }

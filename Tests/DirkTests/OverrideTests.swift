@@ -137,6 +137,42 @@ struct OverrideTests {
         #expect(message.contains("DirkTests/OverrideTests.swift:"))
     }
 
+    @Test("an override whose factory needs a parent registered after it says to register parents first")
+    func overrideBeforeParentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = TestComponent()
+            _ = OverrideChild().overriding {
+                $0.parts.checkout()
+            } with: { c in
+                c.app.things.single()
+            }.parent { app }
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: `OverrideChild` has no parent of type `TestComponent`"))
+        #expect(message.contains("register parents before overriding providers"))
+    }
+
+    @Test("an override of a provider that an earlier override's factory used says to swap them")
+    func overridesInTheWrongOrderTrap() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = OverrideChild().overriding {
+                $0.parts.api()
+            } with: { c in
+                let api = Thing()
+                api.link = c.parts.client()
+                return api
+            }.overriding {
+                $0.parts.client()
+            } with: { _ in
+                Thing()
+            }
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains("overrode `OverridePartsModule.client()` after that provider was already used"))
+        #expect(message.contains("override `OverridePartsModule.client()` first"))
+    }
+
     @Test("a closure that calls no provider stops the program")
     func noProviderTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -260,6 +296,23 @@ final class EnglishGreeting: Greeting {
 
 final class FrenchGreeting: Greeting {
     var text: String { "bonjour" }
+}
+
+final class OverrideChild: Component, @unchecked Sendable {
+    var app: TestComponent { parent() }
+    var parts: OverridePartsModule { module() }
+}
+
+final class OverridePartsModule: Module<OverrideChild>, @unchecked Sendable {
+    func client() -> Thing { single { Thing() } }
+    func api() -> Thing {
+        single { c in
+            let api = Thing()
+            api.link = c.parts.client()
+            return api
+        }
+    }
+    func checkout() -> Thing { transient { c in c.app.things.single() } }
 }
 
 final class GreetingComponent: Component, @unchecked Sendable {

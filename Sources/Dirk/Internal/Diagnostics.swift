@@ -230,13 +230,21 @@
 
     // MARK: Parents
 
+    /// `overriding` is the place of an `overriding(_:with:)` under way on this thread, which
+    /// resolves its provider at once, before the parents registered after it in a chain.
     static func missingParent(
-        _ parent: Any.Type, component: Any.Type, registered: [Any.Type], file: StaticString, line: UInt
+        _ parent: Any.Type, component: Any.Type, registered: [Any.Type],
+        overriding: (file: StaticString, line: UInt)? = nil, file: StaticString, line: UInt
     ) -> Never {
-        let known =
+        var known =
             registered.isEmpty
             ? "It has no parents."
             : "Its parents are " + registered.map { "`\($0)`" }.joined(separator: ", ") + "."
+        if let overriding {
+            known +=
+                " The lookup was made by the `overriding(_:with:)` at \(overriding.file):\(overriding.line), "
+                + "which resolves its provider at once: register parents before overriding providers."
+        }
         fail(
             """
             Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \
@@ -414,7 +422,9 @@
             """
             Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so \
             some callers would have the original instance and some the override's. Override \
-            providers when you build the component, before the first resolution.
+            providers when you build the component, before the first resolution. An earlier \
+            `overriding(_:with:)` uses its provider at once, and with it what the override's \
+            factory uses: if such a factory uses `\(provider)`, override `\(provider)` first.
             """, file: file, line: line)
     }
 

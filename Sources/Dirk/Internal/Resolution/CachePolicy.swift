@@ -49,7 +49,8 @@ struct SinglePolicy: ProviderSlotPolicy {
 
     func makeSlot() -> OnceCell<StrongObjectStorage> { StrongObjectCell.make() }
 
-    func hasInstance(in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext, frame: Frame) -> Bool {
+    func hasInstance(in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext, frame: Frame) -> Bool
+    {
         slot.hasValue
     }
 
