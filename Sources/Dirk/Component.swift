@@ -53,6 +53,7 @@ open class Component: @unchecked Sendable {
         var unused: [ObjectIdentifier: AnyModule]?
         var caches = InlineList<ProviderSlots>()
         var contributions: [ObjectIdentifier: [ContributionRecord]]?
+        var recording: DependencyRecord?
         // The flag is read before the lock: a closure that read it through `self` made the release
         // build retain and release the core around the lock (seen in its disassembly), two atomic
         // operations more on every release. Speed only; either way is correct.
@@ -62,7 +63,11 @@ open class Component: @unchecked Sendable {
             swap(&unused, &state.registeredModules)
             swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)
+            swap(&recording, &state.recording)
         }
+        // The ancestors that this component's recording watched stop being watched for it; they
+        // are alive, since this component held them until now.
+        for ancestor in recording?.watched ?? [] { ancestor.withLock { $0.addObservers(-1) } }
         // First the modules that nobody else holds go, with their caches.
         unused = nil
         modules.destroy()

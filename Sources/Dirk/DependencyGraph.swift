@@ -41,7 +41,9 @@ public struct DependencyGraph: Sendable {
     /// One provider: `Module.provider()`, the strategy it uses, and whether it caches an instance
     /// now.
     public struct Node: Sendable, Hashable {
-        /// `Module.provider()`.
+        /// `Module.provider()`; where two providers of the graph share that, such as a provider that
+        /// wraps `super`'s, the place of its strategy call too (`Module.provider() at
+        /// App/Modules.swift:12`), and for a generic provider its return type.
         public let name: String
         /// How the provider caches its instances.
         public let strategy: Strategy
@@ -98,8 +100,8 @@ public struct DependencyGraph: Sendable {
     public let modules: [String]
     /// The providers seen so far, one node each, by name: those that keep instances or a slot in
     /// their module (every strategy but `transient`) called since the component was made, and every
-    /// provider recorded, transients included. A `transient` keeps nothing, so only recording sees
-    /// it.
+    /// provider recorded, transients and the ancestors' providers that the component's providers
+    /// used included. A `transient` keeps nothing, so only recording sees it.
     public let nodes: [Node]
     /// The dependencies recorded since ``Component/startRecordingDependencies()``, by name.
     public let dependencies: [Dependency]

@@ -13,6 +13,22 @@ struct AsyncScopeTests {
         #expect(next.before !== pair.before, "the next outermost call is a new resolution")
     }
 
+    @Test(
+        "a scoped instance found at once, outside any step, leaves nothing for the thread's next resolution")
+    func scopedFoundAtOnceOnOneThread() async {
+        let executor = OneThreadExecutor()
+        defer { executor.stop() }
+        let component = RequestScopeComponent()
+        let (first, second) = await withTaskExecutorPreference(executor) {
+            // The second call of each pair finds its instance without entering a step, on the
+            // thread that the next pair runs on too.
+            (await component.requests.pairAcrossAwait(), await component.requests.pairAcrossAwait())
+        }
+        #expect(first.before === first.after)
+        #expect(second.before === second.after)
+        #expect(second.before !== first.before)
+    }
+
     @Test("an async scoped provider gives one instance per async resolution, to its child tasks too")
     func asyncScoped() async {
         let component = RequestScopeComponent()

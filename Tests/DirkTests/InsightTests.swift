@@ -33,6 +33,69 @@ struct InsightTests {
         #expect(graph.mermaid.contains("-->"))
     }
 
+    @Test("a provider that calls super's provider, and overloads by return type, are nodes of their own")
+    func providersThatShareANameAreApart() {
+        let app = GraphAppComponent().module { GraphFakeDataModule($0) }.startRecordingDependencies()
+        _ = app.data.store()
+        _ = app.data.value() as Thing
+        _ = app.data.value() as Other
+        let graph = app.dependencyGraph()
+        let names = graph.nodes.map(\.name)
+        #expect(Set(names).count == names.count, "one name per node: \(names)")
+        let stores = names.filter {
+            $0.hasPrefix("GraphFakeDataModule.store() at DirkTests/InsightTests.swift:")
+        }
+        let values = names.filter {
+            $0.hasPrefix("GraphFakeDataModule.value() at DirkTests/InsightTests.swift:")
+        }
+        #expect(stores.count == 2)
+        #expect(values.count == 2)
+        #expect(!graph.dependencies.contains { $0.from == $0.to }, "no provider depends on itself")
+        #expect(graph.dependencies.count == 2)
+        #expect(graph.dependencies.contains { stores.contains($0.from) && stores.contains($0.to) })
+        #expect(graph.dependencies.contains { $0.to == "GraphFakeDataModule.client()" })
+    }
+
+    @Test("a recording child shows its providers' calls into its ancestors, and theirs, whichever records")
+    func childRecordsItsAncestors() {
+        let app = GraphAppComponent()
+        let session = GraphSessionComponent().parent { app }.startRecordingDependencies()
+        let later = GraphSessionComponent().startRecordingDependencies().parent { app }
+        for child in [session, later] {
+            _ = child.session.cart()
+            let graph = child.dependencyGraph()
+            #expect(
+                Set(graph.dependencies) == [
+                    .init(from: "GraphSessionModule.cart()", to: "GraphDataModule.store()"),
+                    .init(from: "GraphDataModule.store()", to: "GraphDataModule.client()"),
+                ])
+            #expect(
+                graph.nodes.contains(
+                    .init(name: "GraphDataModule.store()", strategy: .single, isCached: true)))
+            #expect(graph.modules == ["GraphSessionModule"])
+            app.reset()
+        }
+        #expect(app.dependencyGraph().dependencies.isEmpty, "the parent itself records nothing")
+    }
+
+    @Test("a recording child watches its ancestors until it is released")
+    func releasedChildStopsWatching() {
+        let app = GraphAppComponent()
+        let middle = GraphSessionComponent().parent { app }
+        weak var released: GraphSessionComponent?
+        do {
+            let session = GraphSessionComponent().parent { middle }.startRecordingDependencies()
+            let later = GraphSessionComponent().startRecordingDependencies().parent { middle }
+            released = session
+            #expect(app.observerCount == 2)
+            #expect(middle.observerCount == 2)
+            _ = (session, later)
+        }
+        #expect(released == nil)
+        #expect(app.observerCount == 0)
+        #expect(middle.observerCount == 0)
+    }
+
     @Test("a trace shows the resolution as an indented tree of new and cached instances")
     func traceShowsTheTree() {
         let app = RootComponent()
@@ -42,5 +105,50 @@ struct InsightTests {
         #expect(trace == "LeafModule.viewModel() [transient] new\n  RootModule.store() [single] cached\n")
         let (_, untraced) = feature.trace { 0 }
         #expect(untraced.isEmpty)
+    }
+}
+
+// MARK: Fixtures
+
+final class GraphAppComponent: Component, @unchecked Sendable {
+    var data: GraphDataModule { module() }
+}
+
+class GraphDataModule: Module<GraphAppComponent>, @unchecked Sendable {
+    func client() -> Thing { single { Thing() } }
+    func store() -> Thing {
+        single { c in
+            let store = Thing()
+            store.link = c.data.client()
+            return store
+        }
+    }
+    func value() -> Thing { transient { Thing() } }
+    func value() -> Other { transient { Other() } }
+}
+
+/// A fake whose provider wraps the real one's.
+final class GraphFakeDataModule: GraphDataModule, @unchecked Sendable {
+    override func store() -> Thing {
+        single { _ in
+            let wrapper = Thing()
+            wrapper.link = super.store()
+            return wrapper
+        }
+    }
+}
+
+final class GraphSessionComponent: Component, @unchecked Sendable {
+    var app: GraphAppComponent { parent() }
+    var session: GraphSessionModule { module() }
+}
+
+final class GraphSessionModule: Module<GraphSessionComponent>, @unchecked Sendable {
+    func cart() -> Thing {
+        transient { c in
+            let cart = Thing()
+            cart.link = c.app.data.store()
+            return cart
+        }
     }
 }

@@ -41,6 +41,15 @@ import CDirk
         String(decoding: UnsafeRawBufferPointer(start: function, count: functionLength), as: UTF8.self)
     }
 
+    /// The file and line of the strategy call, as messages show them: `App/DataModule.swift:12`.
+    package var location: String {
+        String(decoding: UnsafeRawBufferPointer(start: file, count: fileLength), as: UTF8.self)
+            + ":\(position >> 20)"
+    }
+
+    /// The provider's declared return type.
+    package var returnType: Any.Type { RegisteredType.type(fromBits: UInt(bitPattern: type)) }
+
     /// A well-mixed hash of the type and position; tables use its low bits.
     @inlinable package var mixedHash: Int {
         var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
@@ -64,6 +73,14 @@ import CDirk
         lhsLength == rhsLength
             && UnsafeRawBufferPointer(start: lhs, count: lhsLength)
                 .elementsEqual(UnsafeRawBufferPointer(start: rhs, count: rhsLength))
+    }
+}
+
+/// Hashed like the tables hash it, for dictionaries keyed by provider (overrides, recorded
+/// graphs).
+extension ProviderKey: Hashable {
+    @inlinable package func hash(into hasher: inout Hasher) {
+        hasher.combine(mixedHash)
     }
 }
 

@@ -151,11 +151,11 @@ import CDirk
         return Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())
     }
 
-    /// Calls `body` with every slot: its strategy, the provider method's name and the slot. Slots
+    /// Calls `body` with every slot: its strategy, the provider's key and the slot. Slots
     /// made meanwhile may be missed.
-    func forEachSlot(_ body: (ProviderStrategy, String, AnyObject) -> Void) {
+    func forEachSlot(_ body: (ProviderStrategy, ProviderKey, AnyObject) -> Void) {
         table.forEachEntry { slot, tag, key in
-            body(ProviderStrategy(rawValue: UInt8(tag)) ?? .none, key.functionName, slot)
+            body(ProviderStrategy(rawValue: UInt8(tag)) ?? .none, key, slot)
         }
     }
 
@@ -169,7 +169,7 @@ import CDirk
     /// The factory that replaces the provider at `key`, if one does.
     @usableFromInline
     func override(for key: ProviderKey) -> AnyObject? {
-        withLock { _ in overrides?.factories[OverrideKey(key: key)] }
+        withLock { _ in overrides?.factories[key] }
     }
 
     /// Makes `factory` replace the provider at `key`.
@@ -180,7 +180,7 @@ import CDirk
                     extraWords + Self.overridesWord,
                     UInt(bitPattern: Unmanaged.passRetained(Overrides()).toOpaque()))
             }
-            overrides!.factories[OverrideKey(key: key)] = factory
+            overrides!.factories[key] = factory
         }
     }
 
@@ -208,18 +208,7 @@ import CDirk
 
 /// Factories that replace providers' factories of one module, by key (`Component.overriding`).
 final class Overrides {
-    var factories = [OverrideKey: AnyObject]()
-}
-
-/// A provider's key as a dictionary key, for overrides.
-struct OverrideKey: Hashable {
-    let key: ProviderKey
-
-    static func == (lhs: OverrideKey, rhs: OverrideKey) -> Bool { lhs.key == rhs.key }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(key.mixedHash)
-    }
+    var factories = [ProviderKey: AnyObject]()
 }
 
 /// What the table holds for a provider that caches nothing in its module: one shared object, so

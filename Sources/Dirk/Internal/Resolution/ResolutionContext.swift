@@ -65,9 +65,10 @@ import CDirk
     @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The lines of the trace under way on this thread, if any.
     @exclusivity(unchecked) var traceLines: [String]?
-    /// The observed provider calls under way on this thread, innermost last: each one's name, and
-    /// what records its dependencies (its component's lock and state), if its component records.
-    @exclusivity(unchecked) var observedCalls: [(name: String, recorder: AnyObject?)] = []
+    /// The observed provider calls under way on this thread, innermost last: each one's provider,
+    /// and what records its dependencies (the locks and states of the recording components that
+    /// the call is made for).
+    @exclusivity(unchecked) var observedCalls: [(provider: ProviderIdentity, recorders: [AnyObject])] = []
     /// Set while `overriding(_:with:)` finds out which provider its closure calls.
     @usableFromInline @exclusivity(unchecked) var capture: OverrideCapture?
 
@@ -258,9 +259,16 @@ import CDirk
 
     /// The `scoped` instances of the resolution under way: those of the async resolution this
     /// thread runs a part of, if any, or else its own, made on first use.
+    ///
+    /// The thread keeps a store only until its resolution ends, which `leave()` sees at depth zero.
+    /// A shared store asked for outside any step (depth zero) is not kept: its `scoped` instance
+    /// may be found at once, with no step entered and so no end, and the thread's next resolution,
+    /// of another task or of none, would take the store as its own. A store of the thread's own is
+    /// new and empty, so its first instance is built, in a step, whose end ends the store.
     @usableFromInline var scopeStore: ScopeStore {
         if let scopes { return scopes }
         if let shared = TaskAgent.scopesOfCurrentTask {
+            guard depth > 0 else { return shared }
             scopes = shared
         } else if let spare = spareScopes.take() {
             spare.reopen()
