@@ -45,7 +45,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ["already has a parent registered as `MisuseParent`", "Register it once"]
         case .lateParent:
             [
-                "gained the parent `OtherParent` after it had already looked up a parent",
+                "gained the parent `OtherParent` after a parent lookup had searched its parents",
                 "before the first resolution",
             ]
         case .lateModule:

@@ -102,7 +102,7 @@ struct ParentTests {
         }
         #expect(
             standardError(of: result).contains(
-                "gained the parent `SideComponent` after it had already looked up a parent"))
+                "gained the parent `SideComponent` after a parent lookup had searched its parents"))
     }
 
     @Test("a parent registered on a branch where a search found nothing traps: it could change the answer")
@@ -118,7 +118,8 @@ struct ParentTests {
         }
         #expect(
             standardError(of: result).contains(
-                "`SideComponent` gained the parent `RootComponent` after it had already looked up a parent"))
+                "`SideComponent` gained the parent `RootComponent` after a parent lookup had searched its parents"
+            ))
     }
 }
 

@@ -279,9 +279,10 @@
     static func lateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         fail(
             """
-            Dirk: `\(component)` gained the parent `\(parent)` after it had already looked up a \
-            parent, so earlier lookups could have found a different one. Register every \
-            `.parent { }` when you build the component, before the first resolution.
+            Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched \
+            its parents (its own lookup, or that of a component under it), so earlier lookups \
+            could have found a different one. Register every `.parent { }` when you build the \
+            component, before the first resolution in it or in any component under it.
             """, file: file, line: line)
     }
 
