@@ -63,11 +63,15 @@ open class Component: @unchecked Sendable {
             swap(&unused, &state.registeredModules)
             swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)
-            swap(&recording, &state.recording)
+            // Only a watched component can record. (Speed only: most components are not
+            // watched, and the check costs less than moving the record.)
+            if state.observers != 0 { swap(&recording, &state.recording) }
         }
         // The ancestors that this component's recording watched stop being watched for it; they
         // are alive, since this component held them until now.
-        for ancestor in recording?.watched ?? [] { ancestor.withLock { $0.addObservers(-1) } }
+        if let recording {
+            for ancestor in recording.watched { ancestor.withLock { $0.addObservers(-1) } }
+        }
         // First the modules that nobody else holds go, with their caches.
         unused = nil
         modules.destroy()

@@ -47,6 +47,50 @@ struct OutlivingTaskTests {
     }
 
     @Test(
+        "child tasks of a task that outlived its resolution share one scoped instance, as in any resolution")
+    func childTasksShareScopeAfterOutliving() async {
+        let component = OutlivingComponent()
+        component.latch = Latch()
+        let sameInstance = Locked<Bool?>(nil)
+        await withAsyncWatchdog {
+            let task = await component.outliving.startsWaitingTask { c in
+                async let first = c.outliving.scopedCounted()
+                async let second = c.outliving.scopedCounted()
+                let (a, b) = await (first, second)
+                sameInstance.withLock { $0 = a === b }
+            }
+            component.latch!.open()
+            await task.value
+        }
+        #expect(sameInstance.withLock { $0 } == true)
+        #expect(component.made.count == 1)
+    }
+
+    @Test(
+        "a provider whose task calls it again, generation after generation, keeps no finished generation's agent"
+    )
+    func relayKeepsNoFinishedAgents() async {
+        let component = OutlivingComponent()
+        component.latch = Latch()
+        let generations = 200
+        let agents = DirkTestSupport.Locked<[WeakObject]>([])
+        let alive = await withAsyncWatchdog {
+            _ = await component.outliving.relay(generations, agents: agents)
+            await component.resetDone.wait()
+            // The finished generations' tasks are released soon after they end; wait for that.
+            var alive = Int.max
+            for _ in 0..<200 where alive > 2 {
+                try? await Task.sleep(nanoseconds: 10_000_000)
+                alive = agents.withLock { $0.filter { $0.object != nil }.count }
+            }
+            component.latch!.open()
+            return alive
+        }
+        #expect(agents.withLock { $0.count } == generations + 1)
+        #expect((alive ?? .max) <= 2, "the last generation's agent, and at most its starter's")
+    }
+
+    @Test(
         "reset() in a task whose starting provider returned is allowed while another provider of the component runs"
     )
     func resetWhileAnotherProviderRuns() async {
@@ -91,6 +135,15 @@ struct OutlivingTaskTests {
 }
 
 // MARK: Fixtures
+
+/// An object held weakly.
+final class WeakObject: @unchecked Sendable {
+    weak var object: AnyObject?
+
+    init(_ object: AnyObject?) {
+        self.object = object
+    }
+}
 
 /// An instance that counts its making and its release.
 final class Counted: Sendable {
@@ -138,6 +191,25 @@ final class OutlivingModule: Module<OutlivingComponent>, @unchecked Sendable {
     }
 
     func syncScoped() -> Thing { scoped { c in Thing(c.made) } }
+
+    /// Records its task's agent in `agents`, then starts a task that calls it again, `remaining`
+    /// more times; the last opens `resetDone` and waits for `latch`.
+    func relay(_ remaining: Int, agents: DirkTestSupport.Locked<[WeakObject]>) async -> Thing {
+        await transient { c in
+            await Task.yield()
+            agents.withLock { $0.append(WeakObject(TaskAgents.current)) }
+            let latch = c.latch!
+            Task {
+                if remaining > 0 {
+                    _ = await c.outliving.relay(remaining - 1, agents: agents)
+                } else {
+                    c.resetDone.open()
+                    await latch.wait()
+                }
+            }
+            return Thing()
+        }
+    }
 
     /// Starts `waits(body)` in an unstructured task and returns once it runs.
     func startsWaitingTask(_ body: @escaping @Sendable (OutlivingComponent) async -> Void) async -> Task<

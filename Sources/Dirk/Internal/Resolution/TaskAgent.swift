@@ -27,11 +27,23 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let serial: UInt64
     }
 
+    /// A step that started a task, as that task's agent remembers it: weakly, so that agents do
+    /// not keep each other alive in a chain that grows with every task that starts another (a
+    /// provider whose task calls it again, generation after generation). While the step runs,
+    /// its agent is alive (the step is a call of `run` on it); while a task started inside it
+    /// runs, so is the task-local marker that the task inherited.
+    private struct StarterStep: @unchecked Sendable {
+        weak var agent: TaskAgent?
+        let serial: UInt64
+    }
+
     /// The task the agent acts for, compared only, while the agent is under way.
     let task: UInt
-    /// The step, of another task's agent, in which this agent's task was started, if any.
-    let startedIn: StepMarker?
-    // `steps` is written only by the agent's own task, read by others to describe a cycle.
+    /// The step, of another task's agent, in which this agent's task was started, if any, while
+    /// that agent is alive.
+    private let starter: StarterStep?
+    /// Every field of `State` is guarded by this lock. `steps` is written only by the agent's own
+    /// task, and read by others to describe a cycle.
     private let state: Locked<State>
 
     private struct State {
@@ -51,7 +63,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
 
     private init(task: UInt, startedIn: StepMarker?, scopes: ScopeStore, ownsScopes: Bool) {
         self.task = task
-        self.startedIn = startedIn
+        starter = startedIn.map { StarterStep(agent: $0.agent, serial: $0.serial) }
         state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
     }
 
@@ -64,11 +76,9 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let task = CurrentTask.identity
         if let current, current.task == task, current.scopesIfUnderWay() != nil { return (current, false) }
         let startedIn = enclosingStep
-        if let current, !current.scopes.hasEnded {
+        if let current, let shared = current.sharedScopes {
             // A child task of a resolution under way: its own agent, the resolution's scope.
-            return (
-                TaskAgent(task: task, startedIn: startedIn, scopes: current.scopes, ownsScopes: false), true
-            )
+            return (TaskAgent(task: task, startedIn: startedIn, scopes: shared, ownsScopes: false), true)
         }
         return (
             TaskAgent(task: task, startedIn: startedIn, scopes: ScopeStore.make(), ownsScopes: true), true
@@ -76,12 +86,18 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     }
 
     /// The scope that a synchronous resolution of the current task shares, if any: its agent's, or,
-    /// in a task without an agent of its own, the scope of the resolution it belongs to while that
-    /// has not ended.
+    /// in a task without an agent of its own, that of the agent it inherited.
     static var scopesOfCurrentTask: ScopeStore? {
-        guard let current else { return nil }
-        if current.task == CurrentTask.identity, let scopes = current.scopesIfUnderWay() { return scopes }
-        let scopes = current.scopes
+        current?.sharedScopes
+    }
+
+    /// The scope that the agent's task, and the tasks that inherit the agent, share: while the
+    /// agent's outermost call is under way, its scope, opened anew if the one it shared has ended
+    /// (so that the child tasks of a task that outlived its resolution share one scope with it);
+    /// after that, the scope it had, until it ends.
+    private var sharedScopes: ScopeStore? {
+        if let scopes = scopesIfUnderWay() { return scopes }
+        let scopes = scopes
         return scopes.hasEnded ? nil : scopes
     }
 
@@ -106,7 +122,9 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         var marker = enclosingStep
         while let step = marker {
             if let frame = step.agent.outermostStep(in: component, enclosing: step.serial) { return frame }
-            marker = step.agent.startedIn
+            marker = step.agent.starter.flatMap { starter in
+                starter.agent.map { StepMarker(agent: $0, serial: starter.serial) }
+            }
         }
         return nil
     }
@@ -198,4 +216,11 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let first = stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex
         return Array(stack[first...])
     }
+}
+
+/// Test hooks for task agents.
+package enum TaskAgents {
+    /// The agent bound for the current task, if any, for tests that hold it weakly to check that
+    /// agents are released.
+    package static var current: AnyObject? { TaskAgent.current }
 }
