@@ -34,6 +34,13 @@ extension Component {
         core.withLock { $0.recording?.watched.append(contentsOf: ancestors.map(\.core)) }
     }
 
+    /// Takes back the observers that the component's recording added to its ancestors, when the
+    /// component is released. The ancestors are alive: the component held them until now.
+    @inline(never) func stopWatchingAncestors() {
+        let watched = core.withLock { state in state.recording?.watched ?? [] }
+        for ancestor in watched { ancestor.withLock { $0.addObservers(-1) } }
+    }
+
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.
     package var observerCount: Int { core.withLock { $0.observers } }

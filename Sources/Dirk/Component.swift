@@ -53,25 +53,19 @@ open class Component: @unchecked Sendable {
         var unused: [ObjectIdentifier: AnyModule]?
         var caches = InlineList<ProviderSlots>()
         var contributions: [ObjectIdentifier: [ContributionRecord]]?
-        var recording: DependencyRecord?
         // The flag is read before the lock: a closure that read it through `self` made the release
         // build retain and release the core around the lock (seen in its disassembly), two atomic
         // operations more on every release. Speed only; either way is correct.
         let isReleased = isReleased
-        core.withLock { state in
+        let isWatched = core.withLock { state in
             isReleased.set()
             swap(&unused, &state.registeredModules)
             swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)
-            // Only a watched component can record. (Speed only: most components are not
-            // watched, and the check costs less than moving the record.)
-            if state.observers != 0 { swap(&recording, &state.recording) }
+            return state.observers != 0
         }
-        // The ancestors that this component's recording watched stop being watched for it; they
-        // are alive, since this component held them until now.
-        if let recording {
-            for ancestor in recording.watched { ancestor.withLock { $0.addObservers(-1) } }
-        }
+        // Only a watched component can record. (Speed only: most components are not watched.)
+        if isWatched { stopWatchingAncestors() }
         // First the modules that nobody else holds go, with their caches.
         unused = nil
         modules.destroy()
