@@ -9,7 +9,9 @@ extension Component {
     /// component, synchronous or async, stops the program: the resolution would lose instances it
     /// is still using. So does calling it from a task that an async factory of this component
     /// started (`async let`, a task group, or `Task { }`) while that factory runs; once the factory
-    /// has returned, such a task may reset the component.
+    /// has returned, such a task may reset the component. A `Task.detached` inherits nothing from
+    /// the factory that started it, Dirk's task-local values included, so Dirk cannot tell that
+    /// such a task came from a factory, and its `reset()` does not trap: do not reset from one.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
