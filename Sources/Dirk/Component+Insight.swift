@@ -4,7 +4,8 @@ extension Component {
     ///
     /// The graph then shows every dependency resolved while one of the component's providers ran,
     /// those between its ancestors' providers included: a session component's graph shows its
-    /// providers' calls into the application component, and what those called in turn.
+    /// providers' calls into the application component, and what those called in turn. Ancestors
+    /// registered later, on the component or on one of its ancestors, are watched too.
     ///
     /// Recording sends every provider call of the component and of its ancestors through a slower
     /// path that takes a lock, so turn it on where you look at the graph: in a debug build, a
@@ -17,28 +18,60 @@ extension Component {
             guard state.recording == nil else { return false }
             state.recording = DependencyRecord()
             state.addObservers(1)
+            state.recorders.append(WeakRecorder(core: core))
             return true
         }
         if starts {
             var ancestors = selfAndAncestors()
             ancestors.removeFirst()
-            watchForRecording(ancestors)
+            Component.watch(ancestors, for: core)
         }
         return self
     }
 
-    /// Makes the providers of `ancestors` observed, for this component's recording, until this
-    /// component is released (see `Component.deinit`).
-    func watchForRecording(_ ancestors: [Component]) {
-        for ancestor in ancestors { ancestor.core.withLock { $0.addObservers(1) } }
-        core.withLock { $0.recording?.watched.append(contentsOf: ancestors.map(\.core)) }
+    /// Makes the providers of `ancestors` observed for the recording of the component whose core
+    /// is `recorder`, until that component is released (see `Component.deinit`), and makes a
+    /// parent registered later on any of them watched too (see `register(parent:as:file:line:)`).
+    ///
+    /// The observers are added first and kept only if the recording still runs when the recorder
+    /// takes note of them: a release that has already taken the recorder's list never sees them,
+    /// so they are taken back here.
+    static func watch(_ ancestors: [Component], for recorder: ComponentCore) {
+        guard !ancestors.isEmpty else { return }
+        for ancestor in ancestors {
+            ancestor.core.withLock { state in
+                state.addObservers(1)
+                state.recorders.append(WeakRecorder(core: recorder))
+            }
+        }
+        let isRecording = recorder.withLock { state in
+            state.recording?.watched.append(contentsOf: ancestors.map(\.core))
+            return state.recording != nil
+        }
+        if !isRecording { unwatch(ancestors.map(\.core), for: recorder) }
     }
 
-    /// Takes back the observers that the component's recording added to its ancestors, when the
-    /// component is released. The ancestors are alive: the component held them until now.
+    /// Takes back one observer of `recorder`'s from each of `ancestors`.
+    static func unwatch(_ ancestors: [ComponentCore], for recorder: ComponentCore) {
+        for ancestor in ancestors {
+            ancestor.withLock { state in
+                state.addObservers(-1)
+                if let index = state.recorders.firstIndex(where: { $0.core === recorder }) {
+                    state.recorders.remove(at: index)
+                }
+            }
+        }
+    }
+
+    /// Ends the component's recording when it is released, and takes back the observers that the
+    /// recording added to its ancestors. The ancestors are alive: the component held them until
+    /// now.
     @inline(never) func stopWatchingAncestors() {
-        let watched = core.withLock { state in state.recording?.watched ?? [] }
-        for ancestor in watched { ancestor.withLock { $0.addObservers(-1) } }
+        let watched = core.withLock { state in
+            defer { state.recording = nil }
+            return state.recording?.watched ?? []
+        }
+        Component.unwatch(watched, for: core)
     }
 
     /// How many observers watch the component's providers: traces under way, its own recording,
@@ -57,26 +90,34 @@ extension Component {
         var strategies = recording?.providers ?? [:]
         var statuses: [ProviderIdentity: CacheStatus] = [:]
         var modules: [String] = []
-        // Read outside the component's lock; each cache takes its own. The ancestors' caches
-        // tell the state of their providers that the recording saw.
-        let ownCaches = caches.elements
-        let ancestorCaches = (recording?.watched ?? []).flatMap { core in core.withLock { $0.caches.elements }
+        // The components whose providers the graph may show: this one, then the ancestors that
+        // its recording watches, nearest first, each once, with their caches. Each cache is read
+        // outside the component's lock; it takes its own.
+        var components: [(core: ComponentCore, caches: [ProviderSlots])] = [(core, caches.elements)]
+        for ancestor in recording?.watched ?? [] where !components.contains(where: { $0.core === ancestor }) {
+            components.append((ancestor, ancestor.withLock { $0.caches.elements }))
         }
-        for (index, slots) in (ownCaches + ancestorCaches).enumerated() {
-            let (moduleType, _) = slots.types
-            let isOwn = index < ownCaches.count
-            if isOwn { modules.append("\(moduleType)") }
-            slots.forEachSlot { strategy, key, slot in
-                let provider = ProviderIdentity(module: moduleType, key: key)
-                if isOwn, strategies[provider] == nil, let strategy = DependencyGraph.Strategy(strategy) {
-                    strategies[provider] = strategy
-                }
-                if let cache = ProviderCache(slot, tag: UInt(strategy.rawValue)) {
-                    statuses[provider] = cache.status
+        var componentNames: [ObjectIdentifier: String] = [:]
+        for (rank, component) in components.enumerated() {
+            let isOwn = rank == 0
+            let identity = ObjectIdentifier(component.core)
+            for slots in component.caches {
+                let (moduleType, componentType) = slots.types
+                if isOwn { modules.append("\(moduleType)") }
+                componentNames[identity] =
+                    isOwn ? "`\(componentType)`" : "the ancestor `\(componentType)` \(rank)"
+                slots.forEachSlot { strategy, key, slot in
+                    let provider = ProviderIdentity(component: identity, module: moduleType, key: key)
+                    if isOwn, strategies[provider] == nil, let strategy = DependencyGraph.Strategy(strategy) {
+                        strategies[provider] = strategy
+                    }
+                    if let cache = ProviderCache(slot, tag: UInt(strategy.rawValue)) {
+                        statuses[provider] = cache.status
+                    }
                 }
             }
         }
-        let names = ProviderIdentity.uniqueNames(of: strategies.keys)
+        let names = ProviderIdentity.uniqueNames(of: strategies.keys, components: componentNames)
         return DependencyGraph(
             component: "\(type(of: self))",
             parents: parents.all.map { "\(type(of: $0.element))" },
@@ -145,6 +186,13 @@ extension ComponentState {
     }
 }
 
+/// A recording component that watches a component, by its core, which the recording component
+/// releases when it is released; held weakly, since the core may hold the watched component's
+/// core in turn.
+struct WeakRecorder {
+    weak var core: ComponentCore?
+}
+
 /// What a component records while recording is on.
 struct DependencyRecord {
     /// One provider that resolved another.
@@ -180,7 +228,8 @@ extension AnyModule {
                     + "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
         }
         let provider = ProviderIdentity(
-            module: frame.subject, key: ProviderKey(site: frame.site, type: frame.type))
+            component: ObjectIdentifier(componentCore), module: frame.subject,
+            key: ProviderKey(site: frame.site, type: frame.type))
         let strategy = DependencyGraph.Strategy(frame.strategy)
         let requester = context.observedCalls.last
         var recorders = requester?.recorders ?? []

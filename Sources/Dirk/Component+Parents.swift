@@ -137,7 +137,7 @@ extension Component {
         // marks the other before it checks itself, with sequentially consistent ordering, so of
         // two registrations that would close a cycle together, at least one sees the other.
         parent.hasChildren.set()
-        let records = core.withLock { state in
+        let recorders = core.withLock { state in
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
@@ -145,13 +145,18 @@ extension Component {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
             parents.append(parent, as: type)
-            return state.recording != nil
+            return state.recorders
         }
         if hasChildren.isSet && parent.hasAncestor(self) {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
-        if records { watchForRecording(parent.selfAndAncestors()) }
+        if !recorders.isEmpty {
+            let ancestors = parent.selfAndAncestors()
+            for recorder in recorders {
+                if let core = recorder.core { Component.watch(ancestors, for: core) }
+            }
+        }
     }
 
     /// Whether `candidate` is this component or one of its ancestors. A walk deeper than any real

@@ -140,6 +140,9 @@ open class Component: @unchecked Sendable {
     var recording: DependencyRecord?
     /// How many observers (traces under way, and recording) watch the component's providers.
     var observers = 0
+    /// The recording components that watch this one: itself, if it records, and its recording
+    /// descendants. A parent registered on this component is watched for each of them.
+    var recorders: [WeakRecorder] = []
 }
 
 /// Where a component's lock-free tables lie among its core's words.

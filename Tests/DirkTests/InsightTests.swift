@@ -78,6 +78,47 @@ struct InsightTests {
         #expect(app.dependencyGraph().dependencies.isEmpty, "the parent itself records nothing")
     }
 
+    @Test("a grandparent registered on the parent after the child started recording is watched too")
+    func laterGrandparentIsWatched() {
+        let middle = GraphMiddleComponent()
+        weak var released: GraphLeafComponent?
+        let app = GraphAppComponent()
+        do {
+            let leaf = GraphLeafComponent().parent { middle }.startRecordingDependencies()
+            released = leaf
+            _ = middle.parent { app }
+            #expect(app.observerCount == 1)
+            _ = leaf.leaf.screen()
+            #expect(
+                Set(leaf.dependencyGraph().dependencies) == [
+                    .init(from: "GraphLeafModule.screen()", to: "GraphMiddleModule.cart()"),
+                    .init(from: "GraphMiddleModule.cart()", to: "GraphDataModule.store()"),
+                    .init(from: "GraphDataModule.store()", to: "GraphDataModule.client()"),
+                ])
+        }
+        #expect(released == nil)
+        #expect(app.observerCount == 0)
+        #expect(middle.observerCount == 0)
+    }
+
+    @Test("a component nested in one of its own type: its provider and its ancestor's are two nodes")
+    func nestedComponentsOfOneType() {
+        let root = GraphTreeComponent(isRoot: true)
+        let child = GraphTreeComponent(isRoot: false).parent { root }.startRecordingDependencies()
+        _ = child.tree.node()
+        root.reset()
+        let graph = child.dependencyGraph()
+        #expect(graph.nodes.count == 2)
+        #expect(Set(graph.nodes.map(\.name)).count == 2)
+        #expect(graph.dependencies.count == 1)
+        #expect(!graph.dependencies.contains { $0.from == $0.to }, "no provider depends on itself")
+        #expect(graph.nodes.filter(\.isCached).count == 1, "the child's instance, not the reset root's")
+        #expect(
+            graph.nodes.contains {
+                $0.name.hasSuffix("in the ancestor `GraphTreeComponent` 1") && !$0.isCached
+            })
+    }
+
     @Test("a recording child watches its ancestors until it is released")
     func releasedChildStopsWatching() {
         let app = GraphAppComponent()
@@ -149,6 +190,58 @@ final class GraphSessionModule: Module<GraphSessionComponent>, @unchecked Sendab
             let cart = Thing()
             cart.link = c.app.data.store()
             return cart
+        }
+    }
+}
+
+final class GraphMiddleComponent: Component, @unchecked Sendable {
+    var app: GraphAppComponent { parent() }
+    var middle: GraphMiddleModule { module() }
+}
+
+final class GraphMiddleModule: Module<GraphMiddleComponent>, @unchecked Sendable {
+    func cart() -> Thing {
+        transient { c in
+            let cart = Thing()
+            cart.link = c.app.data.store()
+            return cart
+        }
+    }
+}
+
+final class GraphLeafComponent: Component, @unchecked Sendable {
+    var middle: GraphMiddleComponent { parent() }
+    var leaf: GraphLeafModule { module() }
+}
+
+final class GraphLeafModule: Module<GraphLeafComponent>, @unchecked Sendable {
+    func screen() -> Thing {
+        transient { c in
+            let screen = Thing()
+            screen.link = c.middle.middle.cart()
+            return screen
+        }
+    }
+}
+
+/// A component whose instances nest, as screens inside screens do.
+final class GraphTreeComponent: Component, @unchecked Sendable {
+    let isRoot: Bool
+    var up: GraphTreeComponent { parent() }
+    var tree: GraphTreeModule { module() }
+
+    init(isRoot: Bool) {
+        self.isRoot = isRoot
+        super.init()
+    }
+}
+
+final class GraphTreeModule: Module<GraphTreeComponent>, @unchecked Sendable {
+    func node() -> Thing {
+        single { c in
+            let node = Thing()
+            if !c.isRoot { node.link = c.up.tree.node() }
+            return node
         }
     }
 }

@@ -1,9 +1,14 @@
-/// A provider as recorded graphs tell it apart: the type of its module and its key.
+/// A provider as recorded graphs tell it apart: the component it belongs to, the type of its
+/// module and its key.
 ///
 /// A name alone would merge providers: an override that calls `super`'s provider has the same
 /// module type and method name as the provider it calls, and so do overloads that differ only in
-/// their return type. Their keys differ by place or by type.
+/// their return type; their keys differ by place or by type. A component nested in another of its
+/// own type (a screen inside a screen) has the same providers as its ancestor; their components
+/// differ.
 struct ProviderIdentity: Hashable {
+    /// The identity of the component's state, compared only.
+    let component: ObjectIdentifier
     let module: Any.Type
     let key: ProviderKey
 
@@ -11,10 +16,12 @@ struct ProviderIdentity: Hashable {
     var name: String { "\(module).\(key.functionName)" }
 
     static func == (lhs: ProviderIdentity, rhs: ProviderIdentity) -> Bool {
-        ObjectIdentifier(lhs.module) == ObjectIdentifier(rhs.module) && lhs.key == rhs.key
+        lhs.component == rhs.component && ObjectIdentifier(lhs.module) == ObjectIdentifier(rhs.module)
+            && lhs.key == rhs.key
     }
 
     func hash(into hasher: inout Hasher) {
+        hasher.combine(component)
         hasher.combine(ObjectIdentifier(module))
         hasher.combine(key)
     }
@@ -22,8 +29,12 @@ struct ProviderIdentity: Hashable {
     /// A name for each of `providers` that no other of them has: `Module.provider()`; where two
     /// share that, the place of each one's strategy call too (`Module.provider() at
     /// App/Modules.swift:12`); where two share the place as well (a generic provider), the return
-    /// type too (`Module.repository() -> Repository<User> at App/Modules.swift:20`).
-    static func uniqueNames(of providers: some Sequence<ProviderIdentity>) -> [ProviderIdentity: String] {
+    /// type too (`Module.repository() -> Repository<User> at App/Modules.swift:20`); and where
+    /// two are the same provider of two components, the component too, as `components` names it
+    /// (`Module.provider() at App/Modules.swift:12 in the ancestor `ScreenComponent` 2`).
+    static func uniqueNames(
+        of providers: some Sequence<ProviderIdentity>, components: [ObjectIdentifier: String]
+    ) -> [ProviderIdentity: String] {
         var names: [ProviderIdentity: String] = [:]
         for (name, sameName) in Dictionary(grouping: providers, by: \.name) {
             guard sameName.count > 1 else {
@@ -31,10 +42,18 @@ struct ProviderIdentity: Hashable {
                 continue
             }
             for (location, samePlace) in Dictionary(grouping: sameName, by: \.key.location) {
-                for provider in samePlace {
-                    names[provider] =
-                        samePlace.count == 1
-                        ? "\(name) at \(location)" : "\(name) -> \(provider.key.returnType) at \(location)"
+                let placed = "\(name) at \(location)"
+                guard samePlace.count > 1 else {
+                    names[samePlace[0]] = placed
+                    continue
+                }
+                for (type, sameType) in Dictionary(grouping: samePlace, by: { "\($0.key.returnType)" }) {
+                    let typed = "\(name) -> \(type) at \(location)"
+                    for provider in sameType {
+                        names[provider] =
+                            sameType.count == 1
+                            ? typed : "\(typed) in \(components[provider.component] ?? "another component")"
+                    }
                 }
             }
         }
