@@ -18,7 +18,7 @@ extension Component {
             guard state.recording == nil else { return false }
             state.recording = DependencyRecord()
             state.addObservers(1)
-            state.recorders.append(WeakRecorder(core: core))
+            state.addRecorder(core)
             return true
         }
         if starts {
@@ -41,7 +41,7 @@ extension Component {
         for ancestor in ancestors {
             ancestor.core.withLock { state in
                 state.addObservers(1)
-                state.recorders.append(WeakRecorder(core: recorder))
+                state.addRecorder(recorder)
             }
         }
         let isRecording = recorder.withLock { state in
@@ -56,8 +56,8 @@ extension Component {
         for ancestor in ancestors {
             ancestor.withLock { state in
                 state.addObservers(-1)
-                if let index = state.recorders.firstIndex(where: { $0.core === recorder }) {
-                    state.recorders.remove(at: index)
+                if let index = state.recorders?.firstIndex(where: { $0.core === recorder }) {
+                    state.recorders?.remove(at: index)
                 }
             }
         }
@@ -179,6 +179,12 @@ extension Component {
 }
 
 extension ComponentState {
+    /// Records that the recording component whose core is `recorder` watches this one.
+    mutating func addRecorder(_ recorder: ComponentCore) {
+        if recorders == nil { recorders = [] }
+        recorders!.append(WeakRecorder(core: recorder))
+    }
+
     /// Adds `delta` observers to the component and to every module made for it.
     mutating func addObservers(_ delta: Int) {
         observers += delta

@@ -151,7 +151,7 @@ extension Component {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
-        if !recorders.isEmpty {
+        if let recorders {
             let ancestors = parent.selfAndAncestors()
             for recorder in recorders {
                 if let core = recorder.core { Component.watch(ancestors, for: core) }

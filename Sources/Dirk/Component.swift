@@ -141,8 +141,10 @@ open class Component: @unchecked Sendable {
     /// How many observers (traces under way, and recording) watch the component's providers.
     var observers = 0
     /// The recording components that watch this one: itself, if it records, and its recording
-    /// descendants. A parent registered on this component is watched for each of them.
-    var recorders: [WeakRecorder] = []
+    /// descendants. A parent registered on this component is watched for each of them. Nil until
+    /// one does, so that a component nobody watches makes, copies and destroys no array. (Speed
+    /// only.)
+    var recorders: [WeakRecorder]?
 }
 
 /// Where a component's lock-free tables lie among its core's words.
