@@ -80,7 +80,7 @@ struct InsightTests {
 
     @Test("a grandparent registered on the parent after the child started recording is watched too")
     func laterGrandparentIsWatched() {
-        let middle = GraphMiddleComponent()
+        let middle = GraphSessionComponent()
         weak var released: GraphLeafComponent?
         let app = GraphAppComponent()
         do {
@@ -91,8 +91,8 @@ struct InsightTests {
             _ = leaf.leaf.screen()
             #expect(
                 Set(leaf.dependencyGraph().dependencies) == [
-                    .init(from: "GraphLeafModule.screen()", to: "GraphMiddleModule.cart()"),
-                    .init(from: "GraphMiddleModule.cart()", to: "GraphDataModule.store()"),
+                    .init(from: "GraphLeafModule.screen()", to: "GraphSessionModule.cart()"),
+                    .init(from: "GraphSessionModule.cart()", to: "GraphDataModule.store()"),
                     .init(from: "GraphDataModule.store()", to: "GraphDataModule.client()"),
                 ])
         }
@@ -194,23 +194,8 @@ final class GraphSessionModule: Module<GraphSessionComponent>, @unchecked Sendab
     }
 }
 
-final class GraphMiddleComponent: Component, @unchecked Sendable {
-    var app: GraphAppComponent { parent() }
-    var middle: GraphMiddleModule { module() }
-}
-
-final class GraphMiddleModule: Module<GraphMiddleComponent>, @unchecked Sendable {
-    func cart() -> Thing {
-        transient { c in
-            let cart = Thing()
-            cart.link = c.app.data.store()
-            return cart
-        }
-    }
-}
-
 final class GraphLeafComponent: Component, @unchecked Sendable {
-    var middle: GraphMiddleComponent { parent() }
+    var session: GraphSessionComponent { parent() }
     var leaf: GraphLeafModule { module() }
 }
 
@@ -218,7 +203,7 @@ final class GraphLeafModule: Module<GraphLeafComponent>, @unchecked Sendable {
     func screen() -> Thing {
         transient { c in
             let screen = Thing()
-            screen.link = c.middle.middle.cart()
+            screen.link = c.session.session.cart()
             return screen
         }
     }
