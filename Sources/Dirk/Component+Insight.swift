@@ -22,9 +22,14 @@ extension Component {
             return true
         }
         if starts {
-            var ancestors = selfAndAncestors()
-            ancestors.removeFirst()
-            Component.watch(ancestors, for: core)
+            let ancestors = selfAndAncestors().dropFirst()
+            Component.watch(Array(ancestors), for: core)
+            // A parent registered on one of them before it learned of this recording is not
+            // watched by its registration; a second walk, now that they all know, finds it.
+            let later = selfAndAncestors().dropFirst().filter { ancestor in
+                !ancestors.contains { $0 === ancestor }
+            }
+            Component.watch(later, for: core)
         }
         return self
     }
@@ -237,13 +242,27 @@ extension AnyModule {
             component: ObjectIdentifier(componentCore), module: frame.subject,
             key: ProviderKey(site: frame.site, type: frame.type))
         let strategy = DependencyGraph.Strategy(frame.strategy)
-        let requester = context.observedCalls.last
-        var recorders = requester?.recorders ?? []
-        for case let recorder as ComponentCore in recorders {
-            recorder.withLock { state in
-                state.recording?.providers[provider] = strategy
-                _ = state.recording?.edges.insert(
-                    DependencyRecord.Edge(from: requester!.provider, to: provider))
+        // The recorders of the enclosing call that watch this call's component (their own, or an
+        // ancestor): a call into an unrelated component that something else observes is no part of
+        // their graphs, and its component, which they do not keep, could go and its identity be
+        // reused.
+        var recorders: [AnyObject] = []
+        if let requester = context.observedCalls.last {
+            for case let recorder as ComponentCore in requester.recorders {
+                let watches = recorder.withLock { state in
+                    // Read through the state, not a copy: a copy would make the writes below copy
+                    // the record's tables.
+                    guard
+                        state.recording != nil
+                            && (recorder === componentCore
+                                || state.recording?.watched.contains(where: { $0 === componentCore }) == true)
+                    else { return false }
+                    state.recording?.providers[provider] = strategy
+                    _ = state.recording?.edges.insert(
+                        DependencyRecord.Edge(from: requester.provider, to: provider))
+                    return true
+                }
+                if watches { recorders.append(recorder) }
             }
         }
         let records = componentCore.withLock { state in

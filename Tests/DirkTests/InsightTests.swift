@@ -119,6 +119,17 @@ struct InsightTests {
             })
     }
 
+    @Test("a recording records no call into an unrelated component, even one that something else observes")
+    func unrelatedComponentIsNotRecorded() {
+        let other = GraphAppComponent().startRecordingDependencies()
+        let session = GraphSessionComponent().parent { GraphAppComponent() }.startRecordingDependencies()
+        _ = session.session.reaches(other)
+        let graph = session.dependencyGraph()
+        #expect(graph.dependencies.isEmpty, "\(graph.dependencies)")
+        #expect(graph.nodes.map(\.name) == ["GraphSessionModule.reaches(_:)"])
+        #expect(other.dependencyGraph().dependencies.count == 1, "the other component records its own")
+    }
+
     @Test("a recording child watches its ancestors until it is released")
     func releasedChildStopsWatching() {
         let app = GraphAppComponent()
@@ -185,6 +196,15 @@ final class GraphSessionComponent: Component, @unchecked Sendable {
 }
 
 final class GraphSessionModule: Module<GraphSessionComponent>, @unchecked Sendable {
+    /// Resolves a provider of `other`, a component that is not one of this one's ancestors.
+    func reaches(_ other: GraphAppComponent) -> Thing {
+        transient { _ in
+            let thing = Thing()
+            thing.link = other.data.store()
+            return thing
+        }
+    }
+
     func cart() -> Thing {
         transient { c in
             let cart = Thing()

@@ -91,6 +91,21 @@ struct OutlivingTaskTests {
     }
 
     @Test(
+        "reset() traps in a task started two ended tasks down from a provider of the component that still runs"
+    )
+    func resetTwoEndedTasksDown() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let component = OutlivingComponent()
+            _ = await component.outliving.holdsWhileHopping()
+        }
+        #expect(
+            standardError(of: result).contains(
+                "Dirk: `OutlivingComponent.reset()` was called while `OutlivingModule.holdsWhileHopping()` of that component was being resolved"
+            ))
+    }
+
+    @Test(
         "reset() in a task whose starting provider returned is allowed while another provider of the component runs"
     )
     func resetWhileAnotherProviderRuns() async {
@@ -191,6 +206,36 @@ final class OutlivingModule: Module<OutlivingComponent>, @unchecked Sendable {
     }
 
     func syncScoped() -> Thing { scoped { c in Thing(c.made) } }
+
+    /// Starts a task that hops twice through `hop(_:)` and ends, then waits until the last hop's
+    /// task has reset the component.
+    func holdsWhileHopping() async -> Thing {
+        await transient { c in
+            await Task { _ = await c.outliving.hop(2) }.value
+            await c.resetDone.wait()
+            return Thing()
+        }
+    }
+
+    /// Starts a task and returns at once: the task hops `remaining - 1` more times, and the last
+    /// one, once the tasks before it have ended, resets the component.
+    func hop(_ remaining: Int) async -> Thing {
+        await transient { c in
+            await Task.yield()
+            Task {
+                if remaining > 1 {
+                    _ = await c.outliving.hop(remaining - 1)
+                } else {
+                    // Time for the tasks in between to end and release their agents; the trap
+                    // must not depend on them.
+                    try? await Task.sleep(nanoseconds: 200_000_000)
+                    c.reset()
+                    c.resetDone.open()
+                }
+            }
+            return Thing()
+        }
+    }
 
     /// Records its task's agent in `agents`, then starts a task that calls it again, `remaining`
     /// more times; the last opens `resetDone` and waits for `latch`.

@@ -27,11 +27,11 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let serial: UInt64
     }
 
-    /// A step that started a task, as that task's agent remembers it: weakly, so that agents do
-    /// not keep each other alive in a chain that grows with every task that starts another (a
-    /// provider whose task calls it again, generation after generation). While the step runs,
-    /// its agent is alive (the step is a call of `run` on it); while a task started inside it
-    /// runs, so is the task-local marker that the task inherited.
+    /// A step that started a task, or the task that started that one, and so on, as an agent
+    /// remembers it: weakly, so that agents do not keep each other alive in a chain that grows
+    /// with every task that starts another (a provider whose task calls it again, generation after
+    /// generation). While the step runs, its agent is alive (the step is a call of `run` on it);
+    /// an agent that is gone runs no step, and is skipped.
     private struct StarterStep: @unchecked Sendable {
         weak var agent: TaskAgent?
         let serial: UInt64
@@ -39,9 +39,11 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
 
     /// The task the agent acts for, compared only, while the agent is under way.
     let task: UInt
-    /// The step, of another task's agent, in which this agent's task was started, if any, while
-    /// that agent is alive.
-    private let starter: StarterStep?
+    /// The steps that started this agent's task, nearest first: the step in which it was
+    /// started, the step in which that step's task was started, and so on, each while its agent
+    /// is alive. Each agent keeps the whole line, so that a walk up it passes agents that are
+    /// gone (a task in the middle that ended) and still reaches a step that runs further up.
+    private let starters: [StarterStep]
     /// Every field of `State` is guarded by this lock. `steps` is written only by the agent's own
     /// task, and read by others to describe a cycle.
     private let state: Locked<State>
@@ -63,7 +65,11 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
 
     private init(task: UInt, startedIn: StepMarker?, scopes: ScopeStore, ownsScopes: Bool) {
         self.task = task
-        starter = startedIn.map { StarterStep(agent: $0.agent, serial: $0.serial) }
+        starters =
+            startedIn.map { step in
+                [StarterStep(agent: step.agent, serial: step.serial)]
+                    + step.agent.starters.filter { $0.agent != nil }
+            } ?? []
         state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
     }
 
@@ -119,11 +125,11 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     /// long as they run: a provider of that component that this task runs in, or that started this
     /// task and has not returned.
     static func stepUnderWay(in component: UInt) -> Frame? {
-        var marker = enclosingStep
-        while let step = marker {
-            if let frame = step.agent.outermostStep(in: component, enclosing: step.serial) { return frame }
-            marker = step.agent.starter.flatMap { starter in
-                starter.agent.map { StepMarker(agent: $0, serial: starter.serial) }
+        guard let step = enclosingStep else { return nil }
+        if let frame = step.agent.outermostStep(in: component, enclosing: step.serial) { return frame }
+        for starter in step.agent.starters {
+            if let frame = starter.agent?.outermostStep(in: component, enclosing: starter.serial) {
+                return frame
             }
         }
         return nil
