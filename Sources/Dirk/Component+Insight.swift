@@ -17,7 +17,7 @@ extension Component {
         let starts = core.withLock { state in
             guard state.recording == nil else { return false }
             state.recording = DependencyRecord()
-            state.addObservers(1)
+            core.addObservers(1, in: &state)
             state.addRecorder(core)
             return true
         }
@@ -45,7 +45,7 @@ extension Component {
         guard !ancestors.isEmpty else { return }
         for ancestor in ancestors {
             ancestor.core.withLock { state in
-                state.addObservers(1)
+                ancestor.core.addObservers(1, in: &state)
                 state.addRecorder(recorder)
             }
         }
@@ -60,7 +60,7 @@ extension Component {
     static func unwatch(_ ancestors: [ComponentCore], for recorder: ComponentCore) {
         for ancestor in ancestors {
             ancestor.withLock { state in
-                state.addObservers(-1)
+                ancestor.addObservers(-1, in: &state)
                 if let index = state.recorders?.firstIndex(where: { $0.core === recorder }) {
                     state.recorders?.remove(at: index)
                 }
@@ -81,7 +81,7 @@ extension Component {
 
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.
-    package var observerCount: Int { core.withLock { $0.observers } }
+    package var observerCount: Int { Int(core.observers) }
 
     /// The component's structure now: parents, modules, the providers its modules have seen with
     /// their strategies and cached state, and, while recording is on, which provider resolved
@@ -89,12 +89,21 @@ extension Component {
     ///
     /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {
-        let (caches, recording) = core.withLock { state in
-            (state.caches, state.recording)
+        let (caches, recording, unusedModules) = core.withLock { state in
+            (state.caches, state.recording, state.registeredModules?.values.map { $0 } ?? [])
         }
         var strategies = recording?.providers ?? [:]
         var statuses: [ProviderIdentity: CacheStatus] = [:]
-        var modules: [String] = []
+        // Modules in use, registered ones not used yet, and those whose slots the component keeps
+        // (a module made directly for it, which it does not hold, makes slots on its first call of a
+        // provider that keeps something). A module is in its table once per type it stands in for.
+        var moduleTypes = Set(unusedModules.map { ObjectIdentifier(type(of: $0)) })
+        var modules = unusedModules.map { "\(type(of: $0))" }
+        self.modules.forEachValue { module, _ in
+            if moduleTypes.insert(ObjectIdentifier(type(of: module))).inserted {
+                modules.append("\(type(of: module))")
+            }
+        }
         // The components whose providers the graph may show: this one, then the ancestors that
         // its recording watches, nearest first, each once, with their caches. Each cache is read
         // outside the component's lock; it takes its own.
@@ -108,7 +117,9 @@ extension Component {
             let identity = ObjectIdentifier(component.core)
             for slots in component.caches {
                 let (moduleType, componentType) = slots.types
-                if isOwn { modules.append("\(moduleType)") }
+                if isOwn, moduleTypes.insert(ObjectIdentifier(moduleType)).inserted {
+                    modules.append("\(moduleType)")
+                }
                 componentNames[identity] =
                     isOwn ? "`\(componentType)`" : "the ancestor `\(componentType)` \(rank)"
                 slots.forEachSlot { strategy, key, slot in
@@ -126,7 +137,7 @@ extension Component {
         return DependencyGraph(
             component: "\(type(of: self))",
             parents: parents.all.map { "\(type(of: $0.element))" },
-            modules: modules,
+            modules: modules.sorted(),
             nodes: strategies.map { provider, strategy in
                 let status = statuses[provider] ?? CacheStatus()
                 return .init(
@@ -155,13 +166,13 @@ extension Component {
         value: T, trace: String
     ) {
         let components = selfAndAncestors()
-        for component in components { component.core.withLock { $0.addObservers(1) } }
+        for component in components { component.core.addObservers(1) }
         let context = ResolutionContext.current
         let outer = context.traceLines
         context.traceLines = []
         defer {
             context.traceLines = outer
-            for component in components { component.core.withLock { $0.addObservers(-1) } }
+            for component in components { component.core.addObservers(-1) }
         }
         let value = try body()
         let lines = context.traceLines ?? []
@@ -190,11 +201,6 @@ extension ComponentState {
         recorders!.append(WeakRecorder(core: recorder))
     }
 
-    /// Adds `delta` observers to the component and to every module made for it.
-    mutating func addObservers(_ delta: Int) {
-        observers += delta
-        caches.forEachElement { $0.addObservers(delta) }
-    }
 }
 
 /// A recording component that watches a component, by its core, which the recording component

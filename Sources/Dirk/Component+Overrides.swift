@@ -54,10 +54,10 @@ extension Component {
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
         let watched = selfAndAncestors()
-        for component in watched { component.core.withLock { $0.addObservers(1) } }
+        for component in watched { component.core.addObservers(1) }
         defer {
             context.capture = outer
-            for component in watched { component.core.withLock { $0.addObservers(-1) } }
+            for component in watched { component.core.addObservers(-1) }
         }
         _ = try? provider(self)
         if capture.captured == nil {
@@ -87,7 +87,7 @@ extension Module {
     func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, component: Component
     ) throws -> T {
-        if slots.hasOverrides, let override = slots.override(for: key()) as? OverrideFactory<T> {
+        if hasOverrides, let override = slots.override(for: key()) as? OverrideFactory<T> {
             return try override.make(component)
         }
         return try factory(Erasure.component(component, as: C.self))

@@ -57,12 +57,13 @@ open class Component: @unchecked Sendable {
         // build retain and release the core around the lock (seen in its disassembly), two atomic
         // operations more on every release. Speed only; either way is correct.
         let isReleased = isReleased
-        let isWatched = core.withLock { state in
+        // Nothing changes the count now: whatever adds observers holds the component.
+        let isWatched = core.observers != 0
+        core.withLock { state in
             isReleased.set()
             swap(&unused, &state.registeredModules)
             swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)
-            return state.observers != 0
         }
         // Only a watched component can record. (Speed only: most components are not watched.)
         if isWatched { stopWatchingAncestors() }
@@ -115,7 +116,25 @@ open class Component: @unchecked Sendable {
 ///
 /// A class of its own, not generic, so that releasing a core is compiled for its state: a generic
 /// class's deinitializer is never specialized, and destroys its state through generic witnesses.
-@usableFromInline final class ComponentCore: Locked<ComponentState> {}
+@usableFromInline final class ComponentCore: Locked<ComponentState> {
+    /// How many observers watch the component's providers: traces under way, overrides being set
+    /// up, its own recording and the recordings of its descendants. Written only while holding the
+    /// lock, by `addObservers(_:in:)`; read without it by modules whose slots are not made yet,
+    /// which have no count of their own (see `AnyModule.attention`).
+    @inlinable var observers: UInt { dirk_load_relaxed(extraWords + ComponentWords.observers) }
+
+    /// Adds `delta`, which may be negative, to the component's observers and to those of every
+    /// module's slots made for it; call it while holding the lock, with the state it guards.
+    func addObservers(_ delta: Int, in state: inout ComponentState) {
+        dirk_store_relaxed(extraWords + ComponentWords.observers, observers &+ UInt(bitPattern: delta))
+        state.caches.forEachElement { $0.addObservers(delta) }
+    }
+
+    /// Adds `delta`, which may be negative, to the component's observers, taking the lock.
+    func addObservers(_ delta: Int) {
+        withLock { addObservers(delta, in: &$0) }
+    }
+}
 
 /// What a component's lock guards.
 @usableFromInline struct ComponentState {
@@ -138,8 +157,6 @@ open class Component: @unchecked Sendable {
     var contributions: [ObjectIdentifier: [ContributionRecord]]?
     /// What the component records of its resolutions, while recording is on.
     var recording: DependencyRecord?
-    /// How many observers (traces under way, and recording) watch the component's providers.
-    var observers = 0
     /// The recording components that watch this one: itself, if it records, and its recording
     /// descendants. A parent registered on this component is watched for each of them. Nil until
     /// one does, so that a component nobody watches makes, copies and destroys no array. (Speed
@@ -156,8 +173,10 @@ open class Component: @unchecked Sendable {
         modules + LookupTable<TypeKey, AnyModule>.wordCount(inline: inlineModules)
     }
     @inlinable static var parents: Int { ancestors + LookupTable<TypeKey, Component>.wordCount }
+    /// How many observers watch the component's providers (see `ComponentCore.observers`).
+    @inlinable static var observers: Int { parents + ParentList<Component>.wordCount }
     /// Whether the component has been registered as another's parent.
-    static let hasChildren = parents + ParentList<Component>.wordCount
+    static let hasChildren = observers + 1
     /// Whether the component's release has begun.
     static let released = hasChildren + 1
     static let count = released + 1

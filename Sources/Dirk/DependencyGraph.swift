@@ -96,7 +96,8 @@ public struct DependencyGraph: Sendable {
     public let component: String
     /// The types of its direct parents, in the order they were registered.
     public let parents: [String]
-    /// The types of its modules, in the order they were made.
+    /// The types of its modules, sorted: those in use, those registered, and those made for it
+    /// directly (`FakeModule(component)`) once one of their providers kept something.
     public let modules: [String]
     /// The providers seen so far, one node each, by name: those that keep instances or a slot in
     /// their module (every strategy but `transient`) called since the component was made, and every

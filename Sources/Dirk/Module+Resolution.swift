@@ -67,7 +67,7 @@ extension AnyModule {
     /// a recursion stops the program with the path, and the component is held by the resolution.
     @usableFromInline
     final func enterTransient(site: ProviderSite, type: Any.Type) -> EnteredStep<Component>? {
-        guard slots.attention == 0 else { return nil }
+        guard attention == 0 else { return nil }
         return ResolutionContext.withCurrent { context in
             context.enterUncached { providerFrame(.transient, site: site, returning: type) }
             holdComponent(in: context, for: context.topFrame)
@@ -103,7 +103,8 @@ extension AnyModule {
         build: (Component) throws -> AnyObject?,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject? {
-        try ResolutionContext.withCurrent { context in
+        let slots = slots
+        return try ResolutionContext.withCurrent { context in
             let frame = providerFrame(policy.strategy, site: site, returning: type)
             func resolve(in slot: Policy.Slot, isNew: Bool) throws -> AnyObject? {
                 func buildInStep() throws -> AnyObject? {

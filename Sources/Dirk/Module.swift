@@ -1,31 +1,91 @@
+import CDirk
+
 /// The type-erased base of every module; subclass ``Module`` instead.
 ///
 /// ``Component/module(file:line:)`` uses it to find and create modules of any component type.
 open class AnyModule: @unchecked Sendable {
-    // Immutable; `ProviderSlots` and the component's core synchronize themselves.
-    /// The module's provider slots, which its component holds too.
-    @usableFromInline let slots: ProviderSlots
+    /// The word of `publishedSlots`: zero until the module's provider slots are made, then one
+    /// reference to them. Read and written only through `publishedSlots` after the initializer; it
+    /// must stay the class's first stored property (see `FirstStoredWord`).
+    private var slotsStorage: UInt = 0
+    // Immutable; the component's core synchronizes itself.
     /// The component, whose memory the reference keeps allocated, but not the component alive.
     @usableFromInline let componentReference: UnownedReference<Component>
     /// The component's type, for messages.
     let componentType: Component.Type
     /// The component's lock and state, which the module's `deinit` needs after the component is
-    /// gone.
-    let componentCore: ComponentCore
+    /// gone, and its count of observers, which a module without slots reads.
+    @usableFromInline let componentCore: ComponentCore
 
-    /// Makes the module's slots and registers them with `component`, which keeps track of every
-    /// module made for it, so that releasing or resetting the component reaches it.
+    /// A module of `component`. It makes its slots on the first call that needs them, so that a
+    /// module whose providers keep nothing (transients) costs no object and no lock of its
+    /// component's.
     init(for component: Component, as componentType: Component.Type) {
-        let core = component.core
-        let slots = ProviderSlots.make(moduleType: Self.self, componentType: componentType)
-        core.withLock { state in
-            state.caches.append(slots)
-            if state.observers > 0 { slots.addObservers(state.observers) }
-        }
         componentReference = UnownedReference(component)
         self.componentType = componentType
-        componentCore = core
-        self.slots = slots
+        componentCore = component.core
+    }
+
+    deinit {
+        publishedSlots.release()
+    }
+
+    // MARK: Provider slots
+
+    /// The module's slots, once made.
+    @inlinable var publishedSlots: PublishedReference<ProviderSlots> {
+        PublishedReference(word: FirstStoredWord.of(self))
+    }
+
+    /// The module's slots, if a provider call has made them.
+    @inlinable var madeSlots: ProviderSlots? { publishedSlots.object }
+
+    /// The module's provider slots, made on the first call that needs them and kept for the
+    /// module's lifetime; the component holds them too, so that `reset()` and the component's
+    /// release reach every cache without holding the module.
+    @inlinable var slots: ProviderSlots {
+        if let slots = madeSlots { return slots }
+        return makeSlots()
+    }
+
+    /// Fresh requests and observers of the module's providers: while it is zero, a provider takes
+    /// its shortest path. A module without slots has no fresh request (`fresh` makes the slots),
+    /// and its observers are its component's.
+    @inlinable var attention: UInt {
+        publishedSlots.withObject { $0.attention } ?? componentCore.observers
+    }
+
+    /// Whether any provider of the module is overridden; a module without slots has no override.
+    @inlinable var hasOverrides: Bool {
+        publishedSlots.withObject { $0.hasOverrides } ?? false
+    }
+
+    /// Makes the module's slots, unless another thread just did, and registers them with the
+    /// component, which keeps track of every module's slots so that releasing or resetting the
+    /// component reaches them. Slots made after the component's release are the module's alone.
+    @usableFromInline @inline(never) func makeSlots() -> ProviderSlots {
+        let core = componentCore
+        return core.withLock { state in
+            if let slots = madeSlots { return slots }
+            let slots = ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType)
+            if !ComponentWords.isReleased(in: core).isSet {
+                state.caches.append(slots)
+                if core.observers > 0 { slots.addObservers(Int(core.observers)) }
+            }
+            publishedSlots.publish(slots)
+            return slots
+        }
+    }
+
+    /// Whether the module has made its provider slots. A test hook.
+    package var hasSlots: Bool { madeSlots != nil }
+
+    /// Whether the word that `FirstStoredWord` finds is the module's first stored property, and holds
+    /// what the property holds. A test hook: it checks the layout that `publishedSlots` assumes.
+    package var slotsWordIsItsProperty: Bool {
+        let word = FirstStoredWord.of(self)
+        let isThere = withUnsafeMutablePointer(to: &slotsStorage) { $0 == word }
+        return isThere && slotsStorage == dirk_load_acquire(word)
     }
 
     /// Creates the module for `component`; ``Module`` overrides it.
@@ -100,9 +160,9 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
 
     deinit {
         // A released component took its caches, and drops the slots of modules that are gone.
+        guard let slots = madeSlots else { return }
         let isReleased = ComponentWords.isReleased(in: componentCore)
         if isReleased.isSet { return }
-        let slots = slots
         componentCore.withLock { state in
             if !isReleased.isSet { state.caches.removeAll { $0 === slots } }
         }

@@ -123,7 +123,7 @@ extension Module {
         make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if slots.attention == 0, let object = slots.readyObject(for: key) {
+        if let object = publishedSlots.withObject({ $0.attention == 0 ? $0.readyObject(for: key) : nil }) {
             return Erasure.value(of: object, as: T.self)
         }
         return try uncachedSingle(

@@ -30,7 +30,7 @@ import CDirk
     /// The owner's words: the first parent's registered type, the first parent, the newest link.
     @usableFromInline package let words: UnsafeMutablePointer<UInt>
 
-    package static var wordCount: Int { 3 }
+    @inlinable package static var wordCount: Int { 3 }
 
     @inlinable package init(words: UnsafeMutablePointer<UInt>) {
         self.words = words

@@ -1,0 +1,44 @@
+import CDirk
+
+/// A strong reference in a word that its owner keeps (see `FirstStoredWord`), set at most once and
+/// read without a lock: an object made on first need and kept for the owner's lifetime.
+///
+/// **Why it is safe.** The word is zero until `publish(_:)` stores a retained reference, with a
+/// releasing store that the acquiring loads pair with, so a reader sees the object whole. Whoever
+/// publishes does so at most once, under a lock that every publisher of the word takes, after
+/// checking the word again; the reference then stays until the owner's `deinit` calls `release()`.
+/// A reader holds the owner, so the owner's reference keeps the object alive while the reader uses
+/// it, without a reference count of the reader's own.
+@usableFromInline struct PublishedReference<Object: AnyObject> {
+    @usableFromInline let word: UnsafeMutablePointer<UInt>
+
+    /// The reference in `word`, a word that its owner set to zero before anyone could read it.
+    @inlinable init(word: UnsafeMutablePointer<UInt>) {
+        self.word = word
+    }
+
+    /// The object, if published.
+    @inlinable var object: Object? {
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(word)) else { return nil }
+        return Unmanaged<Object>.fromOpaque(address).takeUnretainedValue()
+    }
+
+    /// What `body` returns for the object, lent without a reference count of its own; nil if the
+    /// object is not published.
+    @inlinable @inline(__always)
+    func withObject<Result>(_ body: (Object) -> Result?) -> Result? {
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(word)) else { return nil }
+        return Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Publishes `object`, keeping a reference to it; call it once, under the publishers' lock.
+    func publish(_ object: Object) {
+        dirk_store_release(word, UInt(bitPattern: Unmanaged.passRetained(object).toOpaque()))
+    }
+
+    /// Gives the published reference back; only the owner's `deinit` calls it.
+    func release() {
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(word)) else { return }
+        Unmanaged<Object>.fromOpaque(address).release()
+    }
+}

@@ -1,0 +1,105 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+/// A module makes its provider slots on the first call that keeps something, so that a module of
+/// transients costs no object: these tests check that nothing a module's slots carry (observers,
+/// overrides, caches, the graph's list of modules) is lost for a module that has none yet.
+@Suite("A module's provider slots, made on first need")
+struct ModuleSlotsTests {
+    @Test("a module of transients makes no slots; its first provider that keeps something makes them")
+    func slotsOnFirstNeed() {
+        let component = SlotsComponent()
+        _ = component.makers.transient()
+        #expect(!component.makers.hasSlots, "a transient keeps nothing")
+        let first = component.makers.single()
+        #expect(component.makers.hasSlots)
+        #expect(component.makers.single() === first)
+        #expect(component.makers.slotsWordIsItsProperty, "the word the module publishes its slots in")
+    }
+
+    @Test("a trace and a recording started after a module was made see its transients")
+    func observedAfterTheModuleWasMade() {
+        let component = SlotsComponent()
+        _ = component.makers.transient()
+        #expect(!component.makers.hasSlots)
+        let (_, trace) = component.trace { component.makers.transient() }
+        #expect(trace == "SlotsModule.transient() [transient] new\n")
+        let (_, untraced) = component.trace { 0 }
+        #expect(untraced.isEmpty)
+        component.startRecordingDependencies()
+        _ = component.makers.pair()
+        #expect(
+            component.dependencyGraph().dependencies
+                == [.init(from: "SlotsModule.pair()", to: "SlotsModule.transient()")])
+    }
+
+    @Test("a transient of a module without slots may be overridden; later calls use the override")
+    func overriddenWithoutSlots() {
+        let component = SlotsComponent()
+        #expect(component.makers.transient().number != 99)
+        #expect(!component.makers.hasSlots)
+        component.overriding {
+            $0.makers.transient()
+        } with: { _ in
+            Thing(number: 99)
+        }
+        #expect(component.makers.transient().number == 99)
+        #expect(component.makers.pair().0.number == 99, "through another provider too")
+    }
+
+    @Test("the graph lists a module in use whose providers kept nothing, and a registered one not used yet")
+    func graphListsModulesWithoutSlots() {
+        let component = SlotsComponent().module { OtherSlotsModule($0) }
+        _ = component.makers.transient()
+        #expect(component.dependencyGraph().modules == ["OtherSlotsModule", "SlotsModule"])
+    }
+
+    @Test("a module made directly for a component releases its slots and their instances with it")
+    func directModuleReleasesItsSlots() {
+        weak var instance: Thing?
+        weak var releasedModule: SlotsModule?
+        do {
+            let component = SlotsComponent()
+            let module = SlotsModule(component)
+            instance = module.single()
+            releasedModule = module
+            #expect(module.hasSlots)
+            #expect(component.dependencyGraph().modules.contains("SlotsModule"))
+        }
+        #expect(releasedModule == nil)
+        #expect(instance == nil, "the slots went, and the instance they cached")
+    }
+
+    @Test("threads that first call different providers of a new module at once share one set of slots")
+    func slotsMadeOnceUnderRace() {
+        for _ in 0..<stressRounds(200) {
+            let component = SlotsComponent()
+            let firsts = Locked<[Int: [Thing]]>([:])
+            onThreads(4) { index in
+                let module = component.makers
+                let things =
+                    index % 2 == 0 ? [module.single(), module.other()] : [module.other(), module.single()]
+                firsts.withLock { $0[index] = index % 2 == 0 ? things : things.reversed() }
+            }
+            let all = firsts.withLock { $0 }
+            for things in all.values {
+                #expect(things[0] === component.makers.single())
+                #expect(things[1] === component.makers.other())
+            }
+        }
+    }
+}
+
+final class SlotsComponent: Component, @unchecked Sendable {
+    var makers: SlotsModule { module() }
+}
+
+final class SlotsModule: Module<SlotsComponent>, @unchecked Sendable {
+    func transient() -> Thing { transient { Thing(number: 1) } }
+    func pair() -> (Thing, Thing) { transient { c in (c.makers.transient(), Thing(number: 2)) } }
+    func single() -> Thing { single { Thing(number: 3) } }
+    func other() -> Thing { single { Thing(number: 4) } }
+}
+
+final class OtherSlotsModule: Module<SlotsComponent>, @unchecked Sendable {}
