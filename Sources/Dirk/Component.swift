@@ -146,8 +146,8 @@ open class Component: @unchecked Sendable {
     var registeredModules: [ObjectIdentifier: AnyModule]?
     /// The default modules being created.
     var moduleCreations = InlineList<ModuleCreation>()
-    /// The provider slots of every module made for the component, registered or not, in the
-    /// order the modules were made: what `reset()` empties, and the component's release empties
+    /// The provider slots of every module made for the component that has made its slots,
+    /// registered or not, in the order the slots were made: what `reset()` empties, and the component's release empties
     /// for the modules that outlive it.
     var caches = InlineList<ProviderSlots>()
     /// Whether `parent()` has searched beyond the registered types, after which registering

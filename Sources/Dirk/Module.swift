@@ -63,17 +63,20 @@ open class AnyModule: @unchecked Sendable {
     /// Makes the module's slots, unless another thread just did, and registers them with the
     /// component, which keeps track of every module's slots so that releasing or resetting the
     /// component reaches them. Slots made after the component's release are the module's alone.
+    ///
+    /// The slots are allocated before the lock is taken; those of a thread that loses the race go
+    /// when it returns, after the lock.
     @usableFromInline @inline(never) func makeSlots() -> ProviderSlots {
+        let made = ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType)
         let core = componentCore
         return core.withLock { state in
             if let slots = madeSlots { return slots }
-            let slots = ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType)
             if !ComponentWords.isReleased(in: core).isSet {
-                state.caches.append(slots)
-                if core.observers > 0 { slots.addObservers(Int(core.observers)) }
+                state.caches.append(made)
+                if core.observers > 0 { made.addObservers(Int(core.observers)) }
             }
-            publishedSlots.publish(slots)
-            return slots
+            publishedSlots.publish(made)
+            return made
         }
     }
 

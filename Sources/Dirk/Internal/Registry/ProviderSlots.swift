@@ -9,8 +9,10 @@ import CDirk
 /// `ProviderMarker.scoped`. A `transient` keeps no slot. The table entry's
 /// tag is the provider's strategy, checked before a slot is used as a cell of that strategy.
 ///
-/// The component the module belongs to also holds this object, so that `reset()` and the
-/// component's release reach every cache without holding the module.
+/// A module makes its slots on the first call that needs them (`AnyModule.slots`): a module whose
+/// providers are all transients never does. The component the module belongs to also holds this
+/// object, so that `reset()` and the component's release reach every cache without holding the
+/// module.
 @usableFromInline final class ProviderSlots: Locked<ProviderSlots.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded
     // by the lock of `Locked`. The extra words are atomics: `attention`, `observers`, the

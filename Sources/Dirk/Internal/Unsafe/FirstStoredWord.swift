@@ -9,8 +9,8 @@
 /// after the object's header, so that property lies where the standard library's
 /// `_getUnsafePointerToStoredProperties` points: the standard library's own bridging buffers and
 /// swift-atomics' `ManagedAtomic` keep their words this way. The address is valid for as long as
-/// the object's memory is, and callers use it only while they hold the object. A test of the
-/// internals (`FirstStoredWordTests`) checks the layout against the property itself.
+/// the object's memory is, and callers use it only while they hold the object. A test
+/// (`ModuleSlotsTests.slotsOnFirstNeed`) checks the layout against the property itself.
 @usableFromInline enum FirstStoredWord {
     /// The word that `object`, an instance of a class as described above, keeps first.
     @inlinable @inline(__always)
