@@ -53,17 +53,17 @@ open class Component: @unchecked Sendable {
         var unused: [ObjectIdentifier: AnyModule]?
         var caches = InlineList<ProviderSlots>()
         var contributions: [ObjectIdentifier: [ContributionRecord]]?
-        // The flag is read before the lock: a closure that read it through `self` made the release
-        // build retain and release the core around the lock (seen in its disassembly), two atomic
-        // operations more on every release. Speed only; either way is correct.
+        // The words are found before the lock: a closure that read them through `self` made the
+        // release build retain and release the core around the lock (seen in its disassembly), two
+        // atomic operations more on every release. Speed only; either way is correct.
         let isReleased = isReleased
-        // Nothing changes the count now: whatever adds observers holds the component.
-        let isWatched = core.observers != 0
-        core.withLock { state in
+        let observers = ComponentWords.observersWord(in: core)
+        let isWatched = core.withLock { state in
             isReleased.set()
             swap(&unused, &state.registeredModules)
             swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)
+            return dirk_load_relaxed(observers) != 0
         }
         // Only a watched component can record. (Speed only: most components are not watched.)
         if isWatched { stopWatchingAncestors() }
@@ -183,6 +183,11 @@ open class Component: @unchecked Sendable {
 
     static func initialize(_ words: UnsafeMutablePointer<UInt>) {
         words.initialize(repeating: 0, count: count)
+    }
+
+    /// The count of observers of the component whose core is `core` (see `ComponentCore.observers`).
+    static func observersWord(in core: ComponentCore) -> UnsafeMutablePointer<UInt> {
+        core.extraWords + observers
     }
 
     /// Whether the release of the component whose core is `core` has begun: read by its modules,
