@@ -67,7 +67,29 @@ struct CycleTests {
         }
         #expect(
             standardError(of: result).contains(
-                "dependency cycle: CycleModule.keyed(_:) -> CycleModule.keyed(_:)"))
+                #"dependency cycle: CycleModule.keyed(_:) for key "x" -> CycleModule.keyed(_:) for key "x". "#
+                    + #"`CycleModule.keyed(_:)` for key "x" of `CycleComponent` requires itself"#))
+    }
+
+    @Test("a cycle from one key through another traps with the whole path and every key")
+    func cycleThroughAnotherKey() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let component = CycleComponent()
+            _ = component.cycles.keyedPair(1)
+        }
+        #expect(
+            standardError(of: result).contains(
+                "dependency cycle: CycleModule.keyedPair(_:) for key 1 -> CycleModule.keyedPair(_:) for key 2 "
+                    + "-> CycleModule.keyedPair(_:) for key 1."))
+    }
+
+    @Test("two keys of one provider that need each other once are no cycle")
+    func keysNeedingAnotherKey() {
+        let component = CycleComponent()
+        let first = component.cycles.keyedChain(1)
+        #expect(first === component.cycles.keyedChain(1))
+        #expect(first !== component.cycles.keyedChain(2))
     }
 
     @Test("a cycle that leaves through a parent and comes back traps with the path across components")
@@ -166,6 +188,14 @@ class CycleModule: Module<CycleComponent>, @unchecked Sendable {
     func scopedA() -> Thing { scoped { c in c.cycles.scopedB() } }
     func scopedB() -> Thing { scoped { c in c.cycles.scopedA() } }
     func keyed(_ key: String) -> Thing { single(key: key) { c in c.cycles.keyed(key) } }
+    func keyedPair(_ key: Int) -> Thing { single(key: key) { c in c.cycles.keyedPair(3 - key) } }
+    /// Key 1 needs key 2, which needs nothing.
+    func keyedChain(_ key: Int) -> Thing {
+        single(key: key) { c in
+            if key == 1 { _ = c.cycles.keyedChain(2) }
+            return Thing()
+        }
+    }
     func escaping() -> Thing { single { self.escape() } }
     func shared() -> Thing { single { Thing() } }
     func diamond() -> (Thing, Thing) { transient { c in (c.cycles.viaLeft(), c.cycles.viaRight()) } }

@@ -56,6 +56,24 @@ struct InsightTests {
         #expect(graph.dependencies.contains { $0.to == "GraphFakeDataModule.client()" })
     }
 
+    @Test("two providers on one line that differ only by column are nodes of their own, named by column")
+    func providersThatShareALine() throws {
+        let app = GraphAppComponent().startRecordingDependencies()
+        let first = app.data.either(true)
+        #expect(first !== app.data.either(false))
+        let names = app.dependencyGraph().nodes.map(\.name).filter {
+            $0.hasPrefix("GraphDataModule.either(_:)")
+        }
+        #expect(names.count == 2)
+        #expect(Set(names).count == 2, "one name per node: \(names)")
+        let prefix = "GraphDataModule.either(_:) -> Thing at DirkTests/InsightTests.swift:"
+        let columns = try names.map { name in
+            let position = try #require(name.hasPrefix(prefix) ? name.dropFirst(prefix.count) : nil)
+            return try #require(position.split(separator: ":").last.flatMap { Int($0) })
+        }
+        #expect(Set(columns).count == 2, "the columns of the calls: \(names)")
+    }
+
     @Test("a recording child shows its providers' calls into its ancestors, and theirs, whichever records")
     func childRecordsItsAncestors() {
         let app = GraphAppComponent()
@@ -177,6 +195,8 @@ class GraphDataModule: Module<GraphAppComponent>, @unchecked Sendable {
     }
     func value() -> Thing { transient { Thing() } }
     func value() -> Other { transient { Other() } }
+    /// Two providers of one method, on one line, that differ only by column.
+    func either(_ first: Bool) -> Thing { first ? single { Thing() } : single { Thing() } }
 }
 
 /// A fake whose provider wraps the real one's.

@@ -11,8 +11,8 @@
     @usableFromInline static func cycle(path: [Frame], at frame: Frame) -> Never {
         fail(
             """
-            Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
-            requires itself while it is being built. \(cycleAdvice(path))
+            Dirk: dependency cycle: \(names(path)). `\(frame.name)`\(keySuffix(frame)) of \
+            `\(frame.componentType)` requires itself while it is being built. \(cycleAdvice(path))
             """,
             at: frame.site)
     }
@@ -490,7 +490,16 @@
     }
 
     private static func names(_ path: [Frame]) -> String {
-        path.map(\.name).joined(separator: " -> ")
+        path.map { $0.name + keySuffix($0) }.joined(separator: " -> ")
+    }
+
+    /// ` for key "x"` after the name of a `single(key:)` step on this thread's stack, which this
+    /// thread's resolution knows the key of; empty for every other step.
+    private static func keySuffix(_ frame: Frame) -> String {
+        guard frame.kind == .provider, frame.strategy == .keyedSingle,
+            let step = ResolutionContext.current.keyedSteps.last(where: { $0.owner == frame.owner })
+        else { return "" }
+        return " for key \(String(reflecting: step.key.base))"
     }
 
     /// "an" before a name that starts with a vowel (`AsyncLazy<Store, Never>`), "a" before others.

@@ -29,9 +29,10 @@ struct ProviderIdentity: Hashable {
     /// A name for each of `providers` that no other of them has: `Module.provider()`; where two
     /// share that, the place of each one's strategy call too (`Module.provider() at
     /// App/Modules.swift:12`); where two share the place as well (a generic provider), the return
-    /// type too (`Module.repository() -> Repository<User> at App/Modules.swift:20`); and where
-    /// two are the same provider of two components, the component too, as `components` names it
-    /// (`Module.provider() at App/Modules.swift:12 in the ancestor `ScreenComponent` 2`).
+    /// type too (`Module.repository() -> Repository<User> at App/Modules.swift:20`); where two
+    /// share the type as well, the column of each one's strategy call, for calls on one line
+    /// (`... at App/Modules.swift:20:31`), and the component, for one provider of several
+    /// components, as `components` names it (`... in the ancestor `ScreenComponent` 2`).
     static func uniqueNames(
         of providers: some Sequence<ProviderIdentity>, components: [ObjectIdentifier: String]
     ) -> [ProviderIdentity: String] {
@@ -49,10 +50,20 @@ struct ProviderIdentity: Hashable {
                 }
                 for (type, sameType) in Dictionary(grouping: samePlace, by: { "\($0.key.returnType)" }) {
                     let typed = "\(name) -> \(type) at \(location)"
+                    guard sameType.count > 1 else {
+                        names[sameType[0]] = typed
+                        continue
+                    }
+                    // Strategy calls on one line: the column tells them apart, and the component
+                    // tells one provider's nodes in several components apart.
+                    let byComponent = Dictionary(grouping: sameType, by: \.component)
                     for provider in sameType {
-                        names[provider] =
-                            sameType.count == 1
-                            ? typed : "\(typed) in \(components[provider.component] ?? "another component")"
+                        let isOnOneLine = byComponent[provider.component]!.count > 1
+                        let column = isOnOneLine ? ":\(provider.key.column)" : ""
+                        let owner =
+                            byComponent.count > 1
+                            ? " in \(components[provider.component] ?? "another component")" : ""
+                        names[provider] = typed + column + owner
                     }
                 }
             }

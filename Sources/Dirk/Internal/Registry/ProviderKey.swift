@@ -47,6 +47,9 @@ import CDirk
             + ":\(position >> 20)"
     }
 
+    /// The column of the strategy call.
+    package var column: UInt { UInt(position & 0xF_FFFF) }
+
     /// The provider's declared return type.
     package var returnType: Any.Type { RegisteredType.type(fromBits: UInt(bitPattern: type)) }
 

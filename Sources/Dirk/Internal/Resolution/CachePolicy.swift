@@ -102,10 +102,16 @@ struct KeyedPolicy: ProviderSlotPolicy {
     ) throws -> AnyObject? {
         while true {
             let cell = hashingKey(in: context, for: frame) { slot.cell(for: key) }
+            // Each key is a step of its own, owned by its cell, which `cell` keeps alive, so that a
+            // cycle from one key through another is told from a key that needs itself, and its
+            // message can name the keys.
+            let keyed = frame.owned(by: UInt(bitPattern: ObjectIdentifier(cell)))
+            context.keyedSteps.append((keyed.owner, key))
+            defer { context.keyedSteps.removeLast() }
             // Nil when a `reset()` dropped the cell after it was found: the key's cell is looked
             // up again.
             if let value = try cell.resolveUnlessRetired(
-                in: context, frame: frame, build: { try build()! }, configures: configures,
+                in: context, frame: keyed, build: { try build()! }, configures: configures,
                 configure: configure)
             {
                 return value

@@ -61,6 +61,14 @@
         bucketIndex = UInt16(truncatingIfNeeded: (bits ^ bits >> 29) >> 54)
     }
 
+    /// The same step with another owner: a key's step of a `single(key:)` provider, owned by the
+    /// key's cell rather than by the module.
+    func owned(by owner: UInt) -> Frame {
+        Frame(
+            kind, strategy: strategy, owner: owner, component: component, site: site, type: type,
+            subject: subject, componentType: componentType)
+    }
+
     /// Whether both frames are the same step: the same provider of the same module, the same module
     /// created by the same component, the same `Lazy`, or `Provider` handles that one module made
     /// at the same place for the same component.

@@ -71,6 +71,10 @@ import CDirk
     @exclusivity(unchecked) var observedCalls: [(provider: ProviderIdentity, recorders: [AnyObject])] = []
     /// Set while `overriding(_:with:)` finds out which provider its closure calls.
     @usableFromInline @exclusivity(unchecked) var capture: OverrideCapture?
+    /// The keys of the `single(key:)` steps on this thread's stack, innermost last, each with the
+    /// owner of its frame (the key's cell): what a cycle's message names them by. Only keyed
+    /// providers push here.
+    @exclusivity(unchecked) var keyedSteps: [(owner: UInt, key: AnyHashable)] = []
 
     private override init() {
         frames = .allocate(capacity: capacity)
