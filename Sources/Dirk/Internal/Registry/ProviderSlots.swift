@@ -210,7 +210,10 @@ import CDirk
 
 /// Factories that replace providers' factories of one module, by key (`Component.overriding`).
 final class Overrides {
-    var factories = [ProviderKey: AnyObject]()
+    /// Read and written only while holding the lock of the slots that keep the box, which already
+    /// excludes overlapping access: not checked again at run time. (Speed only: the check costs an
+    /// overridden transient about 70 instructions per call.)
+    @exclusivity(unchecked) var factories = [ProviderKey: AnyObject]()
 }
 
 /// What the table holds for a provider that caches nothing in its module: one shared object, so
