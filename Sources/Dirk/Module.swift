@@ -158,6 +158,10 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
     public required init(_ component: C) {
+        // The parameter stays owned. Declared `borrowing`, it would save a retain and a release
+        // per module, but Swift 6.3 then calls a subclass's override that declares it owned (the
+        // usual `required init(_ component: AppComponent)`) without the retain that the override
+        // releases: the component is over-released, in debug and release builds alike.
         super.init(for: component, as: C.self)
     }
 
