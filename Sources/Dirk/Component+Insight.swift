@@ -18,30 +18,30 @@ extension Component {
             guard state.recording == nil else { return false }
             state.recording = DependencyRecord()
             core.addObservers(1, in: &state)
-            state.addRecorder(core)
+            state.addRecorder(self)
             return true
         }
         if starts {
             let ancestors = selfAndAncestors().dropFirst()
-            Component.watch(Array(ancestors), for: core)
+            Component.watch(Array(ancestors), for: self)
             // A parent registered on one of them before it learned of this recording is not
             // watched by its registration; a second walk, now that they all know, finds it.
             let later = selfAndAncestors().dropFirst().filter { ancestor in
                 !ancestors.contains { $0 === ancestor }
             }
-            Component.watch(later, for: core)
+            Component.watch(later, for: self)
         }
         return self
     }
 
-    /// Makes the providers of `ancestors` observed for the recording of the component whose core
-    /// is `recorder`, until that component is released (see `Component.deinit`), and makes a
+    /// Makes the providers of `ancestors` observed for the recording of `recorder`, until that
+    /// component is released (see `Component.deinit`), and makes a
     /// parent registered later on any of them watched too (see `register(parent:as:file:line:)`).
     ///
     /// The observers are added first and kept only if the recording still runs when the recorder
     /// takes note of them: a release that has already taken the recorder's list never sees them,
     /// so they are taken back here.
-    static func watch(_ ancestors: [Component], for recorder: ComponentCore) {
+    static func watch(_ ancestors: [Component], for recorder: Component) {
         guard !ancestors.isEmpty else { return }
         for ancestor in ancestors {
             ancestor.core.withLock { state in
@@ -49,19 +49,20 @@ extension Component {
                 state.addRecorder(recorder)
             }
         }
-        let isRecording = recorder.withLock { state in
-            state.recording?.watched.append(contentsOf: ancestors.map(\.core))
+        let isRecording = recorder.core.withLock { state in
+            state.recording?.watched.append(contentsOf: ancestors)
             return state.recording != nil
         }
-        if !isRecording { unwatch(ancestors.map(\.core), for: recorder) }
+        if !isRecording { unwatch(ancestors, for: ObjectIdentifier(recorder)) }
     }
 
-    /// Takes back one observer of `recorder`'s from each of `ancestors`.
-    static func unwatch(_ ancestors: [ComponentCore], for recorder: ComponentCore) {
+    /// Takes back one observer of the recorder's whose identity is `recorder` from each of
+    /// `ancestors`.
+    static func unwatch(_ ancestors: [Component], for recorder: ObjectIdentifier) {
         for ancestor in ancestors {
-            ancestor.withLock { state in
-                ancestor.addObservers(-1, in: &state)
-                if let index = state.recorders?.firstIndex(where: { $0.core === recorder }) {
+            ancestor.core.withLock { state in
+                ancestor.core.addObservers(-1, in: &state)
+                if let index = state.recorders?.firstIndex(where: { $0.identity == recorder }) {
                     state.recorders?.remove(at: index)
                 }
             }
@@ -76,7 +77,7 @@ extension Component {
             defer { state.recording = nil }
             return state.recording?.watched ?? []
         }
-        Component.unwatch(watched, for: core)
+        Component.unwatch(watched, for: ObjectIdentifier(self))
     }
 
     /// How many observers watch the component's providers: traces under way, its own recording,
@@ -107,14 +108,15 @@ extension Component {
         // The components whose providers the graph may show: this one, then the ancestors that
         // its recording watches, nearest first, each once, with their caches. Each cache is read
         // outside the component's lock; it takes its own.
-        var components: [(core: ComponentCore, caches: [ProviderSlots])] = [(core, caches.elements)]
-        for ancestor in recording?.watched ?? [] where !components.contains(where: { $0.core === ancestor }) {
-            components.append((ancestor, ancestor.withLock { $0.caches.elements }))
+        var components: [(component: Component, caches: [ProviderSlots])] = [(self, caches.elements)]
+        for ancestor in recording?.watched ?? []
+        where !components.contains(where: { $0.component === ancestor }) {
+            components.append((ancestor, ancestor.core.withLock { $0.caches.elements }))
         }
-        var componentNames: [ObjectIdentifier: String] = [:]
+        var componentNames: [UInt: String] = [:]
         for (rank, component) in components.enumerated() {
             let isOwn = rank == 0
-            let identity = ObjectIdentifier(component.core)
+            let identity = component.component.identity
             for slots in component.caches {
                 let (moduleType, componentType) = slots.types
                 if isOwn, moduleTypes.insert(ObjectIdentifier(moduleType)).inserted {
@@ -195,19 +197,19 @@ extension Component {
 }
 
 extension ComponentState {
-    /// Records that the recording component whose core is `recorder` watches this one.
-    mutating func addRecorder(_ recorder: ComponentCore) {
+    /// Records that the recording component `recorder` watches this one.
+    mutating func addRecorder(_ recorder: Component) {
         if recorders == nil { recorders = [] }
-        recorders!.append(WeakRecorder(core: recorder))
+        recorders!.append(WeakRecorder(component: recorder, identity: ObjectIdentifier(recorder)))
     }
-
 }
 
-/// A recording component that watches a component, by its core, which the recording component
-/// releases when it is released; held weakly, since the core may hold the watched component's
-/// core in turn.
+/// A recording component that watches a component, which the recording component tells when it is
+/// released; held weakly, since the recording component may hold the watched one, its ancestor,
+/// and by its identity, which its release compares once the weak reference reads nil.
 struct WeakRecorder {
-    weak var core: ComponentCore?
+    weak var component: Component?
+    let identity: ObjectIdentifier
 }
 
 /// What a component records while recording is on.
@@ -224,7 +226,7 @@ struct DependencyRecord {
     var edges: Set<Edge> = []
     /// The ancestors whose providers the recording observes, by one observer each, which the
     /// component's release takes back.
-    var watched: [ComponentCore] = []
+    var watched: [Component] = []
 }
 
 extension AnyModule {
@@ -244,8 +246,9 @@ extension AnyModule {
                 String(repeating: "  ", count: depth)
                     + "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
         }
+        let component = componentReference.identity
         let provider = ProviderIdentity(
-            component: ObjectIdentifier(componentCore), module: frame.subject,
+            component: component, module: frame.subject,
             key: ProviderKey(site: frame.site, type: frame.type))
         let strategy = DependencyGraph.Strategy(frame.strategy)
         // The recorders of the enclosing call that watch this call's component (their own, or an
@@ -254,14 +257,14 @@ extension AnyModule {
         // reused.
         var recorders: [AnyObject] = []
         if let requester = context.observedCalls.last {
-            for case let recorder as ComponentCore in requester.recorders {
-                let watches = recorder.withLock { state in
+            for case let recorder as Component in requester.recorders {
+                let watches = recorder.core.withLock { state in
                     // Read through the state, not a copy: a copy would make the writes below copy
                     // the record's tables.
+                    guard state.recording != nil else { return false }
                     guard
-                        state.recording != nil
-                            && (recorder === componentCore
-                                || state.recording?.watched.contains(where: { $0 === componentCore }) == true)
+                        recorder.identity == component
+                            || state.recording!.watched.contains(where: { $0.identity == component })
                     else { return false }
                     state.recording?.providers[provider] = strategy
                     _ = state.recording?.edges.insert(
@@ -271,11 +274,17 @@ extension AnyModule {
                 if watches { recorders.append(recorder) }
             }
         }
-        let records = componentCore.withLock { state in
-            state.recording?.providers[provider] = strategy
-            return state.recording != nil
+        // A component whose release has begun records nothing.
+        let records =
+            componentCore.withStateUnlessReleased { state in
+                state.recording?.providers[provider] = strategy
+                return state.recording != nil
+            } ?? false
+        if records, !recorders.contains(where: { ($0 as? Component)?.identity == component }),
+            let owner = componentReference.strongIfAlive()
+        {
+            recorders.append(owner)
         }
-        if records, !recorders.contains(where: { $0 === componentCore }) { recorders.append(componentCore) }
         context.observedCalls.append((provider, recorders))
         defer { context.observedCalls.removeLast() }
         return try resolve()

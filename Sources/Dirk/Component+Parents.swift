@@ -154,7 +154,7 @@ extension Component {
         if let recorders {
             let ancestors = parent.selfAndAncestors()
             for recorder in recorders {
-                if let core = recorder.core { Component.watch(ancestors, for: core) }
+                if let component = recorder.component { Component.watch(ancestors, for: component) }
             }
         }
     }

@@ -32,19 +32,23 @@ import CDirk
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
 /// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
 open class Component: @unchecked Sendable {
-    /// The lock and the state it guards, and beside it the lock-free tables of modules, parents
-    /// and ancestors and the component's flags, in one allocation. Modules of the component hold
-    /// it too, so that their deinitializers can read whether the component was released and, if
-    /// not, take their caches out of `ComponentState.caches`.
-    @usableFromInline let core: ComponentCore
+    /// The lock, the state it guards, and the lock-free tables of modules, parents and ancestors
+    /// and the component's flags, in the component's own memory: read and written only through
+    /// `core`. It must stay the class's first stored property (see `ComponentCore`).
+    private var storage = ComponentStorage()
 
     /// Creates a component with no modules and no parents; add them with
     /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
     /// create modules on first use.
     public init() {
-        core = ComponentCore.make(ComponentState(), extraWords: ComponentWords.count)
+        LockWords.initialize(core.lockWords)
         ComponentWords.initialize(core.extraWords)
     }
+
+    /// The lock, the state it guards and the lock-free words, in the component's memory. Modules
+    /// of the component keep it too, so that they can read whether the component was released
+    /// and, if not, reach its state, after the component may have gone (see `ComponentCore`).
+    @inlinable var core: ComponentCore { ComponentCore(of: self) }
 
     deinit {
         // One lock: the component is released from here on, and takes what it keeps. Everything is
@@ -53,17 +57,13 @@ open class Component: @unchecked Sendable {
         var unused: [ObjectIdentifier: AnyModule]?
         var caches = InlineList<ProviderSlots>()
         var contributions: [ObjectIdentifier: [ContributionRecord]]?
-        // The words are found before the lock: a closure that read them through `self` made the
-        // release build retain and release the core around the lock (seen in its disassembly), two
-        // atomic operations more on every release. Speed only; either way is correct.
-        let isReleased = isReleased
-        let observers = ComponentWords.observersWord(in: core)
+        let core = core
         let isWatched = core.withLock { state in
-            isReleased.set()
+            core.isReleased.set()
             swap(&unused, &state.registeredModules)
             swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)
-            return dirk_load_relaxed(observers) != 0
+            return core.observers != 0
         }
         // Only a watched component can record. (Speed only: most components are not watched.)
         if isWatched { stopWatchingAncestors() }
@@ -79,8 +79,19 @@ open class Component: @unchecked Sendable {
         parents.destroy()
     }
 
-    /// Whether the component's release has begun; set once, while holding `core`'s lock.
-    var isReleased: AtomicFlag { ComponentWords.isReleased(in: core) }
+    /// Whether the component's storage lies where `ComponentCore` finds it, its words first and its
+    /// state where `ComponentStorage.stateOffset` says, with room for every word. A test hook: it
+    /// checks the layout that `ComponentCore` assumes.
+    package var storageLayoutHolds: Bool {
+        let isFirst = withUnsafeMutablePointer(to: &storage) { UnsafeMutableRawPointer($0) == core.storage }
+        return isFirst && MemoryLayout<ComponentStorage>.offset(of: \.words) == 0
+            && MemoryLayout<ComponentStorage>.offset(of: \.state) == ComponentStorage.stateOffset
+            && LockWords.count + ComponentWords.count <= ComponentStorage.wordCapacity
+    }
+
+    /// The component's address, as its modules know it (`AnyModule.componentReference`); compared
+    /// only.
+    var identity: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
     /// The modules in use, by the types accessors ask for. Written while holding `core`'s lock.
     @inlinable var modules: LookupTable<TypeKey, AnyModule> {
@@ -112,11 +123,67 @@ open class Component: @unchecked Sendable {
     }
 }
 
-/// A component's lock, the state it guards and the component's lock-free words, in one allocation.
+/// A component's lock, the state it guards and its lock-free words, as they lie in the component's
+/// own memory (`ComponentStorage`), so that a component is one allocation.
 ///
-/// A class of its own, not generic, so that releasing a core is compiled for its state: a generic
-/// class's deinitializer is never specialized, and destroys its state through generic witnesses.
-@usableFromInline final class ComponentCore: Locked<ComponentState> {
+/// **Why it is safe.** `Component` is a root class whose first stored property is its
+/// `ComponentStorage`, which lies where `_getUnsafePointerToStoredProperties` points (see
+/// `FirstStoredWord`); the storage is a struct whose words come first and whose state follows them,
+/// in declaration order, as Swift lays out a struct (`ComponentCoreTests` checks both against the
+/// properties themselves). The addresses are valid for as long as the component's memory is:
+/// - the component uses its own core while it holds itself;
+/// - a module keeps the core of its component with an `unowned` reference to the component
+///   (`AnyModule.componentReference`), which keeps the component's memory allocated, though not
+///   the component alive, for as long as the module exists. The words are plain integers, which
+///   the component's deinitialization leaves as they are, so the module may always read them and
+///   take the lock. The state is destroyed after the component's `deinit`, which first sets
+///   `isReleased` while holding the lock: a module touches the state only while holding the lock
+///   and after finding `isReleased` unset (`withStateUnlessReleased`).
+@usableFromInline struct ComponentCore {
+    /// Where the component's `ComponentStorage` lies.
+    @usableFromInline let storage: UnsafeMutableRawPointer
+
+    /// The core of `component`.
+    @inlinable init(of component: Component) {
+        storage = _getUnsafePointerToStoredProperties(component)
+    }
+
+    /// The lock's words (`LockWords`), first in the storage.
+    @inlinable var lockWords: UnsafeMutablePointer<UInt> { storage.assumingMemoryBound(to: UInt.self) }
+
+    /// The lock-free words (`ComponentWords`), after the lock's.
+    @inlinable var extraWords: UnsafeMutablePointer<UInt> { lockWords + LockWords.count }
+
+    /// The state the lock guards, after the words.
+    var state: UnsafeMutablePointer<ComponentState> {
+        (storage + ComponentStorage.stateOffset).assumingMemoryBound(to: ComponentState.self)
+    }
+
+    /// Runs `body` with the state while holding the lock. Only the component itself, or code that
+    /// holds it, may call this: the state exists only until the component's `deinit` returns.
+    func withLock<Result, Failure: Error>(_ body: (inout ComponentState) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        let state = state
+        return try LockWords.withLock(lockWords) { () throws(Failure) -> Result in try body(&state.pointee) }
+    }
+
+    /// Runs `body` while holding the lock, with the state as long as the component's release has
+    /// not begun: what modules, which may outlive their component, call.
+    func withLockedState<Result>(_ body: (LockedComponentState) -> Result) -> Result {
+        let locked = LockedComponentState(state: state, isReleased: isReleased)
+        return LockWords.withLock(lockWords) { body(locked) }
+    }
+
+    /// Runs `body` with the state while holding the lock, unless the component's release has
+    /// begun.
+    func withStateUnlessReleased<Result>(_ body: (inout ComponentState) -> Result) -> Result? {
+        withLockedState { $0.ifNotReleased(body) }
+    }
+
+    /// Whether the component's release has begun; set once, while holding the lock.
+    var isReleased: AtomicFlag { ComponentWords.isReleased(in: self) }
+
     /// How many observers watch the component's providers: traces under way, overrides being set
     /// up, its own recording and the recordings of its descendants. Written only while holding the
     /// lock, by `addObservers(_:in:)`; read without it by modules whose slots are not made yet,
@@ -134,6 +201,39 @@ open class Component: @unchecked Sendable {
     func addObservers(_ delta: Int) {
         withLock { addObservers(delta, in: &$0) }
     }
+}
+
+/// A component's state as a holder of its lock reaches it: only while the component's release has
+/// not begun, after which the state is gone or going.
+struct LockedComponentState {
+    fileprivate let state: UnsafeMutablePointer<ComponentState>
+    fileprivate let isReleased: AtomicFlag
+
+    /// What `body` returns for the state, or nil if the component's release has begun.
+    func ifNotReleased<Result>(_ body: (inout ComponentState) -> Result) -> Result? {
+        isReleased.isSet ? nil : body(&state.pointee)
+    }
+}
+
+/// What a component keeps in its own memory: the words of its lock and its lock-free words, then
+/// the state its lock guards (see `ComponentCore`).
+struct ComponentStorage {
+    /// `LockWords.count` words of the lock, then `ComponentWords.count` lock-free words: 25 in all
+    /// (`ComponentCoreTests` checks that they fit).
+    typealias Words = (
+        UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt,
+        UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt
+    )
+
+    var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var state = ComponentState()
+
+    /// Where `state` lies from the start of the storage: after the words, which fill whole words,
+    /// as the state's alignment, a word's, asks.
+    static var stateOffset: Int { MemoryLayout<Words>.size }
+
+    /// How many words `words` holds.
+    static var wordCapacity: Int { MemoryLayout<Words>.size / MemoryLayout<UInt>.size }
 }
 
 /// What a component's lock guards.
@@ -176,18 +276,13 @@ open class Component: @unchecked Sendable {
     /// How many observers watch the component's providers (see `ComponentCore.observers`).
     @inlinable static var observers: Int { parents + ParentList<Component>.wordCount }
     /// Whether the component has been registered as another's parent.
-    static let hasChildren = observers + 1
+    static var hasChildren: Int { observers + 1 }
     /// Whether the component's release has begun.
-    static let released = hasChildren + 1
-    static let count = released + 1
+    static var released: Int { hasChildren + 1 }
+    static var count: Int { released + 1 }
 
     static func initialize(_ words: UnsafeMutablePointer<UInt>) {
         words.initialize(repeating: 0, count: count)
-    }
-
-    /// The count of observers of the component whose core is `core` (see `ComponentCore.observers`).
-    static func observersWord(in core: ComponentCore) -> UnsafeMutablePointer<UInt> {
-        core.extraWords + observers
     }
 
     /// Whether the release of the component whose core is `core` has begun: read by its modules,

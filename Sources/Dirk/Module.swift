@@ -13,8 +13,9 @@ open class AnyModule: @unchecked Sendable {
     @usableFromInline let componentReference: UnownedReference<Component>
     /// The component's type, for messages.
     let componentType: Component.Type
-    /// The component's lock and state, which the module's `deinit` needs after the component is
-    /// gone, and its count of observers, which a module without slots reads.
+    /// The component's lock and state, which the module's `deinit` needs after the component may
+    /// have gone, and its count of observers, which a module without slots reads; valid for as
+    /// long as `componentReference` keeps the component's memory allocated (see `ComponentCore`).
     @usableFromInline let componentCore: ComponentCore
 
     /// A module of `component`. It makes its slots on the first call that needs them, so that a
@@ -69,9 +70,9 @@ open class AnyModule: @unchecked Sendable {
     @usableFromInline @inline(never) func makeSlots() -> ProviderSlots {
         let made = ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType)
         let core = componentCore
-        return core.withLock { state in
+        return core.withLockedState { locked in
             if let slots = madeSlots { return slots }
-            if !ComponentWords.isReleased(in: core).isSet {
+            locked.ifNotReleased { state in
                 state.caches.append(made)
                 if core.observers > 0 { made.addObservers(Int(core.observers)) }
             }
@@ -167,12 +168,8 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
 
     deinit {
         // A released component took its caches, and drops the slots of modules that are gone.
-        guard let slots = madeSlots else { return }
-        let isReleased = ComponentWords.isReleased(in: componentCore)
-        if isReleased.isSet { return }
-        componentCore.withLock { state in
-            if !isReleased.isSet { state.caches.removeAll { $0 === slots } }
-        }
+        guard let slots = madeSlots, !componentCore.isReleased.isSet else { return }
+        componentCore.withStateUnlessReleased { state in state.caches.removeAll { $0 === slots } }
     }
 
     /// The component this module belongs to.

@@ -7,8 +7,8 @@
 /// own type (a screen inside a screen) has the same providers as its ancestor; their components
 /// differ.
 struct ProviderIdentity: Hashable {
-    /// The identity of the component's state, compared only.
-    let component: ObjectIdentifier
+    /// The component's address, compared only.
+    let component: UInt
     let module: Any.Type
     let key: ProviderKey
 
@@ -34,7 +34,7 @@ struct ProviderIdentity: Hashable {
     /// (`... at App/Modules.swift:20:31`), and the component, for one provider of several
     /// components, as `components` names it (`... in the ancestor `ScreenComponent` 2`).
     static func uniqueNames(
-        of providers: some Sequence<ProviderIdentity>, components: [ObjectIdentifier: String]
+        of providers: some Sequence<ProviderIdentity>, components: [UInt: String]
     ) -> [ProviderIdentity: String] {
         var names: [ProviderIdentity: String] = [:]
         for (name, sameName) in Dictionary(grouping: providers, by: \.name) {

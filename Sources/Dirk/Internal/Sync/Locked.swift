@@ -18,20 +18,17 @@ import CDirk
     ///
     /// `state` is evaluated once, into the box itself, so that it is not copied.
     @inlinable package static func make(_ state: @autoclosure () -> State, extraWords: Int = 0) -> Self {
-        let buffer = create(minimumCapacity: 2 + extraWords) { _ in state() }
+        let buffer = create(minimumCapacity: LockWords.count + extraWords) { _ in state() }
         // `create` allocates an instance of the class it is called on, which is `Self`.
         let box = unsafeDowncast(buffer, to: self)
-        box.withUnsafeMutablePointerToElements { words in
-            dirk_lock_init(words)
-            (words + 1).initialize(to: 0)
-        }
+        box.withUnsafeMutablePointerToElements { LockWords.initialize($0) }
         return box
     }
 
     /// The words after the lock, which `make(_:extraWords:)` reserved. They live as long as the
     /// box, at a fixed address; touch them only through CDirk's atomic functions.
     @inlinable package final var extraWords: UnsafeMutablePointer<UInt> {
-        withUnsafeMutablePointerToElements { $0 + 2 }
+        withUnsafeMutablePointerToElements { $0 + LockWords.count }
     }
 
     /// Runs `body` with the state while holding the lock.
@@ -40,24 +37,47 @@ import CDirk
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try withUnsafeMutablePointers { (state, words) throws(Failure) -> Result in
-            #if DEBUG
-                let marker = ThreadMarker.current
-                precondition(
-                    dirk_load_relaxed(words + 1) != marker,
-                    "Dirk internal error: a thread took a lock it already holds")
-            #endif
-            dirk_lock(words)
-            #if DEBUG
-                dirk_store_relaxed(words + 1, marker)
-            #endif
-            defer {
-                #if DEBUG
-                    dirk_store_relaxed(words + 1, 0)
-                #endif
-                dirk_unlock(words)
-            }
-            return try body(&state.pointee)
+            try LockWords.withLock(words) { () throws(Failure) -> Result in try body(&state.pointee) }
         }
+    }
+}
+
+/// The words of a lock: the lock word, taken with one compare-and-exchange and given back with one
+/// releasing store (`CDirk.h`), and, in debug builds, the marker of the thread that holds it.
+/// `Locked` keeps them at the start of its elements; a component keeps them in its own memory.
+@usableFromInline package enum LockWords {
+    /// How many words a lock takes.
+    @inlinable package static var count: Int { 2 }
+
+    /// Sets up the lock at `words`, free; call it once, before anyone can take it.
+    @inlinable package static func initialize(_ words: UnsafeMutablePointer<UInt>) {
+        dirk_lock_init(words)
+        (words + 1).initialize(to: 0)
+    }
+
+    /// Runs `body` while holding the lock at `words`. In debug builds, stops a thread that takes a
+    /// lock it already holds, which would otherwise hang.
+    @inlinable @inline(__always)
+    package static func withLock<Result, Failure: Error>(
+        _ words: UnsafeMutablePointer<UInt>, _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        #if DEBUG
+            let marker = ThreadMarker.current
+            precondition(
+                dirk_load_relaxed(words + 1) != marker,
+                "Dirk internal error: a thread took a lock it already holds")
+        #endif
+        dirk_lock(words)
+        #if DEBUG
+            dirk_store_relaxed(words + 1, marker)
+        #endif
+        defer {
+            #if DEBUG
+                dirk_store_relaxed(words + 1, 0)
+            #endif
+            dirk_unlock(words)
+        }
+        return try body()
     }
 }
 
