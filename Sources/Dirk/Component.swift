@@ -34,14 +34,14 @@ import CDirk
 open class Component: @unchecked Sendable {
     /// The lock, the state it guards, and the lock-free tables of modules, parents and ancestors
     /// and the component's flags, in the component's own memory: read and written only through
-    /// `core`. It must stay the class's first stored property (see `ComponentCore`).
-    private var storage = ComponentStorage()
+    /// `core`. It must stay the class's first stored property (see `InlineLocked`).
+    private var storage = InlineLockedStorage(ComponentState())
 
     /// Creates a component with no modules and no parents; add them with
     /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
     /// create modules on first use.
     public init() {
-        LockWords.initialize(core.lockWords)
+        core.locked.initializeLock()
         ComponentWords.initialize(core.extraWords)
     }
 
@@ -79,14 +79,10 @@ open class Component: @unchecked Sendable {
         parents.destroy()
     }
 
-    /// Whether the component's storage lies where `ComponentCore` finds it, its words first and its
-    /// state where `ComponentStorage.stateOffset` says, with room for every word. A test hook: it
-    /// checks the layout that `ComponentCore` assumes.
+    /// Whether the component's storage lies where `ComponentCore` finds it, with room for every
+    /// word. A test hook: it checks the layout that `InlineLocked` assumes.
     package var storageLayoutHolds: Bool {
-        let isFirst = withUnsafeMutablePointer(to: &storage) { UnsafeMutableRawPointer($0) == core.storage }
-        return isFirst && MemoryLayout<ComponentStorage>.offset(of: \.words) == 0
-            && MemoryLayout<ComponentStorage>.offset(of: \.state) == ComponentStorage.stateOffset
-            && LockWords.count + ComponentWords.count <= ComponentStorage.wordCapacity
+        core.locked.layoutHolds(in: &storage, wordCount: ComponentWords.count)
     }
 
     /// The component's address, as its modules know it (`AnyModule.componentReference`); compared
@@ -123,62 +119,43 @@ open class Component: @unchecked Sendable {
     }
 }
 
-/// A component's lock, the state it guards and its lock-free words, as they lie in the component's
-/// own memory (`ComponentStorage`), so that a component is one allocation.
+/// A component's lock, the state it guards and its lock-free words, which the component keeps in
+/// its own memory (`InlineLocked`), so that a component is one allocation.
 ///
-/// **Why it is safe.** `Component` is a root class whose first stored property is its
-/// `ComponentStorage`, which lies where `_getUnsafePointerToStoredProperties` points (see
-/// `FirstStoredWord`); the storage is a struct whose words come first and whose state follows them,
-/// in declaration order, as Swift lays out a struct (`ComponentCoreTests` checks both against the
-/// properties themselves). The addresses are valid for as long as the component's memory is:
-/// - the component uses its own core while it holds itself;
-/// - a module keeps the core of its component with an `unowned` reference to the component
-///   (`AnyModule.componentReference`), which keeps the component's memory allocated, though not
-///   the component alive, for as long as the module exists. The words are plain integers, which
-///   the component's deinitialization leaves as they are, so the module may always read them and
-///   take the lock. The state is destroyed after the component's `deinit`, which first sets
-///   `isReleased` while holding the lock: a module touches the state only while holding the lock
-///   and after finding `isReleased` unset (`withStateUnlessReleased`).
+/// The component uses them while it holds itself. A module keeps its component's core beside an
+/// `unowned` reference to the component (`AnyModule.componentReference`), which keeps the
+/// component's memory allocated, though not the component alive, for as long as the module exists:
+/// the module reads the words, and reaches the state only through `withLockedState(_:)`, which
+/// gives it only until the component's `deinit` sets `isReleased`, under the same lock.
 @usableFromInline struct ComponentCore {
-    /// Where the component's `ComponentStorage` lies.
-    @usableFromInline let storage: UnsafeMutableRawPointer
+    @usableFromInline let locked: InlineLocked<ComponentState>
 
     /// The core of `component`.
     @inlinable init(of component: Component) {
-        storage = _getUnsafePointerToStoredProperties(component)
+        locked = InlineLocked(of: component)
     }
 
-    /// The lock's words (`LockWords`), first in the storage.
-    @inlinable var lockWords: UnsafeMutablePointer<UInt> { storage.assumingMemoryBound(to: UInt.self) }
-
-    /// The lock-free words (`ComponentWords`), after the lock's.
-    @inlinable var extraWords: UnsafeMutablePointer<UInt> { lockWords + LockWords.count }
-
-    /// The state the lock guards, after the words.
-    var state: UnsafeMutablePointer<ComponentState> {
-        (storage + ComponentStorage.stateOffset).assumingMemoryBound(to: ComponentState.self)
-    }
+    /// The lock-free words (`ComponentWords`).
+    @inlinable var extraWords: UnsafeMutablePointer<UInt> { locked.extraWords }
 
     /// Runs `body` with the state while holding the lock. Only the component itself, or code that
-    /// holds it, may call this: the state exists only until the component's `deinit` returns.
+    /// holds it, may call this.
     func withLock<Result, Failure: Error>(_ body: (inout ComponentState) throws(Failure) -> Result)
         throws(Failure) -> Result
     {
-        let state = state
-        return try LockWords.withLock(lockWords) { () throws(Failure) -> Result in try body(&state.pointee) }
+        try locked.withLock(body)
     }
 
-    /// Runs `body` while holding the lock, with the state as long as the component's release has
-    /// not begun: what modules, which may outlive their component, call.
-    func withLockedState<Result>(_ body: (LockedComponentState) -> Result) -> Result {
-        let locked = LockedComponentState(state: state, isReleased: isReleased)
-        return LockWords.withLock(lockWords) { body(locked) }
+    /// Runs `body` while holding the lock, with access to the state as long as the component's
+    /// release has not begun: what modules, which may outlive their component, call.
+    func withLockedState<Result>(_ body: (LockedState<ComponentState>) -> Result) -> Result {
+        locked.withLockedState(unlessSet: isReleased, body)
     }
 
     /// Runs `body` with the state while holding the lock, unless the component's release has
     /// begun.
     func withStateUnlessReleased<Result>(_ body: (inout ComponentState) -> Result) -> Result? {
-        withLockedState { $0.ifNotReleased(body) }
+        withLockedState { $0.ifUnset(body) }
     }
 
     /// Whether the component's release has begun; set once, while holding the lock.
@@ -201,39 +178,6 @@ open class Component: @unchecked Sendable {
     func addObservers(_ delta: Int) {
         withLock { addObservers(delta, in: &$0) }
     }
-}
-
-/// A component's state as a holder of its lock reaches it: only while the component's release has
-/// not begun, after which the state is gone or going.
-struct LockedComponentState {
-    fileprivate let state: UnsafeMutablePointer<ComponentState>
-    fileprivate let isReleased: AtomicFlag
-
-    /// What `body` returns for the state, or nil if the component's release has begun.
-    func ifNotReleased<Result>(_ body: (inout ComponentState) -> Result) -> Result? {
-        isReleased.isSet ? nil : body(&state.pointee)
-    }
-}
-
-/// What a component keeps in its own memory: the words of its lock and its lock-free words, then
-/// the state its lock guards (see `ComponentCore`).
-struct ComponentStorage {
-    /// `LockWords.count` words of the lock, then `ComponentWords.count` lock-free words: 25 in all
-    /// (`ComponentCoreTests` checks that they fit).
-    typealias Words = (
-        UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt,
-        UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt
-    )
-
-    var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var state = ComponentState()
-
-    /// Where `state` lies from the start of the storage: after the words, which fill whole words,
-    /// as the state's alignment, a word's, asks.
-    static var stateOffset: Int { MemoryLayout<Words>.size }
-
-    /// How many words `words` holds.
-    static var wordCapacity: Int { MemoryLayout<Words>.size / MemoryLayout<UInt>.size }
 }
 
 /// What a component's lock guards.

@@ -72,7 +72,7 @@ open class AnyModule: @unchecked Sendable {
         let core = componentCore
         return core.withLockedState { locked in
             if let slots = madeSlots { return slots }
-            locked.ifNotReleased { state in
+            locked.ifUnset { state in
                 state.caches.append(made)
                 if core.observers > 0 { made.addObservers(Int(core.observers)) }
             }
