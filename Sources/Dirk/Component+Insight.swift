@@ -14,22 +14,23 @@ extension Component {
     /// - Returns: This component, for chaining.
     @discardableResult
     public consuming func startRecordingDependencies() -> Self {
-        let starts = core.withLock { state in
-            guard state.recording == nil else { return false }
-            state.recording = DependencyRecord()
+        let recorder = core.withLock { state -> Recorder? in
+            guard state.recording == nil else { return nil }
+            let recorder = Recorder(of: self)
+            state.recording = DependencyRecord(recorder: recorder)
             core.addObservers(1, in: &state)
-            state.addRecorder(self)
-            return true
+            state.addRecorder(recorder)
+            return recorder
         }
-        if starts {
+        if let recorder {
             let ancestors = selfAndAncestors().dropFirst()
-            Component.watch(Array(ancestors), for: self)
+            Component.watch(Array(ancestors), for: recorder)
             // A parent registered on one of them before it learned of this recording is not
             // watched by its registration; a second walk, now that they all know, finds it.
             let later = selfAndAncestors().dropFirst().filter { ancestor in
                 !ancestors.contains { $0 === ancestor }
             }
-            Component.watch(later, for: self)
+            Component.watch(later, for: recorder)
         }
         return self
     }
@@ -41,7 +42,7 @@ extension Component {
     /// The observers are added first and kept only if the recording still runs when the recorder
     /// takes note of them: a release that has already taken the recorder's list never sees them,
     /// so they are taken back here.
-    static func watch(_ ancestors: [Component], for recorder: Component) {
+    static func watch(_ ancestors: [Component], for recorder: Recorder) {
         guard !ancestors.isEmpty else { return }
         for ancestor in ancestors {
             ancestor.core.withLock { state in
@@ -49,20 +50,20 @@ extension Component {
                 state.addRecorder(recorder)
             }
         }
-        let isRecording = recorder.core.withLock { state in
-            state.recording?.watched.append(contentsOf: ancestors)
-            return state.recording != nil
-        }
-        if !isRecording { unwatch(ancestors, for: ObjectIdentifier(recorder)) }
+        let isRecording =
+            recorder.core.withStateUnlessReleased { state in
+                state.recording?.watched.append(contentsOf: ancestors)
+                return state.recording != nil
+            } ?? false
+        if !isRecording { unwatch(ancestors, for: recorder) }
     }
 
-    /// Takes back one observer of the recorder's whose identity is `recorder` from each of
-    /// `ancestors`.
-    static func unwatch(_ ancestors: [Component], for recorder: ObjectIdentifier) {
+    /// Takes back one observer of `recorder`'s from each of `ancestors`.
+    static func unwatch(_ ancestors: [Component], for recorder: Recorder) {
         for ancestor in ancestors {
             ancestor.core.withLock { state in
                 ancestor.core.addObservers(-1, in: &state)
-                if let index = state.recorders?.firstIndex(where: { $0.identity == recorder }) {
+                if let index = state.recorders?.firstIndex(where: { $0 === recorder }) {
                     state.recorders?.remove(at: index)
                 }
             }
@@ -73,11 +74,11 @@ extension Component {
     /// recording added to its ancestors. The ancestors are alive: the component held them until
     /// now.
     @inline(never) func stopWatchingAncestors() {
-        let watched = core.withLock { state in
+        let recording = core.withLock { state in
             defer { state.recording = nil }
-            return state.recording?.watched ?? []
+            return state.recording.map { ($0.watched, $0.recorder) }
         }
-        Component.unwatch(watched, for: ObjectIdentifier(self))
+        if let (watched, recorder) = recording { Component.unwatch(watched, for: recorder) }
     }
 
     /// How many observers watch the component's providers: traces under way, its own recording,
@@ -197,19 +198,31 @@ extension Component {
 }
 
 extension ComponentState {
-    /// Records that the recording component `recorder` watches this one.
-    mutating func addRecorder(_ recorder: Component) {
+    /// Records that `recorder` watches this component.
+    mutating func addRecorder(_ recorder: Recorder) {
         if recorders == nil { recorders = [] }
-        recorders!.append(WeakRecorder(component: recorder, identity: ObjectIdentifier(recorder)))
+        recorders!.append(recorder)
     }
 }
 
-/// A recording component that watches a component, which the recording component tells when it is
-/// released; held weakly, since the recording component may hold the watched one, its ancestor,
-/// and by its identity, which its release compares once the weak reference reads nil.
-struct WeakRecorder {
-    weak var component: Component?
-    let identity: ObjectIdentifier
+/// A recording component, as the components it watches and the provider calls it observes know it:
+/// without keeping it alive, so that no component is released by them, in the middle of a
+/// resolution, and no cycle forms through a watched ancestor. Its core is reached as a module
+/// reaches its component's, through `withStateUnlessReleased`: a recording component whose release
+/// has begun records nothing more. One per recording, made when it starts.
+final class Recorder: @unchecked Sendable {
+    // Immutable; the core synchronizes itself.
+    /// The recording component, whose memory the reference keeps allocated for `core`.
+    let component: UnownedReference<Component>
+    let core: ComponentCore
+
+    init(of component: Component) {
+        self.component = UnownedReference(component)
+        core = component.core
+    }
+
+    /// The recording component's address, compared only.
+    var identity: UInt { component.identity }
 }
 
 /// What a component records while recording is on.
@@ -227,6 +240,8 @@ struct DependencyRecord {
     /// The ancestors whose providers the recording observes, by one observer each, which the
     /// component's release takes back.
     var watched: [Component] = []
+    /// The component, as what it watches knows it.
+    let recorder: Recorder
 }
 
 extension AnyModule {
@@ -257,33 +272,32 @@ extension AnyModule {
         // reused.
         var recorders: [AnyObject] = []
         if let requester = context.observedCalls.last {
-            for case let recorder as Component in requester.recorders {
-                let watches = recorder.core.withLock { state in
-                    // Read through the state, not a copy: a copy would make the writes below copy
-                    // the record's tables.
-                    guard state.recording != nil else { return false }
-                    guard
-                        recorder.identity == component
-                            || state.recording!.watched.contains(where: { $0.identity == component })
-                    else { return false }
-                    state.recording?.providers[provider] = strategy
-                    _ = state.recording?.edges.insert(
-                        DependencyRecord.Edge(from: requester.provider, to: provider))
-                    return true
-                }
+            for case let recorder as Recorder in requester.recorders {
+                let watches =
+                    recorder.core.withStateUnlessReleased { state in
+                        // Read through the state, not a copy: a copy would make the writes below copy
+                        // the record's tables.
+                        guard state.recording != nil else { return false }
+                        guard
+                            recorder.identity == component
+                                || state.recording!.watched.contains(where: { $0.identity == component })
+                        else { return false }
+                        state.recording?.providers[provider] = strategy
+                        _ = state.recording?.edges.insert(
+                            DependencyRecord.Edge(from: requester.provider, to: provider))
+                        return true
+                    } ?? false
                 if watches { recorders.append(recorder) }
             }
         }
         // A component whose release has begun records nothing.
-        let records =
-            componentCore.withStateUnlessReleased { state in
-                state.recording?.providers[provider] = strategy
-                return state.recording != nil
-            } ?? false
-        if records, !recorders.contains(where: { ($0 as? Component)?.identity == component }),
-            let owner = componentReference.strongIfAlive()
-        {
-            recorders.append(owner)
+        let recorder = componentCore.withStateUnlessReleased { state -> Recorder? in
+            guard state.recording != nil else { return nil }
+            state.recording?.providers[provider] = strategy
+            return state.recording?.recorder
+        }
+        if let recorder = recorder ?? nil, !recorders.contains(where: { $0 === recorder }) {
+            recorders.append(recorder)
         }
         context.observedCalls.append((provider, recorders))
         defer { context.observedCalls.removeLast() }

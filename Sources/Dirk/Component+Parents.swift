@@ -154,7 +154,7 @@ extension Component {
         if let recorders {
             let ancestors = parent.selfAndAncestors()
             for recorder in recorders {
-                if let component = recorder.component { Component.watch(ancestors, for: component) }
+                Component.watch(ancestors, for: recorder)
             }
         }
     }

@@ -43,6 +43,7 @@ open class Component: @unchecked Sendable {
     public init() {
         core.locked.initializeLock()
         ComponentWords.initialize(core.extraWords)
+        assert(storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
     }
 
     /// The lock, the state it guards and the lock-free words, in the component's memory. Modules
@@ -205,7 +206,7 @@ open class Component: @unchecked Sendable {
     /// descendants. A parent registered on this component is watched for each of them. Nil until
     /// one does, so that a component nobody watches makes, copies and destroys no array. (Speed
     /// only.)
-    var recorders: [WeakRecorder]?
+    var recorders: [Recorder]?
 }
 
 /// Where a component's lock-free tables lie among its core's words.

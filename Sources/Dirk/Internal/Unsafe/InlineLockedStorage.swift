@@ -16,9 +16,13 @@
         self.state = state
     }
 
-    /// Where `state` lies from the start of the storage: right after the words, which fill whole
-    /// words, as a state with a word's alignment or less asks.
-    static var stateOffset: Int { MemoryLayout<Words>.size }
+    /// Where `state` lies from the start of the storage: after the words, at the next offset that
+    /// the state's alignment allows, as Swift lays out a struct's properties. (On a platform with
+    /// 4-byte words, a state that holds a `UInt64` starts 4 bytes past the words' end.)
+    static var stateOffset: Int {
+        let alignment = MemoryLayout<State>.alignment
+        return (MemoryLayout<Words>.size + alignment - 1) / alignment * alignment
+    }
 
     /// How many words `words` holds.
     static var wordCapacity: Int { MemoryLayout<Words>.size / MemoryLayout<UInt>.size }
@@ -29,8 +33,10 @@
 ///
 /// **Why it is safe.** The owner is a root class whose first stored property is its
 /// `InlineLockedStorage`, which therefore lies where the standard library's
-/// `_getUnsafePointerToStoredProperties` points (see `FirstStoredWord`). The storage is a struct,
-/// which Swift lays out in declaration order: the words first, the state right after them.
+/// `_getUnsafePointerToStoredProperties` points, as `FirstStoredWord` explains for a word. The
+/// storage is a struct, which Swift lays out in declaration order: the words first, the state at
+/// the next offset its alignment allows (`stateOffset`). The owner's initializer checks this in
+/// debug builds, on every platform.
 /// `layoutHolds(in:wordCount:)` checks all of this against the properties themselves, and a test
 /// calls it. The addresses are valid for as long as the owner's memory is allocated, which is
 /// longer than the owner lives for a holder of an `unowned` reference to it:
