@@ -202,8 +202,9 @@ open class Component: @unchecked Sendable {
     var contributions: [ObjectIdentifier: [ContributionRecord]]?
     /// What the component records of its resolutions, while recording is on.
     var recording: DependencyRecord?
-    /// The recording components that watch this one: itself, if it records, and its recording
-    /// descendants. A parent registered on this component is watched for each of them. Nil until
+    /// The recorders of the recording components that watch this one: itself, if it records, and
+    /// its recording descendants, which they do not keep alive. A parent registered on this
+    /// component is watched for each of them. Nil until
     /// one does, so that a component nobody watches makes, copies and destroys no array. (Speed
     /// only.)
     var recorders: [Recorder]?
