@@ -168,18 +168,24 @@ extension Component {
     public func trace<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> (
         value: T, trace: String
     ) {
-        let components = selfAndAncestors()
-        for component in components { component.core.addObservers(1) }
         let context = ResolutionContext.current
         let outer = context.traceLines
         context.traceLines = []
-        defer {
-            context.traceLines = outer
-            for component in components { component.core.addObservers(-1) }
-        }
-        let value = try body()
+        defer { context.traceLines = outer }
+        let value = try observingSelfAndAncestors(body)
         let lines = context.traceLines ?? []
         return (value, lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n"))
+    }
+
+    /// Runs `body` with one more observer on this component and on each of its ancestors, so that
+    /// every call of their providers, cached ones included, takes the path that observers see.
+    func observingSelfAndAncestors<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        let components = selfAndAncestors()
+        for component in components { component.core.addObservers(1) }
+        defer {
+            for component in components { component.core.addObservers(-1) }
+        }
+        return try body()
     }
 
     /// This component and its ancestors, each once.

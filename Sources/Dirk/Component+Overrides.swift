@@ -50,16 +50,11 @@ extension Component {
         let context = ResolutionContext.current
         let outer = context.capture
         context.capture = capture
+        defer { context.capture = outer }
         // Sends the provider calls of this component and its ancestors down the path that sees the
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
-        let watched = selfAndAncestors()
-        for component in watched { component.core.addObservers(1) }
-        defer {
-            context.capture = outer
-            for component in watched { component.core.addObservers(-1) }
-        }
-        _ = try? provider(self)
+        observingSelfAndAncestors { _ = try? provider(self) }
         if capture.captured == nil {
             Diagnostics.overrideCalledNoProvider(component: type(of: self), file: file, line: line)
         }
