@@ -297,12 +297,12 @@ extension AnyModule {
             }
         }
         // A component whose release has begun records nothing.
-        let recorder = componentCore.withStateUnlessReleased { state -> Recorder? in
-            guard state.recording != nil else { return nil }
-            state.recording?.providers[provider] = strategy
-            return state.recording?.recorder
-        }
-        if let recorder = recorder ?? nil, !recorders.contains(where: { $0 === recorder }) {
+        let recorder =
+            componentCore.withStateUnlessReleased { state in
+                state.recording?.providers[provider] = strategy
+                return state.recording?.recorder
+            } ?? nil
+        if let recorder, !recorders.contains(where: { $0 === recorder }) {
             recorders.append(recorder)
         }
         context.observedCalls.append((provider, recorders))
