@@ -41,8 +41,8 @@ open class Component: @unchecked Sendable {
     /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
     /// create modules on first use.
     public init() {
-        core.locked.initializeLock()
-        ComponentWords.initialize(core.extraWords)
+        // The storage starts with every word zero: the lock free, the tables empty, the flags and
+        // the count of observers clear.
         assert(storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
     }
 
@@ -192,8 +192,8 @@ open class Component: @unchecked Sendable {
     /// The default modules being created.
     var moduleCreations = InlineList<ModuleCreation>()
     /// The provider slots of every module made for the component that has made its slots,
-    /// registered or not, in the order the slots were made: what `reset()` empties, and the component's release empties
-    /// for the modules that outlive it.
+    /// registered or not, in the order the slots were made: what `reset()` empties, and the
+    /// component's release empties for the modules that outlive it.
     var caches = InlineList<ProviderSlots>()
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
@@ -204,9 +204,8 @@ open class Component: @unchecked Sendable {
     var recording: DependencyRecord?
     /// The recorders of the recording components that watch this one: itself, if it records, and
     /// its recording descendants, which they do not keep alive. A parent registered on this
-    /// component is watched for each of them. Nil until
-    /// one does, so that a component nobody watches makes, copies and destroys no array. (Speed
-    /// only.)
+    /// component is watched for each of them. Nil until one does, so that a component nobody
+    /// watches makes, copies and destroys no array. (Speed only.)
     var recorders: [Recorder]?
 }
 
@@ -226,10 +225,6 @@ open class Component: @unchecked Sendable {
     /// Whether the component's release has begun.
     static var released: Int { hasChildren + 1 }
     static var count: Int { released + 1 }
-
-    static func initialize(_ words: UnsafeMutablePointer<UInt>) {
-        words.initialize(repeating: 0, count: count)
-    }
 
     /// Whether the release of the component whose core is `core` has begun: read by its modules,
     /// which may outlive it.

@@ -9,6 +9,7 @@
         UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt
     )
 
+    /// Zero: the lock free (`LockWords`), and the owner's words as it starts them.
     var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     var state: State
 
@@ -64,11 +65,6 @@
     /// The state the lock guards.
     private var state: UnsafeMutablePointer<State> {
         (storage + InlineLockedStorage<State>.stateOffset).assumingMemoryBound(to: State.self)
-    }
-
-    /// Sets up the lock; call it once, from the owner's initializer.
-    func initializeLock() {
-        LockWords.initialize(lockWords)
     }
 
     /// Runs `body` with the state while holding the lock. Only a caller that holds the owner may
