@@ -59,7 +59,7 @@ extension Component {
     public consuming func parent<P: Component>(
         file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
     ) -> Self {
-        register(parent: make(), as: P.self, file: file, line: line)
+        register(parent: ParentList.Handover(make()), as: P.self, file: file, line: line)
         return self
     }
 
@@ -80,7 +80,7 @@ extension Component {
     public consuming func parent<P: Component>(
         _ type: P.Type, file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
     ) -> Self {
-        register(parent: make(), as: type, file: file, line: line)
+        register(parent: ParentList.Handover(make()), as: type, file: file, line: line)
         return self
     }
 }
@@ -122,7 +122,23 @@ extension Component {
         AtomicFlag(word: core.extraWords + ComponentWords.hasChildren)
     }
 
-    private func register(parent: Component, as type: Component.Type, file: StaticString, line: UInt) {
+    /// Registers the parent that `handover` holds as `type`, giving the parent list the
+    /// handover's reference.
+    private func register(
+        parent handover: ParentList<Component>.Handover, as type: Component.Type, file: StaticString,
+        line: UInt
+    ) {
+        // The handover keeps the parent alive until the list takes it, and the list after that,
+        // for as long as this component lives.
+        handover.withElement { parent in
+            register(parent, handingOver: handover, as: type, file: file, line: line)
+        }
+    }
+
+    private func register(
+        _ parent: Component, handingOver handover: ParentList<Component>.Handover,
+        as type: Component.Type, file: StaticString, line: UInt
+    ) {
         if !ClassHierarchy.isInstance(parent, of: type) {
             Diagnostics.registeredAsAnotherType(
                 Swift.type(of: parent), as: type, kind: "parent", component: Swift.type(of: self), file: file,
@@ -144,7 +160,7 @@ extension Component {
             if parents.element(registeredAs: type) != nil {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            parents.append(parent, as: type)
+            parents.append(handover, as: type)
             return state.recorders
         }
         if hasChildren.isSet && parent.hasAncestor(self) {

@@ -60,7 +60,7 @@ open class Component: @unchecked Sendable {
         var contributions: [ObjectIdentifier: [ContributionRecord]]?
         let core = core
         let isWatched = core.withLock { state in
-            core.isReleased.set()
+            core.isReleased.setWhileLocked()
             swap(&unused, &state.registeredModules)
             swap(&caches, &state.caches)
             swap(&contributions, &state.contributions)

@@ -1,8 +1,8 @@
 import CDirk
 
-/// A flag in a word that its owner allocated, set once and never cleared, read and written with
-/// sequentially consistent ordering: of two threads that each set one flag and then read the
-/// other's, at least one sees the other's set.
+/// A flag in a word that its owner allocated, set once and never cleared, read with sequentially
+/// consistent ordering and written, by `set()`, with the same: of two threads that each set one
+/// flag and then read the other's, at least one sees the other's set.
 struct AtomicFlag {
     /// The owner's word, which the owner keeps at a fixed address and sets to zero before anyone
     /// can read it.
@@ -17,6 +17,14 @@ struct AtomicFlag {
     /// if this thread had written.
     func set() {
         if dirk_load_seq_cst(word) == 0 { dirk_store_seq_cst(word, 1) }
+    }
+
+    /// Sets the flag with a releasing store, for a flag written only while holding a lock under
+    /// which every reader that acts on it reads it again: the lock orders the write, and a reader
+    /// that reads without the lock only skips work when it finds the flag set, which no stale read
+    /// can make it do wrongly. No atomic read-modify-write, unlike `set()`.
+    func setWhileLocked() {
+        dirk_store_release(word, 1)
     }
 
     /// Whether the flag is set.
