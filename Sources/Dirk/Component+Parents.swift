@@ -59,7 +59,7 @@ extension Component {
     public consuming func parent<P: Component>(
         file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
     ) -> Self {
-        register(parent: ParentList.Handover(make()), as: P.self, file: file, line: line)
+        register(parent: Handover(make()), as: P.self, file: file, line: line)
         return self
     }
 
@@ -80,7 +80,7 @@ extension Component {
     public consuming func parent<P: Component>(
         _ type: P.Type, file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
     ) -> Self {
-        register(parent: ParentList.Handover(make()), as: type, file: file, line: line)
+        register(parent: Handover(make()), as: type, file: file, line: line)
         return self
     }
 }
@@ -125,18 +125,18 @@ extension Component {
     /// Registers the parent that `handover` holds as `type`, giving the parent list the
     /// handover's reference.
     private func register(
-        parent handover: ParentList<Component>.Handover, as type: Component.Type, file: StaticString,
+        parent handover: Handover<Component>, as type: Component.Type, file: StaticString,
         line: UInt
     ) {
         // The handover keeps the parent alive until the list takes it, and the list after that,
         // for as long as this component lives.
-        handover.withElement { parent in
+        handover.withObject { parent in
             register(parent, handingOver: handover, as: type, file: file, line: line)
         }
     }
 
     private func register(
-        _ parent: Component, handingOver handover: ParentList<Component>.Handover,
+        _ parent: Component, handingOver handover: Handover<Component>,
         as type: Component.Type, file: StaticString, line: UInt
     ) {
         if !ClassHierarchy.isInstance(parent, of: type) {

@@ -68,17 +68,24 @@ open class AnyModule: @unchecked Sendable {
     /// The slots are allocated before the lock is taken; those of a thread that loses the race go
     /// when it returns, after the lock.
     @usableFromInline @inline(never) func makeSlots() -> ProviderSlots {
-        let made = ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType)
+        let made = Handover(
+            ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType))
         let core = componentCore
-        return core.withLockedState { locked in
-            if let slots = madeSlots { return slots }
-            locked.ifUnset { state in
-                state.caches.append(made)
-                if core.observers > 0 { made.addObservers(Int(core.observers)) }
+        let isPublished = core.withLockedState { locked in
+            if madeSlots != nil { return false }
+            made.withObject { slots in
+                locked.ifUnset { state in
+                    state.caches.append(slots)
+                    if core.observers > 0 { slots.addObservers(Int(core.observers)) }
+                }
             }
             publishedSlots.publish(made)
-            return made
+            return true
         }
+        // Nothing keeps the slots of a thread that lost the race; they go after the lock.
+        if !isPublished { made.release() }
+        // The module keeps the published slots for as long as it lives.
+        return madeSlots!
     }
 
     /// Whether the module has made its provider slots. A test hook.

@@ -66,6 +66,33 @@ struct StrategyTests {
         #expect(seen.first !== seen.second)
     }
 
+    @Test(
+        "a scoped factory that throws inside a resolution keeps nothing, and the resolution's next call builds"
+    )
+    func scopedFailureWithinOneResolution() {
+        let component = ScopedComponent()
+        let (failed, retried, again) = component.scopes.retriedAfterFailure()
+        #expect(failed, "the first build throws to its caller")
+        #expect(retried === again, "the build after the failure is the resolution's instance")
+        #expect(component.scopes.attempts.count == 2)
+    }
+
+    @Test("a scoped instance whose deinitializer resolves on its thread starts a resolution of its own")
+    func scopedDeinitializerResolvesAgain() {
+        let component = ScopedComponent()
+        weak var first: ResolvingContext?
+        do {
+            let pair = component.scopes.resolvingPair()
+            first = pair.left
+            #expect(pair.left === pair.right)
+        }
+        #expect(first == nil, "the resolution released its instance")
+        let seen = component.scopes.seenFromDeinitializer.withLock { $0 }
+        #expect(seen.count == 1, "the deinitializer resolved once")
+        #expect(seen.allSatisfy { $0 }, "it got a new instance, not the one being released")
+        #expect(component.scopes.resolvingMade.count == 2)
+    }
+
     @Test("single(key:) keeps one instance per key")
     func keyedSingleIsOnePerKey() {
         let component = TestComponent()
@@ -148,6 +175,58 @@ class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
             Pair(left: c.scopes.context(), right: c.scopes.context(), nested: c.scopes.nested())
         }
     }
+
+    let attempts = Counter()
+
+    /// Fails on its first build only.
+    func failingOnce() throws(Flaky) -> Context {
+        try scoped { () throws(Flaky) -> Context in
+            attempts.increment()
+            if attempts.count == 1 { throw Flaky() }
+            return Context()
+        }
+    }
+
+    /// Within one resolution: whether the first call threw, then two more calls.
+    func retriedAfterFailure() -> (failed: Bool, retried: Context, again: Context) {
+        transient { c in
+            var failed = false
+            do { _ = try c.scopes.failingOnce() } catch { failed = true }
+            return (failed, try! c.scopes.failingOnce(), try! c.scopes.failingOnce())
+        }
+    }
+
+    let resolvingMade = Counter()
+    /// For each deinitializer of a `ResolvingContext` that resolved: whether it got an instance
+    /// other than the one being released.
+    let seenFromDeinitializer = Locked<[Bool]>([])
+
+    /// A context whose deinitializer, the first time, resolves `resolving()` again.
+    func resolving() -> ResolvingContext {
+        scoped { c in
+            c.scopes.resolvingMade.increment()
+            return ResolvingContext(number: c.scopes.resolvingMade.count) { dying in
+                guard dying == 1 else { return }
+                let again = c.scopes.resolving()
+                c.scopes.seenFromDeinitializer.withLock { $0.append(again.number != dying) }
+            }
+        }
+    }
+
+    func resolvingPair() -> (left: ResolvingContext, right: ResolvingContext) {
+        transient { c in (c.scopes.resolving(), c.scopes.resolving()) }
+    }
+}
+
+final class ResolvingContext {
+    let number: Int
+    let onDeinit: (Int) -> Void
+
+    init(number: Int, onDeinit: @escaping (Int) -> Void) {
+        (self.number, self.onDeinit) = (number, onDeinit)
+    }
+
+    deinit { onDeinit(number) }
 }
 
 struct Flaky: Error {}

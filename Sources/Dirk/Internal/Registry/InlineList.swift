@@ -101,6 +101,18 @@ package struct InlineList<Element> {
         return rest?.first(where: predicate)
     }
 
+    /// Calls `body` with the first element for which `predicate` is true, if any, lent to it
+    /// rather than copied out of the list.
+    package func forFirst(where predicate: (Element) -> Bool, _ body: (Element) -> Void) {
+        if let first, predicate(first) {
+            body(first)
+        } else if let second, predicate(second) {
+            body(second)
+        } else if let rest, let index = rest.firstIndex(where: predicate) {
+            body(rest[index])
+        }
+    }
+
     /// The elements, in order.
     package var elements: [Element] {
         var elements: [Element] = []

@@ -133,45 +133,19 @@ import CDirk
         }
     }
 
-    /// An element on its way into a list, with a reference of its own, which `append(_:as:)`
-    /// gives to the list.
-    ///
-    /// Made from the caller's own reference, which it takes over: the retain it makes is followed
-    /// at once by the release of the caller's reference, a pair that the compiler removes, so that
-    /// registering a parent counts no reference beyond the one the caller made. (Speed only: with
-    /// the pair in place, the counts still balance.) Give it to one `append(_:as:)`, once.
-    package struct Handover {
-        private let reference: Unmanaged<Element>
-
-        @inline(__always) package init(_ element: consuming Element) {
-            reference = Unmanaged.passRetained(element)
-        }
-
-        /// Runs `body` with the element, which the handover keeps alive until `append(_:as:)` gives
-        /// it to the list, and the list after that, for as long as the list's owner lives.
-        package func withElement<Result>(_ body: (Element) throws -> Result) rethrows -> Result {
-            try reference._withUnsafeGuaranteedRef(body)
-        }
-
-        /// The reference, for the list to keep.
-        fileprivate func take() -> Unmanaged<Element> {
-            reference
-        }
-    }
-
     /// Adds `element`, registered as `type`, of which it must be an instance if `type` is a
     /// class. Call it while holding the owner's lock.
     package func append(_ element: Element, as type: Any.Type) {
         append(Handover(element), as: type)
     }
 
-    /// Adds the element of `handover`, registered as `type`, of which it must be an instance if
+    /// Adds the object of `handover`, registered as `type`, of which it must be an instance if
     /// `type` is a class, and gives the list the handover's reference. Call it while holding the
     /// owner's lock.
-    package func append(_ handover: Handover, as type: Any.Type) {
+    package func append(_ handover: Handover<Element>, as type: Any.Type) {
         // What makes `parent(registeredAs:)`'s cast hold; callers check it first, with a message.
         precondition(
-            !(type is AnyClass) || handover.withElement { ClassHierarchy.isInstance($0, of: type) },
+            !(type is AnyClass) || handover.withObject { ClassHierarchy.isInstance($0, of: type) },
             "Dirk internal error: a parent registered as another class")
         let element = handover.take()
         if dirk_load_relaxed(first) == 0 {

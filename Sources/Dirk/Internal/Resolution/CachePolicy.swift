@@ -136,8 +136,9 @@ struct KeyedPolicy: ProviderSlotPolicy {
     }
 }
 
-/// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, found by the
-/// provider's key and its module's slots.
+/// `scoped`: one instance per resolution: in a cell of the async resolution's `ScopeStore` when the
+/// call runs as part of one, and otherwise in the thread's own resolution (`ConfinedScope`), found
+/// by the provider's key and its module's slots.
 ///
 /// The provider's entry in its module's table holds the one shared `ProviderMarker.scoped`: it
 /// records the provider's strategy, for clashes and insight, and costs no object per provider.
@@ -155,20 +156,27 @@ struct ScopedPolicy: CachePolicy {
     }
 
     func hasInstance(in provider: ScopedProvider, context: ResolutionContext, frame: Frame) -> Bool {
-        provider.cell(in: context.scopeStore).hasValue
+        guard let shared = context.sharedScopeStore else {
+            return context.hasConfinedScopedInstance(owner: provider.slots, key: provider.key)
+        }
+        return provider.cell(in: shared).hasValue
     }
 
     func resolve(
         in provider: ScopedProvider, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
-        try provider.cell(in: context.scopeStore).resolve(
+        guard let shared = context.sharedScopeStore else {
+            return try context.resolveConfinedScoped(
+                owner: provider.slots, key: provider.key, frame: frame, build: { try build()! },
+                configures: configures, configure: configure)
+        }
+        return try provider.cell(in: shared).resolve(
             in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
     }
 }
 
-/// A `scoped` provider, as a resolution's `ScopeStore` finds its cell: the slots of its module and
-/// its key.
+/// A `scoped` provider, as a resolution finds its instance: the slots of its module and its key.
 struct ScopedProvider {
     let slots: ProviderSlots
     let key: ProviderKey

@@ -49,13 +49,15 @@ import CDirk
     /// Whether `leave()` at depth zero has work beyond popping.
     @usableFromInline @exclusivity(unchecked) var hasEndWork = false
 
-    /// The `scoped` instances of the resolution under way, if it has made any.
+    /// The `scoped` instances of the async resolution that the resolution under way runs a part
+    /// of, once a `scoped` provider asked for them inside a step.
     @exclusivity(unchecked) private var scopes: ScopeStore?
-    /// Whether the resolution made `scopes` itself, and so ends it.
-    @exclusivity(unchecked) private var ownsScopes = false
-    /// A store that an earlier resolution of this thread made and ended, which nothing else
-    /// refers to, kept for the next resolution that makes `scoped` instances.
-    @exclusivity(unchecked) private var spareScopes: ScopeStore?
+    /// Whether a `scoped` provider found, inside a step, that the resolution under way runs a part
+    /// of no async resolution: it is this thread's own, which keeps its `scoped` instances in
+    /// `confinedScope`.
+    @exclusivity(unchecked) private var runsOnItsOwn = false
+    /// The `scoped` instances of the resolution under way when it is this thread's own.
+    @exclusivity(unchecked) var confinedScope = ConfinedScope()
     /// How many `configure:` closures are running on this thread.
     @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
     /// The builds in cells whose `configure:` closures are running on this thread, outermost
@@ -261,29 +263,22 @@ import CDirk
         return Array(stack[first...])
     }
 
-    /// The `scoped` instances of the resolution under way: those of the async resolution this
-    /// thread runs a part of, if any, or else its own, made on first use.
+    /// The `scoped` instances of the async resolution that this thread runs a part of, if any;
+    /// nil when the resolution is the thread's own, which keeps its `scoped` instances in
+    /// `confinedScope`.
     ///
-    /// The thread keeps a store only until its resolution ends, which `leave()` sees at depth zero.
-    /// A shared store asked for outside any step (depth zero) is not kept: its `scoped` instance
-    /// may be found at once, with no step entered and so no end, and the thread's next resolution,
-    /// of another task or of none, would take the store as its own. A store of the thread's own is
-    /// new and empty, so its first instance is built, in a step, whose end ends the store.
-    @usableFromInline var scopeStore: ScopeStore {
+    /// The answer is kept until the resolution ends, which `leave()` sees at depth zero; a
+    /// synchronous resolution runs in one task from its start to its end. An answer found
+    /// outside any step (depth zero) is not kept: with no step entered there may be no end, and
+    /// the thread's next resolution, of another task or of none, would find it.
+    @usableFromInline var sharedScopeStore: ScopeStore? {
         if let scopes { return scopes }
-        if let shared = TaskAgent.scopesOfCurrentTask {
-            guard depth > 0 else { return shared }
-            scopes = shared
-        } else if let spare = spareScopes.take() {
-            spare.reopen()
-            scopes = spare
-            ownsScopes = true
-        } else {
-            scopes = ScopeStore.make()
-            ownsScopes = true
-        }
+        if runsOnItsOwn { return nil }
+        let shared = TaskAgent.scopesOfCurrentTask
+        guard depth > 0 else { return shared }
+        if shared == nil { runsOnItsOwn = true } else { scopes = shared }
         hasEndWork = true
-        return scopes!
+        return shared
     }
 
     // MARK: Objects kept alive
@@ -331,7 +326,10 @@ import CDirk
     @inline(never)
     @usableFromInline func endResolution() {
         hasEndWork = false
-        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil { finishBuildsAndScopes() }
+        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || runsOnItsOwn || !confinedScope.isEmpty
+        {
+            finishBuildsAndScopes()
+        }
         // Released last, outside any lock: deinitializers may run user code, even resolve again on
         // this thread, which then starts a resolution of its own (and may end this one's loop).
         while heldCount > 0 {
@@ -361,16 +359,14 @@ import CDirk
             heldBuilds = []
             for build in ready { build.cell.publish(generation: build.generation) }
         }
-        // The `scoped` instances go outside any lock: deinitializers may run user code, even
-        // resolve again on this thread, which then starts a resolution of its own.
-        guard var scopes = scopes.take() else { return }
-        let ownsScopes = ownsScopes
-        self.ownsScopes = false
+        // A shared store is the async resolution's, which ends it. The thread's own `scoped`
+        // instances go last, outside any lock: deinitializers may run user code, even resolve
+        // again on this thread, which then starts a resolution of its own.
+        scopes = nil
+        runsOnItsOwn = false
         hasEndWork = false
-        guard ownsScopes else { return }
-        scopes.end()
-        // Kept for the next resolution if nothing else refers to it: no task inherited it.
-        if spareScopes == nil, isKnownUniquelyReferenced(&scopes) { spareScopes = scopes }
+        let instances = confinedScope.end()
+        withExtendedLifetime(instances) {}
     }
 }
 

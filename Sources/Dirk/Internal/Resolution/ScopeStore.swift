@@ -1,15 +1,15 @@
-/// The `scoped` instances of one resolution: one cell per provider, made on the provider's first
-/// call in the resolution and released when the resolution ends.
+/// The `scoped` instances of one async resolution: one cell per provider, made on the provider's
+/// first call in the resolution and released when the resolution ends.
 ///
 /// A provider is found by its key and the object that owns its module's slots (`ProviderSlots`),
 /// so that a `scoped` provider needs no object of its own.
 ///
-/// A thread's resolution has one store, which the thread keeps, emptied, for its next one; an
-/// async resolution shares its store with every sync resolution that runs inside it, on whatever
-/// thread, so that a `scoped` provider asked for before and after an `await` gives the same
-/// instance. Tasks of one async resolution (`async let`, task groups) may ask at once, hence the
-/// lock; the cells make each instance once. The state and its lock are one allocation, and so is
-/// a store's only cell.
+/// An async resolution shares its store with every sync resolution that runs inside it, on
+/// whatever thread, so that a `scoped` provider asked for before and after an `await` gives the
+/// same instance. Tasks of one async resolution (`async let`, task groups) may ask at once, hence
+/// the lock; the cells make each instance once. The state and its lock are one allocation, and so
+/// is a store's only cell. (A synchronous resolution outside any async one keeps its instances
+/// itself, in a `ConfinedScope`, which no other thread can reach.)
 @usableFromInline
 final class ScopeStore: Locked<ScopeStore.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded
@@ -54,14 +54,6 @@ final class ScopeStore: Locked<ScopeStore.State> {
             let made = make()
             state.cells.append(Entry(owner: owner, key: key, cell: made))
             return made
-        }
-    }
-
-    /// Makes an ended store, which nothing else refers to, serve another resolution of its thread.
-    func reopen() {
-        withLock { state in
-            precondition(state.cells.isEmpty, "Dirk internal error: a reopened scope store kept instances")
-            state.hasEnded = false
         }
     }
 

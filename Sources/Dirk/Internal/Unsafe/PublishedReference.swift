@@ -31,9 +31,10 @@ import CDirk
         return Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
     }
 
-    /// Publishes `object`, keeping a reference to it; call it once, under the publishers' lock.
-    func publish(_ object: Object) {
-        dirk_store_release(word, UInt(bitPattern: Unmanaged.passRetained(object).toOpaque()))
+    /// Publishes the object of `handover`, keeping the handover's reference; call it once, under
+    /// the publishers' lock.
+    func publish(_ handover: Handover<Object>) {
+        dirk_store_release(word, UInt(bitPattern: handover.take().toOpaque()))
     }
 
     /// Gives the published reference back; only the owner's `deinit` calls it.
