@@ -1,7 +1,7 @@
 #!/bin/bash
 # Counts, with valgrind's callgrind, the instructions one operation of a scenario executes, and
-# lists the functions that execute them. Instruction counts do not depend on the machine's load,
-# so two builds can be compared even on a busy machine.
+# lists the functions that execute them; then the atomic read-modify-writes among them. Neither
+# count depends on the machine's load, so two builds can be compared even on a busy machine.
 #
 #     Benchmarks/Scripts/callgrind.sh SCENARIO [IMPLEMENTATION] [ITERATIONS]
 #
@@ -41,6 +41,7 @@ profile=$(mktemp /tmp/callgrind-"$scenario"-"$implementation".XXXXXX)
 # runTimedLoop are instructions counted.
 valgrind --tool=callgrind --callgrind-out-file="$profile" \
     --toggle-collect='$s18DirkBenchmarkSuite12runTimedLoop*' \
+    --dump-instr=yes --compress-pos=no --compress-strings=no \
     "$scratch/release/DirkBenchmarks" --only "$scenario" --impl "$implementation" \
     --rounds 1 --iterations "$iterations" --no-allocations >/dev/null 2>&1
 
@@ -52,4 +53,9 @@ fi
 operations=$((iterations * 2 * operations_per_iteration))
 echo "$scenario, $implementation: $total instructions in $operations operations," \
     "$((total / operations)) per operation (profile: $profile)"
-callgrind_annotate "$profile" 2>/dev/null | swift demangle --simplified | sed -n '/file:function/,/^$/p' | head -22
+callgrind_annotate "$profile" 2>/dev/null | swift demangle --simplified | sed -n '/file:function/,/^$/p' | head -22 || true
+# Atomic read-modify-writes (retains, releases, lock acquisitions), which cost more than the
+# instructions around them; x86-64 only.
+if [ "$(uname -m)" = x86_64 ]; then
+    python3 "$(dirname "$0")/count-atomics.py" "$profile" "$operations"
+fi
