@@ -23,6 +23,22 @@ struct ParentTests {
         #expect(feature.side === other)
     }
 
+    @Test("a child holds each of several parents once: they go with it, and no sooner")
+    func severalParentsGoWithTheChild() {
+        weak var app: RootComponent?
+        weak var session: MiddleComponent?
+        weak var side: SideComponent?
+        var feature: LeafComponent? = LeafComponent()
+            .parent { RootComponent() }
+            .parent { MiddleComponent() }
+            .parent { SideComponent() }
+        (app, session, side) = (feature?.app, feature?.session, feature?.side)
+        #expect(app != nil && session != nil && side != nil, "the child keeps its parents alive")
+        #expect(feature?.leaf.viewModel().store === app?.root.store())
+        feature = nil
+        #expect(app == nil && session == nil && side == nil, "the parents go with the child")
+    }
+
     @Test("parent() searches the parents' ancestors, nearest first")
     func ancestorsNearestFirst() {
         let far = RootComponent()
