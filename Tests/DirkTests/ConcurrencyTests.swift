@@ -33,6 +33,20 @@ struct ConcurrencyTests {
         #expect(Set(held.withLock { $0.map(ObjectIdentifier.init) }).count == 5)
     }
 
+    @Test("threads resolving one scoped provider at once each get their own, shared within their resolution")
+    func scopedPerThreadResolution() {
+        let component = ScopedComponent()
+        let pairs = Locked<[Pair]>([])
+        DispatchQueue.concurrentPerform(iterations: 64) { _ in
+            let pair = component.scopes.pair()
+            pairs.withLock { $0.append(pair) }
+        }
+        let all = pairs.withLock { $0 }
+        #expect(all.allSatisfy { $0.left === $0.right && $0.left === $0.nested.context })
+        #expect(
+            Set(all.map { ObjectIdentifier($0.left) }).count == all.count, "no resolution shares another's")
+    }
+
     @Test("many tasks resolving at once get one instance per single")
     func tasksShareSingles() async {
         let component = GateComponent()
