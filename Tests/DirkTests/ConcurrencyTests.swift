@@ -212,10 +212,10 @@ struct ConcurrencyTests {
     }
 
     @Test(
-        "an instance built inside another's configure: is not handed to another thread before that one is configured"
-    )
-    func nestedHeldBuildWaitsForItsEnclosingConfiguration() {
-        let component = NestingComponent()
+        "an instance built inside another's configure: is not handed to another thread before that one is configured",
+        arguments: [Nesting.single, .scoped])
+    func nestedHeldBuildWaitsForItsEnclosingConfiguration(x strategy: Nesting) {
+        let component = NestingComponent(x: strategy)
         let reachedFromZ = Locked<[String]?>(nil)
         let reachedFromX = Locked<[String]?>(nil)
         withWatchdog {
@@ -394,7 +394,20 @@ final class Linked: @unchecked Sendable {
 final class NestingComponent: Component, @unchecked Sendable {
     let yIsBuilt = DispatchSemaphore(value: 0)
     let zIsConfiguring = DispatchSemaphore(value: 0)
+    /// How `x` keeps its instance: a `scoped` one, in a synchronous resolution, is the resolution's
+    /// own, but the `single` built inside its `configure:` can still reach another thread.
+    let xStrategy: Nesting
     var nesting: NestingModule { module() }
+
+    init(x strategy: Nesting) {
+        xStrategy = strategy
+        super.init()
+    }
+}
+
+enum Nesting: String, Sendable, CustomTestStringConvertible {
+    case single, scoped
+    var testDescription: String { rawValue }
 }
 
 /// `x`'s `configure:` builds `y`, which refers to `x` half-configured, then needs `z`, which another
@@ -402,17 +415,20 @@ final class NestingComponent: Component, @unchecked Sendable {
 /// `x` is configured.
 class NestingModule: Module<NestingComponent>, @unchecked Sendable {
     func x() -> Linked {
-        single(
-            { Linked("x", isConfigured: false) },
-            configure: { x, c in
-                x.link(c.nesting.y())
-                c.yIsBuilt.signal()
-                c.zIsConfiguring.wait()
-                x.link(c.nesting.z())
-                // Lingers after `z` is there for the other thread to return.
-                usleep(100_000)
-                x.isConfigured = true
-            })
+        switch component().xStrategy {
+        case .single: single({ Linked("x", isConfigured: false) }, configure: configureX)
+        case .scoped: scoped({ Linked("x", isConfigured: false) }, configure: configureX)
+        }
+    }
+
+    private func configureX(_ x: Linked, _ c: NestingComponent) {
+        x.link(c.nesting.y())
+        c.yIsBuilt.signal()
+        c.zIsConfiguring.wait()
+        x.link(c.nesting.z())
+        // Lingers after `z` is there for the other thread to return.
+        usleep(100_000)
+        x.isConfigured = true
     }
 
     func y() -> Linked {

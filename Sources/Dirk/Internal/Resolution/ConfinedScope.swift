@@ -1,12 +1,20 @@
-/// The `scoped` instances of a resolution that only its own thread can reach: a synchronous
+/// The `scoped` instances of a resolution that only its own thread asks for: a synchronous
 /// resolution that runs outside any async one, kept by the thread's `ResolutionContext`.
 ///
-/// No other thread or task can ask for these instances, so nothing here takes a lock or waits.
-/// Each instance is built at most once because its thread, the only one that asks, marks the
-/// provider's entry as building before the factory runs: a call that finds the entry building is
-/// the factory needing itself, a cycle. (An async resolution shares its instances between its
-/// tasks and the threads they run on, and keeps them in a `ScopeStore`, whose build-once cells
-/// let those wait for each other.)
+/// No other thread or task calls these providers in this resolution, so an instance built without
+/// a `configure:` closure needs no lock and no cell: its thread, the only one that asks, marks the
+/// provider's entry as building before the factory runs, and a call that finds the entry building
+/// is the factory needing itself, a cycle. Once built, the instance is complete before anyone else
+/// can see it.
+///
+/// An instance with a `configure:` closure is different: while the closure runs, what it builds may
+/// already refer to the instance, and a `single` built meanwhile may reach another thread, which
+/// must wait until the instance is configured. Such a provider's entry holds a build-once cell
+/// (`OnceCell`), which records the configuration for those waits as every cell does; the cell is
+/// found only through this list, so its lock is never contended.
+///
+/// (An async resolution shares its instances between its tasks and the threads they run on, and
+/// keeps them all in cells of a `ScopeStore`.)
 ///
 /// A provider's entry is found by the provider's key and the owner of its module's slots, which
 /// the entry keeps alive, so that no other owner can take the same address while the resolution
@@ -14,11 +22,12 @@
 struct ConfinedScope {
     /// Where a provider's instance is.
     enum State {
-        /// The factory runs.
+        /// The factory of a provider without `configure:` runs.
         case building
-        /// Built, and its `configure:` closure runs: calls from the configuration get it as it is.
-        case configuring(AnyObject)
+        /// The instance of a provider without `configure:`.
         case ready(AnyObject)
+        /// The cell of a provider with `configure:`.
+        case cell(OnceCell<StrongObjectStorage>)
     }
 
     struct Entry {
@@ -42,17 +51,9 @@ struct ConfinedScope {
         return found
     }
 
-    /// Records that the provider at `key` among the slots that `owner` keeps is building.
-    mutating func beginBuilding(owner: AnyObject, key: ProviderKey) {
-        entries.append(Entry(owner: owner, key: key, state: .building))
-    }
-
-    /// Records the provider's instance, whose `configure:` closure runs, in its entry, which
-    /// exists.
-    mutating func setConfiguring(_ value: AnyObject, owner: AnyObject, key: ProviderKey) {
-        let isThere = entries.modifyFirst(
-            where: { $0.owner === owner && $0.key == key }, { $0.state = .configuring(value) })
-        precondition(isThere, "Dirk internal error: a scoped instance without its entry")
+    /// Adds the entry of the provider at `key` among the slots that `owner` keeps, in `state`.
+    mutating func add(_ state: State, owner: AnyObject, key: ProviderKey) {
+        entries.append(Entry(owner: owner, key: key, state: state))
     }
 
     /// Records the provider's ready instance in its entry, which exists.
@@ -85,26 +86,39 @@ extension ResolutionContext {
         owner: AnyObject, key: ProviderKey, frame: Frame, build: () throws -> AnyObject, configures: Bool,
         configure: (AnyObject) throws -> Void
     ) throws -> AnyObject {
+        let cell: OnceCell<StrongObjectStorage>
         switch confinedScope.state(owner: owner, key: key) {
-        case .ready(let value), .configuring(let value):
+        case .ready(let value):
             return value
         case .building:
             Diagnostics.cycle(path: steps(from: frame) + [frame], at: frame)
+        case .cell(let existing):
+            cell = existing
         case nil:
-            break
+            guard configures else {
+                return try buildConfinedScoped(owner: owner, key: key, frame: frame, build: build)
+            }
+            cell = StrongObjectCell.make()
+            confinedScope.add(.cell(cell), owner: owner, key: key)
+            hasEndWork = true
         }
-        confinedScope.beginBuilding(owner: owner, key: key)
+        // The caller's reference keeps the cell alive through the call, even when leaving the
+        // outermost step ends the resolution and releases the entry.
+        return try cell.resolve(
+            in: self, frame: frame, build: build, configures: configures, configure: configure)
+    }
+
+    /// Builds the instance of a `scoped` provider without `configure:`, as the step `frame`, in an
+    /// entry that says so while `build` runs.
+    private func buildConfinedScoped(
+        owner: AnyObject, key: ProviderKey, frame: Frame, build: () throws -> AnyObject
+    ) throws -> AnyObject {
+        confinedScope.add(.building, owner: owner, key: key)
         hasEndWork = true
         enter(frame)
         let value: AnyObject
         do {
             value = try build()
-            if configures {
-                confinedScope.setConfiguring(value, owner: owner, key: key)
-                configurationDepth += 1
-                defer { configurationDepth -= 1 }
-                try configure(value)
-            }
         } catch {
             // Nothing is kept: the next call builds again. The entry is released after the step,
             // which may end the resolution.
@@ -121,10 +135,12 @@ extension ResolutionContext {
     }
 
     /// Whether this thread's own resolution holds an instance of the `scoped` provider at `key`
-    /// among the slots that `owner` keeps, for traces.
+    /// among the slots that `owner` keeps, for traces: as a cell would say, an instance that is
+    /// still being configured is not there yet.
     func hasConfinedScopedInstance(owner: AnyObject, key: ProviderKey) -> Bool {
         switch confinedScope.state(owner: owner, key: key) {
-        case .ready, .configuring: true
+        case .ready: true
+        case .cell(let cell): cell.hasValue
         case .building, nil: false
         }
     }

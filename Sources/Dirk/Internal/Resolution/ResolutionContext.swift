@@ -55,7 +55,7 @@ import CDirk
     /// Whether a `scoped` provider found, inside a step, that the resolution under way runs a part
     /// of no async resolution: it is this thread's own, which keeps its `scoped` instances in
     /// `confinedScope`.
-    @exclusivity(unchecked) private var runsOnItsOwn = false
+    @exclusivity(unchecked) private var usesConfinedScope = false
     /// The `scoped` instances of the resolution under way when it is this thread's own.
     @exclusivity(unchecked) var confinedScope = ConfinedScope()
     /// How many `configure:` closures are running on this thread.
@@ -273,10 +273,10 @@ import CDirk
     /// the thread's next resolution, of another task or of none, would find it.
     @usableFromInline var sharedScopeStore: ScopeStore? {
         if let scopes { return scopes }
-        if runsOnItsOwn { return nil }
+        if usesConfinedScope { return nil }
         let shared = TaskAgent.scopesOfCurrentTask
         guard depth > 0 else { return shared }
-        if shared == nil { runsOnItsOwn = true } else { scopes = shared }
+        if shared == nil { usesConfinedScope = true } else { scopes = shared }
         hasEndWork = true
         return shared
     }
@@ -326,7 +326,8 @@ import CDirk
     @inline(never)
     @usableFromInline func endResolution() {
         hasEndWork = false
-        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || runsOnItsOwn || !confinedScope.isEmpty
+        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || usesConfinedScope
+            || !confinedScope.isEmpty
         {
             finishBuildsAndScopes()
         }
@@ -363,7 +364,7 @@ import CDirk
         // instances go last, outside any lock: deinitializers may run user code, even resolve
         // again on this thread, which then starts a resolution of its own.
         scopes = nil
-        runsOnItsOwn = false
+        usesConfinedScope = false
         hasEndWork = false
         let instances = confinedScope.end()
         withExtendedLifetime(instances) {}

@@ -10,7 +10,7 @@
 /// the program stops. Until then that reference keeps the object alive for `withObject(_:)`.
 /// Whoever gives it up says, beside the call, which owner keeps the object alive from then on for
 /// anyone who still uses it.
-@usableFromInline package struct Handover<Object: AnyObject> {
+package struct Handover<Object: AnyObject> {
     private let reference: Unmanaged<Object>
 
     @inline(__always) package init(_ object: consuming Object) {
