@@ -51,9 +51,14 @@ struct ConfinedScope {
         return found
     }
 
-    /// Adds the entry of the provider at `key` among the slots that `owner` keeps, in `state`.
-    mutating func add(_ state: State, owner: AnyObject, key: ProviderKey) {
-        entries.append(Entry(owner: owner, key: key, state: state))
+    /// Records that the provider at `key` among the slots that `owner` keeps is building.
+    mutating func beginBuilding(owner: AnyObject, key: ProviderKey) {
+        entries.append(Entry(owner: owner, key: key, state: .building))
+    }
+
+    /// Adds the cell of the provider at `key` among the slots that `owner` keeps.
+    mutating func add(_ cell: OnceCell<StrongObjectStorage>, owner: AnyObject, key: ProviderKey) {
+        entries.append(Entry(owner: owner, key: key, state: .cell(cell)))
     }
 
     /// Records the provider's ready instance in its entry, which exists.
@@ -86,34 +91,21 @@ extension ResolutionContext {
         owner: AnyObject, key: ProviderKey, frame: Frame, build: () throws -> AnyObject, configures: Bool,
         configure: (AnyObject) throws -> Void
     ) throws -> AnyObject {
-        let cell: OnceCell<StrongObjectStorage>
         switch confinedScope.state(owner: owner, key: key) {
         case .ready(let value):
             return value
         case .building:
             Diagnostics.cycle(path: steps(from: frame) + [frame], at: frame)
-        case .cell(let existing):
-            cell = existing
+        case .cell:
+            return try resolveConfinedScopedInCell(
+                owner: owner, key: key, frame: frame, build: build, configure: configure)
         case nil:
-            guard configures else {
-                return try buildConfinedScoped(owner: owner, key: key, frame: frame, build: build)
+            if configures {
+                return try resolveConfinedScopedInCell(
+                    owner: owner, key: key, frame: frame, build: build, configure: configure)
             }
-            cell = StrongObjectCell.make()
-            confinedScope.add(.cell(cell), owner: owner, key: key)
-            hasEndWork = true
         }
-        // The caller's reference keeps the cell alive through the call, even when leaving the
-        // outermost step ends the resolution and releases the entry.
-        return try cell.resolve(
-            in: self, frame: frame, build: build, configures: configures, configure: configure)
-    }
-
-    /// Builds the instance of a `scoped` provider without `configure:`, as the step `frame`, in an
-    /// entry that says so while `build` runs.
-    private func buildConfinedScoped(
-        owner: AnyObject, key: ProviderKey, frame: Frame, build: () throws -> AnyObject
-    ) throws -> AnyObject {
-        confinedScope.add(.building, owner: owner, key: key)
+        confinedScope.beginBuilding(owner: owner, key: key)
         hasEndWork = true
         enter(frame)
         let value: AnyObject
@@ -132,6 +124,27 @@ extension ResolutionContext {
         confinedScope.setReady(value, owner: owner, key: key)
         leave()
         return value
+    }
+
+    /// `resolveConfinedScoped` for a provider with `configure:`, through its cell, made on its
+    /// first call. (A call of its own, so that the path of the providers without `configure:`
+    /// keeps no reference to a cell. Speed only.)
+    @inline(never)
+    private func resolveConfinedScopedInCell(
+        owner: AnyObject, key: ProviderKey, frame: Frame, build: () throws -> AnyObject,
+        configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject {
+        let cell: OnceCell<StrongObjectStorage>
+        if case .cell(let existing) = confinedScope.state(owner: owner, key: key) {
+            cell = existing
+        } else {
+            cell = StrongObjectCell.make()
+            confinedScope.add(cell, owner: owner, key: key)
+            hasEndWork = true
+        }
+        // The local reference keeps the cell alive through the call, even when leaving the
+        // outermost step ends the resolution and releases the entry.
+        return try cell.resolve(in: self, frame: frame, build: build, configures: true, configure: configure)
     }
 
     /// Whether this thread's own resolution holds an instance of the `scoped` provider at `key`
