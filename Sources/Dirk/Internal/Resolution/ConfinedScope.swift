@@ -96,13 +96,18 @@ extension ResolutionContext {
             return value
         case .building:
             Diagnostics.cycle(path: steps(from: frame) + [frame], at: frame)
-        case .cell:
-            return try resolveConfinedScopedInCell(
-                owner: owner, key: key, frame: frame, build: build, configure: configure)
+        case .cell(let cell):
+            return try cell.resolve(
+                in: self, frame: frame, build: build, configures: true, configure: configure)
         case nil:
             if configures {
-                return try resolveConfinedScopedInCell(
-                    owner: owner, key: key, frame: frame, build: build, configure: configure)
+                let cell = StrongObjectCell.make()
+                confinedScope.add(cell, owner: owner, key: key)
+                hasEndWork = true
+                // The local reference keeps the cell alive through the call, even when leaving the
+                // outermost step ends the resolution and releases the entry.
+                return try cell.resolve(
+                    in: self, frame: frame, build: build, configures: true, configure: configure)
             }
         }
         confinedScope.beginBuilding(owner: owner, key: key)
@@ -124,27 +129,6 @@ extension ResolutionContext {
         confinedScope.setReady(value, owner: owner, key: key)
         leave()
         return value
-    }
-
-    /// `resolveConfinedScoped` for a provider with `configure:`, through its cell, made on its
-    /// first call. (A call of its own, so that the path of the providers without `configure:`
-    /// keeps no reference to a cell. Speed only.)
-    @inline(never)
-    private func resolveConfinedScopedInCell(
-        owner: AnyObject, key: ProviderKey, frame: Frame, build: () throws -> AnyObject,
-        configure: (AnyObject) throws -> Void
-    ) throws -> AnyObject {
-        let cell: OnceCell<StrongObjectStorage>
-        if case .cell(let existing) = confinedScope.state(owner: owner, key: key) {
-            cell = existing
-        } else {
-            cell = StrongObjectCell.make()
-            confinedScope.add(cell, owner: owner, key: key)
-            hasEndWork = true
-        }
-        // The local reference keeps the cell alive through the call, even when leaving the
-        // outermost step ends the resolution and releases the entry.
-        return try cell.resolve(in: self, frame: frame, build: build, configures: true, configure: configure)
     }
 
     /// Whether this thread's own resolution holds an instance of the `scoped` provider at `key`
