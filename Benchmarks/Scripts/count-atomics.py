@@ -92,4 +92,5 @@ def main():
             print(f"  {times / operations:6.2f}  {name.lstrip('$')[:140]}")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -21,6 +21,32 @@ void dirk_unlock(uintptr_t *_Nonnull lock) {
     atomic_store_explicit((_Atomic(uintptr_t) *)lock, 0, memory_order_release);
 }
 
+// The runtime's entry points behind `dirk_retain_n` and `dirk_release_n`, declared here rather than
+// in CDirk.h so that Swift code never calls them itself (see CDirk.h).
+#if defined(__APPLE__)
+extern void *_Nullable swift_unknownObjectRetain_n(void *_Nullable object, int n);
+extern void swift_unknownObjectRelease_n(void *_Nullable object, int n);
+#else
+extern void *_Nonnull swift_retain_n(void *_Nonnull object, uint32_t n);
+extern void swift_release_n(void *_Nonnull object, uint32_t n);
+#endif
+
+void dirk_retain_n(void *_Nonnull object, uint32_t n) {
+#if defined(__APPLE__)
+    swift_unknownObjectRetain_n(object, (int)n);
+#else
+    swift_retain_n(object, n);
+#endif
+}
+
+void dirk_release_n(void *_Nonnull object, uint32_t n) {
+#if defined(__APPLE__)
+    swift_unknownObjectRelease_n(object, (int)n);
+#else
+    swift_release_n(object, n);
+#endif
+}
+
 void dirk_lock_wait(uintptr_t *_Nonnull lock) {
     // Critical sections are a few loads and stores: most waits end while spinning. A holder that
     // was preempted is let run by yielding, and then by sleeping, so that a waiter of higher

@@ -34,6 +34,37 @@ struct ResetTests {
         #expect(keyed == nil)
     }
 
+    /// How the component lets go of a `single` that was read many times.
+    enum Release: CaseIterable, Sendable {
+        case reset
+        case componentReleased
+        case componentReleasedWhileModuleHeld
+    }
+
+    @Test(
+        "a single read a thousand times is released at once, by reset() or with its component, even while its module is held",
+        arguments: Release.allCases)
+    func manyReadsThenRelease(release: Release) {
+        // A cached read hands out references its cell made in bulk; these must all go back.
+        var component: TestComponent? = TestComponent()
+        var module: ThingModule? = component!.things
+        weak var single: Thing?
+        do {
+            let first = module!.single()
+            single = first
+            let same = (0..<1_000).filter { _ in module!.single() === first }.count
+            #expect(same == 1_000)
+        }
+        #expect(single != nil)
+        switch release {
+        case .reset: component!.reset()
+        case .componentReleased: (module, component) = (nil, nil)
+        case .componentReleasedWhileModuleHeld: component = nil
+        }
+        #expect(single == nil)
+        withExtendedLifetime(module) {}
+    }
+
     @Test("reset() leaves the parents' caches untouched")
     func resetKeepsParents() {
         let app = RootComponent()

@@ -4,7 +4,8 @@
 // - A thread-local pointer to the calling thread's resolution context.
 // - Atomic operations on one machine word, through C11 <stdatomic.h> (the way swift-atomics began).
 // - A lock of one word: a compare-and-exchange to take it, a releasing store to give it back.
-// - Two entry points of the Swift runtime that tell whether an object has begun deinitializing.
+// - Two entry points of the Swift runtime that tell whether an object has begun deinitializing,
+//   and two that add or give back several references at once.
 //
 // Swift code uses these through the wrappers in Sources/Dirk/Internal/Sync and
 // Sources/Dirk/Internal/Unsafe; nothing else calls them.
@@ -118,5 +119,25 @@ void *_Nullable swift_tryRetain(void *_Nonnull object);
 
 /// Whether `object` has begun to deinitialize.
 bool swift_isDeallocating(void *_Nonnull object);
+
+// MARK: Several references at once
+//
+// `n` retains or releases made as one atomic change of the object's count, through the runtime's
+// own entry points (exported and documented in its HeapObject.h, on every platform), which
+// CDirk.c calls. On Apple platforms an `AnyObject` may be an Objective-C object, which the
+// runtime's `unknownObject` entry points also count; elsewhere every object is a native Swift
+// object.
+
+/// Adds `n` strong references to `object`, which the caller holds.
+///
+/// Defined in CDirk.c, not inline, and the runtime's functions declared only there: inlined into
+/// Swift code, their calls would reach Swift's ARC optimizer, which knows them by name and may move
+/// them past other retains and releases (swift-atomics wraps them the same way). A call into code
+/// compiled apart is one it must keep in place.
+void dirk_retain_n(void *_Nonnull object, uint32_t n);
+
+/// Gives back `n` strong references to `object`, which the caller holds beyond them; defined in
+/// CDirk.c for the same reason as `dirk_retain_n`.
+void dirk_release_n(void *_Nonnull object, uint32_t n);
 
 #endif

@@ -47,15 +47,22 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     package final var isBuilding: Bool { withMachine { $0.isBuilding } }
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
+    ///
+    /// The storage's spare references are given back here, once it is out of the cell; its own
+    /// reference keeps the value alive until the caller lets it go.
     package final func reset() -> Storage? {
-        withMachine { $0.reset() }
+        var dropped = withMachine { $0.reset() }
+        dropped?.releaseSpares()
+        return dropped
     }
 
     /// Retires the cell unless a build is under way in it (see
     /// `OnceStateMachine.retireUnlessBuilding()`); returns whether it did, and what the cell held,
-    /// for the caller to release outside any lock.
+    /// for the caller to release outside any lock. Spares are given back as by `reset()`.
     package final func retireUnlessBuilding() -> (isRetired: Bool, dropped: Storage?) {
-        withMachine { $0.retireUnlessBuilding() }
+        var (isRetired, dropped) = withMachine { $0.retireUnlessBuilding() }
+        dropped?.releaseSpares()
+        return (isRetired, dropped)
     }
 
     // MARK: WaitableCell

@@ -9,6 +9,9 @@
     init(_ value: Value)
     /// The value, or nil when a weak value is gone.
     var value: Value? { get }
+    /// Gives back the references the storage made in bulk to hand out (`SpareReferences`), if it
+    /// keeps any. A cell calls it once it has taken the storage out from under its lock.
+    mutating func releaseSpares()
 }
 
 /// A cell's state machine as its lock box holds it.
@@ -40,6 +43,7 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { true }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
+    @inlinable package mutating func releaseSpares() {}
 }
 
 /// Keeps the value while someone else holds it.
@@ -49,16 +53,31 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { false }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
+    @inlinable package mutating func releaseSpares() {}
 }
 
 /// Keeps an object until the cell is reset: the storage of providers' caches, whose values travel
 /// as objects.
+///
+/// Beside its own reference it keeps spare references to the object, made in bulk, which a cached
+/// read hands out one at a time (`takeReference()`), so that the read retains nothing.
 @usableFromInline package struct StrongObjectStorage: CellStorage {
     @usableFromInline package typealias Header = StrongObjectHeader
     @usableFromInline let stored: AnyObject
+    @usableFromInline var spares = SpareReferences()
     @inlinable package static var isStrong: Bool { true }
     @inlinable package init(_ value: AnyObject) { stored = value }
     @inlinable package var value: AnyObject? { stored }
+
+    /// A reference to the object that the caller owns (`takeRetainedValue()`), taken from the
+    /// spares. Call it under the cell's lock, on the storage in the cell.
+    @inlinable mutating func takeReference() -> Unmanaged<AnyObject> {
+        spares.take(of: stored)
+    }
+
+    @usableFromInline package mutating func releaseSpares() {
+        spares.releaseAll(of: stored)
+    }
 }
 
 /// Keeps an object while someone else holds it: the storage of `weak` providers' caches.
@@ -68,6 +87,7 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { false }
     @inlinable package init(_ value: AnyObject) { stored = value }
     @inlinable package var value: AnyObject? { stored }
+    @inlinable package mutating func releaseSpares() {}
 }
 
 /// The header of a cell of `StrongObjectStorage`, of a type that is not generic.
@@ -200,7 +220,8 @@ extension CellHeader {
     /// An empty cell's state.
     @usableFromInline package init() {}
 
-    /// The state, as one value.
+    /// The state, as one value: a copy, to read. (A copy of a ready `StrongObjectStorage` counts
+    /// the cell's spare references too; only the cell gives them back, see `SpareReferences`.)
     package var state: State {
         if let build { return .building(build, frame: buildFrame!) }
         if let ready { return .ready(ready) }

@@ -89,9 +89,10 @@ import CDirk
         else { return nil }
         // The table keeps the slot alive for the module's lifetime, and the caller holds the
         // module. A slot tagged `single` was made by `slot(for:...)` below, by a `SinglePolicy`,
-        // as a `StrongObjectCell`, a subclass of this one: the tag decides the class.
+        // as a `StrongObjectCell`: the tag decides the class. The reference it returns is the
+        // caller's.
         return entry.value._withUnsafeGuaranteedRef {
-            unsafeDowncast($0, to: OnceCell<StrongObjectStorage>.self).readyValue
+            unsafeDowncast($0, to: StrongObjectCell.self).takeReadyReference()?.takeRetainedValue()
         }
     }
 

@@ -1,0 +1,103 @@
+import Dirk
+import DirkTestSupport
+import Dispatch
+import Testing
+
+/// The references a `single`'s cell makes in bulk and hands out one at a time
+/// (`SpareReferences`): every reference handed out is its reader's, and every spare goes back to
+/// the object when the cell gives its value up, whichever way it does.
+@Suite("Spare references of a cell")
+struct SpareReferencesTests {
+    /// More reads than two batches of spares, so that a batch is made three times.
+    private static let reads = Int(SpareReferences.batch) * 2 + 3
+
+    /// A ready cell of a new `Item`, and a weak reference to the item.
+    private func readyCell(_ number: Int = 1) -> (cell: StrongObjectCell, item: WeakObject) {
+        let cell = StrongObjectCell.make()
+        let item = cell.resolve(frame: makeFrame()) { Item(number) }
+        return (cell, WeakObject(item))
+    }
+
+    /// `reads` references taken from `cell`, each checked to be `expected`.
+    private func read(_ cell: StrongObjectCell, expecting expected: WeakObject) -> [AnyObject] {
+        let readers = (0..<Self.reads).map { _ in cell.takeReadyReference()!.takeRetainedValue() }
+        #expect(readers.allSatisfy { $0 === expected.object })
+        return readers
+    }
+
+    @Test("reset() gives the spares back: the value goes when its readers let go, and not before")
+    func resetGivesSparesBack() {
+        let (cell, item) = readyCell()
+        var readers = read(cell, expecting: item)
+        #expect(cell.reset() != nil)
+        #expect(item.object != nil, "the readers' references are their own")
+        #expect(cell.takeReadyReference() == nil, "a reset cell has nothing to hand out")
+        readers.removeLast(Self.reads - 1)
+        #expect(item.object != nil)
+        readers.removeAll()
+        #expect(item.object == nil, "a spare left behind would keep the value alive")
+    }
+
+    @Test("a cell released with spares left gives them back, and its value goes")
+    func releasedCellGivesSparesBack() {
+        var item: WeakObject?
+        do {
+            let (cell, made) = readyCell()
+            item = made
+            _ = read(cell, expecting: made)
+        }
+        #expect(item?.object == nil)
+    }
+
+    @Test("a retired cell gives its spares back")
+    func retiredCellGivesSparesBack() {
+        let (cell, item) = readyCell()
+        _ = read(cell, expecting: item)
+        let (isRetired, dropped) = cell.retireUnlessBuilding()
+        #expect(isRetired && dropped != nil)
+        withExtendedLifetime(cell) {
+            _ = dropped
+            #expect(item.object != nil, "the dropped storage keeps the value until it goes")
+        }
+        _ = consume dropped
+        #expect(item.object == nil)
+    }
+
+    @Test("readers on several threads while another resets and rebuilds: every value goes in the end")
+    func concurrentReadsAndResets() {
+        let cell = Unchecked(StrongObjectCell.make())
+        let made = DirkTestSupport.Locked<[WeakObject]>([])
+        @Sendable func build() -> AnyObject {
+            let item = Item()
+            made.withLock { $0.append(WeakObject(item)) }
+            return item
+        }
+        _ = cell.value.resolve(frame: makeFrame(), build: build)
+        withWatchdog {
+            onThreads(4) { thread in
+                for round in 0..<2_000 {
+                    if thread == 0 {
+                        if round % 3 == 0 { _ = cell.value.reset() }
+                        _ = cell.value.resolve(frame: makeFrame(), build: build)
+                    } else if let reference = cell.value.takeReadyReference() {
+                        let value = reference.takeRetainedValue()
+                        #expect(value is Item)
+                    }
+                }
+            }
+        }
+        _ = cell.value.reset()
+        let values = made.withLock { $0 }
+        #expect(values.count > 1, "the resets made the cell build again")
+        #expect(values.allSatisfy { $0.object == nil })
+    }
+}
+
+/// A weak reference to any object.
+private struct WeakObject: @unchecked Sendable {
+    weak var object: AnyObject?
+
+    init(_ object: AnyObject) {
+        self.object = object
+    }
+}
