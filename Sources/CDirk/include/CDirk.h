@@ -102,6 +102,14 @@ static inline void dirk_lock(uintptr_t *_Nonnull lock) {
 /// uses. That keeps `Locked.withLock` sound for any value it returns.
 void dirk_unlock(uintptr_t *_Nonnull lock);
 
+/// Gives the lock back, inline: only for critical sections that copy no object reference out of
+/// the memory the lock guards, and so have no retain that must stay before the store (see
+/// `dirk_unlock`). Everything else the section did, calls included, stays before a releasing store
+/// by the C11 memory model. Only the thread that took the lock may call this.
+static inline void dirk_unlock_inline(uintptr_t *_Nonnull lock) {
+    atomic_store_explicit((_Atomic(uintptr_t) *)lock, 0, memory_order_release);
+}
+
 /// Sets a new lock free; call it once, before any other thread can see the lock.
 static inline void dirk_lock_init(uintptr_t *_Nonnull lock) {
     atomic_init((_Atomic(uintptr_t) *)lock, 0);

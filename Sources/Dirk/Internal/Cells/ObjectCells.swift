@@ -16,7 +16,7 @@ package final class StrongObjectCell: OnceCell<StrongObjectStorage> {
     /// storage's spares under the lock; nil when the cell is not ready. What a cached `single`'s
     /// read calls: it counts no reference of its own (`SpareReferences`).
     @inlinable package func takeReadyReference() -> Unmanaged<AnyObject>? {
-        withMachine { $0.ready?.takeReference() }
+        withLockCopyingNoReference { $0.machine.ready?.takeReference() }
     }
 }
 
