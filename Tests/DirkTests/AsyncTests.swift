@@ -54,6 +54,39 @@ struct AsyncTests {
         #expect(await component.storage.database() !== first)
     }
 
+    /// How a component lets go of an async single that was read many times.
+    enum AsyncRelease: CaseIterable, Sendable {
+        case reset
+        case componentReleased
+    }
+
+    @Test(
+        "a cached async single read a thousand times is the same instance, and goes at once with reset() or its component",
+        arguments: AsyncRelease.allCases)
+    func cachedAsyncSingleReleased(release: AsyncRelease) async {
+        // Hits are read as a synchronous single's are, from spare references of the cell.
+        var component: DatabaseComponent? = DatabaseComponent()
+        weak var database: Database?
+        do {
+            let first = await component!.storage.database()
+            database = first
+            var same = 0
+            for _ in 0..<1_000 where await component!.storage.database() === first { same += 1 }
+            #expect(same == 1_000)
+        }
+        #expect(component?.opened.count == 1)
+        switch release {
+        case .reset:
+            component!.reset()
+            #expect(database == nil)
+            _ = await component!.storage.database()
+            #expect(component?.opened.count == 2, "the call after reset() builds again")
+        case .componentReleased:
+            component = nil
+            #expect(database == nil)
+        }
+    }
+
     @Test("async transients build anew and may use sync providers")
     func asyncTransient() async {
         let component = DatabaseComponent()

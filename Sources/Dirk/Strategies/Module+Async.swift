@@ -34,10 +34,7 @@ extension Module {
         function: StaticString = #function,
         _ factory: (C) async throws(Failure) -> T
     ) async throws(Failure) -> T {
-        try await resolveAsync(
-            .asyncSingle,
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+        try await cachedAsyncSingle(file: file, line: line, column: column, function: function, make: factory)
     }
 
     /// Provides one instance per component from a factory that awaits and needs no component.
@@ -56,10 +53,8 @@ extension Module {
         function: StaticString = #function,
         _ factory: () async throws(Failure) -> T
     ) async throws(Failure) -> T {
-        try await resolveAsync(
-            .asyncSingle,
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function),
+        try await cachedAsyncSingle(
+            file: file, line: line, column: column, function: function,
             make: { _ async throws(Failure) in try await factory() })
     }
 
@@ -114,6 +109,27 @@ extension Module {
 }
 
 extension Module {
+    /// An async `single`'s cached instance, read as a synchronous `single`'s is (under its cell's
+    /// lock, without a suspension), or the one the async pipeline builds.
+    ///
+    /// A ready instance needs nothing of the async resolution: no build to wait for, no cycle, no
+    /// scope. So a hit neither joins the task's resolution nor calls an async function, and a
+    /// caller on an actor does not leave it. A module that someone watches takes the pipeline.
+    @inlinable @inline(__always)
+    func cachedAsyncSingle<T, Failure: Error>(
+        file: StaticString, line: UInt, column: UInt, function: StaticString,
+        make: (C) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
+        if let object = publishedSlots.withObject({
+            $0.attention == 0 ? $0.readyObject(for: key, strategy: .asyncSingle) : nil
+        }) {
+            return Erasure.value(of: object, as: T.self)
+        }
+        let site = ProviderSite(file: file, line: line, column: column, function: function)
+        return try await resolveAsync(.asyncSingle, key: key, site: site, make: make)
+    }
+
     /// An async provider's value through the async pipeline: the value travels as an object when
     /// it is cached, and is handed back directly when it is not.
     @inlinable @inline(never)

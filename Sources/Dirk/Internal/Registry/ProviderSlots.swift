@@ -82,15 +82,17 @@ import CDirk
 
     // MARK: Slots
 
-    /// The object cached by the `single` whose key is `key`, if its slot exists and holds one.
+    /// The object cached by the `single` (or, when `strategy` says so, the async `single`) whose
+    /// key is `key`, if its slot exists and holds one.
     @inlinable @inline(__always)
-    func readyObject(for key: ProviderKey) -> AnyObject? {
-        guard let entry = table.unretainedEntry(for: key), entry.tag == UInt(ProviderStrategy.single.rawValue)
-        else { return nil }
+    func readyObject(for key: ProviderKey, strategy: ProviderStrategy = .single) -> AnyObject? {
+        guard let entry = table.unretainedEntry(for: key), entry.tag == UInt(strategy.rawValue) else {
+            return nil
+        }
         // The table keeps the slot alive for the module's lifetime, and the caller holds the
-        // module. A slot tagged `single` was made by `slot(for:...)` below, by a `SinglePolicy`,
-        // as a `StrongObjectCell`: the tag decides the class. The reference it returns is the
-        // caller's.
+        // module. A slot tagged `single` or `asyncSingle` was made by `slot(for:...)` below, by a
+        // `SinglePolicy` or the async pipeline, as a `StrongObjectCell`: the tag decides the class.
+        // The reference it returns is the caller's.
         return entry.value._withUnsafeGuaranteedRef {
             unsafeDowncast($0, to: StrongObjectCell.self).takeReadyReference()?.takeRetainedValue()
         }
