@@ -5,6 +5,7 @@ package enum Scenarios {
             SingleScenario.scenario,
             SingleCrossModuleScenario.scenario,
             OverrideScenario.singleScenario,
+            AsyncSingleScenario.scenario,
             Transient3Scenario.scenario,
             OverrideScenario.transientScenario,
             Deep10Scenario.scenario,
