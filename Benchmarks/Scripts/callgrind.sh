@@ -5,7 +5,7 @@
 #
 #     Benchmarks/Scripts/callgrind.sh SCENARIO [IMPLEMENTATION] [ITERATIONS]
 #
-# SCENARIO is any single-threaded scenario (not `contended`, `cachedread_contended` or `async_single`);
+# SCENARIO is any single-threaded scenario (not `contended`, `cachedread_contended` or the async ones);
 # IMPLEMENTATION is dirk (default; hazard for `cachedread`), handwritten, swinject, hazard or
 # spinlock; ITERATIONS defaults to 20,000, fewer for the scenarios whose operation is long.
 # SCRATCH names the build folder (default /tmp/scratch-bench).
@@ -25,7 +25,7 @@ iterations=${3:-$default_iterations}
 package=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH:-/tmp/scratch-bench}
 case $scenario in
-contended | cachedread_contended | async_single)
+contended | cachedread_contended | async_single | async_transient)
     echo "callgrind.sh: $scenario runs on other threads; profile the single-threaded scenario instead" >&2
     exit 2
     ;;

@@ -1,13 +1,23 @@
 import Dirk
 import Dispatch
 
-/// `async_single`: awaiting a singleton whose async factory ran already, from a task on no actor.
+/// `async_single`: awaiting a singleton whose async factory ran already, from a task on no actor;
+/// `async_transient`: awaiting a new instance from an async factory that awaits that singleton,
+/// an outermost call, so an async resolution of its own.
 ///
-/// Swinject has no async resolution, so the scenario compares Dirk with hand-written code only.
+/// Swinject has no async resolution, so the scenarios compare Dirk with hand-written code only.
 /// Each timed batch runs in one detached task, which the harness's thread waits for: the task's
 /// creation is paid once per batch, not per operation.
 enum AsyncSingleScenario {
     final class Store: Sendable {}
+
+    final class Session: Sendable {
+        let store: Store
+
+        init(store: Store) {
+            self.store = store
+        }
+    }
 
     /// The hand-written baseline: a lazy var read by an async accessor that is never inlined.
     ///
@@ -19,6 +29,11 @@ enum AsyncSingleScenario {
         @inline(never)
         func store() async -> Store {
             storedStore
+        }
+
+        @inline(never)
+        func session() async -> Session {
+            Session(store: await store())
         }
     }
 
@@ -32,6 +47,10 @@ enum AsyncSingleScenario {
                 await Task.yield()  // an async factory: one that suspends
                 return Store()
             }
+        }
+
+        func session() async -> Session {
+            await transient { c in Session(store: await c.data.store()) }
         }
     }
 
@@ -56,6 +75,33 @@ enum AsyncSingleScenario {
                     inTask {
                         var sink: UInt = 0
                         for _ in 0..<count { sink &+= bits(of: await app.data.store()) }
+                        return sink
+                    }
+                }
+            })
+    }
+
+    static var transientScenario: Scenario {
+        Scenario(
+            name: "async_transient",
+            handwritten: {
+                let graph = HandwrittenGraph()
+                _ = inTask { await graph.store() }
+                return .serial { count in
+                    inTask {
+                        var sink: UInt = 0
+                        for _ in 0..<count { sink &+= bits(of: await graph.session()) }
+                        return sink
+                    }
+                }
+            },
+            dirk: {
+                let app = AppComponent()
+                _ = inTask { await app.data.store() }
+                return .serial { count in
+                    inTask {
+                        var sink: UInt = 0
+                        for _ in 0..<count { sink &+= bits(of: await app.data.session()) }
                         return sink
                     }
                 }

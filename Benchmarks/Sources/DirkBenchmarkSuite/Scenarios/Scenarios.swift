@@ -6,6 +6,7 @@ package enum Scenarios {
             SingleCrossModuleScenario.scenario,
             OverrideScenario.singleScenario,
             AsyncSingleScenario.scenario,
+            AsyncSingleScenario.transientScenario,
             Transient3Scenario.scenario,
             OverrideScenario.transientScenario,
             Deep10Scenario.scenario,

@@ -49,9 +49,9 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     private let state: Locked<State>
 
     private struct State {
-        var steps: [Frame] = []
-        /// The serial of each step in `steps`.
-        var serials: [UInt64] = []
+        /// The steps this task runs, outermost first, each with its serial: one array, so that a
+        /// new agent's first step allocates once.
+        var steps: [(frame: Frame, serial: UInt64)] = []
         var lastSerial: UInt64 = 0
         /// The `scoped` instances of the resolution.
         var scopes: ScopeStore
@@ -139,8 +139,8 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     /// under it, if that step still runs.
     private func outermostStep(in component: UInt, enclosing serial: UInt64) -> Frame? {
         state.withLock { state in
-            guard let index = state.serials.lastIndex(of: serial) else { return nil }
-            return state.steps[...index].first { $0.component == component }
+            guard let index = state.steps.lastIndex(where: { $0.serial == serial }) else { return nil }
+            return state.steps[...index].first { $0.frame.component == component }?.frame
         }
     }
 
@@ -177,15 +177,11 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     ) async throws(Failure) -> Result {
         let serial = state.withLock { state in
             state.lastSerial += 1
-            state.steps.append(frame)
-            state.serials.append(state.lastSerial)
+            state.steps.append((frame, state.lastSerial))
             return state.lastSerial
         }
         defer {
-            state.withLock { state in
-                _ = state.steps.popLast()
-                _ = state.serials.popLast()
-            }
+            state.withLock { state in _ = state.steps.popLast() }
         }
         let result: Swift.Result<Result, Failure> = await Self.$enclosingStep.withValue(
             StepMarker(agent: self, serial: serial)
@@ -205,22 +201,22 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     func enclosingHandle(_ frame: Frame) -> Frame? {
         state.withLock { state in
             let stack = state.steps
-            guard let index = stack.lastIndex(where: { $0.isSame(as: frame) }),
-                !stack[(index + 1)...].contains(where: \.isCachingBuild)
+            guard let index = stack.lastIndex(where: { $0.frame.isSame(as: frame) }),
+                !stack[(index + 1)...].contains(where: { $0.frame.isCachingBuild })
             else { return nil }
-            return stack[index]
+            return stack[index].frame
         }
     }
 
     /// The step already on this task's stack that is the same as `frame`, if any.
     func enclosing(_ frame: Frame) -> Frame? {
-        state.withLock { $0.steps.last { $0.isSame(as: frame) } }
+        state.withLock { $0.steps.last { $0.frame.isSame(as: frame) }?.frame }
     }
 
     override func steps(from frame: Frame) -> [Frame] {
         let stack = state.withLock { $0.steps }
-        let first = stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex
-        return Array(stack[first...])
+        let first = stack.lastIndex { $0.frame.isSame(as: frame) } ?? stack.endIndex
+        return stack[first...].map(\.frame)
     }
 }
 
