@@ -113,17 +113,16 @@ extension Module {
     /// lock, without a suspension), or the one the async pipeline builds.
     ///
     /// A ready instance needs nothing of the async resolution: no build to wait for, no cycle, no
-    /// scope. So a hit neither joins the task's resolution nor calls an async function, and a
-    /// caller on an actor does not leave it. A module that someone watches takes the pipeline.
+    /// scope. So a hit neither joins the task's resolution nor suspends. (A caller on an actor
+    /// still leaves it for the call, as for any nonisolated async function.) A module that someone
+    /// watches takes the pipeline.
     @inlinable @inline(__always)
     func cachedAsyncSingle<T, Failure: Error>(
         file: StaticString, line: UInt, column: UInt, function: StaticString,
         make: (C) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if let object = publishedSlots.withObject({
-            $0.attention == 0 ? $0.readyObject(for: key, strategy: .asyncSingle) : nil
-        }) {
+        if let object = readyObject(for: key, strategy: .asyncSingle) {
             return Erasure.value(of: object, as: T.self)
         }
         let site = ProviderSite(file: file, line: line, column: column, function: function)

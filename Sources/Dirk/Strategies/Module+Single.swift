@@ -123,13 +123,21 @@ extension Module {
         make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if let object = publishedSlots.withObject({ $0.attention == 0 ? $0.readyObject(for: key) : nil }) {
+        if let object = readyObject(for: key, strategy: .single) {
             return Erasure.value(of: object, as: T.self)
         }
         return try uncachedSingle(
             key: key, site: ProviderSite(file: file, line: line, column: column, function: function),
             make: make,
             configures: configures, configure: configure)
+    }
+
+    /// The object that the `single`, synchronous or async (`strategy`), whose key is `key` has
+    /// cached, read under its cell's lock; nil when it has none yet or someone watches the module,
+    /// and the call must take its pipeline.
+    @inlinable @inline(__always)
+    func readyObject(for key: ProviderKey, strategy: ProviderStrategy) -> AnyObject? {
+        publishedSlots.withObject { $0.attention == 0 ? $0.readyObject(for: key, strategy: strategy) : nil }
     }
 
     /// A `single` that is not cached yet, or that someone watches.

@@ -82,10 +82,10 @@ import CDirk
 
     // MARK: Slots
 
-    /// The object cached by the `single` (or, when `strategy` says so, the async `single`) whose
-    /// key is `key`, if its slot exists and holds one.
+    /// The object cached by the `single` or async `single` (`strategy`) whose key is `key`, if its
+    /// slot exists and holds one.
     @inlinable @inline(__always)
-    func readyObject(for key: ProviderKey, strategy: ProviderStrategy = .single) -> AnyObject? {
+    func readyObject(for key: ProviderKey, strategy: ProviderStrategy) -> AnyObject? {
         guard let entry = table.unretainedEntry(for: key), entry.tag == UInt(strategy.rawValue) else {
             return nil
         }

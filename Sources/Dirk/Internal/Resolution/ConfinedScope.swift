@@ -34,6 +34,11 @@ struct ConfinedScope {
         let owner: AnyObject
         let key: ProviderKey
         var state: State
+
+        /// Whether this is the entry of the provider at `key` among the slots that `owner` keeps.
+        func isFor(owner: AnyObject, key: ProviderKey) -> Bool {
+            self.owner === owner && self.key == key
+        }
     }
 
     private var entries = InlineList<Entry>()
@@ -47,7 +52,7 @@ struct ConfinedScope {
     /// resolution has not asked for it yet.
     mutating func state(owner: AnyObject, key: ProviderKey) -> State? {
         var found: State?
-        entries.forFirst(where: { $0.owner === owner && $0.key == key }, { found = $0.state })
+        entries.forFirst(where: { $0.isFor(owner: owner, key: key) }, { found = $0.state })
         return found
     }
 
@@ -64,14 +69,14 @@ struct ConfinedScope {
     /// Records the provider's ready instance in its entry, which exists.
     mutating func setReady(_ value: AnyObject, owner: AnyObject, key: ProviderKey) {
         let isThere = entries.modifyFirst(
-            where: { $0.owner === owner && $0.key == key }, { $0.state = .ready(value) })
+            where: { $0.isFor(owner: owner, key: key) }, { $0.state = .ready(value) })
         precondition(isThere, "Dirk internal error: a scoped instance without its entry")
     }
 
     /// Removes the provider's entry, after its factory failed; returns it, for the caller to
     /// release.
     mutating func remove(owner: AnyObject, key: ProviderKey) -> Entry? {
-        entries.removeFirst { $0.owner === owner && $0.key == key }
+        entries.removeFirst { $0.isFor(owner: owner, key: key) }
     }
 
     /// Removes every entry and returns them, for the caller to release once the resolution has
