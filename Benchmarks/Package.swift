@@ -34,6 +34,7 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
                 "CrossModuleFixtures",
                 "CachedRead",
+                "ProcessorAffinity",
             ]
         ),
         // Components, modules and hand-written code of `single_xmod`, declared outside the
@@ -50,5 +51,8 @@ let package = Package(
         .target(name: "CachedRead", dependencies: ["CachedReadSupport"]),
         // A thread-local address and the processor's spin hint, which Swift cannot declare.
         .target(name: "CachedReadSupport"),
+        // The processors the process may use, and pinning a thread to one (Linux), for the
+        // parallel scenarios.
+        .target(name: "ProcessorAffinity"),
     ]
 )

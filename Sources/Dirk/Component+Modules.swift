@@ -153,10 +153,8 @@ extension Component {
             if !isUnderWay { state.moduleCreations.append(ModuleCreation(type: key, creator: context)) }
             return next
         }
-        func create() -> AnyModule {
-            type.checkThread(for: self, file: file, line: line)
-            return type.makeDefault(for: self, file: file, line: line)
-        }
+        // A main-actor module's `makeDefault` checks the thread.
+        func create() -> AnyModule { type.makeDefault(for: self, file: file, line: line) }
         switch next {
         case .published(let module):
             return module

@@ -18,15 +18,15 @@
 @MainActor
 open class MainActorModule<C: Component>: Module<C>, @unchecked Sendable {
     nonisolated override class var isMainActorModule: Bool { true }
-}
 
-extension AnyModule {
-    /// Stops the program if the module type belongs to the main actor and the calling thread is
-    /// not the main thread.
-    static func checkThread(for component: Component, file: StaticString, line: UInt) {
-        if isMainActorModule && !MainActorCheck.isOnMainActor {
+    /// Creates the module on first use, on the main thread only.
+    nonisolated override class func makeDefault(
+        for component: Component, file: StaticString, line: UInt
+    ) -> AnyModule {
+        if !MainActorCheck.isOnMainActor {
             Diagnostics.mainActorModuleOffMainThread(
                 self, component: type(of: component), file: file, line: line)
         }
+        return super.makeDefault(for: component, file: file, line: line)
     }
 }

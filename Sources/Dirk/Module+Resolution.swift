@@ -103,8 +103,20 @@ extension AnyModule {
         build: (Component) throws -> AnyObject?,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject? {
-        let slots = slots
-        return try ResolutionContext.withCurrent { context in
+        try withSlots { slots in
+            try resolve(
+                policy, in: slots, key: key, site: site, type: type, build: build,
+                configures: configures, configure: configure)
+        }
+    }
+
+    /// `resolve(_:key:site:type:build:configures:configure:)` with the module's slots.
+    private func resolve<Policy: CachePolicy>(
+        _ policy: Policy, in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, type: Any.Type,
+        build: (Component) throws -> AnyObject?,
+        configures: Bool, configure: (AnyObject, Component) throws -> Void
+    ) throws -> AnyObject? {
+        try ResolutionContext.withCurrent { context in
             let frame = providerFrame(policy.strategy, site: site, returning: type)
             func resolve(in slot: Policy.Slot, isNew: Bool) throws -> AnyObject? {
                 func buildInStep() throws -> AnyObject? {

@@ -46,7 +46,16 @@ open class AnyModule: @unchecked Sendable {
     /// release reach every cache without holding the module.
     @inlinable var slots: ProviderSlots {
         if let slots = madeSlots { return slots }
-        return makeSlots()
+        makeSlots()
+        return madeSlots!
+    }
+
+    /// What `body` returns for the module's provider slots, made first if need be, lent without a
+    /// reference count of their own: the module, which the caller holds, keeps them for as long
+    /// as it lives.
+    @inline(__always) func withSlots<Result>(_ body: (ProviderSlots) throws -> Result) rethrows -> Result {
+        if !publishedSlots.isPublished { makeSlots() }
+        return try publishedSlots.withPublishedObject(body)
     }
 
     /// Fresh requests and observers of the module's providers: while it is zero, a provider takes
@@ -67,12 +76,12 @@ open class AnyModule: @unchecked Sendable {
     ///
     /// The slots are allocated before the lock is taken; those of a thread that loses the race go
     /// when it returns, after the lock.
-    @usableFromInline @inline(never) func makeSlots() -> ProviderSlots {
+    @usableFromInline @inline(never) func makeSlots() {
         let made = Handover(
             ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType))
         let core = componentCore
         let isPublished = core.withLockedState { locked in
-            if madeSlots != nil { return false }
+            if publishedSlots.isPublished { return false }
             made.withObject { slots in
                 locked.ifUnset { state in
                     state.caches.append(slots)
@@ -84,8 +93,6 @@ open class AnyModule: @unchecked Sendable {
         }
         // Nothing keeps the slots of a thread that lost the race; they go after the lock.
         if !isPublished { made.release() }
-        // The module keeps the published slots for as long as it lives.
-        return madeSlots!
     }
 
     /// Whether the module has made its provider slots. A test hook.
@@ -174,9 +181,12 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     }
 
     deinit {
-        // A released component took its caches, and drops the slots of modules that are gone.
-        guard let slots = madeSlots, !componentCore.isReleased.isSet else { return }
-        componentCore.withStateUnlessReleased { state in state.caches.removeAll { $0 === slots } }
+        // A released component took its caches, and drops the slots of modules that are gone. The
+        // flag first: a module usually goes with its component, and then needs nothing more.
+        guard !componentCore.isReleased.isSet else { return }
+        publishedSlots.withObject { slots in
+            componentCore.withStateUnlessReleased { state in state.caches.removeAll { $0 === slots } }
+        }
     }
 
     /// The component this module belongs to.

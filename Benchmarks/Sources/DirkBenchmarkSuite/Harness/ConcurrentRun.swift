@@ -3,7 +3,8 @@ import Synchronization
 
 /// Runs one loop on several new threads at once and measures the wall time of the whole run.
 ///
-/// The threads are created and started first and spin until every one of them is ready; the
+/// The threads are created and started first, each on a processor of its own where the platform
+/// allows (`ProcessorPinning`), and spin until every one of them is ready; the
 /// clock starts when the harness releases them all together and stops when the last one
 /// finishes its loop. The threads exit only after the measured part is over, so neither their
 /// creation nor their exit is timed or counted.
@@ -24,8 +25,9 @@ enum ConcurrentRun {
         let finished = DispatchSemaphore(value: 0)
         let exit = DispatchSemaphore(value: 0)
         let share = max(1, count / threads)
-        for _ in 0..<threads {
+        for index in 0..<threads {
             let thread = Thread {
+                ProcessorPinning.pinCurrentThread(index: index, of: threads)
                 line.ready.add(1, ordering: .releasing)
                 while !line.go.load(ordering: .acquiring) {}
                 let checksum = loop(share)

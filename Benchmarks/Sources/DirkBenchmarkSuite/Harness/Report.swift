@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Formats results as the table people read or as the JSON object tools read.
 package struct Report {
@@ -47,6 +48,7 @@ package struct Report {
         lines.append(
             "one uncontended atomic read-modify-write (a retain, a release): "
                 + "\(nanoseconds(atomicNanoseconds)) ns")
+        lines.append(pinningNote)
         lines.append("checksum \(String(checksum, radix: 16))")
         switch allocationPass {
         case .counted: break
@@ -90,10 +92,24 @@ package struct Report {
         return """
             {"rounds": \(plan.rounds), "batch_ms": \(number(plan.batchNanoseconds / 1e6)), \
             "atomic_rmw_ns": \(number(atomicNanoseconds)), "allocations": "\(allocationsState)", \
+            "processors": \(ProcessorPinning.allowedProcessors.count), \
+            "unpinned_threads": \(ProcessorPinning.failures.load(ordering: .relaxed)), \
             "checksum": "\(String(checksum, radix: 16))", "scenarios": [
               \(scenarios.joined(separator: ",\n  "))
             ]}
             """
+    }
+
+    /// Where the threads of the parallel scenarios ran.
+    private var pinningNote: String {
+        let processors = ProcessorPinning.allowedProcessors.count
+        let failures = ProcessorPinning.failures.load(ordering: .relaxed)
+        guard processors >= 2 else {
+            return "parallel scenarios: threads not pinned (processors unknown or too few), "
+                + "so contention varies between rounds"
+        }
+        return "parallel scenarios: one thread per processor (\(processors) processors)"
+            + (failures == 0 ? "" : "; \(failures) threads could not be pinned")
     }
 
     private func row(_ columns: String...) -> String {

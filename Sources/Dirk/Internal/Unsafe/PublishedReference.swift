@@ -31,6 +31,19 @@ import CDirk
         return Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
     }
 
+    /// Whether the object is published.
+    @inlinable var isPublished: Bool { dirk_load_acquire(word) != 0 }
+
+    /// What `body` returns for the object, which is published, lent without a reference count of
+    /// its own.
+    @inlinable @inline(__always)
+    func withPublishedObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(word)) else {
+            preconditionFailure("Dirk internal error: an object used before it was published")
+        }
+        return try Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Publishes the object of `handover`, keeping the handover's reference; call it once, under
     /// the publishers' lock.
     func publish(_ handover: Handover<Object>) {
