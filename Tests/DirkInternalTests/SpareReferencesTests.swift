@@ -1,9 +1,10 @@
 import Dirk
 import DirkTestSupport
 import Dispatch
+import Foundation
 import Testing
 
-/// The references a `single`'s cell makes in bulk and hands out one at a time
+/// The references a `single`'s cell makes in bulk and hands out one at a time, without its lock
 /// (`SpareReferences`): every reference handed out is its reader's, and every spare goes back to
 /// the object when the cell gives its value up, whichever way it does.
 @Suite("Spare references of a cell")
@@ -36,6 +37,45 @@ struct SpareReferencesTests {
         #expect(item.object != nil)
         readers.removeAll()
         #expect(item.object == nil, "a spare left behind would keep the value alive")
+    }
+
+    @Test("the word counts the spares a refill made, less the reads since, and a reset empties it")
+    func wordCountsSpares() {
+        let (cell, item) = readyCell()
+        let batch = Int(SpareReferences.batch)
+        #expect(cell.spareCount == 0, "a cell makes spares on its first read, not before")
+        var readers = [cell.takeReadyReference()!.takeRetainedValue()]
+        #expect(cell.spareCount == batch - 1)
+        for _ in 1..<batch { readers.append(cell.takeReadyReference()!.takeRetainedValue()) }
+        #expect(cell.spareCount == 0)
+        readers.append(cell.takeReadyReference()!.takeRetainedValue())
+        #expect(cell.spareCount == batch - 1, "a read of an empty word refills it")
+        #expect(readers.allSatisfy { $0 === item.object })
+        _ = cell.reset()
+        #expect(cell.spareCount == 0)
+        readers.removeAll()
+        #expect(item.object == nil)
+    }
+
+    @Test("a read takes a spare while another thread holds the cell's lock")
+    func readTakesNoLock() {
+        let (cell, item) = readyCell()
+        _ = cell.takeReadyReference()!.takeRetainedValue()
+        let shared = Unchecked(cell)
+        let read = DispatchSemaphore(value: 0)
+        let taken = DirkTestSupport.Locked<AnyObject?>(nil)
+        let finished: Bool = cell.withMachine { _ in
+            // The lock is held until this closure returns: only a read that takes no lock ends.
+            Thread.detachNewThread {
+                let value = shared.value.takeReadyReference()!.takeRetainedValue()
+                taken.withLock { $0 = value }
+                read.signal()
+            }
+            return read.wait(timeout: .now() + 10) == .success
+        }
+        #expect(finished, "the read waited for the lock")
+        if !finished { read.wait() }
+        #expect(taken.withLock { $0 } === item.object)
     }
 
     @Test("a cell released with spares left gives them back, and its value goes")

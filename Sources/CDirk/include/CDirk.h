@@ -72,6 +72,26 @@ static inline uintptr_t dirk_fetch_add_relaxed(uintptr_t *_Nonnull word, uintptr
     return atomic_fetch_add_explicit((_Atomic(uintptr_t) *)word, delta, memory_order_relaxed);
 }
 
+/// Subtracts `unit` from the word if it holds at least `unit`, with acquiring order, and returns
+/// the word as it was before; returns zero when it holds less. What a cached read calls to take one
+/// of its cell's spare references, which the word counts in units of `unit` (`SpareReferences`).
+static inline uintptr_t dirk_take_counted(uintptr_t *_Nonnull word, uintptr_t unit) {
+    uintptr_t current = atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_relaxed);
+    while (current >= unit) {
+        if (atomic_compare_exchange_weak_explicit(
+                (_Atomic(uintptr_t) *)word, &current, current - unit, memory_order_acquire,
+                memory_order_relaxed)) {
+            return current;
+        }
+    }
+    return 0;
+}
+
+/// Stores `value` and returns what the word held, as one atomic change.
+static inline uintptr_t dirk_exchange_relaxed(uintptr_t *_Nonnull word, uintptr_t value) {
+    return atomic_exchange_explicit((_Atomic(uintptr_t) *)word, value, memory_order_relaxed);
+}
+
 // MARK: Lock
 //
 // 0 when free, 1 when held. Dirk holds these locks for a few loads and stores, never while user
@@ -101,14 +121,6 @@ static inline void dirk_lock(uintptr_t *_Nonnull lock) {
 /// `pthread_mutex_unlock` or `os_unfair_lock_unlock`, the unlock of every other lock Swift code
 /// uses. That keeps `Locked.withLock` sound for any value it returns.
 void dirk_unlock(uintptr_t *_Nonnull lock);
-
-/// Gives the lock back, inline: only for critical sections that copy no object reference out of
-/// the memory the lock guards, and so have no retain that must stay before the store (see
-/// `dirk_unlock`). Everything else the section did, calls included, stays before a releasing store
-/// by the C11 memory model. Only the thread that took the lock may call this.
-static inline void dirk_unlock_inline(uintptr_t *_Nonnull lock) {
-    atomic_store_explicit((_Atomic(uintptr_t) *)lock, 0, memory_order_release);
-}
 
 /// Sets a new lock free; call it once, before any other thread can see the lock.
 static inline void dirk_lock_init(uintptr_t *_Nonnull lock) {

@@ -19,12 +19,16 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     /// An empty cell, its header made in place: handed to `make(_:)`, the empty machine would be
     /// copied through its type's witnesses.
     @inlinable package static func make() -> Self {
-        make(Storage.Header())
+        let cell = make(Storage.Header(), extraWords: Storage.cellWordCount)
+        cell.extraWords.initialize(repeating: 0, count: Storage.cellWordCount)
+        return cell
     }
 
     /// A cell whose state machine is `machine`.
     @inlinable package static func make(_ machine: OnceStateMachine<Storage>) -> Self {
-        make(Storage.Header(machine: machine))
+        let cell = make(Storage.Header(machine: machine), extraWords: Storage.cellWordCount)
+        cell.extraWords.initialize(repeating: 0, count: Storage.cellWordCount)
+        return cell
     }
 
     /// Runs `body` with the state machine while holding the lock.
@@ -48,21 +52,26 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
     ///
-    /// The storage's spare references are given back here, once it is out of the cell; its own
-    /// reference keeps the value alive until the caller lets it go.
+    /// The cell's spare references to the value are given back here, under the lock, as the
+    /// storage leaves the cell; the storage's own reference keeps the value alive until the caller
+    /// lets it go.
     package final func reset() -> Storage? {
-        var dropped = withMachine { $0.reset() }
-        dropped?.releaseSpares()
-        return dropped
+        withLock { header in
+            var dropped = header.machine.reset()
+            dropped?.releaseSpares(in: extraWords, isShared: true)
+            return dropped
+        }
     }
 
     /// Retires the cell unless a build is under way in it (see
     /// `OnceStateMachine.retireUnlessBuilding()`); returns whether it did, and what the cell held,
     /// for the caller to release outside any lock. Spares are given back as by `reset()`.
     package final func retireUnlessBuilding() -> (isRetired: Bool, dropped: Storage?) {
-        var (isRetired, dropped) = withMachine { $0.retireUnlessBuilding() }
-        dropped?.releaseSpares()
-        return (isRetired, dropped)
+        withLock { header in
+            var (isRetired, dropped) = header.machine.retireUnlessBuilding()
+            dropped?.releaseSpares(in: extraWords, isShared: true)
+            return (isRetired, dropped)
+        }
     }
 
     // MARK: WaitableCell

@@ -9,9 +9,12 @@
     init(_ value: Value)
     /// The value, or nil when a weak value is gone.
     var value: Value? { get }
-    /// Gives back the references the storage made in bulk to hand out (`SpareReferences`), if it
-    /// keeps any. A cell calls it once it has taken the storage out from under its lock.
-    mutating func releaseSpares()
+    /// How many words a cell of this storage keeps beside its lock, for the storage's own use.
+    static var cellWordCount: Int { get }
+    /// Gives back what the cell's words (`cellWords`, `cellWordCount` of them) hand out of the
+    /// storage's value (`SpareReferences`), if anything. A cell calls it under its lock, on the
+    /// storage it takes out (`isShared`), or when nothing else refers to the cell.
+    mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool)
 }
 
 /// A cell's state machine as its lock box holds it.
@@ -43,7 +46,9 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { true }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
-    @inlinable package mutating func releaseSpares() {}
+    @inlinable package static var cellWordCount: Int { 0 }
+    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
+    }
 }
 
 /// Keeps the value while someone else holds it.
@@ -53,30 +58,37 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { false }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
-    @inlinable package mutating func releaseSpares() {}
+    @inlinable package static var cellWordCount: Int { 0 }
+    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
+    }
 }
 
 /// Keeps an object until the cell is reset: the storage of providers' caches, whose values travel
 /// as objects.
 ///
-/// Beside its own reference it keeps spare references to the object, made in bulk, which a cached
-/// read hands out one at a time (`takeReference()`), so that the read retains nothing.
+/// Its cell keeps, in a word of its own, spare references to the object made in bulk, which a
+/// cached read takes one at a time (`SpareReferences`), so that the read retains nothing.
 @usableFromInline package struct StrongObjectStorage: CellStorage {
     @usableFromInline package typealias Header = StrongObjectHeader
     @usableFromInline let stored: AnyObject
-    @usableFromInline var spares = SpareReferences()
     @inlinable package static var isStrong: Bool { true }
     @inlinable package init(_ value: AnyObject) { stored = value }
     @inlinable package var value: AnyObject? { stored }
 
+    /// The word of the cell's spare references.
+    @inlinable package static var cellWordCount: Int { 1 }
+
     /// A reference to the object that the caller owns (`takeRetainedValue()`), taken from the
-    /// spares. Call it under the cell's lock, on the storage in the cell.
-    @inlinable mutating func takeReference() -> Unmanaged<AnyObject> {
-        spares.take(of: stored)
+    /// cell's spares (`cellWords`), made first if none is left. Call it under the cell's lock, on
+    /// the storage in the cell.
+    @inlinable func takeReference(in cellWords: UnsafeMutablePointer<UInt>) -> Unmanaged<AnyObject> {
+        SpareReferences(word: cellWords).refill(with: stored)
     }
 
-    @usableFromInline package mutating func releaseSpares() {
-        spares.releaseAll(of: stored)
+    @usableFromInline package mutating func releaseSpares(
+        in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool
+    ) {
+        SpareReferences(word: cellWords).releaseAll(of: stored, isShared: isShared)
     }
 }
 
@@ -87,7 +99,9 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { false }
     @inlinable package init(_ value: AnyObject) { stored = value }
     @inlinable package var value: AnyObject? { stored }
-    @inlinable package mutating func releaseSpares() {}
+    @inlinable package static var cellWordCount: Int { 0 }
+    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
+    }
 }
 
 /// The header of a cell of `StrongObjectStorage`, of a type that is not generic.
@@ -220,8 +234,7 @@ extension CellHeader {
     /// An empty cell's state.
     @usableFromInline package init() {}
 
-    /// The state, as one value: a copy, to read. (A copy of a ready `StrongObjectStorage` counts
-    /// the cell's spare references too; only the cell gives them back, see `SpareReferences`.)
+    /// The state, as one value: a copy, to read.
     package var state: State {
         if let build { return .building(build, frame: buildFrame!) }
         if let ready { return .ready(ready) }

@@ -19,24 +19,6 @@ import CDirk
     package static func withLock<Result, Failure: Error>(
         _ words: UnsafeMutablePointer<UInt>, _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try withLock(words, unlock: { dirk_unlock($0) }, body)
-    }
-
-    /// `withLock(_:_:)` for a `body` that copies no object reference out of what the lock guards:
-    /// the lock is given back inline (`dirk_unlock_inline`). A cached `single`'s read, which hands
-    /// out a reference its cell counted already (`SpareReferences`), is the one caller.
-    @inlinable @inline(__always)
-    package static func withLockCopyingNoReference<Result, Failure: Error>(
-        _ words: UnsafeMutablePointer<UInt>, _ body: () throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        try withLock(words, unlock: { dirk_unlock_inline($0) }, body)
-    }
-
-    @inlinable @inline(__always)
-    static func withLock<Result, Failure: Error>(
-        _ words: UnsafeMutablePointer<UInt>, unlock: (UnsafeMutablePointer<UInt>) -> Void,
-        _ body: () throws(Failure) -> Result
-    ) throws(Failure) -> Result {
         #if DEBUG
             let marker = ThreadMarker.current
             precondition(
@@ -51,7 +33,7 @@ import CDirk
             #if DEBUG
                 dirk_store_relaxed(words + 1, 0)
             #endif
-            unlock(words)
+            dirk_unlock(words)
         }
         return try body()
     }

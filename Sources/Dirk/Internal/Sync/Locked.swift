@@ -31,15 +31,6 @@ import CDirk
         withUnsafeMutablePointerToElements { $0 + LockWords.count }
     }
 
-    /// Runs `body`, which copies no object reference out of the state, with the state while
-    /// holding the lock (`LockWords.withLockCopyingNoReference(_:_:)`).
-    @inlinable
-    package final func withLockCopyingNoReference<Result>(_ body: (inout State) -> Result) -> Result {
-        withUnsafeMutablePointers { state, words in
-            LockWords.withLockCopyingNoReference(words) { body(&state.pointee) }
-        }
-    }
-
     /// Runs `body` with the state while holding the lock.
     @inlinable
     package final func withLock<Result, Failure: Error>(

@@ -1,52 +1,110 @@
 import CDirk
 
-/// Strong references to one object that their owner made in bulk, to hand out one at a time: how
-/// a cached `single` is read with one atomic operation, the one that takes its cell's lock, instead
-/// of two (that one and a retain of the instance).
+/// Strong references to a cell's ready object that the cell made in bulk, kept in one word beside
+/// the cell's lock, and handed out one at a time without the lock: how a cached `single` is read
+/// with one atomic operation, a compare-and-exchange of that word, instead of a lock and a retain,
+/// and without ever waiting for another thread.
 ///
-/// A cell's read takes one of its spares under its lock and hands it to the caller, who owns it
-/// from then on and releases it as it would any reference. When none is left, the read first makes
-/// `batch` more, with one atomic change of the object's reference count (`dirk_retain_n`).
+/// The word holds zero, or the object's address together with the number of spare references it
+/// owns, in bits that the address leaves unused: the top 16 bits on 64-bit platforms, whose
+/// addresses use at most 48; the 4 low bits on 32-bit ones, where objects are 16-byte aligned. A
+/// read (`take()`) lowers the number by one with a compare-and-exchange and owns the reference it
+/// took. When none is left, a read under the cell's lock (`refill(with:)`) makes `batch`
+/// references with one atomic change of the object's count (`dirk_retain_n`), keeps one and puts
+/// the others in the word.
 ///
-/// **Why it is safe.** `count` references to the object exist that only this value owns: each was
-/// made by `take(of:)` before it was counted, and each leaves the count exactly once, either to a
-/// caller of `take(of:)` or back to the object in `releaseAll(of:)`. That holds because the value
-/// is a plain count kept in one place, which its owner changes only under the lock that guards
-/// that place, and which it gives back only once it has taken the place's value out from under
-/// the lock, or when nothing else refers to the place any more. The owner is
-/// `StrongObjectStorage`, in a cell: its spares are given back by `OnceCell.reset()`,
-/// `OnceCell.retireUnlessBuilding()` and `StrongObjectCell.deinit`, the only ways a cell gives up
-/// its value, and `releaseAll(of:)` sets the count to zero, so a copy that was taken out cannot give
-/// them back twice. Every call passes the object that the owner keeps a reference to of its own,
-/// beside the spares, so the object is alive throughout and never reaches zero here.
+/// **Why it is safe.** Each reference that the word's number counts exists, made by
+/// `dirk_retain_n` before the number was stored, and leaves the word exactly once: to the one reader
+/// whose compare-and-exchange lowered the number from a value that counted it, or back to the object
+/// in `releaseAll(of:)`, which takes the word's whole content with one exchange. Nothing else
+/// changes the word: readers only lower a number that is not zero, so a word whose number is zero
+/// stays as it is until a writer changes it, and writers (`refill(with:)`, `releaseAll(of:)`) hold
+/// the cell's lock. While the cell is ready with an object, the word holds zero or that object's
+/// address; the cell empties it under its lock in the same critical section that takes the object
+/// out (`OnceCell.reset()`, `OnceCell.retireUnlessBuilding()`), and its deinitializer gives back
+/// what is left. So a reader that lowers a number takes a reference to the cell's current object,
+/// even if the word emptied and filled again in between: the compare-and-exchange compares the
+/// address and the number together. The object is alive throughout: the cell's own reference (its
+/// `StrongObjectStorage`) holds it while the word owns any, and a reader's reference is its own.
+/// The refill's releasing store, and the acquiring compare-and-exchange that takes a reference,
+/// order the retain before every use of the references it made. Only an address that fits beside
+/// the number is stored (`refill(with:)` checks each object's); another object is read under the
+/// lock with a retain of its own.
 @usableFromInline package struct SpareReferences {
-    /// How many references `take(of:)` makes at once when none is left: 1/256 of an atomic
-    /// operation per read, and the object's count stays far from the runtime's inline limit.
-    @usableFromInline package static let batch: UInt32 = 256
+    /// The word, one of the cell's own, which lives as long as the cell.
+    @usableFromInline let word: UnsafeMutablePointer<UInt>
 
-    /// The references to the object that this value owns.
-    @usableFromInline private(set) var count: UInt32 = 0
+    @inlinable init(word: UnsafeMutablePointer<UInt>) {
+        self.word = word
+    }
 
-    @inlinable init() {}
+    #if _pointerBitWidth(_64)
+        /// One spare in the word: the lowest bit above the 48 of an address.
+        @inlinable static var unit: UInt { 1 &<< 48 }
+        /// How many references a refill makes: one for the reader that refills, the others for
+        /// the word. 1/256 of an atomic operation per read, and the object's count stays far from
+        /// the runtime's inline limit.
+        @usableFromInline package static let batch: UInt32 = 256
+    #else
+        /// One spare in the word: the lowest bit, below the 4 that a 16-byte-aligned address
+        /// leaves at zero.
+        @inlinable static var unit: UInt { 1 }
+        /// How many references a refill makes: one for the reader that refills, and the 15 the
+        /// word can count.
+        @usableFromInline package static let batch: UInt32 = 16
+    #endif
 
-    /// One reference to `object`, which the caller owns (`takeRetainedValue()`): taken from the
-    /// spares, made first when none is left. Call it under the owner's lock.
-    @inlinable mutating func take(of object: AnyObject) -> Unmanaged<AnyObject> {
-        if count == 0 { count = Self.makeBatch(of: object) }
-        count &-= 1
+    /// The bits of the word that count its references.
+    @inlinable static var countBits: UInt { unit &* UInt(batch &- 1) }
+
+    /// One reference to the cell's ready object, which the caller owns (`takeRetainedValue()`),
+    /// taken without the lock; nil when the word holds none.
+    @inlinable @inline(__always)
+    func take() -> Unmanaged<AnyObject>? {
+        // The word as it was when this read lowered its number: the number counted the reference
+        // just taken, to the object at the address.
+        let taken = dirk_take_counted(word, Self.unit)
+        guard let address = UnsafeRawPointer(bitPattern: taken & ~Self.countBits) else { return nil }
+        return Unmanaged.fromOpaque(address)
+    }
+
+    /// One reference to `object`, the cell's ready object, which the caller owns: taken from the
+    /// word, after making `batch` more if it holds none. Call it under the cell's lock.
+    @usableFromInline @inline(never)
+    func refill(with object: AnyObject) -> Unmanaged<AnyObject> {
+        if let taken = take() { return taken }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        let held = dirk_load_relaxed(word)
+        precondition(
+            held == 0 || held == address,
+            "Dirk internal error: a cell's spare references are not its object's")
+        // An address that needs the number's bits is read with a retain of its own.
+        guard address & Self.countBits == 0 else { return Unmanaged.passRetained(object) }
+        // No reader changes a word whose number is zero, and every writer holds the lock.
+        dirk_retain_n(Unmanaged.passUnretained(object).toOpaque(), Self.batch)
+        dirk_store_release(word, address | Self.countBits)
         return Unmanaged.passUnretained(object)
     }
 
-    /// Makes `batch` references to `object`, which the caller holds; returns how many.
-    @usableFromInline @inline(never) static func makeBatch(of object: AnyObject) -> UInt32 {
-        dirk_retain_n(Unmanaged.passUnretained(object).toOpaque(), batch)
-        return batch
+    /// Gives every reference the word owns back to `object`, the cell's ready object, which the
+    /// caller holds beyond them, and empties the word. Call it under the cell's lock, where readers
+    /// may still take references (`isShared`), or when nothing else refers to the cell.
+    func releaseAll(of object: AnyObject, isShared: Bool) {
+        guard dirk_load_relaxed(word) != 0 else { return }
+        let taken: UInt
+        if isShared {
+            taken = dirk_exchange_relaxed(word, 0)
+        } else {
+            taken = dirk_load_relaxed(word)
+            dirk_store_relaxed(word, 0)
+        }
+        precondition(
+            taken & ~Self.countBits == UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()),
+            "Dirk internal error: a cell's spare references are not its object's")
+        let count = (taken & Self.countBits) / Self.unit
+        if count != 0 { dirk_release_n(Unmanaged.passUnretained(object).toOpaque(), UInt32(count)) }
     }
 
-    /// Gives every spare back to `object`, which the caller holds beyond them, and leaves none.
-    mutating func releaseAll(of object: AnyObject) {
-        guard count != 0 else { return }
-        dirk_release_n(Unmanaged.passUnretained(object).toOpaque(), count)
-        count = 0
-    }
+    /// How many references the word owns now. A test hook.
+    package var count: Int { Int((dirk_load_relaxed(word) & Self.countBits) / Self.unit) }
 }
