@@ -78,6 +78,30 @@ struct SpareReferencesTests {
         #expect(taken.withLock { $0 } === item.object)
     }
 
+    @Test(
+        "a read of a word whose count is zero takes nothing and leaves it as it is, whatever its address's other bits",
+        arguments: [
+            UInt64(0x0000_7FFF_FFFF_FFF0), UInt64(0xB400_0000_1234_5670), UInt64(0x8000_0000_0000_0010),
+            UInt64(0xFF00_0000_0000_0000),
+        ])
+    func emptyWordStaysEmpty(address: UInt64) {
+        let address = UInt(truncatingIfNeeded: address) & ~UInt(15)
+        let empty = SpareReferences.word(address: address, count: 0)
+        let (taken, left) = SpareReferences.read(ofWordHolding: empty)
+        #expect(taken == nil)
+        #expect(left == empty, "a read that found no spare must not change the word")
+    }
+
+    @Test("a read takes one spare and keeps the address's other bits", arguments: [1, 2, 255])
+    func readKeepsAddress(count: Int) {
+        let count = min(count, Int(SpareReferences.batch) - 1)
+        let address = UInt(truncatingIfNeeded: UInt64(0xB400_0000_1234_5670)) & ~UInt(15)
+        let full = SpareReferences.word(address: address, count: count)
+        let (taken, left) = SpareReferences.read(ofWordHolding: full)
+        #expect(taken == full)
+        #expect(left == SpareReferences.word(address: address, count: count - 1))
+    }
+
     @Test("a cell released with spares left gives them back, and its value goes")
     func releasedCellGivesSparesBack() {
         var item: WeakObject?

@@ -72,12 +72,13 @@ static inline uintptr_t dirk_fetch_add_relaxed(uintptr_t *_Nonnull word, uintptr
     return atomic_fetch_add_explicit((_Atomic(uintptr_t) *)word, delta, memory_order_relaxed);
 }
 
-/// Subtracts `unit` from the word if it holds at least `unit`, with acquiring order, and returns
-/// the word as it was before; returns zero when it holds less. What a cached read calls to take one
-/// of its cell's spare references, which the word counts in units of `unit` (`SpareReferences`).
-static inline uintptr_t dirk_take_counted(uintptr_t *_Nonnull word, uintptr_t unit) {
+/// Lowers by one the number that the bits `mask` of the word count in units of `unit` (the lowest
+/// bit of `mask`), unless it is zero, with acquiring order, and returns the word as it was before;
+/// returns zero, and changes nothing, when the number is zero, whatever the other bits hold. What a
+/// cached read calls to take one of its cell's spare references (`SpareReferences`).
+static inline uintptr_t dirk_take_counted(uintptr_t *_Nonnull word, uintptr_t mask, uintptr_t unit) {
     uintptr_t current = atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_relaxed);
-    while (current >= unit) {
+    while ((current & mask) != 0) {
         if (atomic_compare_exchange_weak_explicit(
                 (_Atomic(uintptr_t) *)word, &current, current - unit, memory_order_acquire,
                 memory_order_relaxed)) {

@@ -10,7 +10,9 @@ package final class StrongObjectCell: OnceCell<StrongObjectStorage> {
         // Nothing else refers to the cell any more, so its state is read without its lock. Its
         // value's own reference is released after this, with the rest of the state.
         let words = extraWords
-        withUnsafeMutablePointerToHeader { $0.pointee.machine.ready?.releaseSpares(in: words, isShared: false) }
+        withUnsafeMutablePointerToHeader {
+            $0.pointee.machine.ready?.releaseSpares(in: words, isShared: false)
+        }
     }
 
     /// The ready object, as a reference the caller owns (`takeRetainedValue()`), taken from the

@@ -2,34 +2,35 @@ import CDirk
 
 /// Strong references to a cell's ready object that the cell made in bulk, kept in one word beside
 /// the cell's lock, and handed out one at a time without the lock: how a cached `single` is read
-/// with one atomic operation, a compare-and-exchange of that word, instead of a lock and a retain,
-/// and without ever waiting for another thread.
+/// with one atomic operation, a compare-and-exchange of that word, instead of a lock and a retain.
 ///
 /// The word holds zero, or the object's address together with the number of spare references it
-/// owns, in bits that the address leaves unused: the top 16 bits on 64-bit platforms, whose
-/// addresses use at most 48; the 4 low bits on 32-bit ones, where objects are 16-byte aligned. A
-/// read (`take()`) lowers the number by one with a compare-and-exchange and owns the reference it
-/// took. When none is left, a read under the cell's lock (`refill(with:)`) makes `batch`
-/// references with one atomic change of the object's count (`dirk_retain_n`), keeps one and puts
-/// the others in the word.
+/// owns, in bits that the address leaves at zero: bits 48 to 55 on 64-bit platforms, whose
+/// addresses use at most 48 bits below the top byte that some keep for tags; the 4 low bits on
+/// 32-bit ones, for an object aligned to 16 bytes. A read (`take()`) lowers the number by one with
+/// a compare-and-exchange and owns the reference it took; it takes no lock and waits for nobody.
+/// When none is left, a read under the cell's lock (`refill(with:)`) makes `batch` references with
+/// one atomic change of the object's count (`dirk_retain_n`), keeps one and puts the others in the
+/// word: one read in `batch` takes the lock.
 ///
 /// **Why it is safe.** Each reference that the word's number counts exists, made by
 /// `dirk_retain_n` before the number was stored, and leaves the word exactly once: to the one reader
 /// whose compare-and-exchange lowered the number from a value that counted it, or back to the object
-/// in `releaseAll(of:)`, which takes the word's whole content with one exchange. Nothing else
-/// changes the word: readers only lower a number that is not zero, so a word whose number is zero
-/// stays as it is until a writer changes it, and writers (`refill(with:)`, `releaseAll(of:)`) hold
-/// the cell's lock. While the cell is ready with an object, the word holds zero or that object's
-/// address; the cell empties it under its lock in the same critical section that takes the object
-/// out (`OnceCell.reset()`, `OnceCell.retireUnlessBuilding()`), and its deinitializer gives back
-/// what is left. So a reader that lowers a number takes a reference to the cell's current object,
-/// even if the word emptied and filled again in between: the compare-and-exchange compares the
-/// address and the number together. The object is alive throughout: the cell's own reference (its
-/// `StrongObjectStorage`) holds it while the word owns any, and a reader's reference is its own.
-/// The refill's releasing store, and the acquiring compare-and-exchange that takes a reference,
-/// order the retain before every use of the references it made. Only an address that fits beside
-/// the number is stored (`refill(with:)` checks each object's); another object is read under the
-/// lock with a retain of its own.
+/// in `releaseAll(of:isShared:)`, which takes the word's whole content at once. Readers
+/// (`dirk_take_counted`) change only a word whose number is not zero, and only by lowering the
+/// number, which leaves the other bits as they are; everything else that writes the word
+/// (`refill(with:)`, `releaseAll(of:isShared:)`) holds the cell's lock, or runs when nothing else
+/// refers to the cell. Only an address whose number bits are zero is stored (`refill(with:)`
+/// checks each object's; another is read under the lock with a retain of its own). While the
+/// cell is ready with an object, the word holds zero or that object's address; the cell empties it
+/// under its lock in the same critical section that takes the object out (`OnceCell.reset()`,
+/// `OnceCell.retireUnlessBuilding()`), and its deinitializer gives back what is left. So a reader
+/// that lowers a number takes a reference to the cell's current object, even if the word emptied
+/// and filled again in between: the compare-and-exchange compares the address and the number
+/// together. The object is alive throughout: the cell's own reference (its `StrongObjectStorage`)
+/// holds it while the word owns any, and a reader's reference is its own. The refill's releasing
+/// store, and the acquiring compare-and-exchange that takes a reference, order the retain before
+/// every use of the references it made.
 @usableFromInline package struct SpareReferences {
     /// The word, one of the cell's own, which lives as long as the cell.
     @usableFromInline let word: UnsafeMutablePointer<UInt>
@@ -39,15 +40,16 @@ import CDirk
     }
 
     #if _pointerBitWidth(_64)
-        /// One spare in the word: the lowest bit above the 48 of an address.
+        /// One spare in the word: bit 48, the lowest above an address's 48 bits.
         @inlinable static var unit: UInt { 1 &<< 48 }
-        /// How many references a refill makes: one for the reader that refills, the others for
-        /// the word. 1/256 of an atomic operation per read, and the object's count stays far from
-        /// the runtime's inline limit.
+        /// How many references a refill makes: one for the reader that refills, and the 255 that
+        /// bits 48 to 55 count. 1/256 of a lock per read, and the object's count stays far from the
+        /// runtime's inline limit.
         @usableFromInline package static let batch: UInt32 = 256
     #else
-        /// One spare in the word: the lowest bit, below the 4 that a 16-byte-aligned address
-        /// leaves at zero.
+        /// One spare in the word: bit 0, the lowest of the 4 that an address aligned to 16 bytes
+        /// leaves at zero (on Apple platforms, every object's; elsewhere, where `malloc` may align
+        /// to 8 only, an object that is not is read under the lock).
         @inlinable static var unit: UInt { 1 }
         /// How many references a refill makes: one for the reader that refills, and the 15 the
         /// word can count.
@@ -63,7 +65,7 @@ import CDirk
     func take() -> Unmanaged<AnyObject>? {
         // The word as it was when this read lowered its number: the number counted the reference
         // just taken, to the object at the address.
-        let taken = dirk_take_counted(word, Self.unit)
+        let taken = dirk_take_counted(word, Self.countBits, Self.unit)
         guard let address = UnsafeRawPointer(bitPattern: taken & ~Self.countBits) else { return nil }
         return Unmanaged.fromOpaque(address)
     }
@@ -107,4 +109,17 @@ import CDirk
 
     /// How many references the word owns now. A test hook.
     package var count: Int { Int((dirk_load_relaxed(word) & Self.countBits) / Self.unit) }
+
+    /// What a read of a word holding `content` takes, as `take()` takes it: the word as it was
+    /// before, or nil; and what the word holds after. Nothing is retained or released. A test hook.
+    package static func read(ofWordHolding content: UInt) -> (taken: UInt?, left: UInt) {
+        var word = content
+        let taken = withUnsafeMutablePointer(to: &word) { dirk_take_counted($0, countBits, unit) }
+        return (taken == 0 ? nil : taken, word)
+    }
+
+    /// A word holding `address` and `count` spares. A test hook.
+    package static func word(address: UInt, count: Int) -> UInt {
+        address | UInt(count) &* unit
+    }
 }
