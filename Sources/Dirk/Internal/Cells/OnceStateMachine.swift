@@ -76,7 +76,7 @@ extension CellHeader {
     @inlinable package var value: AnyObject? { stored }
 
     /// The word of the cell's spare references.
-    @inlinable package static var cellWordCount: Int { 1 }
+    @inlinable package static var cellWordCount: Int { SpareReferences.cellWordCount }
 
     /// A reference to the object that the caller owns (`takeRetainedValue()`), taken from the
     /// cell's spares (`cellWords`), made first if none is left. Call it under the cell's lock, on

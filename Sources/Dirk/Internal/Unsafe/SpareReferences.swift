@@ -35,9 +35,17 @@ import CDirk
     /// The word, one of the cell's own, which lives as long as the cell.
     @usableFromInline let word: UnsafeMutablePointer<UInt>
 
-    @inlinable init(word: UnsafeMutablePointer<UInt>) {
-        self.word = word
+    /// The word among `cellWords`, the `cellWordCount` words a cell keeps for it.
+    @inlinable init(word cellWords: UnsafeMutablePointer<UInt>) {
+        let address = UInt(bitPattern: cellWords)
+        let aligned = (address &+ 63) & ~UInt(63)
+        self.word = UnsafeMutablePointer(bitPattern: aligned)!
     }
+
+    /// Words a cell keeps for the word, which lies at the first 64-byte boundary among them: enough
+    /// for the word to have a cache line of its own, which no other field of the cell or
+    /// neighbouring object shares, so that readers on several threads contend on the word alone.
+    @inlinable static var cellWordCount: Int { 128 / MemoryLayout<UInt>.size }
 
     #if _pointerBitWidth(_64)
         /// One spare in the word: bit 48, the lowest above an address's 48 bits.
