@@ -104,7 +104,8 @@ package struct Report {
     private var pinningNote: String {
         let processors = ProcessorPinning.allowedProcessors.count
         let failures = ProcessorPinning.failures.load(ordering: .relaxed)
-        guard processors >= 2 else {
+        // Every parallel scenario runs two threads.
+        guard ProcessorPinning.pinsThreads(2) else {
             return "parallel scenarios: threads not pinned (processors unknown or too few), "
                 + "so contention varies between rounds"
         }

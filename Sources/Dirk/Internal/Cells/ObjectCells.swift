@@ -20,12 +20,12 @@ package final class StrongObjectCell: OnceCell<StrongObjectStorage> {
     /// otherwise; nil when the cell is not ready. What a cached `single`'s read calls: it counts no
     /// reference of its own.
     @inlinable package func takeReadyReference() -> Unmanaged<AnyObject>? {
-        if let taken = SpareReferences(word: extraWords).take() { return taken }
+        if let taken = SpareReferences(cellWords: extraWords).take() { return taken }
         return takeReadyReferenceLocked()
     }
 
     /// How many spare references the cell's word holds now. A test hook.
-    package var spareCount: Int { SpareReferences(word: extraWords).count }
+    package var spareCount: Int { SpareReferences(cellWords: extraWords).count }
 
     /// `takeReadyReference()` when the cell's word holds no spare: under the lock.
     @usableFromInline @inline(never) func takeReadyReferenceLocked() -> Unmanaged<AnyObject>? {

@@ -82,13 +82,13 @@ extension CellHeader {
     /// cell's spares (`cellWords`), made first if none is left. Call it under the cell's lock, on
     /// the storage in the cell.
     @inlinable func takeReference(in cellWords: UnsafeMutablePointer<UInt>) -> Unmanaged<AnyObject> {
-        SpareReferences(word: cellWords).refill(with: stored)
+        SpareReferences(cellWords: cellWords).refill(with: stored)
     }
 
     @usableFromInline package mutating func releaseSpares(
         in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool
     ) {
-        SpareReferences(word: cellWords).releaseAll(of: stored, isShared: isShared)
+        SpareReferences(cellWords: cellWords).releaseAll(of: stored, isShared: isShared)
     }
 }
 

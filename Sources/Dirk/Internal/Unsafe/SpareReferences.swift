@@ -36,7 +36,7 @@ import CDirk
     @usableFromInline let word: UnsafeMutablePointer<UInt>
 
     /// The word among `cellWords`, the `cellWordCount` words a cell keeps for it.
-    @inlinable init(word cellWords: UnsafeMutablePointer<UInt>) {
+    @inlinable init(cellWords: UnsafeMutablePointer<UInt>) {
         let address = UInt(bitPattern: cellWords)
         let aligned = (address &+ 63) & ~UInt(63)
         self.word = UnsafeMutablePointer(bitPattern: aligned)!
