@@ -140,6 +140,8 @@ struct LookupTableTests {
             #expect(table.instance(of: FirstModule.self) === first)
             #expect(table.instance(of: SecondModule.self) === second)
             #expect(table.instance(of: Item.self) == nil)
+            #expect(table.instance(of: FirstModule.self, if: { false }) == nil, "found, but not usable")
+            #expect(table.instance(of: FirstModule.self, if: { true }) === first)
         }
     }
 
@@ -246,6 +248,41 @@ struct LookupTableTests {
             table.checkInvariants()
             #expect(table.entry(for: moved)?.value === item)
             #expect(table.entry(for: again)?.value === item)
+        }
+    }
+
+    @Test(
+        "among inline entries, a key that only a text comparison finds is found, and a key absent from full inline entries is not",
+        arguments: [2, 4])
+    func inlineEntriesComparedInFull(inlineCount: Int) {
+        let file = TextCopy(#fileID)
+        let function = TextCopy(#function)
+        defer {
+            file.deallocate()
+            function.deallocate()
+        }
+        let keys = (0..<inlineCount).map {
+            ProviderKey(file: #fileID, line: 100, column: UInt($0), function: #function, type: Item.self)
+        }
+        withTable(LookupTable<ProviderKey, Item>.self, inline: inlineCount) { table in
+            let absentWhileRoom = ProviderKey(
+                file: #fileID, line: 200, column: 1, function: #function, type: Item.self)
+            table.insert(Item(0), tag: 0, for: keys[0])
+            #expect(table.entry(for: absentWhileRoom) == nil, "an empty inline entry ends the search")
+            for (index, key) in keys.enumerated().dropFirst() {
+                table.insert(Item(index), tag: UInt(index), for: key)
+            }
+            #expect(table.overflowStorage == nil, "every entry fits inline")
+            table.checkInvariants()
+            for (index, key) in keys.enumerated() {
+                // The same text at other addresses: the quick comparison cannot tell, the full one can.
+                let moved = key.withNames(file: file, function: function)
+                #expect(table.entry(for: moved)?.value.number == index, "entry \(index), moved")
+                #expect(table.entry(for: key)?.tag == UInt(index), "entry \(index)")
+            }
+            #expect(
+                table.entry(for: absentWhileRoom) == nil, "no inline entry is empty: the search compares all")
+            #expect(table.entry(for: absentWhileRoom.withNames(file: file, function: function)) == nil)
         }
     }
 

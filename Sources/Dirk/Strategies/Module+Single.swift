@@ -126,9 +126,10 @@ extension Module {
         if let object = readyObject(for: key, strategy: .single) {
             return Erasure.value(of: object, as: T.self)
         }
+        // The slow path makes the key again from the site, so that the fast path does not lay the
+        // key out in memory to pass it.
         return try uncachedSingle(
-            key: key, site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: make,
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: make,
             configures: configures, configure: configure)
     }
 
@@ -143,9 +144,10 @@ extension Module {
     /// A `single` that is not cached yet, or that someone watches.
     @inlinable @inline(never)
     func uncachedSingle<T, Failure: Error>(
-        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
+        site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
+        let key = ProviderKey(site: site, type: T.self)
         do {
             let object = try resolveSingle(
                 key: key, site: site, type: T.self,
