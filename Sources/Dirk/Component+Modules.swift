@@ -20,10 +20,7 @@ extension Component {
     /// - Returns: The module; the same instance on every call.
     @inlinable @inline(__always)
     public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
-        // The check after the lookup: a module's first use then makes it once, in `uncachedModule`.
-        if let module = modules.instance(of: M.self, if: { !ObjectLifetime.isDeinitializing(self) }) {
-            return module
-        }
+        if !ObjectLifetime.isDeinitializing(self), let module = modules.instance(of: M.self) { return module }
         return Erasure.module(uncachedModule(of: M.self, file: file, line: line), as: M.self)
     }
 

@@ -111,14 +111,21 @@ extension LookupTableKey {
     /// its constant key's comparisons fold into the provider's code. A key that the inline entries'
     /// quick comparisons neither find nor rule out takes one call, the only place that passes the
     /// key on, so that a hit does not lay the key out in memory. (Speed only; measured with
-    /// `Benchmarks/Scripts/callgrind.sh`: `single` 222 to 197 instructions, `single_xmod` 191 to
-    /// 184.)
+    /// `Benchmarks/Scripts/callgrind.sh`: `single` 222 to 197 instructions; `single_xmod` 195 to
+    /// 182.)
     @inlinable @inline(__always)
     package func unretainedEntry(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
+        unretainedEntry(for: key, loadingTag: true)
+    }
+
+    /// `unretainedEntry(for:)`, whose tag is zero for a key that the quick comparisons find unless
+    /// `loadingTag` (a constant at every call): a caller that wants the value only loads no tag.
+    @inlinable @inline(__always)
+    func unretainedEntry(for key: Key, loadingTag: Bool) -> (value: Unmanaged<Value>, tag: UInt)? {
         // A storage holds every entry, the inline ones included.
         if dirk_load_acquire(overflow) == 0 {
             switch quickInlineLookup(for: key) {
-            case .found(let entry): return entry
+            case .found(let value, let entry): return (value, loadingTag ? dirk_load_relaxed(entry + 1) : 0)
             // The key may be in a storage published since the first look.
             case .absent where dirk_load_acquire(overflow) == 0: return nil
             case .absent, .undecided: break
@@ -129,8 +136,8 @@ extension LookupTableKey {
 
     /// What the inline entries' quick comparisons (`isStoredQuickly(at:)`) tell of `key`.
     @usableFromInline enum QuickLookup {
-        /// The entry stored under `key`, not retained.
-        case found((value: Unmanaged<Value>, tag: UInt))
+        /// The value stored under `key`, not retained, and its entry's words.
+        case found(Unmanaged<Value>, entry: UnsafeMutablePointer<UInt>)
         /// No inline entry holds `key`, and an empty one ends them.
         case absent
         /// Only a text comparison can tell, or every inline entry is taken.
@@ -145,7 +152,7 @@ extension LookupTableKey {
             // Inline entries are filled in order, and before the storage: an empty one ends them.
             guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)) else { return .absent }
             guard let isStored = key.isStoredQuickly(at: entry + 2) else { return .undecided }
-            if isStored { return .found((Unmanaged<Value>.fromOpaque(value), dirk_load_relaxed(entry + 1))) }
+            if isStored { return .found(Unmanaged<Value>.fromOpaque(value), entry: entry) }
             index &+= 1
         }
         return .undecided
@@ -187,7 +194,7 @@ extension LookupTableKey {
     /// The value stored under `key`, whatever its tag, or nil. Safe from any thread without a lock.
     @inlinable @inline(__always)
     package func value(for key: Key) -> Value? {
-        entry(for: key)?.value
+        unretainedEntry(for: key, loadingTag: false)?.value.takeUnretainedValue()
     }
 
     /// Stores `value` with `tag` under `key`, which must not be present. Call it while holding the
@@ -383,16 +390,12 @@ extension LookupTable where Key == TypeKey {
         insert(value, for: TypeKey(type))
     }
 
-    /// The value stored under the key of `type`, as a `T`, if `isUsable()` holds once it is found;
-    /// else nil. Safe from any thread without a lock.
+    /// The value stored under the key of `type`, as a `T`. Safe from any thread without a lock.
     ///
-    /// `isUsable` runs before the value is retained, so that a caller's check of its own costs a
-    /// miss nothing and leaves the retain last (a tail call in a caller that only returns it).
     /// Values stored with `insert(_:asInstanceOf:)` are instances of their key's type, so the cast
     /// holds.
     @inlinable @inline(__always)
-    package func instance<T: AnyObject>(of type: T.Type, if isUsable: () -> Bool = { true }) -> T? {
-        guard let entry = unretainedEntry(for: TypeKey(type)), isUsable() else { return nil }
-        return unsafeDowncast(entry.value.takeUnretainedValue(), to: T.self)
+    package func instance<T: AnyObject>(of type: T.Type) -> T? {
+        value(for: TypeKey(type)).map { unsafeDowncast($0, to: T.self) }
     }
 }
