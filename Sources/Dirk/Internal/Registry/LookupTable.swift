@@ -123,7 +123,8 @@ extension LookupTableKey {
     @inlinable @inline(__always)
     func unretainedEntry(for key: Key, loadingTag: Bool) -> (value: Unmanaged<Value>, tag: UInt)? {
         // A storage holds every entry, the inline ones included.
-        if dirk_load_acquire(overflow) == 0 {
+        let storage = dirk_load_acquire(overflow)
+        if storage == 0 {
             switch quickInlineLookup(for: key) {
             case .found(let value, let entry): return (value, loadingTag ? dirk_load_relaxed(entry + 1) : 0)
             // The key may be in a storage published since the first look.
@@ -131,7 +132,7 @@ extension LookupTableKey {
             case .absent, .undecided: break
             }
         }
-        return unretainedEntrySlowly(for: key)
+        return unretainedEntrySlowly(for: key, storage: storage)
     }
 
     /// What the inline entries' quick comparisons (`isStoredQuickly(at:)`) tell of `key`.
@@ -159,11 +160,14 @@ extension LookupTableKey {
     }
 
     /// `unretainedEntry(for:)` when the inline entries' quick comparisons did not find the key:
-    /// the storage if there is one, else the inline entries compared in full, then the storage
-    /// that may have been published since. The storage's probe is inlined here.
+    /// the storage at `storageAddress` if the caller found one, else the inline entries compared
+    /// in full, then the storage that may have been published since. The storage's probe is
+    /// inlined here.
     @inlinable @inline(never)
-    func unretainedEntrySlowly(for key: Key) -> (value: Unmanaged<Value>, tag: UInt)? {
-        var storage = UnsafeRawPointer(bitPattern: dirk_load_acquire(overflow))
+    func unretainedEntrySlowly(
+        for key: Key, storage storageAddress: UInt
+    ) -> (value: Unmanaged<Value>, tag: UInt)? {
+        var storage = UnsafeRawPointer(bitPattern: storageAddress)
         if storage == nil {
             if let entry = unretainedInlineEntry(for: key) { return entry }
             // The key may be in a storage published since the first look.
