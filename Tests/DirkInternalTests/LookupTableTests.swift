@@ -267,6 +267,9 @@ struct LookupTableTests {
                 file: #fileID, line: 200, column: 1, function: #function, type: Item.self)
             table.insert(Item(0), tag: 0, for: keys[0])
             #expect(table.entry(for: absentWhileRoom) == nil, "an empty inline entry ends the search")
+            // Before an empty entry, a key that only the text comparison matches is still found.
+            #expect(table.entry(for: keys[0].withNames(file: file, function: function))?.value.number == 0)
+            #expect(table.value(for: keys[0].withNames(file: file, function: function))?.number == 0)
             for (index, key) in keys.enumerated().dropFirst() {
                 table.insert(Item(index), tag: UInt(index), for: key)
             }

@@ -175,7 +175,9 @@ extension LookupTableKey {
         }
         guard let storage else { return nil }
         // The table holds the storage until `destroy()`, which runs only when the owner goes, and
-        // the caller holds the owner.
+        // the caller holds the owner; a storage that the table has outgrown since the caller read
+        // its address is held by the storage that replaced it (`predecessor`), and still holds
+        // every entry published before it was replaced.
         return Unmanaged<Storage>.fromOpaque(storage)._withUnsafeGuaranteedRef {
             $0.unretainedEntry(for: key)
         }
