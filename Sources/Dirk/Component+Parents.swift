@@ -150,10 +150,15 @@ extension Component {
         }
         // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot
         // close a cycle: only components with children walk the new parent's ancestors. Each side
-        // marks the other before it checks itself, with sequentially consistent ordering, so of
-        // two registrations that would close a cycle together, at least one sees the other.
+        // marks the other (sequentially consistent) before it appends, and reads its own mark
+        // after appending, under its own lock; a walk reads each component's parents under that
+        // component's lock. So of two registrations that would close a cycle together, at least
+        // one sees the other: if this one reads no mark, the other marked this component after
+        // this read, so it finds this component's mark of the new parent set, and it walks this
+        // component's parents after this lock, which orders this append before its read. (The
+        // parent itself is published with a releasing store; readers need no more.)
         parent.hasChildren.set()
-        let recorders = core.withLock { state in
+        let (recorders, isParent) = core.withLock { state in
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
@@ -161,9 +166,9 @@ extension Component {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
             parents.append(handover, as: type)
-            return state.recorders
+            return (state.recorders, self.hasChildren.isSet)
         }
-        if hasChildren.isSet && parent.hasAncestor(self) {
+        if isParent && parent.hasAncestor(self) {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
@@ -179,12 +184,9 @@ extension Component {
     /// hierarchy means the parents form a cycle, which counts as finding it.
     private func hasAncestor(_ candidate: Component, depth: Int = 0) -> Bool {
         if self === candidate || depth > 1_000 { return true }
-        var found = false
-        parents.forEachParent { _, parent in
-            found = parent.hasAncestor(candidate, depth: depth + 1)
-            return !found
-        }
-        return found
+        // Read under the lock, then walked without it: see `register(_:handingOver:as:file:line:)`.
+        let parents = core.withLock { _ in self.parents.all }
+        return parents.contains { $0.element.hasAncestor(candidate, depth: depth + 1) }
     }
 
     /// The nearest ancestor that is a `type`, found from this component's parents and their own

@@ -6,8 +6,7 @@ import CDirk
 /// **Why reads are safe.** Parents are only ever added, never removed, while the list exists; the
 /// list owns one reference to the first parent and one to the newest link, which owns the rest.
 /// A writer, holding the owner's lock, stores the registered type before it publishes the parent
-/// with a sequentially consistent store, and readers load with the same ordering (see
-/// `Component.register(parent:as:)` for why registration needs it). A reader that holds the owner
+/// with a releasing store, and readers load with acquiring loads. A reader that holds the owner
 /// may use the parents it finds for as long as it holds the owner.
 ///
 /// A component seldom has more than one parent, so registering one allocates nothing and a lookup
@@ -56,7 +55,7 @@ import CDirk
     }
 
     /// Whether no parent is registered.
-    package var isEmpty: Bool { dirk_load_seq_cst(first) == 0 }
+    package var isEmpty: Bool { dirk_load_acquire(first) == 0 }
 
     /// The parent registered as `type`, as a `P`, or nil. Safe from any thread without a lock.
     ///
@@ -70,7 +69,7 @@ import CDirk
     /// The parent registered as `type`, or nil. Safe from any thread without a lock.
     @inlinable
     package func element(registeredAs type: Any.Type) -> Element? {
-        guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return nil }
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(first)) else { return nil }
         if dirk_load_relaxed(firstType) == UInt(bitPattern: ObjectIdentifier(type)) {
             return Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()
         }
@@ -83,7 +82,7 @@ import CDirk
     }
 
     @inlinable var newestLink: Link? {
-        UnsafeRawPointer(bitPattern: dirk_load_seq_cst(newest)).map {
+        UnsafeRawPointer(bitPattern: dirk_load_acquire(newest)).map {
             Unmanaged<Link>.fromOpaque($0).takeUnretainedValue()
         }
     }
@@ -91,7 +90,7 @@ import CDirk
     /// Calls `body` with every parent and the type it was registered as, in registration order,
     /// until `body` returns false.
     package func forEachParent(_ body: (Any.Type, Element) -> Bool) {
-        guard let address = UnsafeRawPointer(bitPattern: dirk_load_seq_cst(first)) else { return }
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(first)) else { return }
         let type = RegisteredType.type(fromBits: dirk_load_relaxed(firstType))
         guard body(type, Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()) else { return }
         var later: [Link] = []
@@ -150,7 +149,7 @@ import CDirk
         let element = handover.take()
         if dirk_load_relaxed(first) == 0 {
             dirk_store_relaxed(firstType, UInt(bitPattern: ObjectIdentifier(type)))
-            dirk_store_seq_cst(first, UInt(bitPattern: element.toOpaque()))
+            dirk_store_release(first, UInt(bitPattern: element.toOpaque()))
             return
         }
         // The new link takes over the list's reference to the previous one.
@@ -159,6 +158,6 @@ import CDirk
         }
         // The link takes over the handover's reference too.
         let link = Link(type: type, element: element.takeRetainedValue(), next: previous)
-        dirk_store_seq_cst(newest, UInt(bitPattern: Unmanaged.passRetained(link).toOpaque()))
+        dirk_store_release(newest, UInt(bitPattern: Unmanaged.passRetained(link).toOpaque()))
     }
 }
