@@ -180,13 +180,20 @@ extension Component {
         }
     }
 
-    /// Whether `candidate` is this component or one of its ancestors. A walk deeper than any real
-    /// hierarchy means the parents form a cycle, which counts as finding it.
-    private func hasAncestor(_ candidate: Component, depth: Int = 0) -> Bool {
-        if self === candidate || depth > 1_000 { return true }
-        // Read under the lock, then walked without it: see `register(_:handingOver:as:file:line:)`.
-        let parents = core.withLock { _ in self.parents.all }
-        return parents.contains { $0.element.hasAncestor(candidate, depth: depth + 1) }
+    /// Whether `candidate` is this component or one of its ancestors. Each ancestor is visited
+    /// once, however many paths lead to it, so a hierarchy of shared ancestors costs what its
+    /// components do.
+    private func hasAncestor(_ candidate: Component) -> Bool {
+        var visited: Set<ObjectIdentifier> = []
+        var pending: [Component] = [self]
+        while let component = pending.popLast() {
+            if component === candidate { return true }
+            guard visited.insert(ObjectIdentifier(component)).inserted else { continue }
+            // Read under the lock, then walked without it: see
+            // `register(_:handingOver:as:file:line:)`.
+            pending += component.core.withLock { _ in component.parents.all.map(\.element) }
+        }
+        return false
     }
 
     /// The nearest ancestor that is a `type`, found from this component's parents and their own

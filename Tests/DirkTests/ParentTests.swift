@@ -91,6 +91,28 @@ struct ParentTests {
             standardError(of: result).contains("`MiddleComponent` cannot become a parent of `RootComponent`"))
     }
 
+    @Test("the check for a cycle visits a shared ancestor once, however many paths lead to it")
+    func cycleCheckVisitsSharedAncestorsOnce() {
+        // Forty levels of two components, each a child of both components of the level above:
+        // 2^40 paths from the bottom to the top. Giving the bottom, as a parent, to a component
+        // that has children walks them all unless each ancestor is visited once.
+        withWatchdog {
+            var pair = (LatticeLeft(), LatticeRight())
+            for _ in 0..<40 {
+                let above = pair
+                pair = (
+                    LatticeLeft().parent(LatticeLeft.self) { above.0 }.parent(LatticeRight.self) { above.1 },
+                    LatticeRight().parent(LatticeLeft.self) { above.0 }.parent(LatticeRight.self) { above.1 }
+                )
+            }
+            let bottom = pair.0
+            let joined = LatticeLeft()
+            _ = LeafComponent().parent { joined }
+            joined.parent(LatticeLeft.self) { bottom }
+            #expect(joined.left === bottom)
+        }
+    }
+
     @Test("two components that register each other as parents at once: one of them traps")
     func crossedParentRegistrationsTrap() async {
         // Each registration marks the new parent as having children and then checks its own
@@ -166,6 +188,12 @@ final class MiddleComponent: Component, @unchecked Sendable {
 }
 
 final class SideComponent: Component, @unchecked Sendable {}
+
+final class LatticeLeft: Component, @unchecked Sendable {
+    var left: LatticeLeft { parent() }
+}
+
+final class LatticeRight: Component, @unchecked Sendable {}
 
 final class LeafComponent: Component, @unchecked Sendable {
     var app: RootComponent { parent() }
