@@ -17,6 +17,15 @@
     mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool)
 }
 
+extension CellStorage {
+    /// No words: a storage that hands nothing out keeps none.
+    @inlinable package static var cellWordCount: Int { 0 }
+
+    /// Nothing to give back.
+    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
+    }
+}
+
 /// A cell's state machine as its lock box holds it.
 ///
 /// The storages of objects name a header type that is not generic, so that a cell of theirs is
@@ -46,9 +55,6 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { true }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
-    @inlinable package static var cellWordCount: Int { 0 }
-    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
-    }
 }
 
 /// Keeps the value while someone else holds it.
@@ -58,9 +64,6 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { false }
     @usableFromInline package init(_ value: Value) { stored = value }
     @usableFromInline package var value: Value? { stored }
-    @inlinable package static var cellWordCount: Int { 0 }
-    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
-    }
 }
 
 /// Keeps an object until the cell is reset: the storage of providers' caches, whose values travel
@@ -99,9 +102,6 @@ extension CellHeader {
     @inlinable package static var isStrong: Bool { false }
     @inlinable package init(_ value: AnyObject) { stored = value }
     @inlinable package var value: AnyObject? { stored }
-    @inlinable package static var cellWordCount: Int { 0 }
-    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
-    }
 }
 
 /// The header of a cell of `StrongObjectStorage`, of a type that is not generic.
