@@ -14,6 +14,15 @@ extension Component {
     /// - Returns: This component, for chaining.
     @discardableResult
     public consuming func startRecordingDependencies() -> Self {
+        startRecordingDependencies(walkingAncestorsWith: { $0.selfAndAncestors() })
+    }
+
+    /// ``startRecordingDependencies()``, walking a component's ancestors with `walk`. A test hook:
+    /// a test's walk registers parents as it goes.
+    @discardableResult
+    package consuming func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component])
+        -> Self
+    {
         let recorder = core.withLock { state -> Recorder? in
             guard state.recording == nil else { return nil }
             let recorder = Recorder(of: self)
@@ -23,27 +32,44 @@ extension Component {
             return recorder
         }
         if let recorder {
-            let ancestors = selfAndAncestors().dropFirst()
-            Component.watch(Array(ancestors), for: recorder)
-            // A parent registered on one of them before it learned of this recording is not
-            // watched by its registration; a second walk, now that they all know, finds it.
-            let later = selfAndAncestors().dropFirst().filter { ancestor in
-                !ancestors.contains { $0 === ancestor }
-            }
-            Component.watch(later, for: recorder)
+            Component.watch(self, andAncestorsExcept: [self], for: recorder, walkingAncestorsWith: walk)
         }
         return self
     }
 
+    /// Makes the providers of `component` and of its ancestors, except those in `watched`, which
+    /// the caller watches already, observed for the recording of `recorder`, and a parent
+    /// registered later on any of them watched too.
+    ///
+    /// A parent registered on one of them before it learned of this recording is not watched by
+    /// its registration (see `register(_:handingOver:as:file:line:)`), so the walk is repeated,
+    /// now that they all know, until it finds no component that is not watched. A parent
+    /// registered on a watched component, then, is found by the walk after it, if its
+    /// registration took the lock first, or else watched by its registration, which found the
+    /// recorder.
+    static func watch(
+        _ component: Component, andAncestorsExcept watched: [Component], for recorder: Recorder,
+        walkingAncestorsWith walk: (Component) -> [Component] = { $0.selfAndAncestors() }
+    ) {
+        var watched = watched
+        while true {
+            let unwatched = walk(component).filter { ancestor in
+                !watched.contains { $0 === ancestor }
+            }
+            guard !unwatched.isEmpty, watch(unwatched, for: recorder) else { return }
+            watched += unwatched
+        }
+    }
+
     /// Makes the providers of `ancestors` observed for the recording of `recorder`, until that
     /// component is released (see `Component.deinit`), and makes a
-    /// parent registered later on any of them watched too (see `register(parent:as:file:line:)`).
+    /// parent registered later on any of them watched too (see `register(parent:as:file:line:)`);
+    /// returns whether the recording still runs.
     ///
     /// The observers are added first and kept only if the recording still runs when the recorder
     /// takes note of them: a release that has already taken the recorder's list never sees them,
     /// so they are taken back here.
-    static func watch(_ ancestors: [Component], for recorder: Recorder) {
-        guard !ancestors.isEmpty else { return }
+    private static func watch(_ ancestors: [Component], for recorder: Recorder) -> Bool {
         for ancestor in ancestors {
             ancestor.core.withLock { state in
                 ancestor.core.addObservers(1, in: &state)
@@ -56,6 +82,7 @@ extension Component {
                 return state.recording != nil
             } ?? false
         if !isRecording { unwatch(ancestors, for: recorder) }
+        return isRecording
     }
 
     /// Takes back one observer of `recorder`'s from each of `ancestors`.
@@ -188,8 +215,8 @@ extension Component {
         return try body()
     }
 
-    /// This component and its ancestors, each once.
-    func selfAndAncestors() -> [Component] {
+    /// This component and its ancestors, each once, nearest first. (Package-visible for tests.)
+    package func selfAndAncestors() -> [Component] {
         var all: [Component] = [self]
         var index = 0
         while index < all.count {

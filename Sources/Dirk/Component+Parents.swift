@@ -172,11 +172,8 @@ extension Component {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
-        if let recorders {
-            let ancestors = parent.selfAndAncestors()
-            for recorder in recorders {
-                Component.watch(ancestors, for: recorder)
-            }
+        for recorder in recorders ?? [] {
+            Component.watch(parent, andAncestorsExcept: [], for: recorder)
         }
     }
 
@@ -198,7 +195,10 @@ extension Component {
 
     /// The nearest ancestor that is a `type`, found from this component's parents and their own
     /// answers, and kept for later calls; stops the program when there is none.
-    @usableFromInline func searchedAncestor(
+    ///
+    /// `isMatch` runs during the search, with no lock held. (A test hook: tests register a parent
+    /// from it, in the middle of a search.)
+    @usableFromInline package func searchedAncestor(
         _ type: Component.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> Component {
         guard let found = ancestor(type, matching: isMatch) else {
@@ -212,8 +212,34 @@ extension Component {
 
     /// The nearest ancestor that is a `type` (`isMatch` tells), or nil; cached in each component
     /// it passes.
+    ///
+    /// The parents are walked without the lock, and the answer is kept under it, after which
+    /// registering a parent stops the program (`hasSearchedParents`). A parent registered during
+    /// the walk came before that and is allowed, but the walk may have missed it: the search then
+    /// starts again, so that no answer is kept that a registered parent would change.
     private func ancestor(_ type: Component.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
-        if let cached = rememberedAncestor(type) { return cached }
+        while true {
+            if let cached = rememberedAncestor(type) { return cached }
+            let searched = parents.contents
+            let best = nearestAmongParents(type, matching: isMatch)
+            let kept = core.withLock { state -> FoundAncestor?? in
+                guard parents.contents == searched else { return .none }
+                // An answer of none is an answer too: a parent registered later could change it.
+                state.hasSearchedParents = true
+                guard let best else { return .some(nil) }
+                if let cached = rememberedAncestor(type) { return cached }
+                ancestors.insert(best.component, tag: best.tag, for: TypeKey(type))
+                return best
+            }
+            if let kept { return kept }
+        }
+    }
+
+    /// The nearest ancestor that is a `type` among the parents and, if none of them is one, among
+    /// their ancestors, from their own answers.
+    private func nearestAmongParents(
+        _ type: Component.Type, matching isMatch: (Component) -> Bool
+    ) -> FoundAncestor? {
         var best: FoundAncestor?
         parents.forEachParent { registeredType, parent in
             if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
@@ -235,14 +261,7 @@ extension Component {
                 return true
             }
         }
-        return core.withLock { state in
-            // An answer of none is an answer too: a parent registered later could change it.
-            state.hasSearchedParents = true
-            guard let best else { return nil }
-            if let cached = rememberedAncestor(type) { return cached }
-            ancestors.insert(best.component, tag: best.tag, for: TypeKey(type))
-            return best
-        }
+        return best
     }
 
     /// The ancestor that an earlier search for `type` found and kept, if any.

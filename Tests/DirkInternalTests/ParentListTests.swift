@@ -40,6 +40,21 @@ struct ParentListTests {
         }
     }
 
+    @Test("the list's contents change with every parent registered, and only then")
+    func contentsChangeWithEveryRegistration() {
+        let types = distinctTypes(4)
+        withList { list in
+            var seen = [list.contents]
+            #expect(list.contents == seen[0], "reading changes nothing")
+            for (index, type) in types.enumerated() {
+                list.append(Item(index), as: type)
+                #expect(!seen.contains(list.contents), "after \(index + 1) parents")
+                seen.append(list.contents)
+                #expect(list.contents == seen.last)
+            }
+        }
+    }
+
     @Test("a parent registered as its own type is found as that type")
     func typedLookup() {
         withList { list in

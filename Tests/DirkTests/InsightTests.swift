@@ -119,6 +119,42 @@ struct InsightTests {
         #expect(middle.observerCount == 0)
     }
 
+    @Test("ancestors registered while a recording starts are all watched, however late in the chain")
+    func ancestorsRegisteredWhileRecordingStartsAreWatched() {
+        // Each of the recording's first three walks is followed, before the recording watches
+        // what it found, by a parent registered on the topmost ancestor: as another thread could
+        // do. That registration finds no recorder there yet, so it does not watch its parent
+        // itself; the recording must walk again until it finds nothing new.
+        let top = GraphTreeComponent(isRoot: false)
+        let added = (0..<3).map { _ in GraphTreeComponent(isRoot: false) }
+        weak var releasedLeaf: GraphLeafComponent?
+        do {
+            let leaf = GraphLeafComponent().parent {
+                GraphSessionComponent().parent(GraphTreeComponent.self) { top }
+            }
+            releasedLeaf = leaf
+            var walks = 0
+            leaf.startRecordingDependencies(walkingAncestorsWith: { component in
+                let found = component.selfAndAncestors()
+                if walks < added.count {
+                    (found.last as! GraphTreeComponent).parent { added[walks] }
+                }
+                walks += 1
+                return found
+            })
+            // Three walks followed by a registration, one that finds the last parent, one that
+            // finds nothing new.
+            #expect(walks == 5)
+            let unwatched = added.indices.filter { added[$0].observerCount == 0 }
+            #expect(unwatched.isEmpty, "ancestors that the recording does not watch: \(unwatched)")
+            #expect(top.observerCount == 1)
+        }
+        #expect(releasedLeaf == nil)
+        #expect(
+            ([top] + added).allSatisfy { $0.observerCount == 0 },
+            "the leaf's release takes every observer back")
+    }
+
     @Test("a component nested in one of its own type: its provider and its ancestor's are two nodes")
     func nestedComponentsOfOneType() {
         let root = GraphTreeComponent(isRoot: true)

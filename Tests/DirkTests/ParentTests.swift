@@ -113,6 +113,29 @@ struct ParentTests {
         }
     }
 
+    @Test("a parent registered while a search walks the parents is found: the search starts again")
+    func parentRegisteredDuringASearchIsFound() {
+        // The search finds `fake`, which merely is a `RootComponent`; while it walks, after it has
+        // read every parent, a parent registered as `RootComponent` arrives, which is as near and
+        // wins. Registered before the search kept its answer, it is allowed, and must be found.
+        let fake = FakeRootComponent()
+        let root = RootComponent()
+        let leaf = LeafComponent().parent { fake }.parent { SideComponent() }
+        var isRegistered = false
+        let found = leaf.searchedAncestor(
+            RootComponent.self,
+            matching: { candidate in
+                if candidate is SideComponent && !isRegistered {
+                    isRegistered = true
+                    leaf.parent(RootComponent.self) { root }
+                }
+                return candidate is RootComponent
+            }, file: #fileID, line: #line)
+        #expect(isRegistered)
+        #expect(found === root)
+        #expect(leaf.app === root)
+    }
+
     @Test("two components that register each other as parents at once: one of them traps")
     func crossedParentRegistrationsTrap() async {
         // Each registration marks the new parent as having children and then checks its own

@@ -54,6 +54,19 @@ import CDirk
         }
     }
 
+    /// What the list holds, as a value that changes with every parent registered: the first parent
+    /// and the newest link, which is never freed while the list exists, so that no later list can
+    /// show the same value. Safe from any thread without a lock.
+    package var contents: Contents {
+        Contents(first: dirk_load_acquire(first), newest: dirk_load_acquire(newest))
+    }
+
+    /// What a list held at one moment (see `contents`); compared only.
+    package struct Contents: Equatable {
+        let first: UInt
+        let newest: UInt
+    }
+
     /// Whether no parent is registered.
     package var isEmpty: Bool { dirk_load_acquire(first) == 0 }
 
