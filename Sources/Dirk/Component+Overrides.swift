@@ -90,12 +90,16 @@ extension Module {
 }
 
 extension AnyModule {
-    /// Makes the provider at `key`, the first that an override's closure calls, resolve through
-    /// the override's factory, then resolves it with `resolve`.
-    func captureOverride(
-        _ capture: OverrideCapture, key: ProviderKey, frame: Frame, isNew: Bool,
-        resolve: () throws -> AnyObject?
-    ) throws -> AnyObject? {
+    /// Makes the provider at `key`, the first that an override's closure calls, build through the
+    /// override's factory from now on; stops the program if it cannot.
+    ///
+    /// Called before the provider's slot is found: the factory is set in the critical section of
+    /// the module's slots that finds the provider unused, which is the one in which a call could
+    /// make its slot. A call on another thread that makes the slot later builds through the
+    /// factory; one that made it before makes this a late override. (Set after the slot was made,
+    /// it would leave a moment in which another thread finds the slot and builds the original,
+    /// which would stay cached.)
+    func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, frame: Frame, in slots: ProviderSlots) {
         if let first = capture.captured {
             Diagnostics.overrideCalledSeveralProviders(
                 first, frame.name, component: capture.componentType, file: capture.file, line: capture.line)
@@ -106,18 +110,14 @@ extension AnyModule {
                 frame.name, owner: componentType, component: capture.componentType, file: capture.file,
                 line: capture.line)
         }
-        guard isNew else {
-            Diagnostics.lateOverride(
-                frame.name, component: capture.componentType, file: capture.file, line: capture.line)
-        }
         guard frame.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
                 frame.name, strategy: frame.strategy.name, builds: frame.type, returns: capture.valueType,
                 component: capture.componentType, file: capture.file, line: capture.line)
         }
-        slots.setOverride(capture.factory, for: key)
-        capture.isSuspended = true
-        defer { capture.isSuspended = false }
-        return try resolve()
+        guard slots.setOverride(capture.factory, forUnusedProviderAt: key) else {
+            Diagnostics.lateOverride(
+                frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+        }
     }
 }

@@ -4,7 +4,12 @@
 /// Components contribute elements with ``Component/contribute(_:key:metadata:file:line:_:)``;
 /// ``Component/contributions(of:file:line:)`` lists a component's and its ancestors'
 /// contributions, so that a caller can choose by key or metadata and then build only the chosen
-/// ones with ``resolve()``.
+/// ones with ``resolve(file:line:)``.
+///
+/// **Lifetime:** a contribution refers to the component that contributed it without keeping it
+/// alive, as handles do, so that an instance the component caches may hold contributions without
+/// forming a retain cycle. Resolving one after that component was released stops the program with
+/// a message that says so.
 public struct Contribution<Element>: Sendable {
     /// The key the element was contributed under, unique among the collection's contributions.
     public let key: String
@@ -12,11 +17,13 @@ public struct Contribution<Element>: Sendable {
     public let metadata: (any Sendable)?
     /// The type of the component that contributed it.
     public let contributor: Component.Type
-    private let build: @Sendable () -> Element
+    /// Builds the element, or stops the program, for a call at the file and line it is given,
+    /// if the contributing component is gone.
+    private let build: @Sendable (StaticString, UInt) -> Element
 
     init(
         key: String, metadata: (any Sendable)?, contributor: Component.Type,
-        build: @escaping @Sendable () -> Element
+        build: @escaping @Sendable (StaticString, UInt) -> Element
     ) {
         self.key = key
         self.metadata = metadata
@@ -35,9 +42,12 @@ public struct Contribution<Element>: Sendable {
     /// Builds the element now, through the provider it was contributed with, with that provider's
     /// strategy.
     ///
+    /// - Parameters:
+    ///   - file: The caller's file, for messages; leave the default.
+    ///   - line: The caller's line, for messages; leave the default.
     /// - Returns: The element.
-    public func resolve() -> Element {
-        build()
+    public func resolve(file: StaticString = #fileID, line: UInt = #line) -> Element {
+        build(file, line)
     }
 }
 
@@ -100,11 +110,18 @@ extension Component {
     ) -> [Contribution<Element>] {
         let elementType = ObjectIdentifier(type)
         let all = contributingComponents().flatMap { component in
-            component.core.withLock { $0.contributions?[elementType] ?? [] }.map { record in
-                Contribution(
-                    key: record.key, metadata: record.metadata, contributor: Swift.type(of: component)
-                ) {
-                    record.build(component) as! Element
+            // Refers to the component without keeping it alive: see `Contribution`.
+            let contributor = UnownedReference(component)
+            let contributorType = Swift.type(of: component)
+            return component.core.withLock { $0.contributions?[elementType] ?? [] }.map { record in
+                Contribution(key: record.key, metadata: record.metadata, contributor: contributorType) {
+                    file, line in
+                    guard let component = contributor.strongIfAlive() else {
+                        Diagnostics.contributionAfterRelease(
+                            key: record.key, element: Element.self, component: contributorType, file: file,
+                            line: line)
+                    }
+                    return record.build(component) as! Element
                 }
             }
         }
@@ -131,7 +148,7 @@ extension Component {
     public func resolveContributions<Element>(
         of type: Element.Type, file: StaticString = #fileID, line: UInt = #line
     ) -> [Element] {
-        contributions(of: type, file: file, line: line).map { $0.resolve() }
+        contributions(of: type, file: file, line: line).map { $0.resolve(file: file, line: line) }
     }
 
     /// Builds every element contributed to the collection of `type`, by the keys they were
@@ -147,7 +164,7 @@ extension Component {
     ) -> [String: Element] {
         Dictionary(
             uniqueKeysWithValues: contributions(of: type, file: file, line: line).map {
-                ($0.key, $0.resolve())
+                ($0.key, $0.resolve(file: file, line: line))
             })
     }
 

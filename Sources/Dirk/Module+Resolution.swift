@@ -93,11 +93,12 @@ extension AnyModule {
     /// once, and of every `transient` of a watched module (the others enter their step with
     /// `enterTransient`, the same step without the closures).
     ///
-    /// In order: find or make the provider's slot (one lookup; none for a `transient`, which keeps
-    /// nothing); when someone watches the module, serve an override being set up, a fresh
-    /// request, and the observers; then let the strategy's policy resolve through the slot, with the
-    /// component held by the resolution while the factory runs. (Overrides are consulted by
-    /// `build`, which the strategy makes.)
+    /// In order: set up an override that this thread is setting up, before the provider's slot can
+    /// be found (see `setUpOverride`); find or make the slot (one lookup; none for a `transient`,
+    /// which keeps nothing); when someone watches the module, serve a fresh request and the
+    /// observers; then let the strategy's policy resolve through the slot, with the component held
+    /// by the resolution while the factory runs. (Overrides are consulted by `build`, which the
+    /// strategy makes.)
     func resolve<Policy: CachePolicy>(
         _ policy: Policy, key: ProviderKey, site: ProviderSite, type: Any.Type,
         build: (Component) throws -> AnyObject?,
@@ -118,6 +119,10 @@ extension AnyModule {
     ) throws -> AnyObject? {
         try ResolutionContext.withCurrent { context in
             let frame = providerFrame(policy.strategy, site: site, returning: type)
+            // An override that this thread sets up takes effect before the slot is found.
+            let overriding =
+                slots.attention != 0 ? context.capture.flatMap { $0.isSuspended ? nil : $0 } : nil
+            if let overriding { setUpOverride(overriding, key: key, frame: frame, in: slots) }
             func resolve(in slot: Policy.Slot, isNew: Bool) throws -> AnyObject? {
                 func buildInStep() throws -> AnyObject? {
                     try withComponent(context, frame, build)
@@ -132,9 +137,11 @@ extension AnyModule {
                 }
 
                 guard slots.attention != 0 else { return try resolveThroughSlot() }
-                if let capture = context.capture, !capture.isSuspended {
-                    return try captureOverride(
-                        capture, key: key, frame: frame, isNew: isNew, resolve: resolveThroughSlot)
+                if let overriding {
+                    // The override's factory builds; the provider calls it makes are ordinary.
+                    overriding.isSuspended = true
+                    defer { overriding.isSuspended = false }
+                    return try resolveThroughSlot()
                 }
                 if policy.strategy.isCached, let request = context.freshRequest,
                     request.module == ObjectIdentifier(self), request.depth == context.depth

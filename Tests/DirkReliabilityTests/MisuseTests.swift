@@ -15,6 +15,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case overrideOfAnAncestor, overrideOfAnotherType, foreignError, mainActorModuleOffTheMainActor
     case moduleOfAnotherType, parentOfAnotherType, notAModule, lateParentDuplicateContribution
     case lateSubclassModule, moduleOfAnotherComponent, mainActorModuleRegisteredOffTheMainActor
+    case contributionAfterRelease
 
     var testDescription: String { rawValue }
 
@@ -158,6 +159,11 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             [
                 "`MisuseComponent` contributed `Canary` under the key \"late\", which `MisuseParent` already uses",
                 "choose another key",
+            ]
+        case .contributionAfterRelease:
+            [
+                "the contribution \"gone\" to the collection of `Canary` was resolved after its component `MisuseParent` was released",
+                "keep the component for as long as you resolve its contributions",
             ]
         }
     }
@@ -311,6 +317,11 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             let parent = MisuseParent().contribute(Canary.self, key: "late") { _ in Canary() }
             component.parent { parent }
             _ = component.contributions(of: Canary.self)
+        case .contributionAfterRelease:
+            var parent: MisuseParent? = MisuseParent().contribute(Canary.self, key: "gone") { _ in Canary() }
+            let listed = parent!.contributions(of: Canary.self)
+            parent = nil
+            _ = listed[0].resolve()
         }
     }
 }

@@ -42,6 +42,19 @@ struct ContributionTests {
         #expect(leaf.resolveContributions(of: String.self) == ["lone", "root", "middle", "leaf"])
     }
 
+    @Test("an instance that the component caches may hold its contributions: they do not keep it alive")
+    func cachedContributionsDoNotKeepTheComponent() {
+        weak var released: PluginApp?
+        do {
+            let app = PluginApp()
+            released = app
+            let router = app.plugins.router()
+            #expect(router.plugins.map { $0.resolve().name } == ["auth", "log"])
+            #expect(app.plugins.router() === router)
+        }
+        #expect(released == nil, "the router's contributions formed a retain cycle with the component")
+    }
+
     @Test("a key already used in the collection, here by a parent, traps")
     func duplicateKeyTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -81,7 +94,18 @@ final class PluginApp: Component, @unchecked Sendable {
     }
 }
 
+/// Chooses among the plugins later: holds their contributions, not the plugins.
+final class PluginRouter: @unchecked Sendable {
+    let plugins: [Contribution<Plugin>]
+
+    init(plugins: [Contribution<Plugin>]) {
+        self.plugins = plugins
+    }
+}
+
 final class PluginModule: Module<PluginApp>, @unchecked Sendable {
+    func router() -> PluginRouter { single { c in PluginRouter(plugins: c.contributions(of: Plugin.self)) } }
+
     func auth() -> Plugin {
         single { c in
             c.built.increment()

@@ -415,6 +415,20 @@
             """, file: file, line: line)
     }
 
+    /// A contribution was resolved after the component that contributed it was released.
+    static func contributionAfterRelease(
+        key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: the contribution "\(key)" to the collection of `\(element)` was resolved after \
+            its component `\(component)` was released. A contribution refers to its component \
+            without keeping it alive, so that an instance the component caches may hold \
+            contributions without a retain cycle: keep the component for as long as you resolve \
+            its contributions.
+            """, file: file, line: line)
+    }
+
     // MARK: Overrides
 
     static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never

@@ -13,14 +13,14 @@ import CDirk
 /// providers are all transients never does. The component the module belongs to also holds this
 /// object, so that `reset()` and the component's release reach every cache without holding the
 /// module.
-@usableFromInline final class ProviderSlots: Locked<ProviderSlots.State> {
+@usableFromInline package final class ProviderSlots: Locked<ProviderSlots.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded
     // by the lock of `Locked`. The extra words are atomics: `attention`, `observers`, the
     // overrides (see `overrides`), then the table, which is written only while holding the lock.
 
     /// Two types, nothing to release: `ManagedBuffer` destroys its header through the type's
     /// generic witness, which costs nothing for such a header.
-    @usableFromInline struct State {
+    @usableFromInline package struct State {
         /// The module's type, which names its providers.
         @usableFromInline let moduleType: Any.Type
         /// The type of the component the module belongs to.
@@ -36,7 +36,7 @@ import CDirk
     @inlinable static var inlineSlots: Int { 4 }
 
     /// Slots for a module of type `moduleType` of a `componentType`.
-    static func make(moduleType: Any.Type, componentType: Any.Type) -> ProviderSlots {
+    package static func make(moduleType: Any.Type, componentType: Any.Type) -> ProviderSlots {
         let slots = make(
             State(moduleType: moduleType, componentType: componentType),
             extraWords: tableWord + LookupTable<ProviderKey, AnyObject>.wordCount(inline: inlineSlots))
@@ -124,7 +124,7 @@ import CDirk
     }
 
     /// The slot at `key`, not retained: the table's reference keeps it.
-    @inlinable func unretainedSlot<Slot: AnyObject>(
+    @inlinable package func unretainedSlot<Slot: AnyObject>(
         for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
         make: () -> Slot
     ) -> (slot: Unmanaged<Slot>, isNew: Bool) {
@@ -173,19 +173,25 @@ import CDirk
 
     /// The factory that replaces the provider at `key`, if one does.
     @usableFromInline
-    func override(for key: ProviderKey) -> AnyObject? {
+    package func override(for key: ProviderKey) -> AnyObject? {
         withLock { _ in overrides?.factories[key] }
     }
 
-    /// Makes `factory` replace the provider at `key`.
-    func setOverride(_ factory: AnyObject, for key: ProviderKey) {
+    /// Makes `factory` replace the provider at `key`, unless the provider was used, which made its
+    /// slot; returns whether it did. A provider that keeps no slot (a `transient`) is never used.
+    ///
+    /// One critical section with the making of slots (`unretainedSlot(for:strategy:site:as:make:)`):
+    /// a slot made after this call is made knowing of the factory.
+    package func setOverride(_ factory: AnyObject, forUnusedProviderAt key: ProviderKey) -> Bool {
         withLock { _ in
+            guard table.unretainedEntry(for: key) == nil else { return false }
             if overrides == nil {
                 dirk_store_relaxed(
                     extraWords + Self.overridesWord,
                     UInt(bitPattern: Unmanaged.passRetained(Overrides()).toOpaque()))
             }
             overrides!.factories[key] = factory
+            return true
         }
     }
 

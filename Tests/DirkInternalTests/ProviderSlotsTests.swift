@@ -1,0 +1,65 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("A module's provider slots")
+struct ProviderSlotsTests {
+    /// A provider's slot, and an override's factory: only their identities matter here.
+    final class Slot: @unchecked Sendable {}
+
+    private static func key(line: UInt) -> ProviderKey {
+        ProviderKey(file: #fileID, line: line, column: 1, function: "provider()", type: Slot.self)
+    }
+
+    private static let site = ProviderSite(file: #fileID, line: 1, column: 1, function: "provider()")
+
+    /// Makes the slot of the provider at `key`, unless it is there, and says whether it made it.
+    private static func use(_ slots: ProviderSlots, _ key: ProviderKey) -> Bool {
+        slots.unretainedSlot(for: key, strategy: .single, site: site, as: Slot.self) { Slot() }.isNew
+    }
+
+    @Test("an override is set only for a provider that has no slot yet, and a slot made later finds it")
+    func overrideOnlyBeforeFirstUse() {
+        let slots = ProviderSlots.make(moduleType: Slot.self, componentType: Slot.self)
+        let (used, unused) = (Self.key(line: 1), Self.key(line: 2))
+        let factory = Slot()
+        #expect(Self.use(slots, used))
+        #expect(!slots.setOverride(factory, forUnusedProviderAt: used), "a used provider is not overridden")
+        #expect(slots.override(for: used) == nil)
+        #expect(slots.setOverride(factory, forUnusedProviderAt: unused))
+        #expect(slots.override(for: unused) === factory)
+        #expect(Self.use(slots, unused), "the override made no slot")
+        #expect(slots.override(for: unused) === factory)
+    }
+
+    @Test("a provider's first use and an override racing it: either the override fails or the use sees it")
+    func overrideRacingFirstUse() {
+        // The override is set in the critical section that finds the provider unused, so a slot
+        // made on another thread is made either before it (the override fails) or after it (the
+        // maker finds the override when it builds). Checked and set apart, an override could
+        // succeed after the slot was made without it.
+        for round in 0..<2_000 {
+            // Shared by the two threads, which is what the slots' lock is for.
+            let shared = Unchecked(
+                (
+                    ProviderSlots.make(moduleType: Slot.self, componentType: Slot.self),
+                    Self.key(line: UInt(round) + 10)
+                ))
+            let factory = Slot()
+            let outcome = Locked((isOverridden: false, madeWithout: false))
+            onThreads(2) { index in
+                let (slots, key) = shared.value
+                if index == 0 {
+                    let isOverridden = slots.setOverride(factory, forUnusedProviderAt: key)
+                    outcome.withLock { $0.isOverridden = isOverridden }
+                } else if Self.use(slots, key), slots.override(for: key) == nil {
+                    outcome.withLock { $0.madeWithout = true }
+                }
+            }
+            let (isOverridden, madeWithout) = outcome.withLock { $0 }
+            #expect(
+                !(isOverridden && madeWithout), "round \(round): overridden after a use that did not see it")
+            if isOverridden && madeWithout { break }
+        }
+    }
+}
