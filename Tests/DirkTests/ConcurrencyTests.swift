@@ -162,6 +162,27 @@ struct ConcurrencyTests {
         #expect(message.isEmpty, "\(message)")
     }
 
+    @Test("a weak instance let go while insight reads its cache is deinitialized with no lock held")
+    func weakInstanceGoesOutsideItsCacheLock() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            // The graph reads each cache under its lock, a weak one's instance as a strong reference,
+            // which is the last one if this thread lets the instance go meanwhile. The instance's
+            // deinit reads the graph, which takes that cache's lock: under the lock, a debug build
+            // would stop ("a thread took a lock it already holds") and a release build would hang.
+            armExitTestWatchdog()
+            let component = WeakProbeComponent()
+            let stop = Locked(false)
+            let reader = Thread {
+                while !stop.withLock({ $0 }) { _ = component.dependencyGraph() }
+            }
+            reader.start()
+            for _ in 0..<20_000 { _ = component.probes.probe() }
+            stop.withLock { $0 = true }
+        }
+        let message = standardError(of: result)
+        #expect(message.isEmpty, "\(message)")
+    }
+
     @Test("an instance from a configure cycle across threads is configured before the outermost call returns")
     func configureFinishesBeforeReturn() {
         withWatchdog {
@@ -272,6 +293,27 @@ final class ObjectIdentifierBox: @unchecked Sendable {
     }
 
     static func === (lhs: ObjectIdentifierBox, rhs: Thing) -> Bool { lhs.thing === rhs }
+}
+
+/// Reads its component's graph when it goes.
+final class WeakProbe: @unchecked Sendable {
+    weak var component: WeakProbeComponent?
+
+    init(component: WeakProbeComponent) {
+        self.component = component
+    }
+
+    deinit {
+        _ = component?.dependencyGraph()
+    }
+}
+
+final class WeakProbeComponent: Component, @unchecked Sendable {
+    var probes: WeakProbeModule { module() }
+}
+
+final class WeakProbeModule: Module<WeakProbeComponent>, @unchecked Sendable {
+    func probe() -> WeakProbe { weak { c in WeakProbe(component: c) } }
 }
 
 final class GateComponent: Component, @unchecked Sendable {

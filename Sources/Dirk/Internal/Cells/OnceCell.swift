@@ -45,7 +45,11 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     }
 
     /// Whether the cell holds a value now.
-    @usableFromInline package final var hasValue: Bool { withMachine { $0.hasValue } }
+    ///
+    /// The value is read under the lock and let go after it: a `weak` cell's value is read as a
+    /// strong reference, which may be the last one if its other holder lets go meanwhile, and its
+    /// deinitializer, which runs user code, must run with no lock held.
+    @usableFromInline package final var hasValue: Bool { readyValue != nil }
 
     /// Whether a build is under way.
     package final var isBuilding: Bool { withMachine { $0.isBuilding } }

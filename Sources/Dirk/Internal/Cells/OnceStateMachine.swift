@@ -241,12 +241,13 @@ extension CellHeader {
         return .empty
     }
 
-    /// The ready value, if there is one.
+    /// The ready value, if there is one. A weak storage's value is read as a strong reference: a
+    /// cell that reads it under its lock lets it go after the lock, since it may be the last one.
     @inlinable package var readyValue: Value? {
         ready?.value
     }
 
-    /// Whether the cell holds a value now.
+    /// Whether the cell holds a value now; reads the value (see `readyValue`).
     package var hasValue: Bool { readyValue != nil }
 
     // MARK: Claiming

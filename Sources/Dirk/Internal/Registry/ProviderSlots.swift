@@ -294,10 +294,10 @@ struct CacheStatus {
 }
 
 extension OnceCell {
+    /// What the cell holds now. Its value is let go after the lock (see `hasValue`).
     var status: CacheStatus {
-        withMachine {
-            CacheStatus(holdsInstance: $0.hasValue, builds: $0.isBuilding ? 1 : 0, waiters: $0.waiterCount)
-        }
+        let (value, isBuilding, waiters) = withMachine { ($0.readyValue, $0.isBuilding, $0.waiterCount) }
+        return CacheStatus(holdsInstance: value != nil, builds: isBuilding ? 1 : 0, waiters: waiters)
     }
 }
 
