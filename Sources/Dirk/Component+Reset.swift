@@ -7,7 +7,9 @@ extension Component {
     /// keys are released before `reset()` returns, with no lock held, so their deinitializers may
     /// use the component. Calling `reset()` from inside a provider or `configure:` closure of this
     /// component, synchronous or async, stops the program: the resolution would lose instances it
-    /// is still using. So does calling it from a task that an async factory of this component
+    /// is still using. So does calling it in a resolution that got an instance of this component
+    /// which it publishes only when it ends (one built while a `configure:` closure of any
+    /// component runs on the thread), and calling it from a task that an async factory of this component
     /// started (`async let`, a task group, or `Task { }`) while that factory runs; once the factory
     /// has returned, such a task may reset the component. A `Task.detached` inherits nothing from
     /// the factory that started it, Dirk's task-local values included, so Dirk cannot tell that
@@ -18,10 +20,11 @@ extension Component {
     ///   - line: The call's line, for messages; leave the default.
     public func reset(file: StaticString = #fileID, line: UInt = #line) {
         let identity = UInt(bitPattern: ObjectIdentifier(self))
-        // The steps of this thread's resolution, then those of this task's async resolution and
-        // of the tasks that started this one, while they run.
-        if let frame = ResolutionContext.current.stack.first(where: { $0.component == identity })
-            ?? TaskAgent.stepUnderWay(in: identity)
+        // The steps of this thread's resolution and the builds it holds, then the steps of this
+        // task's async resolution and of the tasks that started this one, while they run.
+        let context = ResolutionContext.current
+        if let frame = context.stack.first(where: { $0.component == identity })
+            ?? context.heldBuild(ofComponent: identity) ?? TaskAgent.stepUnderWay(in: identity)
         {
             Diagnostics.resetDuringResolution(
                 component: type(of: self), provider: frame.name, file: file, line: line)

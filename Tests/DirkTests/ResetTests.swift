@@ -166,6 +166,24 @@ struct ResetTests {
         #expect(message.contains("Call `reset()` outside providers"))
     }
 
+    @Test("reset() of a component whose instance this resolution holds until it ends traps")
+    func resetOfAHeldInstanceTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            // Inside a `configure:` closure, the other component's single is handed out at once
+            // but published when the resolution ends: a reset would leave it, and a later call on
+            // this thread would return it again, and then cache it.
+            let other = TestComponent()
+            let component = ResettingComponent()
+            component.resetting.other = other
+            _ = component.resetting.configuresThenResetsOther()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `TestComponent.reset()` was called while `ThingModule.single()` of that component was being resolved"
+            ), "\(message)")
+    }
+
     @Test("reset() of another component inside a provider is allowed, synchronous or async")
     func resetOfAnotherComponent() async {
         let other = TestComponent()
@@ -315,6 +333,17 @@ class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
         transient { c in
             c.reset()
             return Thing()
+        }
+    }
+
+    /// Inside its `configure:` closure, gets `other`'s single, which the resolution holds until it
+    /// ends, then resets `other`.
+    func configuresThenResetsOther() -> Thing {
+        single {
+            Thing()
+        } configure: { _, _ in
+            _ = self.other?.things.single()
+            self.other?.reset()
         }
     }
 

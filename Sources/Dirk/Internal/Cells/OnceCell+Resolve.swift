@@ -93,7 +93,7 @@ extension OnceCell {
                 // that takes it before then waits for them too.
                 if !configures { withMachine { $0.holdInstance(value, generation: generation) } }
                 markConfigured(generation: generation, dependencies: context.borrowed + context.configuring)
-                context.publishWhenResolutionEnds(self, generation: generation)
+                context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
             } else if configures {
                 publish(generation: generation)
             } else {

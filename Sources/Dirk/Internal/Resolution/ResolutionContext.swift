@@ -40,8 +40,9 @@ import CDirk
     @usableFromInline @exclusivity(unchecked) var heldCapacity = 8
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution
     /// took another agent's half-configured instance, published when the resolution ends (see
-    /// `OnceCell.resolve`).
-    @exclusivity(unchecked) private var heldBuilds: [(cell: any HeldBuild, generation: UInt64)] = []
+    /// `OnceCell.resolve`), with their steps.
+    @exclusivity(unchecked) private var heldBuilds: [HeldBuildRecord] = []
+    private typealias HeldBuildRecord = (cell: any HeldBuild, generation: UInt64, frame: Frame)
     /// Builds of other agents whose instance this resolution took while they were being
     /// configured; the resolution waits until they, and the builds they depend on, are configured
     /// before it ends.
@@ -310,10 +311,18 @@ import CDirk
 
     // MARK: Ending the resolution
 
-    /// Publishes `cell`'s build of generation `generation` when the resolution ends.
-    @usableFromInline func publishWhenResolutionEnds(_ cell: any HeldBuild, generation: UInt64) {
-        heldBuilds.append((cell, generation))
+    /// Publishes `cell`'s build of generation `generation`, made in the step `frame`, when the
+    /// resolution ends.
+    @usableFromInline func publishWhenResolutionEnds(_ cell: any HeldBuild, generation: UInt64, frame: Frame)
+    {
+        heldBuilds.append((cell, generation, frame))
         hasEndWork = true
+    }
+
+    /// The step of a build of the component `component` (its identity) that this resolution holds
+    /// until it ends, if there is one: its instance is handed out already, but not yet to others.
+    func heldBuild(ofComponent component: UInt) -> Frame? {
+        heldBuilds.first { $0.frame.component == component }?.frame
     }
 
     /// Waits, when the resolution ends, until `cell`'s build of generation `generation`, and every
