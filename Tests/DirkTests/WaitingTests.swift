@@ -103,6 +103,34 @@ struct WaitingTests {
         #expect(component.attempts.count == 1)
     }
 
+    @Test("a build ended by its own task's cancellation is not passed on: a waiter not cancelled builds")
+    func cancelledBuilderDoesNotFailItsWaiters() async {
+        let component = FailingComponent()
+        let gate = AsyncGate()
+        component.failing.asyncGate = gate
+        let provider = "FailingModule.cancellableThing()"
+        let outcome = await withAsyncWatchdog { () async -> (builderCancelled: Bool, waited: Thing?) in
+            let builder = Task { try await component.failing.cancellableThing() }
+            await component.waitUntilAsync(0, areWaitingFor: provider, building: true)
+            let waiter = Task { try await component.failing.cancellableThing() }
+            await component.waitUntilAsync(1, areWaitingFor: provider)
+            builder.cancel()
+            await gate.open()
+            let builderCancelled: Bool
+            do {
+                _ = try await builder.value
+                builderCancelled = false
+            } catch {
+                builderCancelled = error is CancellationError
+            }
+            return (builderCancelled, try? await waiter.value)
+        }
+        #expect(outcome?.builderCancelled == true, "the cancelled builder throws CancellationError")
+        #expect(outcome?.waited != nil, "the waiter, which was not cancelled, gets an instance")
+        #expect(component.attempts.count == 2, "the waiter built anew")
+        #expect((try? await component.failing.cancellableThing()) === outcome?.waited)
+    }
+
     @Test(
         "a cancelled task waiting for a build whose provider cannot throw CancellationError waits and gets the instance",
         arguments: UncancellableWait.allCases)
@@ -214,6 +242,16 @@ final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
             let attempt = c.attempts.increment()
             await c.failing.asyncGate?.pass()
             if attempt < 0 { throw Attempt(number: attempt) }
+            return Thing()
+        }
+    }
+
+    /// Builds once `asyncGate` opens, unless its task was cancelled meanwhile.
+    func cancellableThing() async throws -> Thing {
+        try await single { c in
+            c.attempts.increment()
+            await c.failing.asyncGate?.pass()
+            try Task.checkCancellation()
             return Thing()
         }
     }

@@ -14,7 +14,9 @@ extension Module {
     /// **Concurrency:** when many tasks make the first call at once, one builds and the others
     /// suspend until it is ready; no thread blocks. A waiting task whose provider can throw
     /// `CancellationError` (it throws `any Error`) stops waiting as soon as it is cancelled; the
-    /// build goes on for the others. A factory that needs, through other async providers, the
+    /// build goes on for the others. When the building task is cancelled and its factory throws
+    /// `CancellationError`, that error is its own: a waiting task that was not cancelled builds
+    /// anew. A factory that needs, through other async providers, the
     /// instance it is building stops the program with the cycle's path, as does a cycle of tasks
     /// that wait for each other.
     ///
@@ -25,8 +27,8 @@ extension Module {
     ///   - column: See `file`.
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
-    ///     cached, the error reaches the caller and every task waiting for the same build, and
-    ///     the next call tries again.
+    ///     cached, the error reaches the caller and every task waiting for the same build (but for
+    ///     the building task's own cancellation, above), and the next call tries again.
     /// - Returns: The component's instance.
     @inlinable
     public func single<T, Failure: Error>(

@@ -4,7 +4,9 @@ extension OnceCell {
     ///
     /// A waiting task whose caller can receive `CancellationError` stops waiting as soon as it is
     /// cancelled and throws it; the build goes on for the others. Any other waits until the build
-    /// ends.
+    /// ends. A build whose factory throws `CancellationError` while its own task is cancelled ends
+    /// without passing that on: the waiters, which were not cancelled with it, look again, and one
+    /// of them builds.
     ///
     /// - Parameters:
     ///   - agent: The calling task's agent.
@@ -35,7 +37,11 @@ extension OnceCell {
                     complete(value, generation: generation)
                     return value
                 } catch {
-                    fail(generation: generation, with: error)
+                    if error is CancellationError && Task.isCancelled {
+                        abandon(generation: generation)
+                    } else {
+                        fail(generation: generation, with: error)
+                    }
                     throw error
                 }
             case .wait(let generation):
@@ -52,6 +58,10 @@ extension OnceCell {
                     }
                     throw cancellation
                 case .recheck:
+                    // A cancelled task that may stop stops here rather than build anew.
+                    if cancellable && Task.isCancelled, let cancellation = CancellationError() as? Failure {
+                        throw cancellation
+                    }
                     continue
                 }
             }

@@ -112,11 +112,22 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
 
     /// Ends generation `generation` with `error`, which every waiter gets too.
     @inlinable final func fail(generation: UInt64, with error: any Error) {
+        end(generation: generation, telling: .finished(.failure(error)))
+    }
+
+    /// Ends generation `generation` with no value, telling every waiter to look again: one of them
+    /// builds. For a build that its builder's cancellation ended, which the waiters do not share.
+    final func abandon(generation: UInt64) {
+        end(generation: generation, telling: .recheck)
+    }
+
+    /// Ends generation `generation` with no value and wakes its waiters with `event`.
+    @usableFromInline final func end(generation: UInt64, telling event: WaitEvent<Value>) {
         // The abandoned instance, if any, is released here, after the lock: its deinitializer may
         // run user code.
         let (waiters, abandoned) = withMachine { $0.fail(generation: generation) }
         withExtendedLifetime(abandoned) {}
-        for waiter in waiters { waiter.resume(with: .finished(.failure(error))) }
+        for waiter in waiters { waiter.resume(with: event) }
     }
 }
 
