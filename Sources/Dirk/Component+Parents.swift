@@ -172,8 +172,10 @@ extension Component {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
-        for recorder in recorders ?? [] {
-            Component.watch(parent, andAncestorsExcept: [], for: recorder)
+        if let recorders {
+            for recorder in recorders {
+                Component.watch(parent, andAncestorsExcept: [], for: recorder)
+            }
         }
     }
 

@@ -119,10 +119,11 @@ extension AnyModule {
     ) throws -> AnyObject? {
         try ResolutionContext.withCurrent { context in
             let frame = providerFrame(policy.strategy, site: site, returning: type)
-            // An override that this thread sets up takes effect before the slot is found.
-            let overriding =
-                slots.attention != 0 ? context.capture.flatMap { $0.isSuspended ? nil : $0 } : nil
-            if let overriding { setUpOverride(overriding, key: key, frame: frame, in: slots) }
+            // An override that this thread sets up takes effect before the slot is found. (Its
+            // component is watched while it is set up, so the check below sees the same capture.)
+            if slots.attention != 0, let capture = context.capture, !capture.isSuspended {
+                setUpOverride(capture, key: key, frame: frame, in: slots)
+            }
             func resolve(in slot: Policy.Slot, isNew: Bool) throws -> AnyObject? {
                 func buildInStep() throws -> AnyObject? {
                     try withComponent(context, frame, build)
@@ -137,10 +138,10 @@ extension AnyModule {
                 }
 
                 guard slots.attention != 0 else { return try resolveThroughSlot() }
-                if let overriding {
+                if let capture = context.capture, !capture.isSuspended {
                     // The override's factory builds; the provider calls it makes are ordinary.
-                    overriding.isSuspended = true
-                    defer { overriding.isSuspended = false }
+                    capture.isSuspended = true
+                    defer { capture.isSuspended = false }
                     return try resolveThroughSlot()
                 }
                 if policy.strategy.isCached, let request = context.freshRequest,
