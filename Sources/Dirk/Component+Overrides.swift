@@ -115,7 +115,9 @@ extension AnyModule {
                 frame.name, strategy: frame.strategy.name, builds: frame.type, returns: capture.valueType,
                 component: capture.componentType, file: capture.file, line: capture.line)
         }
-        guard slots.setOverride(capture.factory, forUnusedProviderAt: key) else {
+        // A `transient` keeps nothing: overriding it again replaces its override.
+        let replaces = frame.strategy == .transient
+        guard slots.setOverride(capture.factory, forUnusedProviderAt: key, replaces: replaces) else {
             Diagnostics.lateOverride(
                 frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }

@@ -32,6 +32,18 @@ struct ProviderSlotsTests {
         #expect(slots.override(for: unused) === factory)
     }
 
+    @Test("a provider overridden already is not overridden again, unless the override replaces")
+    func secondOverride() {
+        let slots = ProviderSlots.make(moduleType: Slot.self, componentType: Slot.self)
+        let key = Self.key(line: 3)
+        let (first, second, third) = (Slot(), Slot(), Slot())
+        #expect(slots.setOverride(first, forUnusedProviderAt: key))
+        #expect(!slots.setOverride(second, forUnusedProviderAt: key), "of two overrides at once, one fails")
+        #expect(slots.override(for: key) === first)
+        #expect(slots.setOverride(third, forUnusedProviderAt: key, replaces: true), "a transient's")
+        #expect(slots.override(for: key) === third)
+    }
+
     @Test("a provider's first use and an override racing it: either the override fails or the use sees it")
     func overrideRacingFirstUse() {
         // The override is set in the critical section that finds the provider unused, so a slot

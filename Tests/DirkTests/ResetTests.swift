@@ -184,6 +184,18 @@ struct ResetTests {
             ), "\(message)")
     }
 
+    @Test(
+        "reset() of a component whose handle this resolution holds is allowed: no reset drops a handle's value"
+    )
+    func resetAfterReadingItsHandle() {
+        let other = TestComponent()
+        let first = other.things.single()
+        let component = ResettingComponent()
+        component.resetting.other = other
+        _ = component.resetting.configuresReadsHandleThenResetsOther()
+        #expect(other.things.single() !== first)
+    }
+
     @Test("reset() of another component inside a provider is allowed, synchronous or async")
     func resetOfAnotherComponent() async {
         let other = TestComponent()
@@ -344,6 +356,18 @@ class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
         } configure: { _, _ in
             _ = self.other?.things.single()
             self.other?.reset()
+        }
+    }
+
+    /// Inside its `configure:` closure, reads a handle of `other`, which the resolution holds until
+    /// it ends, then resets `other`.
+    func configuresReadsHandleThenResetsOther() -> Thing {
+        single {
+            Thing()
+        } configure: { _, _ in
+            guard let other = self.other else { return }
+            _ = other.things.lazy { $0.things.single() }.value
+            other.reset()
         }
     }
 

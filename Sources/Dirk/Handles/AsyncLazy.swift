@@ -20,7 +20,8 @@ public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
 
     /// The dependency, resolved on the first read and the same instance on every later one. If
     /// the resolution throws, every task waiting for it gets the error, and the next read tries
-    /// again.
+    /// again; but for the resolving task's own cancellation, whose `CancellationError` a waiting
+    /// task that was not cancelled does not get: it resolves anew.
     func resolvedValue() async throws(Failure) -> Value {
         if let ready = cell.readyValue { return ready }
         let source = source
@@ -49,7 +50,8 @@ extension AsyncLazy where Failure == Never {
 extension AsyncLazy {
     /// The dependency, resolved on the first read and the same instance on every later one. If
     /// the resolution throws, every task waiting for it gets the error, and the next read tries
-    /// again.
+    /// again; but for the resolving task's own cancellation, whose `CancellationError` a waiting
+    /// task that was not cancelled does not get: it resolves anew.
     ///
     /// The error has the type `Failure`: the resolving closure's error type.
     public var value: Value {

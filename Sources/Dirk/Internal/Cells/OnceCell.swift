@@ -49,7 +49,10 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     /// The value is read under the lock and let go after it: a `weak` cell's value is read as a
     /// strong reference, which may be the last one if its other holder lets go meanwhile, and its
     /// deinitializer, which runs user code, must run with no lock held.
-    @usableFromInline package final var hasValue: Bool { readyValue != nil }
+    @usableFromInline package final var hasValue: Bool {
+        let value = readyValue
+        return withExtendedLifetime(value) { value != nil }
+    }
 
     /// Whether a build is under way.
     package final var isBuilding: Bool { withMachine { $0.isBuilding } }

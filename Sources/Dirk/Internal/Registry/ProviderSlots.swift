@@ -178,13 +178,18 @@ import CDirk
     }
 
     /// Makes `factory` replace the provider at `key`, unless the provider was used, which made its
-    /// slot; returns whether it did. A provider that keeps no slot (a `transient`) is never used.
+    /// slot, or is overridden already and `replaces` is false; returns whether it did. A provider
+    /// that keeps no slot (a `transient`) is never used, and may be overridden again (`replaces`).
     ///
     /// One critical section with the making of slots (`unretainedSlot(for:strategy:site:as:make:)`):
-    /// a slot made after this call is made knowing of the factory.
-    package func setOverride(_ factory: AnyObject, forUnusedProviderAt key: ProviderKey) -> Bool {
+    /// a slot made after this call is made knowing of the factory, and of two overrides set up at
+    /// once, one fails.
+    package func setOverride(
+        _ factory: AnyObject, forUnusedProviderAt key: ProviderKey, replaces: Bool = false
+    ) -> Bool {
         withLock { _ in
             guard table.unretainedEntry(for: key) == nil else { return false }
+            guard replaces || overrides?.factories[key] == nil else { return false }
             if overrides == nil {
                 dirk_store_relaxed(
                     extraWords + Self.overridesWord,
@@ -297,7 +302,9 @@ extension OnceCell {
     /// What the cell holds now. Its value is let go after the lock (see `hasValue`).
     var status: CacheStatus {
         let (value, isBuilding, waiters) = withMachine { ($0.readyValue, $0.isBuilding, $0.waiterCount) }
-        return CacheStatus(holdsInstance: value != nil, builds: isBuilding ? 1 : 0, waiters: waiters)
+        return withExtendedLifetime(value) {
+            CacheStatus(holdsInstance: value != nil, builds: isBuilding ? 1 : 0, waiters: waiters)
+        }
     }
 }
 

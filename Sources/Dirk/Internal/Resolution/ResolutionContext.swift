@@ -42,7 +42,9 @@ import CDirk
     /// took another agent's half-configured instance, published when the resolution ends (see
     /// `OnceCell.resolve`), with their steps.
     @exclusivity(unchecked) private var heldBuilds: [HeldBuildRecord] = []
-    private typealias HeldBuildRecord = (cell: any HeldBuild, generation: UInt64, frame: Frame)
+    private typealias HeldBuildRecord = (
+        cell: any HeldBuild, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool
+    )
     /// Builds of other agents whose instance this resolution took while they were being
     /// configured; the resolution waits until they, and the builds they depend on, are configured
     /// before it ends.
@@ -315,14 +317,20 @@ import CDirk
     /// resolution ends.
     @usableFromInline func publishWhenResolutionEnds(_ cell: any HeldBuild, generation: UInt64, frame: Frame)
     {
-        heldBuilds.append((cell, generation, frame))
+        heldBuilds.append((cell, generation, frame, isConfiguring))
         hasEndWork = true
     }
 
-    /// The step of a build of the component `component` (its identity) that this resolution holds
-    /// until it ends, if there is one: its instance is handed out already, but not yet to others.
+    /// The step of a provider's cached instance of the component `component` (its identity) that
+    /// this resolution holds until it ends because a `configure:` closure ran when it was built, if
+    /// there is one: the thread has the instance already, which others do not have yet. (Handles'
+    /// and `scoped` instances, which no reset drops, and builds held only because the resolution
+    /// took another thread's half-configured instance, which depends on timing, are not counted.)
     func heldBuild(ofComponent component: UInt) -> Frame? {
-        heldBuilds.first { $0.frame.component == component }?.frame
+        heldBuilds.first {
+            $0.isHeldForConfiguring && $0.frame.component == component && $0.frame.kind == .provider
+                && $0.frame.strategy.isCached
+        }?.frame
     }
 
     /// Waits, when the resolution ends, until `cell`'s build of generation `generation`, and every
