@@ -1,5 +1,6 @@
 import Dirk
 import DirkTestSupport
+import Foundation
 import Testing
 
 @Suite("A module's provider slots")
@@ -30,6 +31,43 @@ struct ProviderSlotsTests {
         #expect(slots.override(for: unused) === factory)
         #expect(Self.use(slots, unused), "the override made no slot")
         #expect(slots.override(for: unused) === factory)
+    }
+
+    @Test("two providers of one key and two strategies, first called at once: the clash is reported")
+    func clashFoundUnderTheLock() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            // The first call makes its slot while holding the lock; the second, which missed the
+            // lock-free lookup, finds it under the lock, with the other strategy. Its message reads
+            // the slots' state, which takes the lock: after the lock, or the thread would take a
+            // lock it holds (a hang in a release build).
+            armExitTestWatchdog()
+            let shared = Unchecked(
+                (ProviderSlots.make(moduleType: Slot.self, componentType: Slot.self), Self.key(line: 4)))
+            let (making, proceed) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            onThreads(2) { index in
+                let (slots, key) = shared.value
+                if index == 0 {
+                    _ = slots.unretainedSlot(
+                        for: key, strategy: .single, site: Self.site, as: Slot.self
+                    ) {
+                        making.signal()
+                        proceed.wait()
+                        return Slot()
+                    }
+                } else {
+                    making.wait()
+                    // Lets the other thread go once this one waits for the lock, very likely.
+                    Thread.detachNewThread {
+                        usleep(50_000)
+                        proceed.signal()
+                    }
+                    _ = slots.unretainedSlot(for: key, strategy: .weak, site: Self.site, as: Slot.self) {
+                        Slot()
+                    }
+                }
+            }
+        }
+        #expect(standardError(of: result).contains("Dirk: two providers named `Slot.provider()`"))
     }
 
     @Test("a provider overridden already is not overridden again, unless the override replaces")

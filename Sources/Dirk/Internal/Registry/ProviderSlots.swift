@@ -131,14 +131,14 @@ import CDirk
         if let entry = table.unretainedEntry(for: key) {
             return (checked(entry, strategy: strategy, site: site, as: type), false)
         }
-        return withLock { state in
-            if let entry = table.unretainedEntry(for: key) {
-                return (checked(entry, strategy: strategy, site: site, as: type), false)
-            }
+        let (entry, isNew) = withLock { state in
+            if let entry = table.unretainedEntry(for: key) { return (entry, false) }
             let made = make()
             table.insert(made, tag: UInt(strategy.rawValue), for: key)
-            return (Unmanaged.passUnretained(made), true)
+            return ((Unmanaged<AnyObject>.passUnretained(made), UInt(strategy.rawValue)), true)
         }
+        // Checked after the lock: a clash's message reads the slots' state, under the lock.
+        return (checked(entry, strategy: strategy, site: site, as: type), isNew)
     }
 
     @inlinable func checked<Slot: AnyObject>(
