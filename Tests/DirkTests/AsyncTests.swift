@@ -46,6 +46,31 @@ struct AsyncTests {
         #expect(try await component.storage.flakyDatabase() === first)
     }
 
+    @Test("an async single whose build ends after its component was released is not kept by the module")
+    func asyncBuildOutlivingItsComponent() async {
+        // The build holds the last reference to the component once the caller lets it go. The
+        // component's release, when the build lets go, must come after the instance is cached, so
+        // that it empties the cache of the module that outlives it.
+        let (gate, entered) = (AsyncGate(), Latch())
+        weak var released: DatabaseComponent?
+        weak var built: Database?
+        var component: DatabaseComponent? = DatabaseComponent()
+        component!.gate = gate
+        component!.entered = entered
+        released = component
+        let module = component!.storage
+        do {
+            let build = Task { await module.enteringGatedDatabase() }
+            await entered.wait()
+            component = nil
+            await gate.open()
+            built = await build.value
+        }
+        #expect(released == nil)
+        #expect(built == nil, "the module, which outlives its component, kept the released scope's instance")
+        withExtendedLifetime(module) {}
+    }
+
     @Test("reset() drops an async single")
     func resetDropsAsyncSingle() async {
         let component = DatabaseComponent()
@@ -189,6 +214,15 @@ final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
         await single { c in
             c.opened.increment()
             await Task.yield()
+            return Database()
+        }
+    }
+
+    /// Opens `entered` once its build has begun, then builds once `gate` opens.
+    func enteringGatedDatabase() async -> Database {
+        await single { c in
+            c.entered?.open()
+            await c.gate?.pass()
             return Database()
         }
     }

@@ -180,10 +180,16 @@ extension AnyModule {
         let frame = providerFrame(strategy, site: site, returning: type)
         let componentReference = componentReference
         let componentType = componentType
+        // The component, kept from the build's start until its instance is cached, when this call
+        // returns: released in between, the component would empty its surviving modules' caches
+        // while the build was still under way, and the instance of a released scope would stay.
+        var heldComponent: Component?
+        defer { withExtendedLifetime(heldComponent) {} }
         func buildWithComponent() async throws -> AnyObject {
             guard let component = componentReference.strongIfAlive() else {
                 Diagnostics.componentReleased(provider: frame.name, component: componentType, site: site)
             }
+            heldComponent = component
             return try await build(component)
         }
         switch strategy {
