@@ -1,5 +1,6 @@
 import Dirk
 import DirkTestSupport
+import Dispatch
 import Testing
 
 @Suite("scoped follows the resolution, not the thread")
@@ -49,9 +50,66 @@ struct AsyncScopeTests {
         }
         #expect(contexts.map { $0.0 !== $0.1 } == true)
     }
+
+    @Test("a synchronous resolution in a Task that its async resolution ends under gets one scoped instance")
+    func synchronousResolutionAcrossTheEnd() async {
+        // The task's synchronous `pair()` gets its first instance from the async resolution's
+        // scope, which then ends, and asks again: one resolution, one instance; and the instance
+        // goes when that resolution ends, as the scope has.
+        let component = SplitScopeComponent()
+        let outcome = await withAsyncWatchdog { () async -> (same: Bool, laterAlive: Bool)? in
+            let task = await component.split.root()
+            component.proceed.signal()
+            await task.value
+            return component.outcome.withLock { $0 }
+        }
+        #expect(outcome??.same == true, "two instances in one synchronous resolution")
+        #expect(outcome??.laterAlive == false, "the instance outlived its resolution")
+    }
 }
 
 // MARK: Fixtures
+
+final class SplitScopeComponent: Component, @unchecked Sendable {
+    let firstGot = Latch()
+    let proceed = DispatchSemaphore(value: 0)
+    let outcome = Locked<(same: Bool, laterAlive: Bool)?>(nil)
+    var split: SplitScopeModule { module() }
+}
+
+final class SplitScopeModule: Module<SplitScopeComponent>, @unchecked Sendable {
+    func scopedThing() -> Thing { scoped { Thing() } }
+
+    /// Asks for `scopedThing()` twice in one synchronous resolution, waiting in between until the
+    /// test lets it go on.
+    func pair() -> (Thing, Thing) {
+        transient { c in
+            let first = c.split.scopedThing()
+            c.firstGot.open()
+            c.proceed.wait()
+            return (first, c.split.scopedThing())
+        }
+    }
+
+    /// Starts a task that outlives this resolution and runs `pair()`; returns once the pair has its
+    /// first instance.
+    func root() async -> Task<Void, Never> {
+        await transient { c in
+            let task = Task {
+                weak var later: Thing?
+                var same = false
+                do {
+                    let (first, second) = c.split.pair()
+                    same = first === second
+                    later = second
+                }
+                c.outcome.withLock { $0 = (same, later != nil) }
+            }
+            await c.firstGot.wait()
+            return task
+        }
+    }
+}
 
 final class RequestContext: @unchecked Sendable {}
 

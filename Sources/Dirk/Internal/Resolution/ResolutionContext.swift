@@ -279,7 +279,13 @@ import CDirk
         if usesConfinedScope { return nil }
         let shared = TaskAgent.scopesOfCurrentTask
         guard depth > 0 else { return shared }
-        if shared == nil { usesConfinedScope = true } else { scopes = shared }
+        if let shared {
+            // Kept for this resolution, even if the async one ends meanwhile: see `ScopeStore.join`.
+            shared.join()
+            scopes = shared
+        } else {
+            usesConfinedScope = true
+        }
         hasEndWork = true
         return shared
     }
@@ -380,11 +386,13 @@ import CDirk
         // A shared store is the async resolution's, which ends it. The thread's own `scoped`
         // instances go last, outside any lock: deinitializers may run user code, even resolve
         // again on this thread, which then starts a resolution of its own.
+        let shared = scopes
         scopes = nil
         usesConfinedScope = false
         hasEndWork = false
         let instances = confinedScope.end()
         withExtendedLifetime(instances) {}
+        shared?.leave()
     }
 }
 

@@ -22,6 +22,8 @@ final class ScopeStore: Locked<ScopeStore.State> {
         /// exists.
         var cells = InlineList<Entry>()
         var hasEnded = false
+        /// The synchronous resolutions that use the store now (see `join()`).
+        var users = 0
     }
 
     /// A provider's cell: a struct rather than a tuple, so that copying and destroying one is
@@ -58,11 +60,30 @@ final class ScopeStore: Locked<ScopeStore.State> {
     }
 
     /// Ends the resolution: releases its instances, after the lock, since their deinitializers may
-    /// run user code.
+    /// run user code; or, while synchronous resolutions use the store, leaves that to the last of
+    /// them (`leave()`).
     func end() {
         let released = withLock { state in
             state.hasEnded = true
-            return state.cells.removeAllElements()
+            return state.users == 0 ? state.cells.removeAllElements() : InlineList()
+        }
+        withExtendedLifetime(released) {}
+    }
+
+    /// Makes a synchronous resolution one of the store's users until it calls `leave()`. The store
+    /// keeps its instances for it, past `end()` if need be, so that a `scoped` provider that it
+    /// asks for twice gives it one instance even when the async resolution ends in between (in a
+    /// `Task { }` that outlives it).
+    func join() {
+        withLock { $0.users += 1 }
+    }
+
+    /// Ends a synchronous resolution's use of the store (see `join()`); releases the instances, after
+    /// the lock, if the store has ended and no other resolution uses it.
+    func leave() {
+        let released = withLock { state in
+            state.users -= 1
+            return state.hasEnded && state.users == 0 ? state.cells.removeAllElements() : InlineList()
         }
         withExtendedLifetime(released) {}
     }

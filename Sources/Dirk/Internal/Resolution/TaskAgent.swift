@@ -76,6 +76,11 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     /// The `scoped` instances of the resolution.
     var scopes: ScopeStore { state.withLock { $0.scopes } }
 
+    /// The `scoped` instances for a call of the agent's task under way: the resolution's, or the
+    /// agent's own, opened now, if the resolution's ended meanwhile (in a `Task { }` that outlives
+    /// it), so that no instance is kept by a scope that has ended.
+    var scopesOfCallUnderWay: ScopeStore { scopesIfUnderWay() ?? scopes }
+
     /// The current task's agent: the one bound for this task, or a new one (and whether it is new,
     /// in which case the caller binds it with `TaskAgent.$current.withValue`).
     static func forCurrentTask() -> (agent: TaskAgent, isNew: Bool) {
