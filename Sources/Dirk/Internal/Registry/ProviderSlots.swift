@@ -131,14 +131,16 @@ import CDirk
         if let entry = table.unretainedEntry(for: key) {
             return (checked(entry, strategy: strategy, site: site, as: type), false)
         }
-        let (entry, isNew) = withLock { state in
-            if let entry = table.unretainedEntry(for: key) { return (entry, false) }
-            let made = make()
-            table.insert(made, tag: UInt(strategy.rawValue), for: key)
-            return ((Unmanaged<AnyObject>.passUnretained(made), UInt(strategy.rawValue)), true)
+        let (found, made) = withLock {
+            state -> ((value: Unmanaged<AnyObject>, tag: UInt)?, Unmanaged<Slot>?) in
+            if let entry = table.unretainedEntry(for: key) { return (entry, nil) }
+            let slot = make()
+            table.insert(slot, tag: UInt(strategy.rawValue), for: key)
+            return (nil, Unmanaged.passUnretained(slot))
         }
+        if let made { return (made, true) }
         // Checked after the lock: a clash's message reads the slots' state, under the lock.
-        return (checked(entry, strategy: strategy, site: site, as: type), isNew)
+        return (checked(found!, strategy: strategy, site: site, as: type), false)
     }
 
     @inlinable func checked<Slot: AnyObject>(
