@@ -51,20 +51,36 @@ struct AsyncScopeTests {
         #expect(contexts.map { $0.0 !== $0.1 } == true)
     }
 
+    @Test("a Task's call under way when its async resolution ends shares one scope of its own after the end")
+    func callAcrossTheEndOpensItsOwnScope() async {
+        let component = RequestScopeComponent()
+        let contexts = await withAsyncWatchdog { await component.requests.contextsAcrossTheEnd() }
+        #expect(contexts.map { $0.after === $0.later } == true, "one scope after the end")
+        #expect(
+            contexts.map { $0.before !== $0.after } == true, "the ended resolution's instance is not kept")
+    }
+
     @Test("a synchronous resolution in a Task that its async resolution ends under gets one scoped instance")
     func synchronousResolutionAcrossTheEnd() async {
         // The task's synchronous `pair()` gets its first instance from the async resolution's
         // scope, which then ends, and asks again: one resolution, one instance; and the instance
         // goes when that resolution ends, as the scope has.
         let component = SplitScopeComponent()
-        let outcome = await withAsyncWatchdog { () async -> (same: Bool, laterAlive: Bool)? in
+        let outcome = await withAsyncWatchdog {
+            () async -> (same: Bool, laterAlive: Bool, rootOnlyAlive: Bool)? in
             let task = await component.split.root()
+            // The async resolution has ended; the task's synchronous call, which used only
+            // `scopedThing()`, still runs.
+            let rootOnlyAlive = component.rootOnly.withLock { $0.object != nil }
             component.proceed.signal()
             await task.value
-            return component.outcome.withLock { $0 }
+            return component.outcome.withLock { $0.map { ($0.same, $0.laterAlive, rootOnlyAlive) } }
         }
         #expect(outcome??.same == true, "two instances in one synchronous resolution")
         #expect(outcome??.laterAlive == false, "the instance outlived its resolution")
+        #expect(
+            outcome??.rootOnlyAlive == false,
+            "an instance that only the ended resolution used went only when the task's call returned")
     }
 }
 
@@ -74,11 +90,18 @@ final class SplitScopeComponent: Component, @unchecked Sendable {
     let firstGot = Latch()
     let proceed = DispatchSemaphore(value: 0)
     let outcome = Locked<(same: Bool, laterAlive: Bool)?>(nil)
+    /// The instance that only the async resolution asks for.
+    let rootOnly = Locked(WeakThing())
     var split: SplitScopeModule { module() }
+}
+
+final class WeakThing: @unchecked Sendable {
+    weak var object: Thing?
 }
 
 final class SplitScopeModule: Module<SplitScopeComponent>, @unchecked Sendable {
     func scopedThing() -> Thing { scoped { Thing() } }
+    func rootOnlyThing() -> Thing { scoped { Thing() } }
 
     /// Asks for `scopedThing()` twice in one synchronous resolution, waiting in between until the
     /// test lets it go on.
@@ -105,6 +128,7 @@ final class SplitScopeModule: Module<SplitScopeComponent>, @unchecked Sendable {
                 }
                 c.outcome.withLock { $0 = (same, later != nil) }
             }
+            c.rootOnly.withLock { $0.object = c.split.rootOnlyThing() }
             await c.firstGot.wait()
             return task
         }
@@ -145,6 +169,35 @@ final class RequestModule: Module<RequestScopeComponent>, @unchecked Sendable {
                 for _ in 0..<4 { group.addTask { await c.requests.asyncContext() } }
                 return await group.reduce(into: []) { $0.append($1) }
             }
+        }
+    }
+
+    /// Starts a task whose call asks for `asyncContext()` before this resolution ends and twice
+    /// after, and returns what it got.
+    func contextsAcrossTheEnd() async -> (
+        before: RequestContext, after: RequestContext, later: RequestContext
+    ) {
+        let (gate, started) = (AsyncGate(), Latch())
+        let task = await transient { c in
+            let task = Task {
+                await c.requests.spanning(gate: gate, started: started)
+            }
+            await started.wait()
+            return task
+        }
+        await gate.open()
+        return await task.value
+    }
+
+    /// Asks for `asyncContext()`, then, once `gate` opens, twice more, in one call.
+    func spanning(gate: AsyncGate, started: Latch) async -> (
+        before: RequestContext, after: RequestContext, later: RequestContext
+    ) {
+        await transient { c in
+            let before = await c.requests.asyncContext()
+            started.open()
+            await gate.pass()
+            return (before, await c.requests.asyncContext(), await c.requests.asyncContext())
         }
     }
 

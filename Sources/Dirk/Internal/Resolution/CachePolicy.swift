@@ -159,7 +159,7 @@ struct ScopedPolicy: CachePolicy {
         guard let shared = context.sharedScopeStore else {
             return context.hasConfinedScopedInstance(owner: provider.slots, key: provider.key)
         }
-        return provider.cell(in: shared).hasValue
+        return provider.cell(in: shared, keptBy: context).hasValue
     }
 
     func resolve(
@@ -171,7 +171,7 @@ struct ScopedPolicy: CachePolicy {
                 owner: provider.slots, key: provider.key, frame: frame, build: { try build()! },
                 configures: configures, configure: configure)
         }
-        return try provider.cell(in: shared).resolve(
+        return try provider.cell(in: shared, keptBy: context).resolve(
             in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
     }
 }
@@ -184,6 +184,12 @@ struct ScopedProvider {
     /// The provider's cell in `store`, made on the provider's first call in the resolution.
     func cell(in store: ScopeStore) -> OnceCell<StrongObjectStorage> {
         store.cell(owner: slots, key: key) { StrongObjectCell.make() }
+    }
+
+    /// The provider's cell in `store`, the shared store of `context`'s synchronous resolution, which
+    /// keeps it until it ends.
+    func cell(in store: ScopeStore, keptBy context: ResolutionContext) -> OnceCell<StrongObjectStorage> {
+        context.sharedScopedCell(in: store, owner: slots, key: key) { StrongObjectCell.make() }
     }
 }
 

@@ -61,6 +61,9 @@ import CDirk
     @exclusivity(unchecked) private var usesConfinedScope = false
     /// The `scoped` instances of the resolution under way when it is this thread's own.
     @exclusivity(unchecked) var confinedScope = ConfinedScope()
+    /// The cells of the shared store (`scopes`) that the resolution under way used, which it keeps
+    /// until it ends (see `sharedScopedCell`).
+    @exclusivity(unchecked) private var keptSharedCells = InlineList<ScopeStore.Entry>()
     /// How many `configure:` closures are running on this thread.
     @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
     /// The builds in cells whose `configure:` closures are running on this thread, outermost
@@ -279,15 +282,30 @@ import CDirk
         if usesConfinedScope { return nil }
         let shared = TaskAgent.scopesOfCurrentTask
         guard depth > 0 else { return shared }
-        if let shared {
-            // Kept for this resolution, even if the async one ends meanwhile: see `ScopeStore.join`.
-            shared.join()
-            scopes = shared
-        } else {
-            usesConfinedScope = true
-        }
+        if shared == nil { usesConfinedScope = true } else { scopes = shared }
         hasEndWork = true
         return shared
+    }
+
+    /// The cell of the `scoped` provider at `key` among the slots that `owner` keeps, in `store`,
+    /// the shared store of the resolution under way (`sharedScopeStore`), made by `make` on first
+    /// use; kept by this resolution until it ends, so that the provider gives it one instance
+    /// even if the async resolution that the store belongs to ends meanwhile (in a `Task { }`
+    /// that outlives it) and releases its instances.
+    func sharedScopedCell<Cell: AnyObject>(
+        in store: ScopeStore, owner: AnyObject, key: ProviderKey, make: () -> Cell
+    ) -> Cell {
+        if let kept = keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) {
+            // Kept under the key and owner of the provider that made it, with its type.
+            return unsafeDowncast(kept.cell, to: Cell.self)
+        }
+        let cell = store.cell(owner: owner, key: key, make: make)
+        // Only a resolution under way keeps: an answer outside any step has no end to release it.
+        if scopes === store {
+            keptSharedCells.append(ScopeStore.Entry(owner: owner, key: key, cell: cell))
+            hasEndWork = true
+        }
+        return cell
     }
 
     // MARK: Objects kept alive
@@ -350,7 +368,7 @@ import CDirk
     @usableFromInline func endResolution() {
         hasEndWork = false
         if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || usesConfinedScope
-            || !confinedScope.isEmpty
+            || !confinedScope.isEmpty || !keptSharedCells.isEmpty
         {
             finishBuildsAndScopes()
         }
@@ -386,13 +404,12 @@ import CDirk
         // A shared store is the async resolution's, which ends it. The thread's own `scoped`
         // instances go last, outside any lock: deinitializers may run user code, even resolve
         // again on this thread, which then starts a resolution of its own.
-        let shared = scopes
         scopes = nil
         usesConfinedScope = false
         hasEndWork = false
         let instances = confinedScope.end()
-        withExtendedLifetime(instances) {}
-        shared?.leave()
+        let sharedCells = keptSharedCells.removeAllElements()
+        withExtendedLifetime((instances, sharedCells)) {}
     }
 }
 

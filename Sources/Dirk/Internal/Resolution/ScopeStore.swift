@@ -22,8 +22,6 @@ final class ScopeStore: Locked<ScopeStore.State> {
         /// exists.
         var cells = InlineList<Entry>()
         var hasEnded = false
-        /// The synchronous resolutions that use the store now (see `join()`).
-        var users = 0
     }
 
     /// A provider's cell: a struct rather than a tuple, so that copying and destroying one is
@@ -45,7 +43,8 @@ final class ScopeStore: Locked<ScopeStore.State> {
     var hasEnded: Bool { withLock { $0.hasEnded } }
 
     /// The cell of the provider at `key` among the slots that `owner` keeps, in this resolution,
-    /// made by `make` on first use.
+    /// made by `make` on first use. Once the resolution has ended, a cell made is not kept: its
+    /// caller is its only keeper, and no ended scope holds an instance.
     func cell<Cell: AnyObject>(owner: AnyObject, key: ProviderKey, make: () -> Cell) -> Cell {
         withLock { state in
             if let existing = state.cells.first(where: { $0.owner === owner && $0.key == key }) {
@@ -54,36 +53,18 @@ final class ScopeStore: Locked<ScopeStore.State> {
                 return unsafeDowncast(existing.cell, to: Cell.self)
             }
             let made = make()
-            state.cells.append(Entry(owner: owner, key: key, cell: made))
+            if !state.hasEnded { state.cells.append(Entry(owner: owner, key: key, cell: made)) }
             return made
         }
     }
 
     /// Ends the resolution: releases its instances, after the lock, since their deinitializers may
-    /// run user code; or, while synchronous resolutions use the store, leaves that to the last of
-    /// them (`leave()`).
+    /// run user code. A synchronous resolution that used some keeps them until it ends (see
+    /// `ResolutionContext.sharedScopedCell`).
     func end() {
         let released = withLock { state in
             state.hasEnded = true
-            return state.users == 0 ? state.cells.removeAllElements() : InlineList()
-        }
-        withExtendedLifetime(released) {}
-    }
-
-    /// Makes a synchronous resolution one of the store's users until it calls `leave()`. The store
-    /// keeps its instances for it, past `end()` if need be, so that a `scoped` provider that it
-    /// asks for twice gives it one instance even when the async resolution ends in between (in a
-    /// `Task { }` that outlives it).
-    func join() {
-        withLock { $0.users += 1 }
-    }
-
-    /// Ends a synchronous resolution's use of the store (see `join()`); releases the instances, after
-    /// the lock, if the store has ended and no other resolution uses it.
-    func leave() {
-        let released = withLock { state in
-            state.users -= 1
-            return state.hasEnded && state.users == 0 ? state.cells.removeAllElements() : InlineList()
+            return state.cells.removeAllElements()
         }
         withExtendedLifetime(released) {}
     }
