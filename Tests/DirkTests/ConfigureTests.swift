@@ -59,9 +59,69 @@ struct ConfigureTests {
         #expect(thing === (try component.couple.failingOnce()))
         #expect(component.configured.count == 2)
     }
+
+    @Test("a configure that throws takes with it what was built meanwhile and refers to its instance")
+    func throwingConfigureTakesItsDependentsWithIt() throws {
+        // `half()`'s configure asks for `dependent()`, whose factory gets the half-configured
+        // instance, and then fails. Kept, `dependent()` would refer to an instance never
+        // configured, which the next `half()` replaces.
+        let component = HalfComponent()
+        #expect(throws: Flaky.self) { try component.halves.half() }
+        let half = try component.halves.half()
+        let dependent = try component.halves.dependent()
+        #expect(half.isConfigured)
+        #expect(dependent.half === half, "the dependent kept refers to the instance whose configure threw")
+        #expect(half.dependent === dependent)
+        #expect(component.halves.builtDependents.count == 2)
+    }
 }
 
 // MARK: Fixtures
+
+final class Half: @unchecked Sendable {
+    weak var dependent: Dependent?
+    var isConfigured = false
+}
+
+final class Dependent: @unchecked Sendable {
+    let half: Half
+
+    init(half: Half) {
+        self.half = half
+    }
+}
+
+final class HalfComponent: Component, @unchecked Sendable {
+    var halves: HalfModule { module() }
+}
+
+final class HalfModule: Module<HalfComponent>, @unchecked Sendable {
+    let builtDependents = Counter()
+    let failsOnce = Locked(true)
+
+    /// Its configure gets `dependent()`, then fails the first time.
+    func half() throws -> Half {
+        try single {
+            Half()
+        } configure: { half, c in
+            half.dependent = try c.halves.dependent()
+            if c.halves.failsOnce.withLock({ failing in
+                defer { failing = false }
+                return failing
+            }) {
+                throw Flaky()
+            }
+            half.isConfigured = true
+        }
+    }
+
+    func dependent() throws -> Dependent {
+        try single { c in
+            c.halves.builtDependents.increment()
+            return Dependent(half: try c.halves.half())
+        }
+    }
+}
 
 final class CoupleComponent: Component, @unchecked Sendable {
     let configured = Counter()

@@ -73,17 +73,24 @@ extension OnceCell {
         // Left after the build settles: leaving the outermost step ends the resolution, which may
         // wait for other agents' builds.
         defer { context.leave() }
-        do {
+        do throws(Failure) {
             let value = try build()
             if configures {
                 withMachine { $0.holdInstance(value, generation: generation) }
                 context.configurationDepth += 1
                 context.configuring.append(BuildRecord(cell: self, generation: generation))
+                let held = context.heldBuildCount
                 defer {
                     context.configurationDepth -= 1
                     context.configuring.removeLast()
                 }
-                try configure(value)
+                do throws(Failure) {
+                    try configure(value)
+                } catch {
+                    // What was built meanwhile may refer to this instance, which goes: it goes too.
+                    context.failHeldBuilds(since: held, with: error)
+                    throw error
+                }
             }
             if context.isConfiguring || !context.borrowed.isEmpty {
                 // A `configure:` closure of an enclosing step still runs on this thread, and this

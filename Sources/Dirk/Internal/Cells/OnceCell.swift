@@ -134,9 +134,11 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     }
 }
 
-/// A build held back until its builder's resolution ends (see `ResolutionContext`).
+/// A build held back until its builder's resolution ends (see `ResolutionContext`): published
+/// then, or failed before, if a `configure:` closure that ran when it was built throws.
 @usableFromInline protocol HeldBuild: AnyObject {
     @inlinable func publish(generation: UInt64)
+    @inlinable func fail(generation: UInt64, with error: any Error)
 }
 
 extension OnceCell: HeldBuild {}

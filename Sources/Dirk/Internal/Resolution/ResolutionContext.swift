@@ -345,6 +345,20 @@ import CDirk
         hasEndWork = true
     }
 
+    /// How many builds the resolution holds until it ends: a mark for
+    /// `failHeldBuilds(since:with:)`.
+    @usableFromInline var heldBuildCount: Int { heldBuilds.count }
+
+    /// Ends with `error`, instead of publishing them, the builds held since `mark`: built while a
+    /// `configure:` closure that has now thrown ran, they may refer to its instance, which is
+    /// dropped, so none of them may be kept. Their waiters get the error.
+    @usableFromInline func failHeldBuilds(since mark: Int, with error: any Error) {
+        guard heldBuilds.count > mark else { return }
+        let failed = heldBuilds[mark...]
+        heldBuilds.removeSubrange(mark...)
+        for build in failed.reversed() { build.cell.fail(generation: build.generation, with: error) }
+    }
+
     /// The step of a provider's cached instance of the component `component` (its identity) that
     /// this resolution holds until it ends because a `configure:` closure ran when it was built, if
     /// there is one: the thread has the instance already, which others do not have yet. (Handles'
