@@ -71,6 +71,19 @@ struct AsyncTests {
         withExtendedLifetime(module) {}
     }
 
+    @Test("two tasks whose async singles need each other stop with the cycle across threads")
+    func cycleAcrossTasks() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let component = CrossTaskComponent()
+            async let left = component.cross.left()
+            async let right = component.cross.right()
+            _ = await (left, right)
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("Dirk: dependency cycle across threads"), "\(message)")
+    }
+
     @Test("reset() drops an async single")
     func resetDropsAsyncSingle() async {
         let component = DatabaseComponent()
@@ -179,6 +192,30 @@ actor AsyncGate {
         isOpen = true
         for waiter in waiters { waiter.resume() }
         waiters = []
+    }
+}
+
+/// Two async singles that each need the other, built by two tasks at once.
+final class CrossTaskComponent: Component, @unchecked Sendable {
+    let (leftStarted, rightStarted) = (Latch(), Latch())
+    var cross: CrossTaskModule { module() }
+}
+
+final class CrossTaskModule: Module<CrossTaskComponent>, @unchecked Sendable {
+    func left() async -> Database {
+        await single { c in
+            c.leftStarted.open()
+            await c.rightStarted.wait()
+            return await c.cross.right()
+        }
+    }
+
+    func right() async -> Database {
+        await single { c in
+            c.rightStarted.open()
+            await c.leftStarted.wait()
+            return await c.cross.left()
+        }
     }
 }
 

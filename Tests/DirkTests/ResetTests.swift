@@ -7,8 +7,8 @@ import Testing
 @Suite("reset()")
 struct ResetTests {
     @Test(
-        "reset() drops what the component cached, so the next call builds anew",
-        arguments: [Strategy.single, .keyed])
+        "reset() drops what the component cached, so the next call builds anew, even while the old one is held",
+        arguments: [Strategy.single, .keyed, .weak])
     func resetRebuilds(strategy: Strategy) {
         let component = TestComponent()
         let before = strategy.resolve(component)

@@ -93,6 +93,14 @@ struct StrategyTests {
         #expect(component.scopes.resolvingMade.count == 2)
     }
 
+    @Test("a scoped provider whose factory threw builds again when called again in the same resolution")
+    func scopedAfterAThrow() {
+        let component = FlakyScopeComponent()
+        let (first, second, third) = component.flaky.threeCalls()
+        #expect(first == nil, "the first call throws")
+        #expect(second != nil && second === third, "the second builds, and the third gets its instance")
+    }
+
     @Test("single(key:) keeps one instance per key")
     func keyedSingleIsOnePerKey() {
         let component = TestComponent()
@@ -296,4 +304,29 @@ class PlainModule: Module<PlainComponent>, @unchecked Sendable {
     func number() -> Int { single { 42 } }
     func greeter() -> any Greeter { single { EnglishGreeter() } }
     func weakGreeter() -> any Greeter { weak { EnglishGreeter() } }
+}
+
+final class FlakyScopeComponent: Component, @unchecked Sendable {
+    var flaky: FlakyScopeModule { module() }
+}
+
+final class FlakyScopeModule: Module<FlakyScopeComponent>, @unchecked Sendable {
+    let failsOnce = Locked(true)
+
+    func context() throws -> Thing {
+        try scoped { c in
+            if c.flaky.failsOnce.withLock({ failing in
+                defer { failing = false }
+                return failing
+            }) {
+                throw Flaky()
+            }
+            return Thing()
+        }
+    }
+
+    /// Calls `context()` three times in one resolution.
+    func threeCalls() -> (Thing?, Thing?, Thing?) {
+        transient { c in (try? c.flaky.context(), try? c.flaky.context(), try? c.flaky.context()) }
+    }
 }
