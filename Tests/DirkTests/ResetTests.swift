@@ -76,24 +76,30 @@ struct ResetTests {
         #expect(feature.leaf.viewModel().store !== store)
     }
 
-    @Test("a keyed instance being built while reset() runs is cached when it is finished")
-    func keyedBuildSurvivesReset() {
+    @Test(
+        "an instance being built while reset() runs is cached when it is finished", arguments: [false, true])
+    func buildSurvivesReset(keyed: Bool) {
         let component = GateComponent()
+        let resolve: @Sendable () -> Thing = {
+            keyed ? component.gates.blockedKeyed(1) : component.gates.blocked()
+        }
         withWatchdog {
             let gate = Gate()
             component.gates.gate = gate
             let built = Locked<Thing?>(nil)
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                let thing = component.gates.blockedKeyed(1)
+            let finished = DispatchSemaphore(value: 0)
+            // A thread of its own: Dispatch's pool grows slowly while its threads block.
+            Thread {
+                let thing = resolve()
                 built.withLock { $0 = thing }
-            }
+                finished.signal()
+            }.start()
             gate.entered.wait()
             component.reset()
             component.gates.gate = nil
             gate.open()
-            group.wait()
-            #expect(component.gates.blockedKeyed(1) === built.withLock { $0 })
+            finished.wait()
+            #expect(resolve() === built.withLock { $0 })
         }
         #expect(component.blockedBuilds.count == 1)
     }
