@@ -60,6 +60,21 @@ struct AsyncScopeTests {
             contexts.map { $0.before !== $0.after } == true, "the ended resolution's instance is not kept")
     }
 
+    @Test("an outermost scoped call in a Task that its async resolution ends under gets one instance")
+    func outermostScopedCallAcrossTheEnd() async {
+        // `left()` is the Task's outermost call: it finds its cell in the async resolution's scope
+        // outside any step. The scope ends while `left()`'s configure runs; `right()`'s configure
+        // then asks for `left()` again, and must get the instance being configured.
+        let component = EdgeComponent()
+        let pair = await withAsyncWatchdog { () async -> (left: Partnered, right: Partnered) in
+            let task = await component.edge.starts()
+            component.ended.signal()
+            return await task.value
+        }
+        #expect(pair.map { $0.right.back === $0.left } == true, "the right one refers to another left one")
+        #expect(component.edge.leftBuilds.count == 1)
+    }
+
     @Test("a synchronous resolution in a Task that its async resolution ends under gets one scoped instance")
     func synchronousResolutionAcrossTheEnd() async {
         // The task's synchronous `pair()` gets its first instance from the async resolution's
@@ -85,6 +100,53 @@ struct AsyncScopeTests {
 }
 
 // MARK: Fixtures
+
+/// One of two scoped instances that refer to each other: the left one to the right one, strongly,
+/// and back.
+final class Partnered: @unchecked Sendable {
+    var next: Partnered?
+    weak var back: Partnered?
+}
+
+final class EdgeComponent: Component, @unchecked Sendable {
+    let inConfigure = Latch()
+    let ended = DispatchSemaphore(value: 0)
+    var edge: EdgeModule { module() }
+}
+
+final class EdgeModule: Module<EdgeComponent>, @unchecked Sendable {
+    let leftBuilds = Counter()
+
+    /// Its configure waits until the test has ended the async resolution, then asks for `right()`.
+    func left() -> Partnered {
+        scoped(
+            { c in
+                c.edge.leftBuilds.increment()
+                return Partnered()
+            },
+            configure: { left, c in
+                c.inConfigure.open()
+                c.ended.wait()
+                left.next = c.edge.right()
+            })
+    }
+
+    func right() -> Partnered {
+        scoped({ Partnered() }, configure: { right, c in right.back = c.edge.left() })
+    }
+
+    /// Starts a task whose outermost call is `left()`; returns once its configure runs.
+    func starts() async -> Task<(left: Partnered, right: Partnered), Never> {
+        await transient { c in
+            let task = Task { () -> (left: Partnered, right: Partnered) in
+                let left = c.edge.left()
+                return (left, left.next!)
+            }
+            await c.inConfigure.wait()
+            return task
+        }
+    }
+}
 
 final class SplitScopeComponent: Component, @unchecked Sendable {
     let firstGot = Latch()

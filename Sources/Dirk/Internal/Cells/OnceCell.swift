@@ -109,7 +109,13 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     @inlinable final func publish(generation: UInt64) {
-        let (value, waiters) = withMachine { $0.publish(generation: generation) }
+        let (value, waiters, dependencies) = withMachine { machine in
+            // The build's references to the cells it depended on go after the lock (see `end`).
+            let dependencies = machine.build?.dependencies
+            let (value, waiters) = machine.publish(generation: generation)
+            return (value, waiters, dependencies)
+        }
+        withExtendedLifetime(dependencies) {}
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
@@ -127,9 +133,14 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     /// Ends generation `generation` with no value and wakes its waiters with `event`.
     @usableFromInline final func end(generation: UInt64, telling event: WaitEvent<Value>) {
         // The abandoned instance, if any, is released here, after the lock: its deinitializer may
-        // run user code.
-        let (waiters, abandoned) = withMachine { $0.fail(generation: generation) }
-        withExtendedLifetime(abandoned) {}
+        // run user code. So are the build's references to the cells it depended on, which may be
+        // the last ones, and whose release releases their instances.
+        let (waiters, abandoned, dependencies) = withMachine { machine in
+            let dependencies = machine.build?.dependencies
+            let (waiters, abandoned) = machine.fail(generation: generation)
+            return (waiters, abandoned, dependencies)
+        }
+        withExtendedLifetime((abandoned, dependencies)) {}
         for waiter in waiters { waiter.resume(with: event) }
     }
 }

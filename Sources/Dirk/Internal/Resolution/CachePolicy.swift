@@ -171,8 +171,15 @@ struct ScopedPolicy: CachePolicy {
                 owner: provider.slots, key: provider.key, frame: frame, build: { try build()! },
                 configures: configures, configure: configure)
         }
-        return try provider.cell(in: shared, keptBy: context).resolve(
-            in: context, frame: frame, build: { try build()! }, configures: configures, configure: configure)
+        let cell = provider.cell(in: shared, keptBy: context)
+        return try cell.resolve(
+            in: context, frame: frame,
+            build: {
+                // Inside the step, whose resolution will end: an outermost call found the store and
+                // the cell outside any step, where nothing kept them (see `sharedScopeStore`).
+                context.keep(cell, of: provider.slots, key: provider.key, from: shared)
+                return try build()!
+            }, configures: configures, configure: configure)
     }
 }
 

@@ -308,6 +308,23 @@ import CDirk
         return cell
     }
 
+    /// Makes the resolution under way keep `cell`, of the provider at `key` among the slots that
+    /// `owner` keeps, which `store` gave it, and `store` as its shared scope if it has none yet:
+    /// for a cell that an outermost call found outside any step, where neither was kept, called
+    /// inside the step that builds it, whose resolution will end. So a `scoped` provider that the
+    /// build asks for again gives it this cell's instance, even if the store ends meanwhile.
+    func keep(_ cell: AnyObject, of owner: AnyObject, key: ProviderKey, from store: ScopeStore) {
+        guard depth > 0 else { return }
+        if scopes == nil && !usesConfinedScope {
+            scopes = store
+            hasEndWork = true
+        }
+        guard scopes === store, keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) == nil
+        else { return }
+        keptSharedCells.append(ScopeStore.Entry(owner: owner, key: key, cell: cell))
+        hasEndWork = true
+    }
+
     // MARK: Objects kept alive
 
     /// Whether the resolution keeps the object at `address` alive.
