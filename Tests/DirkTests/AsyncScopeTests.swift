@@ -66,6 +66,7 @@ struct AsyncScopeTests {
         // outside any step. The scope ends while `left()`'s configure runs; `right()`'s configure
         // then asks for `left()` again, and must get the instance being configured.
         let component = EdgeComponent()
+        defer { component.executor.stop() }
         let pair = await withAsyncWatchdog { () async -> (left: Partnered, right: Partnered) in
             let task = await component.edge.starts()
             component.ended.signal()
@@ -81,6 +82,7 @@ struct AsyncScopeTests {
         // scope, which then ends, and asks again: one resolution, one instance; and the instance
         // goes when that resolution ends, as the scope has.
         let component = SplitScopeComponent()
+        defer { component.executor.stop() }
         let outcome = await withAsyncWatchdog {
             () async -> (same: Bool, laterAlive: Bool, rootOnlyAlive: Bool)? in
             let task = await component.split.root()
@@ -111,6 +113,8 @@ final class Partnered: @unchecked Sendable {
 final class EdgeComponent: Component, @unchecked Sendable {
     let inConfigure = Latch()
     let ended = DispatchSemaphore(value: 0)
+    /// Runs the task that blocks, so that it holds no thread of the shared pool.
+    let executor = OneThreadExecutor()
     var edge: EdgeModule { module() }
 }
 
@@ -138,7 +142,7 @@ final class EdgeModule: Module<EdgeComponent>, @unchecked Sendable {
     /// Starts a task whose outermost call is `left()`; returns once its configure runs.
     func starts() async -> Task<(left: Partnered, right: Partnered), Never> {
         await transient { c in
-            let task = Task { () -> (left: Partnered, right: Partnered) in
+            let task = Task(executorPreference: c.executor) { () -> (left: Partnered, right: Partnered) in
                 let left = c.edge.left()
                 return (left, left.next!)
             }
@@ -152,6 +156,8 @@ final class SplitScopeComponent: Component, @unchecked Sendable {
     let firstGot = Latch()
     let proceed = DispatchSemaphore(value: 0)
     let outcome = Locked<(same: Bool, laterAlive: Bool)?>(nil)
+    /// Runs the task that blocks, so that it holds no thread of the shared pool.
+    let executor = OneThreadExecutor()
     /// The instance that only the async resolution asks for.
     let rootOnly = Locked(WeakThing())
     var split: SplitScopeModule { module() }
@@ -180,7 +186,7 @@ final class SplitScopeModule: Module<SplitScopeComponent>, @unchecked Sendable {
     /// first instance.
     func root() async -> Task<Void, Never> {
         await transient { c in
-            let task = Task {
+            let task = Task(executorPreference: c.executor) {
                 weak var later: Thing?
                 var same = false
                 do {
