@@ -439,8 +439,13 @@ import CDirk
         usesConfinedScope = false
         hasEndWork = false
         let instances = confinedScope.end()
-        let sharedCells = keptSharedCells.removeAllElements()
-        withExtendedLifetime((instances, sharedCells)) {}
+        withExtendedLifetime(instances) {}
+        // Only a resolution that is part of an async one keeps shared cells. (Checked first, so
+        // that the others skip the list's release. Speed only.)
+        if !keptSharedCells.isEmpty {
+            let sharedCells = keptSharedCells.removeAllElements()
+            withExtendedLifetime(sharedCells) {}
+        }
     }
 }
 
