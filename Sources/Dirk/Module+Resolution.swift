@@ -124,7 +124,7 @@ extension AnyModule {
             if slots.attention != 0, let capture = context.capture, !capture.isSuspended {
                 setUpOverride(capture, key: key, frame: frame, in: slots)
             }
-            func resolve(in slot: Policy.Slot, isNew: Bool) throws -> AnyObject? {
+            func resolve(in slot: Policy.Slot) throws -> AnyObject? {
                 func buildInStep() throws -> AnyObject? {
                     try withComponent(context, frame, build)
                 }

@@ -111,16 +111,16 @@ import CDirk
     }
 
     /// Runs `body` with the slot of the provider whose key is `key`, lent without a reference count
-    /// of its own, and whether this call made it; see `slot(for:strategy:site:as:make:)`.
+    /// of its own; see `slot(for:strategy:site:as:make:)`.
     ///
     /// **Why it is safe.** The table keeps every slot for as long as these slots exist, and the
     /// caller holds the module, which holds these slots, while `body` runs.
     @inlinable func withSlot<Slot: AnyObject, Result>(
         for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
-        make: () -> Slot, _ body: (Slot, Bool) throws -> Result
+        make: () -> Slot, _ body: (Slot) throws -> Result
     ) rethrows -> Result {
-        let (slot, isNew) = unretainedSlot(for: key, strategy: strategy, site: site, as: type, make: make)
-        return try slot._withUnsafeGuaranteedRef { slot in try body(slot, isNew) }
+        let slot = unretainedSlot(for: key, strategy: strategy, site: site, as: type, make: make).slot
+        return try slot._withUnsafeGuaranteedRef { slot in try body(slot) }
     }
 
     /// The slot at `key`, not retained: the table's reference keeps it.

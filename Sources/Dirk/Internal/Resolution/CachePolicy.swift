@@ -8,10 +8,10 @@ protocol CachePolicy {
 
     var strategy: ProviderStrategy { get }
 
-    /// Runs `body` with the slot of the provider at `key` and whether this call made it.
+    /// Runs `body` with the slot of the provider at `key`.
     func withSlot<Result>(
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
-        _ body: (Slot, Bool) throws -> Result
+        _ body: (Slot) throws -> Result
     ) rethrows -> Result
 
     /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
@@ -37,7 +37,7 @@ extension ProviderSlotPolicy {
     /// The slot found in `slots`, or made there by `makeSlot()` on the provider's first call.
     func withSlot<Result>(
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
-        _ body: (Slot, Bool) throws -> Result
+        _ body: (Slot) throws -> Result
     ) rethrows -> Result {
         try slots.withSlot(for: key, strategy: strategy, site: site, as: Slot.self, make: makeSlot, body)
     }
@@ -147,12 +147,12 @@ struct ScopedPolicy: CachePolicy {
 
     func withSlot<Result>(
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
-        _ body: (ScopedProvider, Bool) throws -> Result
+        _ body: (ScopedProvider) throws -> Result
     ) rethrows -> Result {
-        let isNew = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
+        _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
             ProviderMarker.scoped
-        }.isNew
-        return try body(ScopedProvider(slots: slots, key: key), isNew)
+        }
+        return try body(ScopedProvider(slots: slots, key: key))
     }
 
     func hasInstance(in provider: ScopedProvider, context: ResolutionContext, frame: Frame) -> Bool {
@@ -210,9 +210,9 @@ struct TransientPolicy: CachePolicy {
     /// every call of a transient is new.
     func withSlot<Result>(
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
-        _ body: (ResolutionContext, Bool) throws -> Result
+        _ body: (ResolutionContext) throws -> Result
     ) rethrows -> Result {
-        try body(context, true)
+        try body(context)
     }
 
     func hasInstance(in slot: ResolutionContext, context: ResolutionContext, frame: Frame) -> Bool { false }
