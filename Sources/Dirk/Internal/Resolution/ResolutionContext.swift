@@ -295,32 +295,33 @@ import CDirk
     func sharedScopedCell<Cell: AnyObject>(
         in store: ScopeStore, owner: AnyObject, key: ProviderKey, make: () -> Cell
     ) -> Cell {
-        if let kept = keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) {
+        if let kept = keptSharedCell(of: owner, key: key) {
             // Kept under the key and owner of the provider that made it, with its type.
-            return unsafeDowncast(kept.cell, to: Cell.self)
+            return unsafeDowncast(kept, to: Cell.self)
         }
         let cell = store.cell(owner: owner, key: key, make: make)
-        // Only a resolution under way keeps: an answer outside any step has no end to release it.
-        if scopes === store {
-            keptSharedCells.append(ScopeStore.Entry(owner: owner, key: key, cell: cell))
-            hasEndWork = true
-        }
+        keep(cell, of: owner, key: key, from: store)
         return cell
     }
 
+    /// The shared cell kept for the provider at `key` among the slots that `owner` keeps, if any.
+    private func keptSharedCell(of owner: AnyObject, key: ProviderKey) -> AnyObject? {
+        keptSharedCells.first { $0.owner === owner && $0.key == key }?.cell
+    }
+
     /// Makes the resolution under way keep `cell`, of the provider at `key` among the slots that
-    /// `owner` keeps, which `store` gave it, and `store` as its shared scope if it has none yet:
-    /// for a cell that an outermost call found outside any step, where neither was kept, called
-    /// inside the step that builds it, whose resolution will end. So a `scoped` provider that the
-    /// build asks for again gives it this cell's instance, even if the store ends meanwhile.
+    /// `owner` keeps, which `store` gave it, and `store` as its shared scope if it has none yet.
+    /// Only inside a step, whose resolution will end to release them: a cell that an outermost
+    /// call found outside any step is kept from the step that builds it on. So a `scoped`
+    /// provider that the resolution asks for again gives it this cell's instance, even if the
+    /// store ends meanwhile.
     func keep(_ cell: AnyObject, of owner: AnyObject, key: ProviderKey, from store: ScopeStore) {
         guard depth > 0 else { return }
         if scopes == nil && !usesConfinedScope {
             scopes = store
             hasEndWork = true
         }
-        guard scopes === store, keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) == nil
-        else { return }
+        guard scopes === store, keptSharedCell(of: owner, key: key) == nil else { return }
         keptSharedCells.append(ScopeStore.Entry(owner: owner, key: key, cell: cell))
         hasEndWork = true
     }
