@@ -173,7 +173,7 @@ extension Component {
                 return state.moduleCreations.removeFirst { $0.type == key }
             }
             waiting?.complete(with: module)
-            context.leave()
+            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
             return module
         }
     }

@@ -118,3 +118,17 @@ private func pair(_ first: Any.Type, _ second: Any.Type) -> Any.Type {
 func providerKeyInFixtures(line: UInt, column: UInt, function: StaticString = #function) -> ProviderKey {
     ProviderKey(file: #fileID, line: line, column: column, function: function, type: Item.self)
 }
+
+extension ConfigurationOutcome {
+    /// The builds a configured instance depends on; nil for a failed build.
+    var dependencies: [BuildRecord]? {
+        if case .configured(let dependencies) = self { return dependencies }
+        return nil
+    }
+
+    /// How the build failed; nil for a configured one.
+    var failure: Dirk.BuildFailure? {
+        if case .failed(let failure) = self { return failure }
+        return nil
+    }
+}

@@ -334,10 +334,12 @@ struct OnceStateMachineTests {
         #expect(machine.takeInstance(generation: 2, dequeuing: taker) == nil, "no instance is held yet")
         #expect(machine.waiterIDs == [taker, other])
         let item = Item()
-        machine.holdInstance(item, generation: 2)
+        let outcome = machine.holdInstance(item, generation: 2)
         #expect(machine.takeInstance(generation: 1, dequeuing: taker) == nil, "a stale generation")
         #expect(machine.waiterIDs == [taker, other])
-        #expect(machine.takeInstance(generation: 2, dequeuing: taker) === item)
+        let taken = machine.takeInstance(generation: 2, dequeuing: taker)
+        #expect(taken?.instance === item)
+        #expect(taken?.outcome === outcome, "the taker shares the build's outcome")
         machine.checkInvariants()
         #expect(machine.waiterIDs == [other])
         #expect(machine.isBuilding && machine.readyValue == nil)
@@ -466,14 +468,16 @@ struct OnceStateMachineTests {
         _ = machine.claim(by: builder, frame: frame)
         let claimant = machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: 1)
         let item = Item()
-        machine.holdInstance(item, generation: 1)
+        let outcome = machine.holdInstance(item, generation: 1)
         let parker = Parker<WaitEvent<Item>>()
         #expect(
-            machine.dependenciesOnceConfigured(generation: 1, orEnqueue: .thread(parker), of: borrower) == nil
+            machine.configurationOutcome(
+                generation: 1, outcome: outcome, orEnqueue: .thread(parker), of: borrower) == nil
         )
         #expect(machine.waiterCount == 2)
         machine.checkInvariants()
-        let dependency = BuildRecord(cell: OnceCell<StrongStorage<Item>>.make(), generation: 3)
+        let dependency = BuildRecord(
+            cell: OnceCell<StrongStorage<Item>>.make(), generation: 3, outcome: BuildOutcome())
         let woken = machine.markConfigured(generation: 1, dependencies: [dependency])
         #expect(woken.count == 1, "only the agent waiting for the configuration is woken")
         #expect(machine.waiterCount == 1)
@@ -484,16 +488,62 @@ struct OnceStateMachineTests {
         #expect(build.isConfigured && build.instance === item && build.waiters.map(\.id) == [claimant])
         machine.checkInvariants()
         #expect(
-            machine.dependenciesOnceConfigured(generation: 1, orEnqueue: .thread(Parker()), of: borrower)
-                == [dependency])
+            machine.configurationOutcome(
+                generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower
+            )?.dependencies == [dependency])
         #expect(machine.waiterCount == 1, "a configured build enqueues no one")
         #expect(machine.claim(by: builder, frame: frame).summary == .ownInstance(ObjectIdentifier(item)))
         let (value, waiters) = machine.publish(generation: 1)
         #expect(value === item && waiters.count == 1)
         // An ended build was published once all it depends on was configured.
         #expect(
-            machine.dependenciesOnceConfigured(generation: 1, orEnqueue: .thread(Parker()), of: borrower)
-                == [])
+            machine.configurationOutcome(
+                generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower
+            )?.dependencies == [])
+        machine.checkInvariants()
+    }
+
+    @Test(
+        "a held build that fails tells a resolution that saw its instance, even one that asks after it ended, and wakes those that waited"
+    )
+    func failedHeldBuild() {
+        var machine = OnceStateMachine<StrongStorage<Item>>()
+        let borrower = BuildAgent.standalone()
+        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
+        let outcome = machine.holdInstance(Item(), generation: 1)
+        #expect(
+            machine.configurationOutcome(
+                generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower) == nil)
+        let (waiters, abandoned) = machine.fail(generation: 1, error: BuildFailure(1))
+        #expect(waiters.count == 1 && abandoned != nil, "the agent waiting for the configuration is woken")
+        machine.checkInvariants()
+        let answer = machine.configurationOutcome(
+            generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower)
+        #expect(answer?.failure?.error is BuildFailure, "asked after the build ended, the outcome still says it failed")
+        #expect(answer?.failure?.frame.isSame(as: frame) == true, "the failure names the step that built")
+        #expect(machine.waiterCount == 0)
+        // A later build of the same cell has an outcome of its own.
+        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
+        let next = machine.holdInstance(Item(), generation: 2)
+        #expect(next !== outcome && next.failure == nil)
+        _ = machine.publish(generation: 2)
+        #expect(
+            machine.configurationOutcome(
+                generation: 2, outcome: next, orEnqueue: .thread(Parker()), of: borrower
+            )?.dependencies == [])
+        machine.checkInvariants()
+    }
+
+    @Test("a build that fails before it holds an instance leaves no outcome to share")
+    func failureWithoutInstance() {
+        var machine = OnceStateMachine<StrongStorage<Item>>()
+        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
+        guard case .building(let build, _) = machine.state else {
+            Issue.record("a claimed cell builds")
+            return
+        }
+        #expect(build.outcome == nil)
+        _ = machine.fail(generation: 1, error: BuildFailure(1))
         machine.checkInvariants()
     }
 

@@ -78,8 +78,9 @@ public struct Provider<Value>: Sendable {
         let context = ResolutionContext.current
         let frame = source.frame(owner: nil, handle: Provider.self)
         context.enterHandle(frame)
-        defer { context.leave() }
-        return source.resolve(in: context, frame: frame)
+        let value = source.resolve(in: context, frame: frame)
+        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+        return value
     }
 }
 

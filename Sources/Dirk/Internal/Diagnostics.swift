@@ -183,10 +183,17 @@
     /// `error`, thrown by a build that another caller of the same provider waited for, as the
     /// waiter's own error type: the same type, since the builder ran the same provider, unless an
     /// override threw what the provider cannot.
+    ///
+    /// A `ResolutionEndFailure` stays one where the type admits any error, so that the strategy
+    /// that rethrows it as the provider's own error names the provider (see the overload below).
     @usableFromInline static func rethrown<Failure: Error>(
         _ error: any Error, as type: Failure.Type, at frame: Frame
     ) -> Failure {
         if let error = error as? Failure { return error }
+        if let ended = error as? ResolutionEndFailure {
+            return rethrown(
+                ended, as: Failure.self, provider: frame.name, site: frame.site, component: frame.componentType)
+        }
         foreignError(
             error, expected: Failure.self, provider: frame.name, component: frame.componentType,
             site: frame.site)
@@ -199,8 +206,40 @@
         _ error: any Error, as type: Failure.Type, provider: @autoclosure () -> String, site: ProviderSite,
         component: Any.Type? = nil
     ) -> Failure {
+        if let ended = error as? ResolutionEndFailure {
+            return rethrown(ended, as: Failure.self, provider: provider(), site: site, component: component)
+        }
         if let error = error as? Failure { return error }
         foreignError(error, expected: Failure.self, provider: provider(), component: component, site: site)
+    }
+
+    /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
+    /// nothing, cannot return (`ended`).
+    @usableFromInline static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never {
+        rethrown(ended, as: Never.self, provider: frame.name, site: frame.site, component: frame.componentType)
+    }
+
+    /// The error of the build that made the outermost call of `provider`'s resolution fail
+    /// (`ended`), as the provider's own error type; stops the program when it cannot throw it.
+    static func rethrown<Failure: Error>(
+        _ ended: ResolutionEndFailure, as type: Failure.Type, provider: String, site: ProviderSite,
+        component: Any.Type?
+    ) -> Failure {
+        if let error = ended.failure.error as? Failure { return error }
+        let owner = component.map { " of `\($0)`" } ?? ""
+        let failed = ended.failure.frame
+        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
+        fail(
+            """
+            Dirk: `\(provider)`\(owner), called at \(site.location), cannot return: its resolution \
+            took the half-configured instance of `\(failed.name)` of `\(failed.componentType)` \
+            (\(failed.site.location)) from another thread, to break a cycle through `configure:`, \
+            and that build then failed with `\(ended.failure.error)`, so what this call returns may \
+            refer to an instance that was dropped. `\(provider)` \(promise), so it cannot report \
+            that error. Let `\(provider)` throw the error, make the `configure:` closures of the \
+            cycle not throw, or resolve the cycle on one thread first.
+            """,
+            at: site)
     }
 
     /// A provider, or a caller waiting for its build, got an error of another type than the

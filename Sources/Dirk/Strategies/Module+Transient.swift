@@ -66,16 +66,17 @@ extension Module {
         }
         // Left on both paths by hand: a `defer` here compiles to a call of its own in every
         // provider.
+        let value: T
         do {
-            let value = try step.withOwner { component in
+            value = try step.withOwner { component in
                 try self.make(make, key: ProviderKey(site: site, type: T.self), component: component)
             }
-            step.leave()
-            return value
         } catch {
-            step.leave()
+            _ = step.leave()
             throw rethrown(error, as: Failure.self, site: site)
         }
+        if let failure = step.leave() { throw rethrown(failure, as: Failure.self, site: site) }
+        return value
     }
 
     /// A `transient`'s new value, built through the pipeline, which the factory step hands back

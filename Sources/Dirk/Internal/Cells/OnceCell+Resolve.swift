@@ -61,7 +61,7 @@ extension OnceCell {
     }
 
     /// Builds generation `generation` on this thread.
-    @inlinable func build<Failure: Error>(
+    @inlinable @inline(__always) func build<Failure: Error>(
         _ generation: UInt64,
         in context: ResolutionContext,
         frame: Frame,
@@ -70,15 +70,37 @@ extension OnceCell {
         configure: (Value) throws(Failure) -> Void
     ) throws(Failure) -> Value {
         context.enter(frame)
+        let value: Value
+        do throws(Failure) {
+            value = try settle(
+                generation, in: context, frame: frame, build: build, configures: configures,
+                configure: configure)
+        } catch {
+            _ = context.leave()
+            throw error
+        }
         // Left after the build settles: leaving the outermost step ends the resolution, which may
-        // wait for other agents' builds.
-        defer { context.leave() }
+        // wait for other agents' builds, and may find that the value refers to a dropped instance.
+        if let failure = context.leave() { throw Diagnostics.rethrown(failure, as: Failure.self, at: frame) }
+        return value
+    }
+
+    /// Builds generation `generation` on this thread, inside its step, and publishes it, holds it
+    /// until the resolution ends, or fails it.
+    @inlinable func settle<Failure: Error>(
+        _ generation: UInt64,
+        in context: ResolutionContext,
+        frame: Frame,
+        build: () throws(Failure) -> Value,
+        configures: Bool,
+        configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value {
         do throws(Failure) {
             let value = try build()
             if configures {
-                withMachine { $0.holdInstance(value, generation: generation) }
+                let outcome = withMachine { $0.holdInstance(value, generation: generation) }
                 context.configurationDepth += 1
-                context.configuring.append(BuildRecord(cell: self, generation: generation))
+                context.configuring.append(BuildRecord(cell: self, generation: generation, outcome: outcome))
                 let held = context.heldBuildCount
                 defer {
                     context.configurationDepth -= 1
@@ -92,14 +114,14 @@ extension OnceCell {
                     throw error
                 }
             }
-            if context.isConfiguring || !context.borrowed.isEmpty {
+            if context.holdsBuilds {
                 // A `configure:` closure of an enclosing step still runs on this thread, and this
                 // value may already refer to its half-configured instance; or the resolution took
                 // another agent's half-configured instance, which this one may refer to. Other
                 // agents get it once the resolution ends, when all those are configured; an agent
                 // that takes it before then waits for them too.
-                if !configures { withMachine { $0.holdInstance(value, generation: generation) } }
-                markConfigured(generation: generation, dependencies: context.borrowed + context.configuring)
+                if !configures { _ = withMachine { $0.holdInstance(value, generation: generation) } }
+                markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
                 context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
             } else if configures {
                 publish(generation: generation)
@@ -132,8 +154,9 @@ extension OnceCell {
         case .takeInstance:
             // As on the builder's own thread, the instance is complete enough to hand over; this
             // resolution waits for its configuration to end before its outermost call returns.
-            if let instance = withMachine({ $0.takeInstance(generation: generation, dequeuing: id) }) {
-                context.waitWhenResolutionEnds(for: self, generation: generation)
+            if let (instance, outcome) = withMachine({ $0.takeInstance(generation: generation, dequeuing: id) }) {
+                context.waitWhenResolutionEnds(
+                    for: BuildRecord(cell: self, generation: generation, outcome: outcome))
                 return .finished(.success(instance))
             }
         case .wake(let agent, let other):
@@ -147,16 +170,17 @@ extension OnceCell {
 
 extension OnceCell: BorrowedBuild {
     @usableFromInline package func waitUntilConfigured(
-        generation: UInt64, as agent: ResolutionContext
-    ) -> [BuildRecord] {
+        _ record: BuildRecord, as agent: ResolutionContext
+    ) -> ConfigurationOutcome {
         let parker = Parker<WaitEvent<Value>>()
-        let target = WaitTarget(cell: self, generation: generation, forConfiguration: true)
+        let target = WaitTarget(cell: self, generation: record.generation, forConfiguration: true)
         defer { agent.waitingFor = nil }
         while true {
-            if let dependencies = withMachine({
-                $0.dependenciesOnceConfigured(generation: generation, orEnqueue: .thread(parker), of: agent)
+            if let outcome = withMachine({
+                $0.configurationOutcome(
+                    generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker), of: agent)
             }) {
-                return dependencies
+                return outcome
             }
             agent.waitingFor = target
             // This resolution is over: it builds nothing more, and every build of its own is

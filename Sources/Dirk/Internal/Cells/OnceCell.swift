@@ -137,7 +137,7 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
         // the last ones, and whose release releases their instances.
         let (waiters, abandoned, dependencies) = withMachine { machine in
             let dependencies = machine.build?.dependencies
-            let (waiters, abandoned) = machine.fail(generation: generation)
+            let (waiters, abandoned) = machine.fail(generation: generation, error: event.error)
             return (waiters, abandoned, dependencies)
         }
         withExtendedLifetime((abandoned, dependencies)) {}

@@ -127,6 +127,14 @@ extension CellHeader {
     case cancelled
 }
 
+extension WaitEvent {
+    /// The error of a build that ended with one.
+    @usableFromInline package var error: (any Error)? {
+        if case .finished(.failure(let error)) = self { return error }
+        return nil
+    }
+}
+
 /// A `WaitEvent` on its way to a waiting task.
 ///
 /// Its value crosses from the task that built it to the task that waits, as every cached instance
@@ -199,6 +207,9 @@ extension CellHeader {
         /// The instance, once the factory returned: seen by the builder (and by a waiter that
         /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
         @usableFromInline package var instance: Value?
+        /// How the build ends, for the agents that see its instance before then: made with the
+        /// instance.
+        @usableFromInline package var outcome: BuildOutcome?
         /// The agents waiting: for the instance, or (`forConfiguration`) only until the instance
         /// is configured, as a resolution that took it half-configured does before it ends.
         @usableFromInline package var waiters:
@@ -302,16 +313,20 @@ extension CellHeader {
         return waiterIDs
     }
 
-    /// The builds that the instance of generation `generation` depends on, once it no longer
-    /// keeps a resolution that took it waiting (its build ended, or its instance is configured);
-    /// otherwise adds `waiter`, woken when that happens, and returns nil.
-    @usableFromInline package mutating func dependenciesOnceConfigured(
-        generation: UInt64, orEnqueue waiter: Waiter<Value>, of agent: BuildAgent
-    ) -> [BuildRecord]? {
+    /// How the build of generation `generation`, whose outcome is `outcome`, stands once it no
+    /// longer keeps a resolution that saw its instance waiting (its build ended, or its instance
+    /// is configured); otherwise adds `waiter`, woken when that happens, and returns nil.
+    @usableFromInline package mutating func configurationOutcome(
+        generation: UInt64, outcome: BuildOutcome, orEnqueue waiter: Waiter<Value>, of agent: BuildAgent
+    ) -> ConfigurationOutcome? {
         defer { debugCheck() }
-        // An ended build was published only once everything it depends on was configured.
-        guard let build, build.generation == generation else { return [] }
-        if let dependencies = build.dependencies { return dependencies }
+        guard let build, build.generation == generation else {
+            // Failed, and recorded so under this lock; or published, which happened only once
+            // everything it depends on was configured.
+            if let failure = outcome.failure { return .failed(failure) }
+            return .configured(dependsOn: [])
+        }
+        if let dependencies = build.dependencies { return .configured(dependsOn: dependencies) }
         waiterIDs &+= 1
         self.build!.waiters.append((waiterIDs, agent, waiter, true))
         return nil
@@ -332,13 +347,17 @@ extension CellHeader {
         return waiters.filter { $0.agent === agent }.map(\.waiter)
     }
 
-    /// The instance of generation `generation`, if that build is still under way and its instance
-    /// exists; removes the waiter `id` along with it, since it no longer waits.
-    @usableFromInline package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> Value? {
+    /// The instance of generation `generation`, and how that build will end, if it is still under
+    /// way and its instance exists; removes the waiter `id` along with it, since it no longer
+    /// waits.
+    @usableFromInline package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> (
+        instance: Value, outcome: BuildOutcome
+    )? {
         defer { debugCheck() }
-        guard build?.generation == generation, let instance = build?.instance else { return nil }
+        guard build?.generation == generation, let instance = build?.instance, let outcome = build?.outcome
+        else { return nil }
         build!.waiters.removeAll { $0.id == id }
-        return instance
+        return (instance, outcome)
     }
 
     /// The build of generation `generation`, if it is still under way, for the wait graph.
@@ -365,13 +384,18 @@ extension CellHeader {
     }
 
     /// Records the instance of generation `generation`, which only its builder sees until
-    /// `publish(generation:)`.
-    @usableFromInline package mutating func holdInstance(_ instance: Value, generation: UInt64) {
+    /// `publish(generation:)`, unless another agent takes it to break a cycle; returns the
+    /// outcome that the agents which see the instance share.
+    @discardableResult
+    @usableFromInline package mutating func holdInstance(_ instance: Value, generation: UInt64) -> BuildOutcome {
         defer { debugCheck() }
         guard build?.generation == generation else {
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
         }
+        let outcome = BuildOutcome()
         build!.instance = instance
+        build!.outcome = outcome
+        return outcome
     }
 
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
@@ -404,15 +428,19 @@ extension CellHeader {
         return finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter)
     }
 
-    /// Ends generation `generation` with no value, because its factory or `configure:` threw;
-    /// returns the waiters to resume with the error, and the instance, if any, to release outside
-    /// the lock.
-    @usableFromInline package mutating func fail(generation: UInt64) -> (
+    /// Ends generation `generation` with no value, because its factory or `configure:` threw
+    /// `error`, or its builder gave up (nil); returns the waiters to resume, and the instance, if
+    /// any, to release outside the lock. Agents that saw the instance learn of the failure through
+    /// the build's outcome.
+    @usableFromInline package mutating func fail(generation: UInt64, error: (any Error)? = nil) -> (
         waiters: [Waiter<Value>], abandoned: Value?
     ) {
         defer { debugCheck() }
         guard build?.generation == generation, let failed = build.take() else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
+        }
+        if let outcome = failed.outcome {
+            outcome.failure = BuildFailure(error: error ?? CancellationError(), frame: buildFrame!)
         }
         return (failed.waiters.map(\.waiter), failed.instance)
     }
@@ -455,7 +483,8 @@ extension CellHeader {
     /// Stops the program if the state is inconsistent: a build and a value at once, a retired cell
     /// that holds either, a build with no frame, a build of a generation not yet counted, waiters
     /// with duplicate or uncounted identifiers, a build configured without an instance or still
-    /// keeping waiters for its configuration, or a strong ready value that is gone.
+    /// keeping waiters for its configuration, a held instance without an outcome (or the
+    /// reverse), or a strong ready value that is gone.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
         precondition(
@@ -475,6 +504,9 @@ extension CellHeader {
             precondition(
                 build.instance != nil || !build.isConfigured,
                 "Dirk internal error: a build configured without an instance")
+            precondition(
+                (build.instance == nil) == (build.outcome == nil),
+                "Dirk internal error: a held instance with no outcome, or an outcome with no instance")
             precondition(
                 !build.isConfigured || !build.waiters.contains(where: \.forConfiguration),
                 "Dirk internal error: a configured build still keeps waiters for its configuration")

@@ -131,8 +131,9 @@ struct KeyedPolicy: ProviderSlotPolicy {
             type: frame.type, subject: frame.subject, componentType: frame.componentType)
         if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
         context.enter(hashing)
-        defer { context.leave() }
-        return body()
+        let result = body()
+        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: hashing) }
+        return result
     }
 }
 
@@ -222,13 +223,19 @@ struct TransientPolicy: CachePolicy {
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         context.enterUncached(frame)
-        defer { context.leave() }
-        let value = try build()
-        if configures, let value {
-            context.configurationDepth += 1
-            defer { context.configurationDepth -= 1 }
-            try configure(value)
+        let value: AnyObject?
+        do {
+            value = try build()
+            if configures, let value {
+                context.configurationDepth += 1
+                defer { context.configurationDepth -= 1 }
+                try configure(value)
+            }
+        } catch {
+            _ = context.leave()
+            throw error
         }
+        if let failure = context.leave() { throw failure }
         return value
     }
 }

@@ -125,14 +125,14 @@ extension ResolutionContext {
             // Nothing is kept: the next call builds again. The entry is released after the step,
             // which may end the resolution.
             let failed = confinedScope.remove(owner: owner, key: key)
-            leave()
+            _ = leave()
             withExtendedLifetime(failed) {}
             throw error
         }
         // Ready before the step is left: leaving the outermost step ends the resolution, which
         // releases the entries.
         confinedScope.setReady(value, owner: owner, key: key)
-        leave()
+        if let failure = leave() { throw failure }
         return value
     }
 

@@ -46,9 +46,11 @@ import CDirk
         cell: any HeldBuild, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool
     )
     /// Builds of other agents whose instance this resolution took while they were being
-    /// configured; the resolution waits until they, and the builds they depend on, are configured
-    /// before it ends.
-    @exclusivity(unchecked) @usableFromInline private(set) var borrowed: [BuildRecord] = []
+    /// configured, each with how many builds the resolution held then (`heldBuildCount`); the
+    /// resolution waits until they, and the builds they depend on, are configured before it ends.
+    /// If one fails instead, the builds held since it was taken may refer to its dropped instance.
+    @exclusivity(unchecked) @usableFromInline private(set) var borrowed: [(record: BuildRecord, heldMark: Int)] =
+        []
     /// Whether `leave()` at depth zero has work beyond popping.
     @usableFromInline @exclusivity(unchecked) var hasEndWork = false
 
@@ -140,6 +142,14 @@ import CDirk
     /// Whether a `configure:` closure is running on this thread.
     @usableFromInline var isConfiguring: Bool { configurationDepth > 0 }
 
+    /// Whether a build that ends now must be held until the resolution ends: a `configure:`
+    /// closure of an enclosing step still runs on this thread, or the resolution took another
+    /// agent's half-configured instance; the build's value may refer to either.
+    @usableFromInline var holdsBuilds: Bool { isConfiguring || !borrowed.isEmpty }
+
+    /// The builds that an instance held now may refer to half-configured (see `holdsBuilds`).
+    @usableFromInline var dependenciesOfHeldBuild: [BuildRecord] { borrowed.map(\.record) + configuring }
+
     // MARK: Steps
 
     /// Enters the step `frame`. Pair every call with `leave()`.
@@ -229,17 +239,21 @@ import CDirk
         }
         let enclosing = frames[index]
         let frame = frames[top]
-        leave()
+        // On the way to stopping the program: no call returns.
+        _ = leave()
         Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
     }
 
-    /// Leaves the step entered last; when it was the outermost, ends the resolution.
+    /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns
+    /// why its outermost call must throw instead of returning its value, if it must (see
+    /// `ResolutionEndFailure`). A step left on its way to throwing ignores that.
     @inlinable @inline(__always)
-    func leave() {
+    func leave() -> ResolutionEndFailure? {
         depth &-= 1
         bucketTops[frames[depth].bucket] = belowInBucket[depth]
         (frames + depth).deinitialize(count: 1)
-        if depth == 0 && hasEndWork { endResolution() }
+        if depth == 0 && hasEndWork { return endResolution() }
+        return nil
     }
 
     @usableFromInline func grow() {
@@ -389,20 +403,21 @@ import CDirk
         }?.frame
     }
 
-    /// Waits, when the resolution ends, until `cell`'s build of generation `generation`, and every
-    /// build it depends on, is configured.
-    @usableFromInline func waitWhenResolutionEnds(for cell: any BorrowedBuild, generation: UInt64) {
-        borrowed.append(BuildRecord(cell: cell, generation: generation))
+    /// Waits, when the resolution ends, until the build `record`, whose instance the resolution
+    /// took, and every build it depends on, is configured.
+    @usableFromInline func waitWhenResolutionEnds(for record: BuildRecord) {
+        borrowed.append((record, heldBuilds.count))
         hasEndWork = true
     }
 
     @inline(never)
-    @usableFromInline func endResolution() {
+    @usableFromInline func endResolution() -> ResolutionEndFailure? {
         hasEndWork = false
+        var failure: ResolutionEndFailure?
         if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || usesConfinedScope
             || !confinedScope.isEmpty || !keptSharedCells.isEmpty
         {
-            finishBuildsAndScopes()
+            failure = finishBuildsAndScopes()
         }
         // Released last, outside any lock: deinitializers may run user code, even resolve again on
         // this thread, which then starts a resolution of its own (and may end this one's loop).
@@ -410,24 +425,37 @@ import CDirk
             heldCount &-= 1
             (held + heldCount).move().release()
         }
+        return failure
     }
 
     /// The part of a resolution's end that only resolutions which configured, borrowed or made
-    /// `scoped` instances have.
-    private func finishBuildsAndScopes() {
+    /// `scoped` instances have; returns the failure of a build whose instance the resolution took,
+    /// if one failed.
+    private func finishBuildsAndScopes() -> ResolutionEndFailure? {
         // First the builds this resolution took instances from while they were being configured,
         // and the builds those depend on, in turn, until every one is configured: the instances
         // this resolution returns, and those it published, may refer to any of them. Only then
         // what it held back, so that no other agent sees an instance before all it may refer to
         // is configured. (An agent waiting for a held instance meanwhile takes it as it is, and
         // waits in turn; see `OnceCell.waitUntilConfigured`.)
-        var pending = borrowed
-        borrowed = []
-        var seen: Set<BuildRecord> = []
-        while let build = pending.popLast() {
-            guard seen.insert(build).inserted else { continue }
-            pending += build.cell.waitUntilConfigured(generation: build.generation, as: self)
+        //
+        // A build among them may fail instead: its `configure:` threw, or an enclosing one did.
+        // (Only such a throw fails a configured build, and its build is among those this one
+        // depends on, and is never configured: so none of them fails once all are configured.)
+        // What this resolution held since it took the instance that led to the failure may refer
+        // to a dropped instance: it fails too, and so does the outermost call, whose value may.
+        let borrowed = self.borrowed
+        self.borrowed = []
+        var failure: ResolutionEndFailure?
+        var failedSince = heldBuilds.count
+        var outcomes: [BuildRecord: BuildFailure?] = [:]
+        for (record, heldMark) in borrowed {
+            if let failed = firstFailure(among: record, outcomes: &outcomes) {
+                failure = failure ?? ResolutionEndFailure(failure: failed)
+                failedSince = min(failedSince, heldMark)
+            }
         }
+        if let failure { failHeldBuilds(since: failedSince, with: failure.failure.error) }
         while !heldBuilds.isEmpty {
             let ready = heldBuilds
             heldBuilds = []
@@ -447,6 +475,31 @@ import CDirk
             let sharedCells = keptSharedCells.removeAllElements()
             withExtendedLifetime(sharedCells) {}
         }
+        return failure
+    }
+
+    /// Waits until the build `record` and every build it depends on, in turn, is configured, and
+    /// returns the first failure among them, if one failed instead. `outcomes` holds how the builds
+    /// already waited for stood, which are not waited for again.
+    private func firstFailure(among record: BuildRecord, outcomes: inout [BuildRecord: BuildFailure?])
+        -> BuildFailure?
+    {
+        var pending = [record]
+        while let build = pending.popLast() {
+            if let known = outcomes[build] {
+                if let known { return known }
+                continue
+            }
+            switch build.cell.waitUntilConfigured(build, as: self) {
+            case .configured(let dependencies):
+                outcomes[build] = .some(nil)
+                pending += dependencies
+            case .failed(let failed):
+                outcomes[build] = failed
+                return failed
+            }
+        }
+        return nil
     }
 }
 

@@ -29,9 +29,10 @@
     }
 
     /// Leaves the step; when it was the outermost, ends the resolution, which may release the
-    /// owner.
+    /// owner, and returns why the step's call must throw, if it must (see
+    /// `ResolutionContext.leave()`).
     @inlinable @inline(__always)
-    func leave() {
+    func leave() -> ResolutionEndFailure? {
         context._withUnsafeGuaranteedRef { $0.leave() }
     }
 }
