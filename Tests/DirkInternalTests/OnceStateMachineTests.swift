@@ -519,7 +519,9 @@ struct OnceStateMachineTests {
         machine.checkInvariants()
         let answer = machine.configurationOutcome(
             generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower)
-        #expect(answer?.failure?.error is BuildFailure, "asked after the build ended, the outcome still says it failed")
+        #expect(
+            answer?.failure?.error is BuildFailure,
+            "asked after the build ended, the outcome still says it failed")
         #expect(answer?.failure?.frame.isSame(as: frame) == true, "the failure names the step that built")
         #expect(machine.waiterCount == 0)
         // A later build of the same cell has an outcome of its own.

@@ -63,7 +63,8 @@ struct ThrowingConfigureAcrossThreadsTests {
             }
         }
         #expect(throws: CrossFailure.self) { try x.withLock { $0 }?.get() }
-        #expect(throws: CrossFailure.self, "z() returned an instance that refers to y, and y to a dropped x") {
+        #expect(throws: CrossFailure.self, "z() returned an instance that refers to y, and y to a dropped x")
+        {
             try z.withLock { $0 }?.get()
         }
         // Nothing that refers to the dropped x was cached: the next calls build all three again.

@@ -192,7 +192,8 @@
         if let error = error as? Failure { return error }
         if let ended = error as? ResolutionEndFailure {
             return rethrown(
-                ended, as: Failure.self, provider: frame.name, site: frame.site, component: frame.componentType)
+                ended, as: Failure.self, provider: frame.name, site: frame.site,
+                component: frame.componentType)
         }
         foreignError(
             error, expected: Failure.self, provider: frame.name, component: frame.componentType,
@@ -215,8 +216,10 @@
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
     /// nothing, cannot return (`ended`).
-    @usableFromInline static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never {
-        rethrown(ended, as: Never.self, provider: frame.name, site: frame.site, component: frame.componentType)
+    @usableFromInline static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never
+    {
+        rethrown(
+            ended, as: Never.self, provider: frame.name, site: frame.site, component: frame.componentType)
     }
 
     /// The error of the build that made the outermost call of `provider`'s resolution fail

@@ -154,7 +154,9 @@ extension OnceCell {
         case .takeInstance:
             // As on the builder's own thread, the instance is complete enough to hand over; this
             // resolution waits for its configuration to end before its outermost call returns.
-            if let (instance, outcome) = withMachine({ $0.takeInstance(generation: generation, dequeuing: id) }) {
+            if let (instance, outcome) = withMachine({
+                $0.takeInstance(generation: generation, dequeuing: id)
+            }) {
                 context.waitWhenResolutionEnds(
                     for: BuildRecord(cell: self, generation: generation, outcome: outcome))
                 return .finished(.success(instance))
@@ -178,7 +180,8 @@ extension OnceCell: BorrowedBuild {
         while true {
             if let outcome = withMachine({
                 $0.configurationOutcome(
-                    generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker), of: agent)
+                    generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker),
+                    of: agent)
             }) {
                 return outcome
             }

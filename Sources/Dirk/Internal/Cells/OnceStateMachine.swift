@@ -387,7 +387,9 @@ extension WaitEvent {
     /// `publish(generation:)`, unless another agent takes it to break a cycle; returns the
     /// outcome that the agents which see the instance share.
     @discardableResult
-    @usableFromInline package mutating func holdInstance(_ instance: Value, generation: UInt64) -> BuildOutcome {
+    @usableFromInline package mutating func holdInstance(_ instance: Value, generation: UInt64)
+        -> BuildOutcome
+    {
         defer { debugCheck() }
         guard build?.generation == generation else {
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")

@@ -49,8 +49,9 @@ import CDirk
     /// configured, each with how many builds the resolution held then (`heldBuildCount`); the
     /// resolution waits until they, and the builds they depend on, are configured before it ends.
     /// If one fails instead, the builds held since it was taken may refer to its dropped instance.
-    @exclusivity(unchecked) @usableFromInline private(set) var borrowed: [(record: BuildRecord, heldMark: Int)] =
-        []
+    @exclusivity(unchecked) @usableFromInline private(set) var borrowed:
+        [(record: BuildRecord, heldMark: Int)] =
+            []
     /// Whether `leave()` at depth zero has work beyond popping.
     @usableFromInline @exclusivity(unchecked) var hasEndWork = false
 
