@@ -93,6 +93,8 @@ struct ThrowingConfigureAcrossThreadsTests {
             }
         }
         let message = standardError(of: result)
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        #expect(trap.hasPrefix("DirkTests/ThrowingConfigureAcrossThreadsTests.swift:"), "reported at \(trap)")
         #expect(message.contains("Dirk: `CrossModule.holder()` of `CrossComponent`"), "\(message)")
         #expect(message.contains("took the half-configured instance of `CrossModule.a()`"))
         #expect(message.contains("CrossFailure"))

@@ -441,10 +441,11 @@ import CDirk
         // waits in turn; see `OnceCell.waitUntilConfigured`.)
         //
         // A build among them may fail instead: its `configure:` threw, or an enclosing one did.
-        // (Only such a throw fails a configured build, and its build is among those this one
-        // depends on, and is never configured: so none of them fails once all are configured.)
-        // What this resolution held since it took the instance that led to the failure may refer
-        // to a dropped instance: it fails too, and so does the outermost call, whose value may.
+        // (A configured build fails only when one it depends on fails, and every failure starts at
+        // a `configure:` that threw, whose build is never configured: so once all are configured,
+        // none of them can fail.) What this resolution held since it took the instance that led to
+        // the failure may refer to a dropped instance: it fails too, and so does the outermost
+        // call, whose value may.
         let borrowed = self.borrowed
         self.borrowed = []
         var failure: ResolutionEndFailure?
