@@ -196,18 +196,26 @@ extension Component {
         value: T, trace: String
     ) {
         let context = ResolutionContext.current
-        let outer = context.traceLines
-        context.traceLines = []
-        defer { context.traceLines = outer }
-        let value = try observingSelfAndAncestors(body)
-        let lines = context.traceLines ?? []
+        let outer = context.trace
+        let components = selfAndAncestors()
+        context.trace = ResolutionContext.Trace(
+            components: components.map(\.identity), firstCall: context.observedCalls.count)
+        defer { context.trace = outer }
+        let value = try observing(components, body)
+        let lines = context.trace?.lines ?? []
         return (value, lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n"))
     }
 
     /// Runs `body` with one more observer on this component and on each of its ancestors, so that
     /// every call of their providers, cached ones included, takes the path that observers see.
     func observingSelfAndAncestors<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
-        let components = selfAndAncestors()
+        try observing(selfAndAncestors(), body)
+    }
+
+    /// Runs `body` with one more observer on each of `components`.
+    private func observing<T, Failure: Error>(_ components: [Component], _ body: () throws(Failure) -> T)
+        throws(Failure) -> T
+    {
         for component in components { component.core.addObservers(1) }
         defer {
             for component in components { component.core.addObservers(-1) }
@@ -278,23 +286,26 @@ struct DependencyRecord {
 }
 
 extension AnyModule {
-    /// Resolves with `resolve` while telling the observers: a trace under way on this thread gets
-    /// a line, and each recording component that the call is made for gets the provider and the
-    /// edge from the observed call that asked for it.
+    /// Resolves with `resolve` while telling the observers: a trace under way on this thread that
+    /// shows this component gets a line, and each recording component that the call is made for
+    /// gets the provider and the edge from the observed call that asked for it.
     ///
     /// A call is made for its own component, if that records, and for every component that the
-    /// enclosing observed call was made for: a recording child sees its providers' calls into its
-    /// ancestors, and theirs.
+    /// enclosing observed call was made for, if that call made this one directly: a recording
+    /// child sees its providers' calls into its ancestors, and theirs, but not a call that a
+    /// provider nobody observes made in between, which would show an edge that no provider made.
     @usableFromInline func observe<T, Failure: Error>(
         _ frame: Frame, in context: ResolutionContext, isNew: Bool, _ resolve: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        if context.traceLines != nil {
-            let depth = context.observedCalls.count
-            context.traceLines?.append(
+        let component = componentReference.identity
+        let isTraced = context.trace?.components.contains(component) ?? false
+        if isTraced, let trace = context.trace {
+            // Indented by the traced calls under way since the trace began.
+            let depth = context.observedCalls[trace.firstCall...].count(where: \.isTraced)
+            context.trace?.lines.append(
                 String(repeating: "  ", count: depth)
                     + "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
         }
-        let component = componentReference.identity
         let provider = ProviderIdentity(
             component: component, module: frame.subject,
             key: ProviderKey(site: frame.site, type: frame.type))
@@ -304,7 +315,8 @@ extension AnyModule {
         // their graphs, and its component, which they do not keep, could go and its identity be
         // reused.
         var recorders: [AnyObject] = []
-        if let requester = context.observedCalls.last {
+        if let requester = context.observedCalls.last, context.isCalledDirectly(byStepAt: requester.stepIndex)
+        {
             for case let recorder as Recorder in requester.recorders {
                 let watches =
                     recorder.core.withStateUnlessReleased { state in
@@ -332,7 +344,7 @@ extension AnyModule {
         if let recorder, !recorders.contains(where: { $0 === recorder }) {
             recorders.append(recorder)
         }
-        context.observedCalls.append((provider, recorders))
+        context.observedCalls.append((provider, recorders, context.depth, isTraced))
         defer { context.observedCalls.removeLast() }
         return try resolve()
     }

@@ -184,6 +184,26 @@ struct InsightTests {
         #expect(other.dependencyGraph().dependencies.count == 1, "the other component records its own")
     }
 
+    @Test(
+        "a recording draws no edge through a provider that nobody observes, which would show a call no provider made"
+    )
+    func noEdgeThroughAnUnobservedProvider() {
+        let other = GraphAppComponent()
+        let session = GraphSessionComponent().parent { GraphAppComponent() }.startRecordingDependencies()
+        // `roundTrip` calls `relay` of `other`, which nothing observes, and `relay` calls back into
+        // `cart`, which calls `store` of the session's parent.
+        _ = session.session.roundTrip(other)
+        let graph = session.dependencyGraph()
+        #expect(
+            graph.dependencies.map { "\($0.from) -> \($0.to)" }
+                == [
+                    "GraphSessionModule.cart() -> GraphDataModule.store()",
+                    "GraphDataModule.store() -> GraphDataModule.client()",
+                ].sorted(), "\(graph.dependencies)")
+        #expect(graph.nodes.contains { $0.name == "GraphSessionModule.roundTrip(_:)" })
+        #expect(graph.nodes.contains { $0.name == "GraphSessionModule.cart()" })
+    }
+
     @Test("a recording child watches its ancestors until it is released")
     func releasedChildStopsWatching() {
         let app = GraphAppComponent()
@@ -212,6 +232,22 @@ struct InsightTests {
         let (_, untraced) = feature.trace { 0 }
         #expect(untraced.isEmpty)
     }
+
+    @Test("a trace shows only calls into its component and its ancestors, even where something else observes")
+    func traceLeavesOutOtherComponents() {
+        let other = GraphAppComponent().startRecordingDependencies()
+        let session = GraphSessionComponent().parent { GraphAppComponent() }
+        let (_, trace) = session.trace { session.session.reaches(other) }
+        #expect(trace == "GraphSessionModule.reaches(_:) [transient] new\n")
+        #expect(other.dependencyGraph().dependencies.count == 1, "the other component records its own calls")
+    }
+
+    @Test("a trace begun inside an observed provider's factory starts at its own first call")
+    func traceInsideAnObservedProvider() {
+        let app = GraphAppComponent().startRecordingDependencies()
+        let traced = app.data.tracing()
+        #expect(traced.trace == "GraphDataModule.client() [single] new\n")
+    }
 }
 
 // MARK: Fixtures
@@ -231,8 +267,24 @@ class GraphDataModule: Module<GraphAppComponent>, @unchecked Sendable {
     }
     func value() -> Thing { transient { Thing() } }
     func value() -> Other { transient { Other() } }
+    /// Calls `back`, a call into another component, from a factory of this one.
+    func relay(_ back: () -> Thing) -> Thing {
+        transient { _ in
+            let relay = Thing()
+            relay.link = back()
+            return relay
+        }
+    }
+    /// Traces, inside its own factory, the first call of `client()`, and keeps the trace.
+    func tracing() -> TracedThing { single { c in TracedThing(trace: c.trace { c.data.client() }.trace) } }
     /// Two providers of one method, on one line, that differ only by column.
     func either(_ first: Bool) -> Thing { first ? single { Thing() } : single { Thing() } }
+}
+
+/// What `GraphDataModule.tracing()` traced.
+final class TracedThing: Sendable {
+    let trace: String
+    init(trace: String) { self.trace = trace }
 }
 
 /// A fake whose provider wraps the real one's.
@@ -258,6 +310,15 @@ final class GraphSessionModule: Module<GraphSessionComponent>, @unchecked Sendab
             let thing = Thing()
             thing.link = other.data.store()
             return thing
+        }
+    }
+
+    /// Calls `relay` of `other`, which calls this component's `cart()` back.
+    func roundTrip(_ other: GraphAppComponent) -> Thing {
+        transient { c in
+            let trip = Thing()
+            trip.link = other.data.relay { c.session.cart() }
+            return trip
         }
     }
 

@@ -105,7 +105,8 @@ struct ThrowingConfigureAcrossThreadsTests {
 struct CrossFailure: Error {}
 
 final class CrossNode: @unchecked Sendable {
-    var partner: CrossNode?
+    /// Weak: the component keeps both nodes, which would otherwise form a retain cycle.
+    weak var partner: CrossNode?
     var isConfigured = false
 }
 

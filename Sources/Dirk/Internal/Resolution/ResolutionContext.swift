@@ -74,12 +74,23 @@ import CDirk
     @usableFromInline @exclusivity(unchecked) var configuring: [BuildRecord] = []
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
-    /// The lines of the trace under way on this thread, if any.
-    @exclusivity(unchecked) var traceLines: [String]?
-    /// The observed provider calls under way on this thread, innermost last: each one's provider,
-    /// and what records its dependencies (the locks and states of the recording components that
-    /// the call is made for).
-    @exclusivity(unchecked) var observedCalls: [(provider: ProviderIdentity, recorders: [AnyObject])] = []
+    /// The trace under way on this thread, if any.
+    @exclusivity(unchecked) var trace: Trace?
+    /// The observed provider calls under way on this thread, innermost last: each one's provider;
+    /// what records its dependencies (the locks and states of the recording components that the
+    /// call is made for); the index its step has, or will have, on the stack (the depth when it
+    /// was observed); and whether the trace under way shows it.
+    @exclusivity(unchecked) var observedCalls:
+        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, isTraced: Bool)] = []
+
+    /// A trace of the observed provider calls made on this thread into some components.
+    struct Trace {
+        /// The components whose providers' calls the trace shows, by identity.
+        let components: [UInt]
+        /// How many observed calls were under way when the trace began: it shows none of them.
+        let firstCall: Int
+        var lines: [String] = []
+    }
     /// Set while `overriding(_:with:)` finds out which provider its closure calls.
     @usableFromInline @exclusivity(unchecked) var capture: OverrideCapture?
     /// The keys of the `single(key:)` steps on this thread's stack, innermost last, each with the
@@ -142,6 +153,14 @@ import CDirk
 
     /// Whether a `configure:` closure is running on this thread.
     @usableFromInline var isConfiguring: Bool { configurationDepth > 0 }
+
+    /// Whether a call made now is made directly by the step at `index`: no provider's step lies
+    /// between them on the stack, such as one of a module that nobody observes. (Handles' and
+    /// module creations' steps do not count: they pass the call on.)
+    func isCalledDirectly(byStepAt index: Int) -> Bool {
+        guard index < depth else { return false }
+        return (index + 1..<depth).allSatisfy { frames[$0].kind != .provider }
+    }
 
     /// Whether a build that ends now must be held until the resolution ends: a `configure:`
     /// closure of an enclosing step still runs on this thread, or the resolution took another
