@@ -96,7 +96,8 @@ struct ThrowingConfigureAcrossThreadsTests {
         let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
         #expect(trap.hasPrefix("DirkTests/ThrowingConfigureAcrossThreadsTests.swift:"), "reported at \(trap)")
         #expect(message.contains("Dirk: `CrossModule.holder()` of `CrossComponent`"), "\(message)")
-        #expect(message.contains("took the half-configured instance of `CrossModule.a()`"))
+        #expect(message.contains("its resolution took an instance that another thread was still configuring"))
+        #expect(message.contains("the `configure:` of `CrossModule.a()` of `CrossComponent`"))
         #expect(message.contains("CrossFailure"))
         #expect(message.contains("Let `CrossModule.holder()` throw the error"))
     }
@@ -213,6 +214,307 @@ final class ThrowingNestingModule: Module<ThrowingNestingComponent>, @unchecked 
                 usleep(50_000)
                 z.link(try c.nesting.y())
                 z.isConfigured = true
+            })
+    }
+}
+
+/// The shapes that a first version of the fix missed (found in review): what a resolution held
+/// before it took the failing instance, and a waiter for what it held.
+@Suite("A throwing configure: in a cycle across threads: what else the taking thread held")
+struct ThrowingConfigureHeldBuildsTests {
+    @Test(
+        "a build held inside a configure: whose instance then took the failing one is dropped too, though held before the taking"
+    )
+    func heldBeforeTheTaking() throws {
+        let component = EarlierComponent()
+        let x = Locked<Result<EarlierNode, any Error>?>(nil)
+        let z = Locked<Result<EarlierNode, any Error>?>(nil)
+        withWatchdog {
+            onThreads(2) { index in
+                if index == 0 {
+                    let result = Result { try component.m.x() }
+                    x.withLock { $0 = result }
+                } else {
+                    component.yIsBuilt.wait()
+                    let result = Result { try component.m.z() }
+                    z.withLock { $0 = result }
+                }
+            }
+        }
+        #expect(throws: CrossFailure.self) { try x.withLock { $0 }?.get() }
+        #expect(throws: CrossFailure.self) { try z.withLock { $0 }?.get() }
+        // `y`, built inside x's first `configure:`, refers to that dropped x: it was dropped too.
+        let newX = try component.m.x()
+        let y = try component.m.y()
+        #expect(
+            y.refs.first ?? nil === newX, "the cached y refers to a dropped x: two instances of one single")
+    }
+
+    @Test(
+        "a build held after a configure: that threw and took its held builds with it is dropped when an instance taken before then fails",
+        arguments: [true, false])
+    func heldAfterAnEarlierDrop(aHoldsABuild: Bool) throws {
+        let component = StaleComponent(aHoldsABuild: aHoldsABuild)
+        let outer = Locked<Result<StaleOuter, any Error>?>(nil)
+        let x = Locked<Result<StaleNode, any Error>?>(nil)
+        withWatchdog {
+            onThreads(2) { index in
+                if index == 0 {
+                    let result = Result { try component.m.outer() }
+                    outer.withLock { $0 = result }
+                } else {
+                    component.aIsConfiguring.wait()
+                    let result = Result { try component.m.x() }
+                    x.withLock { $0 = result }
+                }
+            }
+        }
+        #expect(throws: CrossFailure.self) { try outer.withLock { $0 }?.get() }
+        #expect(throws: CrossFailure.self) { try x.withLock { $0 }?.get() }
+        let w = try component.m.w()
+        let newX = try component.m.x()
+        #expect(w.scoped.x.isConfigured, "the cached w refers to a dropped, unconfigured x")
+        #expect(w.scoped.x === newX, "two instances of one single x")
+    }
+
+    @Test(
+        "a thread waiting for a build dropped with another's failure builds it anew, and gets no foreign error"
+    )
+    func waiterOfADroppedBuild() throws {
+        let component = BystanderComponent()
+        let top = Locked<Result<BystanderTop, any Error>?>(nil)
+        let k = Locked<BystanderNode?>(nil)
+        withWatchdog {
+            onThreads(3) { index in
+                switch index {
+                case 0:
+                    let result = Result { try component.m.top() }
+                    top.withLock { $0 = result }
+                case 1:
+                    component.aIsConfiguring.wait()
+                    _ = try? component.m.x()
+                default:
+                    component.kIsHeld.wait()
+                    let node = component.m.k()
+                    k.withLock { $0 = node }
+                }
+            }
+        }
+        #expect(throws: CrossFailure.self) { try top.withLock { $0 }?.get() }
+        let waited = try #require(k.withLock { $0 })
+        #expect(waited === component.m.k(), "the waiter's k is the one cached")
+    }
+}
+
+final class EarlierNode: @unchecked Sendable {
+    /// Weak: the component keeps the nodes.
+    struct Reference {
+        weak var node: EarlierNode?
+    }
+
+    private var references: [Reference] = []
+    var refs: [EarlierNode?] { references.map(\.node) }
+    func refer(to node: EarlierNode) { references.append(Reference(node: node)) }
+}
+
+final class EarlierComponent: Component, @unchecked Sendable {
+    let yIsBuilt = DispatchSemaphore(value: 0)
+    let zIsConfiguring = DispatchSemaphore(value: 0)
+    let xAttempts = Locked(0)
+    let zAttempts = Locked(0)
+    var m: EarlierModule { module() }
+}
+
+/// x's first `configure:` builds y, which refers to x half-configured, then takes z from the other
+/// thread; z's first `configure:` then throws.
+final class EarlierModule: Module<EarlierComponent>, @unchecked Sendable {
+    func x() throws -> EarlierNode {
+        try single(
+            { EarlierNode() },
+            configure: { x, c in
+                let isFirst = c.xAttempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                x.refer(to: try c.m.y())
+                if isFirst {
+                    c.yIsBuilt.signal()
+                    c.zIsConfiguring.wait()
+                    // Lets z's thread start waiting for y.
+                    usleep(100_000)
+                    x.refer(to: try c.m.z())
+                }
+            })
+    }
+
+    func y() throws -> EarlierNode {
+        try single { c in
+            let y = EarlierNode()
+            y.refer(to: try c.m.x())
+            return y
+        }
+    }
+
+    func z() throws -> EarlierNode {
+        try single(
+            { EarlierNode() },
+            configure: { z, c in
+                let isFirst = c.zAttempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                if isFirst { c.zIsConfiguring.signal() }
+                z.refer(to: try c.m.y())
+                if isFirst { throw CrossFailure() }
+            })
+    }
+}
+
+final class StaleNode: @unchecked Sendable {
+    var isConfigured = false
+    var refs: [AnyObject] = []
+}
+
+final class StaleScoped: Sendable {
+    let x: StaleNode
+    init(x: StaleNode) { self.x = x }
+}
+
+final class StaleW: Sendable {
+    let scoped: StaleScoped
+    init(scoped: StaleScoped) { self.scoped = scoped }
+}
+
+final class StaleOuter: Sendable {
+    let w: StaleW
+    init(w: StaleW) { self.w = w }
+}
+
+final class StaleComponent: Component, @unchecked Sendable {
+    let aIsConfiguring = DispatchSemaphore(value: 0)
+    let xIsConfiguring = DispatchSemaphore(value: 0)
+    let aAttempts = Locked(0)
+    let xAttempts = Locked(0)
+    let aHoldsABuild: Bool
+    var m: StaleModule { module() }
+
+    init(aHoldsABuild: Bool) {
+        self.aHoldsABuild = aHoldsABuild
+        super.init()
+    }
+}
+
+/// `outer()` calls `a()`, whose first `configure:` holds `h` (if asked), takes `x` from the other
+/// thread through the `scoped` `s`, and throws; `outer()` goes on without `a` and builds `w`, which
+/// gets the same `s`, and so `x`, whose `configure:` then throws.
+final class StaleModule: Module<StaleComponent>, @unchecked Sendable {
+    func outer() throws -> StaleOuter {
+        try single { c in
+            _ = try? c.m.a()
+            return StaleOuter(w: try c.m.w())
+        }
+    }
+
+    func a() throws -> StaleNode {
+        try single(
+            { StaleNode() },
+            configure: { a, c in
+                let isFirst = c.aAttempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                if c.aHoldsABuild { a.refs.append(c.m.h()) }
+                if isFirst {
+                    c.aIsConfiguring.signal()
+                    c.xIsConfiguring.wait()
+                    // Lets x's thread start waiting for a.
+                    usleep(100_000)
+                    a.refs.append(try c.m.s())
+                    throw CrossFailure()
+                }
+                a.isConfigured = true
+            })
+    }
+
+    func h() -> StaleNode { single { StaleNode() } }
+
+    func s() throws -> StaleScoped { try scoped { c in StaleScoped(x: try c.m.x()) } }
+
+    func w() throws -> StaleW { try single { c in StaleW(scoped: try c.m.s()) } }
+
+    func x() throws -> StaleNode {
+        try single(
+            { StaleNode() },
+            configure: { x, c in
+                let isFirst = c.xAttempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                if isFirst { c.xIsConfiguring.signal() }
+                _ = try c.m.a()
+                if isFirst { throw CrossFailure() }
+                x.isConfigured = true
+            })
+    }
+}
+
+final class BystanderNode: @unchecked Sendable {
+    var refs: [AnyObject] = []
+}
+
+final class BystanderTop: Sendable {
+    let k: BystanderNode
+    init(k: BystanderNode) { self.k = k }
+}
+
+final class BystanderComponent: Component, @unchecked Sendable {
+    let aIsConfiguring = DispatchSemaphore(value: 0)
+    let xIsConfiguring = DispatchSemaphore(value: 0)
+    let kIsHeld = DispatchSemaphore(value: 0)
+    let xAttempts = Locked(0)
+    var m: BystanderModule { module() }
+}
+
+/// `top()` takes `x` from the other thread inside a's `configure:`, then holds `k`, which throws
+/// nothing; a third thread waits for `k` while x's `configure:` lingers and throws.
+final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
+    func top() throws -> BystanderTop {
+        try single { c in
+            _ = try c.m.a()
+            return BystanderTop(k: c.m.k())
+        }
+    }
+
+    func a() throws -> BystanderNode {
+        try single(
+            { BystanderNode() },
+            configure: { a, c in
+                c.aIsConfiguring.signal()
+                c.xIsConfiguring.wait()
+                // Lets x's thread start waiting for a.
+                usleep(100_000)
+                _ = try c.m.x()
+            })
+    }
+
+    func k() -> BystanderNode { single { BystanderNode() } }
+
+    func x() throws -> BystanderNode {
+        try single(
+            { BystanderNode() },
+            configure: { x, c in
+                let isFirst = c.xAttempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                if isFirst { c.xIsConfiguring.signal() }
+                _ = try c.m.a()
+                if isFirst {
+                    c.kIsHeld.signal()
+                    // Lets the third thread start waiting for k.
+                    usleep(200_000)
+                    throw CrossFailure()
+                }
             })
     }
 }

@@ -234,13 +234,14 @@
         let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         fail(
             """
-            Dirk: `\(provider)`\(owner), called at \(site.location), cannot return: its resolution \
-            took the half-configured instance of `\(failed.name)` of `\(failed.componentType)` \
-            (\(failed.site.location)) from another thread, to break a cycle through `configure:`, \
-            and that build then failed with `\(ended.failure.error)`, so what this call returns may \
-            refer to an instance that was dropped. `\(provider)` \(promise), so it cannot report \
-            that error. Let `\(provider)` throw the error, make the `configure:` closures of the \
-            cycle not throw, or resolve the cycle on one thread first.
+            Dirk: `\(provider)`\(owner), called at \(site.location), cannot return: to break a cycle \
+            through `configure:`, its resolution took an instance that another thread was still \
+            configuring, and the `configure:` of `\(failed.name)` of `\(failed.componentType)` \
+            (\(failed.site.location)), whose instance that one is or may refer to, then threw \
+            `\(ended.failure.error)`. What this call returns may refer to an instance that was \
+            dropped, and `\(provider)` \(promise), so it cannot report that error. Let \
+            `\(provider)` throw the error, make the `configure:` closures of the cycle not throw, \
+            or resolve the cycle on one thread first.
             """,
             at: site)
     }

@@ -99,18 +99,14 @@ extension OnceCell {
             let value = try build()
             if configures {
                 let outcome = withMachine { $0.holdInstance(value, generation: generation) }
-                context.configurationDepth += 1
-                context.configuring.append(BuildRecord(cell: self, generation: generation, outcome: outcome))
-                let held = context.heldBuildCount
-                defer {
-                    context.configurationDepth -= 1
-                    context.configuring.removeLast()
-                }
+                let held = context.beginConfiguring(
+                    BuildRecord(cell: self, generation: generation, outcome: outcome))
+                defer { context.endConfiguring() }
                 do throws(Failure) {
                     try configure(value)
                 } catch {
                     // What was built meanwhile may refer to this instance, which goes: it goes too.
-                    context.failHeldBuilds(since: held, with: error)
+                    context.dropHeldBuilds(since: held, because: BuildFailure(error: error, frame: frame))
                     throw error
                 }
             }

@@ -124,20 +124,32 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
         end(generation: generation, telling: .finished(.failure(error)))
     }
 
+    /// Ends generation `generation`, held until its builder's resolution ended, with no value,
+    /// because its instance may refer to one that `failure` dropped; the build itself did not
+    /// fail, so its waiters look again, and one builds anew. An agent that took the instance learns
+    /// of `failure`.
+    @usableFromInline final func drop(generation: UInt64, because failure: BuildFailure) {
+        end(generation: generation, telling: .recheck, causedBy: failure)
+    }
+
     /// Ends generation `generation` with no value, telling every waiter to look again: one of them
     /// builds. For a build that its builder's cancellation ended, which the waiters do not share.
     final func abandon(generation: UInt64) {
         end(generation: generation, telling: .recheck)
     }
 
-    /// Ends generation `generation` with no value and wakes its waiters with `event`.
-    @usableFromInline final func end(generation: UInt64, telling event: WaitEvent<Value>) {
+    /// Ends generation `generation` with no value and wakes its waiters with `event`; an agent
+    /// that saw its instance learns that it failed, because of `cause` if given.
+    @usableFromInline final func end(
+        generation: UInt64, telling event: WaitEvent<Value>, causedBy cause: BuildFailure? = nil
+    ) {
         // The abandoned instance, if any, is released here, after the lock: its deinitializer may
         // run user code. So are the build's references to the cells it depended on, which may be
         // the last ones, and whose release releases their instances.
         let (waiters, abandoned, dependencies) = withMachine { machine in
             let dependencies = machine.build?.dependencies
-            let (waiters, abandoned) = machine.fail(generation: generation, error: event.error)
+            let (waiters, abandoned) = machine.fail(
+                generation: generation, error: event.error, causedBy: cause)
             return (waiters, abandoned, dependencies)
         }
         withExtendedLifetime((abandoned, dependencies)) {}
@@ -149,7 +161,7 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
 /// then, or failed before, if a `configure:` closure that ran when it was built throws.
 @usableFromInline protocol HeldBuild: AnyObject {
     @inlinable func publish(generation: UInt64)
-    @inlinable func fail(generation: UInt64, with error: any Error)
+    func drop(generation: UInt64, because failure: BuildFailure)
 }
 
 extension OnceCell: HeldBuild {}

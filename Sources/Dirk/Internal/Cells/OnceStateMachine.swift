@@ -431,10 +431,12 @@ extension WaitEvent {
     }
 
     /// Ends generation `generation` with no value, because its factory or `configure:` threw
-    /// `error`, or its builder gave up (nil); returns the waiters to resume, and the instance, if
-    /// any, to release outside the lock. Agents that saw the instance learn of the failure through
-    /// the build's outcome.
-    @usableFromInline package mutating func fail(generation: UInt64, error: (any Error)? = nil) -> (
+    /// `error`, or its builder gave up (nil), or its instance may refer to one that `cause`
+    /// dropped; returns the waiters to resume, and the instance, if any, to release outside the
+    /// lock. Agents that saw the instance learn of the failure through the build's outcome.
+    @usableFromInline package mutating func fail(
+        generation: UInt64, error: (any Error)? = nil, causedBy cause: BuildFailure? = nil
+    ) -> (
         waiters: [Waiter<Value>], abandoned: Value?
     ) {
         defer { debugCheck() }
@@ -442,7 +444,7 @@ extension WaitEvent {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
         }
         if let outcome = failed.outcome {
-            outcome.failure = BuildFailure(error: error ?? CancellationError(), frame: buildFrame!)
+            outcome.failure = cause ?? BuildFailure(error: error ?? CancellationError(), frame: buildFrame!)
         }
         return (failed.waiters.map(\.waiter), failed.instance)
     }

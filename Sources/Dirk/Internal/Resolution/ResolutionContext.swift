@@ -70,8 +70,9 @@ import CDirk
     /// How many `configure:` closures are running on this thread.
     @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
     /// The builds in cells whose `configure:` closures are running on this thread, outermost
-    /// first: what an instance built meanwhile may refer to half-configured.
-    @usableFromInline @exclusivity(unchecked) var configuring: [BuildRecord] = []
+    /// first: what an instance built meanwhile may refer to half-configured. Each with how many
+    /// builds the resolution held when its `configure:` began: those held since may refer to it.
+    @usableFromInline @exclusivity(unchecked) var configuring: [(record: BuildRecord, heldMark: Int)] = []
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The trace under way on this thread, if any.
@@ -168,7 +169,25 @@ import CDirk
     @usableFromInline var holdsBuilds: Bool { isConfiguring || !borrowed.isEmpty }
 
     /// The builds that an instance held now may refer to half-configured (see `holdsBuilds`).
-    @usableFromInline var dependenciesOfHeldBuild: [BuildRecord] { borrowed.map(\.record) + configuring }
+    @usableFromInline var dependenciesOfHeldBuild: [BuildRecord] {
+        borrowed.map(\.record) + configuring.map(\.record)
+    }
+
+    /// Records that the `configure:` closure of the build `record` begins on this thread; returns
+    /// how many builds the resolution holds now, the mark of those that may refer to its instance.
+    /// Pair every call with `endConfiguring()`.
+    @usableFromInline func beginConfiguring(_ record: BuildRecord) -> Int {
+        configurationDepth += 1
+        configuring.append((record, heldBuilds.count))
+        return heldBuilds.count
+    }
+
+    /// Records that the innermost `configure:` closure running on this thread has returned or
+    /// thrown.
+    @usableFromInline func endConfiguring() {
+        configurationDepth -= 1
+        configuring.removeLast()
+    }
 
     // MARK: Steps
 
@@ -397,18 +416,21 @@ import CDirk
         hasEndWork = true
     }
 
-    /// How many builds the resolution holds until it ends: a mark for
-    /// `failHeldBuilds(since:with:)`.
-    @usableFromInline var heldBuildCount: Int { heldBuilds.count }
-
-    /// Ends with `error`, instead of publishing them, the builds held since `mark`: built while a
-    /// `configure:` closure that has now thrown ran, they may refer to its instance, which is
-    /// dropped, so none of them may be kept. Their waiters get the error.
-    @usableFromInline func failHeldBuilds(since mark: Int, with error: any Error) {
+    /// Ends, instead of publishing them, the builds held since `mark`: built while a `configure:`
+    /// closure that has now thrown ran, or after the resolution took an instance whose build then
+    /// failed (`failure` tells which), they may refer to an instance that is dropped, so none of
+    /// them may be kept. Their own builds did not fail: their waiters look again, and build anew.
+    /// A resolution that took one of their instances learns of `failure`.
+    @usableFromInline func dropHeldBuilds(since mark: Int, because failure: BuildFailure) {
         guard heldBuilds.count > mark else { return }
-        let failed = heldBuilds[mark...]
+        let dropped = heldBuilds[mark...]
         heldBuilds.removeSubrange(mark...)
-        for build in failed.reversed() { build.cell.fail(generation: build.generation, with: error) }
+        // A build taken after the dropped ones were held is followed, from now on, by the builds
+        // held from `mark` on.
+        for index in borrowed.indices where borrowed[index].heldMark > mark {
+            borrowed[index].heldMark = mark
+        }
+        for build in dropped.reversed() { build.cell.drop(generation: build.generation, because: failure) }
     }
 
     /// The step of a provider's cached instance of the component `component` (its identity) that
@@ -426,7 +448,10 @@ import CDirk
     /// Waits, when the resolution ends, until the build `record`, whose instance the resolution
     /// took, and every build it depends on, is configured.
     @usableFromInline func waitWhenResolutionEnds(for record: BuildRecord) {
-        borrowed.append((record, heldBuilds.count))
+        // What may refer to the instance: what the resolution holds from now on, and what it
+        // held since the outermost `configure:` still running began, whose instance may come to
+        // refer to this one, as may what was built in it.
+        borrowed.append((record, configuring.first?.heldMark ?? heldBuilds.count))
         hasEndWork = true
     }
 
@@ -469,14 +494,14 @@ import CDirk
         self.borrowed = []
         var failure: ResolutionEndFailure?
         var failedSince = heldBuilds.count
-        var outcomes: [BuildRecord: BuildFailure?] = [:]
+        var outcomes: [BuildRecord: ConfigurationOutcome] = [:]
         for (record, heldMark) in borrowed {
-            if let failed = firstFailure(among: record, outcomes: &outcomes) {
+            if let failed = firstFailure(reachableFrom: record, outcomes: &outcomes) {
                 failure = failure ?? ResolutionEndFailure(failure: failed)
                 failedSince = min(failedSince, heldMark)
             }
         }
-        if let failure { failHeldBuilds(since: failedSince, with: failure.failure.error) }
+        if let failure { dropHeldBuilds(since: failedSince, because: failure.failure) }
         while !heldBuilds.isEmpty {
             let ready = heldBuilds
             heldBuilds = []
@@ -501,23 +526,20 @@ import CDirk
 
     /// Waits until the build `record` and every build it depends on, in turn, is configured, and
     /// returns the first failure among them, if one failed instead. `outcomes` holds how the builds
-    /// already waited for stood, which are not waited for again.
-    private func firstFailure(among record: BuildRecord, outcomes: inout [BuildRecord: BuildFailure?])
-        -> BuildFailure?
-    {
+    /// already waited for stood, which are not waited for again; each walk follows every build it
+    /// reaches, since a build found configured by another walk may depend on one that failed.
+    private func firstFailure(
+        reachableFrom record: BuildRecord, outcomes: inout [BuildRecord: ConfigurationOutcome]
+    ) -> BuildFailure? {
         var pending = [record]
+        var seen: Set<BuildRecord> = []
         while let build = pending.popLast() {
-            if let known = outcomes[build] {
-                if let known { return known }
-                continue
-            }
-            switch build.cell.waitUntilConfigured(build, as: self) {
-            case .configured(let dependencies):
-                outcomes[build] = .some(nil)
-                pending += dependencies
-            case .failed(let failed):
-                outcomes[build] = failed
-                return failed
+            guard seen.insert(build).inserted else { continue }
+            let outcome = outcomes[build] ?? build.cell.waitUntilConfigured(build, as: self)
+            outcomes[build] = outcome
+            switch outcome {
+            case .configured(let dependencies): pending += dependencies
+            case .failed(let failed): return failed
             }
         }
         return nil
