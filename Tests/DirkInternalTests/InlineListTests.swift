@@ -21,6 +21,23 @@ struct InlineListTests {
         #expect(list.elements.last == 100)
     }
 
+    @Test(
+        "removeElements(from:) hands back the elements from a position on, in order, and keeps the rest",
+        arguments: 0...5, 0...6)
+    func removalFromAPosition(count: Int, index: Int) {
+        var list = InlineList<Int>()
+        for number in 0..<count { list.append(number) }
+        #expect(list.count == count)
+        let removed = list.removeElements(from: index)
+        #expect(removed == Array(min(index, count)..<count))
+        #expect(list.elements == Array(0..<min(index, count)))
+        #expect(list.count == min(index, count))
+        list.append(100)
+        #expect(
+            list.elements == Array(0..<min(index, count)) + [100], "appending after a removal keeps the order"
+        )
+    }
+
     @Test("modifyFirst(where:) changes only the first match, wherever it lies")
     func modification() {
         var list = InlineList<Int>()

@@ -306,6 +306,137 @@ struct ThrowingConfigureHeldBuildsTests {
     }
 }
 
+/// What a `configure:` that throws takes with it on its own thread, and what a waiter of that gets.
+@Suite("A throwing configure: drops what may refer to its instance")
+struct ThrowingConfigureDropTests {
+    @Test("a thread waiting for a build that a throwing configure: dropped builds it anew, and gets no error")
+    func waiterOfADroppedBuildBuildsAnew() throws {
+        let component = DroppedWaitComponent()
+        let dependency = Locked<DroppedWaitDependency?>(nil)
+        withWatchdog {
+            onThreads(2) { index in
+                if index == 0 {
+                    _ = try? component.m.owner()
+                } else {
+                    component.dependencyIsBuilt.wait()
+                    let waited = component.m.dependency()
+                    dependency.withLock { $0 = waited }
+                }
+            }
+        }
+        // Built inside the `configure:` that threw, the first dependency was dropped with it: its
+        // own factory did not fail, so the waiting thread built another, which is the one cached.
+        let waited = try #require(dependency.withLock { $0 })
+        #expect(waited === component.m.dependency())
+        #expect(component.dependencies.withLock { $0 } == 2)
+        #expect(try component.m.owner().dependency === waited)
+    }
+
+    @Test(
+        "a scoped instance built inside a configure: that throws is built anew when the resolution asks again"
+    )
+    func scopedInstanceOfAThrowingConfigure() throws {
+        let component = ScopedDropComponent()
+        let outer = try component.m.outer()
+        #expect(outer.scoped.p === outer.p, "the cached outer refers, through s, to a dropped p")
+        #expect(outer.p === (try component.m.p()))
+    }
+}
+
+final class DroppedWaitDependency: Sendable {}
+
+final class DroppedWaitOwner: @unchecked Sendable {
+    var dependency: DroppedWaitDependency?
+}
+
+final class DroppedWaitComponent: Component, @unchecked Sendable {
+    let dependencyIsBuilt = DispatchSemaphore(value: 0)
+    let attempts = Locked(0)
+    let dependencies = Locked(0)
+    var m: DroppedWaitModule { module() }
+}
+
+/// The owner's first `configure:` builds `dependency`, which is held until the resolution ends,
+/// and then throws, while another thread waits for `dependency`.
+final class DroppedWaitModule: Module<DroppedWaitComponent>, @unchecked Sendable {
+    func owner() throws -> DroppedWaitOwner {
+        try single(
+            { DroppedWaitOwner() },
+            configure: { owner, c in
+                let isFirst = c.attempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                owner.dependency = c.m.dependency()
+                if isFirst {
+                    c.dependencyIsBuilt.signal()
+                    // Lets the other thread start waiting for `dependency`.
+                    usleep(100_000)
+                    throw CrossFailure()
+                }
+            })
+    }
+
+    func dependency() -> DroppedWaitDependency {
+        single { c in
+            c.dependencies.withLock { $0 += 1 }
+            return DroppedWaitDependency()
+        }
+    }
+}
+
+final class ScopedDropP: @unchecked Sendable {
+    var scoped: ScopedDropS?
+}
+
+final class ScopedDropS: Sendable {
+    weak let p: ScopedDropP?
+    init(p: ScopedDropP) { self.p = p }
+}
+
+final class ScopedDropOuter: Sendable {
+    let scoped: ScopedDropS
+    let p: ScopedDropP
+    init(scoped: ScopedDropS, p: ScopedDropP) {
+        self.scoped = scoped
+        self.p = p
+    }
+}
+
+final class ScopedDropComponent: Component, @unchecked Sendable {
+    let attempts = Locked(0)
+    var m: ScopedDropModule { module() }
+}
+
+/// `p`'s first `configure:` builds the `scoped` `s`, which refers to `p` half-configured, and then
+/// throws; `outer()` goes on without `p`, and asks for `p` and `s` again.
+final class ScopedDropModule: Module<ScopedDropComponent>, @unchecked Sendable {
+    func p() throws -> ScopedDropP {
+        try single(
+            { ScopedDropP() },
+            configure: { p, c in
+                let isFirst = c.attempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                let scoped = try c.m.s()
+                if isFirst { throw CrossFailure() }
+                p.scoped = scoped
+            })
+    }
+
+    func s() throws -> ScopedDropS { try scoped { c in ScopedDropS(p: try c.m.p()) } }
+
+    func outer() throws -> ScopedDropOuter {
+        try single { c in
+            _ = try? c.m.p()
+            // `p` first: its `configure:` asks for `s`, which is built anew and refers to it.
+            let p = try c.m.p()
+            return ScopedDropOuter(scoped: try c.m.s(), p: p)
+        }
+    }
+}
+
 final class EarlierNode: @unchecked Sendable {
     /// Weak: the component keeps the nodes.
     struct Reference {

@@ -95,40 +95,44 @@ extension OnceCell {
         configures: Bool,
         configure: (Value) throws(Failure) -> Void
     ) throws(Failure) -> Value {
+        let value: Value
         do throws(Failure) {
-            let value = try build()
-            if configures {
-                let outcome = withMachine { $0.holdInstance(value, generation: generation) }
-                let held = context.beginConfiguring(
-                    BuildRecord(cell: self, generation: generation, outcome: outcome))
-                defer { context.endConfiguring() }
-                do throws(Failure) {
-                    try configure(value)
-                } catch {
-                    // What was built meanwhile may refer to this instance, which goes: it goes too.
-                    context.dropHeldBuilds(since: held, because: BuildFailure(error: error, frame: frame))
-                    throw error
-                }
-            }
-            if context.holdsBuilds {
-                // A `configure:` closure of an enclosing step still runs on this thread, and this
-                // value may already refer to its half-configured instance; or the resolution took
-                // another agent's half-configured instance, which this one may refer to. Other
-                // agents get it once the resolution ends, when all those are configured; an agent
-                // that takes it before then waits for them too.
-                if !configures { _ = withMachine { $0.holdInstance(value, generation: generation) } }
-                markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
-                context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
-            } else if configures {
-                publish(generation: generation)
-            } else {
-                complete(value, generation: generation)
-            }
-            return value
+            value = try build()
         } catch {
             fail(generation: generation, with: error)
             throw error
         }
+        if configures {
+            let outcome = withMachine { $0.holdInstance(value, generation: generation) }
+            let mark = context.beginConfiguring(
+                BuildRecord(cell: self, generation: generation, outcome: outcome))
+            do throws(Failure) {
+                try configure(value)
+            } catch {
+                context.endConfiguring()
+                // The instance goes, and its waiters get the error; then what was built meanwhile,
+                // which may refer to it.
+                fail(generation: generation, with: error)
+                context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
+                throw error
+            }
+            context.endConfiguring()
+        }
+        if context.holdsBuilds {
+            // A `configure:` closure of an enclosing step still runs on this thread, and this
+            // value may already refer to its half-configured instance; or the resolution took
+            // another agent's half-configured instance, which this one may refer to. Other
+            // agents get it once the resolution ends, when all those are configured; an agent
+            // that takes it before then waits for them too.
+            if !configures { _ = withMachine { $0.holdInstance(value, generation: generation) } }
+            markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
+            context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
+        } else if configures {
+            publish(generation: generation)
+        } else {
+            complete(value, generation: generation)
+        }
+        return value
     }
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits

@@ -11,6 +11,27 @@ package struct InlineList<Element> {
 
     package var isEmpty: Bool { first == nil }
 
+    /// How many elements the list holds.
+    package var count: Int {
+        first == nil ? 0 : second == nil ? 1 : 2 + (rest?.count ?? 0)
+    }
+
+    /// Removes the elements from position `index` on, and returns them in order.
+    package mutating func removeElements(from index: Int) -> [Element] {
+        guard index < count else { return [] }
+        var removed: [Element] = []
+        if index == 0, let first { removed.append(first) }
+        if index <= 1, let second { removed.append(second) }
+        let keptInRest = max(index - 2, 0)
+        if let rest {
+            removed += rest[keptInRest...]
+            self.rest = keptInRest == 0 ? nil : Array(rest[..<keptInRest])
+        }
+        if index <= 1 { second = nil }
+        if index == 0 { first = nil }
+        return removed
+    }
+
     package mutating func append(_ element: consuming Element) {
         if first == nil {
             first = element

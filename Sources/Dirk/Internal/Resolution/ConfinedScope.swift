@@ -45,6 +45,15 @@ struct ConfinedScope {
 
     var isEmpty: Bool { entries.isEmpty }
 
+    /// How many providers the resolution asked for: a mark for `removeEntries(from:)`.
+    var count: Int { entries.count }
+
+    /// Removes the entries of the providers asked for after the first `mark` ones, and returns
+    /// them, for the caller to release.
+    mutating func removeEntries(from mark: Int) -> [Entry] {
+        entries.removeElements(from: mark)
+    }
+
     // The methods are `mutating`, even those that only read, so that calling them on the
     // context's property works on it in place instead of on a copy. (Speed only.)
 

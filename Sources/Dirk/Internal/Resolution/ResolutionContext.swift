@@ -46,9 +46,9 @@ import CDirk
         cell: any HeldBuild, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool
     )
     /// Builds of other agents whose instance this resolution took while they were being
-    /// configured, each with how many builds the resolution held then (`heldBuildCount`); the
-    /// resolution waits until they, and the builds they depend on, are configured before it ends.
-    /// If one fails instead, the builds held since it was taken may refer to its dropped instance.
+    /// configured, each with the mark from which the builds it holds may refer to that instance
+    /// (see `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they
+    /// depend on, are configured before it ends; if one fails instead, it drops those builds.
     @exclusivity(unchecked) @usableFromInline private(set) var borrowed:
         [(record: BuildRecord, heldMark: Int)] =
             []
@@ -70,9 +70,18 @@ import CDirk
     /// How many `configure:` closures are running on this thread.
     @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
     /// The builds in cells whose `configure:` closures are running on this thread, outermost
-    /// first: what an instance built meanwhile may refer to half-configured. Each with how many
-    /// builds the resolution held when its `configure:` began: those held since may refer to it.
-    @usableFromInline @exclusivity(unchecked) var configuring: [(record: BuildRecord, heldMark: Int)] = []
+    /// first: what an instance built meanwhile may refer to half-configured. Each with what the
+    /// resolution held when its `configure:` began: what it held since may refer to it.
+    @usableFromInline @exclusivity(unchecked) var configuring:
+        [(record: BuildRecord, mark: ConfigurationMark)] =
+            []
+
+    /// How many builds, and how many `scoped` instances of its own (`confinedScope`), the
+    /// resolution held when a `configure:` closure began.
+    @usableFromInline struct ConfigurationMark {
+        let heldBuilds: Int
+        let confinedScoped: Int
+    }
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The trace under way on this thread, if any.
@@ -176,10 +185,11 @@ import CDirk
     /// Records that the `configure:` closure of the build `record` begins on this thread; returns
     /// how many builds the resolution holds now, the mark of those that may refer to its instance.
     /// Pair every call with `endConfiguring()`.
-    @usableFromInline func beginConfiguring(_ record: BuildRecord) -> Int {
+    @usableFromInline func beginConfiguring(_ record: BuildRecord) -> ConfigurationMark {
+        let mark = ConfigurationMark(heldBuilds: heldBuilds.count, confinedScoped: confinedScope.count)
         configurationDepth += 1
-        configuring.append((record, heldBuilds.count))
-        return heldBuilds.count
+        configuring.append((record, mark))
+        return mark
     }
 
     /// Records that the innermost `configure:` closure running on this thread has returned or
@@ -416,6 +426,16 @@ import CDirk
         hasEndWork = true
     }
 
+    /// Drops what the resolution built since `mark`, while a `configure:` closure that has now
+    /// thrown `failure` ran, and which may refer to its instance: the builds it holds, and the
+    /// `scoped` instances of its own, which the provider builds anew if it is asked again.
+    @usableFromInline func dropBuilds(since mark: ConfigurationMark, because failure: BuildFailure) {
+        dropHeldBuilds(since: mark.heldBuilds, because: failure)
+        // Released after they are out of the list: deinitializers may run user code.
+        let dropped = confinedScope.removeEntries(from: mark.confinedScoped)
+        withExtendedLifetime(dropped) {}
+    }
+
     /// Ends, instead of publishing them, the builds held since `mark`: built while a `configure:`
     /// closure that has now thrown ran, or after the resolution took an instance whose build then
     /// failed (`failure` tells which), they may refer to an instance that is dropped, so none of
@@ -451,7 +471,7 @@ import CDirk
         // What may refer to the instance: what the resolution holds from now on, and what it
         // held since the outermost `configure:` still running began, whose instance may come to
         // refer to this one, as may what was built in it.
-        borrowed.append((record, configuring.first?.heldMark ?? heldBuilds.count))
+        borrowed.append((record, configuring.first?.mark.heldBuilds ?? heldBuilds.count))
         hasEndWork = true
     }
 
