@@ -183,8 +183,8 @@ import CDirk
     }
 
     /// Records that the `configure:` closure of the build `record` begins on this thread; returns
-    /// how many builds the resolution holds now, the mark of those that may refer to its instance.
-    /// Pair every call with `endConfiguring()`.
+    /// what the resolution holds now, the mark after which what it holds may refer to the
+    /// instance. Pair every call with `endConfiguring()`.
     @usableFromInline func beginConfiguring(_ record: BuildRecord) -> ConfigurationMark {
         let mark = ConfigurationMark(heldBuilds: heldBuilds.count, confinedScoped: confinedScope.count)
         configurationDepth += 1
@@ -505,11 +505,11 @@ import CDirk
         // waits in turn; see `OnceCell.waitUntilConfigured`.)
         //
         // A build among them may fail instead: its `configure:` threw, or an enclosing one did.
-        // (A configured build fails only when one it depends on fails, and every failure starts at
-        // a `configure:` that threw, whose build is never configured: so once all are configured,
-        // none of them can fail.) What this resolution held since it took the instance that led to
-        // the failure may refer to a dropped instance: it fails too, and so does the outermost
-        // call, whose value may.
+        // (A configured build ends without a value only when one it depends on fails, and every
+        // failure starts at a `configure:` that threw, whose build is never configured: so once all
+        // are configured, none of them can fail.) What this resolution held since it took the
+        // instance that led to the failure may refer to a dropped instance: it is dropped too, and
+        // the outermost call, whose value may refer to it as well, throws.
         let borrowed = self.borrowed
         self.borrowed = []
         var failure: ResolutionEndFailure?
