@@ -300,8 +300,10 @@ extension AnyModule {
         let component = componentReference.identity
         let isTraced = context.trace?.components.contains(component) ?? false
         if isTraced, let trace = context.trace {
-            // Indented by the traced calls under way since the trace began.
-            let depth = context.observedCalls[trace.firstCall...].count(where: \.isTraced)
+            // Indented by the traced calls of the resolution under way since the trace began.
+            let depth = context.observedCalls[trace.firstCall...].count {
+                $0.isTraced && $0.resolution == context.endedResolutions
+            }
             context.trace?.lines.append(
                 String(repeating: "  ", count: depth)
                     + "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
@@ -315,7 +317,8 @@ extension AnyModule {
         // their graphs, and its component, which they do not keep, could go and its identity be
         // reused.
         var recorders: [AnyObject] = []
-        if let requester = context.observedCalls.last, context.isCalledDirectly(byStepAt: requester.stepIndex)
+        if let requester = context.observedCalls.last,
+            context.isCalledDirectly(byStepAt: requester.stepIndex, inResolution: requester.resolution)
         {
             for case let recorder as Recorder in requester.recorders {
                 let watches =
@@ -344,7 +347,7 @@ extension AnyModule {
         if let recorder, !recorders.contains(where: { $0 === recorder }) {
             recorders.append(recorder)
         }
-        context.observedCalls.append((provider, recorders, context.depth, isTraced))
+        context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions, isTraced))
         defer { context.observedCalls.removeLast() }
         return try resolve()
     }

@@ -204,6 +204,25 @@ struct InsightTests {
         #expect(graph.nodes.contains { $0.name == "GraphSessionModule.cart()" })
     }
 
+    @Test("a handle resolved by a deinitializer at a resolution's end draws no edge from its outermost call")
+    func noEdgeFromADeinitializerAtTheEnd() {
+        let app = GraphEndComponent().startRecordingDependencies()
+        // `root()` uses a `scoped` request, whose deinitializer, run as the resolution ends, reads a
+        // handle to `metrics()`.
+        _ = app.m.root()
+        let edges = app.dependencyGraph().dependencies.map { "\($0.from) -> \($0.to)" }
+        #expect(edges == ["GraphEndModule.root() -> GraphEndModule.request()"], "\(edges)")
+    }
+
+    @Test("a call that a key's hashing makes is no call of the keyed provider's caller")
+    func noEdgeFromTheCallerOfAKeyThatCallsAProvider() {
+        let app = GraphEndComponent().startRecordingDependencies()
+        _ = app.m.keyedCaller()
+        let edges = app.dependencyGraph().dependencies.map { "\($0.from) -> \($0.to)" }
+        #expect(!edges.contains("GraphEndModule.keyedCaller() -> GraphEndModule.hashSeed()"), "\(edges)")
+        #expect(edges.contains("GraphEndModule.keyedCaller() -> GraphEndModule.keyed(_:)"), "\(edges)")
+    }
+
     @Test("a recording child watches its ancestors until it is released")
     func releasedChildStopsWatching() {
         let app = GraphAppComponent()
@@ -279,6 +298,40 @@ class GraphDataModule: Module<GraphAppComponent>, @unchecked Sendable {
     func tracing() -> TracedThing { single { c in TracedThing(trace: c.trace { c.data.client() }.trace) } }
     /// Two providers of one method, on one line, that differ only by column.
     func either(_ first: Bool) -> Thing { first ? single { Thing() } : single { Thing() } }
+}
+
+/// A request whose deinitializer resolves a handle, as a request that reports metrics when it ends.
+final class GraphEndRequest: @unchecked Sendable {
+    let metrics: Lazy<Thing>
+    init(metrics: Lazy<Thing>) { self.metrics = metrics }
+    deinit { _ = metrics.value }
+}
+
+/// A key whose hashing calls a provider.
+struct GraphHashingKey: Hashable, @unchecked Sendable {
+    let app: GraphEndComponent
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(app.m.hashSeed())) }
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+}
+
+final class GraphEndComponent: Component, @unchecked Sendable {
+    var m: GraphEndModule { module() }
+}
+
+final class GraphEndModule: Module<GraphEndComponent>, @unchecked Sendable {
+    func root() -> Thing {
+        single { c in
+            _ = c.m.request()
+            return Thing()
+        }
+    }
+    func request() -> GraphEndRequest {
+        scoped { c in GraphEndRequest(metrics: c.m.lazy { $0.m.metrics() }) }
+    }
+    func metrics() -> Thing { single { Thing() } }
+    func hashSeed() -> Thing { single { Thing() } }
+    func keyed(_ key: GraphHashingKey) -> Thing { single(key: key) { Thing() } }
+    func keyedCaller() -> Thing { transient { c in c.m.keyed(GraphHashingKey(app: c)) } }
 }
 
 /// What `GraphDataModule.tracing()` traced.

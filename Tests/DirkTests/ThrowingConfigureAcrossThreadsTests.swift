@@ -332,6 +332,25 @@ struct ThrowingConfigureDropTests {
         #expect(try component.m.owner().dependency === waited)
     }
 
+    @Test("a scoped factory still running when a configure: inside it throws keeps its own instance")
+    func enclosingScopedFactoryKeepsItsInstance() throws {
+        let component = EnclosingScopedComponent()
+        let outer = component.m.outer()
+        let holder = try #require(outer.link)
+        #expect(holder === outer.partner, "one holder per resolution")
+        // `p`'s first `configure:` built an `s` and threw; `holder` asked for `s` again.
+        #expect(component.sBuilds.withLock { $0 } == 2)
+        #expect(holder.other == nil)
+    }
+
+    @Test("in an async resolution too, a scoped instance built inside a configure: that throws is built anew")
+    func scopedInstanceOfAThrowingConfigureInAnAsyncResolution() async throws {
+        let component = ScopedDropComponent()
+        let host = AsyncHostComponent()
+        let outer = try await host.m.outer(of: component)
+        #expect(outer.scoped.p === outer.p, "the cached outer refers, through s, to a dropped p")
+    }
+
     @Test(
         "a scoped instance built inside a configure: that throws is built anew when the resolution asks again"
     )
@@ -381,6 +400,83 @@ final class DroppedWaitModule: Module<DroppedWaitComponent>, @unchecked Sendable
         single { c in
             c.dependencies.withLock { $0 += 1 }
             return DroppedWaitDependency()
+        }
+    }
+}
+
+final class EnclosingScopedNode: @unchecked Sendable {
+    var link: EnclosingScopedNode?
+    var partner: EnclosingScopedNode?
+    var other: EnclosingScopedNode?
+    var back: EnclosingScopedNode?
+}
+
+final class EnclosingScopedComponent: Component, @unchecked Sendable {
+    let attempts = Locked(0)
+    let sBuilds = Locked(0)
+    var m: EnclosingScopedModule { module() }
+}
+
+/// `holder()`, a `scoped` factory, calls `p()`, whose first `configure:` builds the `scoped` `s`
+/// and throws while `holder()`'s factory still runs. Three other `scoped` instances come first, so
+/// that the resolution's list of them reaches past its inline places.
+final class EnclosingScopedModule: Module<EnclosingScopedComponent>, @unchecked Sendable {
+    func outer() -> EnclosingScopedNode {
+        single(
+            { EnclosingScopedNode() },
+            configure: { outer, c in
+                _ = c.m.first()
+                _ = c.m.second()
+                _ = c.m.third()
+                outer.link = c.m.holder()
+                outer.partner = c.m.holder()
+            })
+    }
+
+    func first() -> EnclosingScopedNode { scoped { EnclosingScopedNode() } }
+    func second() -> EnclosingScopedNode { scoped { EnclosingScopedNode() } }
+    func third() -> EnclosingScopedNode { scoped { EnclosingScopedNode() } }
+
+    func holder() -> EnclosingScopedNode {
+        scoped { c in
+            let holder = EnclosingScopedNode()
+            holder.other = try? c.m.p()
+            holder.back = c.m.s()
+            return holder
+        }
+    }
+
+    func p() throws -> EnclosingScopedNode {
+        try single(
+            { EnclosingScopedNode() },
+            configure: { p, c in
+                let isFirst = c.attempts.withLock {
+                    $0 += 1
+                    return $0 == 1
+                }
+                p.back = c.m.s()
+                if isFirst { throw CrossFailure() }
+            })
+    }
+
+    func s() -> EnclosingScopedNode {
+        scoped { c in
+            c.sBuilds.withLock { $0 += 1 }
+            return EnclosingScopedNode()
+        }
+    }
+}
+
+final class AsyncHostComponent: Component, @unchecked Sendable {
+    var m: AsyncHostModule { module() }
+}
+
+final class AsyncHostModule: Module<AsyncHostComponent>, @unchecked Sendable {
+    /// Resolves `other`'s `outer()` as part of this async resolution.
+    func outer(of other: ScopedDropComponent) async throws -> ScopedDropOuter {
+        try await transient { _ in
+            await Task.yield()
+            return try other.m.outer()
         }
     }
 }

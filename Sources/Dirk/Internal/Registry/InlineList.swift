@@ -18,6 +18,7 @@ package struct InlineList<Element> {
 
     /// Removes the elements from position `index` on, and returns them in order.
     package mutating func removeElements(from index: Int) -> [Element] {
+        precondition(index >= 0, "Dirk internal error: a list's elements removed from a negative position")
         guard index < count else { return [] }
         var removed: [Element] = []
         if index == 0, let first { removed.append(first) }

@@ -89,9 +89,17 @@ import CDirk
     /// The observed provider calls under way on this thread, innermost last: each one's provider;
     /// what records its dependencies (the locks and states of the recording components that the
     /// call is made for); the index its step has, or will have, on the stack (the depth when it
-    /// was observed); and whether the trace under way shows it.
+    /// was observed), in the resolution of that number (`endedResolutions` then); and whether the
+    /// trace under way shows it.
     @exclusivity(unchecked) var observedCalls:
-        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, isTraced: Bool)] = []
+        [(
+            provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64,
+            isTraced: Bool
+        )] = []
+    /// How many resolutions with work at their end have ended on this thread: what tells a call
+    /// that a deinitializer makes at a resolution's end, whose steps start again at the bottom of
+    /// the stack, from a call of the resolution that is ending.
+    @exclusivity(unchecked) var endedResolutions: UInt64 = 0
 
     /// A trace of the observed provider calls made on this thread into some components.
     struct Trace {
@@ -164,12 +172,16 @@ import CDirk
     /// Whether a `configure:` closure is running on this thread.
     @usableFromInline var isConfiguring: Bool { configurationDepth > 0 }
 
-    /// Whether a call made now is made directly by the step at `index`: no provider's step lies
-    /// between them on the stack, such as one of a module that nobody observes. (Handles' and
+    /// Whether a call made now is made directly by the step at `index` of the resolution
+    /// numbered `resolution` (see `observedCalls`): that resolution is still under way, and no
+    /// provider's step lies between them on the stack, such as one of a module that nobody
+    /// observes, nor a key's hashing, which runs before its provider is observed. (Handles' and
     /// module creations' steps do not count: they pass the call on.)
-    func isCalledDirectly(byStepAt index: Int) -> Bool {
-        guard index < depth else { return false }
-        return (index + 1..<depth).allSatisfy { frames[$0].kind != .provider }
+    func isCalledDirectly(byStepAt index: Int, inResolution resolution: UInt64) -> Bool {
+        guard index < depth, resolution == endedResolutions else { return false }
+        return (index + 1..<depth).allSatisfy {
+            frames[$0].kind != .provider && frames[$0].kind != .keyHashing
+        }
     }
 
     /// Whether a build that ends now must be held until the resolution ends: a `configure:`
@@ -478,6 +490,7 @@ import CDirk
     @inline(never)
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
         hasEndWork = false
+        endedResolutions &+= 1
         var failure: ResolutionEndFailure?
         if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || usesConfinedScope
             || !confinedScope.isEmpty || !keptSharedCells.isEmpty
