@@ -307,9 +307,10 @@ final class GraphEndRequest: @unchecked Sendable {
     deinit { _ = metrics.value }
 }
 
-/// A key whose hashing calls a provider.
+/// A key whose hashing calls a provider. (Unowned: the component keeps its keys, and a key that
+/// kept the component would keep both forever.)
 struct GraphHashingKey: Hashable, @unchecked Sendable {
-    let app: GraphEndComponent
+    unowned let app: GraphEndComponent
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(app.m.hashSeed())) }
     static func == (lhs: Self, rhs: Self) -> Bool { true }
 }
