@@ -124,7 +124,9 @@ extension AnyModule {
             if slots.attention != 0, let capture = context.capture, !capture.isSuspended {
                 setUpOverride(capture, key: key, frame: frame, in: slots)
             }
-            func resolve(in slot: Policy.Slot) throws -> AnyObject? {
+            // Inlined into the closure that the policy calls: out of line, it cost `cold` about 35
+            // instructions per provider built. (Speed only.)
+            @inline(__always) func resolve(in slot: Policy.Slot) throws -> AnyObject? {
                 func buildInStep() throws -> AnyObject? {
                     try withComponent(context, frame, build)
                 }
