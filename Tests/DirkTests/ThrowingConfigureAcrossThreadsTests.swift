@@ -14,26 +14,15 @@ struct ThrowingConfigureAcrossThreadsTests {
     )
     func borrowerThrows() throws {
         let component = CrossComponent()
-        let a = Locked<Result<CrossNode, any Error>?>(nil)
-        let b = Locked<Result<CrossNode, any Error>?>(nil)
-        withWatchdog {
-            onThreads(2) { index in
-                if index == 0 {
-                    let result = Result { try component.cross.a() }
-                    a.withLock { $0 = result }
-                } else {
-                    // Once a's thread runs a's `configure:`.
-                    component.aIsConfiguring.wait()
-                    let result = Result { try component.cross.b() }
-                    b.withLock { $0 = result }
-                }
-            }
-        }
-        #expect(throws: CrossFailure.self) { try a.withLock { $0 }?.get() }
+        // `b()` once a's thread runs a's `configure:`.
+        let (a, b) = onTwoThreads(
+            { try component.cross.a() }, thenOnceSignalled: component.aIsConfiguring,
+            { try component.cross.b() })
+        #expect(throws: CrossFailure.self) { try a.get() }
         // Whichever thread took the other's instance, `b()`'s `configure:` had `a`, half-configured
         // or as a thrown error: either way `b()` cannot return.
         #expect(throws: CrossFailure.self, "b() returned an instance that refers to a dropped `a`") {
-            try b.withLock { $0 }?.get()
+            try b.get()
         }
         // Nothing was cached: the next calls build both again, and configure them.
         let newA = try component.cross.a()
@@ -47,25 +36,14 @@ struct ThrowingConfigureAcrossThreadsTests {
     )
     func borrowerOfNestedBuildThrows() throws {
         let component = ThrowingNestingComponent()
-        let x = Locked<Result<Linked, any Error>?>(nil)
-        let z = Locked<Result<Linked, any Error>?>(nil)
-        withWatchdog {
-            onThreads(2) { index in
-                if index == 0 {
-                    let result = Result { try component.nesting.x() }
-                    x.withLock { $0 = result }
-                } else {
-                    // Once x's thread has built y, inside x's `configure:`.
-                    component.yIsBuilt.wait()
-                    let result = Result { try component.nesting.z() }
-                    z.withLock { $0 = result }
-                }
-            }
-        }
-        #expect(throws: CrossFailure.self) { try x.withLock { $0 }?.get() }
+        // `z()` once x's thread has built y, inside x's `configure:`.
+        let (x, z) = onTwoThreads(
+            { try component.nesting.x() }, thenOnceSignalled: component.yIsBuilt,
+            { try component.nesting.z() })
+        #expect(throws: CrossFailure.self) { try x.get() }
         #expect(throws: CrossFailure.self, "z() returned an instance that refers to y, and y to a dropped x")
         {
-            try z.withLock { $0 }?.get()
+            try z.get()
         }
         // Nothing that refers to the dropped x was cached: the next calls build all three again.
         let newX = try component.nesting.x()
@@ -104,6 +82,29 @@ struct ThrowingConfigureAcrossThreadsTests {
 }
 
 struct CrossFailure: Error {}
+
+/// Runs `first` on one thread and, once `signal` is signalled, `second` on another, under a
+/// watchdog; returns what each returned or threw.
+func onTwoThreads<First, Second>(
+    _ first: @escaping @Sendable () throws -> First, thenOnceSignalled signal: DispatchSemaphore,
+    _ second: @escaping @Sendable () throws -> Second
+) -> (first: Result<First, any Error>, second: Result<Second, any Error>) {
+    let firstResult = Locked<Result<First, any Error>?>(nil)
+    let secondResult = Locked<Result<Second, any Error>?>(nil)
+    withWatchdog {
+        onThreads(2) { index in
+            if index == 0 {
+                let result = Result { try first() }
+                firstResult.withLock { $0 = result }
+            } else {
+                signal.wait()
+                let result = Result { try second() }
+                secondResult.withLock { $0 = result }
+            }
+        }
+    }
+    return (firstResult.withLock { $0 }!, secondResult.withLock { $0 }!)
+}
 
 final class CrossNode: @unchecked Sendable {
     /// Weak: the component keeps both nodes, which would otherwise form a retain cycle.
@@ -227,22 +228,10 @@ struct ThrowingConfigureHeldBuildsTests {
     )
     func heldBeforeTheTaking() throws {
         let component = EarlierComponent()
-        let x = Locked<Result<EarlierNode, any Error>?>(nil)
-        let z = Locked<Result<EarlierNode, any Error>?>(nil)
-        withWatchdog {
-            onThreads(2) { index in
-                if index == 0 {
-                    let result = Result { try component.m.x() }
-                    x.withLock { $0 = result }
-                } else {
-                    component.yIsBuilt.wait()
-                    let result = Result { try component.m.z() }
-                    z.withLock { $0 = result }
-                }
-            }
-        }
-        #expect(throws: CrossFailure.self) { try x.withLock { $0 }?.get() }
-        #expect(throws: CrossFailure.self) { try z.withLock { $0 }?.get() }
+        let (x, z) = onTwoThreads(
+            { try component.m.x() }, thenOnceSignalled: component.yIsBuilt, { try component.m.z() })
+        #expect(throws: CrossFailure.self) { try x.get() }
+        #expect(throws: CrossFailure.self) { try z.get() }
         // `y`, built inside x's first `configure:`, refers to that dropped x: it was dropped too.
         let newX = try component.m.x()
         let y = try component.m.y()
@@ -255,22 +244,10 @@ struct ThrowingConfigureHeldBuildsTests {
         arguments: [true, false])
     func heldAfterAnEarlierDrop(aHoldsABuild: Bool) throws {
         let component = StaleComponent(aHoldsABuild: aHoldsABuild)
-        let outer = Locked<Result<StaleOuter, any Error>?>(nil)
-        let x = Locked<Result<StaleNode, any Error>?>(nil)
-        withWatchdog {
-            onThreads(2) { index in
-                if index == 0 {
-                    let result = Result { try component.m.outer() }
-                    outer.withLock { $0 = result }
-                } else {
-                    component.aIsConfiguring.wait()
-                    let result = Result { try component.m.x() }
-                    x.withLock { $0 = result }
-                }
-            }
-        }
-        #expect(throws: CrossFailure.self) { try outer.withLock { $0 }?.get() }
-        #expect(throws: CrossFailure.self) { try x.withLock { $0 }?.get() }
+        let (outer, x) = onTwoThreads(
+            { try component.m.outer() }, thenOnceSignalled: component.aIsConfiguring, { try component.m.x() })
+        #expect(throws: CrossFailure.self) { try outer.get() }
+        #expect(throws: CrossFailure.self) { try x.get() }
         let w = try component.m.w()
         let newX = try component.m.x()
         #expect(w.scoped.x.isConfigured, "the cached w refers to a dropped, unconfigured x")
@@ -312,21 +289,13 @@ struct ThrowingConfigureDropTests {
     @Test("a thread waiting for a build that a throwing configure: dropped builds it anew, and gets no error")
     func waiterOfADroppedBuildBuildsAnew() throws {
         let component = DroppedWaitComponent()
-        let dependency = Locked<DroppedWaitDependency?>(nil)
-        withWatchdog {
-            onThreads(2) { index in
-                if index == 0 {
-                    _ = try? component.m.owner()
-                } else {
-                    component.dependencyIsBuilt.wait()
-                    let waited = component.m.dependency()
-                    dependency.withLock { $0 = waited }
-                }
-            }
-        }
+        let (owner, dependency) = onTwoThreads(
+            { try component.m.owner() }, thenOnceSignalled: component.dependencyIsBuilt,
+            { component.m.dependency() })
+        #expect(throws: CrossFailure.self) { try owner.get() }
         // Built inside the `configure:` that threw, the first dependency was dropped with it: its
         // own factory did not fail, so the waiting thread built another, which is the one cached.
-        let waited = try #require(dependency.withLock { $0 })
+        let waited = try dependency.get()
         #expect(waited === component.m.dependency())
         #expect(component.dependencies.withLock { $0 } == 2)
         #expect(try component.m.owner().dependency === waited)
