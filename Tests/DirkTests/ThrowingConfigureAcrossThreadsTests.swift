@@ -83,6 +83,16 @@ struct ThrowingConfigureAcrossThreadsTests {
 
 struct CrossFailure: Error {}
 
+extension Locked where Value == Int {
+    /// Counts one more attempt; returns whether it is the first.
+    func isFirstAttempt() -> Bool {
+        withLock {
+            $0 += 1
+            return $0 == 1
+        }
+    }
+}
+
 /// Runs `first` on one thread and, once `signal` is signalled, `second` on another, under a
 /// watchdog; returns what each returned or threw.
 func onTwoThreads<First, Second>(
@@ -134,10 +144,7 @@ final class CrossModule: Module<CrossComponent>, @unchecked Sendable {
         try single(
             { CrossNode() },
             configure: { a, c in
-                let isFirst = c.attempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.attempts.isFirstAttempt()
                 if isFirst {
                     c.aIsConfiguring.signal()
                     c.bIsConfiguring.wait()
@@ -179,10 +186,7 @@ final class ThrowingNestingModule: Module<ThrowingNestingComponent>, @unchecked 
         try single(
             { Linked("x", isConfigured: false) },
             configure: { x, c in
-                let isFirst = c.attempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.attempts.isFirstAttempt()
                 x.link(try c.nesting.y())
                 if isFirst {
                     c.yIsBuilt.signal()
@@ -351,10 +355,7 @@ final class DroppedWaitModule: Module<DroppedWaitComponent>, @unchecked Sendable
         try single(
             { DroppedWaitOwner() },
             configure: { owner, c in
-                let isFirst = c.attempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.attempts.isFirstAttempt()
                 owner.dependency = c.m.dependency()
                 if isFirst {
                     c.dependencyIsBuilt.signal()
@@ -419,10 +420,7 @@ final class EnclosingScopedModule: Module<EnclosingScopedComponent>, @unchecked 
         try single(
             { EnclosingScopedNode() },
             configure: { p, c in
-                let isFirst = c.attempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.attempts.isFirstAttempt()
                 p.back = c.m.s()
                 if isFirst { throw CrossFailure() }
             })
@@ -480,10 +478,7 @@ final class ScopedDropModule: Module<ScopedDropComponent>, @unchecked Sendable {
         try single(
             { ScopedDropP() },
             configure: { p, c in
-                let isFirst = c.attempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.attempts.isFirstAttempt()
                 let scoped = try c.m.s()
                 if isFirst { throw CrossFailure() }
                 p.scoped = scoped
@@ -528,10 +523,7 @@ final class EarlierModule: Module<EarlierComponent>, @unchecked Sendable {
         try single(
             { EarlierNode() },
             configure: { x, c in
-                let isFirst = c.xAttempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.xAttempts.isFirstAttempt()
                 x.refer(to: try c.m.y())
                 if isFirst {
                     c.yIsBuilt.signal()
@@ -555,10 +547,7 @@ final class EarlierModule: Module<EarlierComponent>, @unchecked Sendable {
         try single(
             { EarlierNode() },
             configure: { z, c in
-                let isFirst = c.zAttempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.zAttempts.isFirstAttempt()
                 if isFirst { c.zIsConfiguring.signal() }
                 z.refer(to: try c.m.y())
                 if isFirst { throw CrossFailure() }
@@ -615,10 +604,7 @@ final class StaleModule: Module<StaleComponent>, @unchecked Sendable {
         try single(
             { StaleNode() },
             configure: { a, c in
-                let isFirst = c.aAttempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.aAttempts.isFirstAttempt()
                 if c.aHoldsABuild { a.refs.append(c.m.h()) }
                 if isFirst {
                     c.aIsConfiguring.signal()
@@ -642,10 +628,7 @@ final class StaleModule: Module<StaleComponent>, @unchecked Sendable {
         try single(
             { StaleNode() },
             configure: { x, c in
-                let isFirst = c.xAttempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.xAttempts.isFirstAttempt()
                 if isFirst { c.xIsConfiguring.signal() }
                 _ = try c.m.a()
                 if isFirst { throw CrossFailure() }
@@ -699,10 +682,7 @@ final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
         try single(
             { BystanderNode() },
             configure: { x, c in
-                let isFirst = c.xAttempts.withLock {
-                    $0 += 1
-                    return $0 == 1
-                }
+                let isFirst = c.xAttempts.isFirstAttempt()
                 if isFirst { c.xIsConfiguring.signal() }
                 _ = try c.m.a()
                 if isFirst {
