@@ -83,7 +83,7 @@ struct ThrowingConfigureAcrossThreadsTests {
 
 struct CrossFailure: Error {}
 
-extension Locked where Value == Int {
+extension DirkTestSupport.Locked where Value == Int {
     /// Counts one more attempt; returns whether it is the first.
     func isFirstAttempt() -> Bool {
         withLock {
