@@ -18,7 +18,7 @@ struct WeakItem {
 }
 
 /// An error whose identity tells whether every caller got the very same error.
-final class BuildFailure: Error {
+final class TestFailure: Error {
     let number: Int
 
     init(_ number: Int) {
@@ -127,7 +127,7 @@ extension ConfigurationOutcome {
     }
 
     /// How the build failed; nil for a configured one.
-    var failure: Dirk.BuildFailure? {
+    var failure: BuildFailure? {
         if case .failed(let failure) = self { return failure }
         return nil
     }

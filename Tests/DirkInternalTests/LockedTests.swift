@@ -45,16 +45,16 @@ struct LockedTests {
     @Test("withLock returns the body's result, rethrows its typed error, and is free again afterwards")
     func resultAndError() {
         let lock = Unchecked(Dirk.Locked<[Int]>.make([]))
-        let outcome = DirkTestSupport.Locked<(count: Int, caught: BuildFailure?, after: [Int])?>(nil)
-        let failure = BuildFailure(4)
+        let outcome = DirkTestSupport.Locked<(count: Int, caught: TestFailure?, after: [Int])?>(nil)
+        let failure = TestFailure(4)
         withWatchdog {
             let count = lock.value.withLock { state in
                 state.append(1)
                 return state.count
             }
-            var caught: BuildFailure?
-            do throws(BuildFailure) {
-                try lock.value.withLock { (state: inout [Int]) throws(BuildFailure) in
+            var caught: TestFailure?
+            do throws(TestFailure) {
+                try lock.value.withLock { (state: inout [Int]) throws(TestFailure) in
                     state.append(2)
                     throw failure
                 }

@@ -55,12 +55,12 @@ struct OnceCellTests {
         let callers = 8
         let cell = Unchecked(Cell.make())
         let builds = Counter()
-        let failure = BuildFailure(1)
+        let failure = TestFailure(1)
         let caught = DirkTestSupport.Locked<[ObjectIdentifier?]>([])
         withWatchdog {
             onThreads(callers) { _ in
-                do throws(BuildFailure) {
-                    _ = try cell.value.resolve(frame: makeFrame()) { () throws(BuildFailure) -> Item in
+                do throws(TestFailure) {
+                    _ = try cell.value.resolve(frame: makeFrame()) { () throws(TestFailure) -> Item in
                         builds.increment()
                         waitUntil { cell.value.waiterCount == callers - 1 }
                         throw failure
@@ -80,10 +80,10 @@ struct OnceCellTests {
     func buildsAgainAfterFailure() throws {
         let cell = Cell.make()
         let builds = Counter()
-        #expect(throws: BuildFailure.self) {
-            _ = try cell.resolve(frame: makeFrame()) { () throws(BuildFailure) -> Item in
+        #expect(throws: TestFailure.self) {
+            _ = try cell.resolve(frame: makeFrame()) { () throws(TestFailure) -> Item in
                 builds.increment()
-                throw BuildFailure(1)
+                throw TestFailure(1)
             }
         }
         #expect(!cell.hasValue)
@@ -178,17 +178,17 @@ struct OnceCellTests {
     )
     func configureThrows() {
         let cell = Unchecked(Cell.make())
-        let failure = BuildFailure(3)
+        let failure = TestFailure(3)
         let probe = DirkTestSupport.Locked(WeakItem())
         let caught = DirkTestSupport.Locked<[ObjectIdentifier]>([])
         withWatchdog {
             onThreads(2) { _ in
-                do throws(BuildFailure) {
-                    _ = try cell.value.resolve(frame: makeFrame()) { () throws(BuildFailure) -> Item in
+                do throws(TestFailure) {
+                    _ = try cell.value.resolve(frame: makeFrame()) { () throws(TestFailure) -> Item in
                         let item = Item(1)
                         probe.withLock { $0.item = item }
                         return item
-                    } configure: { (_: Item) throws(BuildFailure) in
+                    } configure: { (_: Item) throws(TestFailure) in
                         waitUntil { cell.value.waiterCount == 1 }
                         throw failure
                     }

@@ -413,7 +413,7 @@ struct OnceStateMachineTests {
             Issue.record("a failed build must leave the cell empty")
             return
         }
-        let failure = BuildFailure(1)
+        let failure = TestFailure(1)
         for waiter in waiters { waiter.resume(with: .finished(.failure(failure))) }
         #expect(received(by: parkers) == Array(repeating: .error(ObjectIdentifier(failure)), count: 2))
         #expect(machine.claim(by: BuildAgent.standalone(), frame: frame).summary == .build(generation: 2))
@@ -514,13 +514,13 @@ struct OnceStateMachineTests {
         #expect(
             machine.configurationOutcome(
                 generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower) == nil)
-        let (waiters, abandoned) = machine.fail(generation: 1, error: BuildFailure(1))
+        let (waiters, abandoned) = machine.fail(generation: 1, error: TestFailure(1))
         #expect(waiters.count == 1 && abandoned != nil, "the agent waiting for the configuration is woken")
         machine.checkInvariants()
         let answer = machine.configurationOutcome(
             generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower)
         #expect(
-            answer?.failure?.error is BuildFailure,
+            answer?.failure?.error is TestFailure,
             "asked after the build ended, the outcome still says it failed")
         #expect(answer?.failure?.frame.isSame(as: frame) == true, "the failure names the step that built")
         #expect(machine.waiterCount == 0)
@@ -545,7 +545,7 @@ struct OnceStateMachineTests {
             return
         }
         #expect(build.outcome == nil)
-        _ = machine.fail(generation: 1, error: BuildFailure(1))
+        _ = machine.fail(generation: 1, error: TestFailure(1))
         machine.checkInvariants()
     }
 
@@ -608,7 +608,7 @@ struct OnceStateMachineTests {
         arguments: EventKind.allCases)
     func resume(event: EventKind) async {
         let item = Item()
-        let failure = BuildFailure(2)
+        let failure = TestFailure(2)
         let sent: WaitEvent<Item> =
             switch event {
             case .value: .finished(.success(item))
@@ -753,7 +753,7 @@ extension WaitEvent where Value == Item {
     var summary: EventSummary {
         switch self {
         case .finished(.success(let value)): .value(ObjectIdentifier(value))
-        case .finished(.failure(let error as BuildFailure)): .error(ObjectIdentifier(error))
+        case .finished(.failure(let error as TestFailure)): .error(ObjectIdentifier(error))
         case .finished(.failure): .otherError
         case .recheck: .recheck
         case .cancelled: .cancelled

@@ -74,10 +74,35 @@ struct ThrowingConfigureAcrossThreadsTests {
         let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
         #expect(trap.hasPrefix("DirkTests/ThrowingConfigureAcrossThreadsTests.swift:"), "reported at \(trap)")
         #expect(message.contains("Dirk: `CrossModule.holder()` of `CrossComponent`"), "\(message)")
-        #expect(message.contains("its resolution took an instance that another thread was still configuring"))
+        #expect(message.contains("its resolution took an instance from another thread"))
         #expect(message.contains("the `configure:` of `CrossModule.a()` of `CrossComponent`"))
         #expect(message.contains("CrossFailure"))
         #expect(message.contains("Let `CrossModule.holder()` throw the error"))
+    }
+
+    @Test("a handle whose resolution took such an instance stops with the reason, and the fix for a handle")
+    func handleStops() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            for _ in 0..<10 {
+                let component = CrossComponent()
+                let handle = component.cross.provider { try? $0.cross.b() }
+                onThreads(2) { index in
+                    if index == 0 {
+                        _ = try? component.cross.a()
+                    } else {
+                        component.aIsConfiguring.wait()
+                        _ = handle()
+                    }
+                }
+            }
+        }
+        let message = standardError(of: result)
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        #expect(trap.hasPrefix("DirkTests/ThrowingConfigureAcrossThreadsTests.swift:"), "reported at \(trap)")
+        #expect(message.contains("Dirk: `Provider<Optional<CrossNode>>`"), "\(message)")
+        #expect(message.contains("cannot return its value"))
+        #expect(message.contains("Call the provider with `try` instead of through the handle"))
     }
 }
 

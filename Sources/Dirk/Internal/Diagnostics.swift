@@ -192,7 +192,7 @@
         if let error = error as? Failure { return error }
         if let ended = error as? ResolutionEndFailure {
             return rethrown(
-                ended, as: Failure.self, provider: frame.name, site: frame.site,
+                ended, as: Failure.self, step: frame.kind, name: frame.name, site: frame.site,
                 component: frame.componentType)
         }
         foreignError(
@@ -208,7 +208,8 @@
         component: Any.Type? = nil
     ) -> Failure {
         if let ended = error as? ResolutionEndFailure {
-            return rethrown(ended, as: Failure.self, provider: provider(), site: site, component: component)
+            return rethrown(
+                ended, as: Failure.self, step: .provider, name: provider(), site: site, component: component)
         }
         if let error = error as? Failure { return error }
         foreignError(error, expected: Failure.self, provider: provider(), component: component, site: site)
@@ -219,29 +220,58 @@
     @usableFromInline static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never
     {
         rethrown(
-            ended, as: Never.self, provider: frame.name, site: frame.site, component: frame.componentType)
+            ended, as: Never.self, step: frame.kind, name: frame.name, site: frame.site,
+            component: frame.componentType)
     }
 
-    /// The error of the build that made the outermost call of `provider`'s resolution fail
-    /// (`ended`), as the provider's own error type; stops the program when it cannot throw it.
+    /// The error of the build that made the outermost step of a resolution fail (`ended`), as the
+    /// error type of that step (`step`, named `name`, of a `component` at `site`: a provider, or a
+    /// handle, a module's creation or a key's hashing, which throw nothing); stops the program
+    /// when the step cannot throw it.
     static func rethrown<Failure: Error>(
-        _ ended: ResolutionEndFailure, as type: Failure.Type, provider: String, site: ProviderSite,
-        component: Any.Type?
+        _ ended: ResolutionEndFailure, as type: Failure.Type, step: Frame.Kind, name: String,
+        site: ProviderSite, component: Any.Type?
     ) -> Failure {
         if let error = ended.failure.error as? Failure { return error }
         let owner = component.map { " of `\($0)`" } ?? ""
         let failed = ended.failure.frame
         let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
+        let (call, cannot, fix) =
+            switch step {
+            case .provider:
+                (
+                    "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return",
+                    "`\(name)` \(promise), so it cannot report that error",
+                    "Let `\(name)` throw the error"
+                )
+            case .handle:
+                (
+                    "`\(name)`\(owner), made at \(site.location), cannot return its value",
+                    "a handle cannot throw, so it cannot report that error",
+                    "Call the provider with `try` instead of through the handle"
+                )
+            case .moduleCreation:
+                (
+                    "`\(name)`\(owner), asked for at \(site.location), cannot be created",
+                    "a module's initializer cannot throw, so it cannot report that error",
+                    "Resolve the provider outside the module's initializer"
+                )
+            case .keyHashing:
+                (
+                    "the key of `\(name)`\(owner), called at \(site.location), cannot be hashed",
+                    "a key's `hash(into:)` and `==` cannot throw, so they cannot report that error",
+                    "Resolve no provider in a key's `hash(into:)` or `==`"
+                )
+            }
         fail(
             """
-            Dirk: `\(provider)`\(owner), called at \(site.location), cannot return: to break a cycle \
-            through `configure:`, its resolution took an instance that another thread was still \
-            configuring, and the `configure:` of `\(failed.name)` of `\(failed.componentType)` \
-            (\(failed.site.location)), whose instance that one is or may refer to, then threw \
-            `\(ended.failure.error)`. What this call returns may refer to an instance that was \
-            dropped, and `\(provider)` \(promise), so it cannot report that error. Let \
-            `\(provider)` throw the error, make the `configure:` closures of the cycle not throw, \
-            or resolve the cycle on one thread first.
+            Dirk: \(call): to break a cycle through `configure:`, its resolution took an instance \
+            from another thread before that thread's `configure:` closures had finished; then the \
+            `configure:` of `\(failed.name)` of `\(failed.componentType)` \
+            (\(failed.site.location)) threw `\(ended.failure.error)`, which dropped that instance \
+            or one it may refer to. What this call returns may refer to it, and \(cannot). \
+            \(fix), make the `configure:` closures of the cycle not throw, or resolve the cycle on \
+            one thread first, where the error reaches the caller.
             """,
             at: site)
     }

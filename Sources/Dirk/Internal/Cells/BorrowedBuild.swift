@@ -17,7 +17,9 @@
     case failed(BuildFailure)
 }
 
-/// Why a build whose instance others could see failed: the error, and the step that built it.
+/// Why a build whose instance others could see failed, or was dropped: the error, and the step
+/// whose `configure:` threw it (the build's own, or, for a dropped build, the one that caused the
+/// drop).
 @usableFromInline package struct BuildFailure {
     @usableFromInline package let error: any Error
     @usableFromInline package let frame: Frame

@@ -118,7 +118,7 @@ extension OnceCell {
             }
             context.endConfiguring()
         }
-        if context.holdsBuilds {
+        if context.mustHoldNewBuilds {
             // A `configure:` closure of an enclosing step still runs on this thread, and this
             // value may already refer to its half-configured instance; or the resolution took
             // another agent's half-configured instance, which this one may refer to. Other

@@ -158,7 +158,8 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
 }
 
 /// A build held back until its builder's resolution ends (see `ResolutionContext`): published
-/// then, or failed before, if a `configure:` closure that ran when it was built throws.
+/// then, or dropped before, if a `configure:` closure that ran when it was built throws, or a
+/// build whose instance the resolution took fails.
 @usableFromInline protocol HeldBuild: AnyObject {
     @inlinable func publish(generation: UInt64)
     func drop(generation: UInt64, because failure: BuildFailure)

@@ -82,6 +82,7 @@ import CDirk
         let heldBuilds: Int
         let confinedScoped: Int
     }
+
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The trace under way on this thread, if any.
@@ -187,9 +188,9 @@ import CDirk
     /// Whether a build that ends now must be held until the resolution ends: a `configure:`
     /// closure of an enclosing step still runs on this thread, or the resolution took another
     /// agent's half-configured instance; the build's value may refer to either.
-    @usableFromInline var holdsBuilds: Bool { isConfiguring || !borrowed.isEmpty }
+    @usableFromInline var mustHoldNewBuilds: Bool { isConfiguring || !borrowed.isEmpty }
 
-    /// The builds that an instance held now may refer to half-configured (see `holdsBuilds`).
+    /// The builds that an instance held now may refer to half-configured (see `mustHoldNewBuilds`).
     @usableFromInline var dependenciesOfHeldBuild: [BuildRecord] {
         borrowed.map(\.record) + configuring.map(\.record)
     }
