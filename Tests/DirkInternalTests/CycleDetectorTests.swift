@@ -271,7 +271,7 @@ final class ScriptedCell: WaitableCell {
 
     /// Ends the build under way without a value.
     func endBuild() {
-        _ = machine.fail(generation: generation)
+        _ = machine.fail(generation: generation, error: TestFailure(0))
     }
 
     /// Ends the build under way and starts the next generation's, on `agent`.
@@ -293,7 +293,7 @@ final class ScriptedCell: WaitableCell {
         var machine = OnceStateMachine<StrongStorage<Item>>()
         for earlier in 1..<max(generation, 1) {
             _ = machine.claim(by: agent, frame: frame)
-            _ = machine.fail(generation: earlier)
+            _ = machine.fail(generation: earlier, error: TestFailure(0))
         }
         _ = machine.claim(by: agent, frame: frame)
         return machine

@@ -232,7 +232,7 @@ struct OnceStateMachineTests {
         var machine = OnceStateMachine<S>()
         let first = BuildAgent.standalone()
         #expect(machine.claim(by: first, frame: makeFrame("first()")).summary == .build(generation: 1))
-        _ = machine.fail(generation: 1)
+        _ = machine.fail(generation: 1, error: TestFailure(0))
         #expect(machine.build(ofGeneration: 1) == nil)
         let second = BuildAgent.standalone()
         #expect(machine.claim(by: second, frame: makeFrame("second()")).summary == .build(generation: 2))
@@ -255,7 +255,7 @@ struct OnceStateMachineTests {
         #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 0) == nil)
         #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 1) == nil)
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        _ = machine.fail(generation: 1)
+        _ = machine.fail(generation: 1, error: TestFailure(0))
         #expect(machine.claim(by: BuildAgent.standalone(), frame: frame).summary == .build(generation: 2))
         #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 1) == nil)
         #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 3) == nil)
@@ -323,7 +323,7 @@ struct OnceStateMachineTests {
         var machine = OnceStateMachine<S>()
         let agent = BuildAgent.standalone()
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        _ = machine.fail(generation: 1)
+        _ = machine.fail(generation: 1, error: TestFailure(0))
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
         guard let taker = machine.enqueue(.thread(Parker()), of: agent, generation: 2),
             let other = machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: 2)
@@ -404,7 +404,7 @@ struct OnceStateMachineTests {
         }
         let item = Item()
         if heldInstance { machine.holdInstance(item, generation: 1) }
-        let (waiters, abandoned) = machine.fail(generation: 1)
+        let (waiters, abandoned) = machine.fail(generation: 1, error: TestFailure(0))
         machine.checkInvariants()
         #expect(abandoned === (heldInstance ? item : nil))
         #expect(parkerIDs(waiters) == identities(parkers))
@@ -593,7 +593,7 @@ struct OnceStateMachineTests {
                 _ = machine.publish(generation: generation)
                 #expect(machine.reset()?.value?.number == round)
             } else {
-                _ = machine.fail(generation: generation)
+                _ = machine.fail(generation: generation, error: TestFailure(0))
             }
             machine.checkInvariants()
         }
@@ -685,10 +685,10 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
             machine.buildAndPublish(Item(), by: agent, frame: frame)
             _ = machine.publish(generation: 1)
         case .failWithNoBuild:
-            _ = machine.fail(generation: 1)
+            _ = machine.fail(generation: 1, error: TestFailure(0))
         case .failStaleGeneration:
             _ = machine.claim(by: agent, frame: frame)
-            _ = machine.fail(generation: 2)
+            _ = machine.fail(generation: 2, error: TestFailure(0))
         case .completeReadyCell:
             machine.buildAndPublish(Item(), by: agent, frame: frame)
             _ = machine.complete(with: Item(), generation: 1)

@@ -444,7 +444,13 @@ extension WaitEvent {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
         }
         if let outcome = failed.outcome {
-            outcome.failure = cause ?? BuildFailure(error: error ?? CancellationError(), frame: buildFrame!)
+            // A build holds an instance only once its factory returned: it ends with no value only
+            // because its `configure:` threw, or because another build's failure dropped it.
+            guard let failure = cause ?? error.map({ BuildFailure(error: $0, frame: buildFrame!) }) else {
+                preconditionFailure(
+                    "Dirk internal error: a build whose instance others could see ended for no reason")
+            }
+            outcome.failure = failure
         }
         return (failed.waiters.map(\.waiter), failed.instance)
     }
