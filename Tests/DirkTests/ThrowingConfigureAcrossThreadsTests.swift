@@ -13,22 +13,30 @@ struct ThrowingConfigureAcrossThreadsTests {
         "a thread that took an instance whose configure: then threw returns nothing that refers to it: its call throws the same error"
     )
     func borrowerThrows() throws {
-        let component = CrossComponent()
-        // `b()` once a's thread runs a's `configure:`.
-        let (a, b) = onTwoThreads(
-            { try component.cross.a() }, thenOnceSignalled: component.aIsConfiguring,
-            { try component.cross.b() })
-        #expect(throws: CrossFailure.self) { try a.get() }
-        // Whichever thread took the other's instance, `b()`'s `configure:` had `a`, half-configured
-        // or as a thrown error: either way `b()` cannot return.
-        #expect(throws: CrossFailure.self, "b() returned an instance that refers to a dropped `a`") {
-            try b.get()
+        // The delays make b's thread take the half-configured `a`, which `b()`'s `configure:`
+        // records; a round in which it did not (the threads met the other way round) is repeated
+        // with a new component.
+        for _ in 0..<10 {
+            let component = CrossComponent()
+            // `b()` once a's thread runs a's `configure:`.
+            let (a, b) = onTwoThreads(
+                { try component.cross.a() }, thenOnceSignalled: component.aIsConfiguring,
+                { try component.cross.b() })
+            #expect(throws: CrossFailure.self) { try a.get() }
+            // Whichever thread took the other's instance, `b()`'s `configure:` had `a`,
+            // half-configured or as a thrown error: either way `b()` cannot return.
+            #expect(throws: CrossFailure.self, "b() returned an instance that refers to a dropped `a`") {
+                try b.get()
+            }
+            guard component.bTookAHalfConfigured.withLock({ $0 }) else { continue }
+            // Nothing was cached: the next calls build both again, and configure them.
+            let newA = try component.cross.a()
+            let newB = try component.cross.b()
+            #expect(newA.partner === newB && newB.partner === newA)
+            #expect(newA.isConfigured && newB.isConfigured)
+            return
         }
-        // Nothing was cached: the next calls build both again, and configure them.
-        let newA = try component.cross.a()
-        let newB = try component.cross.b()
-        #expect(newA.partner === newB && newB.partner === newA)
-        #expect(newA.isConfigured && newB.isConfigured)
+        Issue.record("b's thread never took the half-configured a in ten rounds")
     }
 
     @Test(
@@ -157,6 +165,8 @@ final class CrossComponent: Component, @unchecked Sendable {
     let aIsConfiguring = DispatchSemaphore(value: 0)
     let bIsConfiguring = DispatchSemaphore(value: 0)
     let attempts = Locked(0)
+    /// Whether `b()`'s `configure:` got `a` before a's `configure:` finished.
+    let bTookAHalfConfigured = Locked(false)
     var cross: CrossModule { module() }
 }
 
@@ -186,7 +196,9 @@ final class CrossModule: Module<CrossComponent>, @unchecked Sendable {
             configure: { b, c in
                 c.bIsConfiguring.signal()
                 usleep(100_000)
-                b.partner = try c.cross.a()
+                let a = try c.cross.a()
+                if !a.isConfigured { c.bTookAHalfConfigured.withLock { $0 = true } }
+                b.partner = a
                 b.isConfigured = true
             })
     }
