@@ -524,18 +524,9 @@ import CDirk
         // are configured, none of them can fail.) What this resolution held since it took the
         // instance that led to the failure may refer to a dropped instance: it is dropped too, and
         // the outermost call, whose value may refer to it as well, throws.
-        let borrowed = self.borrowed
-        self.borrowed = []
-        var failure: ResolutionEndFailure?
-        var failedSince = heldBuilds.count
-        var outcomes: [BuildRecord: ConfigurationOutcome] = [:]
-        for (record, heldMark) in borrowed {
-            if let failed = firstFailure(reachableFrom: record, outcomes: &outcomes) {
-                failure = failure ?? ResolutionEndFailure(failure: failed)
-                failedSince = min(failedSince, heldMark)
-            }
-        }
-        if let failure { dropHeldBuilds(since: failedSince, because: failure.failure) }
+        // (Only a resolution that took an instance walks: the others skip the walk's lists. Speed
+        // only.)
+        let failure = borrowed.isEmpty ? nil : dropBuildsOfFailedBorrows()
         while !heldBuilds.isEmpty {
             let ready = heldBuilds
             heldBuilds = []
@@ -555,6 +546,25 @@ import CDirk
             let sharedCells = keptSharedCells.removeAllElements()
             withExtendedLifetime(sharedCells) {}
         }
+        return failure
+    }
+
+    /// Waits until every build whose instance the resolution took, and every build those depend on,
+    /// is configured; if one failed instead, drops what the resolution held since the earliest
+    /// taking that led to a failure, and returns the first failure.
+    private func dropBuildsOfFailedBorrows() -> ResolutionEndFailure? {
+        let borrowed = self.borrowed
+        self.borrowed = []
+        var failure: ResolutionEndFailure?
+        var failedSince = heldBuilds.count
+        var outcomes: [BuildRecord: ConfigurationOutcome] = [:]
+        for (record, heldMark) in borrowed {
+            if let failed = firstFailure(reachableFrom: record, outcomes: &outcomes) {
+                failure = failure ?? ResolutionEndFailure(failure: failed)
+                failedSince = min(failedSince, heldMark)
+            }
+        }
+        if let failure { dropHeldBuilds(since: failedSince, because: failure.failure) }
         return failure
     }
 
