@@ -4,9 +4,12 @@ extension Component {
     /// provider without writing a module subclass.
     ///
     /// ```swift
-    /// let fake = FakeAPI()
-    /// let app = AppComponent().overriding { $0.network.api() } with: { _ in fake }
+    /// let app = AppComponent().overriding { $0.network.api() } with: { _ in FakeAPI() }
+    /// let fake = app.network.api() as? FakeAPI
     /// ```
+    ///
+    /// `factory` is `@Sendable`, since any thread may build the provider: build the fake in it, as
+    /// above, and get it back from the provider, or capture a fake that is `Sendable`.
     ///
     /// The provider keeps its strategy: an overridden `single` is still built once per
     /// component, by `factory`, and a `transient` calls `factory` every time. To find the
@@ -43,7 +46,7 @@ extension Component {
         let capture = OverrideCapture(
             component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
             line: line, valueType: T.self,
-            factory: OverrideFactory<T> { component in
+            factory: OverrideFactory<T>(file: file, line: line) { component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try factory(component as! Self)
             })
@@ -62,13 +65,37 @@ extension Component {
     }
 }
 
-/// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it.
+/// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it, with
+/// where that call is.
 @usableFromInline
-final class OverrideFactory<Value>: Sendable {
+final class OverrideFactory<Value>: OverrideOrigin, Sendable {
     @usableFromInline let make: @Sendable (Component) throws -> Value
+    let file: StaticString
+    let line: UInt
 
-    init(_ make: @escaping @Sendable (Component) throws -> Value) {
+    init(file: StaticString, line: UInt, _ make: @escaping @Sendable (Component) throws -> Value) {
+        self.file = file
+        self.line = line
         self.make = make
+    }
+
+    var location: String { "\(file):\(line)" }
+}
+
+/// Where an override was set up, whatever type its factory makes.
+protocol OverrideOrigin: AnyObject {
+    /// The file and line of the `overriding(_:with:)` call: `AppTests/StoreTests.swift:12`.
+    var location: String { get }
+}
+
+extension AnyModule {
+    /// Where the overrides of the provider at `site` were set up, one for each type it was
+    /// overridden for, for messages; empty if it is not overridden.
+    @usableFromInline func overrideLocations(ofProviderAt site: ProviderSite) -> [String] {
+        guard let slots = madeSlots else { return [] }
+        let key = ProviderKey(site: site, type: Never.self)
+        return slots.overrides { $0.hasSite(of: key) }.compactMap { ($0 as? any OverrideOrigin)?.location }
+            .sorted()
     }
 }
 

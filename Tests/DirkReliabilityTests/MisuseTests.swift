@@ -116,7 +116,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             [
                 "Dirk: `MisuseModule.typed()` of `MisuseComponent`, whose strategy is called at DirkReliabilityTests/MisuseTests.swift:",
                 "got an error of type `OtherMisuseError`, which it cannot throw: it throws only `MisuseError`",
-                "Only the factory of an `overriding(_:with:)` of `MisuseModule.typed()`",
+                "Only the factory of the `overriding(_:with:)` of `MisuseModule.typed()` at DirkReliabilityTests/MisuseTests.swift:",
                 "Make the override's factory throw only `MisuseError`",
             ]
         case .mainActorModuleOffTheMainActor:

@@ -127,7 +127,8 @@
             A module does not keep its component alive: keep a reference to the component \
             (for example in the object that owns its scope) for as long as you use its modules. \
             A chain on a temporary, such as `\(component)().someModule.someProvider()`, releases \
-            the component before the provider runs: store the component in a constant first.
+            the component before the provider runs: store the component in a constant first. \
+            The call that used the module is the caller of `\(provider)` in the backtrace.
             """,
             at: site)
     }
@@ -201,18 +202,21 @@
     }
 
     /// The same, for the provider named `provider` (`DataModule.store()`) of a `component` at
-    /// `site`; the message leaves the component out when `component` is nil.
+    /// `site`, whose overrides were set up at `overrides`; the message leaves the component out
+    /// when `component` is nil.
     @usableFromInline
     static func rethrown<Failure: Error>(
         _ error: any Error, as type: Failure.Type, provider: @autoclosure () -> String, site: ProviderSite,
-        component: Any.Type? = nil
+        component: Any.Type? = nil, overrides: @autoclosure () -> [String] = []
     ) -> Failure {
         if let ended = error as? ResolutionEndFailure {
             return rethrown(
                 ended, as: Failure.self, step: .provider, name: provider(), site: site, component: component)
         }
         if let error = error as? Failure { return error }
-        foreignError(error, expected: Failure.self, provider: provider(), component: component, site: site)
+        foreignError(
+            error, expected: Failure.self, provider: provider(), component: component, site: site,
+            overrides: overrides())
     }
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
@@ -279,9 +283,18 @@
     /// A provider, or a caller waiting for its build, got an error of another type than the
     /// provider throws: only an override's factory, which throws untyped, can do that.
     static func foreignError(
-        _ error: any Error, expected: Any.Type, provider: String, component: Any.Type?, site: ProviderSite
+        _ error: any Error, expected: Any.Type, provider: String, component: Any.Type?, site: ProviderSite,
+        overrides: [String] = []
     ) -> Never {
         let owner = component.map { " of `\($0)`" } ?? ""
+        let origin =
+            switch overrides.count {
+            case 0: "Only the factory of an `overriding(_:with:)` of `\(provider)`"
+            case 1: "Only the factory of the `overriding(_:with:)` of `\(provider)` at \(overrides[0])"
+            default:
+                "Only the factory of one of the `overriding(_:with:)` calls of `\(provider)`, at "
+                    + overrides.joined(separator: " and ") + ","
+            }
         let throwsNothing = expected == Never.self
         let promise = throwsNothing ? "it throws nothing" : "it throws only `\(expected)`"
         let fix =
@@ -293,8 +306,8 @@
         fail(
             """
             Dirk: `\(provider)`\(owner), whose strategy is called at \(site.location), got an error \
-            of type `\(type(of: error))`, which it cannot throw: \(promise). Only the factory of an \
-            `overriding(_:with:)` of `\(provider)` can throw what the provider cannot, on this call \
+            of type `\(type(of: error))`, which it cannot throw: \(promise). \(origin) can throw \
+            what the provider cannot, on this call \
             or on the build that this call waited for, and the provider's typed throws promise its \
             callers that this never happens. \(fix).
             """,

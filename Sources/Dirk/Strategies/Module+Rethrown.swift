@@ -6,6 +6,7 @@ extension Module {
     @inlinable @inline(never)
     func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite) -> Failure {
         Diagnostics.rethrown(
-            error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site, component: C.self)
+            error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site, component: C.self,
+            overrides: overrideLocations(ofProviderAt: site))
     }
 }

@@ -68,6 +68,15 @@ import CDirk
                 || sameText(lhs.function, lhs.functionLength, rhs.function, rhs.functionLength))
     }
 
+    /// Whether `other` is the key of a provider at the same site: the same name and position,
+    /// whatever its type.
+    package func hasSite(of other: ProviderKey) -> Bool {
+        position == other.position
+            && (file == other.file || Self.sameText(file, fileLength, other.file, other.fileLength))
+            && (function == other.function
+                || Self.sameText(function, functionLength, other.function, other.functionLength))
+    }
+
     /// Whether two names that lie at different addresses have the same bytes.
     @inline(never)
     @usableFromInline static func sameText(

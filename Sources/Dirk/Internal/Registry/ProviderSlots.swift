@@ -179,6 +179,11 @@ import CDirk
         withLock { _ in overrides?.factories[key] }
     }
 
+    /// The factories that replace providers whose keys `matches` accepts, for messages.
+    package func overrides(where matches: (ProviderKey) -> Bool) -> [AnyObject] {
+        withLock { _ in overrides?.factories.filter { matches($0.key) }.map(\.value) ?? [] }
+    }
+
     /// Makes `factory` replace the provider at `key`, unless the provider was used, which made its
     /// slot, or is overridden already and `replaces` is false; returns whether it did. A provider
     /// that keeps no slot (a `transient`) is never used, and may be overridden again (`replaces`).
