@@ -63,6 +63,15 @@ extension Component {
         return self
     }
 
+    /// `parent(_:)`, which runs `afterAppending` once the parent is in the list and before the
+    /// check for a cycle. A test hook: tests hold two registrations there, so that both have
+    /// appended before either checks.
+    package func parent<P: Component>(
+        file: StaticString = #fileID, line: UInt = #line, _ make: () -> P, afterAppending: () -> Void
+    ) {
+        register(parent: Handover(make()), as: P.self, file: file, line: line, afterAppending: afterAppending)
+    }
+
     /// Registers the component that `make` returns as the parent of type `type`, for example a
     /// fake subclass in a test.
     ///
@@ -126,18 +135,20 @@ extension Component {
     /// handover's reference.
     private func register(
         parent handover: Handover<Component>, as type: Component.Type, file: StaticString,
-        line: UInt
+        line: UInt, afterAppending: () -> Void = {}
     ) {
         // The handover keeps the parent alive until the list takes it, and the list after that,
         // for as long as this component lives.
         handover.withObject { parent in
-            register(parent, handingOver: handover, as: type, file: file, line: line)
+            register(
+                parent, handingOver: handover, as: type, file: file, line: line,
+                afterAppending: afterAppending)
         }
     }
 
     private func register(
         _ parent: Component, handingOver handover: Handover<Component>,
-        as type: Component.Type, file: StaticString, line: UInt
+        as type: Component.Type, file: StaticString, line: UInt, afterAppending: () -> Void
     ) {
         if !ClassHierarchy.isInstance(parent, of: type) {
             Diagnostics.registeredAsAnotherType(
@@ -168,6 +179,7 @@ extension Component {
             parents.append(handover, as: type)
             return (state.recorders, self.hasChildren.isSet)
         }
+        afterAppending()
         if isParent && parent.hasAncestor(self) {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)

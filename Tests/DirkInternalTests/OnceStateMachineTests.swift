@@ -212,7 +212,10 @@ struct OnceStateMachineTests {
         }
         #expect(ids == ids.sorted() && Set(ids).count == 3)
         #expect(machine.waiterIDs == ids)
-        guard case .building(let build, _) = machine.state else { return }
+        guard case .building(let build, _) = machine.state else {
+            Issue.record("a cell with waiters must be building")
+            return
+        }
         #expect(
             build.waiters.map { ObjectIdentifier($0.agent) }
                 == [first, second, first].map(ObjectIdentifier.init))

@@ -88,28 +88,43 @@ struct ProviderSlotsTests {
         // made on another thread is made either before it (the override fails) or after it (the
         // maker finds the override when it builds). Checked and set apart, an override could
         // succeed after the slot was made without it.
-        for round in 0..<2_000 {
-            // Shared by the two threads, which is what the slots' lock is for.
-            let shared = Unchecked(
-                (
-                    ProviderSlots.make(moduleType: Slot.self, componentType: Slot.self),
-                    Self.key(line: UInt(round) + 10)
-                ))
-            let factory = Slot()
-            let outcome = Locked((isOverridden: false, madeWithout: false))
-            onThreads(2) { index in
-                let (slots, key) = shared.value
-                if index == 0 {
-                    let isOverridden = slots.setOverride(factory, forUnusedProviderAt: key)
-                    outcome.withLock { $0.isOverridden = isOverridden }
-                } else if Self.use(slots, key), slots.override(for: key) == nil {
-                    outcome.withLock { $0.madeWithout = true }
+        // Both orders must be seen, so that the rounds show the two calls overlapping rather than
+        // one thread always finishing first; the threads start together at a barrier.
+        let seen = Locked((overrideFirst: false, useFirst: false))
+        withWatchdog {
+            for round in 0..<20_000 {
+                let shared = Unchecked(
+                    (
+                        ProviderSlots.make(moduleType: Slot.self, componentType: Slot.self),
+                        Self.key(line: UInt(round) + 10)
+                    ))
+                let factory = Slot()
+                let outcome = Locked((isOverridden: false, madeWithout: false))
+                let arrived = Counter()
+                onThreads(2) { index in
+                    arrived.increment()
+                    while arrived.count < 2 {}
+                    let (slots, key) = shared.value
+                    if index == 0 {
+                        let isOverridden = slots.setOverride(factory, forUnusedProviderAt: key)
+                        outcome.withLock { $0.isOverridden = isOverridden }
+                    } else if Self.use(slots, key), slots.override(for: key) == nil {
+                        outcome.withLock { $0.madeWithout = true }
+                    }
                 }
+                let (isOverridden, madeWithout) = outcome.withLock { $0 }
+                #expect(
+                    !(isOverridden && madeWithout),
+                    "round \(round): overridden after a use that did not see it")
+                if isOverridden && madeWithout { return }
+                let both = seen.withLock {
+                    if isOverridden { $0.overrideFirst = true } else { $0.useFirst = true }
+                    return $0.overrideFirst && $0.useFirst
+                }
+                if both && round >= 2_000 { return }
             }
-            let (isOverridden, madeWithout) = outcome.withLock { $0 }
-            #expect(
-                !(isOverridden && madeWithout), "round \(round): overridden after a use that did not see it")
-            if isOverridden && madeWithout { break }
         }
+        #expect(
+            seen.withLock { $0.overrideFirst && $0.useFirst }, "the two calls never raced: one order only")
     }
 }

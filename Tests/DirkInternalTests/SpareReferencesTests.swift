@@ -74,7 +74,12 @@ struct SpareReferencesTests {
             return read.wait(timeout: .now() + 10) == .success
         }
         #expect(finished, "the read waited for the lock")
-        if !finished { read.wait() }
+        // A read that waited for the lock ends now that it is free; one that never ends fails here.
+        if !finished {
+            #expect(
+                read.wait(timeout: .now() + .seconds(defaultWatchdogSeconds)) == .success,
+                "the read never ended")
+        }
         #expect(taken.withLock { $0 } === item.object)
     }
 

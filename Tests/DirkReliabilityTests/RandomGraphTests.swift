@@ -85,23 +85,23 @@ struct RandomGraphTests {
             message.contains("Dirk: dependency cycle: GraphModule.transient0() -> GraphModule.transient0()"))
     }
 
-    @Test("random graphs closed into a cycle trap instead of overflowing the stack")
-    func closedRandomGraphTraps() async {
+    @Test(
+        "random graphs closed into a cycle trap instead of overflowing the stack",
+        arguments: [UInt64(3), 5, 8])
+    func closedRandomGraphTraps(seed: UInt64) async {
         // The cycle: the last node of the root component depends on the first, which is made to
-        // depend on the last.
+        // depend on the last. One process per seed: the first trap ends its process.
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [seed] in
             armExitTestWatchdog()
-            let seeds: [UInt64] = [3, 5, 8]
-            for seed in seeds {
-                let base = GraphSpec.random(seed: seed)
-                let last = base.strategies[0].count - 1
-                guard last > 0 else { continue }
-                let spec = base.adding(last, asDependencyOf: 0, level: 0).adding(
-                    0, asDependencyOf: last, level: 0)
-                let tree = GraphTree(spec)
-                _ = try? tree.components[0].resolve(0)
-            }
+            let base = GraphSpec.random(seed: seed)
+            let last = base.strategies[0].count - 1
+            precondition(last > 0, "seed \(seed) has one node at the root, so no cycle to close")
+            let spec = base.adding(last, asDependencyOf: 0, level: 0).adding(
+                0, asDependencyOf: last, level: 0)
+            let tree = GraphTree(spec)
+            _ = try? tree.components[0].resolve(0)
         }
-        #expect(standardError(of: result).contains("Dirk: dependency cycle: GraphModule."))
+        #expect(standardError(of: result).contains("Dirk: dependency cycle: GraphModule."), "seed \(seed)")
     }
 }

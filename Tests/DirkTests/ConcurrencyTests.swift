@@ -22,15 +22,25 @@ struct ConcurrencyTests {
 
     @Test("keyed singles and weak instances build once per key across threads")
     func keyedAndWeakBuildOnce() {
-        let component = GateComponent()
-        let held = Locked<[Thing]>([])
-        DispatchQueue.concurrentPerform(iterations: 32) { index in
-            let thing = component.gates.keyed(index % 4)
-            let weak = component.gates.weakThing()
-            held.withLock { $0 += [thing, weak] }
+        // Repeated until rounds saw callers wait for a keyed build and for a weak one under way: a
+        // round in which each build finished before the others asked proves nothing.
+        var seen: Set<String> = []
+        for _ in 0..<100 {
+            let component = GateComponent()
+            component.gates.watchesWaiters = true
+            let held = Locked<[Thing]>([])
+            DispatchQueue.concurrentPerform(iterations: 32) { index in
+                // Neighbouring iterations, which the threads run at once, ask for the same key.
+                let thing = component.gates.keyed(index / 8)
+                let weak = component.gates.weakThing()
+                held.withLock { $0 += [thing, weak] }
+            }
+            #expect(component.built.count == 5)
+            #expect(Set(held.withLock { $0.map(ObjectIdentifier.init) }).count == 5)
+            seen.formUnion(component.gates.sawWaiters.withLock { $0 })
+            if seen.count == 2 { return }
         }
-        #expect(component.built.count == 5)
-        #expect(Set(held.withLock { $0.map(ObjectIdentifier.init) }).count == 5)
+        Issue.record("callers waited only for \(seen) in 100 rounds")
     }
 
     @Test("threads resolving one scoped provider at once each get their own, shared within their resolution")
@@ -49,13 +59,20 @@ struct ConcurrencyTests {
 
     @Test("many tasks resolving at once get one instance per single")
     func tasksShareSingles() async {
-        let component = GateComponent()
-        let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
-            for _ in 0..<200 { group.addTask { ObjectIdentifier(component.gates.slowSingle()) } }
-            return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        // Repeated until a round saw a task wait for the build under way: a round in which the
+        // builder finished before the others asked proves nothing.
+        for _ in 0..<100 {
+            let component = GateComponent()
+            component.gates.watchesWaiters = true
+            let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
+                for _ in 0..<200 { group.addTask { ObjectIdentifier(component.gates.slowSingle()) } }
+                return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+            }
+            #expect(ids.count == 1)
+            #expect(component.built.count == 1)
+            if !component.gates.sawWaiters.withLock({ $0.isEmpty }) { return }
         }
-        #expect(ids.count == 1)
-        #expect(component.built.count == 1)
+        Issue.record("no task ever waited for the build under way in 100 rounds")
     }
 
     @Test("a provider being built blocks no unrelated provider: no global lock, no lock held in factories")
@@ -96,6 +113,13 @@ struct ConcurrencyTests {
                     let thing = component.gates.blocked()
                     results.withLock { $0.append(ObjectIdentifier(thing)) }
                 }
+            }
+            // The gate opens only once all four wait for the build under way: otherwise they
+            // could arrive after it and merely read the cache.
+            while component.dependencyGraph().nodes.first(where: { $0.name == "GateModule.blocked()" })?
+                .waitingCallers != 4
+            {
+                usleep(1_000)
             }
             gate.open()
             group.wait()
@@ -329,13 +353,28 @@ final class GateComponent: Component, @unchecked Sendable {
 class GateModule: Module<GateComponent>, @unchecked Sendable {
     nonisolated(unsafe) var gate: Gate?
 
+    /// Set before the first call: whether builds record that callers waited for them.
+    nonisolated(unsafe) var watchesWaiters = false
+    /// The providers for which, at the end of a build, another caller waited for it.
+    let sawWaiters = Locked<Set<String>>([])
+
     func slowSingle() -> Thing {
         single { c in
             c.built.increment()
             // Widen the window in which other threads arrive during construction.
             for _ in 0..<1_000 { _ = c.gates.inner() }
+            c.gates.recordWaiters(of: "GateModule.slowSingle()", in: c)
             return Thing()
         }
+    }
+
+    /// When the test watches, widens the window in which other callers arrive during a build of
+    /// the provider `name`, then records whether one of them waits for it.
+    private func recordWaiters(of name: String, in c: GateComponent, widening: Bool = false) {
+        guard watchesWaiters else { return }
+        if widening { for _ in 0..<1_000 { _ = c.gates.inner() } }
+        let waiting = c.dependencyGraph().nodes.first { $0.name == name }?.waitingCallers ?? 0
+        if waiting > 0 { sawWaiters.withLock { _ = $0.insert(name) } }
     }
 
     func inner() -> Thing { transient { Thing() } }
@@ -343,12 +382,14 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
     func keyed(_ key: Int) -> Thing {
         single(key: key) { c in
             c.built.increment()
+            c.gates.recordWaiters(of: "GateModule.keyed(_:)", in: c, widening: true)
             return Thing()
         }
     }
     func weakThing() -> Thing {
         weak { c in
             c.built.increment()
+            c.gates.recordWaiters(of: "GateModule.weakThing()", in: c, widening: true)
             return Thing()
         }
     }

@@ -84,16 +84,33 @@ struct ModuleRegistrationTests {
         #expect(component.network.api() == "stub")
     }
 
-    @Test("module() creates modules concurrently exactly once")
+    @Test("tasks that ask for a module while another task creates it get that one module")
     func concurrentFirstUse() async {
-        let component = AppTestComponent()
-        await withTaskGroup(of: ObjectIdentifier.self) { group in
-            for _ in 0..<64 { group.addTask { ObjectIdentifier(component.data) } }
-            var seen = Set<ObjectIdentifier>()
-            for await id in group { seen.insert(id) }
-            #expect(seen.count == 1)
+        // Repeated until a task asked while the creator was still in the module's initializer,
+        // before the module was published: a round in which every task came later only read it.
+        for _ in 0..<20 {
+            let component = GatedModuleComponent()
+            let askedDuringCreation = DirkTestSupport.Locked(false)
+            await withTaskGroup(of: ObjectIdentifier.self) { group in
+                group.addTask { ObjectIdentifier(component.gated) }
+                for _ in 0..<8 {
+                    group.addTask {
+                        // Without blocking a thread of the pool, which the creator may need.
+                        while component.created.count == 0 { await Task.yield() }
+                        if component.isInitializing.withLock({ $0 }) {
+                            askedDuringCreation.withLock { $0 = true }
+                        }
+                        return ObjectIdentifier(component.gated)
+                    }
+                }
+                var seen = Set<ObjectIdentifier>()
+                for await id in group { seen.insert(id) }
+                #expect(seen.count == 1)
+            }
+            #expect(component.created.count == 1)
+            if askedDuringCreation.withLock({ $0 }) { return }
         }
-        #expect(component.created.count == 1)
+        Issue.record("no task asked for the module while it was being created, in 20 rounds")
     }
 
     @Test("threads that ask for a module while another thread creates it wait for that one module")
@@ -229,15 +246,19 @@ final class InnerTestModule: Module<NestingTestComponent>, @unchecked Sendable {
 final class GatedModuleComponent: Component, @unchecked Sendable {
     let created = Counter()
     let creating = DispatchSemaphore(value: 0)
+    /// Whether the module's initializer runs, so that the module is not published yet.
+    let isInitializing = DirkTestSupport.Locked(false)
     var gated: GatedModule { module() }
 }
 
 final class GatedModule: Module<GatedModuleComponent>, @unchecked Sendable {
     required init(_ component: GatedModuleComponent) {
         super.init(component)
+        component.isInitializing.withLock { $0 = true }
         component.created.increment()
         for _ in 0..<3 { component.creating.signal() }
         Thread.sleep(forTimeInterval: 0.1)
+        component.isInitializing.withLock { $0 = false }
     }
 }
 

@@ -1,6 +1,7 @@
 import Dirk
 import DirkTestSupport
 import Dispatch
+import Foundation
 import Testing
 
 @Suite("Parents")
@@ -140,17 +141,30 @@ struct ParentTests {
     func crossedParentRegistrationsTrap() async {
         // Each registration marks the new parent as having children and then checks its own
         // component, so of two that close a cycle together at least one sees the other, however
-        // they interleave: the first round traps. A lost mark would let rounds pass.
+        // they interleave. The hook holds both registrations after they appended and read their
+        // own marks, before either checks for a cycle: the interleaving in which a lost mark lets
+        // both pass. Nothing else runs in the child, so a registration that does not trap ends it
+        // with success, which fails the test.
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            for _ in 0..<10_000 {
-                let middle = MiddleComponent()
-                let side = SideComponent()
-                DispatchQueue.concurrentPerform(iterations: 2) { index in
-                    if index == 0 { middle.parent { side } } else { side.parent { middle } }
+            armExitTestWatchdog()
+            let middle = MiddleComponent()
+            let side = SideComponent()
+            let appended = Locked(0)
+            onThreads(2) { index in
+                let bothAppended = {
+                    appended.withLock { $0 += 1 }
+                    while appended.withLock({ $0 }) < 2 { sched_yield() }
+                }
+                if index == 0 {
+                    middle.parent({ side }, afterAppending: bothAppended)
+                } else {
+                    side.parent({ middle }, afterAppending: bothAppended)
                 }
             }
         }
-        #expect(standardError(of: result).contains("cannot become a parent of"))
+        let message = standardError(of: result)
+        #expect(message.contains("cannot become a parent of"), "\(message)")
+        #expect(!message.contains("watchdog:"), "\(message)")
     }
 
     @Test("a parent registered after an ancestor search traps")

@@ -396,8 +396,15 @@ final class DroppedWaitModule: Module<DroppedWaitComponent>, @unchecked Sendable
                 owner.dependency = c.m.dependency()
                 if isFirst {
                     c.dependencyIsBuilt.signal()
-                    // Lets the other thread start waiting for `dependency`.
-                    usleep(100_000)
+                    // Throws once the other thread waits for `dependency`, so that the drop wakes
+                    // it; a thread that came after the drop would just build, proving nothing.
+                    // (The test's watchdog ends a wait that never comes.)
+                    while c.dependencyGraph().nodes.first(where: {
+                        $0.name == "DroppedWaitModule.dependency()"
+                    })?
+                    .waitingCallers != 1 {
+                        usleep(1_000)
+                    }
                     throw CrossFailure()
                 }
             })
