@@ -363,18 +363,25 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
             c.built.increment()
             // Widen the window in which other threads arrive during construction.
             for _ in 0..<1_000 { _ = c.gates.inner() }
-            c.gates.recordWaiters(of: "GateModule.slowSingle()", in: c)
+            c.gates.recordWaiters(of: "GateModule.slowSingle()", in: c, patience: 2)
             return Thing()
         }
     }
 
-    /// When the test watches, widens the window in which other callers arrive during a build of
-    /// the provider `name`, then records whether one of them waits for it.
-    private func recordWaiters(of name: String, in c: GateComponent, widening: Bool = false) {
+    /// When the test watches, keeps a build of the provider `name` under way until another caller
+    /// waits for it, for at most `patience` seconds, and records whether one did. (Bounded: two
+    /// builds on the two threads may each be waiting for the other thread.)
+    private func recordWaiters(of name: String, in c: GateComponent, patience: Double = 0.2) {
         guard watchesWaiters else { return }
-        if widening { for _ in 0..<1_000 { _ = c.gates.inner() } }
-        let waiting = c.dependencyGraph().nodes.first { $0.name == name }?.waitingCallers ?? 0
-        if waiting > 0 { sawWaiters.withLock { _ = $0.insert(name) } }
+        let deadline = Date() + patience
+        repeat {
+            if let node = c.dependencyGraph().nodes.first(where: { $0.name == name }), node.waitingCallers > 0
+            {
+                sawWaiters.withLock { _ = $0.insert(name) }
+                return
+            }
+            usleep(1_000)
+        } while Date() < deadline
     }
 
     func inner() -> Thing { transient { Thing() } }
@@ -382,14 +389,14 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
     func keyed(_ key: Int) -> Thing {
         single(key: key) { c in
             c.built.increment()
-            c.gates.recordWaiters(of: "GateModule.keyed(_:)", in: c, widening: true)
+            c.gates.recordWaiters(of: "GateModule.keyed(_:)", in: c)
             return Thing()
         }
     }
     func weakThing() -> Thing {
         weak { c in
             c.built.increment()
-            c.gates.recordWaiters(of: "GateModule.weakThing()", in: c, widening: true)
+            c.gates.recordWaiters(of: "GateModule.weakThing()", in: c)
             return Thing()
         }
     }

@@ -84,33 +84,43 @@ struct ModuleRegistrationTests {
         #expect(component.network.api() == "stub")
     }
 
-    @Test("tasks that ask for a module while another task creates it get that one module")
+    @Test("tasks that ask for a module while a thread creates it get that one module")
     func concurrentFirstUse() async {
-        // Repeated until a task asked while the creator was still in the module's initializer,
-        // before the module was published: a round in which every task came later only read it.
-        for _ in 0..<20 {
-            let component = GatedModuleComponent()
-            let askedDuringCreation = DirkTestSupport.Locked(false)
-            await withTaskGroup(of: ObjectIdentifier.self) { group in
-                group.addTask { ObjectIdentifier(component.gated) }
-                for _ in 0..<8 {
-                    group.addTask {
-                        // Without blocking a thread of the pool, which the creator may need.
-                        while component.created.count == 0 { await Task.yield() }
-                        if component.isInitializing.withLock({ $0 }) {
-                            askedDuringCreation.withLock { $0 = true }
-                        }
-                        return ObjectIdentifier(component.gated)
-                    }
+        let component = GatedModuleComponent()
+        // The initializer waits, within the watchdog's bound, until a task has found it running,
+        // so that the tasks ask while the module is being created, however busy the pool is.
+        component.waitsForAsker = true
+        // The creator runs on a thread of its own: its initializer holds no thread of the pool,
+        // which the tasks need.
+        let creation = Task.detached { await Self.onNewThread { ObjectIdentifier(component.gated) } }
+        let askedDuringCreation = await withTaskGroup(of: (ObjectIdentifier, Bool).self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    // Without blocking a thread of the pool until the creator is in the initializer.
+                    while component.created.count == 0 { await Task.yield() }
+                    let isDuringCreation = component.isInitializing.withLock { $0 }
+                    if isDuringCreation { component.askers.increment() }
+                    return (ObjectIdentifier(component.gated), isDuringCreation)
                 }
-                var seen = Set<ObjectIdentifier>()
-                for await id in group { seen.insert(id) }
-                #expect(seen.count == 1)
             }
-            #expect(component.created.count == 1)
-            if askedDuringCreation.withLock({ $0 }) { return }
+            var seen: Set<ObjectIdentifier> = [await creation.value]
+            var askedDuringCreation = false
+            for await (id, isDuringCreation) in group {
+                seen.insert(id)
+                askedDuringCreation = askedDuringCreation || isDuringCreation
+            }
+            #expect(seen.count == 1)
+            return askedDuringCreation
         }
-        Issue.record("no task asked for the module while it was being created, in 20 rounds")
+        #expect(component.created.count == 1)
+        #expect(askedDuringCreation, "no task asked for the module while it was being created")
+    }
+
+    /// What `body` returns, run on a thread of its own.
+    private static func onNewThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
     }
 
     @Test("threads that ask for a module while another thread creates it wait for that one module")
@@ -248,6 +258,10 @@ final class GatedModuleComponent: Component, @unchecked Sendable {
     let creating = DispatchSemaphore(value: 0)
     /// Whether the module's initializer runs, so that the module is not published yet.
     let isInitializing = DirkTestSupport.Locked(false)
+    /// Set before the first use: whether the initializer waits until `askers` counts one.
+    nonisolated(unsafe) var waitsForAsker = false
+    /// Callers that found the initializer running.
+    let askers = Counter()
     var gated: GatedModule { module() }
 }
 
@@ -257,6 +271,9 @@ final class GatedModule: Module<GatedModuleComponent>, @unchecked Sendable {
         component.isInitializing.withLock { $0 = true }
         component.created.increment()
         for _ in 0..<3 { component.creating.signal() }
+        // Within the watchdog's bound: a test that waits for askers fails without one.
+        let deadline = Date() + Double(defaultWatchdogSeconds)
+        while component.waitsForAsker, component.askers.count == 0, Date() < deadline { usleep(1_000) }
         Thread.sleep(forTimeInterval: 0.1)
         component.isInitializing.withLock { $0 = false }
     }
