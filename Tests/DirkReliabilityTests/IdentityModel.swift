@@ -24,6 +24,8 @@ struct IdentityModel {
 
     let spec: GraphSpec
     private var cached: [NodeKey: Int] = [:]
+    /// The instances of `single` and keyed nodes that a reset released, which none may return.
+    private var released: [NodeKey: Set<Int>] = [:]
     private var weakInstances: [NodeKey: WeakNode] = [:]
     /// Every instance of each `weak` node the model saw.
     private var weakSerials: [NodeKey: Set<Int>] = [:]
@@ -45,6 +47,7 @@ struct IdentityModel {
 
     /// Forgets what the component at `level` cached, after its `reset()`.
     mutating func reset(level: Int) {
+        for (key, serial) in cached where key.level == level { released[key, default: []].insert(serial) }
         cached = cached.filter { $0.key.level != level }
         weakInstances = weakInstances.filter { $0.key.level != level }
     }
@@ -63,6 +66,9 @@ struct IdentityModel {
                 expect(
                     node.serial == expected, "\(name) returned #\(node.serial), not its cached #\(expected)")
             } else {
+                expect(
+                    released[key]?.contains(node.serial) != true,
+                    "\(name) returned #\(node.serial), which a reset released")
                 cached[key] = node.serial
             }
         case .transient:

@@ -7,15 +7,33 @@ struct AsyncHandleTests {
     @Test("an AsyncLazy resolves an async provider once, for every task that reads it")
     func asyncLazyResolvesOnce() async throws {
         let component = DatabaseComponent()
-        let handle = component.storage.asyncLazy { await $0.storage.database() }
+        let readers = 50
+        // The first read's resolution lets the other readers start, and ends only once they all
+        // have: every other read begins while it is under way. It counts the handle's own
+        // resolutions: the single it returns would hide a second one.
+        let (started, reading, allReading, resolutions) = (Latch(), Counter(), Latch(), Counter())
+        let handle = component.storage.asyncLazy { c in
+            resolutions.increment()
+            started.open()
+            await allReading.wait()
+            return await c.storage.database()
+        }
         #expect(component.opened.count == 0)
         let ids = await withAsyncWatchdog {
             await withTaskGroup(of: ObjectIdentifier.self) { group in
-                for _ in 0..<50 { group.addTask { ObjectIdentifier(await handle.value) } }
+                group.addTask { ObjectIdentifier(await handle.value) }
+                for _ in 1..<readers {
+                    group.addTask {
+                        await started.wait()
+                        if reading.increment() == readers - 1 { allReading.open() }
+                        return ObjectIdentifier(await handle.value)
+                    }
+                }
                 return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
             }
         }
         #expect(ids?.count == 1)
+        #expect(resolutions.count == 1, "one resolution for every reader")
         #expect(component.opened.count == 1)
     }
 

@@ -1,5 +1,6 @@
 import Dirk
 import DirkTestSupport
+import Dispatch
 import Testing
 
 @Suite("Uncached resolution with fresh")
@@ -42,14 +43,34 @@ struct FreshTests {
     }
 
     @Test("fresh on one thread leaves other threads' calls cached")
-    func freshIsPerThread() async {
+    func freshIsPerThread() throws {
         let component = TestComponent()
         let cached = component.things.single()
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { component.things.fresh { $0.single() } !== cached }
-            for _ in 0..<16 { group.addTask { component.things.single() === cached } }
-            for await result in group { #expect(result) }
+        // The other thread resolves while the fresh request is under way: it holds until then.
+        let (inFresh, resolved) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let results = Locked<(fresh: Thing?, other: Thing?)>((nil, nil))
+        withWatchdog {
+            onThreads(2) { index in
+                if index == 0 {
+                    let fresh = component.things.fresh { module in
+                        let fresh = module.single()
+                        inFresh.signal()
+                        resolved.wait()
+                        return fresh
+                    }
+                    results.withLock { $0.fresh = fresh }
+                } else {
+                    inFresh.wait()
+                    let other = component.things.single()
+                    results.withLock { $0.other = other }
+                    resolved.signal()
+                }
+            }
         }
+        let fresh = try #require(results.withLock { $0.fresh })
+        let other = try #require(results.withLock { $0.other })
+        #expect(fresh !== cached, "the fresh call built anew")
+        #expect(other === cached, "the call made during the fresh request got the cached one")
     }
 }
 

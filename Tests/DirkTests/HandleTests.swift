@@ -18,15 +18,31 @@ struct HandleTests {
     @Test("a Lazy read by many threads at once resolves exactly once")
     func lazyResolvesOnceAcrossThreads() {
         let component = TestComponent()
-        let handle = component.things.lazy { $0.things.slowTransient() }
+        let readers = 16
+        // The first reader's resolution lets the others start reading, and ends only once they
+        // all have: every other read begins while the resolution is under way.
+        let (building, reading, allReading) = (
+            DispatchSemaphore(value: 0), Counter(), DispatchSemaphore(value: 0)
+        )
+        let handle = component.things.lazy { c in
+            for _ in 1..<readers { building.signal() }
+            allReading.wait()
+            allReading.signal()  // Open for good, for a second resolution to fail on.
+            return c.things.transient()
+        }
         let seen = Locked<Set<ObjectIdentifier>>([])
-        DispatchQueue.concurrentPerform(iterations: 16) { _ in
-            let thing = handle.value
-            seen.withLock { _ = $0.insert(ObjectIdentifier(thing)) }
+        withWatchdog {
+            onThreads(readers) { index in
+                if index > 0 {
+                    building.wait()
+                    if reading.increment() == readers - 1 { allReading.signal() }
+                }
+                let thing = handle.value
+                seen.withLock { _ = $0.insert(ObjectIdentifier(thing)) }
+            }
         }
         #expect(seen.withLock { $0.count } == 1)
-        // The one transient, and the single its factory reads.
-        #expect(component.counter.count == 2)
+        #expect(component.counter.count == 1, "one transient for every reader")
     }
 
     @Test("a Provider resolves anew on every call, with its provider's strategy")
@@ -113,15 +129,6 @@ struct HandleTests {
 }
 
 // MARK: Fixtures
-
-extension ThingModule {
-    func slowTransient() -> Thing {
-        transient { c in
-            for _ in 0..<1_000 { _ = c.things.single() }
-            return Thing(c.counter)
-        }
-    }
-}
 
 final class LoopParent {
     let child: Lazy<LoopChild>

@@ -1,5 +1,6 @@
 import Dirk
 import DirkTestSupport
+import Foundation
 import Testing
 
 /// A module makes its provider slots on the first call that keeps something, so that a module of
@@ -73,21 +74,34 @@ struct ModuleSlotsTests {
 
     @Test("threads that first call different providers of a new module at once share one set of slots")
     func slotsMadeOnceUnderRace() {
-        for _ in 0..<stressRounds(200) {
-            let component = SlotsComponent()
-            let firsts = Locked<[Int: [Thing]]>([:])
-            onThreads(4) { index in
-                let module = component.makers
-                let things =
-                    index % 2 == 0 ? [module.single(), module.other()] : [module.other(), module.single()]
-                firsts.withLock { $0[index] = index % 2 == 0 ? things : things.reversed() }
-            }
-            let all = firsts.withLock { $0 }
-            for things in all.values {
-                #expect(things[0] === component.makers.single())
-                #expect(things[1] === component.makers.other())
+        // Rounds go on until enough of them had two threads or more make their first call on a
+        // module that had no slots yet: the race that the test names.
+        let (wanted, raced, rounds) = (5, Counter(), Counter())
+        withWatchdog {
+            while raced.count < wanted, rounds.increment() <= stressRounds(5000) {
+                let component = SlotsComponent()
+                let firsts = Locked<[Int: [Thing]]>([:])
+                let (arrived, withoutSlots) = (Counter(), Counter())
+                onThreads(4) { index in
+                    let module = component.makers
+                    _ = arrived.increment()
+                    while arrived.count < 4 { sched_yield() }
+                    if !module.hasSlots { withoutSlots.increment() }
+                    let things =
+                        index % 2 == 0
+                        ? [module.single(), module.other()] : [module.other(), module.single()]
+                    firsts.withLock { $0[index] = index % 2 == 0 ? things : things.reversed() }
+                }
+                if withoutSlots.count > 1 { raced.increment() }
+                let all = firsts.withLock { $0 }
+                #expect(all.count == 4)
+                for things in all.values {
+                    #expect(things[0] === component.makers.single())
+                    #expect(things[1] === component.makers.other())
+                }
             }
         }
+        #expect(raced.count >= wanted, "rounds in which threads raced to make the slots: \(raced.count)")
     }
 }
 

@@ -59,11 +59,16 @@ struct StrategyTests {
         }
     }
 
-    @Test("scoped instances of different components never mix, even when slots are freed and reused")
+    @Test(
+        "scoped instances of different components or modules never mix, even when slots are freed and reused")
     func scopedInstancesBelongToTheirSlot() {
         let component = ScopedComponent()
         let seen = component.scopes.temporaries()
         #expect(seen.first !== seen.second)
+        // Modules made directly and released within the resolution: their slots go with them, and
+        // the next module's slots could take the same address.
+        let contexts = component.scopes.contextsOfReleasedModules()
+        #expect(Set(contexts.map(ObjectIdentifier.init)).count == contexts.count)
     }
 
     @Test(
@@ -176,6 +181,12 @@ class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
             let other = ScopedComponent()
             return (first!, other.scopes.context())
         }
+    }
+
+    /// Within one resolution, resolves the scoped provider of modules made directly for the
+    /// component, each released before the next is made.
+    func contextsOfReleasedModules() -> [Context] {
+        transient { c in (0..<8).map { _ in ScopeModule(c).context() } }
     }
 
     func pair() -> Pair {
