@@ -11,13 +11,16 @@ struct LockedTests {
         let rounds = 20_000
         let lock = Unchecked(Dirk.Locked<TwoCounts>.make(TwoCounts()))
         let torn = Counter()
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
-            for _ in 0..<rounds {
-                lock.value.withLock { pair in
-                    // Another thread inside at the same time would see the two counts apart.
-                    if pair.first != pair.second { torn.increment() }
-                    pair.first += 1
-                    pair.second += 1
+        // A lock that never let a waiter in would hang: the watchdog ends the test instead.
+        withWatchdog {
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                for _ in 0..<rounds {
+                    lock.value.withLock { pair in
+                        // Another thread inside at the same time would see the two counts apart.
+                        if pair.first != pair.second { torn.increment() }
+                        pair.first += 1
+                        pair.second += 1
+                    }
                 }
             }
         }

@@ -13,12 +13,15 @@ struct OnceCellTests {
             let cell = Unchecked(Cell.make())
             let builds = Counter()
             let results = DirkTestSupport.Locked<[ObjectIdentifier]>([])
-            DispatchQueue.concurrentPerform(iterations: 16) { _ in
-                let item = cell.value.resolve(frame: makeFrame()) {
-                    builds.increment()
-                    return Item(round)
+            // A waiter never woken would hang: the watchdog ends the test instead.
+            withWatchdog {
+                DispatchQueue.concurrentPerform(iterations: 16) { _ in
+                    let item = cell.value.resolve(frame: makeFrame()) {
+                        builds.increment()
+                        return Item(round)
+                    }
+                    results.withLock { $0.append(ObjectIdentifier(item)) }
                 }
-                results.withLock { $0.append(ObjectIdentifier(item)) }
             }
             #expect(builds.count == 1)
             #expect(results.withLock { $0.count } == 16)

@@ -1,6 +1,7 @@
 import Dirk
 import DirkTestSupport
 import Dispatch
+import Foundation
 import Testing
 
 @Suite("Overriding one provider without a subclass")
@@ -100,22 +101,52 @@ struct OverrideTests {
     }
 
     @Test("an override set up while other threads read other providers of the component applies")
-    func overrideBesideReaders() {
-        let component = TestComponent()
-        let fake = Thing(number: 7)
+    func overrideBesideReaders() throws {
+        // A reader on a thread of its own reads until the override is set up, and counts the reads
+        // that overlapped it: begun or ended while it was under way, or spanning it. The override
+        // waits for the reader's first read. Rounds, each with a fresh component, go on until a
+        // read overlapped, within a bound.
+        let outcome = Locked<(rounds: Int, overlapping: Int, missed: Int)?>(nil)
         withWatchdog {
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                for _ in 0..<10_000 { _ = component.things.transient() }
+            var (rounds, overlapping, missed) = (0, 0, 0)
+            while rounds == 0 || (overlapping == 0 && rounds < 100) {
+                rounds += 1
+                let component = TestComponent()
+                let fake = Thing(number: 7)
+                // 0 before the override, 1 while it is set up, 2 after.
+                let phase = Locked(0)
+                let reads = Counter()
+                let during = Counter()
+                let finished = DispatchSemaphore(value: 0)
+                Thread {
+                    while true {
+                        let before = phase.withLock { $0 }
+                        _ = component.things.transient()
+                        let after = phase.withLock { $0 }
+                        reads.increment()
+                        if before == 1 || before != after { during.increment() }
+                        if after == 2 { break }
+                    }
+                    finished.signal()
+                }.start()
+                while reads.count == 0 { sched_yield() }
+                phase.withLock { $0 = 1 }
+                component.overriding {
+                    $0.things.single()
+                } with: { _ in
+                    fake
+                }
+                phase.withLock { $0 = 2 }
+                finished.wait()
+                overlapping += during.count
+                if component.things.single() !== fake { missed += 1 }
             }
-            component.overriding {
-                $0.things.single()
-            } with: { _ in
-                fake
-            }
-            group.wait()
+            outcome.withLock { $0 = (rounds, overlapping, missed) }
         }
-        #expect(component.things.single() === fake)
+        let (rounds, overlapping, missed) = try #require(
+            outcome.withLock { $0 }, "the watchdog ended the rounds")
+        #expect(overlapping > 0, "no read overlapped the override's set-up in \(rounds) rounds")
+        #expect(missed == 0, "rounds whose override did not apply")
     }
 
     @Test("overriding a provider that was already used stops the program")

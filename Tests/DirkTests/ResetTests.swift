@@ -78,15 +78,16 @@ struct ResetTests {
 
     @Test(
         "an instance being built while reset() runs is cached when it is finished", arguments: [false, true])
-    func buildSurvivesReset(keyed: Bool) {
+    func buildSurvivesReset(keyed: Bool) throws {
         let component = GateComponent()
         let resolve: @Sendable () -> Thing = {
             keyed ? component.gates.blockedKeyed(1) : component.gates.blocked()
         }
+        let built = Locked<Thing?>(nil)
+        let resolvedAfter = Locked<Thing?>(nil)
         withWatchdog {
             let gate = Gate()
             component.gates.gate = gate
-            let built = Locked<Thing?>(nil)
             let finished = DispatchSemaphore(value: 0)
             // A thread of its own: Dispatch's pool grows slowly while its threads block.
             Thread {
@@ -99,8 +100,12 @@ struct ResetTests {
             component.gates.gate = nil
             gate.open()
             finished.wait()
-            #expect(resolve() === built.withLock { $0 })
+            let thing = resolve()
+            resolvedAfter.withLock { $0 = thing }
         }
+        // Checked here, on the test's own thread, which the test's issues are recorded for.
+        let after = try #require(resolvedAfter.withLock { $0 }, "the watchdog ended the work")
+        #expect(after === built.withLock { $0 })
         #expect(component.blockedBuilds.count == 1)
     }
 
@@ -108,23 +113,37 @@ struct ResetTests {
     func resetDuringConcurrentReads() {
         let component = TestComponent()
         _ = component.things.single()
+        // Each reader starts once resets are under way, and reads until it got another instance
+        // than its previous read, which proves a reset ran between two of its reads, or until a
+        // bound. On threads of their own: Dispatch would start the resets after the reads.
+        let changes = Counter()
+        let neverBuilt = Counter()
         withWatchdog {
+            let resets = Counter()
             let readersDone = Counter()
-            let group = DispatchGroup()
-            for _ in 0..<2 {
-                DispatchQueue.global().async(group: group) {
-                    for _ in 0..<20_000 {
-                        let thing = component.things.single()
-                        precondition(thing.number > 0, "a read returned an instance that was never built")
-                    }
-                    readersDone.increment()
+            onThreads(3) { index in
+                if index == 2 {
+                    repeat {
+                        resets.increment()
+                        component.reset()
+                    } while readersDone.count < 2
+                    return
                 }
+                while resets.count == 0 { sched_yield() }
+                var previous: ObjectIdentifier?
+                var reads = 0
+                while reads < 20_000 || (changes.count == 0 && reads < 2_000_000) {
+                    reads += 1
+                    let thing = component.things.single()
+                    if thing.number <= 0 { neverBuilt.increment() }
+                    if let previous, previous != ObjectIdentifier(thing) { changes.increment() }
+                    previous = ObjectIdentifier(thing)
+                }
+                readersDone.increment()
             }
-            DispatchQueue.global().async(group: group) {
-                repeat { component.reset() } while readersDone.count < 2
-            }
-            group.wait()
         }
+        #expect(changes.count > 0, "no reader saw a reset between two of its reads")
+        #expect(neverBuilt.count == 0, "a read returned an instance that was never built")
         // The last reset came after the priming call, so this builds a second instance at least.
         let after = component.things.single()
         #expect(after.number == component.counter.count)
