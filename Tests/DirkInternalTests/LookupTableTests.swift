@@ -173,6 +173,7 @@ struct LookupTableTests {
         table.initialize()
         defer { table.destroy() }
         let reading = readConcurrently(Unchecked(table), keys: Unchecked(keys), readers: 3)
+        #expect(reading.sawPartlyFilledTable, "no reader looked while the writer was inserting")
         #expect(reading.wrong == 0, "a reader saw a wrong value, tag or key")
         #expect(reading.lost == 0, "a reader lost an entry it had seen")
         #expect(reading.lookups > 0)
@@ -339,6 +340,7 @@ struct LookupTableTests {
         table.initialize()
         defer { table.destroy() }
         let reading = readConcurrently(Unchecked(table), keys: Unchecked(keys), readers: 2)
+        #expect(reading.sawPartlyFilledTable, "no reader looked while the writer was inserting")
         #expect(reading.wrong == 0 && reading.lost == 0)
         table.checkInvariants()
     }
@@ -414,6 +416,13 @@ private struct Reading {
     var wrong = 0
     /// Keys found once and missing later.
     var lost = 0
+    /// Lookups made while the writer was inserting that found their key, and that did not: both
+    /// show a reader that saw the table partly filled.
+    var foundWhileWriting = 0
+    var missedWhileWriting = 0
+
+    /// Whether readers saw the table partly filled, which is what the test is about.
+    var sawPartlyFilledTable: Bool { foundWhileWriting > 0 && missedWhileWriting > 0 }
 }
 
 /// Inserts an entry for each of `keys`, numbered and tagged by its index, one by one under a lock,
@@ -447,7 +456,16 @@ private func readConcurrently<Key: LookupTableKey & SendableMetatype>(
             while writing.count == 1 || reading.lookups < keys.value.count {
                 let key = keys.value[index % keys.value.count]
                 reading.lookups += 1
-                if let entry = table.value.entry(for: key) {
+                let isWriting = writing.count == 1
+                let entry = table.value.entry(for: key)
+                if isWriting && writing.count == 1 {
+                    if entry == nil {
+                        reading.missedWhileWriting += 1
+                    } else {
+                        reading.foundWhileWriting += 1
+                    }
+                }
+                if let entry {
                     if entry.value.number != index % keys.value.count || entry.tag != UInt(entry.value.number)
                     {
                         reading.wrong += 1
@@ -472,6 +490,8 @@ private func readConcurrently<Key: LookupTableKey & SendableMetatype>(
                 $0.lookups += reading.lookups
                 $0.wrong += reading.wrong
                 $0.lost += reading.lost
+                $0.foundWhileWriting += reading.foundWhileWriting
+                $0.missedWhileWriting += reading.missedWhileWriting
             }
         }
     }

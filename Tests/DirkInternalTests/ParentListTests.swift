@@ -124,6 +124,8 @@ struct ParentListTests {
         let writing = Counter(start: 1)
         let problems = DirkTestSupport.Locked<[String]>([])
         let walks = Counter()
+        // Walks that saw some parents but not all: readers that read while the writer appended.
+        let partialWalks = Counter()
         withWatchdog {
             onThreads(readers + 1) { thread in
                 if thread == readers {
@@ -144,6 +146,7 @@ struct ParentListTests {
                 while writing.count == 1 || walks.count < 3 * readers {
                     let seen = list.value.all
                     walks.increment()
+                    if !seen.isEmpty && seen.count < types.value.count { partialWalks.increment() }
                     let isPrefix = seen.enumerated().allSatisfy { index, parent in
                         parent.element.number == index
                             && ObjectIdentifier(parent.type) == ObjectIdentifier(types.value[index])
@@ -163,6 +166,7 @@ struct ParentListTests {
                 }
             }
         }
+        #expect(partialWalks.count > 0, "no reader walked the list while the writer appended")
         #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0 })")
         list.value.checkInvariants()
         #expect(list.value.all.count == 300)
