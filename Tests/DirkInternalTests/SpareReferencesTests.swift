@@ -142,6 +142,7 @@ struct SpareReferencesTests {
             return item
         }
         _ = cell.value.resolve(frame: makeFrame(), build: build)
+        let checks = OffThreadChecks()
         withWatchdog {
             onThreads(4) { thread in
                 for round in 0..<2_000 {
@@ -150,11 +151,12 @@ struct SpareReferencesTests {
                         _ = cell.value.resolve(frame: makeFrame(), build: build)
                     } else if let reference = cell.value.takeReadyReference() {
                         let value = reference.takeRetainedValue()
-                        #expect(value is Item)
+                        checks.check(value is Item, "a read took something else than the item")
                     }
                 }
             }
         }
+        checks.expectNone()
         _ = cell.value.reset()
         let values = made.withLock { $0 }
         #expect(values.count > 1, "the resets made the cell build again")

@@ -46,4 +46,20 @@ struct WatchdogTests {
         }
         #expect(ended.count == 1, "the body was not cancelled")
     }
+
+    @Test(
+        "a check that fails in a watchdog's body is reported on the test's own thread, credited to the test")
+    func offThreadChecksReportOnTheTestsThread() {
+        let checks = OffThreadChecks()
+        withWatchdog {
+            checks.check(true, "a check that holds")
+            checks.check(false, "the check that fails")
+        }
+        withKnownIssue {
+            checks.expectNone()
+        } matching: { issue in
+            issue.description.contains("1 checks failed")
+                && issue.description.contains("the check that fails")
+        }
+    }
 }

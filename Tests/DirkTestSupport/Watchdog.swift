@@ -101,3 +101,30 @@ public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
     for _ in 0..<count { finished.wait() }
 }
+
+/// Checks made off the test's own thread, in a watchdog's body or on threads the test starts, where
+/// Swift Testing cannot tell which test an issue belongs to. `expectNone()`, called on the test's
+/// thread afterwards, reports the failed checks there, credited to the test.
+public final class OffThreadChecks: Sendable {
+    private let failures = Locked<[String]>([])
+
+    public init() {}
+
+    /// Records a failure, described by `message`, unless `condition` holds.
+    public func check(
+        _ condition: Bool, _ message: @autoclosure () -> String = "", file: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        guard !condition else { return }
+        let failure = "\(file):\(line): \(message())"
+        failures.withLock { $0.append(failure) }
+    }
+
+    /// Fails the test if any check failed, listing the first few.
+    public func expectNone(sourceLocation: SourceLocation = #_sourceLocation) {
+        let failures = failures.withLock { $0 }
+        #expect(
+            failures.isEmpty, "\(failures.count) checks failed: \(failures.prefix(5))",
+            sourceLocation: sourceLocation)
+    }
+}

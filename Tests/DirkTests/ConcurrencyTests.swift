@@ -98,6 +98,7 @@ struct ConcurrencyTests {
     @Test("threads that need an instance under construction wait for that one instance")
     func waitersShareTheInstance() {
         let component = GateComponent()
+        let checks = OffThreadChecks()
         withWatchdog {
             let gate = Gate()
             component.gates.gate = gate
@@ -123,13 +124,15 @@ struct ConcurrencyTests {
             }
             gate.open()
             group.wait()
-            #expect(Set(results.withLock { $0 }).count == 1)
+            checks.check(Set(results.withLock { $0 }).count == 1, "callers got different instances")
         }
+        checks.expectNone()
         #expect(component.blockedBuilds.count == 1)
     }
 
     @Test("parents and children resolved in opposite orders never deadlock")
     func oppositeOrdersDoNotDeadlock() {
+        let checks = OffThreadChecks()
         withWatchdog {
             for _ in 0..<200 {
                 let app = RootComponent()
@@ -144,13 +147,15 @@ struct ConcurrencyTests {
                     _ = feature.leaf.viewModel()
                 }
                 group.wait()
-                #expect(feature.leaf.viewModel().store === app.root.store())
+                checks.check(feature.leaf.viewModel().store === app.root.store(), "a second store")
             }
         }
+        checks.expectNone()
     }
 
     @Test("a configure cycle started from both ends on two threads completes")
     func configureCycleAcrossThreads() {
+        let checks = OffThreadChecks()
         withWatchdog {
             for _ in 0..<200 {
                 let component = CoupleComponent()
@@ -160,10 +165,11 @@ struct ConcurrencyTests {
                 group.wait()
                 let husband = component.couple.husband()
                 let wife = component.couple.wife()
-                #expect(husband.partner === wife)
-                #expect(wife.partner === husband)
+                checks.check(husband.partner === wife, "the husband's partner is another wife")
+                checks.check(wife.partner === husband, "the wife's partner is another husband")
             }
         }
+        checks.expectNone()
     }
 
     @Test("an acyclic graph resolved from two ends at once is never taken for a cycle")
@@ -211,6 +217,7 @@ struct ConcurrencyTests {
 
     @Test("an instance from a configure cycle across threads is configured before the outermost call returns")
     func configureFinishesBeforeReturn() {
+        let checks = OffThreadChecks()
         withWatchdog {
             for _ in 0..<300 {
                 let component = CoupleComponent()
@@ -227,9 +234,10 @@ struct ConcurrencyTests {
                     complete.withLock { $0 = $0 && linked }
                 }
                 group.wait()
-                #expect(complete.withLock { $0 })
+                checks.check(complete.withLock { $0 }, "an instance returned before it was configured")
             }
         }
+        checks.expectNone()
     }
 
     @Test(

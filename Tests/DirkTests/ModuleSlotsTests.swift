@@ -77,6 +77,7 @@ struct ModuleSlotsTests {
         // Rounds go on until enough of them had two threads or more make their first call on a
         // module that had no slots yet: the race that the test names.
         let (wanted, raced, rounds) = (5, Counter(), Counter())
+        let checks = OffThreadChecks()
         withWatchdog {
             while raced.count < wanted, rounds.increment() <= stressRounds(5000) {
                 let component = SlotsComponent()
@@ -94,13 +95,14 @@ struct ModuleSlotsTests {
                 }
                 if withoutSlots.count > 1 { raced.increment() }
                 let all = firsts.withLock { $0 }
-                #expect(all.count == 4)
+                checks.check(all.count == 4, "a thread made no first calls")
                 for things in all.values {
-                    #expect(things[0] === component.makers.single())
-                    #expect(things[1] === component.makers.other())
+                    checks.check(things[0] === component.makers.single(), "another single")
+                    checks.check(things[1] === component.makers.other(), "another other")
                 }
             }
         }
+        checks.expectNone()
         #expect(raced.count >= wanted, "rounds in which threads raced to make the slots: \(raced.count)")
     }
 }

@@ -97,6 +97,7 @@ struct ParentTests {
         // Forty levels of two components, each a child of both components of the level above:
         // 2^40 paths from the bottom to the top. Giving the bottom, as a parent, to a component
         // that has children walks them all unless each ancestor is visited once.
+        let checks = OffThreadChecks()
         withWatchdog {
             var pair = (LatticeLeft(), LatticeRight())
             for _ in 0..<40 {
@@ -110,8 +111,9 @@ struct ParentTests {
             let joined = LatticeLeft()
             _ = LeafComponent().parent { joined }
             joined.parent(LatticeLeft.self) { bottom }
-            #expect(joined.left === bottom)
+            checks.check(joined.left === bottom, "the joined component's parent is not the bottom")
         }
+        checks.expectNone()
     }
 
     @Test("a parent registered while a search walks the parents is found: the search starts again")
