@@ -1,6 +1,7 @@
 import Dirk
 import DirkTestSupport
 import Dispatch
+import Foundation
 import Testing
 
 @Suite("No user code under Dirk's locks")
@@ -9,24 +10,37 @@ struct LockDisciplineTests {
         "a key whose hashing resolves another provider never deadlocks against reset() and dependencyGraph()")
     func resolvingKeysBesideReset() {
         let component = KeyComponent()
+        let checks = OffThreadChecks()
+        // Lookups during which a reset began: the overlap the test is about. On threads of their
+        // own, and the lookups start once the resets have: Dispatch could start the resets after
+        // the lookups had ended.
+        let overlapping = Counter()
         withWatchdog {
             let done = Counter()
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                for index in 0..<2_000 {
-                    let key = ResolvingKey(number: index % 7, component: component)
-                    precondition(component.keys.keyed(key).number == index % 7)
+            let resets = Counter()
+            onThreads(2) { thread in
+                if thread == 1 {
+                    repeat {
+                        resets.increment()
+                        component.reset()
+                        _ = component.dependencyGraph()
+                    } while done.count == 0
+                    return
+                }
+                while resets.count == 0 { sched_yield() }
+                var lookups = 0
+                while lookups < 2_000 || (overlapping.count == 0 && lookups < 200_000) {
+                    let before = resets.count
+                    let key = ResolvingKey(number: lookups % 7, component: component)
+                    checks.check(component.keys.keyed(key).number == lookups % 7, "another key's instance")
+                    if resets.count != before { overlapping.increment() }
+                    lookups += 1
                 }
                 done.increment()
             }
-            DispatchQueue.global().async(group: group) {
-                repeat {
-                    component.reset()
-                    _ = component.dependencyGraph()
-                } while done.count == 0
-            }
-            group.wait()
         }
+        checks.expectNone()
+        #expect(overlapping.count > 0, "no reset began while a key was resolved")
         #expect(component.keys.keyed(ResolvingKey(number: 3, component: component)).number == 3)
         // The cached keys hold the component; reset() releases them, which ends that cycle.
         component.reset()
