@@ -398,13 +398,7 @@ final class DroppedWaitModule: Module<DroppedWaitComponent>, @unchecked Sendable
                     c.dependencyIsBuilt.signal()
                     // Throws once the other thread waits for `dependency`, so that the drop wakes
                     // it; a thread that came after the drop would just build, proving nothing.
-                    // (The test's watchdog ends a wait that never comes.)
-                    while c.dependencyGraph().nodes.first(where: {
-                        $0.name == "DroppedWaitModule.dependency()"
-                    })?
-                    .waitingCallers != 1 {
-                        usleep(1_000)
-                    }
+                    waitForWaiter(on: "DroppedWaitModule.dependency()", of: c)
                     throw CrossFailure()
                 }
             })
@@ -572,8 +566,7 @@ final class EarlierModule: Module<EarlierComponent>, @unchecked Sendable {
                 if isFirst {
                     c.yIsBuilt.signal()
                     c.zIsConfiguring.wait()
-                    // Lets z's thread start waiting for y.
-                    usleep(100_000)
+                    waitForWaiter(on: "EarlierModule.y()", of: c)
                     x.refer(to: try c.m.z())
                 }
             })
@@ -736,5 +729,14 @@ final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
                     throw CrossFailure()
                 }
             })
+    }
+}
+
+/// Returns once another thread waits for the build under way of the provider `name` of
+/// `component`, as insight shows it: the order a sleep would only hope for. The test's watchdog
+/// ends a wait that never comes.
+func waitForWaiter(on name: String, of component: Component) {
+    while (component.dependencyGraph().nodes.first { $0.name == name }?.waitingCallers ?? 0) == 0 {
+        usleep(1_000)
     }
 }

@@ -62,14 +62,12 @@ import CDirk
 
     @inlinable
     package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
-        lhs.type == rhs.type && lhs.position == rhs.position
-            && (lhs.file == rhs.file || sameText(lhs.file, lhs.fileLength, rhs.file, rhs.fileLength))
-            && (lhs.function == rhs.function
-                || sameText(lhs.function, lhs.functionLength, rhs.function, rhs.functionLength))
+        lhs.type == rhs.type && lhs.hasSite(of: rhs)
     }
 
     /// Whether `other` is the key of a provider at the same site: the same name and position,
     /// whatever its type.
+    @inlinable @inline(__always)
     package func hasSite(of other: ProviderKey) -> Bool {
         position == other.position
             && (file == other.file || Self.sameText(file, fileLength, other.file, other.fileLength))
