@@ -212,15 +212,25 @@ extension Component {
         try observing(selfAndAncestors(), body)
     }
 
+    /// `observingSelfAndAncestors(_:)` for a body that awaits.
+    func observingSelfAndAncestorsAwaiting<T>(_ body: () async -> T) async -> T {
+        let components = selfAndAncestors()
+        Self.addObservers(1, to: components)
+        defer { Self.addObservers(-1, to: components) }
+        return await body()
+    }
+
     /// Runs `body` with one more observer on each of `components`.
     private func observing<T, Failure: Error>(_ components: [Component], _ body: () throws(Failure) -> T)
         throws(Failure) -> T
     {
-        for component in components { component.core.addObservers(1) }
-        defer {
-            for component in components { component.core.addObservers(-1) }
-        }
+        Self.addObservers(1, to: components)
+        defer { Self.addObservers(-1, to: components) }
         return try body()
+    }
+
+    private static func addObservers(_ count: Int, to components: [Component]) {
+        for component in components { component.core.addObservers(count) }
     }
 
     /// This component and its ancestors, each once, nearest first. (Package-visible for tests.)

@@ -21,9 +21,8 @@ extension Component {
     /// `func api() -> any API { single { LiveAPI() as any API } }`, not `single { LiveAPI() }`,
     /// whose strategy builds a `LiveAPI`.
     ///
-    /// Only synchronous providers are overridden this way. For an async provider, register a
-    /// module subclass that overrides the provider's method, with
-    /// ``module(_:file:line:_:)``.
+    /// An async provider is overridden with the async form of this method, whose closures may
+    /// await.
     ///
     /// Override providers when you build the component, before its first resolution. Overriding
     /// a provider that was already used, a provider of another component (a parent's), a provider
@@ -45,7 +44,7 @@ extension Component {
     ) -> Self {
         let capture = OverrideCapture(
             component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
-            line: line, valueType: T.self,
+            line: line, valueType: T.self, isAsync: false,
             factory: OverrideFactory<T>(file: file, line: line) { component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try factory(component as! Self)
@@ -58,10 +57,60 @@ extension Component {
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
         observingSelfAndAncestors { _ = try? provider(self) }
-        if capture.captured == nil {
-            Diagnostics.overrideCalledNoProvider(component: type(of: self), file: file, line: line)
-        }
+        checkCaptured(capture)
         return self
+    }
+
+    /// Replaces the factory of the one async provider that `provider` calls, for this component
+    /// and the children that reach it through their parents: ``overriding(file:line:_:with:)-215rn``
+    /// for providers that await.
+    ///
+    /// ```swift
+    /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in
+    ///     await InMemoryDatabase.empty()
+    /// }
+    /// ```
+    ///
+    /// Everything said of the synchronous form holds: the provider keeps its strategy, Dirk calls
+    /// `provider` once, right away, and resolves it through `factory`, and the factory may throw
+    /// only what the provider can throw. A synchronous provider, which cannot await a factory,
+    /// stops the program with a message: override it with the synchronous form, whose factory
+    /// does not await.
+    ///
+    /// - Parameters:
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    ///   - provider: Calls the one async provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public consuming func overriding<T>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ provider: (Self) async throws -> T,
+        with factory: @escaping @Sendable (Self) async throws -> T
+    ) async -> Self {
+        let capture = OverrideCapture(
+            component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
+            line: line, valueType: T.self, isAsync: true,
+            factory: AsyncOverrideFactory<T>(file: file, line: line) { component in
+                // Only this component's providers are overridden, so `component` is `self`.
+                try await factory(component as! Self)
+            })
+        // The capture travels with the task, since the closure may resume on any thread; the
+        // calls are sent down the path that sees it, as in the synchronous form.
+        await OverrideCapture.$inTask.withValue(capture) {
+            await observingSelfAndAncestorsAwaiting { _ = try? await provider(self) }
+        }
+        checkCaptured(capture)
+        return self
+    }
+
+    /// Stops the program unless the closure of the override of `capture` called a provider.
+    private func checkCaptured(_ capture: OverrideCapture) {
+        if capture.captured == nil {
+            Diagnostics.overrideCalledNoProvider(
+                component: type(of: self), isAsync: capture.isAsync, file: capture.file, line: capture.line)
+        }
     }
 }
 
@@ -74,6 +123,23 @@ final class OverrideFactory<Value>: OverrideOrigin, Sendable {
     let line: UInt
 
     init(file: StaticString, line: UInt, _ make: @escaping @Sendable (Component) throws -> Value) {
+        self.file = file
+        self.line = line
+        self.make = make
+    }
+
+    var location: String { "\(file):\(line)" }
+}
+
+/// A factory that replaces an async provider's, as the async `Component.overriding(_:with:)`
+/// stores it, with where that call is.
+@usableFromInline
+final class AsyncOverrideFactory<Value>: OverrideOrigin, Sendable {
+    @usableFromInline let make: @Sendable (Component) async throws -> Value
+    let file: StaticString
+    let line: UInt
+
+    init(file: StaticString, line: UInt, _ make: @escaping @Sendable (Component) async throws -> Value) {
         self.file = file
         self.line = line
         self.make = make
@@ -114,6 +180,17 @@ extension Module {
         }
         return try factory(Erasure.component(component, as: C.self))
     }
+
+    /// The async form of `make(_:key:component:)`, for the async strategies.
+    @inlinable @inline(__always)
+    func make<T, Failure: Error>(
+        _ factory: (C) async throws(Failure) -> T, key: ProviderKey, component: Component
+    ) async throws -> T {
+        if hasOverrides, let override = slots.override(for: key) as? AsyncOverrideFactory<T> {
+            return try await override.make(component)
+        }
+        return try await factory(Erasure.component(component, as: C.self))
+    }
 }
 
 extension AnyModule {
@@ -127,11 +204,10 @@ extension AnyModule {
     /// it would leave a moment in which another thread finds the slot and builds the original,
     /// which would stay cached.)
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, frame: Frame, in slots: ProviderSlots) {
-        if let first = capture.captured {
+        if let first = capture.capture(frame.name) {
             Diagnostics.overrideCalledSeveralProviders(
                 first, frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }
-        capture.captured = frame.name
         guard componentReference.identity == capture.component else {
             Diagnostics.overrideOfAnotherComponent(
                 frame.name, owner: componentType, component: capture.componentType, file: capture.file,
@@ -142,8 +218,13 @@ extension AnyModule {
                 frame.name, strategy: frame.strategy.name, builds: frame.type, returns: capture.valueType,
                 component: capture.componentType, file: capture.file, line: capture.line)
         }
+        // (The synchronous form's closure cannot call an async provider.)
+        if capture.isAsync && !frame.strategy.isAsync {
+            Diagnostics.asyncOverrideOfSynchronousProvider(
+                frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+        }
         // A `transient` keeps nothing: overriding it again replaces its override.
-        let replaces = frame.strategy == .transient
+        let replaces = frame.strategy == .transient || frame.strategy == .asyncTransient
         guard slots.setOverride(capture.factory, forUnusedProviderAt: key, replaces: replaces) else {
             Diagnostics.lateOverride(
                 frame.name, component: capture.componentType, file: capture.file, line: capture.line)

@@ -216,7 +216,7 @@ extension Component {
         _ type: Component.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> Component {
         guard let found = ancestor(type, matching: isMatch) else {
-            let capture = ResolutionContext.current.capture
+            let capture = OverrideCapture.current(on: ResolutionContext.current)
             Diagnostics.missingParent(
                 type, component: Swift.type(of: self), registered: parents.all.map(\.type),
                 overriding: capture.map { ($0.file, $0.line) }, file: file, line: line)

@@ -121,7 +121,8 @@ extension AnyModule {
             let frame = providerFrame(policy.strategy, site: site, returning: type)
             // An override that this thread sets up takes effect before the slot is found. (Its
             // component is watched while it is set up, so the check below sees the same capture.)
-            if slots.attention != 0, let capture = context.capture, !capture.isSuspended {
+            if slots.attention != 0, let capture = OverrideCapture.current(on: context), !capture.isSuspended
+            {
                 setUpOverride(capture, key: key, frame: frame, in: slots)
             }
             // Inlined into the closure that the policy calls: out of line, it cost `cold` about 35
@@ -140,11 +141,9 @@ extension AnyModule {
                 }
 
                 guard slots.attention != 0 else { return try resolveThroughSlot() }
-                if let capture = context.capture, !capture.isSuspended {
+                if let capture = OverrideCapture.current(on: context), !capture.isSuspended {
                     // The override's factory builds; the provider calls it makes are ordinary.
-                    capture.isSuspended = true
-                    defer { capture.isSuspended = false }
-                    return try resolveThroughSlot()
+                    return try capture.whileSuspended(resolveThroughSlot)
                 }
                 if policy.strategy.isCached, let request = context.freshRequest,
                     request.module == ObjectIdentifier(self), request.depth == context.depth

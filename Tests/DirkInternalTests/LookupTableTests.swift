@@ -434,6 +434,10 @@ private func readConcurrently<Key: LookupTableKey & SendableMetatype>(
     let lock = Unchecked(Dirk.Locked<Int>.make(0))
     let writing = Counter(start: 1)
     let started = Counter()
+    // Lookups made while the writer inserts. The writer waits for one after each insert, so that
+    // readers look at every stage of the table however the threads are scheduled: on a busy
+    // machine, the writer could otherwise insert everything while the readers are not running.
+    let lookupsWhileWriting = Counter()
     let total = DirkTestSupport.Locked(Reading())
     withWatchdog {
         onThreads(readers + 1) { thread in
@@ -444,7 +448,8 @@ private func readConcurrently<Key: LookupTableKey & SendableMetatype>(
                         table.value.insert(Item(index), tag: UInt(index), for: keys.value[index])
                         count += 1
                     }
-                    letOthersRun()
+                    let looked = lookupsWhileWriting.count
+                    waitUntil { lookupsWhileWriting.count > looked }
                 }
                 writing.increment()
                 return
@@ -459,6 +464,7 @@ private func readConcurrently<Key: LookupTableKey & SendableMetatype>(
                 let isWriting = writing.count == 1
                 let entry = table.value.entry(for: key)
                 if isWriting && writing.count == 1 {
+                    lookupsWhileWriting.increment()
                     if entry == nil {
                         reading.missedWhileWriting += 1
                     } else {

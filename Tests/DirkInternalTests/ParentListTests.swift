@@ -135,7 +135,11 @@ struct ParentListTests {
                             list.value.append(Item(index), as: type)
                             count += 1
                         }
-                        letOthersRun()
+                        // A walk after each append, however the threads are scheduled: on a busy
+                        // machine, the writer could otherwise append everything while the
+                        // readers are not running.
+                        let walked = walks.count
+                        waitUntil { walks.count > walked }
                     }
                     writing.increment()
                     return

@@ -13,30 +13,22 @@ struct ThrowingConfigureAcrossThreadsTests {
         "a thread that took an instance whose configure: then threw returns nothing that refers to it: its call throws the same error"
     )
     func borrowerThrows() throws {
-        // The delays make b's thread take the half-configured `a`, which `b()`'s `configure:`
-        // records; a round in which it did not (the threads met the other way round) is repeated
-        // with a new component.
-        for _ in 0..<10 {
-            let component = CrossComponent()
-            // `b()` once a's thread runs a's `configure:`.
-            let (a, b) = onTwoThreads(
-                { try component.cross.a() }, thenOnceSignalled: component.aIsConfiguring,
-                { try component.cross.b() })
-            #expect(throws: CrossFailure.self) { try a.get() }
-            // Whichever thread took the other's instance, `b()`'s `configure:` had `a`,
-            // half-configured or as a thrown error: either way `b()` cannot return.
-            #expect(throws: CrossFailure.self, "b() returned an instance that refers to a dropped `a`") {
-                try b.get()
-            }
-            guard component.bTookAHalfConfigured.withLock({ $0 }) else { continue }
-            // Nothing was cached: the next calls build both again, and configure them.
-            let newA = try component.cross.a()
-            let newB = try component.cross.b()
-            #expect(newA.partner === newB && newB.partner === newA)
-            #expect(newA.isConfigured && newB.isConfigured)
-            return
+        let component = CrossComponent()
+        // `b()` once a's thread runs a's `configure:`; b's `configure:` goes on once a's thread
+        // waits for `b`, so that b's thread takes the half-configured `a`.
+        let (a, b) = onTwoThreads(
+            { try component.cross.a() }, thenOnceSignalled: component.aIsConfiguring,
+            { try component.cross.b() })
+        #expect(throws: CrossFailure.self) { try a.get() }
+        #expect(throws: CrossFailure.self, "b() returned an instance that refers to a dropped `a`") {
+            try b.get()
         }
-        Issue.record("b's thread never took the half-configured a in ten rounds")
+        try #require(component.bTookAHalfConfigured.withLock { $0 }, "b's thread took the half-configured a")
+        // Nothing was cached: the next calls build both again, and configure them.
+        let newA = try component.cross.a()
+        let newB = try component.cross.b()
+        #expect(newA.partner === newB && newB.partner === newA)
+        #expect(newA.isConfigured && newB.isConfigured)
     }
 
     @Test(
@@ -64,17 +56,14 @@ struct ThrowingConfigureAcrossThreadsTests {
     func nonThrowingBorrowerStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
-            // The stop needs `b()`'s thread to take `a`, which the delays make likely; the next
-            // attempt, with a new component, if it did not.
-            for _ in 0..<10 {
-                let component = CrossComponent()
-                onThreads(2) { index in
-                    if index == 0 {
-                        _ = try? component.cross.a()
-                    } else {
-                        component.aIsConfiguring.wait()
-                        _ = component.cross.holder()
-                    }
+            // `holder()`'s thread takes `a`, as in `borrowerThrows`.
+            let component = CrossComponent()
+            onThreads(2) { index in
+                if index == 0 {
+                    _ = try? component.cross.a()
+                } else {
+                    component.aIsConfiguring.wait()
+                    _ = component.cross.holder()
                 }
             }
         }
@@ -92,16 +81,14 @@ struct ThrowingConfigureAcrossThreadsTests {
     func handleStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
-            for _ in 0..<10 {
-                let component = CrossComponent()
-                let handle = component.cross.provider { try? $0.cross.b() }
-                onThreads(2) { index in
-                    if index == 0 {
-                        _ = try? component.cross.a()
-                    } else {
-                        component.aIsConfiguring.wait()
-                        _ = handle()
-                    }
+            let component = CrossComponent()
+            let handle = component.cross.provider { try? $0.cross.b() }
+            onThreads(2) { index in
+                if index == 0 {
+                    _ = try? component.cross.a()
+                } else {
+                    component.aIsConfiguring.wait()
+                    _ = handle()
                 }
             }
         }
@@ -165,6 +152,7 @@ final class CrossComponent: Component, @unchecked Sendable {
     let aIsConfiguring = DispatchSemaphore(value: 0)
     let bIsConfiguring = DispatchSemaphore(value: 0)
     let attempts = Locked(0)
+    let bAttempts = Locked(0)
     /// Whether `b()`'s `configure:` got `a` before a's `configure:` finished.
     let bTookAHalfConfigured = Locked(false)
     var cross: CrossModule { module() }
@@ -172,8 +160,9 @@ final class CrossComponent: Component, @unchecked Sendable {
 
 /// `a` and `b` refer to each other through `configure:`; `a`'s first `configure:` throws after
 /// it has `b`. Each thread starts at one end: `a`'s thread lets `b`'s start once it configures `a`,
-/// and waits for `b`, which `b`'s thread configures; `b`'s `configure:` lingers, so that `a`'s
-/// thread waits for `b` before `b`'s thread asks for `a`, closing the cycle.
+/// and waits for `b`, which `b`'s thread configures; `b`'s first `configure:` goes on only once
+/// `a`'s thread waits for `b`, so that `b`'s thread, asking for `a`, closes the cycle and takes
+/// the half-configured `a`.
 final class CrossModule: Module<CrossComponent>, @unchecked Sendable {
     func a() throws -> CrossNode {
         try single(
@@ -195,7 +184,7 @@ final class CrossModule: Module<CrossComponent>, @unchecked Sendable {
             { CrossNode() },
             configure: { b, c in
                 c.bIsConfiguring.signal()
-                usleep(100_000)
+                if c.bAttempts.isFirstAttempt() { waitForWaiter(on: "CrossModule.b()", of: c) }
                 let a = try c.cross.a()
                 if !a.isConfigured { c.bTookAHalfConfigured.withLock { $0 = true } }
                 b.partner = a
@@ -212,6 +201,7 @@ final class ThrowingNestingComponent: Component, @unchecked Sendable {
     let yIsBuilt = DispatchSemaphore(value: 0)
     let zIsConfiguring = DispatchSemaphore(value: 0)
     let attempts = Locked(0)
+    let zAttempts = Locked(0)
     var nesting: ThrowingNestingModule { module() }
 }
 
@@ -231,8 +221,9 @@ final class ThrowingNestingModule: Module<ThrowingNestingComponent>, @unchecked 
                 }
                 x.link(try c.nesting.z())
                 if isFirst {
-                    // Lingers after `z` is there for the other thread to return.
-                    usleep(100_000)
+                    // Throws once the other thread, which took `y`, has returned from `z()` and
+                    // waits for x's `configure:` at its resolution's end.
+                    waitForWaiter(on: "ThrowingNestingModule.x()", of: c)
                     throw CrossFailure()
                 }
                 x.isConfigured = true
@@ -252,8 +243,8 @@ final class ThrowingNestingModule: Module<ThrowingNestingComponent>, @unchecked 
             { Linked("z", isConfigured: false) },
             configure: { z, c in
                 c.zIsConfiguring.signal()
-                // Lets x's thread start waiting for `z`.
-                usleep(50_000)
+                // Goes on once x's thread waits for `z`, so that asking for `y` closes the cycle.
+                if c.zAttempts.isFirstAttempt() { waitForWaiter(on: "ThrowingNestingModule.z()", of: c) }
                 z.link(try c.nesting.y())
                 z.isConfigured = true
             })
@@ -646,8 +637,7 @@ final class StaleModule: Module<StaleComponent>, @unchecked Sendable {
                 if isFirst {
                     c.aIsConfiguring.signal()
                     c.xIsConfiguring.wait()
-                    // Lets x's thread start waiting for a.
-                    usleep(100_000)
+                    waitForWaiter(on: "StaleModule.a()", of: c)
                     a.refs.append(try c.m.s())
                     throw CrossFailure()
                 }
@@ -692,7 +682,7 @@ final class BystanderComponent: Component, @unchecked Sendable {
 }
 
 /// `top()` takes `x` from the other thread inside a's `configure:`, then holds `k`, which throws
-/// nothing; a third thread waits for `k` while x's `configure:` lingers and throws.
+/// nothing; a third thread waits for `k`, and then x's `configure:` throws.
 final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
     func top() throws -> BystanderTop {
         try single { c in
@@ -707,8 +697,7 @@ final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
             configure: { a, c in
                 c.aIsConfiguring.signal()
                 c.xIsConfiguring.wait()
-                // Lets x's thread start waiting for a.
-                usleep(100_000)
+                waitForWaiter(on: "BystanderModule.a()", of: c)
                 _ = try c.m.x()
             })
     }
@@ -723,9 +712,11 @@ final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
                 if isFirst { c.xIsConfiguring.signal() }
                 _ = try c.m.a()
                 if isFirst {
+                    // Once top's thread holds `k`, lets the third thread ask for it, and throws
+                    // once it waits.
+                    waitForBuild(of: "BystanderModule.k()", in: c)
                     c.kIsHeld.signal()
-                    // Lets the third thread start waiting for k.
-                    usleep(200_000)
+                    waitForWaiter(on: "BystanderModule.k()", of: c)
                     throw CrossFailure()
                 }
             })
@@ -736,7 +727,20 @@ final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
 /// `component`, as insight shows it: the order a sleep would only hope for. The test's watchdog
 /// ends a wait that never comes.
 func waitForWaiter(on name: String, of component: Component) {
-    while (component.dependencyGraph().nodes.first { $0.name == name }?.waitingCallers ?? 0) == 0 {
+    waitUntil(name, of: component) { $0.waitingCallers > 0 }
+}
+
+/// Returns once a build of the provider `name` of `component` is under way (or built and held by
+/// its resolution), as insight shows it.
+func waitForBuild(of name: String, in component: Component) {
+    waitUntil(name, of: component) { $0.builds > 0 }
+}
+
+/// Returns once insight shows the provider `name` of `component` as `isReached` wants it.
+private func waitUntil(
+    _ name: String, of component: Component, shows isReached: (DependencyGraph.Node) -> Bool
+) {
+    while !(component.dependencyGraph().nodes.first { $0.name == name }.map(isReached) ?? false) {
         usleep(1_000)
     }
 }

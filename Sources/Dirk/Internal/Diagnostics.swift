@@ -529,14 +529,19 @@
             """, file: file, line: line)
     }
 
-    static func overrideCalledNoProvider(component: Any.Type, file: StaticString, line: UInt) -> Never {
+    static func overrideCalledNoProvider(component: Any.Type, isAsync: Bool, file: StaticString, line: UInt)
+        -> Never
+    {
+        let example =
+            isAsync
+            ? "`await overriding { await $0.data.database() } with: { _ in fakeDatabase }`"
+            : "`overriding { $0.network.api() } with: { _ in fakeAPI }`"
         fail(
             """
             Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of \
             that component, so Dirk cannot tell which one to override. Call exactly one provider \
-            in it, through the component it receives, as in \
-            `overriding { $0.network.api() } with: { _ in fakeAPI }`: a provider reached through \
-            another instance of a component is not one of this component's.
+            in it, through the component it receives, as in \(example): a provider reached \
+            through another instance of a component is not one of this component's.
             """, file: file, line: line)
     }
 
@@ -548,6 +553,18 @@
             Dirk: the closure given to `\(component).overriding(_:with:)` called `\(first)` and \
             then `\(second)`; it must call exactly one provider, the one to override. Override \
             each provider with its own `overriding(_:with:)` call.
+            """, file: file, line: line)
+    }
+
+    static func asyncOverrideOfSynchronousProvider(
+        _ provider: String, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, a synchronous \
+            provider, which cannot await the override's factory. Override it with the synchronous \
+            `overriding(_:with:)`, with no `await` in either closure, as in \
+            `overriding { $0.data.store() } with: { _ in FakeStore() }`.
             """, file: file, line: line)
     }
 

@@ -145,7 +145,7 @@ extension Module {
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
             ) { component in
-                let made = try await make(Erasure.component(component, as: C.self))
+                let made = try await self.make(make, key: key, component: component)
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
                 return ProviderMarker.nothing
@@ -167,8 +167,19 @@ extension AnyModule {
         build: (Component) async throws -> AnyObject
     ) async throws -> AnyObject {
         try await TaskAgent.withCurrent { (agent) async throws in
-            try await resolveAsync(
-                strategy, in: agent, key: key, site: site, type: type, cancellable: cancellable, build: build)
+            func resolve() async throws -> AnyObject {
+                try await resolveAsync(
+                    strategy, in: agent, key: key, site: site, type: type, cancellable: cancellable,
+                    build: build)
+            }
+            // An override that this task sets up, as in the synchronous pipeline: it takes effect
+            // before the slot is found, and the provider calls of its factory are ordinary.
+            guard attention != 0, let capture = OverrideCapture.inTask, !capture.isSuspended else {
+                return try await resolve()
+            }
+            setUpOverride(
+                capture, key: key, frame: providerFrame(strategy, site: site, returning: type), in: slots)
+            return try await capture.whileSuspendedAwaiting(resolve)
         }
     }
 

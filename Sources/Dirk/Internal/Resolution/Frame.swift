@@ -122,6 +122,14 @@
         }
     }
 
+    /// Whether the provider is async.
+    package var isAsync: Bool {
+        switch self {
+        case .asyncSingle, .asyncTransient, .asyncScoped: true
+        default: false
+        }
+    }
+
     /// Whether the strategy caches one instance per component (or per key, or while held).
     @inlinable package var isCached: Bool {
         switch self {

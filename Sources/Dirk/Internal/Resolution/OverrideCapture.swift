@@ -1,8 +1,13 @@
-/// An override being set up on one thread: `Component.overriding(_:with:)` runs its closure with
-/// this in the thread's resolution, and the first provider the closure calls is the one it
-/// overrides.
-@usableFromInline final class OverrideCapture {
-    // Used only by the thread that set it up.
+/// An override being set up: `Component.overriding(_:with:)` runs its closure with this in the
+/// thread's resolution (or, for the async form, in the task), and the first provider the closure
+/// calls is the one it overrides.
+///
+/// Sendable because every field is a constant but `progress`, which its lock guards.
+@usableFromInline final class OverrideCapture: @unchecked Sendable {
+    /// The capture of the async `overriding(_:with:)` under way in this task and the tasks it
+    /// starts: an async closure may call its provider on any thread.
+    @TaskLocal static var inTask: OverrideCapture?
+
     /// The component whose provider is overridden, compared only.
     let component: UInt
     let componentType: Any.Type
@@ -12,23 +17,69 @@
     /// The type the replacement factory makes, which must be the type the provider's strategy
     /// builds.
     let valueType: Any.Type
+    /// Whether the replacement factory awaits, which only an async provider can do.
+    let isAsync: Bool
     /// The replacement factory, made and read by the layer above.
-    let factory: AnyObject
-    /// The provider the closure called, once it did.
-    var captured: String?
-    /// Set while the captured provider resolves through its new factory, whose own provider
-    /// calls are ordinary.
-    @usableFromInline var isSuspended = false
+    let factory: any AnyObject & Sendable
+    /// What the closure has done so far. A lock, not a confinement to one thread: the closure of
+    /// the async form may call providers from the tasks it starts.
+    private let progress = Locked.make(Progress())
+
+    private struct Progress {
+        var captured: String?
+        var isSuspended = false
+    }
 
     init(
-        component: UInt, componentType: Any.Type, file: StaticString, line: UInt, valueType: Any.Type,
-        factory: AnyObject
+        component: UInt, componentType: Any.Type, file: StaticString, line: UInt,
+        valueType: Any.Type, isAsync: Bool, factory: any AnyObject & Sendable
     ) {
         self.component = component
         self.componentType = componentType
         self.file = file
         self.line = line
         self.valueType = valueType
+        self.isAsync = isAsync
         self.factory = factory
+    }
+
+    /// The override being set up by this thread, or by this task: nil but while an
+    /// `overriding(_:with:)` runs its closure. Read only when a component is watched.
+    static func current(on context: ResolutionContext) -> OverrideCapture? {
+        context.capture ?? inTask
+    }
+
+    /// The provider the closure called, once it did.
+    var captured: String? { progress.withLock { $0.captured } }
+
+    /// Whether the captured provider is resolving through its new factory, whose own provider
+    /// calls are ordinary.
+    var isSuspended: Bool { progress.withLock { $0.isSuspended } }
+
+    /// Records `provider` as the one the closure called, unless it called another before: returns
+    /// that other one.
+    func capture(_ provider: String) -> String? {
+        progress.withLock { progress in
+            if let first = progress.captured { return first }
+            progress.captured = provider
+            return nil
+        }
+    }
+
+    /// Runs `body` while the capture is suspended: the captured provider resolves through its new
+    /// factory, whose provider calls are ordinary.
+    func whileSuspended<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        progress.withLock { $0.isSuspended = true }
+        defer { progress.withLock { $0.isSuspended = false } }
+        return try body()
+    }
+
+    /// `whileSuspended(_:)` for a body that awaits.
+    func whileSuspendedAwaiting<Result>(_ body: () async throws -> Result) async throws -> Result {
+        progress.withLock { $0.isSuspended = true }
+        defer { progress.withLock { $0.isSuspended = false } }
+        return try await body()
     }
 }

@@ -1,0 +1,257 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("Overriding one async provider without a subclass")
+struct AsyncOverrideTests {
+    @Test("an overridden async single is built once per component, by the override's factory")
+    func overriddenAsyncSingleBuildsOnce() async {
+        let built = Counter()
+        let component = await BackendComponent().overriding {
+            await $0.backend.pool()
+        } with: { _ in
+            await Task.yield()
+            return FakePool(number: built.increment())
+        }
+        let first = await component.backend.pool()
+        #expect(first is FakePool)
+        #expect(await component.backend.pool() === first)
+        #expect(built.count == 1)
+        #expect(component.liveBuilds.count == 0, "the original factory never runs")
+    }
+
+    @Test("an overridden async transient calls the override's factory on every call")
+    func overriddenAsyncTransientBuildsEachTime() async {
+        let built = Counter()
+        let component = await BackendComponent().overriding {
+            await $0.backend.connection()
+        } with: { _ in
+            PooledConnection(pool: FakePool(number: built.increment()))
+        }
+        let (first, second) = (await component.backend.connection(), await component.backend.connection())
+        #expect(first !== second)
+        #expect(first.pool is FakePool && second.pool is FakePool)
+        #expect(built.count == 3, "once while the override is set up, then once per call")
+    }
+
+    @Test("an overridden async scoped gives one resolution one instance, from the override's factory")
+    func overriddenAsyncScopedIsPerResolution() async {
+        let built = Counter()
+        let component = await BackendComponent().overriding {
+            await $0.backend.unitOfWork()
+        } with: { _ in
+            UnitOfWork(number: built.increment())
+        }
+        let pair = await component.backend.pairOfWork()
+        #expect(pair.0 === pair.1, "one resolution, one instance")
+        #expect(pair.0.number > 0, "built by the override")
+        #expect(component.liveBuilds.count == 0)
+    }
+
+    @Test("the provider calls that the override's factory makes are ordinary, and are not overridden")
+    func factoryCallsAreOrdinary() async {
+        let component = await BackendComponent().overriding {
+            await $0.backend.connection()
+        } with: { c in
+            PooledConnection(pool: await c.backend.pool())
+        }
+        let connection = await component.backend.connection()
+        #expect(connection.pool is LivePool)
+        #expect(connection.pool === (await component.backend.pool()), "the single the factory used is cached")
+        #expect(component.liveBuilds.count == 1)
+    }
+
+    @Test("a child reaches its parent's overridden async provider")
+    func childrenSeeTheAsyncOverride() async {
+        let app = await BackendComponent().overriding {
+            await $0.backend.pool()
+        } with: { _ in
+            FakePool(number: 7)
+        }
+        let request = BackendRequestComponent().parent { app }
+        let pool = await request.handlers.poolThroughParent()
+        #expect((pool as? FakePool)?.number == 7)
+    }
+
+    @Test("the override is set up by its own task only: another task's provider calls meanwhile are ordinary")
+    func otherTasksAreNotCaptured() async {
+        let component = BackendComponent()
+        let (entered, gate) = (Latch(), AsyncGate())
+        let overriding = Task {
+            await component.overriding { c in
+                entered.open()
+                await gate.pass()
+                return await c.backend.pool()
+            } with: { _ in
+                FakePool(number: 1) as any Pool
+            }
+        }
+        await entered.wait()
+        // Resolved while the capture is under way, by another task: neither captured (which would
+        // stop the program, the closure then calling a second provider) nor overridden.
+        let work = await component.backend.unitOfWork()
+        await gate.open()
+        _ = await overriding.value
+        #expect(work.number < 0, "built by the original factory")
+        #expect(await component.backend.pool() is FakePool)
+    }
+
+    @Test("the synchronous form is still the one chosen, with no await, in an async test")
+    func synchronousFormInAsyncContext() async {
+        let component = BackendComponent().overriding {
+            $0.backend.settings()
+        } with: { _ in
+            Settings(name: "fake")
+        }
+        #expect(component.backend.settings().name == "fake")
+    }
+
+    @Test("an async override of a synchronous provider stops with a message that says to drop the await")
+    func asyncOverrideOfSynchronousProvider() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            _ = await BackendComponent().overriding { c in
+                await Task.yield()
+                return c.backend.settings()
+            } with: { _ in
+                await Task.yield()
+                return Settings(name: "fake")
+            }
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "the async `BackendComponent.overriding(_:with:)` called `BackendModule.settings()`"))
+        #expect(message.contains("a synchronous provider, which cannot await the override's factory"))
+        #expect(message.contains("with no `await` in either closure"))
+        #expect(message.contains("DirkTests/AsyncOverrideTests.swift:"))
+    }
+
+    @Test("an async override of an async single already built stops the program")
+    func lateAsyncOverride() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let component = BackendComponent()
+            _ = await component.backend.pool()
+            await component.overriding {
+                await $0.backend.pool()
+            } with: { _ in
+                FakePool(number: 1)
+            }
+        }
+        #expect(
+            standardError(of: result).contains(
+                "overrode `BackendModule.pool()` after that provider was already used"))
+    }
+
+    @Test("an async override's closure that calls no provider stops with the async example")
+    func asyncOverrideCallingNoProvider() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            await BackendComponent().overriding { _ in
+                await Task.yield()
+                return FakePool(number: 1) as any Pool
+            } with: { _ in
+                FakePool(number: 1) as any Pool
+            }
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("called no provider"))
+        #expect(
+            message.contains("`await overriding { await $0.data.database() } with: { _ in fakeDatabase }`"))
+    }
+
+    @Test("an async override's factory that throws what its provider cannot is named by file and line")
+    func asyncOverrideForeignError() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            await BackendComponent().overriding {
+                try await $0.backend.checkedPool()
+            } with: { _ in
+                throw UnexpectedBackendError()
+            }
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("got an error of type `UnexpectedBackendError`, which it cannot throw"))
+        #expect(
+            message.contains(
+                "Only the factory of the `overriding(_:with:)` of `BackendModule.checkedPool()` at DirkTests/AsyncOverrideTests.swift:"
+            ))
+    }
+}
+
+// MARK: Fixtures
+
+protocol Pool: AnyObject, Sendable {}
+
+final class LivePool: Pool {}
+
+final class FakePool: Pool {
+    let number: Int
+    init(number: Int) { self.number = number }
+}
+
+final class PooledConnection: Sendable {
+    let pool: any Pool
+    init(pool: any Pool) { self.pool = pool }
+}
+
+final class UnitOfWork: Sendable {
+    let number: Int
+    init(number: Int) { self.number = number }
+}
+
+final class Settings: Sendable {
+    let name: String
+    init(name: String) { self.name = name }
+}
+
+struct BackendError: Error {}
+struct UnexpectedBackendError: Error {}
+
+final class BackendComponent: Component, @unchecked Sendable {
+    /// Builds by the original factories of `pool()` and `unitOfWork()`.
+    let liveBuilds = Counter()
+    var backend: BackendModule { module() }
+}
+
+final class BackendModule: Module<BackendComponent>, @unchecked Sendable {
+    func pool() async -> any Pool {
+        await single { c in
+            _ = c.liveBuilds.increment()
+            await Task.yield()
+            return LivePool() as any Pool
+        }
+    }
+
+    func checkedPool() async throws(BackendError) -> any Pool {
+        try await single { () async throws(BackendError) in LivePool() as any Pool }
+    }
+
+    func connection() async -> PooledConnection {
+        await transient { c in PooledConnection(pool: await c.backend.pool()) }
+    }
+
+    func unitOfWork() async -> UnitOfWork {
+        await scoped { c in
+            await Task.yield()
+            return UnitOfWork(number: -c.liveBuilds.increment())
+        }
+    }
+
+    /// Two calls of `unitOfWork()` in one resolution.
+    func pairOfWork() async -> (UnitOfWork, UnitOfWork) {
+        await transient { c in (await c.backend.unitOfWork(), await c.backend.unitOfWork()) }
+    }
+
+    func settings() -> Settings { single { Settings(name: "live") } }
+}
+
+final class BackendRequestComponent: Component, @unchecked Sendable {
+    var app: BackendComponent { parent() }
+    var handlers: BackendHandlerModule { module() }
+}
+
+final class BackendHandlerModule: Module<BackendRequestComponent>, @unchecked Sendable {
+    func poolThroughParent() async -> any Pool { await transient { c in await c.app.backend.pool() } }
+}
