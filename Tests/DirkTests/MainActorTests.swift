@@ -31,6 +31,18 @@ struct MainActorTests {
         #expect(component.panels.panel().store === component.data.store())
     }
 
+    @Test("a main-actor provider is overridden with a main-actor fake built inside MainActor.assumeIsolated")
+    @MainActor
+    func mainActorOverride() {
+        let fakeStore = SharedStore()
+        let component = ScreenComponent().overriding { $0.panels.panel() } with: { _ in
+            MainActor.assumeIsolated { ScreenViewModel(store: fakeStore) }
+        }
+        #expect(component.panels.panel().store === fakeStore)
+        #expect(component.panels.panel() === component.panels.panel(), "still a single")
+        #expect(component.data.store() !== fakeStore)
+    }
+
     @Test("a MainActorModule first asked for off the main thread stops with a message")
     func mainActorModuleOffMainTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
