@@ -35,7 +35,9 @@ struct MainActorTests {
     @MainActor
     func mainActorOverride() {
         let fakeStore = SharedStore()
-        let component = ScreenComponent().overriding { $0.panels.panel() } with: { _ in
+        let component = ScreenComponent().overriding {
+            $0.panels.panel()
+        } with: { _ in
             MainActor.assumeIsolated { ScreenViewModel(store: fakeStore) }
         }
         #expect(component.panels.panel().store === fakeStore)
