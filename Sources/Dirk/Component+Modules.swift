@@ -179,6 +179,16 @@ extension Component {
     }
 }
 
+extension Component {
+    /// How many callers wait for the module of `type` that this component's first use of it is
+    /// creating: none when none does, or when the module is not being created. A test hook.
+    package func callersWaiting(forModule type: AnyModule.Type) -> Int {
+        let key = ObjectIdentifier(type)
+        let cell = core.withLock { state in state.moduleCreations.first { $0.type == key }?.cellOfWaiters }
+        return cell?.status.waiters ?? 0
+    }
+}
+
 /// A default module being created: who creates it, in which step, and the cell in which agents
 /// that ask for the module meanwhile wait, made when the first of them does.
 struct ModuleCreation {
@@ -227,6 +237,9 @@ struct ModuleCreation {
         waitingCell = (cell, generation)
         return .wait(cell)
     }
+
+    /// The cell in which agents wait for the module, once one does.
+    var cellOfWaiters: Cell? { waitingCell?.cell }
 
     /// Hands the created module to the agents that wait for it. Call it with no lock held.
     func complete(with module: AnyModule) {

@@ -77,8 +77,17 @@ open class AnyModule: @unchecked Sendable {
     /// The slots are allocated before the lock is taken; those of a thread that loses the race go
     /// when it returns, after the lock.
     @usableFromInline @inline(never) func makeSlots() {
+        makeSlots(beforeLocking: { _ in })
+    }
+
+    /// `makeSlots()`, which runs `beforeLocking` with the slots it made before it takes the lock: a
+    /// test hook, through which a test holds this thread until another has published its slots, so
+    /// that this one loses the race. (Inlined, so that the empty closure of `makeSlots()` costs
+    /// nothing.)
+    @inline(__always) package func makeSlots(beforeLocking: (AnyObject) -> Void) {
         let made = Handover(
             ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType))
+        made.withObject(beforeLocking)
         let core = componentCore
         let isPublished = core.withLockedState { locked in
             if publishedSlots.isPublished { return false }

@@ -71,7 +71,7 @@ struct SpareReferencesTests {
                 taken.withLock { $0 = value }
                 read.signal()
             }
-            return read.wait(timeout: .now() + 10) == .success
+            return read.wait(timeout: .now() + .seconds(defaultWatchdogSeconds)) == .success
         }
         #expect(finished, "the read waited for the lock")
         // A read that waited for the lock ends now that it is free; one that never ends fails here.

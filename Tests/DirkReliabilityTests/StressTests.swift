@@ -1,6 +1,7 @@
 import Dirk
 import DirkTestSupport
 import Dispatch
+import Foundation
 import Testing
 
 @Suite("Concurrency stress")
@@ -53,31 +54,32 @@ struct StressTests {
     func resolveWhileResetting(seed: UInt64) {
         let tree = GraphTree(.random(seed: seed))
         let levels = tree.spec.levels
-        let finished = Counter()
+        let (finished, resets) = (Counter(), Counter())
         withWatchdog {
-            let group = DispatchGroup()
-            for thread in 0..<4 {
-                DispatchQueue.global().async(group: group) {
-                    var random = SplitMix(seed: seed &+ UInt64(thread))
-                    for _ in 0..<1_500 {
-                        // Even threads walk the tree leaf first, odd ones root first.
-                        let level =
-                            thread.isMultiple(of: 2)
-                            ? levels - 1 - Int.random(in: 0..<levels, using: &random) % levels
-                            : Int.random(in: 0..<levels, using: &random)
-                        let count = tree.spec.strategies[level].count
-                        _ = try! tree.components[level].resolve(Int.random(in: 0..<count, using: &random))
-                    }
-                    finished.increment()
+            // Threads of their own, the readers starting once the resets have: from Dispatch's
+            // pool, the resetter could start only after the readers had finished.
+            onThreads(5) { thread in
+                guard thread < 4 else {
+                    var random = SplitMix(seed: seed)
+                    repeat {
+                        tree.components[Int.random(in: 0..<levels, using: &random)].reset()
+                        resets.increment()
+                    } while finished.count < 4
+                    return
                 }
+                while resets.count == 0 { sched_yield() }
+                var random = SplitMix(seed: seed &+ UInt64(thread))
+                for _ in 0..<1_500 {
+                    // Even threads walk the tree leaf first, odd ones root first.
+                    let level =
+                        thread.isMultiple(of: 2)
+                        ? levels - 1 - Int.random(in: 0..<levels, using: &random) % levels
+                        : Int.random(in: 0..<levels, using: &random)
+                    let count = tree.spec.strategies[level].count
+                    _ = try! tree.components[level].resolve(Int.random(in: 0..<count, using: &random))
+                }
+                finished.increment()
             }
-            DispatchQueue.global().async(group: group) {
-                var random = SplitMix(seed: seed)
-                repeat {
-                    tree.components[Int.random(in: 0..<levels, using: &random)].reset()
-                } while finished.count < 4
-            }
-            group.wait()
         }
         #expect(finished.count == 4)
     }

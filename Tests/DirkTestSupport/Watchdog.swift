@@ -18,17 +18,20 @@ import Testing
 /// a normal run would then fail tests that are only waiting for a thread.
 public let defaultWatchdogSeconds = isUnderThreadSanitizer ? 600 : 60
 
-/// Runs `body` on another thread and fails the test, instead of hanging it, if `body` has not
+/// Runs `body` on a thread of its own and fails the test, instead of hanging it, if `body` has not
 /// finished after `seconds`. A safety net for deadlock tests, not a timing assertion.
+///
+/// A thread of its own, not Dispatch's pool, which on a busy machine can take seconds to start
+/// the body: the time is the body's.
 public func withWatchdog(
     seconds: Int = defaultWatchdogSeconds, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () -> Void
 ) {
     let finished = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    Thread {
         body()
         finished.signal()
-    }
+    }.start()
     if finished.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
         Issue.record("Deadlock: the work did not finish within \(seconds) s", sourceLocation: sourceLocation)
     }
@@ -40,21 +43,27 @@ public func withWatchdog(
 ///
 /// The body runs in an unstructured task, which the watchdog cancels and then leaves behind when
 /// the time is up: a structured child would make the test wait for a hung body forever. The time
-/// is kept by a thread of its own, so that a body that blocks the cooperative pool cannot stop it.
+/// is kept by a thread of its own, so that a body that blocks the cooperative pool cannot stop it,
+/// and it starts when the body does: on a busy machine, a task can wait seconds for a thread of the
+/// pool, which the stress tests running beside it hold. (The wait for the start is bounded by
+/// `seconds` too.)
 @discardableResult
 public func withAsyncWatchdog<Result: Sendable>(
     seconds: Int = defaultWatchdogSeconds, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () async -> Result
 ) async -> Result? {
-    let finished = DispatchSemaphore(value: 0)
+    let (started, finished) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
     let task = Task {
+        started.signal()
         let result = await body()
         finished.signal()
         return result
     }
     let inTime = await withCheckedContinuation { continuation in
         Thread {
-            continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success)
+            let hasStarted = started.wait(timeout: .now() + .seconds(seconds)) == .success
+            continuation.resume(
+                returning: hasStarted && finished.wait(timeout: .now() + .seconds(seconds)) == .success)
         }.start()
     }
     guard inTime else {

@@ -25,10 +25,11 @@ struct AsyncTests {
         await withAsyncWatchdog {
             await withTaskGroup(of: Void.self) { group in
                 // Far more waiters than the cooperative pool has threads; if waiting blocked a
-                // thread, the builder could never run again and this would hang.
+                // thread, the gate's opener could never run, and this would hang.
                 for _ in 0..<64 { group.addTask { _ = await component.storage.gatedDatabase() } }
                 group.addTask {
-                    for _ in 0..<200 { await Task.yield() }
+                    // One of the 64 builds, at the gate; the other 63 wait for it.
+                    await component.waitUntilAsync(63, areWaitingFor: "StorageModule.gatedDatabase()")
                     await gate.open()
                 }
                 await group.waitForAll()

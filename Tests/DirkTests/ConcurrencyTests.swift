@@ -528,8 +528,14 @@ class NestingModule: Module<NestingComponent>, @unchecked Sendable {
         c.yIsBuilt.signal()
         c.zIsConfiguring.wait()
         x.link(c.nesting.z())
-        // Lingers after `z` is there for the other thread to return.
-        usleep(100_000)
+        // Goes on once the other thread, back from `z()`, waits for x's `configure:` at its
+        // resolution's end. Insight shows that waiter for a `single` x; a `scoped` x is kept by
+        // this thread's resolution, where insight does not look, so for it a pause must do.
+        if c.xStrategy == .single {
+            waitForWaiter(on: "NestingModule.x()", of: c)
+        } else {
+            usleep(100_000)
+        }
         x.isConfigured = true
     }
 
@@ -546,8 +552,8 @@ class NestingModule: Module<NestingComponent>, @unchecked Sendable {
             { Linked("z", isConfigured: false) },
             configure: { z, c in
                 c.zIsConfiguring.signal()
-                // Lets x's thread start waiting for `z`.
-                usleep(50_000)
+                // Goes on once x's thread waits for `z`, so that asking for `y` closes the cycle.
+                waitForWaiter(on: "NestingModule.z()", of: c)
                 z.link(c.nesting.y())
                 z.isConfigured = true
             })

@@ -87,33 +87,28 @@ struct ModuleRegistrationTests {
     @Test("tasks that ask for a module while a thread creates it get that one module")
     func concurrentFirstUse() async {
         let component = GatedModuleComponent()
-        // The initializer waits, within the watchdog's bound, until a task has found it running,
+        // The initializer waits, within the watchdog's bound, until a task waits for the module,
         // so that the tasks ask while the module is being created, however busy the pool is.
-        component.waitsForAsker = true
+        component.waitersToAwait = 1
         // The creator runs on a thread of its own: its initializer holds no thread of the pool,
         // which the tasks need.
         let creation = Task.detached { await Self.onNewThread { ObjectIdentifier(component.gated) } }
-        let askedDuringCreation = await withTaskGroup(of: (ObjectIdentifier, Bool).self) { group in
+        let seen = await withTaskGroup(of: ObjectIdentifier.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     // Without blocking a thread of the pool until the creator is in the initializer.
                     while component.created.count == 0 { await Task.yield() }
-                    let isDuringCreation = component.isInitializing.withLock { $0 }
-                    if isDuringCreation { component.askers.increment() }
-                    return (ObjectIdentifier(component.gated), isDuringCreation)
+                    return ObjectIdentifier(component.gated)
                 }
             }
             var seen: Set<ObjectIdentifier> = [await creation.value]
-            var askedDuringCreation = false
-            for await (id, isDuringCreation) in group {
-                seen.insert(id)
-                askedDuringCreation = askedDuringCreation || isDuringCreation
-            }
-            #expect(seen.count == 1)
-            return askedDuringCreation
+            for await id in group { seen.insert(id) }
+            return seen
         }
+        #expect(seen.count == 1)
         #expect(component.created.count == 1)
-        #expect(askedDuringCreation, "no task asked for the module while it was being created")
+        #expect(
+            component.sawWaiters.withLock { $0 }, "no task waited for the module while it was being created")
     }
 
     /// What `body` returns, run on a thread of its own.
@@ -126,11 +121,12 @@ struct ModuleRegistrationTests {
     @Test("threads that ask for a module while another thread creates it wait for that one module")
     func waitersGetTheCreatorsModule() {
         let component = GatedModuleComponent()
+        // The initializer goes on once the other three threads wait for the module.
+        component.waitersToAwait = 3
         let modules = DirkTestSupport.Locked<[ObjectIdentifier]>([])
         withWatchdog {
             onThreads(4) { index in
-                // The others ask once the first is inside the module's initializer, which takes
-                // long enough for them to ask while it runs.
+                // The others ask once the first is inside the module's initializer.
                 if index > 0 { component.creating.wait() }
                 let module = component.gated
                 modules.withLock { $0.append(ObjectIdentifier(module)) }
@@ -139,6 +135,7 @@ struct ModuleRegistrationTests {
         #expect(modules.withLock { $0.count } == 4)
         #expect(Set(modules.withLock { $0 }).count == 1)
         #expect(component.created.count == 1)
+        #expect(component.sawWaiters.withLock { $0 }, "the threads did not wait for the module")
     }
 
     @Test("module initializers on two threads that need each other's modules trap with the path")
@@ -256,26 +253,29 @@ final class InnerTestModule: Module<NestingTestComponent>, @unchecked Sendable {
 final class GatedModuleComponent: Component, @unchecked Sendable {
     let created = Counter()
     let creating = DispatchSemaphore(value: 0)
-    /// Whether the module's initializer runs, so that the module is not published yet.
-    let isInitializing = DirkTestSupport.Locked(false)
-    /// Set before the first use: whether the initializer waits until `askers` counts one.
-    nonisolated(unsafe) var waitsForAsker = false
-    /// Callers that found the initializer running.
-    let askers = Counter()
+    /// Set before the first use: how many callers the initializer waits for, as waiting for the
+    /// module.
+    nonisolated(unsafe) var waitersToAwait = 0
+    /// Whether the initializer saw them wait.
+    let sawWaiters = DirkTestSupport.Locked(false)
     var gated: GatedModule { module() }
 }
 
 final class GatedModule: Module<GatedModuleComponent>, @unchecked Sendable {
     required init(_ component: GatedModuleComponent) {
         super.init(component)
-        component.isInitializing.withLock { $0 = true }
         component.created.increment()
         for _ in 0..<3 { component.creating.signal() }
-        // Within the watchdog's bound: a test that waits for askers fails without one.
+        // Within the watchdog's bound: a test that waits for waiters fails without them.
         let deadline = Date() + Double(defaultWatchdogSeconds)
-        while component.waitsForAsker, component.askers.count == 0, Date() < deadline { usleep(1_000) }
-        Thread.sleep(forTimeInterval: 0.1)
-        component.isInitializing.withLock { $0 = false }
+        while component.callersWaiting(forModule: GatedModule.self) < component.waitersToAwait,
+            Date() < deadline
+        {
+            usleep(1_000)
+        }
+        component.sawWaiters.withLock {
+            $0 = component.callersWaiting(forModule: GatedModule.self) >= component.waitersToAwait
+        }
     }
 }
 

@@ -77,9 +77,10 @@ struct OutlivingTaskTests {
         let alive = await withAsyncWatchdog {
             _ = await component.outliving.relay(generations, agents: agents)
             await component.resetDone.wait()
-            // The finished generations' tasks are released soon after they end; wait for that.
+            // The finished generations' tasks are released soon after they end; wait for that,
+            // for as long as the watchdog allows.
             var alive = Int.max
-            for _ in 0..<200 where alive > 2 {
+            while alive > 2, !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 10_000_000)
                 alive = agents.withLock { $0.filter { $0.object != nil }.count }
             }
@@ -180,6 +181,8 @@ final class OutlivingComponent: Component, @unchecked Sendable {
     let released = Counter()
     let entered = Latch()
     let resetDone = Latch()
+    /// The agents of the tasks in which `hop(_:)` ran, first hop first.
+    let hopAgents = DirkTestSupport.Locked<[WeakObject]>([])
     nonisolated(unsafe) var latch: Latch?
     nonisolated(unsafe) var gate: AsyncGate?
     var outliving: OutlivingModule { module() }
@@ -225,13 +228,17 @@ final class OutlivingModule: Module<OutlivingComponent>, @unchecked Sendable {
     func hop(_ remaining: Int) async -> Thing {
         await transient { c in
             await Task.yield()
+            c.hopAgents.withLock { $0.append(WeakObject(TaskAgents.current)) }
             Task {
                 if remaining > 1 {
                     _ = await c.outliving.hop(remaining - 1)
                 } else {
-                    // Time for the tasks in between to end and release their agents; the trap
-                    // must not depend on them.
-                    try? await Task.sleep(nanoseconds: 200_000_000)
+                    // Once the first hop's task has ended and released its agent: the trap must
+                    // not depend on it. (The last hop's agent stays, in the task-local values
+                    // that this task inherited from its step.)
+                    while c.hopAgents.withLock({ $0[0].object != nil }) {
+                        try? await Task.sleep(nanoseconds: 1_000_000)
+                    }
                     c.reset()
                     c.resetDone.open()
                 }

@@ -114,7 +114,8 @@ extension DirkTestSupport.Locked where Value == Int {
 }
 
 /// Runs `first` on one thread and, once `signal` is signalled, `second` on another, under a
-/// watchdog; returns what each returned or threw.
+/// watchdog; returns what each returned or threw, or `Unfinished` for one still running when the
+/// watchdog's time was up (which the watchdog records as a failure of the test).
 func onTwoThreads<First, Second>(
     _ first: @escaping @Sendable () throws -> First, thenOnceSignalled signal: DispatchSemaphore,
     _ second: @escaping @Sendable () throws -> Second
@@ -133,8 +134,14 @@ func onTwoThreads<First, Second>(
             }
         }
     }
-    return (firstResult.withLock { $0 }!, secondResult.withLock { $0 }!)
+    return (
+        firstResult.withLock { $0 } ?? .failure(Unfinished()),
+        secondResult.withLock { $0 } ?? .failure(Unfinished())
+    )
 }
+
+/// What a thread that was still running when its watchdog's time was up returned.
+struct Unfinished: Error {}
 
 final class CrossNode: @unchecked Sendable {
     /// Weak: the component keeps both nodes, which would otherwise form a retain cycle.

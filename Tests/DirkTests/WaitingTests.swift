@@ -66,7 +66,6 @@ struct WaitingTests {
     }
 
     @Test("a task waiting for another task's build stops as soon as it is cancelled; the build goes on")
-    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)  // ContinuousClock
     func cancelledWaitersStop() async throws {
         let component = FailingComponent()
         let gate = AsyncGate()
@@ -77,8 +76,6 @@ struct WaitingTests {
             await component.waitUntilAsync(0, areWaitingFor: "FailingModule.asyncThing()", building: true)
             let waiters = (0..<20).map { _ in Task { try await component.failing.asyncThing() } }
             await component.waitUntilAsync(20, areWaitingFor: "FailingModule.asyncThing()")
-            let clock = ContinuousClock()
-            let start = clock.now
             for waiter in waiters { waiter.cancel() }
             var cancelled = 0
             for waiter in waiters {
@@ -88,8 +85,8 @@ struct WaitingTests {
                     cancelled += 1
                 } catch {}
             }
-            // The build is still held at its gate, so the waiters stopped without it.
-            #expect(clock.now - start < .seconds(30))
+            // The build is still held at its gate (checked below), so the waiters stopped
+            // without it.
             return cancelled
         }
         #expect(stopped == 20, "every cancelled waiter throws CancellationError")
@@ -172,7 +169,9 @@ extension Error {
 final class FailingComponent: Component, @unchecked Sendable {
     let attempts = Counter()
     var failing: FailingModule { module() }
+}
 
+extension Component {
     /// Waits, under the test's watchdog, until `count` callers wait for `provider`'s build.
     func waitUntil(_ count: Int, areWaitingFor provider: String) {
         while dependencyGraph().nodes.first(where: { $0.name == provider })?.waitingCallers != count {
