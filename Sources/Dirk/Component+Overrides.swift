@@ -21,8 +21,10 @@ extension Component {
     /// `func api() -> any API { single { LiveAPI() as any API } }`, not `single { LiveAPI() }`,
     /// whose strategy builds a `LiveAPI`.
     ///
-    /// An async provider is overridden with the async form of this method, whose closures may
-    /// await.
+    /// An async provider is overridden with the async form of this method,
+    /// ``overriding(file:line:_:with:)-2ij78``, whose closures may await. A main-actor provider's
+    /// fake is built inside `MainActor.assumeIsolated`, since the factory runs where the provider
+    /// is called, on the main actor (see <doc:MainActor#Overriding-main-actor-providers>).
     ///
     /// Override providers when you build the component, before its first resolution. Overriding
     /// a provider that was already used, a provider of another component (a parent's), a provider
