@@ -86,7 +86,7 @@ extension Component {
     ///   - factory: Builds the provider's instances from now on.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func overriding<T>(
+    nonisolated(nonsending) public consuming func overriding<T>(
         file: StaticString = #fileID, line: UInt = #line,
         _ provider: (Self) async throws -> T,
         with factory: @escaping @Sendable (Self) async throws -> T
@@ -103,6 +103,7 @@ extension Component {
         await OverrideCapture.$inTask.withValue(capture) {
             await observingSelfAndAncestorsAwaiting { _ = try? await provider(self) }
         }
+        capture.finish()
         checkCaptured(capture)
         return self
     }

@@ -122,7 +122,7 @@ struct AsyncOverrideTests {
         #expect(
             message.contains(
                 "the async `BackendComponent.overriding(_:with:)` called `BackendModule.settings()`"))
-        #expect(message.contains("a synchronous provider, which cannot await the override's factory"))
+        #expect(message.contains("whose strategy is synchronous and so cannot await the override's factory"))
         #expect(message.contains("with no `await` in either closure"))
         #expect(message.contains("DirkTests/AsyncOverrideTests.swift:"))
     }
@@ -177,6 +177,178 @@ struct AsyncOverrideTests {
             message.contains(
                 "Only the factory of the `overriding(_:with:)` of `BackendModule.checkedPool()` at DirkTests/AsyncOverrideTests.swift:"
             ))
+    }
+
+    @Test(
+        "an async provider whose factory does not await has a synchronous strategy, which the message explains"
+    )
+    func asyncProviderWithSynchronousStrategy() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            await BackendComponent().overriding {
+                await $0.backend.quickPool()
+            } with: { _ in
+                await Task.yield()
+                return FakePool(number: 1) as any Pool
+            }
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("called `BackendModule.quickPool()`, whose strategy is synchronous"))
+        #expect(
+            message.contains("If it is async, its strategy is synchronous because its factory does not await")
+        )
+    }
+
+    @Test(
+        "a second provider called from a sibling task while the first resolves through its factory stops the program"
+    )
+    func siblingTasksCallingTwoProviders() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let (capturing, never) = (Latch(), Latch())
+            await BackendComponent().overriding { c in
+                async let pool = c.backend.pool()
+                async let work: UnitOfWork = {
+                    await capturing.wait()
+                    return await c.backend.unitOfWork()
+                }()
+                _ = await work
+                return await pool
+            } with: { _ in
+                // `pool()` was captured and resolves through this factory, which waits for
+                // ever: the sibling's call stops the program first.
+                capturing.open()
+                await never.wait()
+                return FakePool(number: 1) as any Pool
+            }
+        }
+        #expect(
+            standardError(of: result).contains(
+                "called `BackendModule.pool()` and then `BackendModule.unitOfWork()`"))
+    }
+
+    @Test("a task started by the override's factory that outlives the override makes ordinary calls")
+    func taskEscapingTheFactoryIsOrdinary() async {
+        // Recording keeps the component watched, so that the late calls take the path that
+        // looks for an override being set up.
+        let component = BackendComponent().startRecordingDependencies()
+        let done = Latch()
+        let late = Locked<(Settings, UnitOfWork)?>(nil)
+        await component.overriding {
+            await $0.backend.pool()
+        } with: { c in
+            Task {
+                try? await Task.sleep(nanoseconds: 20_000_000)
+                let found = (c.backend.settings(), await c.backend.unitOfWork())
+                late.withLock { $0 = found }
+                done.open()
+            }
+            return FakePool(number: 1) as any Pool
+        }
+        await done.wait()
+        #expect(late.withLock { $0 }?.0.name == "live")
+        #expect((late.withLock { $0 }?.1.number ?? 0) < 0, "built by the original factory")
+        #expect(await component.backend.pool() is FakePool)
+    }
+
+    @Test("the override's factory may use child tasks, and the providers it calls are ordinary")
+    func factoryUsesChildTasks() async {
+        let component = await BackendComponent().overriding {
+            await $0.backend.connection()
+        } with: { c in
+            async let pool = c.backend.pool()
+            let settings = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<8 { group.addTask { c.backend.settings().name } }
+                return await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(settings == ["live"])
+            return PooledConnection(pool: await pool)
+        }
+        let connection = await component.backend.connection()
+        #expect(connection.pool is LivePool)
+        #expect(connection.pool === (await component.backend.pool()))
+        #expect(component.liveBuilds.count == 1)
+    }
+
+    @Test("a synchronous override, then an async one whose factory uses it")
+    func synchronousThenAsync() async {
+        let component = await BackendComponent()
+            .overriding {
+                $0.backend.settings()
+            } with: { _ in
+                Settings(name: "fake")
+            }
+            .overriding {
+                await $0.backend.pool()
+            } with: { c in
+                FakePool(number: c.backend.settings().name.count) as any Pool
+            }
+        #expect((await component.backend.pool() as? FakePool)?.number == 4)
+    }
+
+    @Test("an async provider reached through an AsyncLazy is overridden, and reset() keeps the override")
+    func throughAsyncLazyAndReset() async {
+        let built = Counter()
+        let component = await BackendComponent().overriding {
+            await $0.backend.lazyPool().value
+        } with: { _ in
+            FakePool(number: built.increment()) as any Pool
+        }
+        #expect((await component.backend.pool() as? FakePool)?.number == 1)
+        component.reset()
+        #expect((await component.backend.pool() as? FakePool)?.number == 2)
+        #expect(component.liveBuilds.count == 0)
+    }
+
+    @Test(
+        "async overrides of different providers of one component, set up at once beside a child's resolution")
+    func concurrentAsyncOverrides() async {
+        for _ in 0..<stressRounds(50) {
+            let component = BackendComponent()
+            let child = BackendRequestComponent().parent { component }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await component.overriding {
+                        await $0.backend.pool()
+                    } with: { _ in
+                        FakePool(number: 1) as any Pool
+                    }
+                }
+                group.addTask {
+                    await component.overriding {
+                        await $0.backend.unitOfWork()
+                    } with: { _ in
+                        UnitOfWork(number: 2)
+                    }
+                }
+                group.addTask {
+                    await component.overriding {
+                        try await $0.backend.checkedPool()
+                    } with: { _ in
+                        FakePool(number: 3) as any Pool
+                    }
+                }
+                group.addTask { _ = await child.handlers.settingsThroughParent() }
+            }
+            #expect(await component.backend.pool() is FakePool)
+            #expect(await component.backend.unitOfWork().number == 2)
+            #expect((try? await component.backend.checkedPool()) is FakePool)
+        }
+    }
+}
+
+/// The async form from the main actor, as a view model's test calls it.
+@Suite("Overriding an async provider from the main actor")
+@MainActor
+struct AsyncOverrideOnMainActorTests {
+    @Test("the async form compiles and works in a main-actor test")
+    func fromMainActor() async {
+        let component = await BackendComponent().overriding {
+            await $0.backend.pool()
+        } with: { _ in
+            FakePool(number: 5) as any Pool
+        }
+        #expect((await component.backend.pool() as? FakePool)?.number == 5)
     }
 }
 
@@ -245,6 +417,11 @@ final class BackendModule: Module<BackendComponent>, @unchecked Sendable {
     }
 
     func settings() -> Settings { single { Settings(name: "live") } }
+
+    /// Async, but its factory does not await: Swift picks the synchronous strategy.
+    func quickPool() async -> any Pool { single { LivePool() as any Pool } }
+
+    func lazyPool() -> AsyncLazy<any Pool, Never> { asyncLazy { await $0.backend.pool() } }
 }
 
 final class BackendRequestComponent: Component, @unchecked Sendable {
@@ -254,4 +431,11 @@ final class BackendRequestComponent: Component, @unchecked Sendable {
 
 final class BackendHandlerModule: Module<BackendRequestComponent>, @unchecked Sendable {
     func poolThroughParent() async -> any Pool { await transient { c in await c.app.backend.pool() } }
+
+    func settingsThroughParent() async -> Settings {
+        await transient { c in
+            await Task.yield()
+            return c.app.backend.settings()
+        }
+    }
 }

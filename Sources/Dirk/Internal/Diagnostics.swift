@@ -561,10 +561,13 @@
     ) -> Never {
         fail(
             """
-            Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, a synchronous \
-            provider, which cannot await the override's factory. Override it with the synchronous \
-            `overriding(_:with:)`, with no `await` in either closure, as in \
-            `overriding { $0.data.store() } with: { _ in FakeStore() }`.
+            Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, whose strategy \
+            is synchronous and so cannot await the override's factory. If the provider is \
+            synchronous, override it with the synchronous `overriding(_:with:)`, with no `await` in \
+            either closure, as in `overriding { $0.data.store() } with: { _ in FakeStore() }`. If it \
+            is async, its strategy is synchronous because its factory does not await, so Swift \
+            chose the synchronous strategy (and warned that no async operations occur within \
+            `await`): write the strategy without `await`, or make its factory await.
             """, file: file, line: line)
     }
 

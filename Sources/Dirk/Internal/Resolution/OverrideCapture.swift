@@ -5,8 +5,13 @@
 /// Sendable because every field is a constant but `progress`, which its lock guards.
 @usableFromInline final class OverrideCapture: @unchecked Sendable {
     /// The capture of the async `overriding(_:with:)` under way in this task and the tasks it
-    /// starts: an async closure may call its provider on any thread.
+    /// starts: an async closure may call its provider on any thread. Tasks that outlive the
+    /// closure keep it, finished.
     @TaskLocal static var inTask: OverrideCapture?
+    /// Whether this task, or the task that started it, resolves the captured provider of an async
+    /// capture through its new factory, whose own provider calls are ordinary. A task's own, so
+    /// that a sibling task's call of a second provider is still caught.
+    @TaskLocal static var isSuspendedInTask = false
 
     /// The component whose provider is overridden, compared only.
     let component: UInt
@@ -27,7 +32,10 @@
 
     private struct Progress {
         var captured: String?
+        /// The synchronous form's suspension (see `isSuspended`).
         var isSuspended = false
+        /// Whether `overriding(_:with:)` has returned.
+        var isFinished = false
     }
 
     init(
@@ -46,15 +54,28 @@
     /// The override being set up by this thread, or by this task: nil but while an
     /// `overriding(_:with:)` runs its closure. Read only when a component is watched.
     static func current(on context: ResolutionContext) -> OverrideCapture? {
-        context.capture ?? inTask
+        if let capture = context.capture { return capture }
+        guard let capture = inTask, !capture.isFinished else { return nil }
+        return capture
     }
+
+    /// Ends the capture, when `overriding(_:with:)` returns: a task started in its closure or
+    /// factory that is still running makes ordinary calls.
+    func finish() {
+        progress.withLock { $0.isFinished = true }
+    }
+
+    private var isFinished: Bool { progress.withLock { $0.isFinished } }
 
     /// The provider the closure called, once it did.
     var captured: String? { progress.withLock { $0.captured } }
 
     /// Whether the captured provider is resolving through its new factory, whose own provider
-    /// calls are ordinary.
-    var isSuspended: Bool { progress.withLock { $0.isSuspended } }
+    /// calls are ordinary: on this thread, for the synchronous form, whose capture is the
+    /// thread's; in this task and the tasks it starts, for the async form.
+    var isSuspended: Bool {
+        isAsync ? Self.isSuspendedInTask : progress.withLock { $0.isSuspended }
+    }
 
     /// Records `provider` as the one the closure called, unless it called another before: returns
     /// that other one.
@@ -76,10 +97,8 @@
         return try body()
     }
 
-    /// `whileSuspended(_:)` for a body that awaits.
+    /// `whileSuspended(_:)` for the async form, whose suspension is the task's.
     func whileSuspendedAwaiting<Result>(_ body: () async throws -> Result) async throws -> Result {
-        progress.withLock { $0.isSuspended = true }
-        defer { progress.withLock { $0.isSuspended = false } }
-        return try await body()
+        try await Self.$isSuspendedInTask.withValue(true) { try await body() }
     }
 }
