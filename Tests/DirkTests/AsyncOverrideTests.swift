@@ -251,6 +251,28 @@ struct AsyncOverrideTests {
         #expect(await component.backend.pool() is FakePool)
     }
 
+    @Test("a task started by the override's closure that outlives the override makes ordinary calls")
+    func taskEscapingTheClosureIsOrdinary() async {
+        let component = BackendComponent().startRecordingDependencies()
+        let (overridden, done) = (Latch(), Latch())
+        let late = Locked<UnitOfWork?>(nil)
+        await component.overriding { c in
+            Task {
+                await overridden.wait()
+                let work = await c.backend.unitOfWork()
+                late.withLock { $0 = work }
+                done.open()
+            }
+            return await c.backend.pool()
+        } with: { _ in
+            FakePool(number: 1) as any Pool
+        }
+        overridden.open()
+        await done.wait()
+        #expect((late.withLock { $0 }?.number ?? 0) < 0, "built by the original factory")
+        #expect(await component.backend.pool() is FakePool)
+    }
+
     @Test("the override's factory may use child tasks, and the providers it calls are ordinary")
     func factoryUsesChildTasks() async {
         let component = await BackendComponent().overriding {

@@ -174,7 +174,7 @@ extension AnyModule {
             }
             // An override that this task sets up, as in the synchronous pipeline: it takes effect
             // before the slot is found, and the provider calls of its factory are ordinary.
-            guard attention != 0, let capture = OverrideCapture.inTask, !capture.isSuspended else {
+            guard attention != 0, let capture = OverrideCapture.currentInTask, !capture.isSuspended else {
                 return try await resolve()
             }
             setUpOverride(

@@ -54,7 +54,12 @@
     /// The override being set up by this thread, or by this task: nil but while an
     /// `overriding(_:with:)` runs its closure. Read only when a component is watched.
     static func current(on context: ResolutionContext) -> OverrideCapture? {
-        if let capture = context.capture { return capture }
+        context.capture ?? currentInTask
+    }
+
+    /// The async form's override being set up by this task, or by the task that started it: nil
+    /// once that `overriding(_:with:)` has returned, for a task that outlives it.
+    static var currentInTask: OverrideCapture? {
         guard let capture = inTask, !capture.isFinished else { return nil }
         return capture
     }
