@@ -47,7 +47,7 @@ extension Component {
         let capture = OverrideCapture(
             component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
             line: line, valueType: T.self, isAsync: false,
-            factory: OverrideFactory<T>(file: file, line: line) { component in
+            factory: OverrideFactory<SyncOverride<T>>(file: file, line: line) { component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try factory(component as! Self)
             })
@@ -94,7 +94,7 @@ extension Component {
         let capture = OverrideCapture(
             component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
             line: line, valueType: T.self, isAsync: true,
-            factory: AsyncOverrideFactory<T>(file: file, line: line) { component in
+            factory: OverrideFactory<AsyncOverride<T>>(file: file, line: line) { component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try await factory(component as! Self)
             })
@@ -118,14 +118,15 @@ extension Component {
 }
 
 /// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it, with
-/// where that call is.
+/// where that call is. `Make` is the factory's type: `SyncOverride<T>` or `AsyncOverride<T>`, by
+/// which a provider finds only a factory of its own kind and type.
 @usableFromInline
-final class OverrideFactory<Value>: OverrideOrigin, Sendable {
-    @usableFromInline let make: @Sendable (Component) throws -> Value
+final class OverrideFactory<Make: Sendable>: OverrideOrigin, Sendable {
+    @usableFromInline let make: Make
     let file: StaticString
     let line: UInt
 
-    init(file: StaticString, line: UInt, _ make: @escaping @Sendable (Component) throws -> Value) {
+    init(file: StaticString, line: UInt, _ make: Make) {
         self.file = file
         self.line = line
         self.make = make
@@ -134,22 +135,11 @@ final class OverrideFactory<Value>: OverrideOrigin, Sendable {
     var location: String { "\(file):\(line)" }
 }
 
-/// A factory that replaces an async provider's, as the async `Component.overriding(_:with:)`
-/// stores it, with where that call is.
-@usableFromInline
-final class AsyncOverrideFactory<Value>: OverrideOrigin, Sendable {
-    @usableFromInline let make: @Sendable (Component) async throws -> Value
-    let file: StaticString
-    let line: UInt
+/// The factory of a synchronous provider's override, which makes a `T`.
+@usableFromInline typealias SyncOverride<T> = @Sendable (Component) throws -> T
 
-    init(file: StaticString, line: UInt, _ make: @escaping @Sendable (Component) async throws -> Value) {
-        self.file = file
-        self.line = line
-        self.make = make
-    }
-
-    var location: String { "\(file):\(line)" }
-}
+/// The factory of an async provider's override, which makes a `T`.
+@usableFromInline typealias AsyncOverride<T> = @Sendable (Component) async throws -> T
 
 /// Where an override was set up, whatever type its factory makes.
 protocol OverrideOrigin: AnyObject {
@@ -178,7 +168,7 @@ extension Module {
     func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, component: Component
     ) throws -> T {
-        if hasOverrides, let override = slots.override(for: key()) as? OverrideFactory<T> {
+        if hasOverrides, let override = slots.override(for: key()) as? OverrideFactory<SyncOverride<T>> {
             return try override.make(component)
         }
         return try factory(Erasure.component(component, as: C.self))
@@ -189,7 +179,7 @@ extension Module {
     func make<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, component: Component
     ) async throws -> T {
-        if hasOverrides, let override = slots.override(for: key) as? AsyncOverrideFactory<T> {
+        if hasOverrides, let override = slots.override(for: key) as? OverrideFactory<AsyncOverride<T>> {
             return try await override.make(component)
         }
         return try await factory(Erasure.component(component, as: C.self))
