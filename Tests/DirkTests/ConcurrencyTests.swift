@@ -117,11 +117,7 @@ struct ConcurrencyTests {
             }
             // The gate opens only once all four wait for the build under way: otherwise they
             // could arrive after it and merely read the cache.
-            while component.dependencyGraph().nodes.first(where: { $0.name == "GateModule.blocked()" })?
-                .waitingCallers != 4
-            {
-                usleep(1_000)
-            }
+            component.waitUntil(4, areWaitingFor: "GateModule.blocked()")
             gate.open()
             group.wait()
             checks.check(Set(results.withLock { $0 }).count == 1, "callers got different instances")
@@ -383,8 +379,7 @@ class GateModule: Module<GateComponent>, @unchecked Sendable {
         guard watchesWaiters else { return }
         let deadline = Date() + patience
         repeat {
-            if let node = c.dependencyGraph().nodes.first(where: { $0.name == name }), node.waitingCallers > 0
-            {
+            if (c.node(name)?.waitingCallers ?? 0) > 0 {
                 sawWaiters.withLock { _ = $0.insert(name) }
                 return
             }
@@ -532,7 +527,7 @@ class NestingModule: Module<NestingComponent>, @unchecked Sendable {
         // resolution's end. Insight shows that waiter for a `single` x; a `scoped` x is kept by
         // this thread's resolution, where insight does not look, so for it a pause must do.
         if c.xStrategy == .single {
-            waitForWaiter(on: "NestingModule.x()", of: c)
+            c.waitForWaiter(on: "NestingModule.x()")
         } else {
             usleep(100_000)
         }
@@ -553,7 +548,7 @@ class NestingModule: Module<NestingComponent>, @unchecked Sendable {
             configure: { z, c in
                 c.zIsConfiguring.signal()
                 // Goes on once x's thread waits for `z`, so that asking for `y` closes the cycle.
-                waitForWaiter(on: "NestingModule.z()", of: c)
+                c.waitForWaiter(on: "NestingModule.z()")
                 z.link(c.nesting.y())
                 z.isConfigured = true
             })

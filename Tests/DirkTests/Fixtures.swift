@@ -76,3 +76,46 @@ final class Gate: Sendable {
         released.signal()
     }
 }
+
+// MARK: Waiting for what insight shows
+
+/// Waits for states of builds that insight shows, to order threads and tasks: the order a sleep
+/// would only hope for. Run them under a watchdog, which ends a wait that never comes.
+extension Component {
+    /// The node of the provider `name` in this component's graph, as insight shows it now.
+    func node(_ name: String) -> DependencyGraph.Node? {
+        dependencyGraph().nodes.first { $0.name == name }
+    }
+
+    /// Returns once insight shows the provider `name` as `isReached` wants it.
+    func waitUntil(_ name: String, shows isReached: (DependencyGraph.Node) -> Bool) {
+        while !(node(name).map(isReached) ?? false) { usleep(1_000) }
+    }
+
+    /// Returns once `count` callers wait for `provider`'s build.
+    func waitUntil(_ count: Int, areWaitingFor provider: String) {
+        waitUntil(provider) { $0.waitingCallers == count }
+    }
+
+    /// Returns once another caller waits for the build under way of the provider `name`.
+    func waitForWaiter(on name: String) {
+        waitUntil(name) { $0.waitingCallers > 0 }
+    }
+
+    /// Returns once a build of the provider `name` is under way (or built and held by its
+    /// resolution).
+    func waitForBuild(of name: String) {
+        waitUntil(name) { $0.builds > 0 }
+    }
+
+    /// Returns once `count` callers wait for `provider`'s build, and, if `building`, once it is
+    /// being built; stops early if its task is cancelled, as the async watchdog does when the time
+    /// is up.
+    func waitUntilAsync(_ count: Int, areWaitingFor provider: String, building: Bool = false) async {
+        while !Task.isCancelled {
+            let node = node(provider)
+            if node?.waitingCallers == count && (!building || node?.builds == 1) { return }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+    }
+}

@@ -117,8 +117,7 @@ final class TaskCycleModule: Module<TaskCycleComponent>, @unchecked Sendable {
             let task = Task { await c.tasks.database() }
             c.tasks.started.withLock { $0 = task }
             for _ in 0..<30_000 {
-                let node = c.dependencyGraph().nodes.first { $0.name == "TaskCycleModule.database()" }
-                if node?.waitingCallers == 1 {
+                if c.node("TaskCycleModule.database()")?.waitingCallers == 1 {
                     c.tasks.sawTaskWaiting.withLock { $0 = true }
                     break
                 }

@@ -191,7 +191,7 @@ final class CrossModule: Module<CrossComponent>, @unchecked Sendable {
             { CrossNode() },
             configure: { b, c in
                 c.bIsConfiguring.signal()
-                if c.bAttempts.isFirstAttempt() { waitForWaiter(on: "CrossModule.b()", of: c) }
+                if c.bAttempts.isFirstAttempt() { c.waitForWaiter(on: "CrossModule.b()") }
                 let a = try c.cross.a()
                 if !a.isConfigured { c.bTookAHalfConfigured.withLock { $0 = true } }
                 b.partner = a
@@ -230,7 +230,7 @@ final class ThrowingNestingModule: Module<ThrowingNestingComponent>, @unchecked 
                 if isFirst {
                     // Throws once the other thread, which took `y`, has returned from `z()` and
                     // waits for x's `configure:` at its resolution's end.
-                    waitForWaiter(on: "ThrowingNestingModule.x()", of: c)
+                    c.waitForWaiter(on: "ThrowingNestingModule.x()")
                     throw CrossFailure()
                 }
                 x.isConfigured = true
@@ -251,7 +251,7 @@ final class ThrowingNestingModule: Module<ThrowingNestingComponent>, @unchecked 
             configure: { z, c in
                 c.zIsConfiguring.signal()
                 // Goes on once x's thread waits for `z`, so that asking for `y` closes the cycle.
-                if c.zAttempts.isFirstAttempt() { waitForWaiter(on: "ThrowingNestingModule.z()", of: c) }
+                if c.zAttempts.isFirstAttempt() { c.waitForWaiter(on: "ThrowingNestingModule.z()") }
                 z.link(try c.nesting.y())
                 z.isConfigured = true
             })
@@ -396,7 +396,7 @@ final class DroppedWaitModule: Module<DroppedWaitComponent>, @unchecked Sendable
                     c.dependencyIsBuilt.signal()
                     // Throws once the other thread waits for `dependency`, so that the drop wakes
                     // it; a thread that came after the drop would just build, proving nothing.
-                    waitForWaiter(on: "DroppedWaitModule.dependency()", of: c)
+                    c.waitForWaiter(on: "DroppedWaitModule.dependency()")
                     throw CrossFailure()
                 }
             })
@@ -564,7 +564,7 @@ final class EarlierModule: Module<EarlierComponent>, @unchecked Sendable {
                 if isFirst {
                     c.yIsBuilt.signal()
                     c.zIsConfiguring.wait()
-                    waitForWaiter(on: "EarlierModule.y()", of: c)
+                    c.waitForWaiter(on: "EarlierModule.y()")
                     x.refer(to: try c.m.z())
                 }
             })
@@ -644,7 +644,7 @@ final class StaleModule: Module<StaleComponent>, @unchecked Sendable {
                 if isFirst {
                     c.aIsConfiguring.signal()
                     c.xIsConfiguring.wait()
-                    waitForWaiter(on: "StaleModule.a()", of: c)
+                    c.waitForWaiter(on: "StaleModule.a()")
                     a.refs.append(try c.m.s())
                     throw CrossFailure()
                 }
@@ -704,7 +704,7 @@ final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
             configure: { a, c in
                 c.aIsConfiguring.signal()
                 c.xIsConfiguring.wait()
-                waitForWaiter(on: "BystanderModule.a()", of: c)
+                c.waitForWaiter(on: "BystanderModule.a()")
                 _ = try c.m.x()
             })
     }
@@ -721,33 +721,11 @@ final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
                 if isFirst {
                     // Once top's thread holds `k`, lets the third thread ask for it, and throws
                     // once it waits.
-                    waitForBuild(of: "BystanderModule.k()", in: c)
+                    c.waitForBuild(of: "BystanderModule.k()")
                     c.kIsHeld.signal()
-                    waitForWaiter(on: "BystanderModule.k()", of: c)
+                    c.waitForWaiter(on: "BystanderModule.k()")
                     throw CrossFailure()
                 }
             })
-    }
-}
-
-/// Returns once another thread waits for the build under way of the provider `name` of
-/// `component`, as insight shows it: the order a sleep would only hope for. The test's watchdog
-/// ends a wait that never comes.
-func waitForWaiter(on name: String, of component: Component) {
-    waitUntil(name, of: component) { $0.waitingCallers > 0 }
-}
-
-/// Returns once a build of the provider `name` of `component` is under way (or built and held by
-/// its resolution), as insight shows it.
-func waitForBuild(of name: String, in component: Component) {
-    waitUntil(name, of: component) { $0.builds > 0 }
-}
-
-/// Returns once insight shows the provider `name` of `component` as `isReached` wants it.
-private func waitUntil(
-    _ name: String, of component: Component, shows isReached: (DependencyGraph.Node) -> Bool
-) {
-    while !(component.dependencyGraph().nodes.first { $0.name == name }.map(isReached) ?? false) {
-        usleep(1_000)
     }
 }

@@ -91,7 +91,7 @@ struct WaitingTests {
         }
         #expect(stopped == 20, "every cancelled waiter throws CancellationError")
         #expect(
-            component.dependencyGraph().nodes.first { $0.name == "FailingModule.asyncThing()" }?.builds
+            component.node("FailingModule.asyncThing()")?.builds
                 == 1)
         await gate.open()
         let built = await withAsyncWatchdog { try? await builder.value }
@@ -169,26 +169,6 @@ extension Error {
 final class FailingComponent: Component, @unchecked Sendable {
     let attempts = Counter()
     var failing: FailingModule { module() }
-}
-
-extension Component {
-    /// Waits, under the test's watchdog, until `count` callers wait for `provider`'s build.
-    func waitUntil(_ count: Int, areWaitingFor provider: String) {
-        while dependencyGraph().nodes.first(where: { $0.name == provider })?.waitingCallers != count {
-            usleep(1_000)
-        }
-    }
-
-    /// Waits, under the test's async watchdog, until `count` callers wait for `provider`'s build,
-    /// and, if `building`, until it is being built; stops early if its task is cancelled, as the
-    /// watchdog does when the time is up.
-    func waitUntilAsync(_ count: Int, areWaitingFor provider: String, building: Bool = false) async {
-        while !Task.isCancelled {
-            let node = dependencyGraph().nodes.first { $0.name == provider }
-            if node?.waitingCallers == count && (!building || node?.builds == 1) { return }
-            try? await Task.sleep(nanoseconds: 1_000_000)
-        }
-    }
 }
 
 /// A wait for an async `single` whose provider cannot throw `CancellationError`, by a task that is
