@@ -41,6 +41,50 @@ extension Component {
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
+    /// The component's nearest ancestor of type `P`, usually a protocol: how a component declared
+    /// in a package of its own reaches the component it runs under, which that package cannot name.
+    ///
+    /// The package states what it needs from its host as a protocol, and the component that hosts it
+    /// conforms:
+    ///
+    /// ```swift
+    /// // In the Checkout package:
+    /// public protocol CheckoutHost: AnyObject, Sendable {
+    ///     func paymentsClient() -> PaymentsClient
+    /// }
+    ///
+    /// public final class CheckoutComponent: Component, @unchecked Sendable {
+    ///     var host: any CheckoutHost { ancestor() }
+    /// }
+    ///
+    /// // In the app:
+    /// extension AppComponent: CheckoutHost {
+    ///     func paymentsClient() -> PaymentsClient { network.payments() }
+    /// }
+    ///
+    /// let checkout = CheckoutComponent().parent { app }
+    /// ```
+    ///
+    /// The search is that of ``parent(file:line:)``: the registered parents first, then their
+    /// ancestors, nearest first. For a component class, prefer ``parent(file:line:)``, which the
+    /// compiler checks is a component and which finds a registered parent without a search. A
+    /// missing ancestor stops the program with a message that names both types and the parents
+    /// registered.
+    ///
+    /// **Complexity:** one search on the first call, which reuses the parents' own answers; after
+    /// it, one lock-free lookup and a cast to `P`.
+    ///
+    /// - Parameters:
+    ///   - file: The accessor's file, for messages; leave the default.
+    ///   - line: The accessor's line, for messages; leave the default.
+    /// - Returns: The nearest ancestor that is a `P`.
+    public func ancestor<P>(file: StaticString = #fileID, line: UInt = #line) -> P {
+        checkNotDeinitializing(P.self, file: file, line: line)
+        if let parent = parents.element(registeredAs: P.self) { return parent as! P }
+        if let ancestor = ancestors.value(for: TypeKey(P.self)) { return ancestor as! P }
+        return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
+    }
+
     /// Registers the component that `make` returns as a parent, under its static type.
     ///
     /// ```swift
@@ -213,7 +257,7 @@ extension Component {
     /// `isMatch` runs during the search, with no lock held. (A test hook: tests register a parent
     /// from it, in the middle of a search.)
     @usableFromInline package func searchedAncestor(
-        _ type: Component.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
+        _ type: Any.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> Component {
         guard let found = ancestor(type, matching: isMatch) else {
             let capture = OverrideCapture.current(on: ResolutionContext.current)
@@ -231,7 +275,7 @@ extension Component {
     /// registering a parent stops the program (`hasSearchedParents`). A parent registered during
     /// the walk came before that and is allowed, but the walk may have missed it: the search then
     /// starts again, so that no answer is kept that a registered parent would change.
-    private func ancestor(_ type: Component.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
+    private func ancestor(_ type: Any.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
         while true {
             if let cached = rememberedAncestor(type) { return cached }
             let searched = parents.contents
@@ -252,7 +296,7 @@ extension Component {
     /// The nearest ancestor that is a `type` among the parents and, if none of them is one, among
     /// their ancestors, from their own answers.
     private func nearestAmongParents(
-        _ type: Component.Type, matching isMatch: (Component) -> Bool
+        _ type: Any.Type, matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
         var best: FoundAncestor?
         parents.forEachParent { registeredType, parent in
@@ -279,7 +323,7 @@ extension Component {
     }
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
-    private func rememberedAncestor(_ type: Component.Type) -> FoundAncestor? {
+    private func rememberedAncestor(_ type: Any.Type) -> FoundAncestor? {
         ancestors.entry(for: TypeKey(type)).map { FoundAncestor(component: $0.value, tag: $0.tag) }
     }
 }

@@ -331,6 +331,21 @@
                 " The lookup was made by the `overriding(_:with:)` at \(overriding.file):\(overriding.line), "
                 + "which resolves its provider at once: register parents before overriding providers."
         }
+        guard parent is AnyObject.Type else {
+            // `ancestor()` of a protocol: no ancestor conforms.
+            let fix: String
+            if let host = registered.first {
+                fix = "Make the parent that hosts it conform: `extension \(host): \(parent) { ... }`."
+            } else {
+                fix = """
+                    Register the component that hosts it, which conforms, on the new `\(component)` \
+                    when you build it, before its first resolution: `.parent { app }`.
+                    """
+            }
+            fail(
+                "Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix)",
+                file: file, line: line)
+        }
         fail(
             """
             Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \

@@ -1,0 +1,150 @@
+import Dirk
+import DirkTestSupport
+import Dispatch
+import Testing
+
+// A feature as a package of its own would declare it: what it needs from its host, as a protocol,
+// and its component, which reaches the host through `ancestor()`.
+
+protocol CheckoutHost: AnyObject, Sendable {
+    func paymentsClient() -> PaymentsClient
+}
+
+/// A protocol that is not bound to classes: `ancestor()` finds a component that conforms all the
+/// same.
+protocol HostGreeting {
+    var greeting: String { get }
+}
+
+final class PaymentsClient: Sendable {}
+
+final class CheckoutFlow {
+    let payments: PaymentsClient
+
+    init(payments: PaymentsClient) {
+        self.payments = payments
+    }
+}
+
+final class CheckoutFlowComponent: Component, @unchecked Sendable {
+    var host: any CheckoutHost { ancestor() }
+    var greeter: any HostGreeting { ancestor() }
+    var checkout: CheckoutFlowModule { module() }
+}
+
+final class CheckoutFlowModule: Module<CheckoutFlowComponent>, @unchecked Sendable {
+    func checkout() -> CheckoutFlow { transient { c in CheckoutFlow(payments: c.host.paymentsClient()) } }
+}
+
+// The application that hosts it.
+
+final class StoreFrontComponent: Component, CheckoutHost, HostGreeting, @unchecked Sendable {
+    var network: StoreFrontNetworkModule { module() }
+
+    func paymentsClient() -> PaymentsClient { network.payments() }
+    var greeting: String { "front" }
+}
+
+final class StoreFrontNetworkModule: Module<StoreFrontComponent>, @unchecked Sendable {
+    func payments() -> PaymentsClient { single { PaymentsClient() } }
+}
+
+/// A component between the application and the feature, which conforms too.
+final class StoreFrontSessionComponent: Component, CheckoutHost, @unchecked Sendable {
+    let payments = PaymentsClient()
+
+    func paymentsClient() -> PaymentsClient { payments }
+}
+
+/// A component between the application and the feature that conforms to nothing.
+final class StoreFrontScreenComponent: Component, @unchecked Sendable {}
+
+/// A test's host.
+final class FakeCheckoutHost: Component, CheckoutHost, @unchecked Sendable {
+    let payments = PaymentsClient()
+
+    func paymentsClient() -> PaymentsClient { payments }
+}
+
+@Suite("Ancestors by protocol")
+struct AncestorTests {
+    @Test("a component reaches, by a protocol, the parent that conforms, and its providers")
+    func ancestorByProtocol() {
+        let front = StoreFrontComponent()
+        let checkout = CheckoutFlowComponent().parent { front }
+        #expect(checkout.host === front)
+        #expect(checkout.checkout.checkout().payments === front.network.payments())
+        #expect(checkout.checkout.checkout().payments === checkout.checkout.checkout().payments)
+    }
+
+    @Test("the search reaches the parents' ancestors, and the nearest that conforms wins")
+    func nearestConformingAncestor() {
+        let front = StoreFrontComponent()
+        let throughScreen = CheckoutFlowComponent().parent { StoreFrontScreenComponent().parent { front } }
+        #expect(throughScreen.host === front)
+        let session = StoreFrontSessionComponent().parent { front }
+        let throughSession = CheckoutFlowComponent().parent { session }
+        #expect(throughSession.host === session)
+        #expect(throughSession.checkout.checkout().payments === session.payments)
+        // The session does not conform to `HostGreeting`: the search goes on to the application.
+        #expect(throughSession.greeter.greeting == "front")
+    }
+
+    @Test("a test hosts the feature with a fake component that conforms")
+    func fakeHost() {
+        let fake = FakeCheckoutHost()
+        let checkout = CheckoutFlowComponent().parent { fake }
+        #expect(checkout.checkout.checkout().payments === fake.payments)
+    }
+
+    @Test("ancestor() of a component class finds what parent() finds")
+    func ancestorOfAClass() {
+        let app = RootComponent()
+        let feature = LeafComponent().parent { MiddleComponent().parent { app } }
+        let found: RootComponent = feature.ancestor()
+        #expect(found === app)
+        #expect(found === feature.app)
+    }
+
+    @Test("threads that ask at once for an ancestor not yet searched get the same one")
+    func concurrentFirstSearches() {
+        for _ in 0..<20 {
+            let front = StoreFrontComponent()
+            let checkout = CheckoutFlowComponent().parent { StoreFrontScreenComponent().parent { front } }
+            let found = Locked<[ObjectIdentifier]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                let host = checkout.host
+                found.withLock { $0.append(ObjectIdentifier(host)) }
+            }
+            #expect(found.withLock { $0 } == Array(repeating: ObjectIdentifier(front), count: 8))
+        }
+    }
+
+    @Test("no ancestor that conforms traps, naming the protocol, the parents and the fix")
+    func missingAncestorTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let checkout = CheckoutFlowComponent().parent { StoreFrontScreenComponent() }
+            _ = checkout.host
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains("Dirk: `CheckoutFlowComponent` has no ancestor that conforms to `CheckoutHost`.")
+        )
+        #expect(message.contains("Its parents are `StoreFrontScreenComponent`."))
+        #expect(message.contains("`extension StoreFrontScreenComponent: CheckoutHost { ... }`"))
+        #expect(message.contains("AncestorTests.swift:"), "names the accessor's file")
+    }
+
+    @Test("no parent at all traps, telling how to register the host")
+    func noParentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = CheckoutFlowComponent().greeter
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains("Dirk: `CheckoutFlowComponent` has no ancestor that conforms to `HostGreeting`.")
+        )
+        #expect(message.contains("It has no parents."))
+        #expect(message.contains("`.parent { app }`"))
+    }
+}
