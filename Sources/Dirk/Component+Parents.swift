@@ -262,7 +262,8 @@ extension Component {
         guard let found = ancestor(type, matching: isMatch) else {
             let capture = OverrideCapture.current(on: ResolutionContext.current)
             Diagnostics.missingParent(
-                type, component: Swift.type(of: self), registered: parents.all.map(\.type),
+                type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
+                registered: parents.all.map(\.type),
                 overriding: capture.map { ($0.file, $0.line) }, file: file, line: line)
         }
         return found.component

@@ -135,6 +135,21 @@ struct AncestorTests {
         #expect(message.contains("AncestorTests.swift:"), "names the accessor's file")
     }
 
+    @Test("an ancestor of a class that is not a component traps, saying that none can be one")
+    func ancestorOfAnotherClassTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let checkout = CheckoutFlowComponent().parent { StoreFrontComponent() }
+            let client: PaymentsClient = checkout.ancestor()
+            _ = client
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `CheckoutFlowComponent` was asked for an ancestor of type `PaymentsClient`, a class that is not a component"
+            ))
+        #expect(message.contains("Ask for a component class, or for a protocol"))
+    }
+
     @Test("no parent at all traps, telling how to register the host")
     func noParentTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

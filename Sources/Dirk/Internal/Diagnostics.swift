@@ -318,10 +318,20 @@
 
     /// `overriding` is the place of an `overriding(_:with:)` under way on this thread, which
     /// resolves its provider at once, before the parents registered after it in a chain.
+    /// `parentIsComponent` tells whether `parent` is a component class, which an ancestor can be.
     static func missingParent(
-        _ parent: Any.Type, component: Any.Type, registered: [Any.Type],
+        _ parent: Any.Type, parentIsComponent: Bool, component: Any.Type, registered: [Any.Type],
         overriding: (file: StaticString, line: UInt)? = nil, file: StaticString, line: UInt
     ) -> Never {
+        if parent is AnyObject.Type && !parentIsComponent {
+            fail(
+                """
+                Dirk: `\(component)` was asked for an ancestor of type `\(parent)`, a class that is not a \
+                component, which no ancestor can be. Ask for a component class, or for a protocol \
+                that a component conforms to.
+                """,
+                file: file, line: line)
+        }
         var known =
             registered.isEmpty
             ? "It has no parents."
