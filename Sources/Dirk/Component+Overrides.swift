@@ -159,27 +159,36 @@ extension AnyModule {
 }
 
 extension Module {
-    /// The factory that replaces the provider at `key`, if one does; checked when the provider
-    /// builds, so that an override set up after the provider's slot was made still applies.
+    /// What the factory that replaces the provider at `key`, a provider of `strategy` at `site`,
+    /// makes, if one does, or else what `factory` makes; checked when the provider builds, so that
+    /// an override set up after the provider's slot was made still applies.
     ///
     /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
     /// else.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, component: Component
+        _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
+        site: ProviderSite, component: Component
     ) throws -> T {
-        if hasOverrides, let override = slots.override(for: key()) as? OverrideFactory<SyncOverride<T>> {
+        if hasOverrides,
+            let override = slots.override(for: key(), strategy: strategy, site: site)
+                as? OverrideFactory<SyncOverride<T>>
+        {
             return try override.make(component)
         }
         return try factory(Erasure.component(component, as: C.self))
     }
 
-    /// The async form of `make(_:key:component:)`, for the async strategies.
+    /// The async form of `make(_:key:strategy:site:component:)`, for the async strategies.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, key: ProviderKey, component: Component
+        _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
+        site: ProviderSite, component: Component
     ) async throws -> T {
-        if hasOverrides, let override = slots.override(for: key) as? OverrideFactory<AsyncOverride<T>> {
+        if hasOverrides,
+            let override = slots.override(for: key, strategy: strategy, site: site)
+                as? OverrideFactory<AsyncOverride<T>>
+        {
             return try await override.make(component)
         }
         return try await factory(Erasure.component(component, as: C.self))
@@ -218,7 +227,15 @@ extension AnyModule {
         }
         // A `transient` keeps nothing: overriding it again replaces its override.
         let replaces = frame.strategy == .transient || frame.strategy == .asyncTransient
-        guard slots.setOverride(capture.factory, forUnusedProviderAt: key, replaces: replaces) else {
+        guard
+            slots.setOverride(
+                capture.factory, forUnusedProviderAt: key, strategy: frame.strategy, replaces: replaces)
+        else {
+            // A slot or an override of another strategy at the key is another provider's, which only
+            // generated code can place there.
+            if let other = slots.strategy(at: key), other != frame.strategy {
+                slots.clash(first: other, second: frame.strategy, site: frame.site)
+            }
             Diagnostics.lateOverride(
                 frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }

@@ -105,6 +105,16 @@ struct GeneratedProviderTests {
         #expect(trap.hasPrefix("DirkTests/Providers.swift:"), "\(clash): not at the generated file: \(trap)")
     }
 
+    @Test("a transient and a single at one slot, neither overridden, each keep to their strategy")
+    func transientBesideSingle() {
+        // A transient keeps nothing in the slot: nothing tells the two apart, and nothing needs to.
+        let component = GeneratedComponent()
+        let cached = component.generated.clash(UInt64(1))
+        #expect(component.generated.clash(Int64(1)) !== component.generated.clash(Int64(1)))
+        #expect(component.generated.clash(Int64(1)) !== cached)
+        #expect(component.generated.clash(UInt64(1)) === cached)
+    }
+
     @Test("a generic provider whose return type does not mention its type argument shares one instance")
     func genericProviderWithoutTheTypeInItsReturnType() {
         let component = GeneratedComponent()
@@ -119,6 +129,9 @@ struct GeneratedProviderTests {
 /// each called in the order its name gives.
 enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
     case scopedThenSingle, keyedThenSingle, weakThenSingle
+    /// A `transient` keeps nothing in the slot, so only an override, which records its provider's
+    /// strategy, can show the clash.
+    case transientOverriddenThenSingle, singleOverriddenThenTransient, singleUsedThenTransientOverridden
 
     var testDescription: String { rawValue }
 
@@ -128,6 +141,9 @@ enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringCo
         case .scopedThenSingle: "one uses `scoped` and the other `single`"
         case .keyedThenSingle: "one uses `single(key:)` and the other `single`"
         case .weakThenSingle: "one uses `weak` and the other `single`"
+        case .transientOverriddenThenSingle: "one uses `transient` and the other `single`"
+        case .singleOverriddenThenTransient, .singleUsedThenTransientOverridden:
+            "one uses `single` and the other `transient`"
         }
     }
 
@@ -145,6 +161,27 @@ enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringCo
         case .weakThenSingle:
             let first = component.generated.clash("weak")
             withExtendedLifetime(first) { _ = component.generated.clash(true) }
+        case .transientOverriddenThenSingle:
+            let overridden = component.overriding {
+                $0.generated.clash(Int64(1))
+            } with: { _ in
+                Thing()
+            }
+            _ = overridden.generated.clash(UInt64(1))
+        case .singleOverriddenThenTransient:
+            let overridden = component.overriding {
+                $0.generated.clash(UInt64(1))
+            } with: { _ in
+                Thing()
+            }
+            _ = overridden.generated.clash(Int64(1))
+        case .singleUsedThenTransientOverridden:
+            _ = component.generated.clash(UInt64(1))
+            _ = component.overriding {
+                $0.generated.clash(Int64(1))
+            } with: { _ in
+                Thing()
+            }
         }
     }
 }
@@ -181,6 +218,12 @@ final class GeneratedModule: Module<GeneratedComponent>, @unchecked Sendable {
     #sourceLocation()
     #sourceLocation(file:"Generated/Providers.swift",line:4)
     func clash(_ key: Bool) -> Thing { single { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file:"Generated/Providers.swift",line:5)
+    func clash(_ k: Int64) -> Thing { transient { Thing() } }
+    #sourceLocation()
+    #sourceLocation(file:"Generated/Providers.swift",line:5)
+    func clash(_ key: UInt64) -> Thing { single { Thing() } }
     #sourceLocation()
 
     func client<API>(for api: API.Type) -> Other { single { Other() } }

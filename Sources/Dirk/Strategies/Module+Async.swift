@@ -145,7 +145,8 @@ extension Module {
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
             ) { component in
-                let made = try await self.make(make, key: key, component: component)
+                let made = try await self.make(
+                    make, key: key, strategy: strategy, site: site, component: component)
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
                 return ProviderMarker.nothing

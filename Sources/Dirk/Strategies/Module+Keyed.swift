@@ -68,7 +68,10 @@ extension Module {
         do {
             let object = try resolveKeyed(
                 keyValue, key: key, site: site, type: T.self,
-                build: { component in Erasure.object(of: try self.make(make, key: key, component: component))
+                build: { component in
+                    Erasure.object(
+                        of: try self.make(
+                            make, key: key, strategy: .keyedSingle, site: site, component: component))
                 })
             return Erasure.value(of: object, as: T.self)
         } catch {

@@ -110,7 +110,10 @@ extension Module {
         do {
             let object = try resolveScoped(
                 key: key, site: site, type: T.self,
-                build: { component in Erasure.object(of: try self.make(make, key: key, component: component))
+                build: { component in
+                    Erasure.object(
+                        of: try self.make(make, key: key, strategy: .scoped, site: site, component: component)
+                    )
                 },
                 configures: configures,
                 configure: { object, component in

@@ -151,7 +151,10 @@ extension Module {
         do {
             let object = try resolveSingle(
                 key: key, site: site, type: T.self,
-                build: { component in Erasure.object(of: try self.make(make, key: key, component: component))
+                build: { component in
+                    Erasure.object(
+                        of: try self.make(make, key: key, strategy: .single, site: site, component: component)
+                    )
                 },
                 configures: configures,
                 configure: { object, component in

@@ -69,7 +69,9 @@ extension Module {
         let value: T
         do {
             value = try step.withOwner { component in
-                try self.make(make, key: ProviderKey(site: site, type: T.self), component: component)
+                try self.make(
+                    make, key: ProviderKey(site: site, type: T.self), strategy: .transient, site: site,
+                    component: component)
             }
         } catch {
             _ = step.leave()
@@ -89,7 +91,7 @@ extension Module {
         var value: T?
         do {
             try resolveTransient(key: key, site: site, type: T.self) { component in
-                value = try self.make(make, key: key, component: component)
+                value = try self.make(make, key: key, strategy: .transient, site: site, component: component)
             }
         } catch {
             throw rethrown(error, as: Failure.self, site: site)

@@ -110,7 +110,9 @@ extension Module {
             let object = try resolveWeak(
                 key: key, site: site, type: T.self,
                 build: { component in
-                    Erasure.object(ofInstance: try self.make(make, key: key, component: component))
+                    Erasure.object(
+                        ofInstance: try self.make(
+                            make, key: key, strategy: .weak, site: site, component: component))
                 },
                 configures: configures,
                 configure: { object, component in

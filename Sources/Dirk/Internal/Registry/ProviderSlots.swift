@@ -148,14 +148,21 @@ import CDirk
         as type: Slot.Type
     ) -> Unmanaged<Slot> {
         guard entry.tag == UInt(strategy.rawValue) else {
-            let state = withLock { $0 }
-            Diagnostics.providerClash(
-                "\(state.moduleType).\(site.function)", component: state.componentType,
-                first: ProviderStrategy(rawValue: UInt8(entry.tag))?.name ?? "?", second: strategy.name,
-                site: site)
+            clash(first: ProviderStrategy(rawValue: UInt8(entry.tag)), second: strategy, site: site)
         }
         // Same tag and same key, which includes the return type: the same class of slot.
         return Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())
+    }
+
+    /// Stops the program: two providers at `site`, one of each strategy, would share one key. Call
+    /// it without holding the lock, which it takes to read the slots' state for the message.
+    @usableFromInline func clash(first: ProviderStrategy?, second: ProviderStrategy, site: ProviderSite)
+        -> Never
+    {
+        let state = withLock { $0 }
+        Diagnostics.providerClash(
+            "\(state.moduleType).\(site.function)", component: state.componentType,
+            first: first?.name ?? "?", second: second.name, site: site)
     }
 
     /// Calls `body` with every slot: its strategy, the provider's key and the slot. Slots
@@ -173,15 +180,28 @@ import CDirk
 
     // MARK: Overrides
 
-    /// The factory that replaces the provider at `key`, if one does.
+    /// The factory that replaces the provider at `key`, a provider of `strategy` called at `site`,
+    /// if one does. An override set up for a provider of another strategy at the same key, which
+    /// only generated code can give two providers, stops the program: the two would share it.
     @usableFromInline
-    package func override(for key: ProviderKey) -> AnyObject? {
-        withLock { _ in overrides?.factories[key] }
+    package func override(for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite) -> AnyObject?
+    {
+        guard let entry = withLock({ _ in overrides?.factories[key] }) else { return nil }
+        // After the lock: the message reads the slots' state, under the lock.
+        if entry.strategy != strategy { clash(first: entry.strategy, second: strategy, site: site) }
+        return entry.factory
     }
 
     /// The factories that replace providers whose keys `matches` accepts, for messages.
     package func overrides(where matches: (ProviderKey) -> Bool) -> [AnyObject] {
-        withLock { _ in overrides?.factories.filter { matches($0.key) }.map(\.value) ?? [] }
+        withLock { _ in overrides?.factories.filter { matches($0.key) }.map(\.value.factory) ?? [] }
+    }
+
+    /// The strategy of the provider that used or overrode the key, for messages: the strategy whose
+    /// policy made the slot at `key`, if a call made one, or else that of the override set up there.
+    package func strategy(at key: ProviderKey) -> ProviderStrategy? {
+        if let entry = table.unretainedEntry(for: key) { return ProviderStrategy(rawValue: UInt8(entry.tag)) }
+        return withLock { _ in overrides?.factories[key]?.strategy }
     }
 
     /// Makes `factory` replace the provider at `key`, unless the provider was used, which made its
@@ -192,7 +212,8 @@ import CDirk
     /// a slot made after this call is made knowing of the factory, and of two overrides set up at
     /// once, one fails.
     package func setOverride(
-        _ factory: AnyObject, forUnusedProviderAt key: ProviderKey, replaces: Bool = false
+        _ factory: AnyObject, forUnusedProviderAt key: ProviderKey, strategy: ProviderStrategy = .single,
+        replaces: Bool = false
     ) -> Bool {
         withLock { _ in
             guard table.unretainedEntry(for: key) == nil else { return false }
@@ -202,7 +223,7 @@ import CDirk
                     extraWords + Self.overridesWord,
                     UInt(bitPattern: Unmanaged.passRetained(Overrides()).toOpaque()))
             }
-            overrides!.factories[key] = factory
+            overrides!.factories[key] = Override(factory: factory, strategy: strategy)
             return true
         }
     }
@@ -234,7 +255,13 @@ final class Overrides {
     /// Read and written only while holding the lock of the slots that keep the box, which already
     /// excludes overlapping access: not checked again at run time. (Speed only: the check costs an
     /// overridden transient about 70 instructions per call.)
-    @exclusivity(unchecked) var factories = [ProviderKey: AnyObject]()
+    @exclusivity(unchecked) var factories = [ProviderKey: Override]()
+}
+
+/// A factory that replaces a provider's, and the strategy of the provider it was set up for.
+struct Override {
+    let factory: AnyObject
+    let strategy: ProviderStrategy
 }
 
 /// What the table holds for a provider that caches nothing in its module: one shared object, so
