@@ -159,19 +159,19 @@ extension AnyModule {
 }
 
 extension Module {
-    /// What the factory that replaces the provider at `key`, a provider of `strategy` at `site`,
-    /// makes, if one does, or else what `factory` makes; checked when the provider builds, so that
-    /// an override set up after the provider's slot was made still applies.
+    /// What the factory that replaces the provider at `key`, a provider of `strategy`, makes, if one
+    /// does, or else what `factory` makes; checked when the provider builds, so that an override set
+    /// up after the provider's slot was made still applies.
     ///
     /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
     /// else.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
-        site: ProviderSite, component: Component
+        component: Component
     ) throws -> T {
         if hasOverrides,
-            let override = slots.override(for: key(), strategy: strategy, site: site)
+            let override = slots.override(for: key(), strategy: strategy)
                 as? OverrideFactory<SyncOverride<T>>
         {
             return try override.make(component)
@@ -179,14 +179,14 @@ extension Module {
         return try factory(Erasure.component(component, as: C.self))
     }
 
-    /// The async form of `make(_:key:strategy:site:component:)`, for the async strategies.
+    /// The async form of `make(_:key:strategy:component:)`, for the async strategies.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
-        site: ProviderSite, component: Component
+        component: Component
     ) async throws -> T {
         if hasOverrides,
-            let override = slots.override(for: key, strategy: strategy, site: site)
+            let override = slots.override(for: key, strategy: strategy)
                 as? OverrideFactory<AsyncOverride<T>>
         {
             return try await override.make(component)

@@ -26,11 +26,11 @@ struct ProviderSlotsTests {
         let factory = Slot()
         #expect(Self.use(slots, used))
         #expect(!slots.setOverride(factory, forUnusedProviderAt: used), "a used provider is not overridden")
-        #expect(slots.override(for: used, strategy: .single, site: Self.site) == nil)
+        #expect(slots.override(for: used, strategy: .single) == nil)
         #expect(slots.setOverride(factory, forUnusedProviderAt: unused))
-        #expect(slots.override(for: unused, strategy: .single, site: Self.site) === factory)
+        #expect(slots.override(for: unused, strategy: .single) === factory)
         #expect(Self.use(slots, unused), "the override made no slot")
-        #expect(slots.override(for: unused, strategy: .single, site: Self.site) === factory)
+        #expect(slots.override(for: unused, strategy: .single) === factory)
     }
 
     @Test("two providers of one key and two strategies, first called at once: the clash is reported")
@@ -77,9 +77,9 @@ struct ProviderSlotsTests {
         let (first, second, third) = (Slot(), Slot(), Slot())
         #expect(slots.setOverride(first, forUnusedProviderAt: key))
         #expect(!slots.setOverride(second, forUnusedProviderAt: key), "of two overrides at once, one fails")
-        #expect(slots.override(for: key, strategy: .single, site: Self.site) === first)
+        #expect(slots.override(for: key, strategy: .single) === first)
         #expect(slots.setOverride(third, forUnusedProviderAt: key, replaces: true), "a transient's")
-        #expect(slots.override(for: key, strategy: .single, site: Self.site) === third)
+        #expect(slots.override(for: key, strategy: .single) === third)
     }
 
     @Test("a provider's first use and an override racing it: either the override fails or the use sees it")
@@ -110,7 +110,7 @@ struct ProviderSlotsTests {
                         let isOverridden = slots.setOverride(factory, forUnusedProviderAt: key)
                         outcome.withLock { $0.isOverridden = isOverridden }
                     } else if Self.use(slots, key),
-                        slots.override(for: key, strategy: .single, site: Self.site) == nil
+                        slots.override(for: key, strategy: .single) == nil
                     {
                         outcome.withLock { $0.madeWithout = true }
                     }

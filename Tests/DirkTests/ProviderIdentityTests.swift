@@ -115,6 +115,27 @@ struct GeneratedProviderTests {
         #expect(component.generated.clash(UInt64(1)) === cached)
     }
 
+    @Test("an override of a transient or a single at one slot replaces that provider alone")
+    func overrideOfOneOfTwoAtOneSlot() {
+        let fake = Thing()
+        let first = GeneratedComponent().overriding {
+            $0.generated.clash(Int64(1))
+        } with: { _ in
+            fake
+        }
+        #expect(first.generated.clash(Int64(1)) === fake)
+        let cached = first.generated.clash(UInt64(1))
+        #expect(cached !== fake, "the single builds its own")
+        #expect(first.generated.clash(UInt64(1)) === cached)
+        let second = GeneratedComponent().overriding {
+            $0.generated.clash(UInt64(1))
+        } with: { _ in
+            fake
+        }
+        #expect(second.generated.clash(UInt64(1)) === fake)
+        #expect(second.generated.clash(Int64(1)) !== fake, "the transient builds its own")
+    }
+
     @Test("a generic provider whose return type does not mention its type argument shares one instance")
     func genericProviderWithoutTheTypeInItsReturnType() {
         let component = GeneratedComponent()
@@ -129,9 +150,9 @@ struct GeneratedProviderTests {
 /// each called in the order its name gives.
 enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
     case scopedThenSingle, keyedThenSingle, weakThenSingle
-    /// A `transient` keeps nothing in the slot, so only an override, which records its provider's
-    /// strategy, can show the clash.
-    case transientOverriddenThenSingle, singleOverriddenThenTransient, singleUsedThenTransientOverridden
+    /// A `transient` keeps nothing in the slot, so only the override of one of the two, which records
+    /// its provider's strategy, shows the clash: to the override of the other.
+    case singleUsedThenTransientOverridden, transientOverriddenThenSingleOverridden
 
     var testDescription: String { rawValue }
 
@@ -141,9 +162,8 @@ enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringCo
         case .scopedThenSingle: "one uses `scoped` and the other `single`"
         case .keyedThenSingle: "one uses `single(key:)` and the other `single`"
         case .weakThenSingle: "one uses `weak` and the other `single`"
-        case .transientOverriddenThenSingle: "one uses `transient` and the other `single`"
-        case .singleOverriddenThenTransient, .singleUsedThenTransientOverridden:
-            "one uses `single` and the other `transient`"
+        case .singleUsedThenTransientOverridden: "one uses `single` and the other `transient`"
+        case .transientOverriddenThenSingleOverridden: "one uses `transient` and the other `single`"
         }
     }
 
@@ -161,24 +181,21 @@ enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringCo
         case .weakThenSingle:
             let first = component.generated.clash("weak")
             withExtendedLifetime(first) { _ = component.generated.clash(true) }
-        case .transientOverriddenThenSingle:
-            let overridden = component.overriding {
-                $0.generated.clash(Int64(1))
-            } with: { _ in
-                Thing()
-            }
-            _ = overridden.generated.clash(UInt64(1))
-        case .singleOverriddenThenTransient:
-            let overridden = component.overriding {
-                $0.generated.clash(UInt64(1))
-            } with: { _ in
-                Thing()
-            }
-            _ = overridden.generated.clash(Int64(1))
         case .singleUsedThenTransientOverridden:
             _ = component.generated.clash(UInt64(1))
             _ = component.overriding {
                 $0.generated.clash(Int64(1))
+            } with: { _ in
+                Thing()
+            }
+        case .transientOverriddenThenSingleOverridden:
+            let once = component.overriding {
+                $0.generated.clash(Int64(1))
+            } with: { _ in
+                Thing()
+            }
+            _ = once.overriding {
+                $0.generated.clash(UInt64(1))
             } with: { _ in
                 Thing()
             }

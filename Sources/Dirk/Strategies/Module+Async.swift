@@ -146,7 +146,7 @@ extension Module {
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
             ) { component in
                 let made = try await self.make(
-                    make, key: key, strategy: strategy, site: site, component: component)
+                    make, key: key, strategy: strategy, component: component)
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
                 return ProviderMarker.nothing

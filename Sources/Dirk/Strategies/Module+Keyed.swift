@@ -71,7 +71,7 @@ extension Module {
                 build: { component in
                     Erasure.object(
                         of: try self.make(
-                            make, key: key, strategy: .keyedSingle, site: site, component: component))
+                            make, key: key, strategy: .keyedSingle, component: component))
                 })
             return Erasure.value(of: object, as: T.self)
         } catch {

@@ -112,7 +112,7 @@ extension Module {
                 key: key, site: site, type: T.self,
                 build: { component in
                     Erasure.object(
-                        of: try self.make(make, key: key, strategy: .scoped, site: site, component: component)
+                        of: try self.make(make, key: key, strategy: .scoped, component: component)
                     )
                 },
                 configures: configures,

@@ -153,7 +153,7 @@ extension Module {
                 key: key, site: site, type: T.self,
                 build: { component in
                     Erasure.object(
-                        of: try self.make(make, key: key, strategy: .single, site: site, component: component)
+                        of: try self.make(make, key: key, strategy: .single, component: component)
                     )
                 },
                 configures: configures,

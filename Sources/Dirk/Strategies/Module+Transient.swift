@@ -70,7 +70,7 @@ extension Module {
         do {
             value = try step.withOwner { component in
                 try self.make(
-                    make, key: ProviderKey(site: site, type: T.self), strategy: .transient, site: site,
+                    make, key: ProviderKey(site: site, type: T.self), strategy: .transient,
                     component: component)
             }
         } catch {
@@ -91,7 +91,7 @@ extension Module {
         var value: T?
         do {
             try resolveTransient(key: key, site: site, type: T.self) { component in
-                value = try self.make(make, key: key, strategy: .transient, site: site, component: component)
+                value = try self.make(make, key: key, strategy: .transient, component: component)
             }
         } catch {
             throw rethrown(error, as: Failure.self, site: site)

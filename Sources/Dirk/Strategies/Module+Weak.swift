@@ -112,7 +112,7 @@ extension Module {
                 build: { component in
                     Erasure.object(
                         ofInstance: try self.make(
-                            make, key: key, strategy: .weak, site: site, component: component))
+                            make, key: key, strategy: .weak, component: component))
                 },
                 configures: configures,
                 configure: { object, component in

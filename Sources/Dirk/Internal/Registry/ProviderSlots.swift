@@ -148,7 +148,13 @@ import CDirk
         as type: Slot.Type
     ) -> Unmanaged<Slot> {
         guard entry.tag == UInt(strategy.rawValue) else {
-            clash(first: ProviderStrategy(rawValue: UInt8(entry.tag)), second: strategy, site: site)
+            // The message is built here rather than by `clash(first:second:site:)`: calling it left
+            // this function out of its callers, which cost `cold` about 300 instructions. (Speed only.)
+            let state = withLock { $0 }
+            Diagnostics.providerClash(
+                "\(state.moduleType).\(site.function)", component: state.componentType,
+                first: ProviderStrategy(rawValue: UInt8(entry.tag))?.name ?? "?", second: strategy.name,
+                site: site)
         }
         // Same tag and same key, which includes the return type: the same class of slot.
         return Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())
@@ -156,9 +162,7 @@ import CDirk
 
     /// Stops the program: two providers at `site`, one of each strategy, would share one key. Call
     /// it without holding the lock, which it takes to read the slots' state for the message.
-    @usableFromInline func clash(first: ProviderStrategy?, second: ProviderStrategy, site: ProviderSite)
-        -> Never
-    {
+    func clash(first: ProviderStrategy?, second: ProviderStrategy, site: ProviderSite) -> Never {
         let state = withLock { $0 }
         Diagnostics.providerClash(
             "\(state.moduleType).\(site.function)", component: state.componentType,
@@ -180,16 +184,12 @@ import CDirk
 
     // MARK: Overrides
 
-    /// The factory that replaces the provider at `key`, a provider of `strategy` called at `site`,
-    /// if one does. An override set up for a provider of another strategy at the same key, which
-    /// only generated code can give two providers, stops the program: the two would share it.
+    /// The factory that replaces the provider at `key`, a provider of `strategy`, if one does. An
+    /// override set up for a provider of another strategy at the same key, which only generated code
+    /// can give two providers, is that provider's alone.
     @usableFromInline
-    package func override(for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite) -> AnyObject?
-    {
-        guard let entry = withLock({ _ in overrides?.factories[key] }) else { return nil }
-        // After the lock: the message reads the slots' state, under the lock.
-        if entry.strategy != strategy { clash(first: entry.strategy, second: strategy, site: site) }
-        return entry.factory
+    package func override(for key: ProviderKey, strategy: ProviderStrategy) -> AnyObject? {
+        withLock { _ in overrides?.factories[key].flatMap { $0.strategy == strategy ? $0.factory : nil } }
     }
 
     /// The factories that replace providers whose keys `matches` accepts, for messages.
