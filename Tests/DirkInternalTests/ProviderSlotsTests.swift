@@ -25,9 +25,11 @@ struct ProviderSlotsTests {
         let (used, unused) = (Self.key(line: 1), Self.key(line: 2))
         let factory = Slot()
         #expect(Self.use(slots, used))
-        #expect(!slots.setOverride(factory, forUnusedProviderAt: used), "a used provider is not overridden")
+        #expect(
+            !slots.setOverride(factory, forUnusedProviderAt: used, strategy: .single),
+            "a used provider is not overridden")
         #expect(slots.override(for: used, strategy: .single) == nil)
-        #expect(slots.setOverride(factory, forUnusedProviderAt: unused))
+        #expect(slots.setOverride(factory, forUnusedProviderAt: unused, strategy: .single))
         #expect(slots.override(for: unused, strategy: .single) === factory)
         #expect(Self.use(slots, unused), "the override made no slot")
         #expect(slots.override(for: unused, strategy: .single) === factory)
@@ -75,10 +77,14 @@ struct ProviderSlotsTests {
         let slots = ProviderSlots.make(moduleType: Slot.self, componentType: Slot.self)
         let key = Self.key(line: 3)
         let (first, second, third) = (Slot(), Slot(), Slot())
-        #expect(slots.setOverride(first, forUnusedProviderAt: key))
-        #expect(!slots.setOverride(second, forUnusedProviderAt: key), "of two overrides at once, one fails")
+        #expect(slots.setOverride(first, forUnusedProviderAt: key, strategy: .single))
+        #expect(
+            !slots.setOverride(second, forUnusedProviderAt: key, strategy: .single),
+            "of two overrides at once, one fails")
         #expect(slots.override(for: key, strategy: .single) === first)
-        #expect(slots.setOverride(third, forUnusedProviderAt: key, replaces: true), "a transient's")
+        #expect(
+            slots.setOverride(third, forUnusedProviderAt: key, strategy: .single, replaces: true),
+            "a transient's")
         #expect(slots.override(for: key, strategy: .single) === third)
     }
 
@@ -107,7 +113,8 @@ struct ProviderSlotsTests {
                     while arrived.count < 2 {}
                     let (slots, key) = shared.value
                     if index == 0 {
-                        let isOverridden = slots.setOverride(factory, forUnusedProviderAt: key)
+                        let isOverridden = slots.setOverride(
+                            factory, forUnusedProviderAt: key, strategy: .single)
                         outcome.withLock { $0.isOverridden = isOverridden }
                     } else if Self.use(slots, key),
                         slots.override(for: key, strategy: .single) == nil

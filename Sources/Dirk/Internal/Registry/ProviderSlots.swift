@@ -212,7 +212,7 @@ import CDirk
     /// a slot made after this call is made knowing of the factory, and of two overrides set up at
     /// once, one fails.
     package func setOverride(
-        _ factory: AnyObject, forUnusedProviderAt key: ProviderKey, strategy: ProviderStrategy = .single,
+        _ factory: AnyObject, forUnusedProviderAt key: ProviderKey, strategy: ProviderStrategy,
         replaces: Bool = false
     ) -> Bool {
         withLock { _ in
@@ -223,7 +223,7 @@ import CDirk
                     extraWords + Self.overridesWord,
                     UInt(bitPattern: Unmanaged.passRetained(Overrides()).toOpaque()))
             }
-            overrides!.factories[key] = Override(factory: factory, strategy: strategy)
+            overrides!.factories[key] = OverrideEntry(factory: factory, strategy: strategy)
             return true
         }
     }
@@ -255,11 +255,11 @@ final class Overrides {
     /// Read and written only while holding the lock of the slots that keep the box, which already
     /// excludes overlapping access: not checked again at run time. (Speed only: the check costs an
     /// overridden transient about 70 instructions per call.)
-    @exclusivity(unchecked) var factories = [ProviderKey: Override]()
+    @exclusivity(unchecked) var factories = [ProviderKey: OverrideEntry]()
 }
 
 /// A factory that replaces a provider's, and the strategy of the provider it was set up for.
-struct Override {
+struct OverrideEntry {
     let factory: AnyObject
     let strategy: ProviderStrategy
 }
