@@ -133,6 +133,9 @@ struct AncestorTests {
         #expect(message.contains("Its parents are `StoreFrontScreenComponent`."))
         #expect(message.contains("`extension StoreFrontScreenComponent: CheckoutHost { ... }`"))
         #expect(message.contains("AncestorTests.swift:"), "names the accessor's file")
+        #expect(
+            message.contains("to get an instance of `CheckoutHost` that a provider makes, call that provider")
+        )
     }
 
     @Test("an ancestor of a class that is not a component traps, saying that none can be one")

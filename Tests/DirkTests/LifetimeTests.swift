@@ -113,6 +113,8 @@ struct LifetimeTests {
                 "Dirk: `ThingModule.transient()` was called after its component `TestComponent` was released")
         )
         #expect(message.contains("keep a reference to the component"))
+        #expect(
+            message.contains("A module kept in a property or captured by a closure does not keep it alive"))
     }
 
     @Test("a cached single is not served after its component was released")

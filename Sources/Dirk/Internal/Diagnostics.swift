@@ -128,7 +128,9 @@
             (for example in the object that owns its scope) for as long as you use its modules. \
             A chain on a temporary, such as `\(component)().someModule.someProvider()`, releases \
             the component before the provider runs: store the component in a constant first. \
-            The call that used the module is the caller of `\(provider)` in the backtrace.
+            A module kept in a property or captured by a closure does not keep it alive either: \
+            keep or capture the component, and reach the module through it. The call that used \
+            the module is the caller of `\(provider)` in the backtrace.
             """,
             at: site)
     }
@@ -353,7 +355,11 @@
                     """
             }
             fail(
-                "Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix)",
+                """
+                Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix) \
+                `ancestor()` finds components; to get an instance of `\(parent)` that a provider \
+                makes, call that provider instead.
+                """,
                 file: file, line: line)
         }
         fail(
