@@ -16,7 +16,10 @@ struct CycleTests {
         #expect(
             message.contains("Dirk: dependency cycle: CycleModule.a() -> CycleModule.b() -> CycleModule.a()"))
         #expect(message.contains("`CycleComponent`"))
-        #expect(message.contains("configure:"))
+        #expect(
+            message.contains(
+                "as `CycleModule.a()` could with `single({ ... }, configure: { made, c in made.<property> = c.<module>.b() })`"
+            ), "the example names the providers of the path")
     }
 
     @Test("a provider that requires itself directly traps")

@@ -77,9 +77,12 @@
         if !providers.isEmpty,
             providers.allSatisfy({ $0.strategy.takesConfigure || $0.strategy == .transient })
         {
+            // The example names the path's first provider and the one it needs next.
+            let next = providers.count > 1 ? providers[1] : providers[0]
             return """
                 Break the cycle: build both objects without each other and let them set each other \
-                in `configure:` closures (`single({ A() }, configure: { a, c in a.b = c.data.b() })`), \
+                in `configure:` closures, as `\(providers[0].name)` could with \
+                `single({ ... }, configure: { made, c in made.<property> = c.<module>.\(next.site.function) })`, \
                 or construct one side from a value that does not need the other.
                 """
         }
