@@ -118,8 +118,11 @@ extension Component {
     ///
     /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {
-        let (caches, recording, unusedModules) = core.withLock { state in
-            (state.caches, state.recording, state.registeredModules?.values.map { $0 } ?? [])
+        let (caches, recording, unusedModules, scopedMark) = core.withLock { state in
+            (
+                state.caches, state.recording, state.registeredModules?.values.map { $0 } ?? [],
+                state.scopedMark
+            )
         }
         var strategies = recording?.providers ?? [:]
         var statuses: [ProviderIdentity: CacheStatus] = [:]
@@ -142,6 +145,17 @@ extension Component {
             components.append((ancestor, ancestor.core.withLock { $0.caches.elements }))
         }
         var componentNames: [UInt: String] = [:]
+        // The `scoped` provider that a module without slots called, which the component recorded
+        // in their place.
+        if let scopedMark {
+            let provider = ProviderIdentity(
+                component: identity, module: scopedMark.moduleType, key: scopedMark.key)
+            if strategies[provider] == nil { strategies[provider] = .scoped }
+            componentNames[identity] = "`\(type(of: self))`"
+            if moduleTypes.insert(ObjectIdentifier(scopedMark.moduleType)).inserted {
+                modules.append("\(scopedMark.moduleType)")
+            }
+        }
         for (rank, component) in components.enumerated() {
             let isOwn = rank == 0
             let identity = component.component.identity

@@ -200,6 +200,10 @@ open class Component: @unchecked Sendable {
     var hasSearchedParents = false
     /// The contributions this component made, by element type.
     var contributions: [ObjectIdentifier: [ContributionRecord]]?
+    /// The `scoped` provider that a module without slots called first, recorded here in place of
+    /// slots made for it alone, until the module makes its slots, which take it (see
+    /// `AnyModule.resolveScoped`). One at most: every other such call makes its module's slots.
+    var scopedMark: ScopedMark?
     /// What the component records of its resolutions, while recording is on.
     var recording: DependencyRecord?
     /// The recorders of the recording components that watch this one: itself, if it records, and

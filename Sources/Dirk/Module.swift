@@ -95,6 +95,12 @@ open class AnyModule: @unchecked Sendable {
                 locked.ifUnset { state in
                     state.caches.append(slots)
                     if core.observers > 0 { slots.addObservers(Int(core.observers)) }
+                    // The `scoped` provider that the module called before it had slots, which the
+                    // component recorded in their place.
+                    if let mark = state.scopedMark, mark.module == ObjectIdentifier(self) {
+                        slots.recordScoped(at: mark.key)
+                        state.scopedMark = nil
+                    }
                 }
             }
             publishedSlots.publish(made)
@@ -193,6 +199,16 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
         // A released component took its caches, and drops the slots of modules that are gone. The
         // flag first: a module usually goes with its component, and then needs nothing more.
         guard !componentCore.isReleased.isSet else { return }
+        guard publishedSlots.isPublished else {
+            // A module without slots may have left the record of a `scoped` provider it called in
+            // its component (see `resolveScoped`), which must not outlive it: another module could
+            // take its address.
+            let module = ObjectIdentifier(self)
+            componentCore.withStateUnlessReleased { state in
+                if state.scopedMark?.module == module { state.scopedMark = nil }
+            }
+            return
+        }
         publishedSlots.withObject { slots in
             componentCore.withStateUnlessReleased { state in state.caches.removeAll { $0 === slots } }
         }

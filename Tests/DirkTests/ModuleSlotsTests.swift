@@ -73,6 +73,111 @@ struct ModuleSlotsTests {
     }
 
     @Test(
+        "a module's first `scoped` call makes no slots: its component records the provider, and slots made later take it"
+    )
+    func scopedRecordedByTheComponent() {
+        let component = SlotsComponent()
+        let first = component.makers.scoped()
+        #expect(!component.makers.hasSlots)
+        let graph = component.dependencyGraph()
+        #expect(graph.nodes.map(\.name) == ["SlotsModule.scoped()"])
+        #expect(graph.nodes.map(\.strategy) == [.scoped])
+        #expect(graph.modules == ["SlotsModule"])
+        let second = component.makers.scoped()
+        #expect(second !== first, "another resolution, another instance")
+        #expect(component.makers.hasSlots, "its second call makes the slots")
+        let after = component.dependencyGraph()
+        #expect(after.nodes.map(\.name) == ["SlotsModule.scoped()"], "listed once, from the slots")
+        #expect(after.nodes.map(\.strategy) == [.scoped])
+    }
+
+    @Test(
+        "a resolution keeps one `scoped` instance when another provider makes the module's slots between two calls"
+    )
+    func scopedAcrossTheSlotsBeingMade() {
+        let component = SlotsComponent()
+        let (first, single, second) = component.makers.scopedAroundSingle()
+        #expect(first === second)
+        #expect(single === component.makers.single())
+        #expect(component.makers.hasSlots)
+        #expect(component.makers.scopedAroundSingle().0 !== first, "another resolution, another instance")
+    }
+
+    @Test("a component records one module's `scoped` call; another module's makes its slots")
+    func oneScopedRecordPerComponent() {
+        let component = SlotsComponent()
+        _ = component.makers.scoped()
+        _ = component.scopes.scoped()
+        #expect(!component.makers.hasSlots)
+        #expect(component.scopes.hasSlots)
+        #expect(
+            component.dependencyGraph().nodes.map(\.name) == [
+                "ScopedSlotsModule.scoped()", "SlotsModule.scoped()",
+            ])
+    }
+
+    @Test("a module made directly that goes before its component takes its `scoped` record with it")
+    func scopedRecordGoesWithItsModule() {
+        let component = SlotsComponent()
+        weak var released: SlotsModule?
+        do {
+            let module = SlotsModule(component)
+            released = module
+            _ = module.scoped()
+            #expect(!module.hasSlots)
+            #expect(component.dependencyGraph().nodes.map(\.name) == ["SlotsModule.scoped()"])
+        }
+        #expect(released == nil)
+        #expect(component.dependencyGraph().nodes.isEmpty)
+        _ = component.scopes.scoped()
+        #expect(!component.scopes.hasSlots, "the record is free for another module")
+    }
+
+    @Test("a `scoped` call on a watched component takes the pipeline, which makes the slots")
+    func scopedWatched() {
+        let component = SlotsComponent()
+        let (_, trace) = component.trace { component.makers.scoped() }
+        #expect(trace == "SlotsModule.scoped() [scoped] new\n")
+        #expect(component.makers.hasSlots)
+    }
+
+    @Test(
+        "threads that call a new module's `scoped` and `single` providers at once keep one instance per resolution"
+    )
+    func scopedRecordUnderRace() {
+        let checks = OffThreadChecks()
+        withWatchdog {
+            for _ in 0..<stressRounds(200) {
+                let component = SlotsComponent()
+                let arrived = Counter()
+                let singles = Locked<[Thing]>([])
+                onThreads(4) { index in
+                    let module = component.makers
+                    _ = arrived.increment()
+                    while arrived.count < 4 { sched_yield() }
+                    if index % 2 == 0 {
+                        let (first, single, second) = module.scopedAroundSingle()
+                        checks.check(first === second, "two scoped instances in one resolution")
+                        singles.withLock { $0.append(single) }
+                    } else {
+                        _ = module.scoped()
+                        singles.withLock { $0.append(module.single()) }
+                    }
+                }
+                checks.check(
+                    singles.withLock { $0.allSatisfy { $0 === component.makers.single() } }, "another single")
+                checks.check(component.makers.hasSlots, "no slots after a single")
+                checks.check(
+                    component.dependencyGraph().nodes.map(\.name) == [
+                        "SlotsModule.scoped()", "SlotsModule.single()",
+                    ],
+                    "the graph lost or doubled a provider")
+            }
+        }
+        checks.expectNone()
+    }
+
+    @Test(
         "a thread that makes a module's slots while another publishes its own uses the published ones and releases its own"
     )
     func slotsMadeOnceUnderRace() {
@@ -139,6 +244,7 @@ struct ModuleSlotsTests {
 
 final class SlotsComponent: Component, @unchecked Sendable {
     var makers: SlotsModule { module() }
+    var scopes: ScopedSlotsModule { module() }
 }
 
 final class SlotsModule: Module<SlotsComponent>, @unchecked Sendable {
@@ -146,6 +252,16 @@ final class SlotsModule: Module<SlotsComponent>, @unchecked Sendable {
     func pair() -> (Thing, Thing) { transient { c in (c.makers.transient(), Thing(number: 2)) } }
     func single() -> Thing { single { Thing(number: 3) } }
     func other() -> Thing { single { Thing(number: 4) } }
+    func scoped() -> Thing { scoped { Thing(number: 5) } }
+    /// The `scoped` instance, then the `single`, whose first call makes the slots, then the
+    /// `scoped` instance again, in one resolution.
+    func scopedAroundSingle() -> (Thing, Thing, Thing) {
+        transient { c in (c.makers.scoped(), c.makers.single(), c.makers.scoped()) }
+    }
+}
+
+final class ScopedSlotsModule: Module<SlotsComponent>, @unchecked Sendable {
+    func scoped() -> Thing { scoped { Thing(number: 6) } }
 }
 
 final class OtherSlotsModule: Module<SlotsComponent>, @unchecked Sendable {}

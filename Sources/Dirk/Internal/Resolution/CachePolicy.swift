@@ -139,11 +139,17 @@ struct KeyedPolicy: ProviderSlotPolicy {
 
 /// `scoped`: one instance per resolution: in a cell of the async resolution's `ScopeStore` when the
 /// call runs as part of one, and otherwise in the thread's own resolution (`ConfinedScope`), found
-/// by the provider's key and its module's slots.
+/// by the provider's key and its owner, the module whose provider it is.
 ///
 /// The provider's entry in its module's table holds the one shared `ProviderMarker.scoped`: it
 /// records the provider's strategy, for clashes and insight, and costs no object per provider.
+/// (A module's first `scoped` call before it has slots may record it elsewhere and resolve through
+/// `resolve(in:context:frame:build:configures:configure:)` directly; see `AnyModule.resolveScoped`.)
 struct ScopedPolicy: CachePolicy {
+    /// The module whose provider this is: the owner of its instances in every resolution, whether
+    /// or not the module has slots.
+    let owner: AnyObject
+
     var strategy: ProviderStrategy { .scoped }
 
     func withSlot<Result>(
@@ -153,12 +159,12 @@ struct ScopedPolicy: CachePolicy {
         _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
             ProviderMarker.scoped
         }
-        return try body(ScopedProvider(slots: slots, key: key))
+        return try body(ScopedProvider(owner: owner, key: key))
     }
 
     func hasInstance(in provider: ScopedProvider, context: ResolutionContext, frame: Frame) -> Bool {
         guard let shared = context.sharedScopeStore else {
-            return context.hasConfinedScopedInstance(owner: provider.slots, key: provider.key)
+            return context.hasConfinedScopedInstance(owner: provider.owner, key: provider.key)
         }
         return provider.cell(in: shared, keptBy: context).hasValue
     }
@@ -169,7 +175,7 @@ struct ScopedPolicy: CachePolicy {
     ) throws -> AnyObject? {
         guard let shared = context.sharedScopeStore else {
             return try context.resolveConfinedScoped(
-                owner: provider.slots, key: provider.key, frame: frame, build: { try build()! },
+                owner: provider.owner, key: provider.key, frame: frame, build: { try build()! },
                 configures: configures, configure: configure)
         }
         let cell = provider.cell(in: shared, keptBy: context)
@@ -178,26 +184,26 @@ struct ScopedPolicy: CachePolicy {
             build: {
                 // Inside the step, whose resolution will end: an outermost call found the store and
                 // the cell outside any step, where nothing kept them (see `sharedScopeStore`).
-                context.keep(cell, of: provider.slots, key: provider.key, from: shared)
+                context.keep(cell, of: provider.owner, key: provider.key, from: shared)
                 return try build()!
             }, configures: configures, configure: configure)
     }
 }
 
-/// A `scoped` provider, as a resolution finds its instance: the slots of its module and its key.
+/// A `scoped` provider, as a resolution finds its instance: its owner (its module) and its key.
 struct ScopedProvider {
-    let slots: ProviderSlots
+    let owner: AnyObject
     let key: ProviderKey
 
     /// The provider's cell in `store`, made on the provider's first call in the resolution.
     func cell(in store: ScopeStore) -> OnceCell<StrongObjectStorage> {
-        store.cell(owner: slots, key: key) { StrongObjectCell.make() }
+        store.cell(owner: owner, key: key) { StrongObjectCell.make() }
     }
 
     /// The provider's cell in `store`, the shared store of `context`'s synchronous resolution, which
     /// keeps it until it ends.
     func cell(in store: ScopeStore, keptBy context: ResolutionContext) -> OnceCell<StrongObjectStorage> {
-        context.sharedScopedCell(in: store, owner: slots, key: key) { StrongObjectCell.make() }
+        context.sharedScopedCell(in: store, owner: owner, key: key) { StrongObjectCell.make() }
     }
 }
 

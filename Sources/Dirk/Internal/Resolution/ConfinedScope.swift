@@ -16,9 +16,9 @@
 /// (An async resolution shares its instances between its tasks and the threads they run on, and
 /// keeps them all in cells of a `ScopeStore`.)
 ///
-/// A provider's entry is found by the provider's key and the owner of its module's slots, which
-/// the entry keeps alive, so that no other owner can take the same address while the resolution
-/// lasts.
+/// A provider's entry is found by the provider's key and its owner, the module whose provider it
+/// is, which the entry keeps alive, so that no other owner can take the same address while the
+/// resolution lasts.
 struct ConfinedScope {
     /// Where a provider's instance is.
     enum State {
@@ -35,7 +35,7 @@ struct ConfinedScope {
         let key: ProviderKey
         var state: State
 
-        /// Whether this is the entry of the provider at `key` among the slots that `owner` keeps.
+        /// Whether this is the entry of the provider at `key` of `owner`.
         func isFor(owner: AnyObject, key: ProviderKey) -> Bool {
             self.owner === owner && self.key == key
         }
@@ -57,7 +57,7 @@ struct ConfinedScope {
     // The methods are `mutating`, even those that only read, so that calling them on the
     // context's property works on it in place instead of on a copy. (Speed only.)
 
-    /// The state of the provider at `key` among the slots that `owner` keeps, or nil if the
+    /// The state of the provider at `key` of `owner`, or nil if the
     /// resolution has not asked for it yet.
     mutating func state(owner: AnyObject, key: ProviderKey) -> State? {
         var found: State?
@@ -65,12 +65,12 @@ struct ConfinedScope {
         return found
     }
 
-    /// Records that the provider at `key` among the slots that `owner` keeps is building.
+    /// Records that the provider at `key` of `owner` is building.
     mutating func beginBuilding(owner: AnyObject, key: ProviderKey) {
         entries.append(Entry(owner: owner, key: key, state: .building))
     }
 
-    /// Adds the cell of the provider at `key` among the slots that `owner` keeps.
+    /// Adds the cell of the provider at `key` of `owner`.
     mutating func add(_ cell: OnceCell<StrongObjectStorage>, owner: AnyObject, key: ProviderKey) {
         entries.append(Entry(owner: owner, key: key, state: .cell(cell)))
     }
@@ -96,7 +96,7 @@ struct ConfinedScope {
 }
 
 extension ResolutionContext {
-    /// The instance of the `scoped` provider at `key` among the slots that `owner` keeps, in this
+    /// The instance of the `scoped` provider at `key` of `owner`, in this
     /// thread's own resolution (see `ConfinedScope`): the one already built, or one that `build`
     /// makes now, as the step `frame`, and `configure` completes when `configures`.
     ///
@@ -146,7 +146,7 @@ extension ResolutionContext {
     }
 
     /// Whether this thread's own resolution holds an instance of the `scoped` provider at `key`
-    /// among the slots that `owner` keeps, for traces: as a cell would say, an instance that is
+    /// of `owner`, for traces: as a cell would say, an instance that is
     /// still being configured is not there yet.
     func hasConfinedScopedInstance(owner: AnyObject, key: ProviderKey) -> Bool {
         switch confinedScope.state(owner: owner, key: key) {

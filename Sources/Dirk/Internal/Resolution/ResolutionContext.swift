@@ -363,7 +363,7 @@ import CDirk
         return shared
     }
 
-    /// The cell of the `scoped` provider at `key` among the slots that `owner` keeps, in `store`,
+    /// The cell of the `scoped` provider at `key` of `owner`, in `store`,
     /// the shared store of the resolution under way (`sharedScopeStore`), made by `make` on first
     /// use; kept by this resolution until it ends, so that the provider gives it one instance
     /// even if the async resolution that the store belongs to ends meanwhile (in a `Task { }`
@@ -380,7 +380,7 @@ import CDirk
         return cell
     }
 
-    /// The shared cell kept for the provider at `key` among the slots that `owner` keeps, if any.
+    /// The shared cell kept for the provider at `key` of `owner`, if any.
     private func keptSharedCell(of owner: AnyObject, key: ProviderKey) -> AnyObject? {
         keptSharedCells.first { $0.owner === owner && $0.key == key }?.cell
     }

@@ -1,8 +1,8 @@
 /// The `scoped` instances of one async resolution: one cell per provider, made on the provider's
 /// first call in the resolution and released when the resolution ends.
 ///
-/// A provider is found by its key and the object that owns its module's slots (`ProviderSlots`),
-/// so that a `scoped` provider needs no object of its own.
+/// A provider is found by its key and its owner, the module whose provider it is, so that a
+/// `scoped` provider needs no object of its own.
 ///
 /// An async resolution shares its store with every sync resolution that runs inside it, on
 /// whatever thread, so that a `scoped` provider asked for before and after an `await` gives the
@@ -42,7 +42,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// the store then starts a store of its own.
     var hasEnded: Bool { withLock { $0.hasEnded } }
 
-    /// The cell of the provider at `key` among the slots that `owner` keeps, in this resolution,
+    /// The cell of the provider at `key` of `owner`, in this resolution,
     /// made by `make` on first use. Once the resolution has ended, a cell made is not kept: its
     /// caller is its only keeper, and no ended scope holds an instance.
     func cell<Cell: AnyObject>(owner: AnyObject, key: ProviderKey, make: () -> Cell) -> Cell {
