@@ -78,6 +78,17 @@ extension Component {
         file: StaticString = #fileID, line: UInt = #line,
         _ resolve: @escaping @Sendable (Self) -> Element
     ) -> Self {
+        addContribution(type, key: key, metadata: metadata, file: file, line: line, resolve)
+        return self
+    }
+
+    /// `contribute(_:key:metadata:file:line:_:)`; `beforeLocking` runs between the check of the
+    /// collection's keys and the lock under which the component checks its own again and adds the
+    /// contribution. A test hook: another thread's contribution can come in between.
+    package func addContribution<Element>(
+        _ type: Element.Type, key: String, metadata: (any Sendable)?, file: StaticString, line: UInt,
+        beforeLocking: () -> Void = {}, _ resolve: @escaping @Sendable (Self) -> Element
+    ) {
         if let owner = contributions(of: type, file: file, line: line).first(where: { $0.key == key })?
             .contributor
         {
@@ -89,11 +100,23 @@ extension Component {
             // Only this component builds its own contributions, so `component` is `self`.
             resolve(component as! Self)
         }
-        core.withLock { state in
+        beforeLocking()
+        // The component's own keys are checked again under the lock that guards them: another thread
+        // may have contributed the same key since the check above.
+        let isTaken = core.withLock { state in
+            if state.contributions?[ObjectIdentifier(type)]?.contains(where: { $0.key == key }) == true {
+                return true
+            }
             state.contributions = state.contributions ?? [:]
             state.contributions![ObjectIdentifier(type), default: []].append(record)
+            return false
         }
-        return self
+        if isTaken {
+            Diagnostics.duplicateContribution(
+                key: key, element: type, component: Swift.type(of: self), owner: Swift.type(of: self),
+                file: file,
+                line: line)
+        }
     }
 
     /// Every contribution to the collection of `type`: the ancestors' first, each ancestor's after
@@ -129,8 +152,8 @@ extension Component {
         var owners: [String: Component.Type] = [:]
         for contribution in all {
             if let owner = owners.updateValue(contribution.contributor, forKey: contribution.key) {
-                Diagnostics.duplicateContribution(
-                    key: contribution.key, element: type, component: contribution.contributor, owner: owner,
+                Diagnostics.duplicateContributionListed(
+                    key: contribution.key, element: type, first: owner, second: contribution.contributor,
                     file: file, line: line)
             }
         }

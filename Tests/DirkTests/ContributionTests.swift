@@ -1,5 +1,6 @@
 import Dirk
 import DirkTestSupport
+import Foundation
 import Testing
 
 @Suite("Collections of contributions")
@@ -67,6 +68,51 @@ struct ContributionTests {
                 "Dirk: `PluginSession` contributed `Plugin` under the key \"auth\", which `PluginApp` already uses"
             ))
         #expect(message.contains("choose another key"))
+    }
+
+    @Test(
+        "a key that another thread contributes to the same component meanwhile traps in the second contribution"
+    )
+    func duplicateKeyRaceTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let session = PluginSession()
+            // This thread checks the collection first, then lets another thread contribute the
+            // same key before it takes the lock.
+            func letAnotherThreadContribute() {
+                let finished = DispatchSemaphore(value: 0)
+                Thread {
+                    session.contribute(Plugin.self, key: "race") { _ in Plugin(name: "other") }
+                    finished.signal()
+                }.start()
+                finished.wait()
+            }
+            session.addContribution(
+                Plugin.self, key: "race", metadata: nil, file: #fileID, line: #line,
+                beforeLocking: letAnotherThreadContribute, { _ in Plugin(name: "this") })
+            // Reached only if both contributions were added: the listing stops instead.
+            _ = session.contributions(of: Plugin.self)
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: `PluginSession` contributed `Plugin` under the key \"race\", which `PluginSession` already uses"
+            ), "stopped at the contribution, not later")
+    }
+
+    @Test(
+        "a key that a parent registered after the child contributed brings too traps where the collection is listed"
+    )
+    func duplicateKeyFromALaterParentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let session = PluginSession().contribute(Plugin.self, key: "auth") { _ in Plugin(name: "fake") }
+            _ = session.parent { PluginApp() }.contributions(of: Plugin.self)
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: the collection of `Plugin` holds two contributions under the key \"auth\", one from `PluginApp` and one from `PluginSession`, found as the collection was listed here"
+            ))
+        #expect(message.contains("register parents before contributing"))
     }
 }
 

@@ -69,8 +69,9 @@
         }
         if path.contains(where: { $0.kind == .handle }) {
             return """
-                A handle resolves its value when it is first read: read it after the provider that \
-                built the handle has returned, not while that provider is still being built.
+                A handle resolves when it is read (a `Lazy` on its first read, a `Provider` on every \
+                call): read it after the provider that built the handle has returned, not while that \
+                provider is still being built.
                 """
         }
         let providers = path.filter { $0.kind == .provider }
@@ -535,6 +536,24 @@
             """, file: file, line: line)
     }
 
+    /// A collection being listed holds two contributions under one key: `first`, an ancestor's or
+    /// the component's own, and `second`, made by a component that could not see `first` when it
+    /// contributed (a parent registered after its child contributed).
+    static func duplicateContributionListed(
+        key: String, element: Any.Type, first: Any.Type, second: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        fail(
+            """
+            Dirk: the collection of `\(element)` holds two contributions under the key "\(key)", \
+            one from `\(first)` and one from `\(second)`, found as the collection was listed here. \
+            `\(second)` contributed before `\(first)` became its ancestor, usually because a parent \
+            was registered after its child contributed, so the contribution could not be checked \
+            then. Keys are unique within a collection: choose another key for one of them, or \
+            contribute the element once, from the component that owns it; register parents before \
+            contributing, so that a clash stops at the contribution.
+            """, file: file, line: line)
+    }
+
     /// A contribution was resolved after the component that contributed it was released.
     static func contributionAfterRelease(
         key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
@@ -545,7 +564,9 @@
             its component `\(component)` was released. A contribution refers to its component \
             without keeping it alive, so that an instance the component caches may hold \
             contributions without a retain cycle: keep the component for as long as you resolve \
-            its contributions.
+            its contributions. A contribution resolved in the `deinit` of an instance that the \
+            component cached runs as the component releases it: resolve it before, or keep what \
+            the `deinit` needs in a stored property of that instance.
             """, file: file, line: line)
     }
 
