@@ -119,9 +119,13 @@ extension Component {
     /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {
         let (caches, recording, unusedModules, scopedMark) = core.withLock { state in
+            // The caches and the recording copied element by element under the lock, so that what
+            // is read after it shares no storage with what other threads write under the lock.
+            // Sharing would be correct (copy-on-write), but ThreadSanitizer cannot see it and
+            // reports a race in a program that records while it reads its graph.
             (
-                state.caches, state.recording, state.registeredModules?.values.map { $0 } ?? [],
-                state.scopedMark
+                state.caches.elements, state.recording.map { $0.copiedElementByElement() },
+                state.registeredModules?.values.map { $0 } ?? [], state.scopedMark
             )
         }
         var strategies = recording?.providers ?? [:]
@@ -139,7 +143,7 @@ extension Component {
         // The components whose providers the graph may show: this one, then the ancestors that
         // its recording watches, nearest first, each once, with their caches. Each cache is read
         // outside the component's lock; it takes its own.
-        var components: [(component: Component, caches: [ProviderSlots])] = [(self, caches.elements)]
+        var components: [(component: Component, caches: [ProviderSlots])] = [(self, caches)]
         for ancestor in recording?.watched ?? []
         where !components.contains(where: { $0.component === ancestor }) {
             components.append((ancestor, ancestor.core.withLock { $0.caches.elements }))
@@ -210,13 +214,15 @@ extension Component {
         value: T, trace: String
     ) {
         let context = ResolutionContext.current
-        let outer = context.trace
         let components = selfAndAncestors()
-        context.trace = ResolutionContext.Trace(
-            components: components.map(\.identity), firstCall: context.observedCalls.count)
-        defer { context.trace = outer }
+        // A trace begun inside another's closure: the calls it shows are the outer trace's too.
+        let index = context.traces.endIndex
+        context.traces.append(
+            ResolutionContext.Trace(
+                components: components.map(\.identity), firstCall: context.observedCalls.count))
+        defer { context.traces.removeLast() }
         let value = try observing(components, body)
-        let lines = context.trace?.lines ?? []
+        let lines = context.traces[index].lines
         return (value, lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n"))
     }
 
@@ -307,6 +313,15 @@ struct DependencyRecord {
     var watched: [Component] = []
     /// The component, as what it watches knows it.
     let recorder: Recorder
+
+    /// A copy that shares no storage with this record.
+    func copiedElementByElement() -> DependencyRecord {
+        var copy = DependencyRecord(recorder: recorder)
+        copy.providers = Dictionary(uniqueKeysWithValues: providers.map { ($0.key, $0.value) })
+        copy.edges = Set(edges.map { $0 })
+        copy.watched = watched.map { $0 }
+        return copy
+    }
 }
 
 extension AnyModule {
@@ -322,13 +337,14 @@ extension AnyModule {
         _ frame: Frame, in context: ResolutionContext, isNew: Bool, _ resolve: () throws(Failure) -> T
     ) throws(Failure) -> T {
         let component = componentReference.identity
-        let isTraced = context.trace?.components.contains(component) ?? false
-        if isTraced, let trace = context.trace {
-            // Indented by the traced calls of the resolution under way since the trace began.
+        for index in context.traces.indices where context.traces[index].shows(component) {
+            // Indented by the calls that the trace shows, of the resolution under way, since it
+            // began.
+            let trace = context.traces[index]
             let depth = context.observedCalls[trace.firstCall...].count {
-                $0.isTraced && $0.resolution == context.endedResolutions
+                trace.shows($0.provider.component) && $0.resolution == context.endedResolutions
             }
-            context.trace?.lines.append(
+            context.traces[index].lines.append(
                 String(repeating: "  ", count: depth)
                     + "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
         }
@@ -371,7 +387,7 @@ extension AnyModule {
         if let recorder, !recorders.contains(where: { $0 === recorder }) {
             recorders.append(recorder)
         }
-        context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions, isTraced))
+        context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
         return try resolve()
     }

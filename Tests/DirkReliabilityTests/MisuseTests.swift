@@ -157,8 +157,9 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .lateParentDuplicateContribution:
             [
-                "`MisuseComponent` contributed `Canary` under the key \"late\", which `MisuseParent` already uses",
-                "choose another key",
+                "the collection of `Canary` holds two contributions under the key \"late\", one from `MisuseParent` and one from `MisuseComponent`",
+                "`MisuseComponent` contributed before `MisuseParent` became its ancestor",
+                "choose another key for one of them", "register parents before contributing",
             ]
         case .contributionAfterRelease:
             [

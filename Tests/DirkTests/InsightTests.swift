@@ -223,6 +223,37 @@ struct InsightTests {
         #expect(edges.contains("GraphEndModule.keyedCaller() -> GraphEndModule.keyed(_:)"), "\(edges)")
     }
 
+    @Test("the graph of a recording component can be read while other threads resolve, record and reset")
+    func graphReadWhileRecording() {
+        let app = GraphAppComponent().startRecordingDependencies()
+        _ = app.data.client()
+        let checks = OffThreadChecks()
+        withWatchdog {
+            let rounds = stressRounds(300)
+            onThreads(3) { index in
+                for round in 0..<rounds {
+                    switch index {
+                    case 0:
+                        let names = app.dependencyGraph().nodes.map(\.name)
+                        checks.check(
+                            names.contains("GraphDataModule.client()"), "a recorded provider went missing")
+                    case 1:
+                        _ = app.data.store()
+                        _ = app.data.value() as Thing
+                        if round % 16 == 0 { app.reset() }
+                    default:
+                        _ = app.data.either(round % 2 == 0)
+                        _ = app.data.client()
+                    }
+                }
+            }
+        }
+        checks.expectNone()
+        #expect(
+            app.dependencyGraph().dependencies.contains(
+                .init(from: "GraphDataModule.store()", to: "GraphDataModule.client()")))
+    }
+
     @Test("a recording child watches its ancestors until it is released")
     func releasedChildStopsWatching() {
         let app = GraphAppComponent()
@@ -250,6 +281,23 @@ struct InsightTests {
         #expect(trace == "LeafModule.viewModel() [transient] new\n  RootModule.store() [single] cached\n")
         let (_, untraced) = feature.trace { 0 }
         #expect(untraced.isEmpty)
+    }
+
+    @Test("a trace begun inside another's closure shows its calls, and the outer trace shows them too")
+    func nestedTraces() {
+        let app = RootComponent()
+        let feature = LeafComponent().parent { app }
+        _ = app.root.store()
+        let (inner, outer) = feature.trace {
+            _ = feature.leaf.viewModel()
+            return app.trace { feature.leaf.viewModel() }.trace
+        }
+        #expect(
+            inner == "RootModule.store() [single] cached\n", "the inner trace shows its own component's calls"
+        )
+        #expect(
+            outer == "LeafModule.viewModel() [transient] new\n  RootModule.store() [single] cached\n"
+                + "LeafModule.viewModel() [transient] new\n  RootModule.store() [single] cached\n")
     }
 
     @Test("a trace shows only calls into its component and its ancestors, even where something else observes")

@@ -85,18 +85,15 @@ import CDirk
 
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
-    /// The trace under way on this thread, if any.
-    @exclusivity(unchecked) var trace: Trace?
+    /// The traces under way on this thread, outermost first: a trace begun inside another's
+    /// closure is under way in both.
+    @exclusivity(unchecked) var traces: [Trace] = []
     /// The observed provider calls under way on this thread, innermost last: each one's provider;
     /// what records its dependencies (the locks and states of the recording components that the
-    /// call is made for); the index its step has, or will have, on the stack (the depth when it
-    /// was observed), in the resolution of that number (`endedResolutions` then); and whether the
-    /// trace under way shows it.
+    /// call is made for); and the index its step has, or will have, on the stack (the depth when it
+    /// was observed), in the resolution of that number (`endedResolutions` then).
     @exclusivity(unchecked) var observedCalls:
-        [(
-            provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64,
-            isTraced: Bool
-        )] = []
+        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] = []
     /// How many resolutions with work at their end have ended on this thread: what tells a call
     /// that a deinitializer makes at a resolution's end, whose steps start again at the bottom of
     /// the stack, from a call of the resolution that is ending.
@@ -109,6 +106,10 @@ import CDirk
         /// How many observed calls were under way when the trace began: it shows none of them.
         let firstCall: Int
         var lines: [String] = []
+
+        /// Whether the trace shows the calls of providers of the component whose identity is
+        /// `component`.
+        func shows(_ component: UInt) -> Bool { components.contains(component) }
     }
     /// Set while `overriding(_:with:)` finds out which provider its closure calls.
     @usableFromInline @exclusivity(unchecked) var capture: OverrideCapture?
