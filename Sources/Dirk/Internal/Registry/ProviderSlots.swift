@@ -10,7 +10,8 @@ import CDirk
 /// tag is the provider's strategy, checked before a slot is used as a cell of that strategy.
 ///
 /// A module makes its slots on the first call that needs them (`AnyModule.slots`): a module whose
-/// providers are all transients never does. The component the module belongs to also holds this
+/// providers are all transients never does, nor one whose only other call is one `scoped` call,
+/// which its component records in their place (`recordScoped(at:)` takes the record over). The component the module belongs to also holds this
 /// object, so that `reset()` and the component's release reach every cache without holding the
 /// module.
 @usableFromInline package final class ProviderSlots: Locked<ProviderSlots.State> {
