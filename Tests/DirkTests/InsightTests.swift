@@ -223,14 +223,16 @@ struct InsightTests {
         #expect(edges.contains("GraphEndModule.keyedCaller() -> GraphEndModule.keyed(_:)"), "\(edges)")
     }
 
-    @Test("the graph of a recording component can be read while other threads resolve, record and reset")
+    @Test(
+        "the graph of a recording component can be read while other threads resolve, reset, trace, and record in children"
+    )
     func graphReadWhileRecording() {
         let app = GraphAppComponent().startRecordingDependencies()
-        _ = app.data.client()
+        _ = app.data.store()
         let checks = OffThreadChecks()
         withWatchdog {
-            let rounds = stressRounds(300)
-            onThreads(3) { index in
+            let rounds = stressRounds(1200)
+            onThreads(4) { index in
                 for round in 0..<rounds {
                     switch index {
                     case 0:
@@ -241,9 +243,17 @@ struct InsightTests {
                         _ = app.data.store()
                         _ = app.data.value() as Thing
                         if round % 16 == 0 { app.reset() }
+                    case 2:
+                        let session = GraphSessionComponent().parent { app }.startRecordingDependencies()
+                        _ = session.session.cart()
+                        checks.check(
+                            session.dependencyGraph().dependencies.contains(
+                                .init(from: "GraphSessionModule.cart()", to: "GraphDataModule.store()")),
+                            "a child's call into its parent went unrecorded")
                     default:
-                        _ = app.data.either(round % 2 == 0)
-                        _ = app.data.client()
+                        let (_, trace) = app.trace { app.data.store() }
+                        checks.check(
+                            trace.hasPrefix("GraphDataModule.store() [single]"), "a trace missed its call")
                     }
                 }
             }
