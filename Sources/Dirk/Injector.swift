@@ -18,10 +18,13 @@
 /// An injector for a base class or for a protocol that groups injectable properties serves every
 /// subclass or conforming type through `including(_:as:)`, so each property is declared once.
 ///
-/// **Thread safety:** an injector is an immutable value that can be shared; `inject(into:from:)`
-/// resolves like any provider call, and sets the properties on the calling thread.
+/// **Thread safety:** an injector is an immutable value that can be shared;
+/// `inject(into:from:file:line:)` resolves every property in one resolution, like one provider
+/// call, and sets the properties on the calling thread.
 public struct Injector<Target, C: Component>: Sendable {
-    private var steps: [@Sendable (Target, C) -> Void] = []
+    /// Each property's step: the target, the component, and the file and line of the
+    /// `inject(into:from:file:line:)` call, which an included injector's own injection names.
+    private var steps: [@Sendable (Target, C, StaticString, UInt) -> Void] = []
 
     /// An injector that fills nothing yet; add properties with `inject(_:_:)`.
     public init() {}
@@ -37,7 +40,7 @@ public struct Injector<Target, C: Component>: Sendable {
         _ resolve: @escaping @Sendable (C) -> Value
     ) -> Injector {
         var extended = self
-        extended.steps.append { target, component in target[keyPath: keyPath] = resolve(component) }
+        extended.steps.append { target, component, _, _ in target[keyPath: keyPath] = resolve(component) }
         return extended
     }
 
@@ -57,16 +60,36 @@ public struct Injector<Target, C: Component>: Sendable {
         _ other: Injector<Other, C>, as convert: @escaping @Sendable (Target) -> Other
     ) -> Injector {
         var extended = self
-        extended.steps.append { target, component in other.inject(into: convert(target), from: component) }
+        extended.steps.append { target, component, file, line in
+            other.inject(into: convert(target), from: component, file: file, line: line)
+        }
         return extended
     }
 
-    /// Sets every property the injector declares on `target`, in the order they were declared.
+    /// Sets every property the injector declares on `target`, in the order they were declared,
+    /// in one resolution: a `scoped` provider gives every property of one injection the same
+    /// instance, and an injection made inside a provider's factory is part of that factory's
+    /// resolution.
     ///
     /// - Parameters:
     ///   - target: The object to fill.
     ///   - component: The component whose providers supply the values.
-    public func inject(into target: Target, from component: C) {
-        for step in steps { step(target, component) }
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    public func inject(
+        into target: Target, from component: C, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        // The step is the object's: a property whose provider fills the same object again, with
+        // an injector of the same type, would recurse without end, and stops with the path.
+        let frame = Frame(
+            .injection, owner: UInt(bitPattern: ObjectIdentifier(target as AnyObject)),
+            component: component.identity,
+            site: ProviderSite(file: file, line: line, column: 0, function: "inject(into:from:)"),
+            type: Target.self, subject: Target.self, componentType: C.self)
+        ResolutionContext.withCurrent { context in
+            context.enterUncached(frame)
+            for step in steps { step(target, component, file, line) }
+            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+        }
     }
 }

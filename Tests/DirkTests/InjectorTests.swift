@@ -35,6 +35,51 @@ struct InjectorTests {
         #expect(first.tracker === component.things.single())
         #expect(second.tracker === first.tracker)
     }
+
+    @Test(
+        "one injection is one resolution: its properties share a `scoped` instance, and the next injection gets another"
+    )
+    func oneInjectionOneResolution() {
+        let component = TestComponent()
+        let pair = ScopedPair()
+        scopedPairInjection.inject(into: pair, from: component)
+        #expect(pair.first != nil)
+        #expect(pair.first === pair.second)
+        let next = ScopedPair()
+        scopedPairInjection.inject(into: next, from: component)
+        #expect(next.first === next.second)
+        #expect(next.first !== pair.first)
+    }
+
+    @Test("an injection inside a provider's factory is part of that factory's resolution")
+    func injectionInsideAFactory() {
+        let component = InjectingComponent()
+        let pair = component.injecting.pair()
+        #expect(pair.fromFactory != nil)
+        #expect(pair.first === pair.fromFactory)
+        #expect(pair.second === pair.fromFactory)
+        #expect(component.injecting.pair().first !== pair.first, "another resolution, another instance")
+    }
+
+    @Test("a property whose provider injects the same object again stops the program with the path")
+    func injectionRecursionTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let loop = InjectionLoop()
+            loop.injector = Injector<LoopTarget, InjectingComponent>()
+                .inject(\.thing) { component in
+                    loop.injector!.inject(into: loop.target, from: component)
+                    return Thing()
+                }
+            loop.injector!.inject(into: loop.target, from: InjectingComponent())
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: dependency cycle: Injector<LoopTarget>.inject(into:from:) -> Injector<LoopTarget>.inject(into:from:)"
+            ))
+        #expect(message.contains("fills the same object again while it fills it"))
+        #expect(message.contains("Inject an object once"))
+    }
 }
 
 // MARK: Fixtures
@@ -68,3 +113,46 @@ let screenInjection = Injector<ScreenController, TestComponent>()
 let detailInjection = Injector<DetailController, TestComponent>()
     .including(screenInjection) { $0 }
     .inject(\.detail) { $0.things.transient() }
+
+/// Two properties from one `scoped` provider, and the instance a factory resolved before it
+/// injected them.
+final class ScopedPair: @unchecked Sendable {
+    var first: Thing?
+    var second: Thing?
+    var fromFactory: Thing?
+}
+
+let scopedPairInjection = Injector<ScopedPair, TestComponent>()
+    .inject(\.first) { $0.things.scoped() }
+    .inject(\.second) { $0.things.scoped() }
+
+let injectingPairInjection = Injector<ScopedPair, InjectingComponent>()
+    .inject(\.first) { $0.injecting.scoped() }
+    .inject(\.second) { $0.injecting.scoped() }
+
+final class InjectingComponent: Component, @unchecked Sendable {
+    var injecting: InjectingModule { module() }
+}
+
+final class InjectingModule: Module<InjectingComponent>, @unchecked Sendable {
+    func scoped() -> Thing { scoped { Thing() } }
+    /// Resolves `scoped()`, then injects a pair whose properties resolve it too.
+    func pair() -> ScopedPair {
+        transient { c in
+            let pair = ScopedPair()
+            pair.fromFactory = c.injecting.scoped()
+            injectingPairInjection.inject(into: pair, from: c)
+            return pair
+        }
+    }
+}
+
+final class LoopTarget: @unchecked Sendable {
+    var thing: Thing?
+}
+
+/// An injector whose property's provider injects the same target again.
+final class InjectionLoop: @unchecked Sendable {
+    let target = LoopTarget()
+    var injector: Injector<LoopTarget, InjectingComponent>?
+}

@@ -19,6 +19,17 @@
 
     /// A provider that caches nothing is already on the stack.
     @usableFromInline static func recursion(path: [Frame], at frame: Frame) -> Never {
+        if frame.kind == .injection {
+            fail(
+                """
+                Dirk: dependency cycle: \(names(path)). `\(frame.name)` from `\(frame.componentType)` \
+                fills the same object again while it fills it: what one of its properties resolves \
+                injects that object again with an injector of the same type, which would recurse \
+                without end. Inject an object once, from the code that owns it, and let providers \
+                return what its properties need without injecting it.
+                """,
+                at: frame.site)
+        }
         fail(
             """
             Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
@@ -271,6 +282,12 @@
                     "the key of `\(name)`\(owner), called at \(site.location), cannot be hashed",
                     "a key's `hash(into:)` and `==` cannot throw, so they cannot report that error",
                     "Resolve no provider in a key's `hash(into:)` or `==`"
+                )
+            case .injection:
+                (
+                    "`\(name)`\(owner), called at \(site.location), cannot fill its object",
+                    "an injection cannot throw, so it cannot report that error",
+                    "Resolve the provider with `try` and set the property yourself"
                 )
             }
         fail(

@@ -1,5 +1,5 @@
 /// One step of a resolution: a provider of a module running, a component creating a module, a
-/// handle resolving its value, or a keyed provider hashing its key.
+/// handle resolving its value, a keyed provider hashing its key, or an injector filling an object.
 ///
 /// A frame is a few words pushed by value, so a `transient` call allocates nothing. It names its
 /// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a frame
@@ -14,6 +14,9 @@
         case handle
         /// A `single(key:)` provider hashes or compares its key, which runs user code.
         case keyHashing
+        /// An `Injector` fills the properties of an object of type `subject`, whose address is the
+        /// owner: one resolution for all of them.
+        case injection
     }
 
     @usableFromInline package let kind: Kind
@@ -52,7 +55,7 @@
         let position: UInt64 =
             switch kind {
             case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)
-            case .moduleCreation, .handle: 0
+            case .moduleCreation, .handle, .injection: 0
             }
         let bits =
             (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
@@ -76,7 +79,8 @@
         guard owner == other.owner, kind == other.kind, ObjectIdentifier(type) == ObjectIdentifier(other.type)
         else { return false }
         switch kind {
-        case .moduleCreation: return true
+        // The same module of one component, or the same object filled by an injector of one type.
+        case .moduleCreation, .injection: return true
         // The owner is a `Lazy` itself, or the module that made a `Provider`, a value with no
         // object of its own: two `Provider`s are the same step when one module made them at the
         // same place for the same component, as the steps of one provider are.
@@ -98,12 +102,13 @@
     }
 
     /// How messages and resolution paths show the frame: `DataModule.store()`,
-    /// `DataModule.init(_:)`, `Lazy<Store>`.
+    /// `DataModule.init(_:)`, `Lazy<Store>`, `Injector<ProfileController>.inject(into:from:)`.
     @usableFromInline package var name: String {
         switch kind {
         case .provider, .keyHashing: "\(subject).\(site.function)"
         case .moduleCreation: "\(subject).init(_:)"
         case .handle: "\(subject)"
+        case .injection: "Injector<\(subject)>.\(site.function)"
         }
     }
 }
