@@ -33,6 +33,7 @@ extension AnyModule {
                 return false
             }
             state.scopedMark = ScopedMark(module: module, moduleType: moduleType, key: key)
+            hasScopedMark = true
             return true
         } ?? false
     }

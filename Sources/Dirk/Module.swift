@@ -17,6 +17,11 @@ open class AnyModule: @unchecked Sendable {
     /// have gone, and its count of observers, which a module without slots reads; valid for as
     /// long as `componentReference` keeps the component's memory allocated (see `ComponentCore`).
     @usableFromInline let componentCore: ComponentCore
+    /// Whether the module left the record of a `scoped` provider in its component
+    /// (`marksScopedProvider(at:)`), which its `deinit` then clears: set while holding the
+    /// component's lock, and read by the `deinit`, which sees what every thread that held the module
+    /// wrote before it released it. (Speed only: a module without one takes no lock as it goes.)
+    var hasScopedMark = false
 
     /// A module of `component`. It makes its slots on the first call that needs them, so that a
     /// module whose providers keep nothing (transients) costs no object and no lock of its
@@ -203,6 +208,7 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
             // A module without slots may have left the record of a `scoped` provider it called in
             // its component (see `resolveScoped`), which must not outlive it: another module could
             // take its address.
+            guard hasScopedMark else { return }
             let module = ObjectIdentifier(self)
             componentCore.withStateUnlessReleased { state in
                 if state.scopedMark?.module == module { state.scopedMark = nil }

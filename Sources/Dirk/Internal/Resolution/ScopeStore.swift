@@ -17,7 +17,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
 
     @usableFromInline
     struct State {
-        /// The cells, each with its provider's key and the owner of the provider's slots, which the
+        /// The cells, each with its provider's key and its owner (the provider's module), which the
         /// entry keeps alive, so that no other owner can take the same address while the store
         /// exists.
         var cells = InlineList<Entry>()
