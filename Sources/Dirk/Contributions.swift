@@ -112,10 +112,9 @@ extension Component {
             return false
         }
         if isTaken {
+            let component = Swift.type(of: self)
             Diagnostics.duplicateContribution(
-                key: key, element: type, component: Swift.type(of: self), owner: Swift.type(of: self),
-                file: file,
-                line: line)
+                key: key, element: type, component: component, owner: component, file: file, line: line)
         }
     }
 

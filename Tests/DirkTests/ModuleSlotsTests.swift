@@ -133,6 +133,32 @@ struct ModuleSlotsTests {
         #expect(!component.scopes.hasSlots, "the record is free for another module")
     }
 
+    @Test("modules made directly that record a `scoped` call on one thread and go on another leave no record")
+    func scopedRecordsOfModulesGoingOnOtherThreads() {
+        let component = SlotsComponent()
+        let checks = OffThreadChecks()
+        withWatchdog {
+            for _ in 0..<stressRounds(300) {
+                let handOver = Locked<SlotsModule?>(nil)
+                let made = DispatchSemaphore(value: 0)
+                onThreads(2) { index in
+                    if index == 0 {
+                        let module = SlotsModule(component)
+                        _ = module.scoped()
+                        handOver.withLock { $0 = module }
+                        made.signal()
+                    } else {
+                        made.wait()
+                        // The last reference goes here: the module's `deinit` runs on this thread.
+                        handOver.withLock { $0 = nil }
+                    }
+                }
+                checks.check(component.dependencyGraph().nodes.isEmpty, "a module that went left its record")
+            }
+        }
+        checks.expectNone()
+    }
+
     @Test("a `scoped` call on a watched component takes the pipeline, which makes the slots")
     func scopedWatched() {
         let component = SlotsComponent()

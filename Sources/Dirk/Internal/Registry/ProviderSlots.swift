@@ -11,9 +11,9 @@ import CDirk
 ///
 /// A module makes its slots on the first call that needs them (`AnyModule.slots`): a module whose
 /// providers are all transients never does, nor one whose only other call is one `scoped` call,
-/// which its component records in their place (`recordScoped(at:)` takes the record over). The component the module belongs to also holds this
-/// object, so that `reset()` and the component's release reach every cache without holding the
-/// module.
+/// which its component records in their place (`recordScoped(at:)` takes the record over). The
+/// component the module belongs to also holds this object, so that `reset()` and the component's
+/// release reach every cache without holding the module.
 @usableFromInline package final class ProviderSlots: Locked<ProviderSlots.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded
     // by the lock of `Locked`. The extra words are atomics: `attention`, `observers`, the
