@@ -95,7 +95,7 @@ extension Component {
         let replaced = core.withLock { state in
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
-                if modules.value(for: TypeKey(type)) != nil
+                if modules.value(for: TypeKey(type), inliningHomeSlot: false) != nil
                     || state.moduleCreations.first(where: { $0.type == key }) != nil
                 {
                     Diagnostics.lateModule(
@@ -141,7 +141,9 @@ extension Component {
             site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
             subject: type, componentType: Swift.type(of: self))
         let next: ModuleCreation.Next = core.withLock { state in
-            if let published = modules.value(for: TypeKey(type)) { return .published(published) }
+            if let published = modules.value(for: TypeKey(type), inliningHomeSlot: false) {
+                return .published(published)
+            }
             if let registered = state.registeredModules?.removeValue(forKey: key) {
                 modules.insert(registered, asInstanceOf: type)
                 return .published(registered)

@@ -325,6 +325,8 @@ extension Component {
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
     private func rememberedAncestor(_ type: Any.Type) -> FoundAncestor? {
-        ancestors.entry(for: TypeKey(type)).map { FoundAncestor(component: $0.value, tag: $0.tag) }
+        ancestors.entry(for: TypeKey(type), inliningHomeSlot: false).map {
+            FoundAncestor(component: $0.value, tag: $0.tag)
+        }
     }
 }

@@ -55,9 +55,12 @@ struct LookupTableTests {
             for (index, key) in stored.enumerated() {
                 let entry = table.entry(for: key)
                 #expect(entry?.value.number == index && entry?.tag == UInt(index), "entry \(index)")
+                let called = table.entry(for: key, inliningHomeSlot: false)
+                #expect(called?.value === entry?.value && called?.tag == entry?.tag, "entry \(index), called")
             }
             for key in absent {
                 #expect(table.entry(for: key) == nil)
+                #expect(table.entry(for: key, inliningHomeSlot: false) == nil)
             }
             // 600 entries in the storage (the inline one copied) need 2,048 slots, the eighth storage
             // after 8 slots.
@@ -140,6 +143,25 @@ struct LookupTableTests {
             #expect(table.instance(of: FirstModule.self) === first)
             #expect(table.instance(of: SecondModule.self) === second)
             #expect(table.instance(of: Item.self) == nil)
+        }
+    }
+
+    @Test(
+        "every storage stays within half its slots, the first too, which starts with the inline entries")
+    func loadLimit() {
+        let keys = distinctTypes(200).map(TypeKey.init)
+        for inline in [1, 4] {
+            withTable(TypeTable.self, inline: inline) { table in
+                for (index, key) in keys.enumerated() {
+                    table.insert(Item(index), tag: 0, for: key)
+                    table.checkInvariants()
+                    guard let storage = table.overflowStorage else { continue }
+                    // 5 entries of a table with 4 inline took 8 slots once.
+                    let load = "\(storage.count) of \(storage.slotCount)"
+                    #expect(storage.count * 2 <= storage.slotCount, "\(load)")
+                }
+                #expect(table.overflowStorage?.slotCount == 512, "200 entries need more than 256 slots")
+            }
         }
     }
 

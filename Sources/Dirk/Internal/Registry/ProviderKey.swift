@@ -117,7 +117,7 @@ extension ProviderKey: LookupTableKey {
 
     /// The type, the position and the names' addresses: nil when the type and position match and
     /// an address differs, since two addresses may hold the same text.
-    @inlinable package func isStoredQuickly(at words: UnsafeMutablePointer<UInt>) -> Bool? {
+    @inlinable @inline(__always) package func isStoredQuickly(at words: UnsafeMutablePointer<UInt>) -> Bool? {
         guard dirk_load_relaxed(words) == UInt(bitPattern: type),
             dirk_load_relaxed(words + 1) == UInt(truncatingIfNeeded: position)
         else { return false }

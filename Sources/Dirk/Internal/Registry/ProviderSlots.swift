@@ -129,12 +129,12 @@ import CDirk
         for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
         make: () -> Slot
     ) -> (slot: Unmanaged<Slot>, isNew: Bool) {
-        if let entry = table.unretainedEntry(for: key) {
+        if let entry = table.unretainedEntry(for: key, inliningHomeSlot: false) {
             return (checked(entry, strategy: strategy, site: site, as: type), false)
         }
         let (found, made) = withLock {
             state -> ((value: Unmanaged<AnyObject>, tag: UInt)?, Unmanaged<Slot>?) in
-            if let entry = table.unretainedEntry(for: key) { return (entry, nil) }
+            if let entry = table.unretainedEntry(for: key, inliningHomeSlot: false) { return (entry, nil) }
             let slot = make()
             table.insert(slot, tag: UInt(strategy.rawValue), for: key)
             return (nil, Unmanaged.passUnretained(slot))
@@ -210,7 +210,9 @@ import CDirk
     /// The strategy of the provider that used or overrode the key, for messages: the strategy whose
     /// policy made the slot at `key`, if a call made one, or else that of the override set up there.
     package func strategy(at key: ProviderKey) -> ProviderStrategy? {
-        if let entry = table.unretainedEntry(for: key) { return ProviderStrategy(rawValue: UInt8(entry.tag)) }
+        if let entry = table.unretainedEntry(for: key, inliningHomeSlot: false) {
+            return ProviderStrategy(rawValue: UInt8(entry.tag))
+        }
         return withLock { _ in overrides?.factories[key]?.strategy }
     }
 
@@ -226,7 +228,7 @@ import CDirk
         replaces: Bool = false
     ) -> Bool {
         withLock { _ in
-            guard table.unretainedEntry(for: key) == nil else { return false }
+            guard table.unretainedEntry(for: key, inliningHomeSlot: false) == nil else { return false }
             guard replaces || overrides?.factories[key] == nil else { return false }
             if overrides == nil {
                 dirk_store_relaxed(
