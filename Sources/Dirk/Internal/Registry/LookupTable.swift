@@ -228,23 +228,23 @@ extension LookupTableKey {
             dirk_store_release(entry, UInt(bitPattern: Unmanaged.passRetained(value).toOpaque()))
             return
         }
-        let existing = UnsafeRawPointer(bitPattern: dirk_load_relaxed(overflow)).map {
-            Unmanaged<Storage>.fromOpaque($0).takeUnretainedValue()
-        }
-        let count = (existing?.count ?? inlineCount) + 1
         let storage: Storage
-        if let existing, Storage.canHold(count, slots: existing.slotCount) {
-            storage = existing
-        } else {
-            storage = Storage.make(capacity: Storage.slotCount(toHold: count), copying: existing)
-            // A first storage starts with the inline entries, the table's only ones until it is
-            // published, each with a reference of the storage's own.
-            if existing == nil {
-                forEachEntry { value, tag, key in storage.insert(value, tag: tag, for: key) }
+        if let address = UnsafeRawPointer(bitPattern: dirk_load_relaxed(overflow)) {
+            let existing = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
+            if Storage.canHold(existing.count + 1, slots: existing.slotCount) {
+                storage = existing
+            } else {
+                storage = Storage.make(capacity: existing.slotCount * 2, copying: existing)
+                // The new storage takes over the table's reference to the old one.
+                dirk_store_release(overflow, UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque()))
+                Unmanaged.passUnretained(existing).release()
             }
+        } else {
+            storage = Storage.make(capacity: Storage.slotCount(toHold: inlineCount + 1), copying: nil)
+            // The inline entries first, the table's only ones until the storage is published, each
+            // with a reference of the storage's own.
+            forEachEntry { value, tag, key in storage.insert(value, tag: tag, for: key) }
             dirk_store_release(overflow, UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque()))
-            // A new storage takes over the table's reference to the one it replaces.
-            if let existing { Unmanaged.passUnretained(existing).release() }
         }
         storage.insert(value, tag: tag, for: key)
     }
