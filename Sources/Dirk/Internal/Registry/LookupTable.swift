@@ -117,7 +117,7 @@ extension LookupTableKey {
     ///
     /// Once the table has a storage, the slot that the key hashes to is compared inline too, unless
     /// `inliningHomeSlot` is false (a constant at every call): a cached read of a module with more
-    /// providers than inline entries then takes no call (`scale1000` 235 to 199 instructions), and
+    /// providers than inline entries then takes no call (`scale1000` 235 to 191 instructions), and
     /// a slow path, where the call costs little, keeps its code small.
     @inlinable @inline(__always)
     package func unretainedEntry(
