@@ -233,6 +233,67 @@ struct LookupTableTests {
         #expect(keys[4].functionName == "other()")
     }
 
+    @Test(
+        "provider keys found, moved and absent give the same answers with and without the inline home slot, at every size",
+        arguments: [1, 4])
+    func homeSlotAgrees(inline: Int) {
+        // Four keys per hash that differ only by their function's name, so that a key's home slot
+        // may hold a neighbour on which the quick comparison cannot decide; a copy of each whose
+        // names lie elsewhere; absent keys with and without a stored key's hash.
+        let functions = (0..<4).map { TextCopy("provider\($0)()") }
+        let copies = (0..<4).map { TextCopy("provider\($0)()") }
+        let other = TextCopy("absent()")
+        let file = TextCopy(#fileID)
+        defer { for text in functions + copies + [other, file] { text.deallocate() } }
+        var stored: [ProviderKey] = []
+        var moved: [ProviderKey] = []
+        var absent: [ProviderKey] = []
+        for line in UInt(1)...15 {
+            for type in [Item.self, Int.self, String.self] as [Any.Type] {
+                let key = ProviderKey(file: #fileID, line: line, column: 7, function: #function, type: type)
+                for index in functions.indices {
+                    stored.append(key.withNames(file: file, function: functions[index]))
+                    moved.append(key.withNames(file: file, function: copies[index]))
+                }
+                absent.append(key.withNames(file: file, function: other))
+                absent.append(
+                    ProviderKey(
+                        file: #fileID, line: line + 10_000, column: 7, function: #function, type: type))
+            }
+        }
+        withTable(LookupTable<ProviderKey, Item>.self, inline: inline) { table in
+            var disagreements = 0
+            var wrong = 0
+            for (inserted, key) in stored.enumerated() {
+                table.insert(Item(inserted), tag: UInt(inserted) &* 3, for: key)
+                if inserted < 40 || inserted.isMultiple(of: 25) { table.checkInvariants() }
+                for index in 0...inserted {
+                    for probe in [stored[index], moved[index]] {
+                        let inlined = table.entry(for: probe)
+                        let called = table.entry(for: probe, inliningHomeSlot: false)
+                        let value = table.value(for: probe)
+                        if inlined?.value !== called?.value || inlined?.tag != called?.tag
+                            || value !== inlined?.value
+                            || table.value(for: probe, inliningHomeSlot: false) !== value
+                        {
+                            disagreements += 1
+                        }
+                        if inlined?.value.number != index || inlined?.tag != UInt(index) &* 3 { wrong += 1 }
+                    }
+                }
+                for probe in absent
+                where table.entry(for: probe) != nil
+                    || table.entry(for: probe, inliningHomeSlot: false) != nil
+                {
+                    wrong += 1
+                }
+            }
+            #expect(disagreements == 0)
+            #expect(wrong == 0)
+            #expect(table.overflowStorage?.slotCount == 512, "180 keys need more than 256 slots")
+        }
+    }
+
     @Test("a provider key whose names lie at other addresses but read the same is equal and finds the entry")
     func providerKeyEqualByContent() {
         let original = ProviderKey(

@@ -142,8 +142,10 @@ extension LookupTableKey {
             case .absent where dirk_load_acquire(overflow) == 0: return nil
             case .absent, .undecided: break
             }
-        } else if inliningHomeSlot, let entry = Storage.quickHomeLookup(for: key, in: storage) {
-            return (entry.value, loadingTag ? dirk_load_relaxed(entry.entry + 1) : 0)
+        } else if inliningHomeSlot,
+            let entry = Storage.quickHomeLookup(for: key, in: storage, loadingTag: loadingTag)
+        {
+            return entry
         }
         return unretainedEntrySlowly(for: key, storage: storage)
     }
@@ -282,6 +284,9 @@ extension LookupTableKey {
             keys.append(key)
             precondition(
                 entry(for: key)?.value === value, "Dirk internal error: an entry its key does not find")
+            precondition(
+                entry(for: key, inliningHomeSlot: false)?.value === value,
+                "Dirk internal error: an entry its key finds only at its home slot")
         }
         for (index, key) in keys.enumerated() {
             precondition(!keys[..<index].contains(key), "Dirk internal error: a key stored twice")
@@ -376,16 +381,17 @@ extension LookupTableKey {
         }
 
         /// The entry in the slot that `key` hashes to, found by the quick comparisons
-        /// (`isStoredQuickly(at:)`) alone, not retained, and its words; nil when that slot holds
-        /// another key, none, or one that only a full comparison can tell. A storage at most half
+        /// (`isStoredQuickly(at:)`) alone, not retained, with its tag unless `loadingTag` is false
+        /// (then zero); nil when that slot holds another key, none, or one that only a full
+        /// comparison can tell. A storage at most half
         /// full finds most keys there, so a hit takes no call. (Speed only.)
         ///
         /// `address` is a storage the caller's table holds, and the caller holds the table's owner
         /// (see `unretainedEntrySlowly(for:storage:)`).
         @inlinable @inline(__always)
         static func quickHomeLookup(
-            for key: Key, in address: UInt
-        ) -> (value: Unmanaged<Value>, entry: UnsafeMutablePointer<UInt>)? {
+            for key: Key, in address: UInt, loadingTag: Bool
+        ) -> (value: Unmanaged<Value>, tag: UInt)? {
             Unmanaged<Storage>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)._withUnsafeGuaranteedRef {
                 storage in
                 let index = key.mixedHash & (storage.slotCount &- 1)
@@ -394,7 +400,7 @@ extension LookupTableKey {
                     guard let value = UnsafeRawPointer(bitPattern: dirk_load_acquire(entry)),
                         key.isStoredQuickly(at: entry + 2) == true
                     else { return nil }
-                    return (Unmanaged<Value>.fromOpaque(value), entry)
+                    return (Unmanaged<Value>.fromOpaque(value), loadingTag ? dirk_load_relaxed(entry + 1) : 0)
                 }
             }
         }
