@@ -383,8 +383,8 @@ extension LookupTableKey {
         /// The entry in the slot that `key` hashes to, found by the quick comparisons
         /// (`isStoredQuickly(at:)`) alone, not retained, with its tag unless `loadingTag` is false
         /// (then zero); nil when that slot holds another key, none, or one that only a full
-        /// comparison can tell. A storage at most half
-        /// full finds most keys there, so a hit takes no call. (Speed only.)
+        /// comparison can tell. A storage at most half full finds most keys there, so a hit takes
+        /// no call. (Speed only.)
         ///
         /// `address` is a storage the caller's table holds, and the caller holds the table's owner
         /// (see `unretainedEntrySlowly(for:storage:)`).
