@@ -49,21 +49,23 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     private let state: Locked<State>
 
     private struct State {
-        /// The steps this task runs, outermost first, each with its serial: one array, so that a
-        /// new agent's first step allocates once.
-        var steps: [(frame: Frame, serial: UInt64)] = []
+        /// The steps this task runs, outermost first, each with its serial: the outermost kept
+        /// inline, so that an agent that runs one step at a time allocates nothing for them.
+        var steps = Steps()
         var lastSerial: UInt64 = 0
-        /// The `scoped` instances of the resolution.
-        var scopes: ScopeStore
-        /// Whether this agent ends `scopes`: it began the resolution, or opened a scope of its own
-        /// when the one it shared ended.
+        /// The `scoped` instances of the resolution: made on first need (a `scoped` provider, a
+        /// synchronous resolution inside this one, a child task), so that a resolution that asks
+        /// for none makes none. Nil only in an agent that owns its scope.
+        var scopes: ScopeStore?
+        /// Whether this agent ends `scopes`, once made: it began the resolution, or opened a scope
+        /// of its own when the one it shared ended.
         var ownsScopes: Bool
         /// Whether the agent's outermost call is under way: only then is its task running, so that
         /// `task` tells it apart from a later task at the same address.
         var isUnderWay = true
     }
 
-    private init(task: UInt, startedIn: StepMarker?, scopes: ScopeStore, ownsScopes: Bool) {
+    private init(task: UInt, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
         self.task = task
         starters =
             startedIn.map { step in
@@ -73,27 +75,36 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
     }
 
-    /// The `scoped` instances of the resolution.
-    var scopes: ScopeStore { state.withLock { $0.scopes } }
-
     /// The `scoped` instances for a call of the agent's task under way: the resolution's, or the
     /// agent's own, opened now, if the resolution's ended meanwhile (in a `Task { }` that outlives
     /// it), so that no instance is kept by a scope that has ended.
-    var scopesOfCallUnderWay: ScopeStore { scopesIfUnderWay() ?? scopes }
+    var scopesOfCallUnderWay: ScopeStore {
+        if let scopes = scopesIfUnderWay() { return scopes }
+        // Not reached: the agent's task calls only while its outermost call is under way. An
+        // ended store keeps no instance.
+        if let scopes = state.withLock({ $0.scopes }) { return scopes }
+        let ended = ScopeStore.make()
+        ended.end()
+        return ended
+    }
+
+    /// Whether the agent's outermost call is under way.
+    private var isUnderWay: Bool { state.withLock { $0.isUnderWay } }
 
     /// The current task's agent: the one bound for this task, or a new one (and whether it is new,
-    /// in which case the caller binds it with `TaskAgent.$current.withValue`).
+    /// in which case the caller binds it with `TaskAgent.$current.withValue`). A new agent of a
+    /// task that begins a resolution has no scope yet: it makes one on first need.
     static func forCurrentTask() -> (agent: TaskAgent, isNew: Bool) {
         let task = CurrentTask.identity
-        if let current, current.task == task, current.scopesIfUnderWay() != nil { return (current, false) }
+        if let current, current.task == task, current.isUnderWay { return (current, false) }
         let startedIn = enclosingStep
         if let current, let shared = current.sharedScopes {
-            // A child task of a resolution under way: its own agent, the resolution's scope.
+            // A child task of a resolution under way: its own agent, the resolution's scope (made
+            // now in the parent's agent if it had none yet, so that parent and children share
+            // one).
             return (TaskAgent(task: task, startedIn: startedIn, scopes: shared, ownsScopes: false), true)
         }
-        return (
-            TaskAgent(task: task, startedIn: startedIn, scopes: ScopeStore.make(), ownsScopes: true), true
-        )
+        return (TaskAgent(task: task, startedIn: startedIn, scopes: nil, ownsScopes: true), true)
     }
 
     /// The scope that a synchronous resolution of the current task shares, if any: its agent's, or,
@@ -108,20 +119,23 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     /// after that, the scope it had, until it ends.
     private var sharedScopes: ScopeStore? {
         if let scopes = scopesIfUnderWay() { return scopes }
-        let scopes = scopes
+        // An agent that never made its scope ended none: nothing to share.
+        guard let scopes = state.withLock({ $0.scopes }) else { return nil }
         return scopes.hasEnded ? nil : scopes
     }
 
-    /// The agent's scope, if its outermost call is under way; a scope of its own, opened now, if
-    /// the one it shared has ended.
+    /// The agent's scope, if its outermost call is under way: made now if it has none yet; a
+    /// scope of its own, opened now, if the one it shared has ended. Made under the agent's lock,
+    /// so that the tasks that ask at once get one store, and `endOwnScope` ends every store made
+    /// before it, while none is made after it.
     private func scopesIfUnderWay() -> ScopeStore? {
         state.withLock { state in
             guard state.isUnderWay else { return nil }
-            if state.scopes.hasEnded {
-                state.scopes = ScopeStore.make()
-                state.ownsScopes = true
-            }
-            return state.scopes
+            if let scopes = state.scopes, !scopes.hasEnded { return scopes }
+            let made = ScopeStore.make()
+            state.scopes = made
+            state.ownsScopes = true
+            return made
         }
     }
 
@@ -167,7 +181,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         return try result.get()
     }
 
-    /// Ends the agent's outermost call, and its scope if it owns it.
+    /// Ends the agent's outermost call, and its scope if it owns it and made it.
     private func endOwnScope() {
         let owned = state.withLock { state in
             state.isUnderWay = false
@@ -186,7 +200,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
             return state.lastSerial
         }
         defer {
-            state.withLock { state in _ = state.steps.popLast() }
+            state.withLock { state in state.steps.removeLast() }
         }
         let result: Swift.Result<Result, Failure> = await Self.$enclosingStep.withValue(
             StepMarker(agent: self, serial: serial)
@@ -222,6 +236,38 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let stack = state.withLock { $0.steps }
         let first = stack.lastIndex { $0.frame.isSame(as: frame) } ?? stack.endIndex
         return stack[first...].map(\.frame)
+    }
+}
+
+extension TaskAgent {
+    /// An agent's steps, outermost first: the outermost kept inline, the others in an array that
+    /// exists only once a second step is entered, so that a task's single step allocates nothing.
+    fileprivate struct Steps: RandomAccessCollection {
+        typealias Element = (frame: Frame, serial: UInt64)
+
+        private var outermost: Element?
+        private var inner: [Element] = []
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { outermost == nil ? 0 : 1 + inner.count }
+
+        subscript(position: Int) -> Element {
+            position == 0 ? outermost! : inner[position - 1]
+        }
+
+        mutating func append(_ element: Element) {
+            if outermost == nil { outermost = element } else { inner.append(element) }
+        }
+
+        /// Removes the innermost step, which exists.
+        mutating func removeLast() {
+            if inner.isEmpty {
+                precondition(outermost != nil, "Dirk internal error: a step left that was not entered")
+                outermost = nil
+            } else {
+                inner.removeLast()
+            }
+        }
     }
 }
 
