@@ -100,13 +100,6 @@ extension Component {
     /// Ends the component's recording when it is released, and takes back the observers that the
     /// recording added to its ancestors. The ancestors are alive: the component held them until
     /// now.
-    @inline(never) func stopWatchingAncestors() {
-        let recording = core.withLock { state in
-            defer { state.recording = nil }
-            return state.recording.map { ($0.watched, $0.recorder) }
-        }
-        if let (watched, recorder) = recording { Component.unwatch(watched, for: recorder) }
-    }
 
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.

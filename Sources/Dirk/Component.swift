@@ -54,28 +54,28 @@ open class Component: @unchecked Sendable {
     deinit {
         // One lock: the component is released from here on, and takes what it keeps. Everything is
         // released after the lock, since deinitializers run user code. A module that goes from now
-        // on leaves its slots where they are (see `Module.deinit`).
-        var unused: [ObjectIdentifier: AnyModule]?
-        var caches = InlineList<ProviderSlots>()
-        var contributions: [ObjectIdentifier: [ContributionRecord]]?
+        // on leaves its slots where they are (see `Module.deinit`). What the component never used
+        // is not taken, so that nothing is released for it.
         let core = core
-        let isWatched = core.withLock { state in
+        var (extras, caches) = core.withLock { state in
             core.isReleased.setWhileLocked()
-            swap(&unused, &state.registeredModules)
-            swap(&caches, &state.caches)
-            swap(&contributions, &state.contributions)
-            return core.observers != 0
+            return (state.takeExtras(), state.takeCaches())
         }
-        // Only a watched component can record. (Speed only: most components are not watched.)
-        if isWatched { stopWatchingAncestors() }
+        // Only a recording component watches its ancestors.
+        if let recording = extras?.recording {
+            extras?.recording = nil
+            Component.unwatch(recording.watched, for: recording.recorder)
+        }
         // First the modules that nobody else holds go, with their caches.
-        unused = nil
+        extras?.registeredModules = nil
         modules.destroy()
         // The modules left are held by someone else: they must stop serving the instances of a
         // released scope, so their caches are emptied. The slots that only `caches` still refers
         // to belong to modules that are gone, and go with it.
-        caches.removeUniquelyReferenced()
-        Component.empty(caches)
+        if caches != nil {
+            caches!.removeUniquelyReferenced()
+            Component.empty(caches!)
+        }
         ancestors.destroy()
         parents.destroy()
     }
@@ -183,34 +183,110 @@ open class Component: @unchecked Sendable {
 
 /// What a component's lock guards.
 @usableFromInline struct ComponentState {
-    // The dictionaries are nil until they hold something, so that most components, which have
-    // neither, release none.
-
-    /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
-    /// the first `module()` of a type publishes its module in `Component.modules`.
-    var registeredModules: [ObjectIdentifier: AnyModule]?
-    /// The default modules being created.
-    var moduleCreations = InlineList<ModuleCreation>()
-    /// The provider slots of every module made for the component that has made its slots,
-    /// registered or not, in the order the slots were made: what `reset()` empties, and the
-    /// component's release empties for the modules that outlive it.
-    var caches = InlineList<ProviderSlots>()
+    /// The default module being created that nobody waits for, if any (see
+    /// `ModuleCreation.Sole`); the others are in `moduleCreations`.
+    var soleModuleCreation: ModuleCreation.Sole?
+    /// The caches, once a module made its slots: nil until then, so that a component whose modules
+    /// keep nothing releases no list. (Speed only.)
+    private var madeCaches: InlineList<ProviderSlots>?
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
-    /// The contributions this component made, by element type.
-    var contributions: [ObjectIdentifier: [ContributionRecord]]?
     /// The `scoped` provider that a module without slots called first, recorded here in place of
     /// slots made for it alone, until the module makes its slots, which take it (see
     /// `AnyModule.resolveScoped`). One at most: every other such call makes its module's slots.
     var scopedMark: ScopedMark?
+    /// What most components never use, made when one of its members is first set: a component
+    /// that uses none releases one reference for them all. (Speed only: each member released on
+    /// its own cost a call, even when empty.)
+    private var extras: Extras?
+
+    /// The members of `extras`, guarded by the component's lock like the rest of its state.
+    final class Extras {
+        // The dictionaries are nil until they hold something, so that a component that has
+        // extras releases only those it uses.
+        var registeredModules: [ObjectIdentifier: AnyModule]?
+        var moduleCreations: [ModuleCreation]?
+        var contributions: [ObjectIdentifier: [ContributionRecord]]?
+        var recording: DependencyRecord?
+        var recorders: [Recorder]?
+    }
+
+    /// The provider slots of every module made for the component that has made its slots,
+    /// registered or not, in the order the slots were made: what `reset()` empties, and the
+    /// component's release empties for the modules that outlive it.
+    var caches: InlineList<ProviderSlots> {
+        get { madeCaches ?? InlineList() }
+        _modify {
+            if madeCaches == nil { madeCaches = InlineList() }
+            yield &madeCaches!
+        }
+    }
+
+    /// Takes the caches, leaving none; nil when no module made its slots.
+    mutating func takeCaches() -> InlineList<ProviderSlots>? {
+        var taken: InlineList<ProviderSlots>?
+        swap(&taken, &madeCaches)
+        return taken
+    }
+
+    /// The default modules being created that agents wait for, and those that overlap with
+    /// `soleModuleCreation`.
+    var moduleCreations: [ModuleCreation]? {
+        get { extras?.moduleCreations }
+        _modify { yield &madeExtras.moduleCreations }
+    }
+
+    /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
+    /// the first `module()` of a type publishes its module in `Component.modules`.
+    var registeredModules: [ObjectIdentifier: AnyModule]? {
+        get { extras?.registeredModules }
+        _modify { yield &madeExtras.registeredModules }
+    }
+
+    /// The contributions this component made, by element type.
+    var contributions: [ObjectIdentifier: [ContributionRecord]]? {
+        get { extras?.contributions }
+        _modify { yield &madeExtras.contributions }
+    }
+
     /// What the component records of its resolutions, while recording is on.
-    var recording: DependencyRecord?
+    var recording: DependencyRecord? {
+        get { extras?.recording }
+        _modify { yield &madeExtras.recording }
+    }
+
     /// The recorders of the recording components that watch this one: itself, if it records, and
     /// its recording descendants, which they do not keep alive. A parent registered on this
     /// component is watched for each of them. Nil until one does, so that a component nobody
     /// watches makes, copies and destroys no array. (Speed only.)
-    var recorders: [Recorder]?
+    var recorders: [Recorder]? {
+        get { extras?.recorders }
+        _modify { yield &madeExtras.recorders }
+    }
+
+    /// `extras`, made first if need be, for a change.
+    private var madeExtras: Extras {
+        mutating get {
+            if let extras { return extras }
+            let made = Extras()
+            extras = made
+            return made
+        }
+    }
+
+    /// Removes the module registered for `type`, if any, and returns it; makes no extras when
+    /// there are none.
+    mutating func removeRegisteredModule(for type: ObjectIdentifier) -> AnyModule? {
+        extras?.registeredModules?.removeValue(forKey: type)
+    }
+
+    /// Takes everything the extras hold, leaving none.
+    mutating func takeExtras() -> Extras? {
+        var taken: Extras?
+        swap(&taken, &extras)
+        return taken
+    }
 }
 
 /// Where a component's lock-free tables lie among its core's words.
