@@ -17,6 +17,16 @@ bool dirk_is_main_thread(void) {
     return pthread_equal(pthread_self(), dirk_main_thread) != 0;
 }
 
+// The concurrency runtime's entry point for the running task, declared as the runtime's ABI header
+// (swift/Runtime/Concurrency.h) declares it: exported on every platform that has Swift concurrency,
+// with the Swift calling convention (`SWIFT_CC(swift)`, clang's `swiftcall`), taking nothing and
+// returning the task unretained, or NULL outside any task.
+extern void *_Nullable swift_task_getCurrent(void) __attribute__((swiftcall));
+
+uintptr_t dirk_current_task(void) {
+    return (uintptr_t)swift_task_getCurrent();
+}
+
 void dirk_unlock(uintptr_t *_Nonnull lock) {
     atomic_store_explicit((_Atomic(uintptr_t) *)lock, 0, memory_order_release);
 }

@@ -1,7 +1,7 @@
 // The part of Dirk written in C: what Swift cannot declare without the `Synchronization` module,
 // which needs macOS 15 and iOS 18, or cannot declare at all.
 //
-// - A thread-local pointer to the calling thread's resolution context.
+// - A thread-local pointer to the calling thread's resolution context, and the running task.
 // - Atomic operations on one machine word, through C11 <stdatomic.h> (the way swift-atomics began).
 // - A lock of one word: a compare-and-exchange to take it, a releasing store to give it back.
 // - Two entry points of the Swift runtime that tell whether an object has begun deinitializing,
@@ -31,6 +31,13 @@ static inline void dirk_set_thread_context(void *_Nullable context) { dirk_threa
 /// An address that differs from one running thread to another (the thread's own variable); reads
 /// no memory.
 static inline uintptr_t dirk_thread_marker(void) { return (uintptr_t)&dirk_thread_context; }
+
+// MARK: The current task
+
+/// The address of the Swift task that runs the caller, or 0 outside any task: read as a number,
+/// never followed. Defined in CDirk.c, which calls the concurrency runtime's own entry point
+/// (`withUnsafeCurrentTask` calls the same one, then runs as generic code around it).
+uintptr_t dirk_current_task(void);
 
 // MARK: The main thread
 

@@ -109,8 +109,13 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
 
     /// The scope that a synchronous resolution of the current task shares, if any: its agent's, or,
     /// in a task without an agent of its own, that of the agent it inherited.
+    ///
+    /// Outside any task there is none: every agent is bound with `await $current.withValue`, inside
+    /// a task, so a thread that runs no task is not asked for the task-local value, the larger part
+    /// of a synchronous `scoped` call's cost. (Speed only.)
     static var scopesOfCurrentTask: ScopeStore? {
-        current?.sharedScopes
+        guard CurrentTask.isRunning else { return nil }
+        return current?.sharedScopes
     }
 
     /// The scope that the agent's task, and the tasks that inherit the agent, share: while the
