@@ -98,6 +98,29 @@ struct StrategyTests {
         #expect(component.scopes.resolvingMade.count == 2)
     }
 
+    @Test(
+        "a scoped instance whose deinitializer resolves while its resolution ends gets none of the instances that resolution has yet to release"
+    )
+    func scopedDeinitializerSeesNoEndingInstances() {
+        let component = ScopedComponent()
+        weak var earlier: ResolvingContext?
+        do {
+            // `earlier` was asked for first and is released last; `later`'s instance, which only
+            // the resolution holds, is released first, and its deinitializer asks for `earlier`'s
+            // provider while `earlier` still waits to be released.
+            earlier = component.scopes.earlierAndLater()
+        }
+        #expect(earlier == nil, "the resolution released the instance asked for first")
+        let seen = component.scopes.seenByLater.withLock { $0 }
+        #expect(seen.count == 1, "the deinitializer resolved once")
+        #expect(
+            seen.allSatisfy { $0 }, "it got a new instance, not the one its resolution had yet to release")
+        #expect(component.scopes.fromLater.withLock { $0.made } == 1)
+        #expect(
+            component.scopes.fromLater.withLock { $0.instance } == nil,
+            "its own resolution released the new instance")
+    }
+
     @Test("a scoped provider whose factory threw builds again when called again in the same resolution")
     func scopedAfterAThrow() {
         let component = FlakyScopeComponent()
@@ -235,6 +258,52 @@ class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
     func resolvingPair() -> (left: ResolvingContext, right: ResolvingContext) {
         transient { c in (c.scopes.resolving(), c.scopes.resolving()) }
     }
+
+    let earlierMade = Counter()
+    /// For the deinitializer of `later()`'s instance: whether `earlier()` gave it an instance
+    /// other than the one its resolution had yet to release.
+    let seenByLater = Locked<[Bool]>([])
+    /// What the deinitializer of `later()`'s instance got, kept weakly, and how many it got.
+    let fromLater = Locked(WeaklyKept())
+
+    func earlier() -> ResolvingContext {
+        scoped { c in
+            c.scopes.earlierMade.increment()
+            return ResolvingContext(number: c.scopes.earlierMade.count) { _ in }
+        }
+    }
+
+    /// A context whose deinitializer, the first time, asks for `earlier()`, and records whether
+    /// it got a new instance.
+    func later() -> ResolvingContext {
+        scoped { c in
+            let pending = c.scopes.earlier().number
+            return ResolvingContext(number: -1) { _ in
+                guard c.scopes.seenByLater.withLock({ $0.isEmpty }) else { return }
+                let again = c.scopes.earlier()
+                c.scopes.seenByLater.withLock { $0.append(again.number != pending) }
+                c.scopes.fromLater.withLock {
+                    $0.instance = again
+                    $0.made += 1
+                }
+            }
+        }
+    }
+
+    /// `earlier()`'s instance, after `later()` was asked for in the same resolution.
+    func earlierAndLater() -> ResolvingContext {
+        transient { c in
+            let first = c.scopes.earlier()
+            _ = c.scopes.later()
+            return first
+        }
+    }
+}
+
+/// An instance kept weakly, and a count.
+struct WeaklyKept {
+    weak var instance: ResolvingContext?
+    var made = 0
 }
 
 final class ResolvingContext {

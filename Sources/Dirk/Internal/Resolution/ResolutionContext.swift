@@ -134,6 +134,7 @@ import CDirk
         bucketTops.deallocate()
         // A thread ends outside any resolution, which released everything it held.
         held.deallocate()
+        confinedScope.deallocate()
     }
 
     /// The calling thread's context, made on its first resolution and released when it exits.
@@ -539,8 +540,8 @@ import CDirk
         scopes = nil
         usesConfinedScope = false
         hasEndWork = false
-        let instances = confinedScope.end()
-        withExtendedLifetime(instances) {}
+        let outerFloor = confinedScope.floorOfResolution
+        while let entry = confinedScope.takeLast(above: outerFloor) { _ = consume entry }
         // Only a resolution that is part of an async one keeps shared cells. (Checked first, so
         // that the others skip the list's release. Speed only.)
         if !keptSharedCells.isEmpty {
