@@ -80,12 +80,22 @@ import CDirk
     }
 
     /// The parent registered as `type`, or nil. Safe from any thread without a lock.
-    @inlinable
+    ///
+    /// The first parent is compared inline; the others, which few components have, in a call of
+    /// their own, so that an accessor inlines only the comparison. (Speed only.)
+    @inlinable @inline(__always)
     package func element(registeredAs type: Any.Type) -> Element? {
         guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(first)) else { return nil }
         if dirk_load_relaxed(firstType) == UInt(bitPattern: ObjectIdentifier(type)) {
             return Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()
         }
+        return laterElement(registeredAs: type)
+    }
+
+    /// The parent registered as `type` after the first, or nil. Inlinable, so that an accessor in
+    /// another module calls a copy specialized for its element type.
+    @inlinable @inline(never)
+    func laterElement(registeredAs type: Any.Type) -> Element? {
         var link = newestLink
         while let current = link {
             if ObjectIdentifier(current.type) == ObjectIdentifier(type) { return current.element }
