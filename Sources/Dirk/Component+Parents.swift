@@ -281,16 +281,26 @@ extension Component {
             if let cached = rememberedAncestor(type) { return cached }
             let searched = parents.contents
             let best = nearestAmongParents(type, matching: isMatch)
-            let kept = core.withLock { state -> FoundAncestor?? in
-                guard parents.contents == searched else { return .none }
+            // What the lock decided, without copying `best` into it and out again. (Speed only:
+            // each copy is a retain and a release.)
+            enum Outcome {
+                case parentsChanged, kept
+                case cached(FoundAncestor)
+            }
+            let outcome = core.withLock { state -> Outcome in
+                guard parents.contents == searched else { return .parentsChanged }
                 // An answer of none is an answer too: a parent registered later could change it.
                 state.hasSearchedParents = true
-                guard let best else { return .some(nil) }
-                if let cached = rememberedAncestor(type) { return cached }
+                guard let best else { return .kept }
+                if let cached = rememberedAncestor(type) { return .cached(cached) }
                 ancestors.insert(best.component, tag: best.tag, for: TypeKey(type))
-                return best
+                return .kept
             }
-            if let kept { return kept }
+            switch outcome {
+            case .parentsChanged: continue
+            case .kept: return best
+            case .cached(let cached): return cached
+            }
         }
     }
 
@@ -299,6 +309,19 @@ extension Component {
     private func nearestAmongParents(
         _ type: Any.Type, matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
+        // Most components have one parent: it, or its own answer one step further. (Speed only:
+        // the walk below does the same for any number of parents.)
+        if let (registeredType, parent) = parents.onlyParent {
+            if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
+                return FoundAncestor(
+                    component: parent, distance: 1,
+                    isRegisteredAsType: ObjectIdentifier(registeredType) == ObjectIdentifier(type))
+            }
+            guard let further = parent.ancestor(type, matching: isMatch) else { return nil }
+            return FoundAncestor(
+                component: further.component, distance: further.distance + 1,
+                isRegisteredAsType: further.isRegisteredAsType)
+        }
         var best: FoundAncestor?
         parents.forEachParent { registeredType, parent in
             if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {

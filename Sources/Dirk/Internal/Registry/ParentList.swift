@@ -127,6 +127,17 @@ import CDirk
         }
     }
 
+    /// The one parent and the type it was registered as, when exactly one is registered.
+    package var onlyParent: (type: Any.Type, element: Element)? {
+        guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(first)),
+            dirk_load_acquire(newest) == 0
+        else { return nil }
+        return (
+            RegisteredType.type(fromBits: dirk_load_relaxed(firstType)),
+            Unmanaged<Element>.fromOpaque(address).takeUnretainedValue()
+        )
+    }
+
     /// The parents, in registration order, with the type each was registered as.
     package var all: [(type: Any.Type, element: Element)] {
         var parents: [(type: Any.Type, element: Element)] = []
