@@ -153,7 +153,8 @@ extension Component {
                 return .published(registered)
             }
             if state.isCreatingNoModule {
-                state.soleModuleCreation = ModuleCreation.Sole(type: key, creator: UncountedReference(context))
+                state.soleModuleCreation = ModuleCreation.Sole(
+                    type: key, creator: UncountedReference(context))
                 return .create
             }
             return state.nextForCreatingModule(key, by: context, frame: frame())
