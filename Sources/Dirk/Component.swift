@@ -172,7 +172,7 @@ open class Component: @unchecked Sendable {
     /// module's slots made for it; call it while holding the lock, with the state it guards.
     func addObservers(_ delta: Int, in state: inout ComponentState) {
         dirk_store_relaxed(extraWords + ComponentWords.observers, observers &+ UInt(bitPattern: delta))
-        state.caches.forEachElement { $0.addObservers(delta) }
+        state.forEachCache { $0.addObservers(delta) }
     }
 
     /// Adds `delta`, which may be negative, to the component's observers, taking the lock.
@@ -233,27 +233,27 @@ open class Component: @unchecked Sendable {
     /// The default modules being created that agents wait for, and those that overlap with
     /// `soleModuleCreation`.
     var moduleCreations: [ModuleCreation]? {
-        get { extras?.moduleCreations }
-        _modify { yield &madeExtras.moduleCreations }
+        get { self[extra: \.moduleCreations] }
+        _modify { yield &self[extra: \.moduleCreations] }
     }
 
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
     /// the first `module()` of a type publishes its module in `Component.modules`.
     var registeredModules: [ObjectIdentifier: AnyModule]? {
-        get { extras?.registeredModules }
-        _modify { yield &madeExtras.registeredModules }
+        get { self[extra: \.registeredModules] }
+        _modify { yield &self[extra: \.registeredModules] }
     }
 
     /// The contributions this component made, by element type.
     var contributions: [ObjectIdentifier: [ContributionRecord]]? {
-        get { extras?.contributions }
-        _modify { yield &madeExtras.contributions }
+        get { self[extra: \.contributions] }
+        _modify { yield &self[extra: \.contributions] }
     }
 
     /// What the component records of its resolutions, while recording is on.
     var recording: DependencyRecord? {
-        get { extras?.recording }
-        _modify { yield &madeExtras.recording }
+        get { self[extra: \.recording] }
+        _modify { yield &self[extra: \.recording] }
     }
 
     /// The recorders of the recording components that watch this one: itself, if it records, and
@@ -261,18 +261,33 @@ open class Component: @unchecked Sendable {
     /// component is watched for each of them. Nil until one does, so that a component nobody
     /// watches makes, copies and destroys no array. (Speed only.)
     var recorders: [Recorder]? {
-        get { extras?.recorders }
-        _modify { yield &madeExtras.recorders }
+        get { self[extra: \.recorders] }
+        _modify { yield &self[extra: \.recorders] }
     }
 
-    /// `extras`, made first if need be, for a change.
-    private var madeExtras: Extras {
-        mutating get {
-            if let extras { return extras }
-            let made = Extras()
-            extras = made
-            return made
+    /// The member `member` of `extras`: nil when there are none, which a change makes only if it
+    /// leaves a value, so that a change through optional chaining of a member that is nil, such as
+    /// an observed call's `recording?.providers[provider] = strategy`, makes none.
+    private subscript<Value>(extra member: ReferenceWritableKeyPath<Extras, Value?>) -> Value? {
+        get { extras?[keyPath: member] }
+        _modify {
+            if let extras {
+                yield &extras[keyPath: member]
+            } else {
+                var value: Value?
+                yield &value
+                if value != nil {
+                    let made = Extras()
+                    made[keyPath: member] = value
+                    extras = made
+                }
+            }
         }
+    }
+
+    /// Calls `body` with the slots of every module that made them, in the order they were made.
+    func forEachCache(_ body: (ProviderSlots) -> Void) {
+        madeCaches?.forEachElement(body)
     }
 
     /// Removes the module registered for `type`, if any, and returns it; makes no extras when

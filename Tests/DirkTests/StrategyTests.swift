@@ -121,6 +121,13 @@ struct StrategyTests {
             "its own resolution released the new instance")
     }
 
+    @Test("a resolution releases its scoped instances in the order it asked for them")
+    func scopedInstancesReleasedInOrder() {
+        let component = ScopedComponent()
+        component.scopes.releasedInOrder()
+        #expect(component.scopes.releases.withLock { $0 } == [1, 2, 3])
+    }
+
     @Test("a scoped provider whose factory threw builds again when called again in the same resolution")
     func scopedAfterAThrow() {
         let component = FlakyScopeComponent()
@@ -287,6 +294,29 @@ class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
                     $0.made += 1
                 }
             }
+        }
+    }
+
+    /// The numbers of the instances of `numbered(_:)`, in the order they were released.
+    let releases = Locked<[Int]>([])
+
+    /// A scoped instance that records its number when it is released; one provider per number, so
+    /// that one resolution holds several.
+    func numbered(_ number: Int) -> ResolvingContext {
+        switch number {
+        case 1:
+            scoped { c in ResolvingContext(number: 1) { n in c.scopes.releases.withLock { $0.append(n) } } }
+        case 2:
+            scoped { c in ResolvingContext(number: 2) { n in c.scopes.releases.withLock { $0.append(n) } } }
+        default:
+            scoped { c in ResolvingContext(number: 3) { n in c.scopes.releases.withLock { $0.append(n) } } }
+        }
+    }
+
+    /// Asks for three scoped instances in one resolution, which alone holds them.
+    func releasedInOrder() {
+        transient { c in
+            for number in 1...3 { _ = c.scopes.numbered(number) }
         }
     }
 

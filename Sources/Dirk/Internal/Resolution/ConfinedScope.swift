@@ -24,9 +24,9 @@
 /// it keeps its frames: most resolutions ask for no `scoped` provider or for one, and a list of
 /// optional entries, each of many words, cost a `request` about three hundred instructions to fill
 /// and empty. (Speed only.) The entries of the resolution under way are those from `floor` up: a
-/// resolution that ends releases its entries one at a time, each out of the buffer, and a
-/// deinitializer that resolves again on this thread meanwhile starts a resolution of its own above
-/// the entries not released yet (see `takeLast(above:)`).
+/// resolution that ends releases its entries one at a time, in the order they were asked for, each
+/// out of the buffer, and a deinitializer that resolves again on this thread meanwhile starts a
+/// resolution of its own above the entries not released yet (see `takeLast(above:)`).
 ///
 /// **Why it is safe.** Only the context's own thread touches the buffer. The first `count` entries
 /// are initialized, the rest are not; every method keeps it so, and moves an entry out before
@@ -66,9 +66,10 @@ struct ConfinedScope {
         entries = .allocate(capacity: capacity)
     }
 
-    /// Frees the buffer, which holds no entry: call it once, when the context goes.
+    /// Releases what the buffer holds and frees it: call it once, when the context goes. It holds
+    /// nothing unless its thread exited in the middle of a resolution.
     func deallocate() {
-        precondition(count == 0, "Dirk internal error: a thread's scoped instances outlived its context")
+        entries.deinitialize(count: count)
         entries.deallocate()
     }
 
@@ -142,11 +143,17 @@ struct ConfinedScope {
         return removed
     }
 
-    /// Where the entries of the resolution under way begin, for `takeLast(above:)`.
-    var floorOfResolution: Int { floor }
+    /// Begins to end the resolution under way: puts its entries in the order `takeLast(above:)`
+    /// takes them, the first asked for first, as a resolution has always released its instances,
+    /// and returns where they begin, for `takeLast(above:)`.
+    mutating func beginEnd() -> Int {
+        var entriesOfResolution = UnsafeMutableBufferPointer(start: entries + floor, count: count - floor)
+        entriesOfResolution.reverse()
+        return floor
+    }
 
-    /// Takes the last entry of the resolution under way, whose entries begin at `outerFloor`, for
-    /// the caller to release before it takes the next: the entries not taken yet are out of reach
+    /// Takes the last entry of the resolution under way, whose entries begin at `outerFloor` (see
+    /// `beginEnd()`), for the caller to release before it takes the next: the entries not taken yet are out of reach
     /// of a resolution that a deinitializer starts on this thread meanwhile, which lies above them
     /// and leaves the buffer as it found it when it ends. Nil when none is left, once `floor` is
     /// `outerFloor` again.

@@ -540,7 +540,7 @@ import CDirk
         scopes = nil
         usesConfinedScope = false
         hasEndWork = false
-        let outerFloor = confinedScope.floorOfResolution
+        let outerFloor = confinedScope.beginEnd()
         while let entry = confinedScope.takeLast(above: outerFloor) { _ = consume entry }
         // Only a resolution that is part of an async one keeps shared cells. (Checked first, so
         // that the others skip the list's release. Speed only.)
