@@ -290,8 +290,8 @@ open class Component: @unchecked Sendable {
         madeCaches?.forEachElement(body)
     }
 
-    /// Removes the module registered for `type`, if any, and returns it; makes no extras when
-    /// there are none.
+    /// Removes the module registered for `type`, if any, and returns it: what a module's first use
+    /// asks, without the key path of `registeredModules`. (Speed only.)
     mutating func removeRegisteredModule(for type: ObjectIdentifier) -> AnyModule? {
         extras?.registeredModules?.removeValue(forKey: type)
     }
