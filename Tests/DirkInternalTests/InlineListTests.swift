@@ -21,35 +21,14 @@ struct InlineListTests {
         #expect(list.elements.last == 100)
     }
 
-    @Test(
-        "removeElements(from:) hands back the elements from a position on, in order, and keeps the rest",
-        arguments: 0...5, 0...6)
-    func removalFromAPosition(count: Int, index: Int) {
-        var list = InlineList<Int>()
-        for number in 0..<count { list.append(number) }
-        #expect(list.count == count)
-        let removed = list.removeElements(from: index)
-        #expect(removed == Array(min(index, count)..<count))
-        #expect(list.elements == Array(0..<min(index, count)))
-        #expect(list.count == min(index, count))
-        list.append(100)
-        #expect(
-            list.elements == Array(0..<min(index, count)) + [100], "appending after a removal keeps the order"
-        )
-    }
-
-    @Test("modifyFirst(where:) changes only the first match, wherever it lies")
-    func modification() {
+    @Test("first(where:) finds the first match, wherever it lies, and nil when none matches")
+    func firstMatch() {
         var list = InlineList<Int>()
         for number in [1, 2, 3, 2, 5] { list.append(number) }
-        let changedTwo = list.modifyFirst(where: { $0 == 2 }, { $0 = 20 })
-        #expect(changedTwo)
-        let changedFive = list.modifyFirst(where: { $0 == 5 }, { $0 = 50 })
-        #expect(changedFive)
-        let changedSeven = list.modifyFirst(where: { $0 == 7 }, { $0 = 70 })
-        #expect(!changedSeven)
-        #expect(list.elements == [1, 20, 3, 2, 50])
-        #expect(list.first(where: { $0 > 10 }) == 20)
+        #expect(list.first(where: { $0 == 1 }) == 1)
+        #expect(list.first(where: { $0 > 1 }) == 2)
+        #expect(list.first(where: { $0 > 3 }) == 5)
+        #expect(list.first(where: { $0 > 5 }) == nil)
     }
 
     @Test(
@@ -65,21 +44,6 @@ struct InlineListTests {
             #expect(list.isEmpty == kept.isEmpty)
             list.append(100)
             #expect(list.elements == kept + [100])
-        }
-    }
-
-    @Test("removeFirst(where:) takes out the first match only, and nil when none matches", arguments: 0..<6)
-    func removingTheFirstMatch(count: Int) {
-        for target in 0...count {
-            var list = InlineList<Int>()
-            for number in 0..<count { list.append(number % 3) }
-            let expected = (0..<count).map { $0 % 3 }
-            let index = expected.firstIndex(of: target)
-            let removed = list.removeFirst { $0 == target }
-            #expect(removed == index.map { expected[$0] })
-            var remaining = expected
-            if let index { remaining.remove(at: index) }
-            #expect(list.elements == remaining)
         }
     }
 

@@ -1,5 +1,5 @@
-/// A list whose first two elements are kept inline, so that the common short list (a component's
-/// one or two modules, a resolution's only `scoped` instance) allocates nothing; later elements go
+/// A list whose first two elements are kept inline, so that the common short list (the slots of a
+/// component's one or two modules, an async resolution's only `scoped` cell) allocates nothing; later elements go
 /// to an array, which exists only while it holds any, so that a short list's release touches no
 /// array either.
 package struct InlineList<Element> {
@@ -10,28 +10,6 @@ package struct InlineList<Element> {
     package init() {}
 
     package var isEmpty: Bool { first == nil }
-
-    /// How many elements the list holds.
-    package var count: Int {
-        first == nil ? 0 : second == nil ? 1 : 2 + (rest?.count ?? 0)
-    }
-
-    /// Removes the elements from position `index` on, and returns them in order.
-    package mutating func removeElements(from index: Int) -> [Element] {
-        precondition(index >= 0, "Dirk internal error: a list's elements removed from a negative position")
-        guard index < count else { return [] }
-        var removed: [Element] = []
-        if index == 0, let first { removed.append(first) }
-        if index <= 1, let second { removed.append(second) }
-        let keptInRest = max(index - 2, 0)
-        if let rest {
-            removed += rest[keptInRest...]
-            self.rest = keptInRest == 0 ? nil : Array(rest[..<keptInRest])
-        }
-        if index <= 1 { second = nil }
-        if index == 0 { first = nil }
-        return removed
-    }
 
     package mutating func append(_ element: consuming Element) {
         if first == nil {
@@ -58,22 +36,6 @@ package struct InlineList<Element> {
         closeGaps()
     }
 
-    /// Removes the first element for which `predicate` is true and returns it, or returns nil.
-    package mutating func removeFirst(where predicate: (Element) -> Bool) -> Element? {
-        var removed: Element?
-        if let element = first, predicate(element) {
-            removed = first.take()
-        } else if let element = second, predicate(element) {
-            removed = second.take()
-        } else if let index = rest?.firstIndex(where: predicate) {
-            return removeFromRest(at: index)
-        } else {
-            return nil
-        }
-        closeGaps()
-        return removed
-    }
-
     /// Moves later elements into empty inline places, so that the elements stay in order and the
     /// inline places fill first.
     private mutating func closeGaps() {
@@ -98,41 +60,11 @@ package struct InlineList<Element> {
         return taken
     }
 
-    /// Calls `modify` with the first element for which `predicate` is true, if any; returns
-    /// whether there was one.
-    package mutating func modifyFirst(where predicate: (Element) -> Bool, _ modify: (inout Element) -> Void)
-        -> Bool
-    {
-        if first != nil, predicate(first!) {
-            modify(&first!)
-            return true
-        }
-        if second != nil, predicate(second!) {
-            modify(&second!)
-            return true
-        }
-        guard let index = rest?.firstIndex(where: predicate) else { return false }
-        modify(&rest![index])
-        return true
-    }
-
     /// The first element for which `predicate` is true.
     package func first(where predicate: (Element) -> Bool) -> Element? {
         if let first, predicate(first) { return first }
         if let second, predicate(second) { return second }
         return rest?.first(where: predicate)
-    }
-
-    /// Calls `body` with the first element for which `predicate` is true, if any, lent to it
-    /// rather than copied out of the list.
-    package func forFirst(where predicate: (Element) -> Bool, _ body: (Element) -> Void) {
-        if let first, predicate(first) {
-            body(first)
-        } else if let second, predicate(second) {
-            body(second)
-        } else if let rest, let index = rest.firstIndex(where: predicate) {
-            body(rest[index])
-        }
     }
 
     /// The elements, in order.
