@@ -97,10 +97,6 @@ extension Component {
         }
     }
 
-    /// Ends the component's recording when it is released, and takes back the observers that the
-    /// recording added to its ancestors. The ancestors are alive: the component held them until
-    /// now.
-
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.
     package var observerCount: Int { Int(core.observers) }

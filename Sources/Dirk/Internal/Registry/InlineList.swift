@@ -1,7 +1,7 @@
 /// A list whose first two elements are kept inline, so that the common short list (the slots of a
-/// component's one or two modules, an async resolution's only `scoped` cell) allocates nothing; later elements go
-/// to an array, which exists only while it holds any, so that a short list's release touches no
-/// array either.
+/// component's one or two modules, an async resolution's only `scoped` cell) allocates nothing;
+/// later elements go to an array, which exists only while it holds any, so that a short list's
+/// release touches no array either.
 package struct InlineList<Element> {
     private var first: Element?
     private var second: Element?

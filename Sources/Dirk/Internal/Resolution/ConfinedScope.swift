@@ -88,10 +88,7 @@ struct ConfinedScope {
 
     private mutating func append(_ entry: consuming Entry) {
         if count == capacity {
-            let larger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
-            larger.moveInitialize(from: entries, count: count)
-            entries.deallocate()
-            entries = larger
+            entries = ResolutionContext.moved(entries, count: count, toCapacity: capacity * 2)
             capacity *= 2
         }
         (entries + count).initialize(to: entry)
