@@ -147,8 +147,14 @@ struct KeyedPolicy: ProviderSlotPolicy {
 /// `resolve(in:context:frame:build:configures:configure:)` directly; see `AnyModule.resolveScoped`.)
 struct ScopedPolicy: CachePolicy {
     /// The module whose provider this is: the owner of its instances in every resolution, whether
-    /// or not the module has slots.
-    let owner: AnyObject
+    /// or not the module has slots. Not counted: a policy lives only for the provider call of its
+    /// module, whose caller holds the module. (Speed only: the count cost each `scoped` call two
+    /// atomic operations.)
+    private let ownerReference: UncountedReference<AnyObject>
+
+    init(owner: AnyObject) {
+        ownerReference = UncountedReference(owner)
+    }
 
     var strategy: ProviderStrategy { .scoped }
 
@@ -159,7 +165,7 @@ struct ScopedPolicy: CachePolicy {
         _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
             ProviderMarker.scoped
         }
-        return try body(ScopedProvider(owner: owner, key: key))
+        return try body(ScopedProvider(ownerReference, key: key))
     }
 
     func hasInstance(in provider: ScopedProvider, context: ResolutionContext, frame: Frame) -> Bool {
@@ -174,9 +180,11 @@ struct ScopedPolicy: CachePolicy {
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         guard let shared = context.sharedScopeStore else {
-            return try context.resolveConfinedScoped(
-                owner: provider.owner, key: provider.key, frame: frame, build: { try build()! },
-                configures: configures, configure: configure)
+            return try provider.withOwner { owner in
+                try context.resolveConfinedScoped(
+                    owner: owner, key: provider.key, frame: frame, build: { try build()! },
+                    configures: configures, configure: configure)
+            }
         }
         let cell = provider.cell(in: shared, keptBy: context)
         return try cell.resolve(
@@ -192,8 +200,27 @@ struct ScopedPolicy: CachePolicy {
 
 /// A `scoped` provider, as a resolution finds its instance: its owner (its module) and its key.
 struct ScopedProvider {
-    let owner: AnyObject
+    /// Not counted, as `ScopedPolicy.owner`: the provider lives only for a provider call of its
+    /// module, whose caller holds the module.
+    private let ownerReference: UncountedReference<AnyObject>
     let key: ProviderKey
+
+    init(owner: AnyObject, key: ProviderKey) {
+        self.init(UncountedReference(owner), key: key)
+    }
+
+    init(_ ownerReference: UncountedReference<AnyObject>, key: ProviderKey) {
+        self.ownerReference = ownerReference
+        self.key = key
+    }
+
+    var owner: AnyObject { ownerReference.object }
+
+    /// Runs `body` with the owner, lent without a reference count: the caller of the provider call
+    /// holds it.
+    func withOwner<Result>(_ body: (AnyObject) throws -> Result) rethrows -> Result {
+        try ownerReference.withObject(body)
+    }
 
     /// The provider's cell in `store`, made on the provider's first call in the resolution.
     func cell(in store: ScopeStore) -> OnceCell<StrongObjectStorage> {

@@ -19,4 +19,10 @@ struct UncountedReference<Object: AnyObject> {
 
     /// A strong reference to the object, which the record's owner keeps alive.
     var object: Object { pointer.takeUnretainedValue() }
+
+    /// Runs `body` with the object, lent without a reference count of its own: the record's owner
+    /// keeps it alive.
+    func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+        try pointer._withUnsafeGuaranteedRef(body)
+    }
 }
