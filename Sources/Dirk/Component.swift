@@ -32,10 +32,12 @@ import CDirk
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
 /// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
 open class Component: @unchecked Sendable {
-    /// The lock, the state it guards, and the lock-free tables of modules, parents and ancestors
-    /// and the component's flags, in the component's own memory: read and written only through
-    /// `core`. It must stay the class's first stored property (see `InlineLocked`).
-    private var storage = InlineLockedStorage(ComponentState())
+    /// The lock, and the lock-free tables of modules, parents and ancestors and the component's
+    /// flags, in the component's own memory: read and written only through `core`. It must stay
+    /// the class's first stored property, and `lockedState` its second (see `InlineLocked`).
+    private var lockedWords = InlineLockedWords()
+    /// The state that the lock guards: read and written only through `core`.
+    private var lockedState = ComponentState()
 
     /// Creates a component with no modules and no parents; add them with
     /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
@@ -83,7 +85,7 @@ open class Component: @unchecked Sendable {
     /// Whether the component's storage lies where `ComponentCore` finds it, with room for every
     /// word. A test hook: it checks the layout that `InlineLocked` assumes.
     package var storageLayoutHolds: Bool {
-        core.locked.layoutHolds(in: &storage, wordCount: ComponentWords.count)
+        core.locked.layoutHolds(words: &lockedWords, state: &lockedState, wordCount: ComponentWords.count)
     }
 
     /// The component's address, as its modules know it (`AnyModule.componentReference`); compared
