@@ -88,6 +88,10 @@ open class Component: @unchecked Sendable {
         core.locked.layoutHolds(words: &lockedWords, state: &lockedState, wordCount: ComponentWords.count)
     }
 
+    /// Whether the component has begun to deinitialize, as Dirk reads it from the component's
+    /// count and as the runtime says. A test hook: the two must agree.
+    package var deinitializingAnswers: (inline: Bool, runtime: Bool) { ObjectLifetime.answers(for: self) }
+
     /// The component's address, as its modules know it (`AnyModule.componentReference`); compared
     /// only.
     var identity: UInt { UInt(bitPattern: ObjectIdentifier(self)) }

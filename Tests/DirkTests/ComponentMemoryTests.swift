@@ -14,6 +14,31 @@ struct ComponentMemoryTests {
         #expect(MemorySubcomponent().storageLayoutHolds, "a subclass's own properties come after")
     }
 
+    @Test(
+        "whether a component is deinitializing, read from its count, is what the runtime says",
+        arguments: [false, true])
+    func deinitializingAnswers(withWeakReference: Bool) throws {
+        let answers = Locked<[(inline: Bool, runtime: Bool)]>([])
+        var component: DeinitializingComponent? = DeinitializingComponent { component in
+            answers.withLock { $0.append(component.deinitializingAnswers) }
+        }
+        // A weak reference moves the count into a side table, where the runtime answers.
+        weak let weakReference = withWeakReference ? component : nil
+        answers.withLock { $0.append(component!.deinitializingAnswers) }
+        // Other strong references change the count's other bits, and nothing else.
+        do {
+            let others = [component!, component!, component!]
+            #expect(component!.deinitializingAnswers == (inline: false, runtime: false), "alive, held four times")
+            withExtendedLifetime(others) {}
+        }
+        component = nil
+        #expect(weakReference == nil)
+        let recorded = answers.withLock { $0 }
+        try #require(recorded.count == 2)
+        #expect(recorded[0].inline == false && recorded[0].runtime == false, "alive")
+        #expect(recorded[1].inline == true && recorded[1].runtime == true, "inside its deinit")
+    }
+
     @Test("a module that outlives its component releases its slots without the component's state")
     func moduleOutlivesItsComponent() {
         weak var instance: Thing?
@@ -160,6 +185,18 @@ final class RacingModule: Module<MemoryComponent>, @unchecked Sendable {
     deinit { onRelease() }
 
     func single() -> Thing { single { Thing(number: 7) } }
+}
+
+/// A component that reports to `onDeinit` from its `deinit`.
+final class DeinitializingComponent: Component, @unchecked Sendable {
+    let onDeinit: @Sendable (DeinitializingComponent) -> Void
+
+    init(onDeinit: @escaping @Sendable (DeinitializingComponent) -> Void) {
+        self.onDeinit = onDeinit
+        super.init()
+    }
+
+    deinit { onDeinit(self) }
 }
 
 final class MemorySubcomponent: MemoryComponent, @unchecked Sendable {

@@ -4,7 +4,8 @@
 // - A thread-local pointer to the calling thread's resolution context, and the running task.
 // - Atomic operations on one machine word, through C11 <stdatomic.h> (the way swift-atomics began).
 // - A lock of one word: a compare-and-exchange to take it, a releasing store to give it back.
-// - Two entry points of the Swift runtime that tell whether an object has begun deinitializing,
+// - Two entry points of the Swift runtime that tell whether an object has begun deinitializing
+//   (and the flag that one of them reads, read inline where it lies in the object),
 //   and two that add or give back several references at once.
 //
 // Swift code uses these through the wrappers in Sources/Dirk/Internal/Sync and
@@ -147,6 +148,26 @@ void *_Nullable swift_tryRetain(void *_Nonnull object);
 
 /// Whether `object` has begun to deinitialize.
 bool swift_isDeallocating(void *_Nonnull object);
+
+/// Whether `object`, a native Swift object that the caller holds, has begun to deinitialize:
+/// `swift_isDeallocating` without the call, where the answer lies in the object itself.
+///
+/// A native Swift object's second word is its reference count (the runtime's HeapObject.h). On a
+/// 64-bit platform, while the count's bit 63 (`UseSlowRC`) is clear, the count lies in that word,
+/// and its bit 32 (`IsDeiniting`) is the flag that `swift_isDeallocating` reads (the runtime's
+/// RefCount.h, `RefCountBitOffsets<8>`); the runtime sets it, atomically, before any `deinit` runs.
+/// With bit 63 set, the count lies in a side table (the object has weak references) or the object
+/// is immortal: the runtime answers. Elsewhere, the runtime always answers. A test checks the two
+/// answers agree, with and without a side table, inside a `deinit` and outside. (Speed only: the
+/// call was about a tenth of a cached read's instructions.)
+static inline bool dirk_is_deinitializing(void *_Nonnull object) {
+#if UINTPTR_MAX == UINT64_MAX
+    uint64_t count = atomic_load_explicit(
+        (_Atomic(uint64_t) *)((char *)object + sizeof(void *)), memory_order_relaxed);
+    if ((count >> 63) == 0) return (count >> 32) & 1;
+#endif
+    return swift_isDeallocating(object);
+}
 
 // MARK: Several references at once
 //
