@@ -35,17 +35,20 @@ open class Component: @unchecked Sendable {
     /// The lock, and the lock-free tables of modules, parents and ancestors and the component's
     /// flags, in the component's own memory: read and written only through `core`. It must stay
     /// the class's first stored property, and `lockedState` its second (see `InlineLocked`).
-    private var lockedWords = InlineLockedWords()
+    /// (Swift's run-time exclusivity checks are off for both: nothing accesses them but the check
+    /// of their layout, which every new component makes.)
+    @exclusivity(unchecked) private var lockedWords = InlineLockedWords()
     /// The state that the lock guards: read and written only through `core`.
-    private var lockedState = ComponentState()
+    @exclusivity(unchecked) private var lockedState = ComponentState()
 
     /// Creates a component with no modules and no parents; add them with
     /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
     /// create modules on first use.
     public init() {
         // The storage starts with every word zero: the lock free, the tables empty, the flags and
-        // the count of observers clear.
-        assert(storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
+        // the count of observers clear. Its layout is checked in every build: Swift documents how
+        // it lays out a struct, not yet how it lays out a class's stored properties.
+        precondition(storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
     }
 
     /// The lock, the state it guards and the lock-free words, in the component's memory. Modules
@@ -89,8 +92,10 @@ open class Component: @unchecked Sendable {
     }
 
     /// Whether the component has begun to deinitialize, as Dirk reads it from the component's
-    /// count and as the runtime says. A test hook: the two must agree.
-    package var deinitializingAnswers: (inline: Bool, runtime: Bool) { ObjectLifetime.answers(for: self) }
+    /// count and as the runtime says, and the count's word. A test hook: the two must agree.
+    package var deinitializingAnswers: (inline: Bool, runtime: Bool, countWord: UInt64) {
+        ObjectLifetime.answers(for: self)
+    }
 
     /// The component's address, as its modules know it (`AnyModule.componentReference`); compared
     /// only.

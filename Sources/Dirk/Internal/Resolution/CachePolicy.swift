@@ -148,8 +148,8 @@ struct KeyedPolicy: ProviderSlotPolicy {
 struct ScopedPolicy: CachePolicy {
     /// The module whose provider this is: the owner of its instances in every resolution, whether
     /// or not the module has slots. Not counted: a policy lives only for the provider call of its
-    /// module, whose caller holds the module. (Speed only: the count cost each `scoped` call two
-    /// atomic operations.)
+    /// module, whose caller holds the module, and is never kept beyond it. (Speed only: the count
+    /// cost each `scoped` call two atomic operations.)
     private let ownerReference: UncountedReference<AnyObject>
 
     init(owner: AnyObject) {
@@ -199,6 +199,9 @@ struct ScopedPolicy: CachePolicy {
 }
 
 /// A `scoped` provider, as a resolution finds its instance: its owner (its module) and its key.
+///
+/// Made for one provider call of its module, and never kept beyond it: it refers to the module
+/// without a reference count (whatever keeps the owner, an entry or a store, takes a strong copy).
 struct ScopedProvider {
     /// Not counted, as `ScopedPolicy.owner`: the provider lives only for a provider call of its
     /// module, whose caller holds the module.

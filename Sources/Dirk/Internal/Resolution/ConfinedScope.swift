@@ -132,7 +132,10 @@ struct ConfinedScope {
     /// provider's step. Checked all the same, without a search. (Speed only: the search, and the
     /// reference counted anew, cost a `request` about sixty instructions and two atomic operations.)
     mutating func setReady(_ value: consuming AnyObject, at index: Int, owner: AnyObject, key: ProviderKey) {
-        guard index >= floor, index < count, entries[index].isFor(owner: owner, key: key) else {
+        // Building, so that the assignment releases nothing: no method runs user code.
+        guard index >= floor, index < count, entries[index].isFor(owner: owner, key: key),
+            case .building = entries[index].state
+        else {
             preconditionFailure("Dirk internal error: a scoped instance without its entry")
         }
         entries[index].state = .ready(value)

@@ -31,10 +31,11 @@ import CDirk
         dirk_is_deinitializing(Unmanaged.passUnretained(object).toOpaque())
     }
 
-    /// What `isDeinitializing(_:)` answers for `object`, and what the runtime's own entry point
-    /// answers. A test hook: the two must agree.
-    static func answers(for object: AnyObject) -> (inline: Bool, runtime: Bool) {
+    /// What `isDeinitializing(_:)` answers for `object`, what the runtime's own entry point
+    /// answers, and the count word that the first reads where it can. A test hook: the two answers
+    /// must agree.
+    static func answers(for object: AnyObject) -> (inline: Bool, runtime: Bool, countWord: UInt64) {
         let address = Unmanaged.passUnretained(object).toOpaque()
-        return (dirk_is_deinitializing(address), swift_isDeallocating(address))
+        return (dirk_is_deinitializing(address), swift_isDeallocating(address), dirk_count_word(address))
     }
 }
