@@ -48,7 +48,8 @@ open class Component: @unchecked Sendable {
         // The storage starts with every word zero: the lock free, the tables empty, the flags and
         // the count of observers clear. Its layout is checked in every build: Swift documents how
         // it lays out a struct, not yet how it lays out a class's stored properties.
-        precondition(storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
+        precondition(
+            storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
     }
 
     /// The lock, the state it guards and the lock-free words, in the component's memory. Modules
