@@ -38,8 +38,9 @@
 /// `InlineLockedWords`, which therefore lies where the standard library's
 /// `_getUnsafePointerToStoredProperties` points, as `FirstStoredWord` explains for a word, and
 /// whose second is the state. Swift lays out an object's stored properties in declaration order,
-/// each at the next offset its alignment allows: the state lies at `stateOffset(of:)`. The owner's
-/// initializer checks this in debug builds, on every platform.
+/// each at the next offset its alignment allows: the state lies at `stateOffset(of:)`. (Swift
+/// documents that order for a struct's properties, not yet for a class's: the owner's initializer
+/// checks it in every build, on every platform.)
 /// `layoutHolds(words:state:wordCount:)` checks all of this against the properties themselves, and
 /// a test calls it. The addresses are valid for as long as the owner's memory is allocated, which is
 /// longer than the owner lives for a holder of an `unowned` reference to it:
