@@ -149,6 +149,13 @@ void *_Nullable swift_tryRetain(void *_Nonnull object);
 /// Whether `object` has begun to deinitialize.
 bool swift_isDeallocating(void *_Nonnull object);
 
+/// A native Swift object's second word, which holds its reference count while the count lies in
+/// the object (see `dirk_is_deinitializing`); also a test hook.
+static inline uint64_t dirk_count_word(void *_Nonnull object) {
+    return atomic_load_explicit(
+        (_Atomic(uint64_t) *)((char *)object + sizeof(void *)), memory_order_relaxed);
+}
+
 /// Whether `object`, a native Swift object that the caller holds, has begun to deinitialize:
 /// `swift_isDeallocating` without the call, where the answer lies in the object itself.
 ///
@@ -165,17 +172,10 @@ bool swift_isDeallocating(void *_Nonnull object);
 /// and outside. (Speed only: the call was about a tenth of a cached read's instructions.)
 static inline bool dirk_is_deinitializing(void *_Nonnull object) {
 #if UINTPTR_MAX == UINT64_MAX && !defined(__APPLE__)
-    uint64_t count = atomic_load_explicit(
-        (_Atomic(uint64_t) *)((char *)object + sizeof(void *)), memory_order_relaxed);
+    uint64_t count = dirk_count_word(object);
     if ((count >> 63) == 0) return (count >> 32) & 1;
 #endif
     return swift_isDeallocating(object);
-}
-
-/// The word that `dirk_is_deinitializing` reads: a test hook.
-static inline uint64_t dirk_count_word(void *_Nonnull object) {
-    return atomic_load_explicit(
-        (_Atomic(uint64_t) *)((char *)object + sizeof(void *)), memory_order_relaxed);
 }
 
 // MARK: Several references at once
