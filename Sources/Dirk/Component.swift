@@ -50,6 +50,7 @@ open class Component: @unchecked Sendable {
         // it lays out a struct, not yet how it lays out a class's stored properties.
         precondition(
             storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
+        core.locked.initialize()
     }
 
     /// The lock, the state it guards and the lock-free words, in the component's memory. Modules
@@ -90,12 +91,6 @@ open class Component: @unchecked Sendable {
     /// word. A test hook: it checks the layout that `InlineLocked` assumes.
     package var storageLayoutHolds: Bool {
         core.locked.layoutHolds(words: &lockedWords, state: &lockedState, wordCount: ComponentWords.count)
-    }
-
-    /// Whether the component has begun to deinitialize, as Dirk reads it from the component's
-    /// count and as the runtime says, and the count's word. A test hook: the two must agree.
-    package var deinitializingAnswers: (inline: Bool, runtime: Bool, countWord: UInt64) {
-        ObjectLifetime.answers(for: self)
     }
 
     /// The component's address, as its modules know it (`AnyModule.componentReference`); compared

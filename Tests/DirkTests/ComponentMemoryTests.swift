@@ -14,41 +14,6 @@ struct ComponentMemoryTests {
         #expect(MemorySubcomponent().storageLayoutHolds, "a subclass's own properties come after")
     }
 
-    @Test(
-        "whether a component is deinitializing, read from its count, is what the runtime says",
-        arguments: [false, true])
-    func deinitializingAnswers(withWeakReference: Bool) throws {
-        typealias Answers = (inline: Bool, runtime: Bool, countWord: UInt64)
-        let answers = Locked<[Answers]>([])
-        var component: DeinitializingComponent? = DeinitializingComponent { component in
-            answers.withLock { $0.append(component.deinitializingAnswers) }
-        }
-        // A weak reference moves the count into a side table, where the runtime answers.
-        weak let weakReference = withWeakReference ? component : nil
-        answers.withLock { $0.append(component!.deinitializingAnswers) }
-        // Other strong references change the count's other bits, and nothing else.
-        let others = Unmanaged.passRetained(component!)
-        for _ in 0..<2 { _ = others.retain() }
-        answers.withLock { $0.append(component!.deinitializingAnswers) }
-        for _ in 0..<3 { others.release() }
-        component = nil
-        #expect(weakReference == nil)
-        let recorded = answers.withLock { $0 }
-        try #require(recorded.count == 3)
-        let (alive, held, inDeinit) = (recorded[0], recorded[1], recorded[2])
-        #expect(!alive.inline && !alive.runtime, "alive")
-        #expect(!held.inline && !held.runtime, "alive, held four times")
-        #expect(inDeinit.inline && inDeinit.runtime, "inside its deinit")
-        // Which way each answer was found, where the count is read at all (see CDirk.h).
-        #if !canImport(Darwin) && (arch(x86_64) || arch(arm64))
-            let sideTable = UInt64(1) << 63
-            #expect(recorded.allSatisfy { ($0.countWord & sideTable != 0) == withWeakReference })
-            if !withWeakReference {
-                #expect((held.countWord >> 33) & 0x3FFF_FFFF >= 3, "the count holds the other references")
-            }
-        #endif
-    }
-
     @Test("a module that outlives its component releases its slots without the component's state")
     func moduleOutlivesItsComponent() {
         weak var instance: Thing?
@@ -198,16 +163,6 @@ final class RacingModule: Module<MemoryComponent>, @unchecked Sendable {
 }
 
 /// A component that reports to `onDeinit` from its `deinit`.
-final class DeinitializingComponent: Component, @unchecked Sendable {
-    let onDeinit: @Sendable (DeinitializingComponent) -> Void
-
-    init(onDeinit: @escaping @Sendable (DeinitializingComponent) -> Void) {
-        self.onDeinit = onDeinit
-        super.init()
-    }
-
-    deinit { onDeinit(self) }
-}
 
 final class MemorySubcomponent: MemoryComponent, @unchecked Sendable {
     let extra = 42

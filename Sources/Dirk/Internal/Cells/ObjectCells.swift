@@ -6,32 +6,11 @@
 /// `StrongObjectStorage`, a type that is not generic either, is then destroyed field by field.
 @usableFromInline
 package final class StrongObjectCell: OnceCell<StrongObjectStorage> {
-    deinit {
-        // Nothing else refers to the cell any more, so its state is read without its lock. Its
-        // value's own reference is released after this, with the rest of the state.
-        let words = extraWords
-        withUnsafeMutablePointerToHeader {
-            $0.pointee.machine.ready?.releaseSpares(in: words, isShared: false)
-        }
-    }
-
-    /// The ready object, as a reference the caller owns (`takeRetainedValue()`), taken from the
-    /// cell's spares (`SpareReferences`): without the lock while any is left, and under it
-    /// otherwise; nil when the cell is not ready. What a cached `single`'s read calls: it counts no
-    /// reference of its own.
-    @inlinable package func takeReadyReference() -> Unmanaged<AnyObject>? {
-        if let taken = SpareReferences(cellWords: extraWords).take() { return taken }
-        return takeReadyReferenceLocked()
-    }
-
-    /// How many spare references the cell's word holds now. A test hook.
-    package var spareCount: Int { SpareReferences(cellWords: extraWords).count }
-
-    /// `takeReadyReference()` when the cell's word holds no spare: under the lock.
-    @usableFromInline @inline(never) func takeReadyReferenceLocked() -> Unmanaged<AnyObject>? {
-        let words = extraWords
-        // The out-of-line unlock (`withLock`): the read may retain the object under the lock.
-        return withLock { $0.machine.ready?.takeReference(in: words) }
+    /// The ready object, read under the lock, nil when the cell is not ready: what a cached
+    /// `single`'s read calls. The reference is copied before the lock is given back, so that a
+    /// `reset()` on another thread cannot release the object first.
+    @inlinable package var readyObject: AnyObject? {
+        withLock { $0.machine.ready?.stored }
     }
 }
 

@@ -19,16 +19,12 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     /// An empty cell, its header made in place: handed to `make(_:)`, the empty machine would be
     /// copied through its type's witnesses.
     @inlinable package static func make() -> Self {
-        let cell = make(Storage.Header(), extraWords: Storage.cellWordCount)
-        cell.extraWords.initialize(repeating: 0, count: Storage.cellWordCount)
-        return cell
+        make(Storage.Header())
     }
 
     /// A cell whose state machine is `machine`.
     @inlinable package static func make(_ machine: OnceStateMachine<Storage>) -> Self {
-        let cell = make(Storage.Header(machine: machine), extraWords: Storage.cellWordCount)
-        cell.extraWords.initialize(repeating: 0, count: Storage.cellWordCount)
-        return cell
+        make(Storage.Header(machine: machine))
     }
 
     /// Runs `body` with the state machine while holding the lock.
@@ -58,27 +54,16 @@ package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCe
     package final var isBuilding: Bool { withMachine { $0.isBuilding } }
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
-    ///
-    /// The cell's spare references to the value are given back here, under the lock, as the
-    /// storage leaves the cell; the storage's own reference keeps the value alive until the caller
-    /// lets it go.
+
     package final func reset() -> Storage? {
-        withLock { header in
-            var dropped = header.machine.reset()
-            dropped?.releaseSpares(in: extraWords, isShared: true)
-            return dropped
-        }
+        withMachine { $0.reset() }
     }
 
     /// Retires the cell unless a build is under way in it (see
     /// `OnceStateMachine.retireUnlessBuilding()`); returns whether it did, and what the cell held,
-    /// for the caller to release outside any lock. Spares are given back as by `reset()`.
+    /// for the caller to release outside any lock.
     package final func retireUnlessBuilding() -> (isRetired: Bool, dropped: Storage?) {
-        withLock { header in
-            var (isRetired, dropped) = header.machine.retireUnlessBuilding()
-            dropped?.releaseSpares(in: extraWords, isShared: true)
-            return (isRetired, dropped)
-        }
+        withMachine { $0.retireUnlessBuilding() }
     }
 
     // MARK: WaitableCell

@@ -9,21 +9,6 @@
     init(_ value: Value)
     /// The value, or nil when a weak value is gone.
     var value: Value? { get }
-    /// How many words a cell of this storage keeps beside its lock, for the storage's own use.
-    static var cellWordCount: Int { get }
-    /// Gives back what the cell's words (`cellWords`, `cellWordCount` of them) hand out of the
-    /// storage's value (`SpareReferences`), if anything. A cell calls it under its lock, on the
-    /// storage it takes out (`isShared`), or when nothing else refers to the cell.
-    mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool)
-}
-
-extension CellStorage {
-    /// No words: a storage that hands nothing out keeps none.
-    @inlinable package static var cellWordCount: Int { 0 }
-
-    /// Nothing to give back.
-    @inlinable package mutating func releaseSpares(in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool) {
-    }
 }
 
 /// A cell's state machine as its lock box holds it.
@@ -68,31 +53,12 @@ extension CellHeader {
 
 /// Keeps an object until the cell is reset: the storage of providers' caches, whose values travel
 /// as objects.
-///
-/// Its cell keeps, in a word of its own, spare references to the object made in bulk, which a
-/// cached read takes one at a time (`SpareReferences`), so that the read retains nothing.
 @usableFromInline package struct StrongObjectStorage: CellStorage {
     @usableFromInline package typealias Header = StrongObjectHeader
     @usableFromInline let stored: AnyObject
     @inlinable package static var isStrong: Bool { true }
     @inlinable package init(_ value: AnyObject) { stored = value }
     @inlinable package var value: AnyObject? { stored }
-
-    /// The word of the cell's spare references.
-    @inlinable package static var cellWordCount: Int { SpareReferences.cellWordCount }
-
-    /// A reference to the object that the caller owns (`takeRetainedValue()`), taken from the
-    /// cell's spares (`cellWords`), made first if none is left. Call it under the cell's lock, on
-    /// the storage in the cell.
-    @inlinable func takeReference(in cellWords: UnsafeMutablePointer<UInt>) -> Unmanaged<AnyObject> {
-        SpareReferences(cellWords: cellWords).refill(with: stored)
-    }
-
-    @usableFromInline package mutating func releaseSpares(
-        in cellWords: UnsafeMutablePointer<UInt>, isShared: Bool
-    ) {
-        SpareReferences(cellWords: cellWords).releaseAll(of: stored, isShared: isShared)
-    }
 }
 
 /// Keeps an object while someone else holds it: the storage of `weak` providers' caches.

@@ -37,8 +37,9 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let serial: UInt64
     }
 
-    /// The task the agent acts for, compared only, while the agent is under way.
-    let task: UInt
+    /// The task the agent acts for, as `CurrentTask.identity` tells it, compared only while the
+    /// agent is under way.
+    let task: Int
     /// The steps that started this agent's task, nearest first: the step in which it was
     /// started, the step in which that step's task was started, and so on, each while its agent
     /// is alive. Each agent keeps the whole line, so that a walk up it passes agents that are
@@ -65,7 +66,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         var isUnderWay = true
     }
 
-    private init(task: UInt, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
+    private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
         self.task = task
         starters =
             startedIn.map { step in
@@ -281,4 +282,17 @@ package enum TaskAgents {
     /// The agent bound for the current task, if any, for tests that hold it weakly to check that
     /// agents are released.
     package static var current: AnyObject? { TaskAgent.current }
+}
+
+/// The task that runs the caller, through the concurrency library's `withUnsafeCurrentTask`.
+enum CurrentTask {
+    /// The current task's hash value, which tells it from every other running task: the hash of
+    /// its address, which is unique among running tasks, with the process's seed. (Two running
+    /// tasks share a hash value with a chance of one in 2^64.) An agent compares it only while its
+    /// own task runs (while its outermost call is under way), so a reused address is never taken
+    /// for its old task. Zero outside any task.
+    static var identity: Int { withUnsafeCurrentTask { $0?.hashValue ?? 0 } }
+
+    /// Whether the caller runs in a task.
+    static var isRunning: Bool { withUnsafeCurrentTask { $0 != nil } }
 }

@@ -1,20 +1,27 @@
-/// A lock and lock-free words that an object keeps in its own memory, as its first stored
-/// property, followed at once by the state that the lock guards, its second, so that the object
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A mutex and lock-free words that an object keeps in its own memory, as its first stored
+/// property, followed at once by the state that the mutex guards, its second, so that the object
 /// needs no allocation of its own for them; see `InlineLocked`, through which they are used.
-///
-/// The state is a stored property of the owner's own, not a member of this struct: the owner's
-/// deinitialization then destroys it field by field, where a struct of both went through the
-/// generic value witness of the struct, about fifty instructions per component. (Speed only.)
 @usableFromInline struct InlineLockedWords {
-    /// The lock's words (`LockWords`), then the owner's lock-free words: 25 in all, which
-    /// `InlineLocked.layoutHolds(words:state:wordCount:)` checks are enough.
-    typealias Words = (
+    /// The owner's lock-free words: 23, which `InlineLocked.layoutHolds(words:state:wordCount:)`
+    /// checks are enough.
+    @usableFromInline typealias Words = (
         UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt,
-        UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt
+        UInt, UInt, UInt, UInt, UInt, UInt
     )
 
-    /// Zero: the lock free (`LockWords`), and the owner's words as it starts them.
-    var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// The mutex, which the owner's initializer initializes (`InlineLocked.initialize()`) and its
+    /// `deinit` destroys (`InlineLocked.destroy()`).
+    @usableFromInline var mutex = pthread_mutex_t()
+    /// Zero, as the owner starts them.
+    @usableFromInline var words: Words = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     init() {}
 
@@ -24,7 +31,7 @@
     /// `UInt64` starts 4 bytes past the words' end.)
     static func stateOffset<State>(of _: State.Type) -> Int {
         let alignment = MemoryLayout<State>.alignment
-        return (MemoryLayout<Words>.size + alignment - 1) / alignment * alignment
+        return (MemoryLayout<Self>.size + alignment - 1) / alignment * alignment
     }
 
     /// How many words `words` holds.
@@ -59,11 +66,22 @@
         storage = _getUnsafePointerToStoredProperties(owner)
     }
 
-    /// The lock's words (`LockWords`), first in the storage.
-    @inlinable var lockWords: UnsafeMutablePointer<UInt> { storage.assumingMemoryBound(to: UInt.self) }
+    /// The mutex, first in the storage.
+    @inlinable var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        storage.assumingMemoryBound(to: InlineLockedWords.self).pointer(to: \.mutex)!
+    }
 
-    /// The owner's lock-free words, after the lock's.
-    @inlinable var extraWords: UnsafeMutablePointer<UInt> { lockWords + LockWords.count }
+    /// The owner's lock-free words, after the mutex.
+    @inlinable var extraWords: UnsafeMutablePointer<UInt> {
+        UnsafeMutableRawPointer(storage.assumingMemoryBound(to: InlineLockedWords.self).pointer(to: \.words)!)
+            .assumingMemoryBound(to: UInt.self)
+    }
+
+    /// Initializes the mutex: the owner's initializer calls it once.
+    func initialize() { MutexOperations.initialize(mutex) }
+
+    /// Destroys the mutex: the owner's `deinit` calls it last, when nobody can take it any more.
+    func destroy() { MutexOperations.destroy(mutex) }
 
     /// The state the lock guards.
     private var state: UnsafeMutablePointer<State> {
@@ -76,7 +94,7 @@
         -> Result
     {
         let state = state
-        return try LockWords.withLock(lockWords) { () throws(Failure) -> Result in try body(&state.pointee) }
+        return try MutexOperations.withLock(mutex) { () throws(Failure) -> Result in try body(&state.pointee) }
     }
 
     /// Runs `body` while holding the lock, with access to the state for as long as `flag`, one of
@@ -85,7 +103,7 @@
     func withLockedState<Result>(unlessSet flag: AtomicFlag, _ body: (LockedState<State>) -> Result) -> Result
     {
         let locked = LockedState(state: state, flag: flag)
-        return LockWords.withLock(lockWords) { body(locked) }
+        return MutexOperations.withLock(mutex) { body(locked) }
     }
 
     /// Whether `words` and `state`, the owner's first two stored properties, lie where this finds
@@ -94,7 +112,7 @@
     func layoutHolds(words: inout InlineLockedWords, state: inout State, wordCount: Int) -> Bool {
         let wordsAreFirst = withUnsafeMutablePointer(to: &words) { UnsafeMutableRawPointer($0) == storage }
         let stateIsNext = withUnsafeMutablePointer(to: &state) { UnsafeMutableRawPointer($0) == self.state }
-        return wordsAreFirst && stateIsNext && LockWords.count + wordCount <= InlineLockedWords.wordCapacity
+        return wordsAreFirst && stateIsNext && wordCount <= InlineLockedWords.wordCapacity
     }
 }
 

@@ -9,9 +9,7 @@ import CDirk
 /// module keeps allocated (an unowned reference keeps an object's memory, though not the object,
 /// until it goes). `swift_tryRetain` decides atomically against the start of deinitialization, so a
 /// reference it returns is a real strong reference, balanced by the caller's release.
-/// `isDeinitializing` reads the flag that `swift_isDeallocating` reads, from the count of an object
-/// the caller holds, where it lies in the object, and otherwise asks the runtime (see
-/// `dirk_is_deinitializing` in CDirk.h).
+/// `isDeinitializing` asks the runtime about an object the caller holds.
 @usableFromInline enum ObjectLifetime {
     /// A strong reference to the object at `address`, or nil if it has begun to deinitialize.
     @inlinable
@@ -24,18 +22,8 @@ import CDirk
 
     /// Whether `object` has begun to deinitialize: true only inside its own `deinit`, or in code
     /// that its `deinit` calls, since no other code can still hold a strong reference to it.
-    ///
-    /// `object` must be a native Swift object (a component), which the caller holds.
     @inlinable
     static func isDeinitializing(_ object: AnyObject) -> Bool {
-        dirk_is_deinitializing(Unmanaged.passUnretained(object).toOpaque())
-    }
-
-    /// What `isDeinitializing(_:)` answers for `object`, what the runtime's own entry point
-    /// answers, and the count word that the first reads where it can. A test hook: the two answers
-    /// must agree.
-    static func answers(for object: AnyObject) -> (inline: Bool, runtime: Bool, countWord: UInt64) {
-        let address = Unmanaged.passUnretained(object).toOpaque()
-        return (dirk_is_deinitializing(address), swift_isDeallocating(address), dirk_count_word(address))
+        swift_isDeallocating(Unmanaged.passUnretained(object).toOpaque())
     }
 }
