@@ -94,7 +94,9 @@ import CDirk
         // module. A slot tagged `single` or `asyncSingle` was made by `slot(for:...)` below, by a
         // `SinglePolicy` or the async pipeline, as a `StrongObjectCell`: the tag decides the class.
         // The reference it returns is the caller's.
-        return entry.value._withUnsafeGuaranteedRef { unsafeDowncast($0, to: StrongObjectCell.self).readyObject }
+        return entry.value._withUnsafeGuaranteedRef {
+            unsafeDowncast($0, to: StrongObjectCell.self).readyObject
+        }
     }
 
     /// The slot of the provider whose key is `key`, made by `make` on its first call; stops the

@@ -94,7 +94,8 @@
         -> Result
     {
         let state = state
-        return try MutexOperations.withLock(mutex) { () throws(Failure) -> Result in try body(&state.pointee) }
+        return try MutexOperations.withLock(mutex) { () throws(Failure) -> Result in try body(&state.pointee)
+        }
     }
 
     /// Runs `body` while holding the lock, with access to the state for as long as `flag`, one of
