@@ -165,7 +165,8 @@ extension Component {
         case .published(let module):
             return module
         case .cycle:
-            Diagnostics.cycle(path: context.steps(from: frame()) + [frame()], at: frame())
+            Diagnostics.cycle(
+                path: context.steps(from: frame()) + [frame()], at: frame(), keys: ResolutionContext.stepKeys)
         case .wait(let cell):
             // The creator publishes the module before it completes the cell. The cell builds only
             // if it were empty, which a creation never leaves it.

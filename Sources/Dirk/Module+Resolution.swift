@@ -72,20 +72,24 @@ extension AnyModule {
             }, configures: false, configure: { _, _ in })
     }
 
-    /// Enters the step of the `transient` provider at `site`, returning `type`, for a caller that
-    /// runs the factory itself and then leaves the step; nil when someone watches the module, and
-    /// the call must take the pipeline (`resolveTransient`).
-    ///
-    /// The step is the pipeline's own for a `transient` (`TransientPolicy`), without its closures:
-    /// a recursion stops the program with the path, and the component is held by the resolution.
-    @usableFromInline
-    final func enterTransient(site: ProviderSite, type: Any.Type) -> EnteredStep<Component>? {
-        guard attention == 0 else { return nil }
-        return ResolutionContext.withCurrent { context in
-            context.enterUncached { providerFrame(.transient, site: site, returning: type) }
+    /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning
+    /// `type`, with the component held by the resolution: the step of `TransientPolicy`, without
+    /// the pipeline, for a module that nobody watches. A recursion stops the program with the path.
+    @inlinable @inline(__always)
+    final func runTransient<T>(
+        site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
+    ) throws -> T {
+        context.enterUncached { providerFrame(.transient, site: site, returning: type) }
+        let value: T
+        do {
             holdComponent(in: context, for: context.topFrame)
-            return EnteredStep(context: context, owner: componentReference)
+            value = try componentReference.withHeldObject(build)
+        } catch {
+            _ = context.leave()
+            throw error
         }
+        if let failure = context.leave() { throw failure }
+        return value
     }
 
     // MARK: The pipeline
@@ -182,7 +186,9 @@ extension AnyModule {
     }
 
     /// The step of this module's provider at `site`, returning `type`, with `strategy`.
-    func providerFrame(_ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type) -> Frame {
+    @usableFromInline func providerFrame(
+        _ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type
+    ) -> Frame {
         Frame(
             .provider, strategy: strategy, owner: UInt(bitPattern: ObjectIdentifier(self)),
             component: componentReference.identity, site: site, type: type, subject: Swift.type(of: self),
@@ -194,7 +200,7 @@ extension AnyModule {
     ///
     /// The first call into a component during a resolution takes one reference to it; later
     /// calls find it held and count no references.
-    func withComponent<Result>(
+    @usableFromInline func withComponent<Result>(
         _ context: ResolutionContext, _ frame: Frame, _ body: (Component) throws -> Result
     ) rethrows -> Result {
         holdComponent(in: context, for: frame)
@@ -203,7 +209,7 @@ extension AnyModule {
 
     /// Makes the resolution of `context` keep the component alive until it ends, unless it does
     /// already; stops the program, naming `frame`'s provider, if the component was released.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func holdComponent(in context: ResolutionContext, for frame: @autoclosure () -> Frame) {
         guard componentReference.holdIfAlive(in: context) else {
             let frame = frame()

@@ -78,7 +78,8 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: nil, handle: AsyncProvider.self)
             if let enclosing = agent.enclosingHandle(frame) {
-                Diagnostics.recursion(path: agent.steps(from: enclosing) + [frame], at: frame)
+                Diagnostics.recursion(
+                    path: agent.steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
             }
             return try await agent.run(frame) { () async throws(Failure) in
                 try await source.resolve(frame: frame)

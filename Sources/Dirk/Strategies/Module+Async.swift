@@ -223,7 +223,8 @@ extension AnyModule {
         default:
             // Like a synchronous `transient`, it keeps nothing, not even a slot.
             if let enclosing = agent.enclosing(frame) {
-                Diagnostics.recursion(path: agent.steps(from: enclosing) + [frame], at: frame)
+                Diagnostics.recursion(
+                    path: agent.steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
             }
             return try await agent.run(frame, buildWithComponent)
         }

@@ -55,30 +55,24 @@ extension Module {
 
 extension Module {
     /// A `transient`'s new value. Unless someone watches the module, the factory runs here, in the
-    /// caller's frame, inside the step that `enterTransient` entered; otherwise the call takes the
+    /// caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
     /// pipeline.
     @inlinable @inline(__always)
     func uncached<T, Failure: Error>(
         site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        guard let step = enterTransient(site: site, type: T.self) else {
-            return try uncachedThroughPipeline(site: site, make: make)
-        }
-        // Left on both paths by hand: a `defer` here compiles to a call of its own in every
-        // provider.
-        let value: T
+        guard attention == 0 else { return try uncachedThroughPipeline(site: site, make: make) }
         do {
-            value = try step.withOwner { component in
-                try self.make(
-                    make, key: ProviderKey(site: site, type: T.self), strategy: .transient,
-                    component: component)
+            return try ResolutionContext.withCurrent { context in
+                try runTransient(site: site, type: T.self, in: context) { component in
+                    try self.make(
+                        make, key: ProviderKey(site: site, type: T.self), strategy: .transient,
+                        component: component)
+                }
             }
         } catch {
-            _ = step.leave()
             throw rethrown(error, as: Failure.self, site: site)
         }
-        if let failure = step.leave() { throw rethrown(failure, as: Failure.self, site: site) }
-        return value
     }
 
     /// A `transient`'s new value, built through the pipeline, which the factory step hands back

@@ -4,7 +4,7 @@
     /// Waits until the build `record` is configured, or has ended, as the step of `agent`'s
     /// resolution end; returns the builds its instance depends on, which the resolution waits for
     /// in turn, or how it failed.
-    func waitUntilConfigured(_ record: BuildRecord, as agent: ResolutionContext) -> ConfigurationOutcome
+    func waitUntilConfigured(_ record: BuildRecord, as agent: BuildAgent) -> ConfigurationOutcome
 }
 
 /// What a resolution that took a build's instance, or depends on one that did, learns when it waits
@@ -15,19 +15,6 @@
     case configured(dependsOn: [BuildRecord])
     /// The build failed: its instance was dropped, and whatever refers to it must go too.
     case failed(BuildFailure)
-}
-
-/// Why a build whose instance others could see failed, or was dropped: the error, and the step
-/// whose `configure:` threw it (the build's own, or, for a dropped build, the one that caused the
-/// drop).
-@usableFromInline package struct BuildFailure {
-    @usableFromInline package let error: any Error
-    @usableFromInline package let frame: Frame
-
-    @usableFromInline package init(error: any Error, frame: Frame) {
-        self.error = error
-        self.frame = frame
-    }
 }
 
 /// How a build whose instance others could see ended, for those that saw it: set if it failed.

@@ -193,7 +193,7 @@ extension ResolutionContext {
         case .ready(let value):
             return value
         case .building:
-            Diagnostics.cycle(path: steps(from: frame) + [frame], at: frame)
+            Diagnostics.cycle(path: steps(from: frame) + [frame], at: frame, keys: ResolutionContext.stepKeys)
         case .cell(let cell):
             return try cell.resolve(
                 in: self, frame: frame, build: build, configures: true, configure: configure)

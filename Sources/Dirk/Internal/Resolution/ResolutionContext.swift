@@ -118,6 +118,12 @@ import CDirk
     /// providers push here.
     @exclusivity(unchecked) var keyedSteps: [(owner: UInt, key: AnyHashable)] = []
 
+    /// The keys of the `single(key:)` steps on this thread's stack, by their frames' owners, for
+    /// messages.
+    @usableFromInline static var stepKeys: [UInt: AnyHashable] {
+        Dictionary(current.keyedSteps.map { ($0.owner, $0.key) }, uniquingKeysWith: { $1 })
+    }
+
     private override init() {
         frames = .allocate(capacity: capacity)
         belowInBucket = .allocate(capacity: capacity)
@@ -274,7 +280,7 @@ import CDirk
     }
 
     /// `enterUncached(_:)` with the frame that `makeFrame` makes, built in place on the stack.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func enterUncached(_ makeFrame: () -> Frame) {
         enter(makeFrame)
         let top = depth &- 1
@@ -294,7 +300,7 @@ import CDirk
     /// Stops the program with the path if the step at `top`, the one entered last, is already
     /// under way below it, unless `unlessThroughCachingBuild` and a caching provider's build lies
     /// between the two.
-    @inline(never)
+    @usableFromInline @inline(never)
     func checkNotRecursive(_ top: Int, unlessThroughCachingBuild: Bool = false) {
         guard let index = enclosingIndex(of: frames[top], from: belowInBucket[top]) else { return }
         // The nearest: a caching build above it is above every older one too.
@@ -305,7 +311,8 @@ import CDirk
         let frame = frames[top]
         // On the way to stopping the program: no call returns.
         _ = leave()
-        Diagnostics.recursion(path: steps(from: enclosing) + [frame], at: frame)
+        Diagnostics.recursion(
+            path: steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
     }
 
     /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns
@@ -609,3 +616,16 @@ private let contextKey: pthread_key_t = {
     precondition(created == 0, "Dirk: could not create a thread-specific key (\(created))")
     return key
 }()
+
+extension UnownedReference {
+    /// Makes `context` keep the object alive until its resolution ends, unless it does already;
+    /// returns false, changing nothing, if the object has begun to deinitialize. Call it inside a
+    /// step of the resolution.
+    @inlinable @inline(__always)
+    func holdIfAlive(in context: ResolutionContext) -> Bool {
+        if context.holds(address) { return true }
+        guard let retained = ObjectLifetime.retainIfAlive(address, as: AnyObject.self) else { return false }
+        context.hold(retained)
+        return true
+    }
+}

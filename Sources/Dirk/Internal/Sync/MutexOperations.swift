@@ -19,13 +19,15 @@
 @usableFromInline enum MutexOperations {
     /// Initializes the mutex at `mutex`, which must not move until `destroy(_:)`.
     @usableFromInline static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
         #if DEBUG
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
             pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
+            let result = pthread_mutex_init(mutex, &attributes)
+            pthread_mutexattr_destroy(&attributes)
+        #else
+            let result = pthread_mutex_init(mutex, nil)
         #endif
-        let result = pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
         precondition(result == 0, "Dirk: pthread_mutex_init failed with \(result)")
     }
 

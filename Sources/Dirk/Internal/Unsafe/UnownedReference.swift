@@ -21,17 +21,6 @@
         ObjectLifetime.retainIfAlive(address, as: Object.self)?.takeRetainedValue()
     }
 
-    /// Makes `context` keep the object alive until its resolution ends, unless it does already;
-    /// returns false, changing nothing, if the object has begun to deinitialize. Call it inside a
-    /// step of the resolution.
-    @inlinable @inline(__always)
-    func holdIfAlive(in context: ResolutionContext) -> Bool {
-        if context.holds(address) { return true }
-        guard let retained = ObjectLifetime.retainIfAlive(address, as: AnyObject.self) else { return false }
-        context.hold(retained)
-        return true
-    }
-
     /// The object, which a strong reference the caller holds keeps alive.
     @inlinable
     var heldObject: Object {

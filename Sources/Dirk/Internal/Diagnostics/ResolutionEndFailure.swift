@@ -1,3 +1,16 @@
+/// Why a build whose instance others could see failed, or was dropped: the error, and the step
+/// whose `configure:` threw it (the build's own, or, for a dropped build, the one that caused the
+/// drop).
+@usableFromInline package struct BuildFailure {
+    @usableFromInline package let error: any Error
+    @usableFromInline package let frame: Frame
+
+    @usableFromInline package init(error: any Error, frame: Frame) {
+        self.error = error
+        self.frame = frame
+    }
+}
+
 /// Why a resolution's outermost call cannot return its value: the resolution took another agent's
 /// half-configured instance to break a cycle through `configure:`, and that build then failed
 /// (`failure`), so the value may refer to its dropped instance. Thrown from the outermost call's

@@ -8,21 +8,23 @@
     // MARK: Cycles
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
-    @usableFromInline static func cycle(path: [Frame], at frame: Frame) -> Never {
+    @usableFromInline static func cycle(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         fail(
             """
-            Dirk: dependency cycle: \(names(path)). `\(frame.name)`\(keySuffix(frame)) of \
+            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)`\(keySuffix(frame, keys)) of \
             `\(frame.componentType)` requires itself while it is being built. \(cycleAdvice(path))
             """,
             at: frame.site)
     }
 
     /// A provider that caches nothing is already on the stack.
-    @usableFromInline static func recursion(path: [Frame], at frame: Frame) -> Never {
+    @usableFromInline static func recursion(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable])
+        -> Never
+    {
         if frame.kind == .injection {
             fail(
                 """
-                Dirk: dependency cycle: \(names(path)). `\(frame.name)` from `\(frame.componentType)` \
+                Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` from `\(frame.componentType)` \
                 fills the same object again while it fills it: what one of its properties resolves \
                 injects that object again with an injector of the same type, which would recurse \
                 without end. Inject an object once, from the code that owns it, and let providers \
@@ -32,7 +34,7 @@
         }
         fail(
             """
-            Dirk: dependency cycle: \(names(path)). `\(frame.name)` of `\(frame.componentType)` \
+            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` of `\(frame.componentType)` \
             calls itself while it is being built. Dirk reports any recursion through one provider, \
             even with other arguments, because it cannot tell an endless one from one that ends. \
             \(recursionAdvice(path))
@@ -59,10 +61,12 @@
     }
 
     /// Agents each wait for a build another of them runs.
-    @usableFromInline static func cycleAcrossAgents(path: [Frame], at frame: Frame) -> Never {
+    @usableFromInline static func cycleAcrossAgents(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable])
+        -> Never
+    {
         fail(
             """
-            Dirk: dependency cycle across threads: \(names(path)). In `\(frame.componentType)` \
+            Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` \
             and its parents, two or more threads or tasks each build an instance that needs an \
             instance another of them is building, so none can finish. \(cycleAdvice(path))
             """,
@@ -681,17 +685,17 @@
         return isExistential && name != "Any" && name != "AnyObject" ? "any \(name)" : name
     }
 
-    private static func names(_ path: [Frame]) -> String {
-        path.map { $0.name + keySuffix($0) }.joined(separator: " -> ")
+    private static func names(_ path: [Frame], _ keys: [UInt: AnyHashable]) -> String {
+        path.map { $0.name + keySuffix($0, keys) }.joined(separator: " -> ")
     }
 
-    /// ` for key "x"` after the name of a `single(key:)` step on this thread's stack, which this
-    /// thread's resolution knows the key of; empty for every other step.
-    private static func keySuffix(_ frame: Frame) -> String {
-        guard frame.kind == .provider, frame.strategy == .keyedSingle,
-            let step = ResolutionContext.current.keyedSteps.last(where: { $0.owner == frame.owner })
-        else { return "" }
-        return " for key \(String(reflecting: step.key.base))"
+    /// ` for key "x"` after the name of a `single(key:)` step whose key `keys` holds, by the
+    /// step's owner (the key's cell); empty for every other step.
+    private static func keySuffix(_ frame: Frame, _ keys: [UInt: AnyHashable]) -> String {
+        guard frame.kind == .provider, frame.strategy == .keyedSingle, let key = keys[frame.owner] else {
+            return ""
+        }
+        return " for key \(String(reflecting: key.base))"
     }
 
     /// "an" before a name that starts with a vowel (`AsyncLazy<Store, Never>`), "a" before others.

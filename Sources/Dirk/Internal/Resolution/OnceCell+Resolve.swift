@@ -42,7 +42,9 @@ extension OnceCell {
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):
-                Diagnostics.cycle(path: context.steps(from: building) + [frame], at: frame)
+                Diagnostics.cycle(
+                    path: context.steps(from: building) + [frame], at: frame, keys: ResolutionContext.stepKeys
+                )
             case .build(let generation):
                 return try self.build(
                     generation, in: context, frame: frame, build: build, configures: configures,
@@ -164,7 +166,9 @@ extension OnceCell {
         case .wake(let agent, let other):
             other.cell.wakeToRecheck(agent)
         case .cycle(let chain):
-            Diagnostics.cycleAcrossAgents(path: CycleDetector.path(of: chain, from: context), at: frame)
+            Diagnostics.cycleAcrossAgents(
+                path: CycleDetector.path(of: chain, from: context), at: frame,
+                keys: ResolutionContext.stepKeys)
         }
         return parker.receive()
     }
@@ -172,7 +176,7 @@ extension OnceCell {
 
 extension OnceCell: BorrowedBuild {
     @usableFromInline package func waitUntilConfigured(
-        _ record: BuildRecord, as agent: ResolutionContext
+        _ record: BuildRecord, as agent: BuildAgent
     ) -> ConfigurationOutcome {
         let parker = Parker<WaitEvent<Value>>()
         let target = WaitTarget(cell: self, generation: record.generation, forConfiguration: true)

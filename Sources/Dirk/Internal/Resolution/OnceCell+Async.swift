@@ -30,7 +30,8 @@ extension OnceCell {
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):
-                Diagnostics.cycle(path: agent.steps(from: building) + [frame], at: frame)
+                Diagnostics.cycle(
+                    path: agent.steps(from: building) + [frame], at: frame, keys: ResolutionContext.stepKeys)
             case .build(let generation):
                 do {
                     let value = try await agent.run(frame, build)
@@ -99,7 +100,9 @@ extension OnceCell {
                 }
                 switch CycleDetector.check(agent, waitingFor: target) {
                 case .cycle(let chain):
-                    Diagnostics.cycleAcrossAgents(path: CycleDetector.path(of: chain, from: agent), at: frame)
+                    Diagnostics.cycleAcrossAgents(
+                        path: CycleDetector.path(of: chain, from: agent), at: frame,
+                        keys: ResolutionContext.stepKeys)
                 case .wake(let other, let otherTarget):
                     otherTarget.cell.wakeToRecheck(other)
                 case .takeInstance, nil:
