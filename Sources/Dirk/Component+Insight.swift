@@ -77,7 +77,7 @@ extension Component {
             }
         }
         let isRecording =
-            recorder.core.withStateUnlessReleased { state in
+            recorder.withStateIfAlive { state in
                 state.recording?.watched.append(contentsOf: ancestors)
                 return state.recording != nil
             } ?? false
@@ -107,14 +107,14 @@ extension Component {
     ///
     /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {
-        let (caches, recording, unusedModules, scopedMark) = core.withLock { state in
+        let (caches, recording, unusedModules) = core.withLock { state in
             // The caches and the recording copied element by element under the lock, so that what
             // is read after it shares no storage with what other threads write under the lock.
             // Sharing would be correct (copy-on-write), but ThreadSanitizer cannot see it and
             // reports a race in a program that records while it reads its graph.
             (
                 state.caches.elements, state.recording.map { $0.copiedElementByElement() },
-                state.registeredModules?.values.map { $0 } ?? [], state.scopedMark
+                state.registeredModules?.values.map { $0 } ?? []
             )
         }
         var strategies = recording?.providers ?? [:]
@@ -138,17 +138,6 @@ extension Component {
             components.append((ancestor, ancestor.core.withLock { $0.caches.elements }))
         }
         var componentNames: [UInt: String] = [:]
-        // The `scoped` provider that a module without slots called, which the component recorded
-        // in their place.
-        if let scopedMark {
-            let provider = ProviderIdentity(
-                component: identity, module: scopedMark.moduleType, key: scopedMark.key)
-            if strategies[provider] == nil { strategies[provider] = .scoped }
-            componentNames[identity] = "`\(type(of: self))`"
-            if moduleTypes.insert(ObjectIdentifier(scopedMark.moduleType)).inserted {
-                modules.append("\(scopedMark.moduleType)")
-            }
-        }
         for (rank, component) in components.enumerated() {
             let isOwn = rank == 0
             let identity = component.component.identity
@@ -270,19 +259,22 @@ extension ComponentState {
 /// resolution, and no cycle forms through a watched ancestor. Its core is reached as a module
 /// reaches its component's, through `withStateUnlessReleased`: a recording component whose release
 /// has begun records nothing more. One per recording, made when it starts.
-final class Recorder: @unchecked Sendable {
-    // Immutable; the core synchronizes itself.
-    /// The recording component, whose memory the reference keeps allocated for `core`.
+final class Recorder: Sendable {
+    /// The recording component, whose memory the reference keeps allocated.
     let component: UnownedReference<Component>
-    let core: ComponentCore
 
     init(of component: Component) {
         self.component = UnownedReference(component)
-        core = component.core
     }
 
     /// The recording component's address, compared only.
     var identity: UInt { component.identity }
+
+    /// What `body` returns for the recording component's state, under its lock, or nil once its
+    /// release has begun.
+    func withStateIfAlive<Result>(_ body: (inout ComponentState) -> Result) -> Result? {
+        component.strongIfAlive()?.core.withLock(body)
+    }
 }
 
 /// What a component records while recording is on.
@@ -351,7 +343,7 @@ extension AnyModule {
         {
             for case let recorder as Recorder in requester.recorders {
                 let watches =
-                    recorder.core.withStateUnlessReleased { state in
+                    recorder.withStateIfAlive { state in
                         // Read through the state, not a copy: a copy would make the writes below copy
                         // the record's tables.
                         guard state.recording != nil else { return false }
@@ -369,7 +361,7 @@ extension AnyModule {
         }
         // A component whose release has begun records nothing.
         let recorder =
-            componentCore.withStateUnlessReleased { state in
+            componentReference.strongIfAlive()?.core.withLock { state in
                 state.recording?.providers[provider] = strategy
                 return state.recording?.recorder
             } ?? nil

@@ -96,7 +96,7 @@ extension Component {
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
                 if modules.value(for: TypeKey(type), inliningHomeSlot: false) != nil
-                    || state.isCreatingModule(key)
+                    || state.moduleCreations.first(where: { $0.type == key }) != nil
                 {
                     Diagnostics.lateModule(
                         type, registered: Swift.type(of: module), component: Swift.type(of: self), file: file,
@@ -115,74 +115,47 @@ extension Component {
     /// default one, exactly once, in `modules`, and returns it: an instance of `type`, the module
     /// that `modules` holds under it.
     ///
-    /// The first thread to ask creates the module with no lock held, after recording that it does;
-    /// a thread that asks meanwhile waits for it in a cell made only then, and a module whose
-    /// initializer needs itself stops the program with the path.
+    /// A default module is created in a build-once cell, as a provider's instance is built: the
+    /// first thread to ask creates it with no lock held, a thread that asks meanwhile waits for
+    /// it, and a module whose initializer needs itself stops the program with the path.
     ///
-    /// Not generic, so that it is compiled once, specialized, rather than run as unspecialized
-    /// generic code for every module type.
+    /// Not generic, so that it is compiled once, rather than run as unspecialized generic code for
+    /// every module type.
     @usableFromInline func uncachedModule(
         of type: AnyModule.Type, file: StaticString, line: UInt
     ) -> AnyModule {
         checkNotDeinitializing(type, file: file, line: line)
-        return ResolutionContext.withCurrent { context in
-            firstUse(of: type, in: context, file: file, line: line)
-        }
-    }
-
-    /// `uncachedModule(of:file:line:)` on the thread of `context`, lent without a reference count.
-    private func firstUse(
-        of type: AnyModule.Type, in context: ResolutionContext, file: StaticString, line: UInt
-    ) -> AnyModule {
         let key = ObjectIdentifier(type)
-        // Made where it is needed: in place on the thread's stack when this call creates the
-        // module, the common case. (Speed only: a frame is fourteen words.)
-        @inline(__always) func frame() -> Frame {
-            Frame(
-                .moduleCreation, owner: UInt(bitPattern: ObjectIdentifier(self)),
-                component: UInt(bitPattern: ObjectIdentifier(self)),
-                site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
-                subject: type, componentType: Swift.type(of: self))
-        }
-        let next: ModuleCreation.Next = core.withLock { state in
-            if let published = modules.value(for: TypeKey(type), inliningHomeSlot: false) {
-                return .published(published)
-            }
-            if let registered = state.removeRegisteredModule(for: key) {
+        let found: AnyObject = core.withLock { state in
+            if let published = modules.value(for: TypeKey(type), inliningHomeSlot: false) { return published }
+            if let registered = state.registeredModules?.removeValue(forKey: key) {
                 modules.insert(registered, asInstanceOf: type)
-                return .published(registered)
+                return registered
             }
-            if state.isCreatingNoModule {
-                state.soleModuleCreation = ModuleCreation.Sole(
-                    type: key, creator: UncountedReference(context))
-                return .create
-            }
-            return state.nextForCreatingModule(key, by: context, frame: frame())
+            if let creation = state.moduleCreations.first(where: { $0.type == key }) { return creation.cell }
+            let cell = StrongObjectCell.make()
+            state.moduleCreations.append(ModuleCreation(type: key, cell: cell))
+            return cell
         }
-        // A main-actor module's `makeDefault` checks the thread.
-        func create() -> AnyModule { type.makeDefault(for: self, file: file, line: line) }
-        switch next {
-        case .published(let module):
-            return module
-        case .cycle:
-            Diagnostics.cycle(
-                path: context.steps(from: frame()) + [frame()], at: frame(), keys: ResolutionContext.stepKeys)
-        case .wait(let cell):
-            // The creator publishes the module before it completes the cell. The cell builds only
-            // if it were empty, which a creation never leaves it.
-            return cell.resolve(
-                in: context, frame: frame(), build: create, configures: false, configure: { _ in })
-        case .create:
-            context.enter(frame)
-            let module = create()
-            let waiting = core.withLock { state in
-                modules.insert(module, asInstanceOf: type)
-                return state.finishCreatingModule(key)
+        guard let cell = found as? StrongObjectCell else { return unsafeDowncast(found, to: AnyModule.self) }
+        let frame = Frame(
+            .moduleCreation, owner: identity, component: identity,
+            site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
+            subject: type,
+            componentType: Swift.type(of: self))
+        let module = ResolutionContext.withCurrent { context in
+            cell.resolve(in: context, frame: frame, holdsBuild: false) {
+                // A main-actor module's `makeDefault` checks the thread.
+                let module = type.makeDefault(for: self, file: file, line: line)
+                // In the table before the cell completes: a caller that finds neither is woken.
+                core.withLock { state in
+                    modules.insert(module, asInstanceOf: type)
+                    state.moduleCreations.removeAll { $0.type == key }
+                }
+                return module
             }
-            waiting?.complete(with: module)
-            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame()) }
-            return module
         }
+        return unsafeDowncast(module, to: AnyModule.self)
     }
 }
 
@@ -191,141 +164,13 @@ extension Component {
     /// creating: none when none does, or when the module is not being created. A test hook.
     package func callersWaiting(forModule type: AnyModule.Type) -> Int {
         let key = ObjectIdentifier(type)
-        let cell = core.withLock { state in state.cellOfWaiters(forCreatingModule: key) }
+        let cell = core.withLock { state in state.moduleCreations.first { $0.type == key }?.cell }
         return cell?.status.waiters ?? 0
     }
 }
 
-/// A default module being created: who creates it, in which step, and the cell in which agents
-/// that ask for the module meanwhile wait, made when the first of them does.
+/// A default module being created: its type, and the cell that creates it.
 struct ModuleCreation {
-    typealias Cell = OnceCell<StrongStorage<AnyModule>>
-
-    /// What an agent that asks for a module does next.
-    enum Next {
-        /// Return the published module.
-        case published(AnyModule)
-        /// Create it: the agent is now recorded as its creator.
-        case create
-        /// Wait for its creator in `cell`.
-        case wait(Cell)
-        /// The agent creates it already: its initializer needs itself.
-        case cycle
-    }
-
     let type: ObjectIdentifier
-    /// The creator's agent: the context of the thread in `firstUse`, which the thread-local
-    /// variable owns until the thread exits. The record is appended and removed within that one
-    /// call, so the creator outlives it, and the record keeps no count of its own. (The module's
-    /// initializer returns, or traps and ends the process: Swift unwinds no frames. An
-    /// initializer that ended its own thread, with `pthread_exit`, would leave the record behind,
-    /// as it would leave every frame of its thread uncleaned: outside Dirk's contract.)
-    private let creator: UncountedReference<BuildAgent>
-    private var waitingCell: (cell: Cell, generation: UInt64)?
-
-    init(type: ObjectIdentifier, creator: UncountedReference<BuildAgent>) {
-        self.type = type
-        self.creator = creator
-    }
-
-    /// What `agent`, asking for the module in the step `frame` while it is created, does next;
-    /// makes the cell for it to wait in, building on the creator's behalf, if there is none yet.
-    ///
-    /// Every step that creates one module of one component is the same step, whichever accessor
-    /// asked, so `frame` stands for the creator's step too.
-    mutating func next(for agent: BuildAgent, frame: Frame) -> Next {
-        if creator.refers(to: agent) { return .cycle }
-        if let waitingCell { return .wait(waitingCell.cell) }
-        var machine = OnceStateMachine<StrongStorage<AnyModule>>()
-        guard case .build(let generation) = machine.claim(by: creator.object, frame: frame) else {
-            preconditionFailure("Dirk internal error: a new cell was not empty")
-        }
-        let cell = Cell.make(machine)
-        waitingCell = (cell, generation)
-        return .wait(cell)
-    }
-
-    /// The cell in which agents wait for the module, once one does.
-    var cellOfWaiters: Cell? { waitingCell?.cell }
-
-    /// Hands the created module to the agents that wait for it. Call it with no lock held.
-    func complete(with module: AnyModule) {
-        guard let waitingCell else { return }
-        waitingCell.cell.complete(module, generation: waitingCell.generation)
-    }
-}
-
-extension ModuleCreation {
-    /// A default module being created that nobody waits for: its type, and its creator, whom the
-    /// record names as `ModuleCreation` does, without a reference count. Plain words: recording
-    /// and removing it neither count references nor allocate. (Speed only: a list of records made
-    /// the first use of a module about a hundred instructions longer.)
-    struct Sole {
-        let type: ObjectIdentifier
-        let creator: UncountedReference<BuildAgent>
-    }
-}
-
-extension ComponentState {
-    // A component usually creates one module at a time, which nobody waits for: that creation is
-    // `soleModuleCreation`. It moves to `moduleCreations`, with a cell, when an agent comes to
-    // wait for it; creations that overlap are kept there too.
-
-    /// Whether no module is being created.
-    var isCreatingNoModule: Bool { soleModuleCreation == nil && moduleCreations == nil }
-
-    /// Whether the module of `type` is being created.
-    func isCreatingModule(_ type: ObjectIdentifier) -> Bool {
-        soleModuleCreation?.type == type || moduleCreations?.contains { $0.type == type } == true
-    }
-
-    /// What `agent`, asking for the module of `type` in the step `frame`, does next: `.create`
-    /// when nobody creates it, after which the agent is recorded as its creator; otherwise what
-    /// `ModuleCreation.next(for:frame:)` says.
-    mutating func nextForCreatingModule(
-        _ type: ObjectIdentifier, by agent: BuildAgent, frame: Frame
-    ) -> ModuleCreation.Next {
-        if let sole = soleModuleCreation, sole.type == type {
-            if sole.creator.refers(to: agent) { return .cycle }
-            // Someone waits for it now: it moves, to be given a cell.
-            soleModuleCreation = nil
-            moduleCreations = (moduleCreations ?? []) + [ModuleCreation(type: type, creator: sole.creator)]
-        }
-        if let index = moduleCreations?.firstIndex(where: { $0.type == type }) {
-            return moduleCreations![index].next(for: agent, frame: frame)
-        }
-        let creator = UncountedReference(agent)
-        if soleModuleCreation == nil {
-            soleModuleCreation = ModuleCreation.Sole(type: type, creator: creator)
-        } else {
-            moduleCreations = (moduleCreations ?? []) + [ModuleCreation(type: type, creator: creator)]
-        }
-        return .create
-    }
-
-    /// Removes the record of the creation of the module of `type`, which is under way, and returns
-    /// it if agents may wait for it, for the caller to complete once it has published the module.
-    @inline(__always)
-    mutating func finishCreatingModule(_ type: ObjectIdentifier) -> ModuleCreation? {
-        if soleModuleCreation?.type == type {
-            soleModuleCreation = nil
-            return nil
-        }
-        return finishCreatingWaitedForModule(type)
-    }
-
-    /// `finishCreatingModule(_:)` for a creation in `moduleCreations`.
-    private mutating func finishCreatingWaitedForModule(_ type: ObjectIdentifier) -> ModuleCreation? {
-        guard let index = moduleCreations?.firstIndex(where: { $0.type == type }) else {
-            preconditionFailure("Dirk internal error: a module's creation was not recorded")
-        }
-        let finished = moduleCreations!.remove(at: index)
-        if moduleCreations!.isEmpty { moduleCreations = nil }
-        return finished
-    }
-
-    /// The cell in which agents wait for the module of `type`, once one does.
-    func cellOfWaiters(forCreatingModule type: ObjectIdentifier) -> ModuleCreation.Cell? {
-        moduleCreations?.first { $0.type == type }?.cellOfWaiters
-    }
+    let cell: StrongObjectCell
 }

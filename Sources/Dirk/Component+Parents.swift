@@ -103,7 +103,7 @@ extension Component {
     public consuming func parent<P: Component>(
         file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
     ) -> Self {
-        register(parent: Handover(make()), as: P.self, file: file, line: line)
+        register(make(), as: P.self, file: file, line: line)
         return self
     }
 
@@ -113,7 +113,7 @@ extension Component {
     package func parent<P: Component>(
         file: StaticString = #fileID, line: UInt = #line, _ make: () -> P, afterAppending: () -> Void
     ) {
-        register(parent: Handover(make()), as: P.self, file: file, line: line, afterAppending: afterAppending)
+        register(make(), as: P.self, file: file, line: line, afterAppending: afterAppending)
     }
 
     /// Registers the component that `make` returns as the parent of type `type`, for example a
@@ -133,7 +133,7 @@ extension Component {
     public consuming func parent<P: Component>(
         _ type: P.Type, file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
     ) -> Self {
-        register(parent: Handover(make()), as: type, file: file, line: line)
+        register(make(), as: type, file: file, line: line)
         return self
     }
 }
@@ -175,24 +175,10 @@ extension Component {
         AtomicFlag(word: core.extraWords + ComponentWords.hasChildren)
     }
 
-    /// Registers the parent that `handover` holds as `type`, giving the parent list the
-    /// handover's reference.
+    /// Registers `parent` as `type`.
     private func register(
-        parent handover: Handover<Component>, as type: Component.Type, file: StaticString,
-        line: UInt, afterAppending: () -> Void = {}
-    ) {
-        // The handover keeps the parent alive until the list takes it, and the list after that,
-        // for as long as this component lives.
-        handover.withObject { parent in
-            register(
-                parent, handingOver: handover, as: type, file: file, line: line,
-                afterAppending: afterAppending)
-        }
-    }
-
-    private func register(
-        _ parent: Component, handingOver handover: Handover<Component>,
-        as type: Component.Type, file: StaticString, line: UInt, afterAppending: () -> Void
+        _ parent: Component, as type: Component.Type, file: StaticString, line: UInt,
+        afterAppending: () -> Void = {}
     ) {
         if !ClassHierarchy.isInstance(parent, of: type) {
             Diagnostics.registeredAsAnotherType(
@@ -220,7 +206,7 @@ extension Component {
             if parents.element(registeredAs: type) != nil {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            parents.append(handover, as: type)
+            parents.append(parent, as: type)
             return (state.recorders, self.hasChildren.isSet)
         }
         afterAppending()

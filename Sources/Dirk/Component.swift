@@ -64,10 +64,7 @@ open class Component: @unchecked Sendable {
         // on leaves its slots where they are (see `Module.deinit`). What the component never used
         // is not taken, so that nothing is released for it.
         let core = core
-        var (extras, caches) = core.withLock { state in
-            core.isReleased.setWhileLocked()
-            return (state.takeExtras(), state.takeCaches())
-        }
+        var (extras, caches) = core.withLock { state in (state.takeExtras(), state.takeCaches()) }
         // Only a recording component watches its ancestors.
         if let recording = extras?.recording {
             extras?.recording = nil
@@ -85,6 +82,9 @@ open class Component: @unchecked Sendable {
         }
         ancestors.destroy()
         parents.destroy()
+        // Nobody takes the lock any more: whoever does holds the component, or got it from
+        // `UnownedReference.strongIfAlive()`, which fails from the start of this `deinit`.
+        core.locked.destroy()
     }
 
     /// Whether the component's storage lies where `ComponentCore` finds it, with room for every
@@ -133,8 +133,8 @@ open class Component: @unchecked Sendable {
 /// The component uses them while it holds itself. A module keeps its component's core beside an
 /// `unowned` reference to the component (`AnyModule.componentReference`), which keeps the
 /// component's memory allocated, though not the component alive, for as long as the module exists:
-/// the module reads the words, and reaches the state only through `withLockedState(_:)`, which
-/// gives it only until the component's `deinit` sets `isReleased`, under the same lock.
+/// the module reads the words, and takes the lock only through a strong reference to the component
+/// (`UnownedReference.strongIfAlive()`), which fails once the component's `deinit` has begun.
 @usableFromInline struct ComponentCore {
     @usableFromInline let locked: InlineLocked<ComponentState>
 
@@ -153,21 +153,6 @@ open class Component: @unchecked Sendable {
     {
         try locked.withLock(body)
     }
-
-    /// Runs `body` while holding the lock, with access to the state as long as the component's
-    /// release has not begun: what modules, which may outlive their component, call.
-    func withLockedState<Result>(_ body: (LockedState<ComponentState>) -> Result) -> Result {
-        locked.withLockedState(unlessSet: isReleased, body)
-    }
-
-    /// Runs `body` with the state while holding the lock, unless the component's release has
-    /// begun.
-    func withStateUnlessReleased<Result>(_ body: (inout ComponentState) -> Result) -> Result? {
-        withLockedState { $0.ifUnset(body) }
-    }
-
-    /// Whether the component's release has begun; set once, while holding the lock.
-    var isReleased: AtomicFlag { ComponentWords.isReleased(in: self) }
 
     /// How many observers watch the component's providers: traces under way, overrides being set
     /// up, its own recording and the recordings of its descendants. Written only while holding the
@@ -190,19 +175,14 @@ open class Component: @unchecked Sendable {
 
 /// What a component's lock guards.
 @usableFromInline struct ComponentState {
-    /// The default module being created that nobody waits for, if any (see
-    /// `ModuleCreation.Sole`); the others are in `moduleCreations`.
-    var soleModuleCreation: ModuleCreation.Sole?
+    /// The default modules being created.
+    var moduleCreations = InlineList<ModuleCreation>()
     /// The caches, once a module made its slots: nil until then, so that a component whose modules
     /// keep nothing releases no list. (Speed only.)
     private var madeCaches: InlineList<ProviderSlots>?
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
-    /// The `scoped` provider that a module without slots called first, recorded here in place of
-    /// slots made for it alone, until the module makes its slots, which take it (see
-    /// `AnyModule.resolveScoped`). One at most: every other such call makes its module's slots.
-    var scopedMark: ScopedMark?
     /// What most components never use, made when one of its members is first set: a component
     /// that uses none releases one reference for them all. (Speed only: each member released on
     /// its own cost a call, even when empty.)
@@ -213,7 +193,6 @@ open class Component: @unchecked Sendable {
         // The dictionaries are nil until they hold something, so that a component that has
         // extras releases only those it uses.
         var registeredModules: [ObjectIdentifier: AnyModule]?
-        var moduleCreations: [ModuleCreation]?
         var contributions: [ObjectIdentifier: [ContributionRecord]]?
         var recording: DependencyRecord?
         var recorders: [Recorder]?
@@ -235,13 +214,6 @@ open class Component: @unchecked Sendable {
         var taken: InlineList<ProviderSlots>?
         swap(&taken, &madeCaches)
         return taken
-    }
-
-    /// The default modules being created that agents wait for, and those that overlap with
-    /// `soleModuleCreation`.
-    var moduleCreations: [ModuleCreation]? {
-        get { self[extra: \.moduleCreations] }
-        _modify { yield &self[extra: \.moduleCreations] }
     }
 
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
@@ -297,12 +269,6 @@ open class Component: @unchecked Sendable {
         madeCaches?.forEachElement(body)
     }
 
-    /// Removes the module registered for `type`, if any, and returns it: what a module's first use
-    /// asks, without the key path of `registeredModules`. (Speed only.)
-    mutating func removeRegisteredModule(for type: ObjectIdentifier) -> AnyModule? {
-        extras?.registeredModules?.removeValue(forKey: type)
-    }
-
     /// Takes everything the extras hold, leaving none.
     mutating func takeExtras() -> Extras? {
         var taken: Extras?
@@ -324,13 +290,5 @@ open class Component: @unchecked Sendable {
     @inlinable static var observers: Int { parents + ParentList<Component>.wordCount }
     /// Whether the component has been registered as another's parent.
     static var hasChildren: Int { observers + 1 }
-    /// Whether the component's release has begun.
-    static var released: Int { hasChildren + 1 }
-    static var count: Int { released + 1 }
-
-    /// Whether the release of the component whose core is `core` has begun: read by its modules,
-    /// which may outlive it.
-    static func isReleased(in core: ComponentCore) -> AtomicFlag {
-        AtomicFlag(word: core.extraWords + released)
-    }
+    static var count: Int { hasChildren + 1 }
 }

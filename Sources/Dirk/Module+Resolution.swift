@@ -34,27 +34,14 @@ extension AnyModule {
             configure: { _, _ in })
     }
 
-    /// A `scoped` provider's instance, through the pipeline; or, for the first `scoped` call of a
-    /// module without slots, which its component records in their place (`marksScopedProvider`),
-    /// through the same policy without the slots: nobody watches the module then, so the pipeline
-    /// would only have made the slots and recorded the provider in them.
+    /// A `scoped` provider's instance, through the pipeline.
     @usableFromInline
     final func resolveScoped(
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
         configures: Bool, configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        let policy = ScopedPolicy(owner: self)
-        if !publishedSlots.isPublished, componentCore.observers == 0, marksScopedProvider(at: key) {
-            return try ResolutionContext.withCurrent { context in
-                let frame = providerFrame(.scoped, site: site, returning: type)
-                return try policy.resolve(
-                    in: ScopedProvider(owner: self, key: key), context: context, frame: frame,
-                    build: { try withComponent(context, frame, build) }, configures: configures,
-                    configure: { value in try withComponent(context, frame) { try configure(value, $0) } })!
-            }
-        }
-        return try resolveInstance(
-            policy, key: key, site: site, type: type, build: build, configures: configures,
+        try resolveInstance(
+            ScopedPolicy(owner: self), key: key, site: site, type: type, build: build, configures: configures,
             configure: configure)
     }
 

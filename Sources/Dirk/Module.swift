@@ -8,20 +8,15 @@ open class AnyModule: @unchecked Sendable {
     /// reference to them. Read and written only through `publishedSlots` after the initializer; it
     /// must stay the class's first stored property (see `FirstStoredWord`).
     private var slotsStorage: UInt = 0
-    // Immutable; the component's core synchronizes itself.
+    // Immutable.
     /// The component, whose memory the reference keeps allocated, but not the component alive.
     @usableFromInline let componentReference: UnownedReference<Component>
     /// The component's type, for messages.
     let componentType: Component.Type
-    /// The component's lock and state, which the module's `deinit` needs after the component may
-    /// have gone, and its count of observers, which a module without slots reads; valid for as
-    /// long as `componentReference` keeps the component's memory allocated (see `ComponentCore`).
+    /// The component's lock-free words, of which a module without slots reads the count of
+    /// observers; valid for as long as `componentReference` keeps the component's memory
+    /// allocated. Its lock and state are taken only through a strong reference to the component.
     @usableFromInline let componentCore: ComponentCore
-    /// Whether the module left the record of a `scoped` provider in its component
-    /// (`marksScopedProvider(at:)`), which its `deinit` then clears: set while holding the
-    /// component's lock, and read by the `deinit`, which sees what every thread that held the module
-    /// wrote before it released it. (Speed only: a module without one takes no lock as it goes.)
-    var hasScopedMark = false
 
     /// A module of `component`. It makes its slots on the first call that needs them, so that a
     /// module whose providers keep nothing (transients) costs no object and no lock of its
@@ -33,6 +28,12 @@ open class AnyModule: @unchecked Sendable {
     }
 
     deinit {
+        // The component's release empties every cache it keeps, so a module that goes with its
+        // component leaves it nothing to do. One that goes before takes its slots out of the
+        // component's list.
+        if let slots = madeSlots, let component = componentReference.strongIfAlive() {
+            component.core.withLock { state in state.caches.removeAll { $0 === slots } }
+        }
         publishedSlots.release()
     }
 
@@ -75,44 +76,30 @@ open class AnyModule: @unchecked Sendable {
         publishedSlots.withObject { $0.hasOverrides } ?? false
     }
 
-    /// Makes the module's slots, unless another thread just did, and registers them with the
+    /// Makes the module's slots, unless another thread does first, and registers them with the
     /// component, which keeps track of every module's slots so that releasing or resetting the
     /// component reaches them. Slots made after the component's release are the module's alone.
-    ///
-    /// The slots are allocated before the lock is taken; those of a thread that loses the race go
-    /// when it returns, after the lock.
     @usableFromInline @inline(never) func makeSlots() {
-        makeSlots(beforeLocking: { _ in })
+        makeSlots(beforePublishing: { _ in })
     }
 
-    /// `makeSlots()`, which runs `beforeLocking` with the slots it made before it takes the lock: a
-    /// test hook, through which a test holds this thread until another has published its slots, so
-    /// that this one loses the race. (Inlined, so that the empty closure of `makeSlots()` costs
-    /// nothing.)
-    @inline(__always) package func makeSlots(beforeLocking: (AnyObject) -> Void) {
-        let made = Handover(
-            ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType))
-        made.withObject(beforeLocking)
-        let core = componentCore
-        let isPublished = core.withLockedState { locked in
-            if publishedSlots.isPublished { return false }
-            made.withObject { slots in
-                locked.ifUnset { state in
-                    state.caches.append(slots)
-                    if core.observers > 0 { slots.addObservers(Int(core.observers)) }
-                    // The `scoped` provider that the module called before it had slots, which the
-                    // component recorded in their place.
-                    if let mark = state.scopedMark, mark.module == ObjectIdentifier(self) {
-                        slots.recordScoped(at: mark.key)
-                        state.scopedMark = nil
-                    }
-                }
-            }
-            publishedSlots.publish(made)
-            return true
+    /// `makeSlots()`, which runs `beforePublishing` with the slots it made before it publishes
+    /// them: a test hook, through which a test holds this thread until another has published its
+    /// slots, so that this one loses the race.
+    @inline(__always) package func makeSlots(beforePublishing: (AnyObject) -> Void) {
+        let made = ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType)
+        let component = componentReference.strongIfAlive()
+        // Registered before they are published, so that a `reset()` or a release of the component
+        // that can find them reaches every instance they cache.
+        component?.core.withLock { state in
+            state.caches.append(made)
+            let observers = component!.core.observers
+            if observers > 0 { made.addObservers(Int(observers)) }
         }
-        // Nothing keeps the slots of a thread that lost the race; they go after the lock.
-        if !isPublished { made.release() }
+        beforePublishing(made)
+        if !publishedSlots.publish(made) {
+            component?.core.withLock { state in state.caches.removeAll { $0 === made } }
+        }
     }
 
     /// Whether the module has made its provider slots. A test hook.
@@ -198,26 +185,6 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
         // usual `required init(_ component: AppComponent)`) without the retain that the override
         // releases: the component is over-released, in debug and release builds alike.
         super.init(for: component, as: C.self)
-    }
-
-    deinit {
-        // A released component took its caches, and drops the slots of modules that are gone. The
-        // flag first: a module usually goes with its component, and then needs nothing more.
-        guard !componentCore.isReleased.isSet else { return }
-        guard publishedSlots.isPublished else {
-            // A module without slots may have left the record of a `scoped` provider it called in
-            // its component (see `resolveScoped`), which must not outlive it: another module could
-            // take its address.
-            guard hasScopedMark else { return }
-            let module = ObjectIdentifier(self)
-            componentCore.withStateUnlessReleased { state in
-                if state.scopedMark?.module == module { state.scopedMark = nil }
-            }
-            return
-        }
-        publishedSlots.withObject { slots in
-            componentCore.withStateUnlessReleased { state in state.caches.removeAll { $0 === slots } }
-        }
     }
 
     /// The component this module belongs to.

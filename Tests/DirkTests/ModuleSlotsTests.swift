@@ -72,22 +72,18 @@ struct ModuleSlotsTests {
         #expect(instance == nil, "the slots went, and the instance they cached")
     }
 
-    @Test(
-        "a module's first `scoped` call makes no slots: its component records the provider, and slots made later take it"
-    )
-    func scopedRecordedByTheComponent() {
+    @Test("a module's `scoped` provider is in the graph from its first call, once")
+    func scopedListedOnce() {
         let component = SlotsComponent()
         let first = component.makers.scoped()
-        #expect(!component.makers.hasSlots)
         let graph = component.dependencyGraph()
         #expect(graph.nodes.map(\.name) == ["SlotsModule.scoped()"])
         #expect(graph.nodes.map(\.strategy) == [.scoped])
         #expect(graph.modules == ["SlotsModule"])
         let second = component.makers.scoped()
         #expect(second !== first, "another resolution, another instance")
-        #expect(component.makers.hasSlots, "its second call makes the slots")
         let after = component.dependencyGraph()
-        #expect(after.nodes.map(\.name) == ["SlotsModule.scoped()"], "listed once, from the slots")
+        #expect(after.nodes.map(\.name) == ["SlotsModule.scoped()"], "listed once")
         #expect(after.nodes.map(\.strategy) == [.scoped])
     }
 
@@ -103,38 +99,36 @@ struct ModuleSlotsTests {
         #expect(component.makers.scopedAroundSingle().0 !== first, "another resolution, another instance")
     }
 
-    @Test("a component records one module's `scoped` call; another module's makes its slots")
-    func oneScopedRecordPerComponent() {
+    @Test("the `scoped` providers of two modules are both in the graph")
+    func scopedProvidersOfTwoModules() {
         let component = SlotsComponent()
         _ = component.makers.scoped()
         _ = component.scopes.scoped()
-        #expect(!component.makers.hasSlots)
-        #expect(component.scopes.hasSlots)
         #expect(
             component.dependencyGraph().nodes.map(\.name) == [
                 "ScopedSlotsModule.scoped()", "SlotsModule.scoped()",
             ])
     }
 
-    @Test("a module made directly that goes before its component takes its `scoped` record with it")
-    func scopedRecordGoesWithItsModule() {
+    @Test(
+        "a module made directly that goes before its component takes its `scoped` provider out of the graph")
+    func scopedProviderGoesWithItsModule() {
         let component = SlotsComponent()
         weak var released: SlotsModule?
         do {
             let module = SlotsModule(component)
             released = module
             _ = module.scoped()
-            #expect(!module.hasSlots)
             #expect(component.dependencyGraph().nodes.map(\.name) == ["SlotsModule.scoped()"])
         }
         #expect(released == nil)
         #expect(component.dependencyGraph().nodes.isEmpty)
-        _ = component.scopes.scoped()
-        #expect(!component.scopes.hasSlots, "the record is free for another module")
     }
 
-    @Test("modules made directly that record a `scoped` call on one thread and go on another leave no record")
-    func scopedRecordsOfModulesGoingOnOtherThreads() {
+    @Test(
+        "modules made directly that call a `scoped` provider on one thread and go on another leave nothing in the graph"
+    )
+    func scopedProvidersOfModulesGoingOnOtherThreads() {
         let component = SlotsComponent()
         let checks = OffThreadChecks()
         withWatchdog {
@@ -153,13 +147,14 @@ struct ModuleSlotsTests {
                         handOver.withLock { $0 = nil }
                     }
                 }
-                checks.check(component.dependencyGraph().nodes.isEmpty, "a module that went left its record")
+                checks.check(
+                    component.dependencyGraph().nodes.isEmpty, "a module that went left its provider")
             }
         }
         checks.expectNone()
     }
 
-    @Test("a `scoped` call on a watched component takes the pipeline, which makes the slots")
+    @Test("a `scoped` call on a watched component is traced")
     func scopedWatched() {
         let component = SlotsComponent()
         let (_, trace) = component.trace { component.makers.scoped() }
@@ -170,7 +165,7 @@ struct ModuleSlotsTests {
     @Test(
         "threads that call a new module's `scoped` and `single` providers at once keep one instance per resolution"
     )
-    func scopedRecordUnderRace() {
+    func scopedUnderRace() {
         let checks = OffThreadChecks()
         withWatchdog {
             for _ in 0..<stressRounds(200) {
@@ -216,13 +211,13 @@ struct ModuleSlotsTests {
         withWatchdog {
             onThreads(2) { index in
                 if index == 0 {
-                    // Makes its slots, then waits, before taking the lock, until the other thread
+                    // Makes its slots, then waits, before publishing them, until the other thread
                     // has published its own: this thread loses the race.
-                    module.makeSlots { slots in
+                    module.makeSlots(beforePublishing: { slots in
                         lost.object = slots
                         made.signal()
                         published.wait()
-                    }
+                    })
                     checks.check(lost.object == nil, "the slots of the thread that lost the race were kept")
                     instances.withLock { $0[index] = module.single() }
                 } else {

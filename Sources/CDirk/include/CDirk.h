@@ -66,6 +66,14 @@ static inline uintptr_t dirk_fetch_add_relaxed(uintptr_t *_Nonnull word, uintptr
     return atomic_fetch_add_explicit((_Atomic(uintptr_t) *)word, delta, memory_order_relaxed);
 }
 
+/// Stores `value` in the word if it holds zero, with releasing order, and returns whether it did:
+/// what publishes an object exactly once.
+static inline bool dirk_store_release_if_zero(uintptr_t *_Nonnull word, uintptr_t value) {
+    uintptr_t expected = 0;
+    return atomic_compare_exchange_strong_explicit(
+        (_Atomic(uintptr_t) *)word, &expected, value, memory_order_release, memory_order_relaxed);
+}
+
 // MARK: Object lifetime
 //
 // Both are exported and documented in the Swift runtime's HeapObject.h, on every platform:

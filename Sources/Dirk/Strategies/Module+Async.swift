@@ -217,7 +217,7 @@ extension AnyModule {
             _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
                 ProviderMarker.scoped
             }
-            let cell = ScopedProvider(owner: self, key: key).cell(in: agent.scopesOfCallUnderWay)
+            let cell = agent.scopesOfCallUnderWay.cell(owner: self, key: key)
             return try await cell.resolve(
                 in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)
         default:

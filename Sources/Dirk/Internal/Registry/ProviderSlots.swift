@@ -161,15 +161,6 @@ import CDirk
         return Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())
     }
 
-    /// Records the `scoped` provider at `key`, which the module called before it had these slots,
-    /// as its first call would have: call it before the slots are published, when nothing else can
-    /// have recorded a provider at `key`.
-    func recordScoped(at key: ProviderKey) {
-        withLock { _ in
-            table.insert(ProviderMarker.scoped, tag: UInt(ProviderStrategy.scoped.rawValue), for: key)
-        }
-    }
-
     /// Stops the program: two providers at `site`, one of each strategy, would share one key. Call
     /// it without holding the lock, which it takes to read the slots' state for the message.
     func clash(first: ProviderStrategy?, second: ProviderStrategy, site: ProviderSite) -> Never {

@@ -137,103 +137,44 @@ struct KeyedPolicy: ProviderSlotPolicy {
     }
 }
 
-/// `scoped`: one instance per resolution: in a cell of the async resolution's `ScopeStore` when the
-/// call runs as part of one, and otherwise in the thread's own resolution (`ConfinedScope`), found
-/// by the provider's key and its owner, the module whose provider it is.
+/// `scoped`: one instance per resolution, in a cell of the resolution's `ScopeStore`, found by the
+/// provider's key and its owner, the module whose provider it is.
 ///
 /// The provider's entry in its module's table holds the one shared `ProviderMarker.scoped`: it
 /// records the provider's strategy, for clashes and insight, and costs no object per provider.
-/// (A module's first `scoped` call before it has slots may record it elsewhere and resolve through
-/// `resolve(in:context:frame:build:configures:configure:)` directly; see `AnyModule.resolveScoped`.)
 struct ScopedPolicy: CachePolicy {
-    /// The module whose provider this is: the owner of its instances in every resolution, whether
-    /// or not the module has slots. Not counted: a policy lives only for the provider call of its
-    /// module, whose caller holds the module, and is never kept beyond it. (Speed only: the count
-    /// cost each `scoped` call two atomic operations.)
-    private let ownerReference: UncountedReference<AnyObject>
-
-    init(owner: AnyObject) {
-        ownerReference = UncountedReference(owner)
-    }
+    /// The module whose provider this is: the owner of its instances in every resolution.
+    let owner: AnyObject
 
     var strategy: ProviderStrategy { .scoped }
 
     func withSlot<Result>(
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
-        _ body: (ScopedProvider) throws -> Result
+        _ body: (ProviderKey) throws -> Result
     ) rethrows -> Result {
-        _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
+        _ = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
             ProviderMarker.scoped
         }
-        return try body(ScopedProvider(ownerReference, key: key))
+        return try body(key)
     }
 
-    func hasInstance(in provider: ScopedProvider, context: ResolutionContext, frame: Frame) -> Bool {
-        guard let shared = context.sharedScopeStore else {
-            return context.hasConfinedScopedInstance(owner: provider.owner, key: provider.key)
-        }
-        return provider.cell(in: shared, keptBy: context).hasValue
+    func hasInstance(in key: ProviderKey, context: ResolutionContext, frame: Frame) -> Bool {
+        context.existingScopedCell(owner: owner, key: key)?.hasValue ?? false
     }
 
     func resolve(
-        in provider: ScopedProvider, context: ResolutionContext, frame: Frame,
+        in key: ProviderKey, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
-        guard let shared = context.sharedScopeStore else {
-            return try provider.withOwner { owner in
-                try context.resolveConfinedScoped(
-                    owner: owner, key: provider.key, frame: frame, build: { try build()! },
-                    configures: configures, configure: configure)
-            }
-        }
-        let cell = provider.cell(in: shared, keptBy: context)
+        let cell = context.scopedCell(owner: owner, key: key)
         return try cell.resolve(
             in: context, frame: frame,
             build: {
-                // Inside the step, whose resolution will end: an outermost call found the store and
-                // the cell outside any step, where nothing kept them (see `sharedScopeStore`).
-                context.keep(cell, of: provider.owner, key: provider.key, from: shared)
+                // Inside the step, whose resolution will end: an outermost call found a shared cell
+                // outside any step, where nothing kept it.
+                context.keepIfShared(cell, of: owner, key: key)
                 return try build()!
             }, configures: configures, configure: configure)
-    }
-}
-
-/// A `scoped` provider, as a resolution finds its instance: its owner (its module) and its key.
-///
-/// Made for one provider call of its module, and never kept beyond it: it refers to the module
-/// without a reference count (whatever keeps the owner, an entry or a store, takes a strong copy).
-struct ScopedProvider {
-    /// Not counted, as `ScopedPolicy.owner`: the provider lives only for a provider call of its
-    /// module, whose caller holds the module.
-    private let ownerReference: UncountedReference<AnyObject>
-    let key: ProviderKey
-
-    init(owner: AnyObject, key: ProviderKey) {
-        self.init(UncountedReference(owner), key: key)
-    }
-
-    init(_ ownerReference: UncountedReference<AnyObject>, key: ProviderKey) {
-        self.ownerReference = ownerReference
-        self.key = key
-    }
-
-    var owner: AnyObject { ownerReference.object }
-
-    /// Runs `body` with the owner, lent without a reference count: the caller of the provider call
-    /// holds it.
-    func withOwner<Result>(_ body: (AnyObject) throws -> Result) rethrows -> Result {
-        try ownerReference.withObject(body)
-    }
-
-    /// The provider's cell in `store`, made on the provider's first call in the resolution.
-    func cell(in store: ScopeStore) -> OnceCell<StrongObjectStorage> {
-        store.cell(owner: owner, key: key) { StrongObjectCell.make() }
-    }
-
-    /// The provider's cell in `store`, the shared store of `context`'s synchronous resolution, which
-    /// keeps it until it ends.
-    func cell(in store: ScopeStore, keptBy context: ResolutionContext) -> OnceCell<StrongObjectStorage> {
-        context.sharedScopedCell(in: store, owner: owner, key: key) { StrongObjectCell.make() }
     }
 }
 

@@ -26,6 +26,19 @@ extension OnceCell {
         return value
     }
 
+    /// The cell's value for a thread, built by `build` if need be and published at once, even while
+    /// a `configure:` closure runs on the thread: what creates a module, which its component
+    /// publishes in its table of modules as soon as it is made.
+    @inlinable package func resolve(
+        in context: ResolutionContext, frame: Frame, holdsBuild: Bool, build: () -> Value
+    )
+        -> Value
+    {
+        resolveUnlessRetired(
+            in: context, frame: frame, build: build, configures: false, configure: { _ in },
+            holdsBuild: holdsBuild)!
+    }
+
     /// `resolve(in:frame:build:configures:configure:)`, or nil without building when the cell was
     /// retired: the caller finds the cell that its table holds now and resolves that one.
     @inlinable package func resolveUnlessRetired<Failure: Error>(
@@ -33,7 +46,8 @@ extension OnceCell {
         frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool,
-        configure: (Value) throws(Failure) -> Void
+        configure: (Value) throws(Failure) -> Void,
+        holdsBuild: Bool = true
     ) throws(Failure) -> Value? {
         while true {
             switch withMachine({ $0.claim(by: context, frame: frame) }) {
@@ -48,7 +62,7 @@ extension OnceCell {
             case .build(let generation):
                 return try self.build(
                     generation, in: context, frame: frame, build: build, configures: configures,
-                    configure: configure)
+                    configure: configure, holdsBuild: holdsBuild)
             case .wait(let generation):
                 switch wait(for: generation, in: context, frame: frame) {
                 case .finished(.success(let value)):
@@ -69,14 +83,15 @@ extension OnceCell {
         frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool,
-        configure: (Value) throws(Failure) -> Void
+        configure: (Value) throws(Failure) -> Void,
+        holdsBuild: Bool
     ) throws(Failure) -> Value {
         context.enter(frame)
         let value: Value
         do throws(Failure) {
             value = try settle(
                 generation, in: context, frame: frame, build: build, configures: configures,
-                configure: configure)
+                configure: configure, holdsBuild: holdsBuild)
         } catch {
             _ = context.leave()
             throw error
@@ -95,7 +110,8 @@ extension OnceCell {
         frame: Frame,
         build: () throws(Failure) -> Value,
         configures: Bool,
-        configure: (Value) throws(Failure) -> Void
+        configure: (Value) throws(Failure) -> Void,
+        holdsBuild: Bool
     ) throws(Failure) -> Value {
         let value: Value
         do throws(Failure) {
@@ -120,7 +136,7 @@ extension OnceCell {
             }
             context.endConfiguring()
         }
-        if context.mustHoldNewBuilds {
+        if holdsBuild && context.mustHoldNewBuilds {
             // A `configure:` closure of an enclosing step still runs on this thread, and this
             // value may already refer to its half-configured instance; or the resolution took
             // another agent's half-configured instance, which this one may refer to. Other

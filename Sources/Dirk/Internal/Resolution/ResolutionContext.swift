@@ -55,17 +55,14 @@ import CDirk
     /// Whether `leave()` at depth zero has work beyond popping.
     @usableFromInline @exclusivity(unchecked) var hasEndWork = false
 
-    /// The `scoped` instances of the async resolution that the resolution under way runs a part
-    /// of, once a `scoped` provider asked for them inside a step.
+    /// The store of the `scoped` instances of the resolution under way, once a `scoped` provider
+    /// asked for it: the store of the async resolution that it runs a part of, or `ownScopes`.
     @exclusivity(unchecked) private var scopes: ScopeStore?
-    /// Whether a `scoped` provider found, inside a step, that the resolution under way runs a part
-    /// of no async resolution: it is this thread's own, which keeps its `scoped` instances in
-    /// `confinedScope`.
-    @exclusivity(unchecked) private var usesConfinedScope = false
-    /// The `scoped` instances of the resolution under way when it is this thread's own.
-    @exclusivity(unchecked) var confinedScope = ConfinedScope()
-    /// The cells of the shared store (`scopes`) that the resolution under way used, which it keeps
-    /// until it ends (see `sharedScopedCell`).
+    /// The store of this thread's own resolutions, which run a part of no async one: made on first
+    /// need, kept from one resolution to the next, and emptied when each ends.
+    @exclusivity(unchecked) private var ownScopes: ScopeStore?
+    /// The cells of a shared store that the resolution under way used, which it keeps until it
+    /// ends (see `scopedCell(owner:key:)`).
     @exclusivity(unchecked) private var keptSharedCells = InlineList<ScopeStore.Entry>()
     /// How many `configure:` closures are running on this thread.
     @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
@@ -76,11 +73,11 @@ import CDirk
         [(record: BuildRecord, mark: ConfigurationMark)] =
             []
 
-    /// How many builds, and how many `scoped` instances of its own (`confinedScope`), the
-    /// resolution held when a `configure:` closure began.
+    /// How many builds, and how many `scoped` instances of its own (`ownScopes`), the resolution
+    /// held when a `configure:` closure began.
     @usableFromInline struct ConfigurationMark {
         let heldBuilds: Int
-        let confinedScoped: Int
+        let ownScoped: Int
     }
 
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
@@ -140,7 +137,6 @@ import CDirk
         bucketTops.deallocate()
         // A thread ends outside any resolution, which released everything it held.
         held.deallocate()
-        confinedScope.deallocate()
     }
 
     /// The calling thread's context, made on its first resolution and released when it exits.
@@ -207,7 +203,7 @@ import CDirk
     /// what the resolution holds now, the mark after which what it holds may refer to the
     /// instance. Pair every call with `endConfiguring()`.
     @usableFromInline func beginConfiguring(_ record: BuildRecord) -> ConfigurationMark {
-        let mark = ConfigurationMark(heldBuilds: heldBuilds.count, confinedScoped: confinedScope.count)
+        let mark = ConfigurationMark(heldBuilds: heldBuilds.count, ownScoped: ownScopes?.count ?? 0)
         configurationDepth += 1
         configuring.append((record, mark))
         return mark
@@ -354,59 +350,65 @@ import CDirk
         return Array(stack[first...])
     }
 
-    /// The `scoped` instances of the async resolution that this thread runs a part of, if any;
-    /// nil when the resolution is the thread's own, which keeps its `scoped` instances in
-    /// `confinedScope`.
+    /// The cell of the `scoped` provider at `key` of `owner` in the resolution under way, made on
+    /// its first call in the resolution.
     ///
-    /// The answer is kept until the resolution ends, which `leave()` sees at depth zero; a
-    /// synchronous resolution runs in one task from its start to its end. An answer found
-    /// outside any step (depth zero) is not kept: with no step entered there may be no end, and
-    /// the thread's next resolution, of another task or of none, would find it.
-    @usableFromInline var sharedScopeStore: ScopeStore? {
-        if let scopes { return scopes }
-        if usesConfinedScope { return nil }
-        let shared = TaskAgent.scopesOfCurrentTask
-        guard depth > 0 else { return shared }
-        if shared == nil { usesConfinedScope = true } else { scopes = shared }
-        hasEndWork = true
-        return shared
-    }
-
-    /// The cell of the `scoped` provider at `key` of `owner`, in `store`,
-    /// the shared store of the resolution under way (`sharedScopeStore`), made by `make` on first
-    /// use; kept by this resolution until it ends, so that the provider gives it one instance
-    /// even if the async resolution that the store belongs to ends meanwhile (in a `Task { }`
-    /// that outlives it) and releases its instances.
-    func sharedScopedCell<Cell: AnyObject>(
-        in store: ScopeStore, owner: AnyObject, key: ProviderKey, make: () -> Cell
-    ) -> Cell {
-        if let kept = keptSharedCell(of: owner, key: key) {
-            // Kept under the key and owner of the provider that made it, with its type.
-            return unsafeDowncast(kept, to: Cell.self)
+    /// The store is the async resolution's that this thread runs a part of, if any, or else this
+    /// thread's own (`ownScopes`). The choice is kept until the resolution ends, which `leave()`
+    /// sees at depth zero; a synchronous resolution runs in one task from its start to its end. A
+    /// shared store found outside any step (depth zero) is not kept: with no step entered there
+    /// may be no end, and the thread's next resolution, of another task or of none, would find it.
+    /// A cell of a shared store is kept by this resolution until it ends, so that the provider
+    /// gives it one instance even if the async resolution that the store belongs to ends meanwhile
+    /// (in a `Task { }` that outlives it) and releases its instances.
+    func scopedCell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell {
+        if let scopes, scopes === ownScopes { return scopes.cell(owner: owner, key: key) }
+        guard let shared = scopes ?? TaskAgent.scopesOfCurrentTask else {
+            let own = ownScopes ?? ScopeStore.make()
+            ownScopes = own
+            scopes = own
+            hasEndWork = true
+            return own.cell(owner: owner, key: key)
         }
-        let cell = store.cell(owner: owner, key: key, make: make)
-        keep(cell, of: owner, key: key, from: store)
+        if let kept = keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) {
+            return kept.cell
+        }
+        let cell = shared.cell(owner: owner, key: key)
+        keep(cell, of: owner, key: key, from: shared)
         return cell
     }
 
-    /// The shared cell kept for the provider at `key` of `owner`, if any.
-    private func keptSharedCell(of owner: AnyObject, key: ProviderKey) -> AnyObject? {
-        keptSharedCells.first { $0.owner === owner && $0.key == key }?.cell
+    /// The cell of the `scoped` provider at `key` of `owner` in the resolution under way, if it
+    /// has one, for traces.
+    func existingScopedCell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell? {
+        if let kept = keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) {
+            return kept.cell
+        }
+        return (scopes ?? TaskAgent.scopesOfCurrentTask ?? ownScopes)?.existingCell(owner: owner, key: key)
     }
 
-    /// Makes the resolution under way keep `cell`, of the provider at `key` among the slots that
-    /// `owner` keeps, which `store` gave it, and `store` as its shared scope if it has none yet.
-    /// Only inside a step, whose resolution will end to release them: a cell that an outermost
-    /// call found outside any step is kept from the step that builds it on. So a `scoped`
-    /// provider that the resolution asks for again gives it this cell's instance, even if the
-    /// store ends meanwhile.
-    func keep(_ cell: AnyObject, of owner: AnyObject, key: ProviderKey, from store: ScopeStore) {
+    /// Makes the resolution under way keep `cell` of a shared `store`, the cell of the provider at
+    /// `key` of `owner`, and `store` as its scope if it has none yet. Only inside a step, whose
+    /// resolution will end to release them: a cell that an outermost call found outside any step
+    /// is kept from the step that builds it on.
+    func keepIfShared(_ cell: StrongObjectCell, of owner: AnyObject, key: ProviderKey) {
+        guard depth > 0, let store = scopes ?? TaskAgent.scopesOfCurrentTask, store !== ownScopes else {
+            return
+        }
+        keep(cell, of: owner, key: key, from: store)
+    }
+
+    private func keep(_ cell: StrongObjectCell, of owner: AnyObject, key: ProviderKey, from store: ScopeStore)
+    {
         guard depth > 0 else { return }
-        if scopes == nil && !usesConfinedScope {
+        if scopes == nil {
             scopes = store
             hasEndWork = true
         }
-        guard scopes === store, keptSharedCell(of: owner, key: key) == nil else { return }
+        guard scopes === store, keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) == nil
+        else {
+            return
+        }
         keptSharedCells.append(ScopeStore.Entry(owner: owner, key: key, cell: cell))
         hasEndWork = true
     }
@@ -453,9 +455,10 @@ import CDirk
     /// `scoped` instances of its own, which the provider builds anew if it is asked again.
     @usableFromInline func dropBuilds(since mark: ConfigurationMark, because failure: BuildFailure) {
         dropHeldBuilds(since: mark.heldBuilds, because: failure)
-        // Released after they are out of the list: deinitializers may run user code.
-        let dropped = confinedScope.removeEntries(from: mark.confinedScoped)
-        withExtendedLifetime(dropped) {}
+        // Released after they are out of the store: deinitializers may run user code.
+        if let ownScopes, scopes === ownScopes {
+            ScopeStore.release(ownScopes.removeCells(from: mark.ownScoped))
+        }
     }
 
     /// Ends, instead of publishing them, the builds held since `mark`: built while a `configure:`
@@ -502,9 +505,7 @@ import CDirk
         hasEndWork = false
         endedResolutions &+= 1
         var failure: ResolutionEndFailure?
-        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || usesConfinedScope
-            || !confinedScope.isEmpty || !keptSharedCells.isEmpty
-        {
+        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || !keptSharedCells.isEmpty {
             failure = finishBuildsAndScopes()
         }
         // Released last, outside any lock: deinitializers may run user code, even resolve again on
@@ -544,11 +545,10 @@ import CDirk
         // A shared store is the async resolution's, which ends it. The thread's own `scoped`
         // instances go last, outside any lock: deinitializers may run user code, even resolve
         // again on this thread, which then starts a resolution of its own.
+        let ended = scopes
         scopes = nil
-        usesConfinedScope = false
         hasEndWork = false
-        let outerFloor = confinedScope.beginEnd()
-        while let entry = confinedScope.takeLast(above: outerFloor) { _ = consume entry }
+        if let ended, ended === ownScopes { ScopeStore.release(ended.removeCells(from: 0)) }
         // Only a resolution that is part of an async one keeps shared cells. (Checked first, so
         // that the others skip the list's release. Speed only.)
         if !keptSharedCells.isEmpty {

@@ -1,36 +1,29 @@
-/// The `scoped` instances of one async resolution: one cell per provider, made on the provider's
-/// first call in the resolution and released when the resolution ends.
+/// The `scoped` instances of one resolution: one build-once cell per provider, made on the
+/// provider's first call in the resolution and released when the resolution ends.
 ///
-/// A provider is found by its key and its owner, the module whose provider it is, so that a
-/// `scoped` provider needs no object of its own.
+/// A provider is found by its key and its owner, the module whose provider it is, which the entry
+/// keeps alive, so that no other owner can take the same address while the entry exists.
 ///
-/// An async resolution shares its store with every sync resolution that runs inside it, on
+/// An async resolution shares its store with every synchronous resolution that runs inside it, on
 /// whatever thread, so that a `scoped` provider asked for before and after an `await` gives the
-/// same instance. Tasks of one async resolution (`async let`, task groups) may ask at once, hence
-/// the lock; the cells make each instance once. The state and its lock are one allocation, and so
-/// is a store's only cell. (A synchronous resolution outside any async one keeps its instances
-/// itself, in a `ConfinedScope`, which no other thread can reach.)
-@usableFromInline
+/// same instance; its tasks (`async let`, task groups) may ask at once, hence the lock. A
+/// synchronous resolution outside any async one uses a store of its thread's own, which its
+/// context keeps from one resolution to the next and empties when each ends.
 final class ScopeStore: Locked<ScopeStore.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded
     // by the lock of `Locked`.
 
-    @usableFromInline
     struct State {
-        /// The cells, each with its provider's key and its owner (the provider's module), which the
-        /// entry keeps alive, so that no other owner can take the same address while the store
-        /// exists.
-        var cells = InlineList<Entry>()
+        var entries = InlineList<Entry>()
+        var count = 0
         var hasEnded = false
     }
 
-    /// A provider's cell: a struct rather than a tuple, so that copying and destroying one is
-    /// compiled for it instead of going through a tuple's generic witnesses.
-    @usableFromInline
+    /// A provider's cell, with the provider's owner and key.
     struct Entry {
         let owner: AnyObject
         let key: ProviderKey
-        let cell: AnyObject
+        let cell: StrongObjectCell
     }
 
     /// An empty store.
@@ -42,30 +35,54 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// the store then starts a store of its own.
     var hasEnded: Bool { withLock { $0.hasEnded } }
 
-    /// The cell of the provider at `key` of `owner`, in this resolution,
-    /// made by `make` on first use. Once the resolution has ended, a cell made is not kept: its
-    /// caller is its only keeper, and no ended scope holds an instance.
-    func cell<Cell: AnyObject>(owner: AnyObject, key: ProviderKey, make: () -> Cell) -> Cell {
+    /// How many cells the store holds: a mark for `removeCells(from:)`.
+    var count: Int { withLock { $0.count } }
+
+    /// The cell of the provider at `key` of `owner`, made on first use. Once the resolution has
+    /// ended, a cell made is not kept: its caller is its only keeper, and no ended scope holds an
+    /// instance.
+    func cell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell {
         withLock { state in
-            if let existing = state.cells.first(where: { $0.owner === owner && $0.key == key }) {
-                // Every cell stored under a key and an owner was made by the same provider, with
-                // its type.
-                return unsafeDowncast(existing.cell, to: Cell.self)
+            if let existing = state.entries.first(where: { $0.owner === owner && $0.key == key }) {
+                return existing.cell
             }
-            let made = make()
-            if !state.hasEnded { state.cells.append(Entry(owner: owner, key: key, cell: made)) }
+            let made = StrongObjectCell.make()
+            if !state.hasEnded {
+                state.entries.append(Entry(owner: owner, key: key, cell: made))
+                state.count += 1
+            }
             return made
         }
     }
 
-    /// Ends the resolution: releases its instances, after the lock, since their deinitializers may
-    /// run user code. A synchronous resolution that used some keeps them until it ends (see
-    /// `ResolutionContext.sharedScopedCell`).
-    func end() {
-        let released = withLock { state in
-            state.hasEnded = true
-            return state.cells.removeAllElements()
+    /// The cell of the provider at `key` of `owner`, if it has one.
+    func existingCell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell? {
+        withLock { state in state.entries.first { $0.owner === owner && $0.key == key }?.cell }
+    }
+
+    /// Takes the cells made after the first `mark`, for the caller to release outside the lock, in
+    /// the order they were made.
+    func removeCells(from mark: Int) -> [Entry] {
+        withLock { state in
+            let all = state.entries.removeAllElements().elements
+            for entry in all.prefix(mark) { state.entries.append(entry) }
+            state.count = min(mark, all.count)
+            return Array(all.dropFirst(mark))
         }
-        withExtendedLifetime(released) {}
+    }
+
+    /// Ends the resolution: releases its instances, after the lock, since their deinitializers may
+    /// run user code, in the order they were asked for. A synchronous resolution that used some of
+    /// a shared store keeps them until it ends (see `ResolutionContext.scopedCell`).
+    func end() {
+        withLock { $0.hasEnded = true }
+        Self.release(removeCells(from: 0))
+    }
+
+    /// Releases `entries` one at a time, first to last, with no lock held.
+    static func release(_ entries: consuming [Entry]) {
+        var remaining = entries
+        remaining.reverse()
+        while let entry = remaining.popLast() { _ = consume entry }
     }
 }

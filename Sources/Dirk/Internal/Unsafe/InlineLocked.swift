@@ -98,15 +98,6 @@
         }
     }
 
-    /// Runs `body` while holding the lock, with access to the state for as long as `flag`, one of
-    /// the owner's words that its `deinit` sets while holding the lock, is unset: what a holder
-    /// that may outlive the owner calls.
-    func withLockedState<Result>(unlessSet flag: AtomicFlag, _ body: (LockedState<State>) -> Result) -> Result
-    {
-        let locked = LockedState(state: state, flag: flag)
-        return MutexOperations.withLock(mutex) { body(locked) }
-    }
-
     /// Whether `words` and `state`, the owner's first two stored properties, lie where this finds
     /// them, the state where `InlineLockedWords.stateOffset(of:)` says, with room for the lock and
     /// `wordCount` words of the owner's. A test hook.
@@ -114,17 +105,5 @@
         let wordsAreFirst = withUnsafeMutablePointer(to: &words) { UnsafeMutableRawPointer($0) == storage }
         let stateIsNext = withUnsafeMutablePointer(to: &state) { UnsafeMutableRawPointer($0) == self.state }
         return wordsAreFirst && stateIsNext && wordCount <= InlineLockedWords.wordCapacity
-    }
-}
-
-/// An owner's state, as a holder of its lock that may outlive the owner reaches it: only while the
-/// owner's flag is unset, before which the state exists.
-struct LockedState<State> {
-    fileprivate let state: UnsafeMutablePointer<State>
-    fileprivate let flag: AtomicFlag
-
-    /// What `body` returns for the state, or nil if the flag is set.
-    func ifUnset<Result>(_ body: (inout State) -> Result) -> Result? {
-        flag.isSet ? nil : body(&state.pointee)
     }
 }

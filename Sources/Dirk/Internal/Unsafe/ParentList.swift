@@ -169,29 +169,20 @@ import CDirk
     /// Adds `element`, registered as `type`, of which it must be an instance if `type` is a
     /// class. Call it while holding the owner's lock.
     package func append(_ element: Element, as type: Any.Type) {
-        append(Handover(element), as: type)
-    }
-
-    /// Adds the object of `handover`, registered as `type`, of which it must be an instance if
-    /// `type` is a class, and gives the list the handover's reference. Call it while holding the
-    /// owner's lock.
-    package func append(_ handover: Handover<Element>, as type: Any.Type) {
         // What makes `parent(registeredAs:)`'s cast hold; callers check it first, with a message.
         precondition(
-            !(type is AnyClass) || handover.withObject { ClassHierarchy.isInstance($0, of: type) },
+            !(type is AnyClass) || ClassHierarchy.isInstance(element, of: type),
             "Dirk internal error: a parent registered as another class")
-        let element = handover.take()
         if dirk_load_relaxed(first) == 0 {
             dirk_store_relaxed(firstType, UInt(bitPattern: ObjectIdentifier(type)))
-            dirk_store_release(first, UInt(bitPattern: element.toOpaque()))
+            dirk_store_release(first, UInt(bitPattern: Unmanaged.passRetained(element).toOpaque()))
             return
         }
         // The new link takes over the list's reference to the previous one.
         let previous = UnsafeRawPointer(bitPattern: dirk_load_relaxed(newest)).map {
             Unmanaged<Link>.fromOpaque($0).takeRetainedValue()
         }
-        // The link takes over the handover's reference too.
-        let link = Link(type: type, element: element.takeRetainedValue(), next: previous)
+        let link = Link(type: type, element: element, next: previous)
         dirk_store_release(newest, UInt(bitPattern: Unmanaged.passRetained(link).toOpaque()))
     }
 }

@@ -4,9 +4,9 @@ import CDirk
 /// read without a lock: an object made on first need and kept for the owner's lifetime.
 ///
 /// **Why it is safe.** The word is zero until `publish(_:)` stores a retained reference, with a
-/// releasing store that the acquiring loads pair with, so a reader sees the object whole. Whoever
-/// publishes does so at most once, under a lock that every publisher of the word takes, after
-/// checking the word again; the reference then stays until the owner's `deinit` calls `release()`.
+/// releasing compare-and-exchange from zero, which the acquiring loads pair with, so a reader sees
+/// the object whole, and of two publishers only one succeeds; the reference then stays until the
+/// owner's `deinit` calls `release()`.
 /// A reader holds the owner, so the owner's reference keeps the object alive while the reader uses
 /// it, without a reference count of the reader's own.
 @usableFromInline struct PublishedReference<Object: AnyObject> {
@@ -44,13 +44,15 @@ import CDirk
         return try Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
     }
 
-    /// Publishes the object of `handover`, keeping the handover's reference; call it once, under
-    /// the publishers' lock.
-    func publish(_ handover: Handover<Object>) {
-        dirk_store_release(word, UInt(bitPattern: handover.take().toOpaque()))
+    /// Publishes `object`, unless an object was published already; returns whether it did, and
+    /// then the word owns one reference to `object`.
+    func publish(_ object: Object) -> Bool {
+        let retained = Unmanaged.passRetained(object)
+        if dirk_store_release_if_zero(word, UInt(bitPattern: retained.toOpaque())) { return true }
+        retained.release()
+        return false
     }
 
-    /// Gives the published reference back; only the owner's `deinit` calls it.
     func release() {
         guard let address = UnsafeRawPointer(bitPattern: dirk_load_acquire(word)) else { return }
         Unmanaged<Object>.fromOpaque(address).release()
