@@ -124,7 +124,7 @@ extension Component {
         // provider that keeps something). A module is in its table once per type it stands in for.
         var moduleTypes = Set(unusedModules.map { ObjectIdentifier(type(of: $0)) })
         var modules = unusedModules.map { "\(type(of: $0))" }
-        self.modules.forEachValue { module, _ in
+        self.modules.forEach { module, _, _ in
             if moduleTypes.insert(ObjectIdentifier(type(of: module))).inserted {
                 modules.append("\(type(of: module))")
             }
@@ -162,7 +162,7 @@ extension Component {
         let names = ProviderIdentity.uniqueNames(of: strategies.keys, components: componentNames)
         return DependencyGraph(
             component: "\(type(of: self))",
-            parents: parents.all.map { "\(type(of: $0.element))" },
+            parents: parents.all.map { "\(type(of: $0.value))" },
             modules: modules.sorted(),
             nodes: strategies.map { provider, strategy in
                 let status = statuses[provider] ?? CacheStatus()
@@ -236,9 +236,8 @@ extension Component {
         var all: [Component] = [self]
         var index = 0
         while index < all.count {
-            all[index].parents.forEachParent { _, parent in
+            all[index].parents.forEach { parent, _, _ in
                 if !all.contains(where: { $0 === parent }) { all.append(parent) }
-                return true
             }
             index += 1
         }

@@ -95,7 +95,7 @@ extension Component {
         let replaced = core.withLock { state in
             types.compactMap { type -> AnyModule? in
                 let key = ObjectIdentifier(type)
-                if modules.value(for: TypeKey(type), inliningHomeSlot: false) != nil
+                if modules.value(for: TypeKey(type)) != nil
                     || state.moduleCreations.first(where: { $0.type == key }) != nil
                 {
                     Diagnostics.lateModule(
@@ -127,7 +127,7 @@ extension Component {
         checkNotDeinitializing(type, file: file, line: line)
         let key = ObjectIdentifier(type)
         let found: AnyObject = core.withLock { state in
-            if let published = modules.value(for: TypeKey(type), inliningHomeSlot: false) { return published }
+            if let published = modules.value(for: TypeKey(type)) { return published }
             if let registered = state.registeredModules?.removeValue(forKey: key) {
                 modules.insert(registered, asInstanceOf: type)
                 return registered

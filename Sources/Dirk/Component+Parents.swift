@@ -24,7 +24,7 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable @inline(__always)
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if !ObjectLifetime.isDeinitializing(self), let parent = parents.parent(registeredAs: P.self) {
+        if !ObjectLifetime.isDeinitializing(self), let parent = parents.instance(of: P.self) {
             return parent
         }
         return unregisteredParent(file: file, line: line)
@@ -80,7 +80,7 @@ extension Component {
     /// - Returns: The nearest ancestor that is a `P`.
     public func ancestor<P>(file: StaticString = #fileID, line: UInt = #line) -> P {
         checkNotDeinitializing(P.self, file: file, line: line)
-        if let parent = parents.element(registeredAs: P.self) { return parent as! P }
+        if let parent = parents.value(for: TypeKey(P.self)) { return parent as! P }
         if let ancestor = ancestors.value(for: TypeKey(P.self)) { return ancestor as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
@@ -203,10 +203,10 @@ extension Component {
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            if parents.element(registeredAs: type) != nil {
+            if parents.value(for: TypeKey(type)) != nil {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            parents.append(parent, as: type)
+            parents.insert(parent, asInstanceOf: type)
             return (state.recorders, self.hasChildren.isSet)
         }
         afterAppending()
@@ -232,7 +232,7 @@ extension Component {
             guard visited.insert(ObjectIdentifier(component)).inserted else { continue }
             // Read under the lock, then walked without it: see
             // `register(_:handingOver:as:file:line:)`.
-            pending += component.core.withLock { _ in component.parents.all.map(\.element) }
+            pending += component.core.withLock { _ in component.parents.all.map(\.value) }
         }
         return false
     }
@@ -265,7 +265,7 @@ extension Component {
     private func ancestor(_ type: Any.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
         while true {
             if let cached = rememberedAncestor(type) { return cached }
-            let searched = parents.contents
+            let searched = parents.count
             let best = nearestAmongParents(type, matching: isMatch)
             // What the lock decided, without copying `best` into it and out again. (Speed only:
             // each copy is a retain and a release.)
@@ -274,7 +274,7 @@ extension Component {
                 case cached(FoundAncestor)
             }
             let outcome = core.withLock { state -> Outcome in
-                guard parents.contents == searched else { return .parentsChanged }
+                guard parents.count == searched else { return .parentsChanged }
                 // An answer of none is an answer too: a parent registered later could change it.
                 state.hasSearchedParents = true
                 guard let best else { return .kept }
@@ -295,47 +295,28 @@ extension Component {
     private func nearestAmongParents(
         _ type: Any.Type, matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
-        // Most components have one parent: it, or its own answer one step further. (Speed only:
-        // the walk below does the same for any number of parents.)
-        if let (registeredType, parent) = parents.onlyParent {
-            if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
-                return FoundAncestor(
-                    component: parent, distance: 1,
-                    isRegisteredAsType: ObjectIdentifier(registeredType) == ObjectIdentifier(type))
-            }
-            guard let further = parent.ancestor(type, matching: isMatch) else { return nil }
-            return FoundAncestor(
+        var best: FoundAncestor?
+        parents.forEach { parent, _, registered in
+            let isRegisteredAsType = registered == TypeKey(type)
+            guard isRegisteredAsType || isMatch(parent) else { return }
+            let record = FoundAncestor(component: parent, distance: 1, isRegisteredAsType: isRegisteredAsType)
+            if record.isBetter(than: best) { best = record }
+        }
+        if best != nil { return best }
+        parents.forEach { parent, _, _ in
+            guard let further = parent.ancestor(type, matching: isMatch) else { return }
+            let record = FoundAncestor(
                 component: further.component, distance: further.distance + 1,
                 isRegisteredAsType: further.isRegisteredAsType)
-        }
-        var best: FoundAncestor?
-        parents.forEachParent { registeredType, parent in
-            if ObjectIdentifier(registeredType) == ObjectIdentifier(type) || isMatch(parent) {
-                let record = FoundAncestor(
-                    component: parent, distance: 1,
-                    isRegisteredAsType: ObjectIdentifier(registeredType) == ObjectIdentifier(type))
-                if record.isBetter(than: best) { best = record }
-            }
-            return true
-        }
-        if best == nil {
-            parents.forEachParent { _, parent in
-                if let further = parent.ancestor(type, matching: isMatch) {
-                    let record = FoundAncestor(
-                        component: further.component, distance: further.distance + 1,
-                        isRegisteredAsType: further.isRegisteredAsType)
-                    if record.isBetter(than: best) { best = record }
-                }
-                return true
-            }
+            if record.isBetter(than: best) { best = record }
         }
         return best
     }
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
     private func rememberedAncestor(_ type: Any.Type) -> FoundAncestor? {
-        ancestors.entry(for: TypeKey(type), inliningHomeSlot: false).map {
-            FoundAncestor(component: $0.value, tag: $0.tag)
+        ancestors.entry(for: TypeKey(type)).map {
+            FoundAncestor(component: $0.value.takeUnretainedValue(), tag: $0.tag)
         }
     }
 }

@@ -98,20 +98,20 @@ open class Component: @unchecked Sendable {
     var identity: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
     /// The modules in use, by the types accessors ask for. Written while holding `core`'s lock.
-    @inlinable var modules: LookupTable<TypeKey, AnyModule> {
-        LookupTable(
-            words: core.extraWords + ComponentWords.modules, inlineCount: ComponentWords.inlineModules)
+    @inlinable var modules: PublishedTable<TypeKey, AnyModule> {
+        PublishedTable(
+            words: core.extraWords + ComponentWords.modules, inlineCapacity: ComponentWords.inlineModules)
     }
 
     /// The parents registered with `parent(_:)`. Written while holding `core`'s lock.
-    @inlinable var parents: ParentList<Component> {
-        ParentList(words: core.extraWords + ComponentWords.parents)
+    @inlinable var parents: PublishedTable<TypeKey, Component> {
+        PublishedTable(words: core.extraWords + ComponentWords.parents, inlineCapacity: 1)
     }
 
     /// The ancestors that `parent()` found by searching, by the type asked for. Written while
     /// holding `core`'s lock.
-    @inlinable var ancestors: LookupTable<TypeKey, Component> {
-        LookupTable(words: core.extraWords + ComponentWords.ancestors)
+    @inlinable var ancestors: PublishedTable<TypeKey, Component> {
+        PublishedTable(words: core.extraWords + ComponentWords.ancestors, inlineCapacity: 1)
     }
 
     /// Stops the program if the component's release has begun: the accessor of `member`, a module
@@ -283,11 +283,11 @@ open class Component: @unchecked Sendable {
     @inlinable static var inlineModules: Int { 4 }
     @inlinable static var modules: Int { 0 }
     @inlinable static var ancestors: Int {
-        modules + LookupTable<TypeKey, AnyModule>.wordCount(inline: inlineModules)
+        modules + PublishedTable<TypeKey, AnyModule>.wordCount(inline: inlineModules)
     }
-    @inlinable static var parents: Int { ancestors + LookupTable<TypeKey, Component>.wordCount }
+    @inlinable static var parents: Int { ancestors + PublishedTable<TypeKey, Component>.wordCount(inline: 1) }
     /// How many observers watch the component's providers (see `ComponentCore.observers`).
-    @inlinable static var observers: Int { parents + ParentList<Component>.wordCount }
+    @inlinable static var observers: Int { parents + PublishedTable<TypeKey, Component>.wordCount(inline: 1) }
     /// Whether the component has been registered as another's parent.
     static var hasChildren: Int { observers + 1 }
     static var count: Int { hasChildren + 1 }

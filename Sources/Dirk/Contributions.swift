@@ -196,9 +196,8 @@ extension Component {
         var ordered: [Component] = []
         func visit(_ component: Component) {
             guard !ordered.contains(where: { $0 === component }) else { return }
-            component.parents.forEachParent { _, parent in
+            component.parents.forEach { parent, _, _ in
                 visit(parent)
-                return true
             }
             ordered.append(component)
         }

@@ -16,7 +16,14 @@ struct ProviderSlotsTests {
 
     /// Makes the slot of the provider at `key`, unless it is there, and says whether it made it.
     private static func use(_ slots: ProviderSlots, _ key: ProviderKey) -> Bool {
-        slots.unretainedSlot(for: key, strategy: .single, site: site, as: Slot.self) { Slot() }.isNew
+        var isNew = false
+        slots.withSlot(
+            for: key, strategy: .single, site: site, as: Slot.self,
+            make: {
+                isNew = true
+                return Slot()
+            }, { _ in })
+        return isNew
     }
 
     @Test("an override is set only for a provider that has no slot yet, and a slot made later finds it")
@@ -49,13 +56,13 @@ struct ProviderSlotsTests {
             onThreads(2) { index in
                 let (slots, key) = shared.value
                 if index == 0 {
-                    _ = slots.unretainedSlot(
-                        for: key, strategy: .single, site: Self.site, as: Slot.self
-                    ) {
-                        making.signal()
-                        proceed.wait()
-                        return Slot()
-                    }
+                    slots.withSlot(
+                        for: key, strategy: .single, site: Self.site, as: Slot.self,
+                        make: {
+                            making.signal()
+                            proceed.wait()
+                            return Slot()
+                        }, { _ in })
                 } else {
                     making.wait()
                     // Lets the other thread go once this one waits for the lock, very likely.
@@ -63,9 +70,8 @@ struct ProviderSlotsTests {
                         usleep(50_000)
                         proceed.signal()
                     }
-                    _ = slots.unretainedSlot(for: key, strategy: .weak, site: Self.site, as: Slot.self) {
-                        Slot()
-                    }
+                    slots.withSlot(
+                        for: key, strategy: .weak, site: Self.site, as: Slot.self, make: { Slot() }, { _ in })
                 }
             }
         }

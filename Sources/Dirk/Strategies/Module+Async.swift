@@ -206,17 +206,15 @@ extension AnyModule {
         }
         switch strategy {
         case .asyncSingle:
-            let cell = slots.slot(
-                for: key, strategy: strategy, site: site, as: OnceCell<StrongObjectStorage>.self
-            ) {
-                StrongObjectCell.make()
-            }.slot
+            let cell = slots.withSlot(
+                for: key, strategy: strategy, site: site, as: StrongObjectCell.self, make: { .make() }, { $0 }
+            )
             return try await cell.resolve(
                 in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)
         case .asyncScoped:
-            _ = slots.unretainedSlot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
-                ProviderMarker.scoped
-            }
+            slots.withSlot(
+                for: key, strategy: strategy, site: site, as: ProviderMarker.self, make: { .scoped }, { _ in }
+            )
             let cell = agent.scopesOfCallUnderWay.cell(owner: self, key: key)
             return try await cell.resolve(
                 in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)

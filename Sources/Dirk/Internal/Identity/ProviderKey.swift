@@ -94,7 +94,7 @@ extension ProviderKey: Hashable {
     }
 }
 
-extension ProviderKey: LookupTableKey {
+extension ProviderKey: PublishedTableKey {
     /// Seven: the position takes two words, so that it is whole on 32-bit platforms too (its high
     /// word repeats the top of the low one on 64-bit platforms).
     @inlinable package static var wordCount: Int { 7 }
@@ -106,31 +106,6 @@ extension ProviderKey: LookupTableKey {
         fileLength = Int(bitPattern: dirk_load_relaxed(words + 3))
         function = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 4))!
         functionLength = Int(bitPattern: dirk_load_relaxed(words + 5))
-    }
-
-    /// Compares the type and the position first, which tell most keys apart, then the names by
-    /// address, which match for every call compiled from the same source; by content only when
-    /// an address differs.
-    @inlinable package func isStored(at words: UnsafeMutablePointer<UInt>) -> Bool {
-        isStoredQuickly(at: words) ?? (Self(loadingFrom: words) == self)
-    }
-
-    /// The type, the position and the names' addresses: nil when the type and position match and
-    /// an address differs, since two addresses may hold the same text.
-    @inlinable @inline(__always) package func isStoredQuickly(at words: UnsafeMutablePointer<UInt>) -> Bool? {
-        guard dirk_load_relaxed(words) == UInt(bitPattern: type),
-            dirk_load_relaxed(words + 1) == UInt(truncatingIfNeeded: position)
-        else { return false }
-        // The position's high word holds nothing that the low one does not on 64-bit platforms,
-        // where the comparison is left out (`UInt.bitWidth` is a constant).
-        if dirk_load_relaxed(words + 2) == UInt(bitPattern: file),
-            dirk_load_relaxed(words + 4) == UInt(bitPattern: function),
-            UInt.bitWidth == 64 || dirk_load_relaxed(words + 6) == UInt(truncatingIfNeeded: position &>> 32)
-        {
-            // The same addresses hold the same text, whose lengths are then the same too.
-            return true
-        }
-        return nil
     }
 
     @usableFromInline package func store(into words: UnsafeMutablePointer<UInt>) {

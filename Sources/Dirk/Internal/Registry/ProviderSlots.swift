@@ -10,37 +10,34 @@ import CDirk
 /// tag is the provider's strategy, checked before a slot is used as a cell of that strategy.
 ///
 /// A module makes its slots on the first call that needs them (`AnyModule.slots`): a module whose
-/// providers are all transients never does, nor one whose only other call is one `scoped` call,
-/// which its component records in their place (`recordScoped(at:)` takes the record over). The
-/// component the module belongs to also holds this object, so that `reset()` and the component's
+/// providers are all transients never does. The component the module belongs to also holds this object, so that `reset()` and the component's
 /// release reach every cache without holding the module.
 @usableFromInline package final class ProviderSlots: Locked<ProviderSlots.State> {
     // Shared between threads, though `ManagedBuffer` does not let it say so. The state is guarded
-    // by the lock of `Locked`. The extra words are atomics: `attention`, `observers`, the
-    // overrides (see `overrides`), then the table, which is written only while holding the lock.
+    // by the lock of `Locked`. The extra words are atomics: `attention`, `observers`,
+    // `hasOverrides`, then the table, which is written only while holding the lock.
 
-    /// Two types, nothing to release: `ManagedBuffer` destroys its header through the type's
-    /// generic witness, which costs nothing for such a header.
     @usableFromInline package struct State {
         /// The module's type, which names its providers.
-        @usableFromInline let moduleType: Any.Type
+        let moduleType: Any.Type
         /// The type of the component the module belongs to.
-        @usableFromInline let componentType: Any.Type
+        let componentType: Any.Type
+        /// Factories that replace the module's providers (`Component.overriding`), by key.
+        var overrides: [ProviderKey: OverrideEntry] = [:]
     }
 
     @inlinable static var attentionWord: Int { 0 }
     @inlinable static var observersWord: Int { 1 }
     @inlinable static var overridesWord: Int { 2 }
     @inlinable static var tableWord: Int { 3 }
-    /// How many slots the module keeps before it allocates a table for more: the providers a
-    /// module calls first are found by comparing keys in order, without hashing.
+    /// How many slots the module keeps before it allocates a table for more.
     @inlinable static var inlineSlots: Int { 4 }
 
     /// Slots for a module of type `moduleType` of a `componentType`.
     package static func make(moduleType: Any.Type, componentType: Any.Type) -> ProviderSlots {
         let slots = make(
             State(moduleType: moduleType, componentType: componentType),
-            extraWords: tableWord + LookupTable<ProviderKey, AnyObject>.wordCount(inline: inlineSlots))
+            extraWords: tableWord + PublishedTable<ProviderKey, AnyObject>.wordCount(inline: inlineSlots))
         slots.extraWords.initialize(repeating: 0, count: tableWord)
         slots.table.initialize()
         return slots
@@ -48,11 +45,12 @@ import CDirk
 
     deinit {
         table.destroy()
-        if let overrides { Unmanaged.passUnretained(overrides).release() }
     }
 
-    @inlinable var table: LookupTable<ProviderKey, AnyObject> {
-        LookupTable(words: extraWords + Self.tableWord, inlineCount: Self.inlineSlots)
+    /// One slot per provider that has been called, except transients, tagged with the strategy
+    /// whose policy made it.
+    @inlinable var table: PublishedTable<ProviderKey, AnyObject> {
+        PublishedTable(words: extraWords + Self.tableWord, inlineCapacity: Self.inlineSlots)
     }
 
     // MARK: Attention
@@ -78,8 +76,7 @@ import CDirk
     @inlinable var isObserved: Bool { dirk_load_relaxed(extraWords + Self.observersWord) != 0 }
 
     /// Whether any provider of the module is overridden.
-    @inlinable
-    var hasOverrides: Bool { dirk_load_relaxed(extraWords + Self.overridesWord) != 0 }
+    @inlinable var hasOverrides: Bool { dirk_load_relaxed(extraWords + Self.overridesWord) != 0 }
 
     // MARK: Slots
 
@@ -87,95 +84,53 @@ import CDirk
     /// slot exists and holds one.
     @inlinable @inline(__always)
     func readyObject(for key: ProviderKey, strategy: ProviderStrategy) -> AnyObject? {
-        guard let entry = table.unretainedEntry(for: key), entry.tag == UInt(strategy.rawValue) else {
-            return nil
-        }
+        guard let entry = table.entry(for: key), entry.tag == UInt(strategy.rawValue) else { return nil }
         // The table keeps the slot alive for the module's lifetime, and the caller holds the
-        // module. A slot tagged `single` or `asyncSingle` was made by `slot(for:...)` below, by a
-        // `SinglePolicy` or the async pipeline, as a `StrongObjectCell`: the tag decides the class.
-        // The reference it returns is the caller's.
+        // module. A slot tagged `single` or `asyncSingle` was made by the policy of that strategy,
+        // as a `StrongObjectCell`: the tag decides the class.
         return entry.value._withUnsafeGuaranteedRef {
             unsafeDowncast($0, to: StrongObjectCell.self).readyObject
         }
     }
 
-    /// The slot of the provider whose key is `key`, made by `make` on its first call; stops the
-    /// program when another provider with the same key uses another strategy.
-    ///
-    /// - Returns: The slot, and whether this call made it.
-    @inlinable func slot<Slot: AnyObject>(
-        for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
-        make: () -> Slot
-    ) -> (slot: Slot, isNew: Bool) {
-        let (slot, isNew) = unretainedSlot(for: key, strategy: strategy, site: site, as: type, make: make)
-        return (slot.takeUnretainedValue(), isNew)
-    }
-
-    /// Runs `body` with the slot of the provider whose key is `key`, lent without a reference count
-    /// of its own; see `slot(for:strategy:site:as:make:)`.
-    ///
-    /// **Why it is safe.** The table keeps every slot for as long as these slots exist, and the
-    /// caller holds the module, which holds these slots, while `body` runs.
-    @inlinable func withSlot<Slot: AnyObject, Result>(
+    /// Runs `body` with the slot of the provider whose key is `key`, made by `make` on its first
+    /// call, lent without a reference count of its own: the table keeps every slot for as long as
+    /// these slots exist, and the caller holds the module, which holds them. Stops the program
+    /// when another provider with the same key uses another strategy.
+    package func withSlot<Slot: AnyObject, Result>(
         for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
         make: () -> Slot, _ body: (Slot) throws -> Result
     ) rethrows -> Result {
-        let slot = unretainedSlot(for: key, strategy: strategy, site: site, as: type, make: make).slot
-        return try slot._withUnsafeGuaranteedRef { slot in try body(slot) }
-    }
-
-    /// The slot at `key`, not retained: the table's reference keeps it.
-    @inlinable package func unretainedSlot<Slot: AnyObject>(
-        for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, as type: Slot.Type,
-        make: () -> Slot
-    ) -> (slot: Unmanaged<Slot>, isNew: Bool) {
-        if let entry = table.unretainedEntry(for: key, inliningHomeSlot: false) {
-            return (checked(entry, strategy: strategy, site: site, as: type), false)
-        }
-        let (found, made) = withLock {
-            state -> ((value: Unmanaged<AnyObject>, tag: UInt)?, Unmanaged<Slot>?) in
-            if let entry = table.unretainedEntry(for: key, inliningHomeSlot: false) { return (entry, nil) }
-            let slot = make()
-            table.insert(slot, tag: UInt(strategy.rawValue), for: key)
-            return (nil, Unmanaged.passUnretained(slot))
-        }
-        if let made { return (made, true) }
-        // Checked after the lock: a clash's message reads the slots' state, under the lock.
-        return (checked(found!, strategy: strategy, site: site, as: type), false)
-    }
-
-    @inlinable func checked<Slot: AnyObject>(
-        _ entry: (value: Unmanaged<AnyObject>, tag: UInt), strategy: ProviderStrategy, site: ProviderSite,
-        as type: Slot.Type
-    ) -> Unmanaged<Slot> {
-        guard entry.tag == UInt(strategy.rawValue) else {
-            // The message is built here rather than by `clash(first:second:site:)`: calling it left
-            // this function out of its callers, which cost `cold` about 300 instructions. (Speed only.)
-            let state = withLock { $0 }
-            Diagnostics.providerClash(
-                "\(state.moduleType).\(site.function)", component: state.componentType,
-                first: ProviderStrategy(rawValue: UInt8(entry.tag))?.name ?? "?", second: strategy.name,
-                site: site)
-        }
+        let tag = UInt(strategy.rawValue)
+        let entry =
+            table.entry(for: key)
+            ?? withLock { _ in
+                if let existing = table.entry(for: key) { return existing }
+                table.insert(make(), tag: tag, for: key)
+                return table.entry(for: key)!
+            }
         // Same tag and same key, which includes the return type: the same class of slot.
-        return Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())
+        guard entry.tag == tag else {
+            clash(first: ProviderStrategy(rawValue: UInt8(entry.tag)), second: strategy, site: site)
+        }
+        return try Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())._withUnsafeGuaranteedRef(body)
     }
 
     /// Stops the program: two providers at `site`, one of each strategy, would share one key. Call
     /// it without holding the lock, which it takes to read the slots' state for the message.
-    func clash(first: ProviderStrategy?, second: ProviderStrategy, site: ProviderSite) -> Never {
-        let state = withLock { $0 }
+    @usableFromInline func clash(first: ProviderStrategy?, second: ProviderStrategy, site: ProviderSite)
+        -> Never
+    {
+        let (moduleType, componentType) = types
         Diagnostics.providerClash(
-            "\(state.moduleType).\(site.function)", component: state.componentType,
-            first: first?.name ?? "?", second: second.name, site: site)
+            "\(moduleType).\(site.function)", component: componentType, first: first?.name ?? "?",
+            second: second.name, site: site)
     }
 
     /// Calls `body` with every slot: its strategy, the provider's key and the slot. Slots
     /// made meanwhile may be missed.
     func forEachSlot(_ body: (ProviderStrategy, ProviderKey, AnyObject) -> Void) {
-        table.forEachEntry { slot, tag, key in
-            body(ProviderStrategy(rawValue: UInt8(tag)) ?? .none, key, slot)
-        }
+        table.forEach { slot, tag, key in body(ProviderStrategy(rawValue: UInt8(tag)) ?? .none, key, slot) }
     }
 
     /// The module's type and its component's type.
@@ -190,55 +145,36 @@ import CDirk
     /// can give two providers, is that provider's alone.
     @usableFromInline
     package func override(for key: ProviderKey, strategy: ProviderStrategy) -> AnyObject? {
-        withLock { _ in overrides?.factories[key].flatMap { $0.strategy == strategy ? $0.factory : nil } }
+        withLock { $0.overrides[key].flatMap { $0.strategy == strategy ? $0.factory : nil } }
     }
 
     /// The factories that replace providers whose keys `matches` accepts, for messages.
     package func overrides(where matches: (ProviderKey) -> Bool) -> [AnyObject] {
-        withLock { _ in overrides?.factories.filter { matches($0.key) }.map(\.value.factory) ?? [] }
+        withLock { $0.overrides.filter { matches($0.key) }.map(\.value.factory) }
     }
 
     /// The strategy of the provider that used or overrode the key, for messages: the strategy whose
     /// policy made the slot at `key`, if a call made one, or else that of the override set up there.
     package func strategy(at key: ProviderKey) -> ProviderStrategy? {
-        if let entry = table.unretainedEntry(for: key, inliningHomeSlot: false) {
-            return ProviderStrategy(rawValue: UInt8(entry.tag))
-        }
-        return withLock { _ in overrides?.factories[key]?.strategy }
+        if let entry = table.entry(for: key) { return ProviderStrategy(rawValue: UInt8(entry.tag)) }
+        return withLock { $0.overrides[key]?.strategy }
     }
 
     /// Makes `factory` replace the provider at `key`, unless the provider was used, which made its
     /// slot, or is overridden already and `replaces` is false; returns whether it did. A provider
     /// that keeps no slot (a `transient`) is never used, and may be overridden again (`replaces`).
     ///
-    /// One critical section with the making of slots (`unretainedSlot(for:strategy:site:as:make:)`):
-    /// a slot made after this call is made knowing of the factory, and of two overrides set up at
-    /// once, one fails.
+    /// One critical section with the making of slots (`withSlot`): a slot made after this call is
+    /// made knowing of the factory, and of two overrides set up at once, one fails.
     package func setOverride(
         _ factory: AnyObject, forUnusedProviderAt key: ProviderKey, strategy: ProviderStrategy,
         replaces: Bool = false
     ) -> Bool {
-        withLock { _ in
-            guard table.unretainedEntry(for: key, inliningHomeSlot: false) == nil else { return false }
-            guard replaces || overrides?.factories[key] == nil else { return false }
-            if overrides == nil {
-                dirk_store_relaxed(
-                    extraWords + Self.overridesWord,
-                    UInt(bitPattern: Unmanaged.passRetained(Overrides()).toOpaque()))
-            }
-            overrides!.factories[key] = OverrideEntry(factory: factory, strategy: strategy)
+        withLock { state in
+            guard table.entry(for: key) == nil, replaces || state.overrides[key] == nil else { return false }
+            state.overrides[key] = OverrideEntry(factory: factory, strategy: strategy)
+            dirk_store_relaxed(extraWords + Self.overridesWord, 1)
             return true
-        }
-    }
-
-    /// The module's overrides, made by its first override. Read and write them only while holding
-    /// the lock, except for the check of `hasOverrides`.
-    ///
-    /// **Why it is safe.** The word holds the one reference the slots keep to the box, taken when
-    /// `setOverride` makes it and released by `deinit`; the caller holds the slots.
-    private var overrides: Overrides? {
-        UnsafeRawPointer(bitPattern: dirk_load_relaxed(extraWords + Self.overridesWord)).map {
-            Unmanaged<Overrides>.fromOpaque($0).takeUnretainedValue()
         }
     }
 
@@ -247,18 +183,8 @@ import CDirk
     /// Empties every cache, adding what they held to `dropped`, for the caller to release outside
     /// any lock. Builds under way are left to finish.
     func reset(into dropped: inout [Any]) {
-        table.forEachValue { slot, tag in
-            ProviderCache(slot, tag: tag)?.reset(into: &dropped)
-        }
+        table.forEach { slot, tag, _ in ProviderCache(slot, tag: tag)?.reset(into: &dropped) }
     }
-}
-
-/// Factories that replace providers' factories of one module, by key (`Component.overriding`).
-final class Overrides {
-    /// Read and written only while holding the lock of the slots that keep the box, which already
-    /// excludes overlapping access: not checked again at run time. (Speed only: the check costs an
-    /// overridden transient about 70 instructions per call.)
-    @exclusivity(unchecked) var factories = [ProviderKey: OverrideEntry]()
 }
 
 /// A factory that replaces a provider's, and the strategy of the provider it was set up for.

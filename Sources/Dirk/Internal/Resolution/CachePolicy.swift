@@ -152,10 +152,11 @@ struct ScopedPolicy: CachePolicy {
         in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, context: ResolutionContext,
         _ body: (ProviderKey) throws -> Result
     ) rethrows -> Result {
-        _ = slots.slot(for: key, strategy: strategy, site: site, as: ProviderMarker.self) {
-            ProviderMarker.scoped
+        try slots.withSlot(
+            for: key, strategy: strategy, site: site, as: ProviderMarker.self, make: { .scoped }
+        ) {
+            _ in try body(key)
         }
-        return try body(key)
     }
 
     func hasInstance(in key: ProviderKey, context: ResolutionContext, frame: Frame) -> Bool {

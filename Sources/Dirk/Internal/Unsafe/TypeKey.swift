@@ -1,7 +1,7 @@
 import CDirk
 
 /// What a table of types finds its values by: a module's type, or the type a parent is asked for.
-@usableFromInline package struct TypeKey: LookupTableKey, Hashable {
+@usableFromInline package struct TypeKey: PublishedTableKey, Hashable {
     @usableFromInline package let type: ObjectIdentifier
 
     @inlinable package init(_ type: Any.Type) {
@@ -22,4 +22,7 @@ import CDirk
         let bits = UInt64(UInt(bitPattern: type)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: bits ^ bits >> 29)
     }
+
+    /// The type itself.
+    var metatype: Any.Type { RegisteredType.type(fromBits: UInt(bitPattern: type)) }
 }
