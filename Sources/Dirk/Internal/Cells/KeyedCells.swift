@@ -10,7 +10,7 @@
 /// finishes and is cached under its key. A dropped cell is retired, so that a caller that found it
 /// before the reset finds the key's cell again rather than build an instance nobody will find.
 @usableFromInline final class KeyedCells: @unchecked Sendable {
-    @usableFromInline typealias Cell = OnceCell<StrongObjectStorage>
+    @usableFromInline typealias Cell = StrongObjectCell
 
     @usableFromInline init() {}
 

@@ -13,25 +13,19 @@
 /// its subclasses in `ObjectCells.swift`, which are not generic, so that making and releasing one
 /// run code compiled for it. No other class derives from it, and every member is `final`.
 @usableFromInline
-package class OnceCell<Storage: CellStorage>: Locked<Storage.Header>, WaitableCell {
+package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
     @usableFromInline package typealias Value = Storage.Value
 
-    /// An empty cell, its header made in place: handed to `make(_:)`, the empty machine would be
-    /// copied through its type's witnesses.
+    /// An empty cell.
     @inlinable package static func make() -> Self {
-        make(Storage.Header())
-    }
-
-    /// A cell whose state machine is `machine`.
-    @inlinable package static func make(_ machine: OnceStateMachine<Storage>) -> Self {
-        make(Storage.Header(machine: machine))
+        make(OnceStateMachine(), extraWords: 0)
     }
 
     /// Runs `body` with the state machine while holding the lock.
     @inlinable package final func withMachine<Result>(_ body: (inout OnceStateMachine<Storage>) -> Result)
         -> Result
     {
-        withLock { body(&$0.machine) }
+        withLock { body(&$0) }
     }
 
     /// The ready value, read under the lock; nil when the cell is not ready.

@@ -2,8 +2,6 @@
 /// handles) or weakly (`weak`).
 @usableFromInline package protocol CellStorage: SendableMetatype {
     associatedtype Value
-    /// What a cell of this storage keeps beside its lock: its state machine.
-    associatedtype Header: CellHeader where Header.Storage == Self
     /// Whether the storage keeps its value until the cell is reset.
     static var isStrong: Bool { get }
     init(_ value: Value)
@@ -11,75 +9,20 @@
     var value: Value? { get }
 }
 
-/// A cell's state machine as its lock box holds it.
-///
-/// The storages of objects name a header type that is not generic, so that a cell of theirs is
-/// released by code compiled for its state: a header of a generic type is destroyed through that
-/// type's generic witnesses, at the cost of a hundred instructions per cell.
-@usableFromInline package protocol CellHeader {
-    associatedtype Storage: CellStorage
-    init(machine: OnceStateMachine<Storage>)
-    var machine: OnceStateMachine<Storage> { get set }
-}
-
-extension CellHeader {
-    /// The header of an empty cell.
-    @inlinable package init() { self.init(machine: OnceStateMachine()) }
-}
-
-/// The header of a cell of any storage.
-@usableFromInline package struct GenericCellHeader<Storage: CellStorage>: CellHeader {
-    @usableFromInline package var machine: OnceStateMachine<Storage>
-    @inlinable package init(machine: OnceStateMachine<Storage>) { self.machine = machine }
-}
-
 /// Keeps the value until the cell is reset.
 @usableFromInline package struct StrongStorage<Value>: CellStorage {
-    @usableFromInline package typealias Header = GenericCellHeader<Self>
-    private let stored: Value
+    @usableFromInline let stored: Value
     @inlinable package static var isStrong: Bool { true }
-    @usableFromInline package init(_ value: Value) { stored = value }
-    @usableFromInline package var value: Value? { stored }
+    @inlinable package init(_ value: Value) { stored = value }
+    @inlinable package var value: Value? { stored }
 }
 
 /// Keeps the value while someone else holds it.
 @usableFromInline package struct WeakStorage<Value: AnyObject>: CellStorage {
-    @usableFromInline package typealias Header = GenericCellHeader<Self>
-    private weak var stored: Value?
+    @usableFromInline weak var stored: Value?
     @inlinable package static var isStrong: Bool { false }
-    @usableFromInline package init(_ value: Value) { stored = value }
-    @usableFromInline package var value: Value? { stored }
-}
-
-/// Keeps an object until the cell is reset: the storage of providers' caches, whose values travel
-/// as objects.
-@usableFromInline package struct StrongObjectStorage: CellStorage {
-    @usableFromInline package typealias Header = StrongObjectHeader
-    @usableFromInline let stored: AnyObject
-    @inlinable package static var isStrong: Bool { true }
-    @inlinable package init(_ value: AnyObject) { stored = value }
-    @inlinable package var value: AnyObject? { stored }
-}
-
-/// Keeps an object while someone else holds it: the storage of `weak` providers' caches.
-@usableFromInline package struct WeakObjectStorage: CellStorage {
-    @usableFromInline package typealias Header = WeakObjectHeader
-    @usableFromInline weak var stored: AnyObject?
-    @inlinable package static var isStrong: Bool { false }
-    @inlinable package init(_ value: AnyObject) { stored = value }
-    @inlinable package var value: AnyObject? { stored }
-}
-
-/// The header of a cell of `StrongObjectStorage`, of a type that is not generic.
-@usableFromInline package struct StrongObjectHeader: CellHeader {
-    @usableFromInline package var machine: OnceStateMachine<StrongObjectStorage>
-    @inlinable package init(machine: OnceStateMachine<StrongObjectStorage>) { self.machine = machine }
-}
-
-/// The header of a cell of `WeakObjectStorage`, of a type that is not generic.
-@usableFromInline package struct WeakObjectHeader: CellHeader {
-    @usableFromInline package var machine: OnceStateMachine<WeakObjectStorage>
-    @inlinable package init(machine: OnceStateMachine<WeakObjectStorage>) { self.machine = machine }
+    @inlinable package init(_ value: Value) { stored = value }
+    @inlinable package var value: Value? { stored }
 }
 
 /// What an agent waiting for a build is told when it is woken.

@@ -210,8 +210,8 @@ struct OverrideEntry {
 /// A provider's cache in the module, as the class its strategy's policy made it: what `reset()`
 /// empties and insight reads, each through its own class, so that the code is specialized for it.
 enum ProviderCache {
-    case strong(OnceCell<StrongObjectStorage>)
-    case weak(OnceCell<WeakObjectStorage>)
+    case strong(StrongObjectCell)
+    case weak(WeakObjectCell)
     case keyed(KeyedCells)
 
     /// The cache of a slot with `tag`, or nil if the slot caches nothing in the module.
@@ -219,8 +219,8 @@ enum ProviderCache {
         // The tag is the strategy whose policy made the slot, which decides its class.
         switch ProviderStrategy(rawValue: UInt8(tag)) {
         case .single, .asyncSingle:
-            self = .strong(unsafeDowncast(slot, to: OnceCell<StrongObjectStorage>.self))
-        case .weak: self = .weak(unsafeDowncast(slot, to: OnceCell<WeakObjectStorage>.self))
+            self = .strong(unsafeDowncast(slot, to: StrongObjectCell.self))
+        case .weak: self = .weak(unsafeDowncast(slot, to: WeakObjectCell.self))
         case .keyedSingle: self = .keyed(unsafeDowncast(slot, to: KeyedCells.self))
         case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil: return nil
         }

@@ -47,15 +47,14 @@ extension ProviderSlotPolicy {
 struct SinglePolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .single }
 
-    func makeSlot() -> OnceCell<StrongObjectStorage> { StrongObjectCell.make() }
+    func makeSlot() -> StrongObjectCell { StrongObjectCell.make() }
 
-    func hasInstance(in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext, frame: Frame) -> Bool
-    {
+    func hasInstance(in slot: StrongObjectCell, context: ResolutionContext, frame: Frame) -> Bool {
         slot.hasValue
     }
 
     func resolve(
-        in slot: OnceCell<StrongObjectStorage>, context: ResolutionContext, frame: Frame,
+        in slot: StrongObjectCell, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         try slot.resolve(
@@ -68,14 +67,14 @@ struct SinglePolicy: ProviderSlotPolicy {
 struct WeakPolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .weak }
 
-    func makeSlot() -> OnceCell<WeakObjectStorage> { WeakObjectCell.make() }
+    func makeSlot() -> WeakObjectCell { WeakObjectCell.make() }
 
-    func hasInstance(in slot: OnceCell<WeakObjectStorage>, context: ResolutionContext, frame: Frame) -> Bool {
+    func hasInstance(in slot: WeakObjectCell, context: ResolutionContext, frame: Frame) -> Bool {
         slot.hasValue
     }
 
     func resolve(
-        in slot: OnceCell<WeakObjectStorage>, context: ResolutionContext, frame: Frame,
+        in slot: WeakObjectCell, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         try slot.resolve(
