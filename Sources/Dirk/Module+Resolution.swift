@@ -1,48 +1,25 @@
 extension AnyModule {
     // MARK: Entry points, one per strategy
 
-    /// A `single`'s instance, through the pipeline.
+    /// The instance of a provider whose strategy caches (`single`, `weak`, `scoped`, or
+    /// `single(key:)` for `keyValue`), through the pipeline with that strategy's policy.
     @usableFromInline
-    final func resolveSingle(
-        key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
-        configures: Bool, configure: (AnyObject, Component) throws -> Void
+    final func resolveCached(
+        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
+        type: Any.Type, build: (Component) throws -> AnyObject, configures: Bool,
+        configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        try resolveInstance(
-            SinglePolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)
-    }
-
-    /// A `weak` provider's instance, through the pipeline.
-    @usableFromInline
-    final func resolveWeak(
-        key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
-        configures: Bool, configure: (AnyObject, Component) throws -> Void
-    ) throws -> AnyObject {
-        try resolveInstance(
-            WeakPolicy(), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)
-    }
-
-    /// A `single(key:)`'s instance for `keyValue`, through the pipeline.
-    @usableFromInline
-    final func resolveKeyed(
-        _ keyValue: AnyHashable, key: ProviderKey, site: ProviderSite, type: Any.Type,
-        build: (Component) throws -> AnyObject
-    ) throws -> AnyObject {
-        try resolveInstance(
-            KeyedPolicy(key: keyValue), key: key, site: site, type: type, build: build, configures: false,
-            configure: { _, _ in })
-    }
-
-    /// A `scoped` provider's instance, through the pipeline.
-    @usableFromInline
-    final func resolveScoped(
-        key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> AnyObject,
-        configures: Bool, configure: (AnyObject, Component) throws -> Void
-    ) throws -> AnyObject {
-        try resolveInstance(
-            ScopedPolicy(owner: self), key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)
+        func resolve<Policy: CachePolicy>(_ policy: Policy) throws -> AnyObject {
+            try self.resolve(
+                policy, key: key, site: site, type: type, build: build, configures: configures,
+                configure: configure)!
+        }
+        switch strategy {
+        case .single: return try resolve(SinglePolicy())
+        case .weak: return try resolve(WeakPolicy())
+        case .scoped: return try resolve(ScopedPolicy(owner: self))
+        default: return try resolve(KeyedPolicy(key: keyValue!))
+        }
     }
 
     /// Runs a `transient`'s factory through the pipeline; `build` keeps the value itself, so
@@ -80,18 +57,6 @@ extension AnyModule {
     }
 
     // MARK: The pipeline
-
-    /// A cached strategy's instance, through the pipeline, which always returns one for a policy
-    /// that caches (only a transient's factory step returns none).
-    func resolveInstance<Policy: CachePolicy>(
-        _ policy: Policy, key: ProviderKey, site: ProviderSite, type: Any.Type,
-        build: (Component) throws -> AnyObject,
-        configures: Bool, configure: (AnyObject, Component) throws -> Void
-    ) throws -> AnyObject {
-        try resolve(
-            policy, key: key, site: site, type: type, build: build, configures: configures,
-            configure: configure)!
-    }
 
     /// The one path of every synchronous provider call that cannot return a cached `single` at
     /// once, and of every `transient` of a watched module (the others enter their step with

@@ -30,7 +30,6 @@ extension Module {
     ) throws(Failure) -> T {
         try keyedSingle(
             AnyHashable(key),
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() })
     }
@@ -54,7 +53,6 @@ extension Module {
     ) throws(Failure) -> T {
         try keyedSingle(
             AnyHashable(key),
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
     }
 }
@@ -63,19 +61,11 @@ extension Module {
     /// A `single(key:)`'s value for `keyValue`, through the pipeline.
     @inlinable @inline(never)
     func keyedSingle<T, Failure: Error>(
-        _ keyValue: AnyHashable, key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T
+        _ keyValue: AnyHashable, site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        do {
-            let object = try resolveKeyed(
-                keyValue, key: key, site: site, type: T.self,
-                build: { component in
-                    Erasure.object(
-                        of: try self.make(
-                            make, key: key, strategy: .keyedSingle, component: component))
-                })
-            return Erasure.value(of: object, as: T.self)
-        } catch {
-            throw rethrown(error, as: Failure.self, site: site)
-        }
+        try cached(
+            .keyedSingle, keyValue: keyValue, site: site, make: make, configures: false,
+            configure: { (_, _) throws(Failure) in }, erase: Erasure.object(of:),
+            restore: { Erasure.value(of: $0, as: T.self) })
     }
 }

@@ -25,7 +25,6 @@ extension Module {
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
         try perResolution(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() },
             configures: false, configure: { (_, _) throws(Failure) in })
@@ -47,7 +46,6 @@ extension Module {
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         try perResolution(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: false, configure: { (_, _) throws(Failure) in })
     }
@@ -70,7 +68,6 @@ extension Module {
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         try perResolution(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: true, configure: configure)
     }
@@ -93,7 +90,6 @@ extension Module {
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         try perResolution(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() },
             configures: true, configure: configure)
@@ -104,25 +100,11 @@ extension Module {
     /// A `scoped` provider's value, through the pipeline.
     @inlinable @inline(never)
     func perResolution<T, Failure: Error>(
-        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
+        site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        do {
-            let object = try resolveScoped(
-                key: key, site: site, type: T.self,
-                build: { component in
-                    Erasure.object(
-                        of: try self.make(make, key: key, strategy: .scoped, component: component)
-                    )
-                },
-                configures: configures,
-                configure: { object, component in
-                    try configure(
-                        Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
-                })
-            return Erasure.value(of: object, as: T.self)
-        } catch {
-            throw rethrown(error, as: Failure.self, site: site)
-        }
+        try cached(
+            .scoped, site: site, make: make, configures: configures, configure: configure,
+            erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) })
     }
 }

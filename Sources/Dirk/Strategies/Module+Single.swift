@@ -147,21 +147,32 @@ extension Module {
         site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
+        try cached(
+            .single, site: site, make: make, configures: configures, configure: configure,
+            erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) })
+    }
+
+    /// The value of a provider whose strategy caches, through the pipeline: the factory's value
+    /// travels as an object (`erase`, undone by `restore`), and an error that is not `Failure`
+    /// stops the program.
+    @inlinable @inline(__always)
+    func cached<T, Failure: Error>(
+        _ strategy: ProviderStrategy, keyValue: AnyHashable? = nil, site: ProviderSite,
+        make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void,
+        erase: (T) -> AnyObject, restore: (AnyObject) -> T
+    ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
         do {
-            let object = try resolveSingle(
-                key: key, site: site, type: T.self,
+            let object = try resolveCached(
+                strategy, keyValue: keyValue, key: key, site: site, type: T.self,
                 build: { component in
-                    Erasure.object(
-                        of: try self.make(make, key: key, strategy: .single, component: component)
-                    )
+                    erase(try self.make(make, key: key, strategy: strategy, component: component))
                 },
                 configures: configures,
                 configure: { object, component in
-                    try configure(
-                        Erasure.value(of: object, as: T.self), Erasure.component(component, as: C.self))
+                    try configure(restore(object), Erasure.component(component, as: C.self))
                 })
-            return Erasure.value(of: object, as: T.self)
+            return restore(object)
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }

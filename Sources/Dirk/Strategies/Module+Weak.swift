@@ -24,7 +24,6 @@ extension Module {
         _ factory: () throws(Failure) -> T
     ) throws(Failure) -> T {
         try weaklyShared(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() },
             configures: false, configure: { (_, _) throws(Failure) in })
@@ -46,7 +45,6 @@ extension Module {
         _ factory: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         try weaklyShared(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: false, configure: { (_, _) throws(Failure) in })
     }
@@ -69,7 +67,6 @@ extension Module {
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         try weaklyShared(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: true, configure: configure)
     }
@@ -92,7 +89,6 @@ extension Module {
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
         try weaklyShared(
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
             site: ProviderSite(file: file, line: line, column: column, function: function),
             make: { _ throws(Failure) in try factory() },
             configures: true, configure: configure)
@@ -103,25 +99,11 @@ extension Module {
     /// A `weak` provider's value, through the pipeline.
     @inlinable @inline(never)
     func weaklyShared<T: AnyObject, Failure: Error>(
-        key: ProviderKey, site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
+        site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
         configure: (T, C) throws(Failure) -> Void
     ) throws(Failure) -> T {
-        do {
-            let object = try resolveWeak(
-                key: key, site: site, type: T.self,
-                build: { component in
-                    Erasure.object(
-                        ofInstance: try self.make(
-                            make, key: key, strategy: .weak, component: component))
-                },
-                configures: configures,
-                configure: { object, component in
-                    try configure(
-                        Erasure.instance(of: object, as: T.self), Erasure.component(component, as: C.self))
-                })
-            return Erasure.instance(of: object, as: T.self)
-        } catch {
-            throw rethrown(error, as: Failure.self, site: site)
-        }
+        try cached(
+            .weak, site: site, make: make, configures: configures, configure: configure,
+            erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
 }
