@@ -28,7 +28,7 @@ extension Component {
             let recorder = Recorder(of: self)
             state.recording = DependencyRecord(recorder: recorder)
             core.addObservers(1, in: &state)
-            state.addRecorder(recorder)
+            state.recorders.append(recorder)
             return recorder
         }
         if let recorder {
@@ -73,7 +73,7 @@ extension Component {
         for ancestor in ancestors {
             ancestor.core.withLock { state in
                 ancestor.core.addObservers(1, in: &state)
-                state.addRecorder(recorder)
+                state.recorders.append(recorder)
             }
         }
         let isRecording =
@@ -90,8 +90,8 @@ extension Component {
         for ancestor in ancestors {
             ancestor.core.withLock { state in
                 ancestor.core.addObservers(-1, in: &state)
-                if let index = state.recorders?.firstIndex(where: { $0 === recorder }) {
-                    state.recorders?.remove(at: index)
+                if let index = state.recorders.firstIndex(where: { $0 === recorder }) {
+                    state.recorders.remove(at: index)
                 }
             }
         }
@@ -114,7 +114,7 @@ extension Component {
             // reports a race in a program that records while it reads its graph.
             (
                 state.caches.elements, state.recording.map { $0.copiedElementByElement() },
-                state.registeredModules?.values.map { $0 } ?? []
+                state.registeredModules.values.map { $0 }
             )
         }
         var strategies = recording?.providers ?? [:]
@@ -242,14 +242,6 @@ extension Component {
             index += 1
         }
         return all
-    }
-}
-
-extension ComponentState {
-    /// Records that `recorder` watches this component.
-    mutating func addRecorder(_ recorder: Recorder) {
-        if recorders == nil { recorders = [] }
-        recorders!.append(recorder)
     }
 }
 

@@ -102,8 +102,7 @@ extension Component {
                         type, registered: Swift.type(of: module), component: Swift.type(of: self), file: file,
                         line: line)
                 }
-                state.registeredModules = state.registeredModules ?? [:]
-                return state.registeredModules!.updateValue(module, forKey: key)
+                return state.registeredModules.updateValue(module, forKey: key)
             }
         }
         // Released after the lock: a module's deinitializer may run user code.
@@ -128,16 +127,16 @@ extension Component {
         let key = ObjectIdentifier(type)
         let found: AnyObject = core.withLock { state in
             if let published = modules.value(for: TypeKey(type)) { return published }
-            if let registered = state.registeredModules?.removeValue(forKey: key) {
+            if let registered = state.registeredModules.removeValue(forKey: key) {
                 modules.insert(registered, asInstanceOf: type)
                 return registered
             }
             if let creation = state.moduleCreations.first(where: { $0.type == key }) { return creation.cell }
-            let cell = StrongObjectCell.make()
+            let cell = OnceCell.make()
             state.moduleCreations.append(ModuleCreation(type: key, cell: cell))
             return cell
         }
-        guard let cell = found as? StrongObjectCell else { return unsafeDowncast(found, to: AnyModule.self) }
+        guard let cell = found as? OnceCell else { return unsafeDowncast(found, to: AnyModule.self) }
         let frame = Frame(
             .moduleCreation, owner: identity, component: identity,
             site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
@@ -172,5 +171,5 @@ extension Component {
 /// A default module being created: its type, and the cell that creates it.
 struct ModuleCreation {
     let type: ObjectIdentifier
-    let cell: StrongObjectCell
+    let cell: OnceCell
 }

@@ -214,11 +214,7 @@ extension Component {
             Diagnostics.parentCycle(
                 Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
         }
-        if let recorders {
-            for recorder in recorders {
-                Component.watch(parent, andAncestorsExcept: [], for: recorder)
-            }
-        }
+        for recorder in recorders { Component.watch(parent, andAncestorsExcept: [], for: recorder) }
     }
 
     /// Whether `candidate` is this component or one of its ancestors. Each ancestor is visited

@@ -59,27 +59,20 @@ open class Component: @unchecked Sendable {
     @inlinable var core: ComponentCore { ComponentCore(of: self) }
 
     deinit {
-        // One lock: the component is released from here on, and takes what it keeps. Everything is
-        // released after the lock, since deinitializers run user code. A module that goes from now
-        // on leaves its slots where they are (see `Module.deinit`). What the component never used
-        // is not taken, so that nothing is released for it.
+        // What the component keeps is released after the lock, since deinitializers run user code.
+        // A module that goes from now on leaves its slots where they are (see `AnyModule.deinit`).
         let core = core
-        var (extras, caches) = core.withLock { state in (state.takeExtras(), state.takeCaches()) }
+        var (registered, caches, recording) = core.withLock { $0.takeAll() }
         // Only a recording component watches its ancestors.
-        if let recording = extras?.recording {
-            extras?.recording = nil
-            Component.unwatch(recording.watched, for: recording.recorder)
-        }
+        if let recording { Component.unwatch(recording.watched, for: recording.recorder) }
         // First the modules that nobody else holds go, with their caches.
-        extras?.registeredModules = nil
+        registered = [:]
         modules.destroy()
         // The modules left are held by someone else: they must stop serving the instances of a
         // released scope, so their caches are emptied. The slots that only `caches` still refers
         // to belong to modules that are gone, and go with it.
-        if caches != nil {
-            caches!.removeUniquelyReferenced()
-            Component.empty(caches!)
-        }
+        caches.removeUniquelyReferenced()
+        Component.empty(caches)
         ancestors.destroy()
         parents.destroy()
         // Nobody takes the lock any more: whoever does holds the component, or got it from
@@ -164,7 +157,7 @@ open class Component: @unchecked Sendable {
     /// module's slots made for it; call it while holding the lock, with the state it guards.
     func addObservers(_ delta: Int, in state: inout ComponentState) {
         dirk_store_relaxed(extraWords + ComponentWords.observers, observers &+ UInt(bitPattern: delta))
-        state.forEachCache { $0.addObservers(delta) }
+        state.caches.forEachElement { $0.addObservers(delta) }
     }
 
     /// Adds `delta`, which may be negative, to the component's observers, taking the lock.
@@ -177,103 +170,32 @@ open class Component: @unchecked Sendable {
 @usableFromInline struct ComponentState {
     /// The default modules being created.
     var moduleCreations = InlineList<ModuleCreation>()
-    /// The caches, once a module made its slots: nil until then, so that a component whose modules
-    /// keep nothing releases no list. (Speed only.)
-    private var madeCaches: InlineList<ProviderSlots>?
-    /// Whether `parent()` has searched beyond the registered types, after which registering
-    /// another parent could change earlier answers.
-    var hasSearchedParents = false
-    /// What most components never use, made when one of its members is first set: a component
-    /// that uses none releases one reference for them all. (Speed only: each member released on
-    /// its own cost a call, even when empty.)
-    private var extras: Extras?
-
-    /// The members of `extras`, guarded by the component's lock like the rest of its state.
-    final class Extras {
-        // The dictionaries are nil until they hold something, so that a component that has
-        // extras releases only those it uses.
-        var registeredModules: [ObjectIdentifier: AnyModule]?
-        var contributions: [ObjectIdentifier: [ContributionRecord]]?
-        var recording: DependencyRecord?
-        var recorders: [Recorder]?
-    }
-
     /// The provider slots of every module made for the component that has made its slots,
     /// registered or not, in the order the slots were made: what `reset()` empties, and the
     /// component's release empties for the modules that outlive it.
-    var caches: InlineList<ProviderSlots> {
-        get { madeCaches ?? InlineList() }
-        _modify {
-            if madeCaches == nil { madeCaches = InlineList() }
-            yield &madeCaches!
-        }
-    }
-
-    /// Takes the caches, leaving none; nil when no module made its slots.
-    mutating func takeCaches() -> InlineList<ProviderSlots>? {
-        var taken: InlineList<ProviderSlots>?
-        swap(&taken, &madeCaches)
-        return taken
-    }
-
+    var caches = InlineList<ProviderSlots>()
+    /// Whether `parent()` has searched beyond the registered types, after which registering
+    /// another parent could change earlier answers.
+    var hasSearchedParents = false
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
     /// the first `module()` of a type publishes its module in `Component.modules`.
-    var registeredModules: [ObjectIdentifier: AnyModule]? {
-        get { self[extra: \.registeredModules] }
-        _modify { yield &self[extra: \.registeredModules] }
-    }
-
+    var registeredModules: [ObjectIdentifier: AnyModule] = [:]
     /// The contributions this component made, by element type.
-    var contributions: [ObjectIdentifier: [ContributionRecord]]? {
-        get { self[extra: \.contributions] }
-        _modify { yield &self[extra: \.contributions] }
-    }
-
+    var contributions: [ObjectIdentifier: [ContributionRecord]] = [:]
     /// What the component records of its resolutions, while recording is on.
-    var recording: DependencyRecord? {
-        get { self[extra: \.recording] }
-        _modify { yield &self[extra: \.recording] }
-    }
-
+    var recording: DependencyRecord?
     /// The recorders of the recording components that watch this one: itself, if it records, and
     /// its recording descendants, which they do not keep alive. A parent registered on this
-    /// component is watched for each of them. Nil until one does, so that a component nobody
-    /// watches makes, copies and destroys no array. (Speed only.)
-    var recorders: [Recorder]? {
-        get { self[extra: \.recorders] }
-        _modify { yield &self[extra: \.recorders] }
-    }
+    /// component is watched for each of them.
+    var recorders: [Recorder] = []
 
-    /// The member `member` of `extras`: nil when there are none, which a change makes only if it
-    /// leaves a value, so that a change through optional chaining of a member that is nil, such as
-    /// an observed call's `recording?.providers[provider] = strategy`, makes none.
-    private subscript<Value>(extra member: ReferenceWritableKeyPath<Extras, Value?>) -> Value? {
-        get { extras?[keyPath: member] }
-        _modify {
-            if let extras {
-                yield &extras[keyPath: member]
-            } else {
-                var value: Value?
-                yield &value
-                if value != nil {
-                    let made = Extras()
-                    made[keyPath: member] = value
-                    extras = made
-                }
-            }
-        }
-    }
-
-    /// Calls `body` with the slots of every module that made them, in the order they were made.
-    func forEachCache(_ body: (ProviderSlots) -> Void) {
-        madeCaches?.forEachElement(body)
-    }
-
-    /// Takes everything the extras hold, leaving none.
-    mutating func takeExtras() -> Extras? {
-        var taken: Extras?
-        swap(&taken, &extras)
-        return taken
+    /// Takes what the component's release releases, leaving nothing.
+    mutating func takeAll() -> (
+        registered: [ObjectIdentifier: AnyModule], caches: InlineList<ProviderSlots>,
+        recording: DependencyRecord?
+    ) {
+        defer { (registeredModules, caches, recording) = ([:], InlineList(), nil) }
+        return (registeredModules, caches, recording)
     }
 }
 

@@ -104,11 +104,10 @@ extension Component {
         // The component's own keys are checked again under the lock that guards them: another thread
         // may have contributed the same key since the check above.
         let isTaken = core.withLock { state in
-            if state.contributions?[ObjectIdentifier(type)]?.contains(where: { $0.key == key }) == true {
+            if state.contributions[ObjectIdentifier(type)]?.contains(where: { $0.key == key }) == true {
                 return true
             }
-            state.contributions = state.contributions ?? [:]
-            state.contributions![ObjectIdentifier(type), default: []].append(record)
+            state.contributions[ObjectIdentifier(type), default: []].append(record)
             return false
         }
         if isTaken {
@@ -135,7 +134,7 @@ extension Component {
             // Refers to the component without keeping it alive: see `Contribution`.
             let contributor = UnownedReference(component)
             let contributorType = Swift.type(of: component)
-            return component.core.withLock { $0.contributions?[elementType] ?? [] }.map { record in
+            return component.core.withLock { $0.contributions[elementType] ?? [] }.map { record in
                 Contribution(key: record.key, metadata: record.metadata, contributor: contributorType) {
                     file, line in
                     guard let component = contributor.strongIfAlive() else {

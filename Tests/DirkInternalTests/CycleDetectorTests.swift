@@ -237,7 +237,7 @@ enum ChainChange: CaseIterable {
 /// builder, answers the detector; a script can change the build just before a given look; and the
 /// cell records whom it was asked to wake.
 final class ScriptedCell: WaitableCell {
-    private var machine = OnceStateMachine<StrongStorage<Item>>()
+    private var machine = OnceStateMachine()
     private var builder: BuildAgent
     private let frame: Frame
     /// How many times the detector has looked at the cell's build.
@@ -288,9 +288,9 @@ final class ScriptedCell: WaitableCell {
     }
 
     private static func machine(building generation: UInt64, by agent: BuildAgent, frame: Frame)
-        -> OnceStateMachine<StrongStorage<Item>>
+        -> OnceStateMachine
     {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         for earlier in 1..<max(generation, 1) {
             _ = machine.claim(by: agent, frame: frame)
             _ = machine.fail(generation: earlier, error: TestFailure(0))

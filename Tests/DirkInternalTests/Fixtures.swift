@@ -132,3 +132,8 @@ extension ConfigurationOutcome {
         return nil
     }
 }
+
+extension Optional where Wrapped == AnyObject {
+    /// The number of the `Item` this holds, if it holds one.
+    var number: Int? { (self as? Item)?.number }
+}

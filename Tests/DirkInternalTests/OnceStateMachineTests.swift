@@ -11,7 +11,7 @@ struct OnceStateMachineTests {
 
     @Test("the first claim builds; the builder's own claim while building is a cycle; others wait")
     func claims() {
-        var machine = OnceStateMachine<StrongStorage<Int>>()
+        var machine = OnceStateMachine()
         let builder = BuildAgent.standalone()
         let other = BuildAgent.standalone()
         guard case .build(let generation) = machine.claim(by: builder, frame: frame) else {
@@ -27,13 +27,14 @@ struct OnceStateMachineTests {
             return
         }
         #expect(waited == generation)
-        machine.holdInstance(7, generation: generation)
-        guard case .ownInstance(7) = machine.claim(by: builder, frame: frame) else {
+        let seven = Item(7)
+        machine.holdInstance(seven, generation: generation)
+        guard case .ownInstance(let own) = machine.claim(by: builder, frame: frame), own === seven else {
             Issue.record("the builder sees the instance it holds")
             return
         }
         _ = machine.publish(generation: generation)
-        #expect(machine.readyValue == 7)
+        #expect(machine.readyValue === seven)
         machine.checkInvariants()
     }
 
@@ -43,14 +44,11 @@ struct OnceStateMachineTests {
         "claiming an empty cell starts a build of the first generation for the claiming agent",
         arguments: StorageKind.allCases)
     func claimEmpty(storage: StorageKind) {
-        switch storage {
-        case .strong: claimEmpty(StrongStorage<Item>.self)
-        case .weak: claimEmpty(WeakStorage<Item>.self)
-        }
+        claimEmpty(keepsWeakly: storage == .weak)
     }
 
-    private func claimEmpty<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func claimEmpty(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let agent = BuildAgent.standalone()
         #expect(!machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
         #expect(machine.claim(by: agent, frame: makeFrame("left()")).summary == .build(generation: 1))
@@ -76,14 +74,11 @@ struct OnceStateMachineTests {
         "claiming a ready cell gives its value to any agent and starts no build",
         arguments: StorageKind.allCases)
     func claimReady(storage: StorageKind) {
-        switch storage {
-        case .strong: claimReady(StrongStorage<Item>.self)
-        case .weak: claimReady(WeakStorage<Item>.self)
-        }
+        claimReady(keepsWeakly: storage == .weak)
     }
 
-    private func claimReady<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func claimReady(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let builder = BuildAgent.standalone()
         let item = Item()
         machine.buildAndPublish(item, by: builder, frame: frame)
@@ -104,14 +99,11 @@ struct OnceStateMachineTests {
         "the builder's own claim is a cycle at the build's step until it holds the instance, then that instance",
         arguments: StorageKind.allCases)
     func claimOwnBuild(storage: StorageKind) {
-        switch storage {
-        case .strong: claimOwnBuild(StrongStorage<Item>.self)
-        case .weak: claimOwnBuild(WeakStorage<Item>.self)
-        }
+        claimOwnBuild(keepsWeakly: storage == .weak)
     }
 
-    private func claimOwnBuild<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func claimOwnBuild(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let builder = BuildAgent.standalone()
         #expect(machine.claim(by: builder, frame: makeFrame("outer()")).summary == .build(generation: 1))
         // The cycle names the step that began the build, not the step that asks again.
@@ -132,14 +124,11 @@ struct OnceStateMachineTests {
         "another agent's claim waits for the generation under way, before and after its instance exists",
         arguments: StorageKind.allCases)
     func claimOthersBuild(storage: StorageKind) {
-        switch storage {
-        case .strong: claimOthersBuild(StrongStorage<Item>.self)
-        case .weak: claimOthersBuild(WeakStorage<Item>.self)
-        }
+        claimOthersBuild(keepsWeakly: storage == .weak)
     }
 
-    private func claimOthersBuild<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func claimOthersBuild(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let builder = BuildAgent.standalone()
         let other = BuildAgent.standalone()
         _ = machine.claim(by: builder, frame: frame)
@@ -156,14 +145,11 @@ struct OnceStateMachineTests {
         "a strong cell keeps its value when no one else holds it; a weak cell whose value is gone builds again",
         arguments: StorageKind.allCases)
     func valueGone(storage: StorageKind) {
-        switch storage {
-        case .strong: valueGone(StrongStorage<Item>.self, kept: true)
-        case .weak: valueGone(WeakStorage<Item>.self, kept: false)
-        }
+        valueGone(keepsWeakly: storage == .weak, kept: storage == .strong)
     }
 
-    private func valueGone<S: CellStorage>(_: S.Type, kept: Bool) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func valueGone(keepsWeakly: Bool, kept: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let agent = BuildAgent.standalone()
         var probe = WeakItem()
         do {
@@ -190,14 +176,11 @@ struct OnceStateMachineTests {
         "enqueueing adds waiters to the build of the current generation, in order, with growing identifiers",
         arguments: StorageKind.allCases)
     func enqueue(storage: StorageKind) {
-        switch storage {
-        case .strong: enqueue(StrongStorage<Item>.self)
-        case .weak: enqueue(WeakStorage<Item>.self)
-        }
+        enqueue(keepsWeakly: storage == .weak)
     }
 
-    private func enqueue<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func enqueue(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
@@ -225,14 +208,11 @@ struct OnceStateMachineTests {
         "a later build reports its own step, not the step of a build that ended before it",
         arguments: StorageKind.allCases)
     func laterBuildReportsItsOwnStep(storage: StorageKind) {
-        switch storage {
-        case .strong: laterBuildReportsItsOwnStep(StrongStorage<Item>.self)
-        case .weak: laterBuildReportsItsOwnStep(WeakStorage<Item>.self)
-        }
+        laterBuildReportsItsOwnStep(keepsWeakly: storage == .weak)
     }
 
-    private func laterBuildReportsItsOwnStep<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func laterBuildReportsItsOwnStep(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let first = BuildAgent.standalone()
         #expect(machine.claim(by: first, frame: makeFrame("first()")).summary == .build(generation: 1))
         _ = machine.fail(generation: 1, error: TestFailure(0))
@@ -253,7 +233,7 @@ struct OnceStateMachineTests {
     @Test(
         "enqueueing for a stale generation, or with no build under way, adds nothing and says to claim again")
     func enqueueStale() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         let agent = BuildAgent.standalone()
         #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 0) == nil)
         #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 1) == nil)
@@ -272,9 +252,9 @@ struct OnceStateMachineTests {
 
     @Test("dequeueing returns a waiter once and leaves the others")
     func dequeue() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         let agent = BuildAgent.standalone()
-        let parkers = (0..<3).map { _ in Parker<WaitEvent<Item>>() }
+        let parkers = (0..<3).map { _ in Parker<WaitEvent>() }
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
         let ids = parkers.compactMap { machine.enqueue(.thread($0), of: agent, generation: 1) }
         #expect(ids.count == 3)
@@ -293,12 +273,12 @@ struct OnceStateMachineTests {
 
     @Test("dequeueWaiters(of:) removes every waiter of one agent, in order, and no other")
     func dequeueWaitersOfAgent() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
         #expect(machine.dequeueWaiters(of: first).isEmpty)
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        let parkers = (0..<4).map { _ in Parker<WaitEvent<Item>>() }
+        let parkers = (0..<4).map { _ in Parker<WaitEvent>() }
         let agents = [first, second, first, second]
         let ids = zip(parkers, agents).compactMap { machine.enqueue(.thread($0), of: $1, generation: 1) }
         let woken = machine.dequeueWaiters(of: first)
@@ -316,14 +296,11 @@ struct OnceStateMachineTests {
         "takeInstance gives the held instance of its own generation only, and dequeues only the taker",
         arguments: StorageKind.allCases)
     func takeInstance(storage: StorageKind) {
-        switch storage {
-        case .strong: takeInstance(StrongStorage<Item>.self)
-        case .weak: takeInstance(WeakStorage<Item>.self)
-        }
+        takeInstance(keepsWeakly: storage == .weak)
     }
 
-    private func takeInstance<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func takeInstance(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let agent = BuildAgent.standalone()
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
         _ = machine.fail(generation: 1, error: TestFailure(0))
@@ -356,31 +333,31 @@ struct OnceStateMachineTests {
         "publishing a held instance, or completing with one never held, makes the cell ready and returns every waiter, which resume with the value",
         arguments: StorageKind.allCases, [false, true])
     func publish(storage: StorageKind, completes: Bool) {
-        switch storage {
-        case .strong: publish(StrongStorage<Item>.self, completes: completes)
-        case .weak: publish(WeakStorage<Item>.self, completes: completes)
-        }
+        publish(keepsWeakly: storage == .weak, completes: completes)
     }
 
-    private func publish<S: CellStorage>(_: S.Type, completes: Bool) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func publish(keepsWeakly: Bool, completes: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let builder = BuildAgent.standalone()
         _ = machine.claim(by: builder, frame: frame)
-        let parkers = (0..<3).map { _ in Parker<WaitEvent<Item>>() }
+        let parkers = (0..<3).map { _ in Parker<WaitEvent>() }
         for parker in parkers {
             _ = machine.enqueue(.thread(parker), of: BuildAgent.standalone(), generation: 1)
         }
-        let item = Item()
-        let value: Item
-        let waiters: [Waiter<Item>]
+        let item: AnyObject = Item()
+        var value = item
+        var waiters: [Waiter] = []
         if completes {
-            (value, waiters) = (item, machine.complete(with: item, generation: 1))
+            waiters = machine.complete(with: item, generation: 1)
         } else {
             machine.holdInstance(item, generation: 1)
-            (value, waiters) = machine.publish(generation: 1)
+            let published = machine.publish(generation: 1)
+            value = published.value
+            waiters = published.waiters
         }
         machine.checkInvariants()
-        #expect(value === item)
+        let same = value === item
+        #expect(same)
         #expect(parkerIDs(waiters) == identities(parkers))
         #expect(!machine.isBuilding && machine.readyValue === item && machine.hasValue)
         #expect(machine.build(ofGeneration: 1) == nil)
@@ -392,16 +369,13 @@ struct OnceStateMachineTests {
         "failing empties the cell, returns every waiter, which resume with the error, and any abandoned instance",
         arguments: StorageKind.allCases, [false, true])
     func fail(storage: StorageKind, heldInstance: Bool) {
-        switch storage {
-        case .strong: fail(StrongStorage<Item>.self, heldInstance: heldInstance)
-        case .weak: fail(WeakStorage<Item>.self, heldInstance: heldInstance)
-        }
+        fail(keepsWeakly: storage == .weak, heldInstance: heldInstance)
     }
 
-    private func fail<S: CellStorage>(_: S.Type, heldInstance: Bool) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func fail(keepsWeakly: Bool, heldInstance: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        let parkers = (0..<2).map { _ in Parker<WaitEvent<Item>>() }
+        let parkers = (0..<2).map { _ in Parker<WaitEvent>() }
         for parker in parkers {
             _ = machine.enqueue(.thread(parker), of: BuildAgent.standalone(), generation: 1)
         }
@@ -428,14 +402,11 @@ struct OnceStateMachineTests {
         "reset empties a ready cell and returns what it held, and leaves an empty cell and a build under way alone",
         arguments: StorageKind.allCases)
     func reset(storage: StorageKind) {
-        switch storage {
-        case .strong: reset(StrongStorage<Item>.self)
-        case .weak: reset(WeakStorage<Item>.self)
-        }
+        reset(keepsWeakly: storage == .weak)
     }
 
-    private func reset<S: CellStorage>(_: S.Type) where S.Value == Item {
-        var machine = OnceStateMachine<S>()
+    private func reset(keepsWeakly: Bool) {
+        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
         let builder = BuildAgent.standalone()
         #expect(machine.reset() == nil)
         _ = machine.claim(by: builder, frame: frame)
@@ -451,7 +422,8 @@ struct OnceStateMachineTests {
         #expect(build.generation == 1 && build.builder === builder && build.instance === item)
         #expect(build.waiters.map(\.id) == [waiter])
         _ = machine.publish(generation: 1)
-        #expect(machine.reset()?.value === item)
+        // A weak cell gives back nothing to release: it held no reference of its own.
+        #expect(machine.reset() === (keepsWeakly ? nil : item))
         machine.checkInvariants()
         guard case .empty = machine.state else {
             Issue.record("reset must empty a ready cell")
@@ -465,14 +437,14 @@ struct OnceStateMachineTests {
         "a held build tells a resolution that took its instance what it depends on once configured, and wakes those that waited for that"
     )
     func configuredHeldBuild() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         let builder = BuildAgent.standalone()
         let borrower = BuildAgent.standalone()
         _ = machine.claim(by: builder, frame: frame)
         let claimant = machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: 1)
         let item = Item()
         let outcome = machine.holdInstance(item, generation: 1)
-        let parker = Parker<WaitEvent<Item>>()
+        let parker = Parker<WaitEvent>()
         #expect(
             machine.configurationOutcome(
                 generation: 1, outcome: outcome, orEnqueue: .thread(parker), of: borrower) == nil
@@ -480,7 +452,7 @@ struct OnceStateMachineTests {
         #expect(machine.waiterCount == 2)
         machine.checkInvariants()
         let dependency = BuildRecord(
-            cell: OnceCell<StrongStorage<Item>>.make(), generation: 3, outcome: BuildOutcome())
+            cell: OnceCell.make(), generation: 3, outcome: BuildOutcome())
         let woken = machine.markConfigured(generation: 1, dependencies: [dependency])
         #expect(woken.count == 1, "only the agent waiting for the configuration is woken")
         #expect(machine.waiterCount == 1)
@@ -510,7 +482,7 @@ struct OnceStateMachineTests {
         "a held build that fails tells a resolution that saw its instance, even one that asks after it ended, and wakes those that waited"
     )
     func failedHeldBuild() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         let borrower = BuildAgent.standalone()
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
         let outcome = machine.holdInstance(Item(), generation: 1)
@@ -541,7 +513,7 @@ struct OnceStateMachineTests {
 
     @Test("a build that fails before it holds an instance leaves no outcome to share")
     func failureWithoutInstance() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
         guard case .building(let build, _) = machine.state else {
             Issue.record("a claimed cell builds")
@@ -554,7 +526,7 @@ struct OnceStateMachineTests {
 
     @Test("retiring leaves a build under way alone, and empties a ready or empty cell for good")
     func retire() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         let builder = BuildAgent.standalone()
         _ = machine.claim(by: builder, frame: frame)
         let item = Item()
@@ -564,13 +536,13 @@ struct OnceStateMachineTests {
         #expect(machine.isBuilding && !machine.isRetired)
         _ = machine.publish(generation: 1)
         let ready = machine.retireUnlessBuilding()
-        #expect(ready.isRetired && ready.dropped?.value === item)
+        #expect(ready.isRetired && ready.dropped === item)
         machine.checkInvariants()
         #expect(!machine.hasValue && !machine.isBuilding)
         #expect(machine.claim(by: builder, frame: frame).summary == .retired)
         #expect(machine.claim(by: BuildAgent.standalone(), frame: frame).summary == .retired)
 
-        var empty = OnceStateMachine<StrongStorage<Item>>()
+        var empty = OnceStateMachine()
         #expect(empty.retireUnlessBuilding().isRetired)
         #expect(empty.claim(by: builder, frame: frame).summary == .retired)
         empty.checkInvariants()
@@ -578,7 +550,7 @@ struct OnceStateMachineTests {
 
     @Test("generations and waiter identifiers grow with every build, whether it ends in a value or an error")
     func generationsGrow() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         var generations: [UInt64] = []
         var ids: [UInt64] = []
         for round in 0..<6 {
@@ -594,7 +566,7 @@ struct OnceStateMachineTests {
             if round.isMultiple(of: 2) {
                 machine.holdInstance(Item(round), generation: generation)
                 _ = machine.publish(generation: generation)
-                #expect(machine.reset()?.value?.number == round)
+                #expect(machine.reset().number == round)
             } else {
                 _ = machine.fail(generation: generation, error: TestFailure(0))
             }
@@ -612,18 +584,18 @@ struct OnceStateMachineTests {
     func resume(event: EventKind) async {
         let item = Item()
         let failure = TestFailure(2)
-        let sent: WaitEvent<Item> =
+        let sent: WaitEvent =
             switch event {
             case .value: .finished(.success(item))
             case .error: .finished(.failure(failure))
             case .recheck: .recheck
             case .cancelled: .cancelled
             }
-        let parker = Parker<WaitEvent<Item>>()
+        let parker = Parker<WaitEvent>()
         Waiter.thread(parker).resume(with: sent)
         #expect(received(by: [parker]) == [sent.summary])
         let delivery = await withCheckedContinuation { continuation in
-            Waiter<Item>.task(TaskWaiter(continuation)).resume(with: sent)
+            Waiter.task(TaskWaiter(continuation)).resume(with: sent)
         }
         #expect(delivery.event.summary == sent.summary)
         withExtendedLifetime((item, failure)) {}
@@ -672,7 +644,7 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
     case completeHeldInstance
 
     func commit() {
-        var machine = OnceStateMachine<StrongStorage<Item>>()
+        var machine = OnceStateMachine()
         let agent = BuildAgent.standalone()
         let frame = makeFrame()
         switch self {
@@ -730,7 +702,7 @@ enum ClaimSummary: Equatable {
     case retired
 }
 
-extension OnceStateMachine.Claim where Storage.Value == Item {
+extension OnceStateMachine.Claim {
     var summary: ClaimSummary {
         switch self {
         case .ready(let value): .ready(ObjectIdentifier(value))
@@ -752,7 +724,7 @@ enum EventSummary: Equatable {
     case cancelled
 }
 
-extension WaitEvent where Value == Item {
+extension WaitEvent {
     var summary: EventSummary {
         switch self {
         case .finished(.success(let value)): .value(ObjectIdentifier(value))
@@ -766,14 +738,14 @@ extension WaitEvent where Value == Item {
 
 extension Waiter {
     /// The parker of a waiting thread.
-    var parker: Parker<WaitEvent<Value>>? {
+    var parker: Parker<WaitEvent>? {
         if case .thread(let parker) = self { return parker }
         return nil
     }
 }
 
 /// The identities of the parkers of the waiting threads among `waiters`.
-func parkerIDs<Value>(_ waiters: [Waiter<Value>]) -> [ObjectIdentifier] {
+func parkerIDs(_ waiters: [Waiter]) -> [ObjectIdentifier] {
     waiters.compactMap { $0.parker.map(ObjectIdentifier.init) }
 }
 
@@ -797,7 +769,7 @@ extension OnceStateMachine {
 
 /// What each parker was given, received on another thread under a watchdog, since `receive()` sleeps
 /// until something is delivered.
-func received(by parkers: [Parker<WaitEvent<Item>>]) -> [EventSummary] {
+func received(by parkers: [Parker<WaitEvent>]) -> [EventSummary] {
     let events = DirkTestSupport.Locked<[EventSummary]>([])
     withWatchdog {
         let summaries = parkers.map { $0.receive().summary }

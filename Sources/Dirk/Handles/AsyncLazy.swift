@@ -11,10 +11,10 @@
 /// ```
 public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
     // Immutable; the cell synchronizes itself.
-    private let cell = OnceCell<StrongStorage<Value>>.make()
-    private let source: AsyncHandleSource<Value, Failure>
+    private let cell = OnceCell.make()
+    private let source: HandleSource<AsyncResolve<Value, Failure>>
 
-    init(_ source: AsyncHandleSource<Value, Failure>) {
+    init(_ source: HandleSource<AsyncResolve<Value, Failure>>) {
         self.source = source
     }
 
@@ -23,20 +23,21 @@ public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
     /// again; but for the resolving task's own cancellation, whose `CancellationError` a waiting
     /// task that was not cancelled does not get: it resolves anew.
     func resolvedValue() async throws(Failure) -> Value {
-        if let ready = cell.readyValue { return ready }
+        if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let source = source
-        return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-            let frame = source.frame(owner: self, handle: AsyncLazy.self)
+        let value = try await TaskAgent.withCurrent { (agent) async throws(Failure) in
+            let frame = source.frame(owner: self, handle: AsyncLazy.self, type: Value.self)
             if agent.enclosing(frame) != nil {
                 Diagnostics.handleReadWhileResolving(
                     frame.name, component: source.componentType, site: source.site)
             }
             return try await cell.resolve(
                 in: agent, frame: frame, cancellable: CancellationError() is Failure
-            ) { () async throws(Failure) in
-                try await source.resolve(frame: frame)
+            ) {
+                () async throws(Failure) in Erasure.object(of: try await source.resolve(frame: frame))
             }
         }
+        return Erasure.value(of: value, as: Value.self)
     }
 }
 
@@ -64,9 +65,9 @@ extension AsyncLazy {
 /// Get one from a module with ``Module/asyncProvider(file:line:column:_:)``; call it with
 /// `try await handle()`.
 public struct AsyncProvider<Value, Failure: Error>: Sendable {
-    private let source: AsyncHandleSource<Value, Failure>
+    private let source: HandleSource<AsyncResolve<Value, Failure>>
 
-    init(_ source: AsyncHandleSource<Value, Failure>) {
+    init(_ source: HandleSource<AsyncResolve<Value, Failure>>) {
         self.source = source
     }
 
@@ -76,7 +77,7 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
     public func callAsFunction() async throws(Failure) -> Value {
         let source = source
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-            let frame = source.frame(owner: nil, handle: AsyncProvider.self)
+            let frame = source.frame(owner: nil, handle: AsyncProvider.self, type: Value.self)
             if let enclosing = agent.enclosingHandle(frame) {
                 Diagnostics.recursion(
                     path: agent.steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
@@ -88,28 +89,14 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
     }
 }
 
-/// What an async handle resolves and where it was made.
-struct AsyncHandleSource<Value, Failure: Error>: Sendable {
-    let site: ProviderSite
-    /// The module that made the handle, compared only: the owner of the steps of a handle that
-    /// is a value, which has no object of its own.
-    let module: UInt
-    let component: UInt
-    let componentType: Any.Type
-    /// Resolves the value from the component, or returns nil when the component is gone.
-    let resolveIfAlive: @Sendable () async throws(Failure) -> Value?
+/// How an async handle resolves its value from its component; nil when the component is gone.
+typealias AsyncResolve<Value, Failure: Error> = @Sendable () async throws(Failure) -> Value?
 
-    func frame(owner: AnyObject?, handle: Any.Type) -> Frame {
-        Frame(
-            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
-            component: component,
-            site: site, type: Value.self, subject: handle, componentType: componentType)
-    }
-
-    func resolve(frame: Frame) async throws(Failure) -> Value {
-        guard let value = try await resolveIfAlive() else {
-            Diagnostics.handleAfterRelease(frame.name, component: componentType, site: site)
-        }
+extension HandleSource {
+    /// The value, resolved now; stops the program if the component is gone.
+    func resolve<Value, Failure: Error>(frame: Frame) async throws(Failure) -> Value
+    where Resolve == AsyncResolve<Value, Failure> {
+        guard let value = try await resolveIfAlive() else { released(frame) }
         return value
     }
 }
@@ -150,13 +137,10 @@ extension Module {
     private func asyncHandleSource<T, Failure: Error>(
         file: StaticString, line: UInt, column: UInt,
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
-    ) -> AsyncHandleSource<T, Failure> {
+    ) -> HandleSource<AsyncResolve<T, Failure>> {
         let owner = componentReference
-        return AsyncHandleSource(
-            site: ProviderSite(file: file, line: line, column: column, function: "asyncLazy(_:)"),
-            module: UInt(bitPattern: ObjectIdentifier(self)),
-            component: owner.identity, componentType: C.self
-        ) { () async throws(Failure) -> T? in
+        return handleSource(file: file, line: line, column: column, function: "asyncLazy(_:)") {
+            () async throws(Failure) -> T? in
             guard let component = owner.strongIfAlive() else { return nil }
             return try await resolve(Erasure.component(component, as: C.self))
         }

@@ -22,26 +22,23 @@
 /// Reading it from within its own resolution stops the program.
 public final class Lazy<Value>: @unchecked Sendable {
     // Immutable; the cell synchronizes itself.
-    private let cell = OnceCell<StrongStorage<Value>>.make()
-    private let source: HandleSource<Value>
+    private let cell = OnceCell.make()
+    private let source: HandleSource<SyncResolve<Value>>
 
-    init(_ source: HandleSource<Value>) {
+    init(_ source: HandleSource<SyncResolve<Value>>) {
         self.source = source
     }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
     public var value: Value {
-        if let ready = cell.readyValue { return ready }
+        if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let context = ResolutionContext.current
-        let frame = source.frame(owner: self, handle: Lazy.self)
-        if context.enclosing(frame) != nil {
-            Diagnostics.handleReadWhileResolving(
-                "Lazy<\(Value.self)>", component: source.componentType, site: source.site)
-        }
-        return cell.resolve(
-            in: context, frame: frame, build: { source.resolve(in: context, frame: frame) },
-            configures: false,
-            configure: { _ in })
+        let frame = source.readFrame(owner: self, handle: Lazy.self, type: Value.self, in: context)
+        let value = cell.resolve(
+            in: context, frame: frame,
+            build: { Erasure.object(of: source.resolve(in: context, frame: frame)) },
+            configures: false, configure: { _ in })
+        return Erasure.value(of: value, as: Value.self)
     }
 }
 
@@ -65,9 +62,9 @@ public final class Lazy<Value>: @unchecked Sendable {
 /// `single`, `weak`, `scoped` or keyed provider being built is not one: that provider's cell ends
 /// it, handing a `configure:` closure's instance to its own thread, or reporting the cycle.
 public struct Provider<Value>: Sendable {
-    private let source: HandleSource<Value>
+    private let source: HandleSource<SyncResolve<Value>>
 
-    init(_ source: HandleSource<Value>) {
+    init(_ source: HandleSource<SyncResolve<Value>>) {
         self.source = source
     }
 
@@ -76,7 +73,7 @@ public struct Provider<Value>: Sendable {
     /// - Returns: What the provider returns now.
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
-        let frame = source.frame(owner: nil, handle: Provider.self)
+        let frame = source.frame(owner: nil, handle: Provider.self, type: Value.self)
         context.enterHandle(frame)
         let value = source.resolve(in: context, frame: frame)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
@@ -84,9 +81,13 @@ public struct Provider<Value>: Sendable {
     }
 }
 
-/// What a handle resolves and where it was made: a closure that resolves the value from the
-/// component, if the component is still alive.
-struct HandleSource<Value>: Sendable {
+/// How a handle resolves its value from its component, which `context` holds for its resolution;
+/// nil when the component is gone. Call it inside a step of `context`.
+typealias SyncResolve<Value> = @Sendable (ResolutionContext) -> Value?
+
+/// What a handle resolves and where it was made: for `Lazy` and `Provider`, a `SyncResolve`; for
+/// the main-actor handles, the same on the main actor; for the async handles, an async closure.
+struct HandleSource<Resolve: Sendable>: Sendable {
     /// Where the handle was made, for messages.
     let site: ProviderSite
     /// The module that made the handle, compared only: the owner of the steps of a handle that
@@ -95,23 +96,38 @@ struct HandleSource<Value>: Sendable {
     /// The component's identity, compared only, and its type.
     let component: UInt
     let componentType: Any.Type
-    /// Resolves the value from the component, which `context` holds for its resolution, or returns
-    /// nil when the component is gone. Call it inside a step of `context`.
-    let resolveIfAlive: @Sendable (ResolutionContext) -> Value?
+    let resolveIfAlive: Resolve
 
     /// The handle's step, for the resolution stack and cycle paths.
-    func frame(owner: AnyObject?, handle: Any.Type) -> Frame {
+    func frame(owner: AnyObject?, handle: Any.Type, type: Any.Type) -> Frame {
         Frame(
             .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
             component: component,
-            site: site, type: Value.self, subject: handle, componentType: componentType)
+            site: site, type: type, subject: handle, componentType: componentType)
     }
 
-    /// The value, resolved now; stops the program if the component is gone.
-    func resolve(in context: ResolutionContext, frame: Frame) -> Value {
-        guard let value = resolveIfAlive(context) else {
-            Diagnostics.handleAfterRelease("\(frame.name)", component: componentType, site: site)
+    /// The step of a lazy handle's first read in `context`; stops the program if the handle is
+    /// being read from within its own resolution, which could never finish.
+    func readFrame(owner: AnyObject, handle: Any.Type, type: Any.Type, in context: ResolutionContext) -> Frame
+    {
+        let frame = frame(owner: owner, handle: handle, type: type)
+        if context.enclosing(frame) != nil {
+            Diagnostics.handleReadWhileResolving(frame.name, component: componentType, site: site)
         }
+        return frame
+    }
+
+    /// Stops the program: the handle's component is gone.
+    func released(_ frame: Frame) -> Never {
+        Diagnostics.handleAfterRelease(frame.name, component: componentType, site: site)
+    }
+}
+
+extension HandleSource {
+    /// The value, resolved now; stops the program if the component is gone.
+    func resolve<Value>(in context: ResolutionContext, frame: Frame) -> Value
+    where Resolve == SyncResolve<Value> {
+        guard let value = resolveIfAlive(context) else { released(frame) }
         return value
     }
 }
@@ -152,18 +168,21 @@ extension Module {
     /// The source of a handle made at `file` and `line` that resolves with `resolve`.
     func handleSource<T>(
         file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @Sendable (C) -> T
-    )
-        -> HandleSource<T>
-    {
+    ) -> HandleSource<SyncResolve<T>> {
         let owner = componentReference
-        return HandleSource(
-            site: ProviderSite(file: file, line: line, column: column, function: "lazy(_:)"),
-            module: UInt(bitPattern: ObjectIdentifier(self)),
-            component: owner.identity,
-            componentType: C.self
-        ) { context in
+        return handleSource(file: file, line: line, column: column, function: "lazy(_:)") { context in
             guard owner.holdIfAlive(in: context) else { return nil }
             return resolve(Erasure.component(owner.heldObject, as: C.self))
         }
+    }
+
+    /// The source of a handle made at `file`, `line` and `column` that resolves with `resolve`.
+    func handleSource<Resolve>(
+        file: StaticString, line: UInt, column: UInt, function: StaticString, _ resolve: Resolve
+    ) -> HandleSource<Resolve> {
+        HandleSource(
+            site: ProviderSite(file: file, line: line, column: column, function: function),
+            module: UInt(bitPattern: ObjectIdentifier(self)), component: componentReference.identity,
+            componentType: C.self, resolveIfAlive: resolve)
     }
 }

@@ -14,27 +14,24 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     // Immutable; the cell synchronizes itself, and its value is made, read and released only on
     // the main actor, which `value` is isolated to (the handle's deinitializer releases it
     // wherever the handle goes, as any main-actor object's last release does).
-    private let cell = OnceCell<StrongStorage<Value>>.make()
-    private let source: MainActorHandleSource<Value>
+    private let cell = OnceCell.make()
+    private let source: HandleSource<MainActorResolve<Value>>
 
-    init(_ source: MainActorHandleSource<Value>) {
+    init(_ source: HandleSource<MainActorResolve<Value>>) {
         self.source = source
     }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
     @MainActor
     public var value: Value {
-        if let ready = cell.readyValue { return ready }
+        if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let context = ResolutionContext.current
-        let frame = source.frame(owner: self, handle: MainActorLazy.self)
-        if context.enclosing(frame) != nil {
-            Diagnostics.handleReadWhileResolving(
-                frame.name, component: source.componentType, site: source.site)
-        }
-        return cell.resolve(
-            in: context, frame: frame, build: { source.resolve(in: context, frame: frame) },
-            configures: false,
-            configure: { _ in })
+        let frame = source.readFrame(owner: self, handle: MainActorLazy.self, type: Value.self, in: context)
+        let value = cell.resolve(
+            in: context, frame: frame,
+            build: { Erasure.object(of: source.resolve(in: context, frame: frame)) },
+            configures: false, configure: { _ in })
+        return Erasure.value(of: value, as: Value.self)
     }
 }
 
@@ -44,9 +41,9 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
 /// Get one from a module with ``Module/mainActorProvider(file:line:column:_:)``; call it on the main
 /// actor.
 public struct MainActorProvider<Value>: Sendable {
-    private let source: MainActorHandleSource<Value>
+    private let source: HandleSource<MainActorResolve<Value>>
 
-    init(_ source: MainActorHandleSource<Value>) {
+    init(_ source: HandleSource<MainActorResolve<Value>>) {
         self.source = source
     }
 
@@ -56,7 +53,7 @@ public struct MainActorProvider<Value>: Sendable {
     @MainActor
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
-        let frame = source.frame(owner: nil, handle: MainActorProvider.self)
+        let frame = source.frame(owner: nil, handle: MainActorProvider.self, type: Value.self)
         context.enterHandle(frame)
         let value = source.resolve(in: context, frame: frame)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
@@ -64,30 +61,15 @@ public struct MainActorProvider<Value>: Sendable {
     }
 }
 
-/// What a main-actor handle resolves and where it was made.
-struct MainActorHandleSource<Value>: Sendable {
-    let site: ProviderSite
-    /// The module that made the handle, compared only: the owner of the steps of a handle that
-    /// is a value, which has no object of its own.
-    let module: UInt
-    let component: UInt
-    let componentType: Any.Type
-    /// Resolves the value from the component, which `context` holds for its resolution, or returns
-    /// nil when the component is gone. Call it inside a step of `context`.
-    let resolveIfAlive: @MainActor @Sendable (ResolutionContext) -> Value?
+/// How a main-actor handle resolves its value on the main actor (see `SyncResolve`).
+typealias MainActorResolve<Value> = @MainActor @Sendable (ResolutionContext) -> Value?
 
-    func frame(owner: AnyObject?, handle: Any.Type) -> Frame {
-        Frame(
-            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
-            component: component,
-            site: site, type: Value.self, subject: handle, componentType: componentType)
-    }
-
+extension HandleSource {
+    /// The value, resolved now on the main actor; stops the program if the component is gone.
     @MainActor
-    func resolve(in context: ResolutionContext, frame: Frame) -> Value {
-        guard let value = resolveIfAlive(context) else {
-            Diagnostics.handleAfterRelease(frame.name, component: componentType, site: site)
-        }
+    func resolve<Value>(in context: ResolutionContext, frame: Frame) -> Value
+    where Resolve == MainActorResolve<Value> {
+        guard let value = resolveIfAlive(context) else { released(frame) }
         return value
     }
 }
@@ -129,13 +111,10 @@ extension Module {
 
     private func mainActorHandleSource<T>(
         file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @MainActor @Sendable (C) -> T
-    ) -> MainActorHandleSource<T> {
+    ) -> HandleSource<MainActorResolve<T>> {
         let owner = componentReference
-        return MainActorHandleSource(
-            site: ProviderSite(file: file, line: line, column: column, function: "mainActorLazy(_:)"),
-            module: UInt(bitPattern: ObjectIdentifier(self)),
-            component: owner.identity, componentType: C.self
-        ) { context in
+        return handleSource(file: file, line: line, column: column, function: "mainActorLazy(_:)") {
+            context in
             guard owner.holdIfAlive(in: context) else { return nil }
             return resolve(Erasure.component(owner.heldObject, as: C.self))
         }

@@ -207,7 +207,7 @@ extension AnyModule {
         switch strategy {
         case .asyncSingle:
             let cell = slots.withSlot(
-                for: key, strategy: strategy, site: site, as: StrongObjectCell.self, make: { .make() }, { $0 }
+                for: key, strategy: strategy, site: site, as: OnceCell.self, make: { .make() }, { $0 }
             )
             return try await cell.resolve(
                 in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)

@@ -10,7 +10,7 @@
 /// finishes and is cached under its key. A dropped cell is retired, so that a caller that found it
 /// before the reset finds the key's cell again rather than build an instance nobody will find.
 @usableFromInline final class KeyedCells: @unchecked Sendable {
-    @usableFromInline typealias Cell = StrongObjectCell
+    @usableFromInline typealias Cell = OnceCell
 
     @usableFromInline init() {}
 
@@ -44,7 +44,7 @@
             if let found = candidates.first(where: { $0.key == key }) { return found.cell }
             let added: Entry? = state.withLock { state in
                 guard state.version == version else { return nil }
-                let entry = Entry(key: key, cell: StrongObjectCell.make())
+                let entry = Entry(key: key, cell: OnceCell.make())
                 state.entries[hash, default: []].append(entry)
                 state.version &+= 1
                 return entry

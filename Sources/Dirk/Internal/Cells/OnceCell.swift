@@ -9,20 +9,27 @@
 /// A cell is shared between threads, though `ManagedBuffer` does not let it say so: everything
 /// mutable in it is the state machine, guarded by the lock of `Locked`.
 ///
-/// Handles and module creation use the class itself, for values of any type; providers' caches use
-/// its subclasses in `ObjectCells.swift`, which are not generic, so that making and releasing one
-/// run code compiled for it. No other class derives from it, and every member is `final`.
+/// Its values are objects: providers' values travel as objects (`Erasure`), and so do handles'.
+/// The class is not generic, so that making and releasing a cell run code compiled for it.
 @usableFromInline
-package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Storage>>, WaitableCell {
-    @usableFromInline package typealias Value = Storage.Value
+package final class OnceCell: Locked<OnceStateMachine>, WaitableCell {
+    @usableFromInline package typealias Value = AnyObject
 
-    /// An empty cell.
-    @inlinable package static func make() -> Self {
-        make(OnceStateMachine(), extraWords: 0)
+    /// An empty cell, which keeps its value strongly, or, if `keepsWeakly`, only while someone else
+    /// holds it (`weak`).
+    @inlinable package static func make(keepsWeakly: Bool = false) -> OnceCell {
+        make(OnceStateMachine(keepsWeakly: keepsWeakly))
+    }
+
+    /// The ready object, read under the lock, nil when the cell is not ready: what a cached
+    /// `single`'s read calls. The reference is copied before the lock is given back, so that a
+    /// `reset()` on another thread cannot release the object first.
+    @inlinable package var readyObject: AnyObject? {
+        withLock { $0.ready }
     }
 
     /// Runs `body` with the state machine while holding the lock.
-    @inlinable package final func withMachine<Result>(_ body: (inout OnceStateMachine<Storage>) -> Result)
+    @inlinable package final func withMachine<Result>(_ body: (inout OnceStateMachine) -> Result)
         -> Result
     {
         withLock { body(&$0) }
@@ -49,14 +56,14 @@ package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Stor
 
     /// Empties a ready cell; returns what it held, for the caller to release outside any lock.
 
-    package final func reset() -> Storage? {
+    package final func reset() -> AnyObject? {
         withMachine { $0.reset() }
     }
 
     /// Retires the cell unless a build is under way in it (see
     /// `OnceStateMachine.retireUnlessBuilding()`); returns whether it did, and what the cell held,
     /// for the caller to release outside any lock.
-    package final func retireUnlessBuilding() -> (isRetired: Bool, dropped: Storage?) {
+    package final func retireUnlessBuilding() -> (isRetired: Bool, dropped: AnyObject?) {
         withMachine { $0.retireUnlessBuilding() }
     }
 
@@ -120,7 +127,7 @@ package final class OnceCell<Storage: CellStorage>: Locked<OnceStateMachine<Stor
     /// Ends generation `generation` with no value and wakes its waiters with `event`; an agent
     /// that saw its instance learns that it failed, because of `cause` if given.
     @usableFromInline final func end(
-        generation: UInt64, telling event: WaitEvent<Value>, causedBy cause: BuildFailure? = nil
+        generation: UInt64, telling event: WaitEvent, causedBy cause: BuildFailure? = nil
     ) {
         // The abandoned instance, if any, is released here, after the lock: its deinitializer may
         // run user code. So are the build's references to the cells it depended on, which may be

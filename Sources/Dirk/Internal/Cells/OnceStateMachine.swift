@@ -1,34 +1,7 @@
-/// How a cell keeps its ready value: strongly (`single`, `single(key:)`, `scoped`, modules,
-/// handles) or weakly (`weak`).
-@usableFromInline package protocol CellStorage: SendableMetatype {
-    associatedtype Value
-    /// Whether the storage keeps its value until the cell is reset.
-    static var isStrong: Bool { get }
-    init(_ value: Value)
-    /// The value, or nil when a weak value is gone.
-    var value: Value? { get }
-}
-
-/// Keeps the value until the cell is reset.
-@usableFromInline package struct StrongStorage<Value>: CellStorage {
-    @usableFromInline let stored: Value
-    @inlinable package static var isStrong: Bool { true }
-    @inlinable package init(_ value: Value) { stored = value }
-    @inlinable package var value: Value? { stored }
-}
-
-/// Keeps the value while someone else holds it.
-@usableFromInline package struct WeakStorage<Value: AnyObject>: CellStorage {
-    @usableFromInline weak var stored: Value?
-    @inlinable package static var isStrong: Bool { false }
-    @inlinable package init(_ value: Value) { stored = value }
-    @inlinable package var value: Value? { stored }
-}
-
 /// What an agent waiting for a build is told when it is woken.
-@usableFromInline package enum WaitEvent<Value> {
+@usableFromInline package enum WaitEvent {
     /// The build ended: its instance, or the error its factory threw.
-    case finished(Result<Value, any Error>)
+    case finished(Result<AnyObject, any Error>)
     /// Look again: a cycle among waiting agents may now be broken by this one, or the build it
     /// waited for ended without leaving an instance to share.
     case recheck
@@ -49,8 +22,8 @@ extension WaitEvent {
 /// Its value crosses from the task that built it to the task that waits, as every cached instance
 /// reaches every caller on any thread: sharing one instance is what a cache is for, and whether the
 /// instance may be shared is its own type's concern, as with any singleton.
-@usableFromInline package struct Delivery<Value>: @unchecked Sendable {
-    package let event: WaitEvent<Value>
+@usableFromInline package struct Delivery: @unchecked Sendable {
+    package let event: WaitEvent
 }
 
 /// Something waiting for a build: a thread asleep on its parker, or a suspended task.
@@ -59,12 +32,12 @@ extension WaitEvent {
 /// known where it is compiled: a `CheckedContinuation` held inline would not, its module being
 /// built for library evolution, and every copy and release of a cell's state would then go through
 /// its type's witnesses.
-@usableFromInline package enum Waiter<Value> {
-    case thread(Parker<WaitEvent<Value>>)
-    case task(TaskWaiter<Value>)
+@usableFromInline package enum Waiter {
+    case thread(Parker<WaitEvent>)
+    case task(TaskWaiter)
 
     /// Wakes the waiter with `event`. Call it once, outside any lock.
-    @usableFromInline package func resume(with event: WaitEvent<Value>) {
+    @usableFromInline package func resume(with event: WaitEvent) {
         switch self {
         case .thread(let parker): parker.deliver(event)
         case .task(let task): task.continuation.resume(returning: Delivery(event: event))
@@ -73,10 +46,10 @@ extension WaitEvent {
 }
 
 /// A suspended task waiting for a build, as a `Waiter` keeps it.
-@usableFromInline package final class TaskWaiter<Value>: Sendable {
-    @usableFromInline let continuation: CheckedContinuation<Delivery<Value>, Never>
+@usableFromInline package final class TaskWaiter: Sendable {
+    @usableFromInline let continuation: CheckedContinuation<Delivery, Never>
 
-    package init(_ continuation: CheckedContinuation<Delivery<Value>, Never>) {
+    package init(_ continuation: CheckedContinuation<Delivery, Never>) {
         self.continuation = continuation
     }
 }
@@ -98,15 +71,15 @@ extension WaitEvent {
 /// next; `OnceCell` applies them and performs their actions (resuming waiters, releasing values)
 /// outside the lock. One build runs at a time; every caller that arrives meanwhile waits for that
 /// build and gets its instance or its error, so a factory runs once for all of them.
-@usableFromInline package struct OnceStateMachine<Storage: CellStorage> {
-    @usableFromInline package typealias Value = Storage.Value
+@usableFromInline package struct OnceStateMachine {
+    @usableFromInline package typealias Value = AnyObject
 
     /// The states, as `state` shows them.
     package enum State {
         case empty
         /// A build under way, and the step that builds.
         case building(Build, frame: Frame)
-        case ready(Storage)
+        case ready(AnyObject)
     }
 
     /// One build under way.
@@ -122,7 +95,7 @@ extension WaitEvent {
         /// The agents waiting: for the instance, or (`forConfiguration`) only until the instance
         /// is configured, as a resolution that took it half-configured does before it ends.
         @usableFromInline package var waiters:
-            [(id: UInt64, agent: BuildAgent, waiter: Waiter<Value>, forConfiguration: Bool)] = []
+            [(id: UInt64, agent: BuildAgent, waiter: Waiter, forConfiguration: Bool)] = []
         /// Set when the held instance is complete (its `configure:` returned), to the builds it may
         /// refer to half-configured: those whose instances the builder had taken, and its own whose
         /// `configure:` still ran. A resolution that takes this instance waits for them too. The
@@ -146,25 +119,33 @@ extension WaitEvent {
     @usableFromInline package internal(set) var isRetired = false
     private var generations: UInt64 = 0
     private var waiterIDs: UInt64 = 0
-    /// Declared last, so that it lies beside the lock word that follows the state in the cell's
-    /// box: a cached read touches one cache line. (Speed only: the read of a `single` takes the
-    /// lock and then reads this.)
-    @usableFromInline var ready: Storage?
+    /// Whether the cell keeps its value only while someone else holds it (`weak`), in `weakReady`;
+    /// otherwise it keeps it until it is reset, in `ready`.
+    @usableFromInline let keepsWeakly: Bool
+    @usableFromInline var ready: AnyObject?
+    @usableFromInline weak var weakReady: AnyObject?
 
     /// An empty cell's state.
-    @usableFromInline package init() {}
+    @usableFromInline package init(keepsWeakly: Bool = false) {
+        self.keepsWeakly = keepsWeakly
+    }
 
     /// The state, as one value: a copy, to read.
     package var state: State {
         if let build { return .building(build, frame: buildFrame!) }
-        if let ready { return .ready(ready) }
+        if let readyValue { return .ready(readyValue) }
         return .empty
     }
 
-    /// The ready value, if there is one. A weak storage's value is read as a strong reference: a
-    /// cell that reads it under its lock lets it go after the lock, since it may be the last one.
+    /// The ready value, if there is one. A weak value is read as a strong reference: a cell that
+    /// reads it under its lock lets it go after the lock, since it may be the last one.
     @inlinable package var readyValue: Value? {
-        ready?.value
+        keepsWeakly ? weakReady : ready
+    }
+
+    /// Makes `value` the cell's value.
+    private mutating func keep(_ value: AnyObject) {
+        if keepsWeakly { weakReady = value } else { ready = value }
     }
 
     /// Whether the cell holds a value now; reads the value (see `readyValue`).
@@ -199,10 +180,9 @@ extension WaitEvent {
             }
             return .wait(generation: build.generation)
         }
-        if let value = ready?.value { return .ready(value) }
+        if let value = readyValue { return .ready(value) }
         // Empty, or a weak value that is gone.
         generations &+= 1
-        ready = nil
         build = Build(builder: agent, generation: generations)
         buildFrame = frame
         return .build(generation: generations)
@@ -213,7 +193,7 @@ extension WaitEvent {
     /// Adds `waiter` to the build of generation `generation`, if it is still under way; returns
     /// its identifier, or nil when the caller should claim again.
     @usableFromInline package mutating func enqueue(
-        _ waiter: Waiter<Value>, of agent: BuildAgent, generation: UInt64
+        _ waiter: Waiter, of agent: BuildAgent, generation: UInt64
     ) -> UInt64? {
         defer { debugCheck() }
         guard build?.generation == generation else { return nil }
@@ -226,7 +206,7 @@ extension WaitEvent {
     /// longer keeps a resolution that saw its instance waiting (its build ended, or its instance
     /// is configured); otherwise adds `waiter`, woken when that happens, and returns nil.
     @usableFromInline package mutating func configurationOutcome(
-        generation: UInt64, outcome: BuildOutcome, orEnqueue waiter: Waiter<Value>, of agent: BuildAgent
+        generation: UInt64, outcome: BuildOutcome, orEnqueue waiter: Waiter, of agent: BuildAgent
     ) -> ConfigurationOutcome? {
         defer { debugCheck() }
         guard let build, build.generation == generation else {
@@ -242,14 +222,14 @@ extension WaitEvent {
     }
 
     /// Removes the waiter `id`, if it is still waiting; whoever removes a waiter resumes it.
-    @usableFromInline package mutating func dequeue(_ id: UInt64) -> Waiter<Value>? {
+    @usableFromInline package mutating func dequeue(_ id: UInt64) -> Waiter? {
         defer { debugCheck() }
         guard let index = build?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return build!.waiters.remove(at: index).waiter
     }
 
     /// Removes the waiters of `agent`, to wake them so that they look for a cycle again.
-    @usableFromInline package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter<Value>] {
+    @usableFromInline package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter] {
         defer { debugCheck() }
         guard let waiters = build?.waiters else { return [] }
         build!.waiters.removeAll { $0.agent === agent }
@@ -281,7 +261,7 @@ extension WaitEvent {
     /// depends on; returns the waiters that waited only for that, to wake.
     @usableFromInline package mutating func markConfigured(
         generation: UInt64, dependencies: [BuildRecord]
-    ) -> [Waiter<Value>] {
+    ) -> [Waiter] {
         defer { debugCheck() }
         guard build?.generation == generation, build?.instance != nil else {
             preconditionFailure("Dirk internal error: a build was configured that holds no instance")
@@ -312,7 +292,7 @@ extension WaitEvent {
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
     /// resume with it.
     @usableFromInline package mutating func publish(generation: UInt64) -> (
-        value: Value, waiters: [Waiter<Value>]
+        value: Value, waiters: [Waiter]
     ) {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
@@ -321,21 +301,20 @@ extension WaitEvent {
         guard let instance = finished.instance else {
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
-        ready = Storage(instance)
+        keep(instance)
         return (instance, finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter))
     }
 
     /// Makes `value`, built as generation `generation` and never held, the cell's value; returns
     /// the waiters to resume with it. The one step of a build that nobody needed to see before it
     /// was ready: `holdInstance` then `publish`, without handing the value back.
-    @usableFromInline package mutating func complete(with value: Value, generation: UInt64) -> [Waiter<Value>]
-    {
+    @usableFromInline package mutating func complete(with value: Value, generation: UInt64) -> [Waiter] {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was completed that is not under way")
         }
         precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
-        ready = Storage(value)
+        keep(value)
         return finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter)
     }
 
@@ -346,7 +325,7 @@ extension WaitEvent {
     @usableFromInline package mutating func fail(
         generation: UInt64, error: (any Error)? = nil, causedBy cause: BuildFailure? = nil
     ) -> (
-        waiters: [Waiter<Value>], abandoned: Value?
+        waiters: [Waiter], abandoned: Value?
     ) {
         defer { debugCheck() }
         guard build?.generation == generation, let failed = build.take() else {
@@ -368,8 +347,9 @@ extension WaitEvent {
 
     /// Empties a ready cell and returns what it held, to release outside the lock. A build under way
     /// is left to finish: its instance is cached when it is done.
-    @usableFromInline package mutating func reset() -> Storage? {
+    @usableFromInline package mutating func reset() -> AnyObject? {
         defer { debugCheck() }
+        weakReady = nil
         return ready.take()
     }
 
@@ -378,11 +358,10 @@ extension WaitEvent {
     /// the table dropped it looks again instead of building where nobody will find the instance.
     ///
     /// - Returns: Whether the cell was retired, and what it held, to release outside the lock.
-    @usableFromInline package mutating func retireUnlessBuilding() -> (isRetired: Bool, dropped: Storage?) {
-        defer { debugCheck() }
+    @usableFromInline package mutating func retireUnlessBuilding() -> (isRetired: Bool, dropped: AnyObject?) {
         if build != nil { return (false, nil) }
         isRetired = true
-        return (true, ready.take())
+        return (true, reset())
     }
 
     /// Whether a build is under way.
@@ -405,13 +384,12 @@ extension WaitEvent {
     /// keeping waiters for its configuration, a held instance without an outcome (or the
     /// reverse), or a strong ready value that is gone.
     package func checkInvariants() {
-        precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
+        precondition(readyValue == nil || build == nil, "Dirk internal error: a cell both ready and building")
         precondition(
-            !isRetired || (ready == nil && build == nil),
+            !isRetired || (readyValue == nil && build == nil),
             "Dirk internal error: a retired cell holds something")
-        if let ready, Storage.isStrong {
-            precondition(ready.value != nil, "Dirk internal error: a strong cell lost its value")
-        }
+        precondition(
+            !keepsWeakly || ready == nil, "Dirk internal error: a weak cell holds its value strongly")
         if let build {
             precondition(buildFrame != nil, "Dirk internal error: a build with no frame")
             precondition(build.generation == generations, "Dirk internal error: a build of an old generation")

@@ -87,9 +87,9 @@ import CDirk
         guard let entry = table.entry(for: key), entry.tag == UInt(strategy.rawValue) else { return nil }
         // The table keeps the slot alive for the module's lifetime, and the caller holds the
         // module. A slot tagged `single` or `asyncSingle` was made by the policy of that strategy,
-        // as a `StrongObjectCell`: the tag decides the class.
+        // as a `OnceCell`: the tag decides the class.
         return entry.value._withUnsafeGuaranteedRef {
-            unsafeDowncast($0, to: StrongObjectCell.self).readyObject
+            unsafeDowncast($0, to: OnceCell.self).readyObject
         }
     }
 
@@ -210,8 +210,8 @@ struct OverrideEntry {
 /// A provider's cache in the module, as the class its strategy's policy made it: what `reset()`
 /// empties and insight reads, each through its own class, so that the code is specialized for it.
 enum ProviderCache {
-    case strong(StrongObjectCell)
-    case weak(WeakObjectCell)
+    case strong(OnceCell)
+    case weak(OnceCell)
     case keyed(KeyedCells)
 
     /// The cache of a slot with `tag`, or nil if the slot caches nothing in the module.
@@ -219,8 +219,8 @@ enum ProviderCache {
         // The tag is the strategy whose policy made the slot, which decides its class.
         switch ProviderStrategy(rawValue: UInt8(tag)) {
         case .single, .asyncSingle:
-            self = .strong(unsafeDowncast(slot, to: StrongObjectCell.self))
-        case .weak: self = .weak(unsafeDowncast(slot, to: WeakObjectCell.self))
+            self = .strong(unsafeDowncast(slot, to: OnceCell.self))
+        case .weak: self = .weak(unsafeDowncast(slot, to: OnceCell.self))
         case .keyedSingle: self = .keyed(unsafeDowncast(slot, to: KeyedCells.self))
         case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil: return nil
         }

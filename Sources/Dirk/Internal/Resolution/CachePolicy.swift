@@ -47,14 +47,14 @@ extension ProviderSlotPolicy {
 struct SinglePolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .single }
 
-    func makeSlot() -> StrongObjectCell { StrongObjectCell.make() }
+    func makeSlot() -> OnceCell { OnceCell.make() }
 
-    func hasInstance(in slot: StrongObjectCell, context: ResolutionContext, frame: Frame) -> Bool {
+    func hasInstance(in slot: OnceCell, context: ResolutionContext, frame: Frame) -> Bool {
         slot.hasValue
     }
 
     func resolve(
-        in slot: StrongObjectCell, context: ResolutionContext, frame: Frame,
+        in slot: OnceCell, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         try slot.resolve(
@@ -67,14 +67,14 @@ struct SinglePolicy: ProviderSlotPolicy {
 struct WeakPolicy: ProviderSlotPolicy {
     var strategy: ProviderStrategy { .weak }
 
-    func makeSlot() -> WeakObjectCell { WeakObjectCell.make() }
+    func makeSlot() -> OnceCell { OnceCell.make(keepsWeakly: true) }
 
-    func hasInstance(in slot: WeakObjectCell, context: ResolutionContext, frame: Frame) -> Bool {
+    func hasInstance(in slot: OnceCell, context: ResolutionContext, frame: Frame) -> Bool {
         slot.hasValue
     }
 
     func resolve(
-        in slot: WeakObjectCell, context: ResolutionContext, frame: Frame,
+        in slot: OnceCell, context: ResolutionContext, frame: Frame,
         build: () throws -> AnyObject?, configures: Bool, configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         try slot.resolve(

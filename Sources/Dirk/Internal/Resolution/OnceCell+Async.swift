@@ -73,7 +73,7 @@ extension OnceCell {
     /// `cancellable`, until the task is cancelled.
     private func wait(
         for generation: UInt64, in agent: TaskAgent, frame: Frame, cancellable: Bool
-    ) async -> WaitEvent<Value> {
+    ) async -> WaitEvent {
         if cancellable && Task.isCancelled { return .cancelled }
         let registration = Locked<Registration>.make(.pending)
         // Both synchronize themselves; the cancellation handler may run on any thread.
@@ -83,8 +83,8 @@ extension OnceCell {
         agent.waitingFor = target
         defer { agent.waitingFor = nil }
         let event = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Value>, Never>) in
-                let resumeAtOnce: WaitEvent<Value>? = registration.withLock { registration in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
+                let resumeAtOnce: WaitEvent? = registration.withLock { registration in
                     if case .cancelled = registration, cancellable { return .cancelled }
                     guard
                         let id = withMachine({
@@ -112,7 +112,7 @@ extension OnceCell {
             }
         } onCancel: {
             guard cancellable else { return }
-            let waiter: Waiter<Value>? = sharedRegistration.object.withLock { registration in
+            let waiter: Waiter? = sharedRegistration.object.withLock { registration in
                 defer { registration = .cancelled }
                 guard case .waiting(let id) = registration else { return nil }
                 return shared.object.withMachine { $0.dequeue(id) }

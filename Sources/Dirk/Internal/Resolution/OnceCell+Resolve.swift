@@ -155,10 +155,8 @@ extension OnceCell {
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
     /// first, and returns what the build ended with, or `.recheck` to claim again.
-    @inlinable func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent<
-        Value
-    > {
-        let parker = Parker<WaitEvent<Value>>()
+    @inlinable func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent {
+        let parker = Parker<WaitEvent>()
         guard let id = withMachine({ $0.enqueue(.thread(parker), of: context, generation: generation) })
         else {
             return .recheck
@@ -194,7 +192,7 @@ extension OnceCell: BorrowedBuild {
     @usableFromInline package func waitUntilConfigured(
         _ record: BuildRecord, as agent: BuildAgent
     ) -> ConfigurationOutcome {
-        let parker = Parker<WaitEvent<Value>>()
+        let parker = Parker<WaitEvent>()
         let target = WaitTarget(cell: self, generation: record.generation, forConfiguration: true)
         defer { agent.waitingFor = nil }
         while true {

@@ -33,11 +33,8 @@ import CDirk
     /// buckets gave about twenty, each a comparison of frames), for 4 KB per thread.
     static let bucketCount = 1_024
 
-    /// Objects kept alive until the resolution ends, each by one reference: `heldCount` of them,
-    /// in a buffer of `heldCapacity` that grows like `frames`.
-    @usableFromInline @exclusivity(unchecked) var held: UnsafeMutablePointer<Unmanaged<AnyObject>>
-    @usableFromInline @exclusivity(unchecked) var heldCount = 0
-    @usableFromInline @exclusivity(unchecked) var heldCapacity = 8
+    /// Objects kept alive until the resolution ends, each by one reference.
+    @usableFromInline @exclusivity(unchecked) var held: [Unmanaged<AnyObject>] = []
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution
     /// took another agent's half-configured instance, published when the resolution ends (see
     /// `OnceCell.resolve`), with their steps.
@@ -126,7 +123,6 @@ import CDirk
         belowInBucket = .allocate(capacity: capacity)
         bucketTops = .allocate(capacity: Self.bucketCount)
         bucketTops.initialize(repeating: -1, count: Self.bucketCount)
-        held = .allocate(capacity: heldCapacity)
         super.init()
     }
 
@@ -135,8 +131,6 @@ import CDirk
         frames.deallocate()
         belowInBucket.deallocate()
         bucketTops.deallocate()
-        // A thread ends outside any resolution, which released everything it held.
-        held.deallocate()
     }
 
     /// The calling thread's context, made on its first resolution and released when it exits.
@@ -361,7 +355,7 @@ import CDirk
     /// A cell of a shared store is kept by this resolution until it ends, so that the provider
     /// gives it one instance even if the async resolution that the store belongs to ends meanwhile
     /// (in a `Task { }` that outlives it) and releases its instances.
-    func scopedCell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell {
+    func scopedCell(owner: AnyObject, key: ProviderKey) -> OnceCell {
         if let scopes, scopes === ownScopes { return scopes.cell(owner: owner, key: key) }
         guard let shared = scopes ?? TaskAgent.scopesOfCurrentTask else {
             let own = ownScopes ?? ScopeStore.make()
@@ -380,7 +374,7 @@ import CDirk
 
     /// The cell of the `scoped` provider at `key` of `owner` in the resolution under way, if it
     /// has one, for traces.
-    func existingScopedCell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell? {
+    func existingScopedCell(owner: AnyObject, key: ProviderKey) -> OnceCell? {
         if let kept = keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) {
             return kept.cell
         }
@@ -391,15 +385,14 @@ import CDirk
     /// `key` of `owner`, and `store` as its scope if it has none yet. Only inside a step, whose
     /// resolution will end to release them: a cell that an outermost call found outside any step
     /// is kept from the step that builds it on.
-    func keepIfShared(_ cell: StrongObjectCell, of owner: AnyObject, key: ProviderKey) {
+    func keepIfShared(_ cell: OnceCell, of owner: AnyObject, key: ProviderKey) {
         guard depth > 0, let store = scopes ?? TaskAgent.scopesOfCurrentTask, store !== ownScopes else {
             return
         }
         keep(cell, of: owner, key: key, from: store)
     }
 
-    private func keep(_ cell: StrongObjectCell, of owner: AnyObject, key: ProviderKey, from store: ScopeStore)
-    {
+    private func keep(_ cell: OnceCell, of owner: AnyObject, key: ProviderKey, from store: ScopeStore) {
         guard depth > 0 else { return }
         if scopes == nil {
             scopes = store
@@ -418,26 +411,14 @@ import CDirk
     /// Whether the resolution keeps the object at `address` alive.
     @inlinable
     func holds(_ address: UnsafeMutableRawPointer) -> Bool {
-        var index = 0
-        while index < heldCount {
-            if held[index].toOpaque() == address { return true }
-            index &+= 1
-        }
-        return false
+        held.contains { $0.toOpaque() == address }
     }
 
     /// Keeps `object`, which the caller retained once, alive until the resolution ends, taking over
     /// that reference. Call it only inside a step.
     @inlinable func hold(_ object: Unmanaged<AnyObject>) {
-        if heldCount == heldCapacity { growHeld() }
-        (held + heldCount).initialize(to: object)
-        heldCount &+= 1
+        held.append(object)
         hasEndWork = true
-    }
-
-    @usableFromInline func growHeld() {
-        held = Self.moved(held, count: heldCount, toCapacity: heldCapacity * 2)
-        heldCapacity *= 2
     }
 
     // MARK: Ending the resolution
@@ -510,10 +491,7 @@ import CDirk
         }
         // Released last, outside any lock: deinitializers may run user code, even resolve again on
         // this thread, which then starts a resolution of its own (and may end this one's loop).
-        while heldCount > 0 {
-            heldCount &-= 1
-            (held + heldCount).move().release()
-        }
+        while let object = held.popLast() { object.release() }
         return failure
     }
 

@@ -23,7 +23,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
     struct Entry {
         let owner: AnyObject
         let key: ProviderKey
-        let cell: StrongObjectCell
+        let cell: OnceCell
     }
 
     /// An empty store.
@@ -41,12 +41,12 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// The cell of the provider at `key` of `owner`, made on first use. Once the resolution has
     /// ended, a cell made is not kept: its caller is its only keeper, and no ended scope holds an
     /// instance.
-    func cell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell {
+    func cell(owner: AnyObject, key: ProviderKey) -> OnceCell {
         withLock { state in
             if let existing = state.entries.first(where: { $0.owner === owner && $0.key == key }) {
                 return existing.cell
             }
-            let made = StrongObjectCell.make()
+            let made = OnceCell.make()
             if !state.hasEnded {
                 state.entries.append(Entry(owner: owner, key: key, cell: made))
                 state.count += 1
@@ -56,7 +56,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
     }
 
     /// The cell of the provider at `key` of `owner`, if it has one.
-    func existingCell(owner: AnyObject, key: ProviderKey) -> StrongObjectCell? {
+    func existingCell(owner: AnyObject, key: ProviderKey) -> OnceCell? {
         withLock { state in state.entries.first { $0.owner === owner && $0.key == key }?.cell }
     }
 

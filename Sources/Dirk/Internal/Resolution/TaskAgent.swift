@@ -50,9 +50,8 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     private let state: Locked<State>
 
     private struct State {
-        /// The steps this task runs, outermost first, each with its serial: the outermost kept
-        /// inline, so that an agent that runs one step at a time allocates nothing for them.
-        var steps = Steps()
+        /// The steps this task runs, outermost first, each with its serial.
+        var steps: [(frame: Frame, serial: UInt64)] = []
         var lastSerial: UInt64 = 0
         /// The `scoped` instances of the resolution: made on first need (a `scoped` provider, a
         /// synchronous resolution inside this one, a child task), so that a resolution that asks
@@ -242,38 +241,6 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let stack = state.withLock { $0.steps }
         let first = stack.lastIndex { $0.frame.isSame(as: frame) } ?? stack.endIndex
         return stack[first...].map(\.frame)
-    }
-}
-
-extension TaskAgent {
-    /// An agent's steps, outermost first: the outermost kept inline, the others in an array that
-    /// exists only once a second step is entered, so that a task's single step allocates nothing.
-    fileprivate struct Steps: RandomAccessCollection {
-        typealias Element = (frame: Frame, serial: UInt64)
-
-        private var outermost: Element?
-        private var inner: [Element] = []
-
-        var startIndex: Int { 0 }
-        var endIndex: Int { outermost == nil ? 0 : 1 + inner.count }
-
-        subscript(position: Int) -> Element {
-            position == 0 ? outermost! : inner[position - 1]
-        }
-
-        mutating func append(_ element: Element) {
-            if outermost == nil { outermost = element } else { inner.append(element) }
-        }
-
-        /// Removes the innermost step, which exists.
-        mutating func removeLast() {
-            if inner.isEmpty {
-                precondition(outermost != nil, "Dirk internal error: a step left that was not entered")
-                outermost = nil
-            } else {
-                inner.removeLast()
-            }
-        }
     }
 }
 

@@ -63,44 +63,52 @@
     }
 }
 
-/// A mutex and the state it guards, the header of a `Locked` box.
-@usableFromInline package struct LockedHeader<State> {
-    @usableFromInline var mutex: pthread_mutex_t
-    @usableFromInline var state: State
-
-    @inlinable init(mutex: pthread_mutex_t, state: State) {
-        self.mutex = mutex
-        self.state = state
-    }
-}
-
 /// A value and the mutex that guards it, in one allocation, used only through `withLock`: the
 /// shape of swift-nio's `NIOLockedValueBox`. Dirk holds a lock for a few loads and stores at a
 /// time: never while user code runs (factories, `configure:` closures, deinitializers, a key's
 /// `hash(into:)` or `==`) and never while waiting for anything.
 ///
-/// Subclasses may reserve words after the header (`extraWords`), which they touch only through
-/// CDirk's atomic functions.
-@usableFromInline package class Locked<State>: ManagedBuffer<LockedHeader<State>, UInt> {
-    // The header's state is read and written only inside `withLock`; its mutex only through
-    // `MutexOperations`. The header never moves.
+/// The state is the buffer's header; the mutex takes the first elements, whose memory is bound to
+/// `pthread_mutex_t` once, when the box is made, and which never move. Subclasses may reserve
+/// words after it (`extraWords`), which they touch only through CDirk's atomic functions. (The
+/// header is the state itself, not a generic pair of mutex and state, so that a box of a concrete
+/// state is destroyed by code compiled for that state.)
+@usableFromInline package class Locked<State>: ManagedBuffer<State, UInt> {
+    // The header is read and written only inside `withLock`; the mutex only through
+    // `MutexOperations`.
+
+    /// How many elements the mutex takes.
+    @inlinable static var mutexWords: Int {
+        (MemoryLayout<pthread_mutex_t>.stride + MemoryLayout<UInt>.stride - 1) / MemoryLayout<UInt>.stride
+    }
 
     /// A lock guarding `state`, with `extraWords` more words for the subclass.
     @inlinable package static func make(_ state: @autoclosure () -> State, extraWords: Int = 0) -> Self {
-        let buffer = create(minimumCapacity: extraWords) { _ in LockedHeader(mutex: .init(), state: state()) }
+        let buffer = create(minimumCapacity: mutexWords + extraWords) { _ in state() }
         // `create` allocates an instance of the class it is called on, which is `Self`.
         let box = unsafeDowncast(buffer, to: self)
-        box.withUnsafeMutablePointerToHeader { MutexOperations.initialize($0.pointer(to: \.mutex)!) }
+        box.withUnsafeMutablePointerToElements {
+            let mutex = UnsafeMutableRawPointer($0).bindMemory(to: pthread_mutex_t.self, capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            MutexOperations.initialize(mutex)
+        }
         return box
     }
 
     deinit {
-        withUnsafeMutablePointerToHeader { MutexOperations.destroy($0.pointer(to: \.mutex)!) }
+        MutexOperations.destroy(mutex)
+    }
+
+    /// The mutex, in the first elements.
+    @inlinable final var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        withUnsafeMutablePointerToElements {
+            UnsafeMutableRawPointer($0).assumingMemoryBound(to: pthread_mutex_t.self)
+        }
     }
 
     /// The words that `make(_:extraWords:)` reserved, at a fixed address for the box's lifetime.
     @inlinable package final var extraWords: UnsafeMutablePointer<UInt> {
-        withUnsafeMutablePointerToElements { $0 }
+        withUnsafeMutablePointerToElements { $0 + Self.mutexWords }
     }
 
     /// Runs `body` with the state while holding the lock.
@@ -108,9 +116,11 @@
     package final func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try withUnsafeMutablePointerToHeader { (header) throws(Failure) -> Result in
-            try MutexOperations.withLock(header.pointer(to: \.mutex)!) { () throws(Failure) -> Result in
-                try body(&header.pointee.state)
+        try withUnsafeMutablePointers { (state, elements) throws(Failure) -> Result in
+            try MutexOperations.withLock(
+                UnsafeMutableRawPointer(elements).assumingMemoryBound(to: pthread_mutex_t.self)
+            ) {
+                () throws(Failure) -> Result in try body(&state.pointee)
             }
         }
     }
