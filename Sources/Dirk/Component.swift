@@ -66,7 +66,7 @@ open class Component: @unchecked Sendable {
         // Only a recording component watches its ancestors.
         if let recording { Component.unwatch(recording.watched, for: recording.recorder) }
         // First the modules that nobody else holds go, with their caches.
-        registered = [:]
+        registered.removeAll()
         modules.destroy()
         // The modules left are held by someone else: they must stop serving the instances of a
         // released scope, so their caches are emptied. The slots that only `caches` still refers
