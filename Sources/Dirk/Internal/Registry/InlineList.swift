@@ -53,6 +53,13 @@ package struct InlineList<Element> {
         return removed
     }
 
+    /// Removes the first element and returns it; nil when the list is empty.
+    package mutating func removeFirst() -> Element? {
+        guard let removed = first.take() else { return nil }
+        closeGaps()
+        return removed
+    }
+
     /// Removes every element and returns them, moved, not copied.
     package mutating func removeAllElements() -> InlineList {
         var taken = InlineList()

@@ -438,7 +438,7 @@ import CDirk
         dropHeldBuilds(since: mark.heldBuilds, because: failure)
         // Released after they are out of the store: deinitializers may run user code.
         if let ownScopes, scopes === ownScopes {
-            ScopeStore.release(ownScopes.removeCells(from: mark.ownScoped))
+            ownScopes.releaseCells(from: mark.ownScoped)
         }
     }
 
@@ -526,7 +526,7 @@ import CDirk
         let ended = scopes
         scopes = nil
         hasEndWork = false
-        if let ended, ended === ownScopes { ScopeStore.release(ended.removeCells(from: 0)) }
+        if let ended, ended === ownScopes { ended.releaseCells(from: 0) }
         // Only a resolution that is part of an async one keeps shared cells. (Checked first, so
         // that the others skip the list's release. Speed only.)
         if !keptSharedCells.isEmpty {

@@ -35,7 +35,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// the store then starts a store of its own.
     var hasEnded: Bool { withLock { $0.hasEnded } }
 
-    /// How many cells the store holds: a mark for `removeCells(from:)`.
+    /// How many cells the store holds: a mark for `releaseCells(from:)`.
     var count: Int { withLock { $0.count } }
 
     /// The cell of the provider at `key` of `owner`, made on first use. Once the resolution has
@@ -60,29 +60,37 @@ final class ScopeStore: Locked<ScopeStore.State> {
         withLock { state in state.entries.first { $0.owner === owner && $0.key == key }?.cell }
     }
 
-    /// Takes the cells made after the first `mark`, for the caller to release outside the lock, in
-    /// the order they were made.
-    func removeCells(from mark: Int) -> [Entry] {
-        withLock { state in
+    /// Releases the cells made after the first `mark`, one at a time, in the order they were
+    /// made, each after the lock, since their instances' deinitializers may run user code and even
+    /// resolve again on this thread.
+    func releaseCells(from mark: Int) {
+        guard mark > 0 else {
+            while let entry = takeFirst() { _ = consume entry }
+            return
+        }
+        var dropped: [Entry] = withLock { state in
             let all = state.entries.removeAllElements().elements
             for entry in all.prefix(mark) { state.entries.append(entry) }
             state.count = min(mark, all.count)
-            return Array(all.dropFirst(mark))
+            return all.dropFirst(mark).reversed()
+        }
+        while let entry = dropped.popLast() { _ = consume entry }
+    }
+
+    /// Removes the first cell and returns it, if the store holds any.
+    private func takeFirst() -> Entry? {
+        withLock { state in
+            let first = state.entries.removeFirst()
+            if first != nil { state.count -= 1 }
+            return first
         }
     }
 
-    /// Ends the resolution: releases its instances, after the lock, since their deinitializers may
-    /// run user code, in the order they were asked for. A synchronous resolution that used some of
-    /// a shared store keeps them until it ends (see `ResolutionContext.scopedCell`).
+    /// Ends the resolution: releases its instances, as `releaseCells(from:)` does. A synchronous
+    /// resolution that used some of a shared store keeps them until it ends (see
+    /// `ResolutionContext.scopedCell`).
     func end() {
         withLock { $0.hasEnded = true }
-        Self.release(removeCells(from: 0))
-    }
-
-    /// Releases `entries` one at a time, first to last, with no lock held.
-    static func release(_ entries: consuming [Entry]) {
-        var remaining = entries
-        remaining.reverse()
-        while let entry = remaining.popLast() { _ = consume entry }
+        releaseCells(from: 0)
     }
 }
