@@ -141,7 +141,9 @@ extension Component {
             }
             let next: Next = core.withLock { state in
                 if let published = modules.value(for: TypeKey(type)) { return .found(published) }
-                if let registered = state.registeredModules.removeValue(forKey: key) {
+                if !state.registeredModules.isEmpty,
+                    let registered = state.registeredModules.removeValue(forKey: key)
+                {
                     modules.insert(registered, asInstanceOf: type)
                     return .found(registered)
                 }

@@ -63,14 +63,16 @@ import CDirk
         for index in 0..<Int(dirk_load_acquire(countWord)) {
             Unmanaged<Value>.fromOpaque(Self.value(at: inlineEntries + index * Self.entryWords)).release()
         }
-        if let storage { Unmanaged.passUnretained(storage).release() }
+        if let storage = storageReference { storage.release() }
     }
 
-    @inlinable var storage: Storage? {
-        UnsafeRawPointer(bitPattern: dirk_load_acquire(storageWord)).map {
-            Unmanaged<Storage>.fromOpaque($0).takeUnretainedValue()
-        }
+    /// The storage, as the table's own reference, which the caller borrows: the table keeps the
+    /// storage until it is destroyed.
+    @inlinable var storageReference: Unmanaged<Storage>? {
+        UnsafeRawPointer(bitPattern: dirk_load_acquire(storageWord)).map { Unmanaged<Storage>.fromOpaque($0) }
     }
+
+    @inlinable var storage: Storage? { storageReference?.takeUnretainedValue() }
 
     @inlinable static func value(at entry: UnsafeMutablePointer<UInt>) -> UnsafeRawPointer {
         UnsafeRawPointer(bitPattern: dirk_load_relaxed(entry))!
@@ -93,7 +95,7 @@ import CDirk
             // A storage published since the first look holds every entry.
             if dirk_load_acquire(storageWord) == 0 { return nil }
         }
-        return storage!.entry(for: key)
+        return storageReference!._withUnsafeGuaranteedRef { $0.entry(for: key) }
     }
 
     /// The value of `key`.
