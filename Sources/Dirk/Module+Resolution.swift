@@ -2,24 +2,17 @@ extension AnyModule {
     // MARK: Entry points, one per strategy
 
     /// The instance of a provider whose strategy caches (`single`, `weak`, `scoped`, or
-    /// `single(key:)` for `keyValue`), through the pipeline with that strategy's policy.
+    /// `single(key:)` for `keyValue`), through the pipeline.
     @usableFromInline
     final func resolveCached(
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
         type: Any.Type, build: (Component) throws -> AnyObject, configures: Bool,
         configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject {
-        func resolve<Policy: CachePolicy>(_ policy: Policy) throws -> AnyObject {
-            try self.resolve(
-                policy, key: key, site: site, type: type, build: build, configures: configures,
-                configure: configure)!
-        }
-        switch strategy {
-        case .single: return try resolve(SinglePolicy())
-        case .weak: return try resolve(WeakPolicy())
-        case .scoped: return try resolve(ScopedPolicy(owner: self))
-        default: return try resolve(KeyedPolicy(key: keyValue!))
-        }
+        try resolve(
+            strategy, keyValue: keyValue, key: key, site: site, type: type, build: build,
+            configures: configures,
+            configure: configure)!
     }
 
     /// Runs a `transient`'s factory through the pipeline; `build` keeps the value itself, so
@@ -29,7 +22,7 @@ extension AnyModule {
         key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> Void
     ) throws {
         _ = try resolve(
-            TransientPolicy(), key: key, site: site, type: type,
+            .transient, keyValue: nil, key: key, site: site, type: type,
             build: { component in
                 try build(component)
                 return nil
@@ -37,7 +30,7 @@ extension AnyModule {
     }
 
     /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning
-    /// `type`, with the component held by the resolution: the step of `TransientPolicy`, without
+    /// `type`, with the component held by the resolution: the step of `InstanceStore.none`, without
     /// the pipeline, for a module that nobody watches. A recursion stops the program with the path.
     @inlinable @inline(__always)
     final func runTransient<T>(
@@ -60,80 +53,57 @@ extension AnyModule {
 
     /// The one path of every synchronous provider call that cannot return a cached `single` at
     /// once, and of every `transient` of a watched module (the others enter their step with
-    /// `enterTransient`, the same step without the closures).
+    /// `runTransient`, the same step without the closures).
     ///
     /// In order: set up an override that this thread is setting up, before the provider's slot can
-    /// be found (see `setUpOverride`); find or make the slot (one lookup; none for a `transient`,
-    /// which keeps nothing); when someone watches the module, serve a fresh request and the
-    /// observers; then let the strategy's policy resolve through the slot, with the component held
-    /// by the resolution while the factory runs. (Overrides are consulted by `build`, which the
-    /// strategy makes.)
-    func resolve<Policy: CachePolicy>(
-        _ policy: Policy, key: ProviderKey, site: ProviderSite, type: Any.Type,
-        build: (Component) throws -> AnyObject?,
-        configures: Bool, configure: (AnyObject, Component) throws -> Void
+    /// be found (see `setUpOverride`); find the provider's store, making its slot (none for a
+    /// `transient`, which keeps nothing); when someone watches the module, serve a fresh request
+    /// and the observers; then resolve through the store, with the component held by the
+    /// resolution while the factory runs. (Overrides are consulted by `build`, which the strategy
+    /// makes.)
+    func resolve(
+        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
+        type: Any.Type,
+        build: (Component) throws -> AnyObject?, configures: Bool,
+        configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject? {
         try withSlots { slots in
-            try resolve(
-                policy, in: slots, key: key, site: site, type: type, build: build,
-                configures: configures, configure: configure)
-        }
-    }
-
-    /// `resolve(_:key:site:type:build:configures:configure:)` with the module's slots.
-    private func resolve<Policy: CachePolicy>(
-        _ policy: Policy, in slots: ProviderSlots, key: ProviderKey, site: ProviderSite, type: Any.Type,
-        build: (Component) throws -> AnyObject?,
-        configures: Bool, configure: (AnyObject, Component) throws -> Void
-    ) throws -> AnyObject? {
-        try ResolutionContext.withCurrent { context in
-            let frame = providerFrame(policy.strategy, site: site, returning: type)
-            // An override that this thread sets up takes effect before the slot is found. (Its
-            // component is watched while it is set up, so the check below sees the same capture.)
-            if slots.attention != 0, let capture = OverrideCapture.current(on: context), !capture.isSuspended
-            {
-                setUpOverride(capture, key: key, frame: frame, in: slots)
-            }
-            // Inlined into the closure that the policy calls: out of line, it cost `cold` about 35
-            // instructions per provider built. (Speed only.)
-            @inline(__always) func resolve(in slot: Policy.Slot) throws -> AnyObject? {
-                func buildInStep() throws -> AnyObject? {
-                    try withComponent(context, frame, build)
+            try ResolutionContext.withCurrent { context in
+                let frame = providerFrame(strategy, site: site, returning: type)
+                // An override that this thread sets up takes effect before the slot is made. (Its
+                // component is watched while it is set up, so the check below sees the same capture.)
+                if slots.attention != 0, let capture = OverrideCapture.current(on: context),
+                    !capture.isSuspended
+                {
+                    setUpOverride(capture, key: key, frame: frame, in: slots)
                 }
-                func configureInStep(_ value: AnyObject) throws {
-                    try withComponent(context, frame) { component in try configure(value, component) }
+                let store = InstanceStore.of(
+                    strategy, keyValue: keyValue, owner: self, key: key, site: site, in: slots)
+                func resolve(through store: InstanceStore) throws -> AnyObject? {
+                    try store.resolve(
+                        in: context, frame: frame, build: { try withComponent(context, frame, build) },
+                        configures: configures,
+                        configure: { value in try withComponent(context, frame) { try configure(value, $0) } }
+                    )
                 }
-                func resolveThroughSlot() throws -> AnyObject? {
-                    try policy.resolve(
-                        in: slot, context: context, frame: frame, build: buildInStep, configures: configures,
-                        configure: configureInStep)
-                }
-
-                guard slots.attention != 0 else { return try resolveThroughSlot() }
+                guard slots.attention != 0 else { return try resolve(through: store) }
                 if let capture = OverrideCapture.current(on: context), !capture.isSuspended {
                     // The override's factory builds; the provider calls it makes are ordinary.
-                    return try capture.whileSuspended(resolveThroughSlot)
+                    return try capture.whileSuspended { try resolve(through: store) }
                 }
-                if policy.strategy.isCached, let request = context.freshRequest,
+                if strategy.isCached, let request = context.freshRequest,
                     request.module == ObjectIdentifier(self), request.depth == context.depth
                 {
-                    // A fresh instance: built like a transient's, cached nowhere; a new one for
-                    // its observers.
-                    func buildFresh() throws -> AnyObject? {
-                        try TransientPolicy().resolve(
-                            in: context, context: context, frame: frame, build: buildInStep,
-                            configures: configures, configure: configureInStep)
-                    }
-                    guard slots.isObserved else { return try buildFresh() }
-                    return try observe(frame, in: context, isNew: true, buildFresh)
+                    // A fresh instance: built like a transient's, cached nowhere; a new one for its
+                    // observers.
+                    guard slots.isObserved else { return try resolve(through: .none) }
+                    return try observe(frame, in: context, isNew: true) { try resolve(through: .none) }
                 }
-                guard slots.isObserved else { return try resolveThroughSlot() }
-                return try observe(
-                    frame, in: context, isNew: !policy.hasInstance(in: slot, context: context, frame: frame),
-                    resolveThroughSlot)
+                guard slots.isObserved else { return try resolve(through: store) }
+                return try observe(frame, in: context, isNew: !store.hasInstance(in: context, frame: frame)) {
+                    try resolve(through: store)
+                }
             }
-
-            return try policy.withSlot(in: slots, key: key, site: site, context: context, resolve)
         }
     }
 

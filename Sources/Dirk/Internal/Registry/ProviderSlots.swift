@@ -116,6 +116,14 @@ import CDirk
         return try Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())._withUnsafeGuaranteedRef(body)
     }
 
+    /// The slot of the provider whose key is `key`, made by `make` on its first call; see
+    /// `withSlot(for:strategy:site:as:make:_:)`.
+    func slot<Slot: AnyObject>(
+        for key: ProviderKey, strategy: ProviderStrategy, site: ProviderSite, make: () -> Slot
+    ) -> Slot {
+        withSlot(for: key, strategy: strategy, site: site, as: Slot.self, make: make) { $0 }
+    }
+
     /// Stops the program: two providers at `site`, one of each strategy, would share one key. Call
     /// it without holding the lock, which it takes to read the slots' state for the message.
     @usableFromInline func clash(first: ProviderStrategy?, second: ProviderStrategy, site: ProviderSite)
