@@ -162,39 +162,16 @@ extension AnyModule {
     /// The one path of every async provider call: the task's agent in the async resolution, the
     /// provider's slot, then the strategy. A task that waits for another's build stops waiting
     /// when it is cancelled only if `cancellable`: if the provider throws `any Error`.
+    ///
+    /// The component is held from the build's start until its instance is cached, when this call
+    /// returns: released in between, the component would empty its surviving modules' caches while
+    /// the build was still under way, and the instance of a released scope would stay.
     @usableFromInline
     final func resolveAsync(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
         build: (Component) async throws -> AnyObject
     ) async throws -> AnyObject {
-        try await TaskAgent.withCurrent { (agent) async throws in
-            func resolve() async throws -> AnyObject {
-                try await resolveAsync(
-                    strategy, in: agent, key: key, site: site, type: type, cancellable: cancellable,
-                    build: build)
-            }
-            // An override that this task sets up, as in the synchronous pipeline: it takes effect
-            // before the slot is found, and the provider calls of its factory are ordinary.
-            guard attention != 0, let capture = OverrideCapture.currentInTask, !capture.isSuspended else {
-                return try await resolve()
-            }
-            setUpOverride(
-                capture, key: key, frame: providerFrame(strategy, site: site, returning: type), in: slots)
-            return try await capture.whileSuspendedAwaiting(resolve)
-        }
-    }
-
-    private func resolveAsync(
-        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, site: ProviderSite,
-        type: Any.Type, cancellable: Bool,
-        build: (Component) async throws -> AnyObject
-    ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
-        let componentReference = componentReference
-        let componentType = componentType
-        // The component, kept from the build's start until its instance is cached, when this call
-        // returns: released in between, the component would empty its surviving modules' caches
-        // while the build was still under way, and the instance of a released scope would stay.
         var heldComponent: Component?
         defer { withExtendedLifetime(heldComponent) {} }
         func buildWithComponent() async throws -> AnyObject {
@@ -204,27 +181,42 @@ extension AnyModule {
             heldComponent = component
             return try await build(component)
         }
+        return try await TaskAgent.withCurrent { (agent) async throws in
+            // An override that this task sets up, as in the synchronous pipeline: it takes effect
+            // before the slot is found, and the provider calls of its factory are ordinary.
+            if attention != 0, let capture = OverrideCapture.currentInTask, !capture.isSuspended {
+                setUpOverride(capture, key: key, frame: frame, in: slots)
+                return try await capture.whileSuspendedAwaiting {
+                    try await self.resolveAsync(
+                        strategy, in: agent, key: key, frame: frame, cancellable: cancellable,
+                        build: buildWithComponent)
+                }
+            }
+            return try await resolveAsync(
+                strategy, in: agent, key: key, frame: frame, cancellable: cancellable,
+                build: buildWithComponent)
+        }
+    }
+
+    private func resolveAsync(
+        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, frame: Frame, cancellable: Bool,
+        build: () async throws -> AnyObject
+    ) async throws -> AnyObject {
         switch strategy {
         case .asyncSingle:
-            let cell = slots.withSlot(
-                for: key, strategy: strategy, site: site, as: OnceCell.self, make: { .make() }, { $0 }
-            )
-            return try await cell.resolve(
-                in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)
+            let cell = slots.slot(for: key, strategy: strategy, site: frame.site) { OnceCell.make() }
+            return try await cell.resolve(in: agent, frame: frame, cancellable: cancellable, build: build)
         case .asyncScoped:
-            slots.withSlot(
-                for: key, strategy: strategy, site: site, as: ProviderMarker.self, make: { .scoped }, { _ in }
-            )
+            _ = slots.slot(for: key, strategy: strategy, site: frame.site) { ProviderMarker.scoped }
             let cell = agent.scopesOfCallUnderWay.cell(owner: self, key: key)
-            return try await cell.resolve(
-                in: agent, frame: frame, cancellable: cancellable, build: buildWithComponent)
+            return try await cell.resolve(in: agent, frame: frame, cancellable: cancellable, build: build)
         default:
             // Like a synchronous `transient`, it keeps nothing, not even a slot.
             if let enclosing = agent.enclosing(frame) {
                 Diagnostics.recursion(
                     path: agent.steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
             }
-            return try await agent.run(frame, buildWithComponent)
+            return try await agent.run(frame, build)
         }
     }
 }
