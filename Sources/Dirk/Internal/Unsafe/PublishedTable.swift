@@ -257,9 +257,8 @@ extension PublishedTable where Key == TypeKey {
     /// Inserts `value` under `type`, of which it must be an instance: what lets `instance(of:)`
     /// cast without a check.
     package func insert(_ value: Value, asInstanceOf type: Any.Type, tag: UInt = 0) {
-        precondition(
-            ClassHierarchy.isInstance(value, of: type),
-            "Dirk internal error: a value stored under another type")
+        // Callers check it first, with a message where a user's value could be of another type.
+        assert(ClassHierarchy.isInstance(value, of: type), "Dirk internal error: a value stored under another type")
         insert(value, tag: tag, for: TypeKey(type))
     }
 
