@@ -176,8 +176,7 @@ extension Component {
         // A trace begun inside another's closure: the calls it shows are the outer trace's too.
         let index = context.traces.endIndex
         context.traces.append(
-            ResolutionContext.Trace(
-                components: components.map(\.identity), firstCall: context.observedCalls.count))
+            .init(components: components.map(\.identity), firstCall: context.observedCalls.count))
         defer { context.traces.removeLast() }
         let value = try Component.observing(components, body)
         return (value, context.traces[index].lines.map { $0 + "\n" }.joined())
