@@ -38,51 +38,39 @@ extension Component {
     }
 
     /// Makes the providers of `component` and of its ancestors, except those in `watched`, which
-    /// the caller watches already, observed for the recording of `recorder`, and a parent
-    /// registered later on any of them watched too.
+    /// the caller watches already, observed for the recording of `recorder`, until the recording
+    /// component is released (see `Component.deinit`), and a parent registered later on any of
+    /// them watched too (see `register(_:as:file:line:afterAppending:)`).
     ///
     /// A parent registered on one of them before it learned of this recording is not watched by
-    /// its registration (see `register(_:handingOver:as:file:line:)`), so the walk is repeated,
-    /// now that they all know, until it finds no component that is not watched. A parent
-    /// registered on a watched component, then, is found by the walk after it, if its
-    /// registration took the lock first, or else watched by its registration, which found the
-    /// recorder.
+    /// its registration, so the walk is repeated, now that they all know, until it finds no
+    /// component that is not watched. A parent registered on a watched component, then, is found
+    /// by the walk after it, if its registration took the lock first, or else watched by its
+    /// registration, which found the recorder.
+    ///
+    /// The observers are added first and kept only if the recording still runs when the recorder
+    /// takes note of them: a release that has already taken the recorder's list never sees them,
+    /// so they are taken back here.
     static func watch(
         _ component: Component, andAncestorsExcept watched: [Component], for recorder: Recorder,
         walkingAncestorsWith walk: (Component) -> [Component] = { $0.selfAndAncestors() }
     ) {
         var watched = watched
         while true {
-            let unwatched = walk(component).filter { ancestor in
-                !watched.contains { $0 === ancestor }
+            let unwatched = walk(component).filter { ancestor in !watched.contains { $0 === ancestor } }
+            guard !unwatched.isEmpty else { return }
+            for ancestor in unwatched {
+                ancestor.core.withLock { state in
+                    ancestor.core.addObservers(1, in: &state)
+                    state.recorders.append(recorder)
+                }
             }
-            guard !unwatched.isEmpty, watch(unwatched, for: recorder) else { return }
+            guard recorder.withRecord({ $0.watched += unwatched }) != nil else {
+                unwatch(unwatched, for: recorder)
+                return
+            }
             watched += unwatched
         }
-    }
-
-    /// Makes the providers of `ancestors` observed for the recording of `recorder`, until that
-    /// component is released (see `Component.deinit`), and makes a
-    /// parent registered later on any of them watched too (see `register(parent:as:file:line:)`);
-    /// returns whether the recording still runs.
-    ///
-    /// The observers are added first and kept only if the recording still runs when the recorder
-    /// takes note of them: a release that has already taken the recorder's list never sees them,
-    /// so they are taken back here.
-    private static func watch(_ ancestors: [Component], for recorder: Recorder) -> Bool {
-        for ancestor in ancestors {
-            ancestor.core.withLock { state in
-                ancestor.core.addObservers(1, in: &state)
-                state.recorders.append(recorder)
-            }
-        }
-        let isRecording =
-            recorder.withStateIfAlive { state in
-                state.recording?.watched.append(contentsOf: ancestors)
-                return state.recording != nil
-            } ?? false
-        if !isRecording { unwatch(ancestors, for: recorder) }
-        return isRecording
     }
 
     /// Takes back one observer of `recorder`'s from each of `ancestors`.
@@ -107,45 +95,39 @@ extension Component {
     ///
     /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {
-        let (caches, recording, unusedModules) = core.withLock { state in
+        let (ownCaches, recording, unusedModules) = core.withLock { state in
             // The caches and the recording copied element by element under the lock, so that what
             // is read after it shares no storage with what other threads write under the lock.
             // Sharing would be correct (copy-on-write), but ThreadSanitizer cannot see it and
             // reports a race in a program that records while it reads its graph.
             (
                 state.caches.elements, state.recording.map { $0.copiedElementByElement() },
-                state.registeredModules.values.map { $0 }
+                state.registeredModules.values.map { type(of: $0) }
             )
         }
         var strategies = recording?.providers ?? [:]
         var statuses: [ProviderIdentity: CacheStatus] = [:]
         // Modules in use, registered ones not used yet, and those whose slots the component keeps
         // (a module made directly for it, which it does not hold, makes slots on its first call of a
-        // provider that keeps something). A module is in its table once per type it stands in for.
-        var moduleTypes = Set(unusedModules.map { ObjectIdentifier(type(of: $0)) })
-        var modules = unusedModules.map { "\(type(of: $0))" }
-        self.modules.forEach { module, _, _ in
-            if moduleTypes.insert(ObjectIdentifier(type(of: module))).inserted {
-                modules.append("\(type(of: module))")
-            }
-        }
+        // provider that keeps something), each type once: a module is in its tables once per type it
+        // stands in for.
+        var modules: [ObjectIdentifier: String] = [:]
+        func addModule(_ type: Any.Type) { modules[ObjectIdentifier(type)] = "\(type)" }
+        for type in unusedModules { addModule(type) }
+        self.modules.forEach { module, _, _ in addModule(type(of: module)) }
         // The components whose providers the graph may show: this one, then the ancestors that
-        // its recording watches, nearest first, each once, with their caches. Each cache is read
-        // outside the component's lock; it takes its own.
-        var components: [(component: Component, caches: [ProviderSlots])] = [(self, caches)]
-        for ancestor in recording?.watched ?? []
-        where !components.contains(where: { $0.component === ancestor }) {
-            components.append((ancestor, ancestor.core.withLock { $0.caches.elements }))
+        // its recording watches, nearest first, each once. Each cache is read outside its
+        // component's lock; it takes its own.
+        var components = [self]
+        for ancestor in recording?.watched ?? [] where !components.contains(where: { $0 === ancestor }) {
+            components.append(ancestor)
         }
         var componentNames: [UInt: String] = [:]
         for (rank, component) in components.enumerated() {
-            let isOwn = rank == 0
-            let identity = component.component.identity
-            for slots in component.caches {
+            let (isOwn, identity) = (rank == 0, component.identity)
+            for slots in isOwn ? ownCaches : component.core.withLock({ $0.caches.elements }) {
                 let (moduleType, componentType) = slots.types
-                if isOwn, moduleTypes.insert(ObjectIdentifier(moduleType)).inserted {
-                    modules.append("\(moduleType)")
-                }
+                if isOwn { addModule(moduleType) }
                 componentNames[identity] =
                     isOwn ? "`\(componentType)`" : "the ancestor `\(componentType)` \(rank)"
                 slots.forEachSlot { strategy, key, slot in
@@ -160,21 +142,19 @@ extension Component {
             }
         }
         let names = ProviderIdentity.uniqueNames(of: strategies.keys, components: componentNames)
+        func name(_ provider: ProviderIdentity) -> String { names[provider, default: provider.name] }
         return DependencyGraph(
             component: "\(type(of: self))",
             parents: parents.all.map { "\(type(of: $0.value))" },
-            modules: modules.sorted(),
+            modules: modules.values.sorted(),
             nodes: strategies.map { provider, strategy in
                 let status = statuses[provider] ?? CacheStatus()
                 return .init(
-                    name: names[provider, default: provider.name], strategy: strategy,
-                    isCached: status.holdsInstance,
+                    name: name(provider), strategy: strategy, isCached: status.holdsInstance,
                     builds: status.builds, waitingCallers: status.waiters)
             }.sorted { $0.name < $1.name },
-            dependencies: (recording?.edges ?? []).map {
-                .init(from: names[$0.from, default: $0.from.name], to: names[$0.to, default: $0.to.name])
-            }
-            .sorted { ($0.from, $0.to) < ($1.from, $1.to) })
+            dependencies: (recording?.edges ?? []).map { .init(from: name($0.from), to: name($0.to)) }
+                .sorted { ($0.from, $0.to) < ($1.from, $1.to) })
     }
 
     /// Runs `body` and returns what it returns with a trace of the provider calls it made on this
@@ -196,39 +176,27 @@ extension Component {
         // A trace begun inside another's closure: the calls it shows are the outer trace's too.
         let index = context.traces.endIndex
         context.traces.append(
-            ResolutionContext.Trace(
-                components: components.map(\.identity), firstCall: context.observedCalls.count))
+            .init(components: components.map(\.identity), firstCall: context.observedCalls.count))
         defer { context.traces.removeLast() }
-        let value = try observing(components, body)
-        let lines = context.traces[index].lines
-        return (value, lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n"))
+        let value = try Component.observing(components, body)
+        return (value, context.traces[index].lines.map { $0 + "\n" }.joined())
     }
 
-    /// Runs `body` with one more observer on this component and on each of its ancestors, so that
-    /// every call of their providers, cached ones included, takes the path that observers see.
-    func observingSelfAndAncestors<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
-        try observing(selfAndAncestors(), body)
-    }
-
-    /// `observingSelfAndAncestors(_:)` for a body that awaits.
-    func observingSelfAndAncestorsAwaiting<T>(_ body: () async -> T) async -> T {
-        let components = selfAndAncestors()
-        Self.addObservers(1, to: components)
-        defer { Self.addObservers(-1, to: components) }
-        return await body()
-    }
-
-    /// Runs `body` with one more observer on each of `components`.
-    private func observing<T, Failure: Error>(_ components: [Component], _ body: () throws(Failure) -> T)
+    /// Runs `body` with one more observer on each of `components`, so that every call of their
+    /// providers, cached ones included, takes the path that observers see.
+    static func observing<T, Failure: Error>(_ components: [Component], _ body: () throws(Failure) -> T)
         throws(Failure) -> T
     {
-        Self.addObservers(1, to: components)
-        defer { Self.addObservers(-1, to: components) }
+        for component in components { component.core.addObservers(1) }
+        defer { for component in components { component.core.addObservers(-1) } }
         return try body()
     }
 
-    private static func addObservers(_ count: Int, to components: [Component]) {
-        for component in components { component.core.addObservers(count) }
+    /// `observing(_:_:)` for a body that awaits.
+    static func observingAwaiting<T>(_ components: [Component], _ body: () async -> T) async -> T {
+        for component in components { component.core.addObservers(1) }
+        defer { for component in components { component.core.addObservers(-1) } }
+        return await body()
     }
 
     /// This component and its ancestors, each once, nearest first. (Package-visible for tests.)
@@ -248,8 +216,8 @@ extension Component {
 /// A recording component, as the components it watches and the provider calls it observes know it:
 /// without keeping it alive, so that no component is released by them, in the middle of a
 /// resolution, and no cycle forms through a watched ancestor. Its core is reached as a module
-/// reaches its component's, through `withStateUnlessReleased`: a recording component whose release
-/// has begun records nothing more. One per recording, made when it starts.
+/// reaches its component's, through `UnownedReference.strongIfAlive()`: a recording component whose
+/// release has begun records nothing more. One per recording, made when it starts.
 final class Recorder: Sendable {
     /// The recording component, whose memory the reference keeps allocated.
     let component: UnownedReference<Component>
@@ -261,10 +229,13 @@ final class Recorder: Sendable {
     /// The recording component's address, compared only.
     var identity: UInt { component.identity }
 
-    /// What `body` returns for the recording component's state, under its lock, or nil once its
+    /// What `body` returns for the recording component's record, under its lock, read through its
+    /// state, not a copy (a copy would make the writes copy the record's tables); nil once its
     /// release has begun.
-    func withStateIfAlive<Result>(_ body: (inout ComponentState) -> Result) -> Result? {
-        component.strongIfAlive()?.core.withLock(body)
+    func withRecord<Result>(_ body: (inout DependencyRecord) -> Result) -> Result? {
+        component.strongIfAlive()?.core.withLock { state in
+            state.recording == nil ? nil : body(&state.recording!)
+        }
     }
 }
 
@@ -288,11 +259,23 @@ struct DependencyRecord {
 
     /// A copy that shares no storage with this record.
     func copiedElementByElement() -> DependencyRecord {
-        var copy = DependencyRecord(recorder: recorder)
-        copy.providers = Dictionary(uniqueKeysWithValues: providers.map { ($0.key, $0.value) })
-        copy.edges = Set(edges.map { $0 })
-        copy.watched = watched.map { $0 }
-        return copy
+        DependencyRecord(
+            providers: Dictionary(uniqueKeysWithValues: providers.map { ($0.key, $0.value) }),
+            edges: Set(edges.map { $0 }), watched: watched.map { $0 }, recorder: recorder)
+    }
+
+    /// Records that `requester` called `provider`, of `strategy`, if the recording watches the
+    /// called provider's component (its own, or an ancestor); returns whether it does.
+    mutating func recordCall(
+        of provider: ProviderIdentity, strategy: DependencyGraph.Strategy?, by requester: ProviderIdentity
+    ) -> Bool {
+        let component = provider.component
+        guard recorder.identity == component || watched.contains(where: { $0.identity == component }) else {
+            return false
+        }
+        providers[provider] = strategy
+        edges.insert(Edge(from: requester, to: provider))
+        return true
     }
 }
 
@@ -321,8 +304,7 @@ extension AnyModule {
                     + "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
         }
         let provider = ProviderIdentity(
-            component: component, module: frame.subject,
-            key: ProviderKey(site: frame.site, type: frame.type))
+            component: component, module: frame.subject, key: ProviderKey(site: frame.site, type: frame.type))
         let strategy = DependencyGraph.Strategy(frame.strategy)
         // The recorders of the enclosing call that watch this call's component (their own, or an
         // ancestor): a call into an unrelated component that something else observes is no part of
@@ -332,33 +314,18 @@ extension AnyModule {
         if let requester = context.observedCalls.last,
             context.isCalledDirectly(byStepAt: requester.stepIndex, inResolution: requester.resolution)
         {
-            for case let recorder as Recorder in requester.recorders {
-                let watches =
-                    recorder.withStateIfAlive { state in
-                        // Read through the state, not a copy: a copy would make the writes below copy
-                        // the record's tables.
-                        guard state.recording != nil else { return false }
-                        guard
-                            recorder.identity == component
-                                || state.recording!.watched.contains(where: { $0.identity == component })
-                        else { return false }
-                        state.recording?.providers[provider] = strategy
-                        _ = state.recording?.edges.insert(
-                            DependencyRecord.Edge(from: requester.provider, to: provider))
-                        return true
-                    } ?? false
-                if watches { recorders.append(recorder) }
+            recorders = requester.recorders.filter { recorder in
+                (recorder as? Recorder)?.withRecord {
+                    $0.recordCall(of: provider, strategy: strategy, by: requester.provider)
+                } ?? false
             }
         }
         // A component whose release has begun records nothing.
-        let recorder =
-            componentReference.strongIfAlive()?.core.withLock { state in
-                state.recording?.providers[provider] = strategy
-                return state.recording?.recorder
-            } ?? nil
-        if let recorder, !recorders.contains(where: { $0 === recorder }) {
-            recorders.append(recorder)
+        let recorder = componentReference.strongIfAlive()?.core.withLock { state in
+            state.recording?.providers[provider] = strategy
+            return state.recording?.recorder
         }
+        if let recorder, !recorders.contains(where: { $0 === recorder }) { recorders.append(recorder) }
         context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
         return try resolve()

@@ -45,8 +45,7 @@ extension Component {
         with factory: @escaping @Sendable (Self) throws -> T
     ) -> Self {
         let capture = OverrideCapture(
-            component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
-            line: line, valueType: T.self, isAsync: false,
+            of: self, file: file, line: line, valueType: T.self, isAsync: false,
             factory: OverrideFactory<SyncOverride<T>>(file: file, line: line) { component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try factory(component as! Self)
@@ -54,12 +53,12 @@ extension Component {
         let context = ResolutionContext.current
         let outer = context.capture
         context.capture = capture
-        defer { context.capture = outer }
         // Sends the provider calls of this component and its ancestors down the path that sees the
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
-        observingSelfAndAncestors { _ = try? provider(self) }
-        checkCaptured(capture)
+        Component.observing(selfAndAncestors()) { _ = try? provider(self) }
+        context.capture = outer
+        capture.finish()
         return self
     }
 
@@ -92,8 +91,7 @@ extension Component {
         with factory: @escaping @Sendable (Self) async throws -> T
     ) async -> Self {
         let capture = OverrideCapture(
-            component: UInt(bitPattern: ObjectIdentifier(self)), componentType: type(of: self), file: file,
-            line: line, valueType: T.self, isAsync: true,
+            of: self, file: file, line: line, valueType: T.self, isAsync: true,
             factory: OverrideFactory<AsyncOverride<T>>(file: file, line: line) { component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try await factory(component as! Self)
@@ -101,19 +99,10 @@ extension Component {
         // The capture travels with the task, since the closure may resume on any thread; the
         // calls are sent down the path that sees it, as in the synchronous form.
         await OverrideCapture.$inTask.withValue(capture) {
-            await observingSelfAndAncestorsAwaiting { _ = try? await provider(self) }
+            await Component.observingAwaiting(selfAndAncestors()) { _ = try? await provider(self) }
         }
         capture.finish()
-        checkCaptured(capture)
         return self
-    }
-
-    /// Stops the program unless the closure of the override of `capture` called a provider.
-    private func checkCaptured(_ capture: OverrideCapture) {
-        if capture.captured == nil {
-            Diagnostics.overrideCalledNoProvider(
-                component: type(of: self), isAsync: capture.isAsync, file: capture.file, line: capture.line)
-        }
     }
 }
 

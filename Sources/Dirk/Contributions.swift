@@ -19,17 +19,7 @@ public struct Contribution<Element>: Sendable {
     public let contributor: Component.Type
     /// Builds the element, or stops the program, for a call at the file and line it is given,
     /// if the contributing component is gone.
-    private let build: @Sendable (StaticString, UInt) -> Element
-
-    init(
-        key: String, metadata: (any Sendable)?, contributor: Component.Type,
-        build: @escaping @Sendable (StaticString, UInt) -> Element
-    ) {
-        self.key = key
-        self.metadata = metadata
-        self.contributor = contributor
-        self.build = build
-    }
+    fileprivate let build: @Sendable (StaticString, UInt) -> Element
 
     /// The metadata, if it is a `Metadata`.
     ///
@@ -89,31 +79,25 @@ extension Component {
         _ type: Element.Type, key: String, metadata: (any Sendable)?, file: StaticString, line: UInt,
         beforeLocking: () -> Void = {}, _ resolve: @escaping @Sendable (Self) -> Element
     ) {
-        if let owner = contributions(of: type, file: file, line: line).first(where: { $0.key == key })?
-            .contributor
-        {
-            Diagnostics.duplicateContribution(
-                key: key, element: type, component: Swift.type(of: self), owner: owner, file: file, line: line
-            )
-        }
-        let record = ContributionRecord(key: key, metadata: metadata) { component in
-            // Only this component builds its own contributions, so `component` is `self`.
-            resolve(component as! Self)
-        }
-        beforeLocking()
-        // The component's own keys are checked again under the lock that guards them: another thread
-        // may have contributed the same key since the check above.
-        let isTaken = core.withLock { state in
-            if state.contributions[ObjectIdentifier(type)]?.contains(where: { $0.key == key }) == true {
-                return true
+        let (ownType, elementType) = (Swift.type(of: self), ObjectIdentifier(type))
+        var owner = contributions(of: type, file: file, line: line).first { $0.key == key }?.contributor
+        if owner == nil {
+            let record = ContributionRecord(key: key, metadata: metadata) { component in
+                // Only this component builds its own contributions, so `component` is `self`.
+                resolve(component as! Self)
             }
-            state.contributions[ObjectIdentifier(type), default: []].append(record)
-            return false
+            beforeLocking()
+            // The component's own keys are checked again under the lock that guards them: another
+            // thread may have contributed the same key since the check above.
+            owner = core.withLock { state in
+                let isTaken = state.contributions[elementType, default: []].contains { $0.key == key }
+                if !isTaken { state.contributions[elementType, default: []].append(record) }
+                return isTaken ? ownType : nil
+            }
         }
-        if isTaken {
-            let component = Swift.type(of: self)
+        if let owner {
             Diagnostics.duplicateContribution(
-                key: key, element: type, component: component, owner: component, file: file, line: line)
+                key: key, element: type, component: ownType, owner: owner, file: file, line: line)
         }
     }
 
@@ -132,15 +116,13 @@ extension Component {
         let elementType = ObjectIdentifier(type)
         let all = contributingComponents().flatMap { component in
             // Refers to the component without keeping it alive: see `Contribution`.
-            let contributor = UnownedReference(component)
-            let contributorType = Swift.type(of: component)
+            let reference = UnownedReference(component)
+            let owner = Swift.type(of: component)
             return component.core.withLock { $0.contributions[elementType] ?? [] }.map { record in
-                Contribution(key: record.key, metadata: record.metadata, contributor: contributorType) {
-                    file, line in
-                    guard let component = contributor.strongIfAlive() else {
+                Contribution(key: record.key, metadata: record.metadata, contributor: owner) { file, line in
+                    guard let component = reference.strongIfAlive() else {
                         Diagnostics.contributionAfterRelease(
-                            key: record.key, element: Element.self, component: contributorType, file: file,
-                            line: line)
+                            key: record.key, element: Element.self, component: owner, file: file, line: line)
                     }
                     return record.build(component) as! Element
                 }
@@ -195,9 +177,7 @@ extension Component {
         var ordered: [Component] = []
         func visit(_ component: Component) {
             guard !ordered.contains(where: { $0 === component }) else { return }
-            component.parents.forEach { parent, _, _ in
-                visit(parent)
-            }
+            component.parents.forEach { parent, _, _ in visit(parent) }
             ordered.append(component)
         }
         visit(self)
@@ -211,10 +191,4 @@ struct ContributionRecord: Sendable {
     let metadata: (any Sendable)?
     /// Builds the element from the contributing component; runs user code, never under a lock.
     let build: @Sendable (Component) -> Any
-
-    init(key: String, metadata: (any Sendable)?, build: @escaping @Sendable (Component) -> Any) {
-        self.key = key
-        self.metadata = metadata
-        self.build = build
-    }
 }

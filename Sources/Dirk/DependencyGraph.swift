@@ -114,10 +114,7 @@ public struct DependencyGraph: Sendable {
             let fill = node.isCached ? ", style=filled, fillcolor=\"#dfeede\"" : ""
             lines.append("    \"\(node.name)\" [label=\"\(node.name)\\n\(node.strategy)\"\(fill)];")
         }
-        for dependency in dependencies {
-            lines.append("    \"\(dependency.from)\" -> \"\(dependency.to)\";")
-        }
-        lines.append("}")
+        lines += dependencies.map { "    \"\($0.from)\" -> \"\($0.to)\";" } + ["}"]
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -131,25 +128,15 @@ public struct DependencyGraph: Sendable {
             let cached = node.isCached ? ", cached" : ""
             lines.append("    \(identifiers[node.name]!)[\"\(node.name)<br/>\(node.strategy)\(cached)\"]")
         }
-        for dependency in dependencies {
-            lines.append("    \(identifiers[dependency.from]!) --> \(identifiers[dependency.to]!)")
-        }
+        lines += dependencies.map { "    \(identifiers[$0.from]!) --> \(identifiers[$0.to]!)" }
         return lines.joined(separator: "\n") + "\n"
     }
 }
 
 extension DependencyGraph.Strategy {
+    /// The strategy that Dirk writes as it writes `strategy`; nil for `none`, which no provider has.
     init?(_ strategy: ProviderStrategy) {
-        switch strategy {
-        case .none: return nil
-        case .single: self = .single
-        case .keyedSingle: self = .keyedSingle
-        case .weak: self = .weak
-        case .scoped: self = .scoped
-        case .transient: self = .transient
-        case .asyncSingle: self = .asyncSingle
-        case .asyncTransient: self = .asyncTransient
-        case .asyncScoped: self = .asyncScoped
-        }
+        guard let match = Self.allCases.first(where: { $0.description == strategy.name }) else { return nil }
+        self = match
     }
 }

@@ -39,11 +39,11 @@
     }
 
     init(
-        component: UInt, componentType: Any.Type, file: StaticString, line: UInt,
-        valueType: Any.Type, isAsync: Bool, factory: any AnyObject & Sendable
+        of component: Component, file: StaticString, line: UInt, valueType: Any.Type, isAsync: Bool,
+        factory: any AnyObject & Sendable
     ) {
-        self.component = component
-        self.componentType = componentType
+        self.component = component.identity
+        self.componentType = type(of: component)
         self.file = file
         self.line = line
         self.valueType = valueType
@@ -60,20 +60,23 @@
     /// The async form's override being set up by this task, or by the task that started it: nil
     /// once that `overriding(_:with:)` has returned, for a task that outlives it.
     static var currentInTask: OverrideCapture? {
-        guard let capture = inTask, !capture.isFinished else { return nil }
+        guard let capture = inTask, !capture.progress.withLock({ $0.isFinished }) else { return nil }
         return capture
     }
 
     /// Ends the capture, when `overriding(_:with:)` returns: a task started in its closure or
-    /// factory that is still running makes ordinary calls.
+    /// factory that is still running makes ordinary calls. Stops the program unless the closure
+    /// called a provider.
     func finish() {
-        progress.withLock { $0.isFinished = true }
+        let captured = progress.withLock { progress in
+            progress.isFinished = true
+            return progress.captured
+        }
+        if captured == nil {
+            Diagnostics.overrideCalledNoProvider(
+                component: componentType, isAsync: isAsync, file: file, line: line)
+        }
     }
-
-    private var isFinished: Bool { progress.withLock { $0.isFinished } }
-
-    /// The provider the closure called, once it did.
-    var captured: String? { progress.withLock { $0.captured } }
 
     /// Whether the captured provider is resolving through its new factory, whose own provider
     /// calls are ordinary: on this thread, for the synchronous form, whose capture is the
