@@ -227,7 +227,7 @@ extension Component {
             if component === candidate { return true }
             guard visited.insert(ObjectIdentifier(component)).inserted else { continue }
             // Read under the lock, then walked without it: see
-            // `register(_:handingOver:as:file:line:)`.
+            // `register(_:as:file:line:afterAppending:)`.
             pending += component.core.withLock { _ in component.parents.all.map(\.value) }
         }
         return false

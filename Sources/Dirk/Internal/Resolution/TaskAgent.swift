@@ -205,7 +205,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
             return state.lastSerial
         }
         defer {
-            state.withLock { state in state.steps.removeLast() }
+            _ = state.withLock { state in state.steps.removeLast() }
         }
         let result: Swift.Result<Result, Failure> = await Self.$enclosingStep.withValue(
             StepMarker(agent: self, serial: serial)
