@@ -9,45 +9,40 @@
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
     @usableFromInline static func cycle(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
-        fail(
+        fatalError(
             """
             Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)`\(keySuffix(frame, keys)) of \
             `\(frame.componentType)` requires itself while it is being built. \(cycleAdvice(path))
-            """,
-            at: frame.site)
+            """, file: frame.site.file, line: frame.site.line)
     }
 
     /// A provider that caches nothing is already on the stack.
-    @usableFromInline static func recursion(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable])
-        -> Never
-    {
+    @usableFromInline
+    static func recursion(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         if frame.kind == .injection {
-            fail(
+            fatalError(
                 """
                 Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` from `\(frame.componentType)` \
-                fills the same object again while it fills it: what one of its properties resolves \
-                injects that object again with an injector of the same type, which would recurse \
-                without end. Inject an object once, from the code that owns it, and let providers \
-                return what its properties need without injecting it.
-                """,
-                at: frame.site)
+                fills the same object again while it fills it: what one of its properties resolves injects \
+                that object again with an injector of the same type, which would recurse without end. Inject \
+                an object once, from the code that owns it, and let providers return what its properties \
+                need without injecting it.
+                """, file: frame.site.file, line: frame.site.line)
         }
-        fail(
+        fatalError(
             """
-            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` of `\(frame.componentType)` \
-            calls itself while it is being built. Dirk reports any recursion through one provider, \
-            even with other arguments, because it cannot tell an endless one from one that ends. \
-            \(recursionAdvice(path))
-            """,
-            at: frame.site)
+            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` of `\(frame.componentType)` calls \
+            itself while it is being built. Dirk reports any recursion through one provider, even with other \
+            arguments, because it cannot tell an endless one from one that ends. \(recursionAdvice(path))
+            """, file: frame.site.file, line: frame.site.line)
     }
 
     /// How to end a recursion through `path`, with what its steps can take.
     private static func recursionAdvice(_ path: [Frame]) -> String {
         if path.contains(where: { $0.kind == .handle }) {
             return """
-                A handle resolves its value when it is called or first read: call it after the code \
-                that resolves it has returned, not from within its own resolution.
+                A handle resolves its value when it is called or first read: call it after the code that \
+                resolves it has returned, not from within its own resolution.
                 """
         }
         // `configure:` helps when a step of the path can take one and the others cache nothing.
@@ -61,32 +56,30 @@
     }
 
     /// Agents each wait for a build another of them runs.
-    @usableFromInline static func cycleAcrossAgents(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable])
-        -> Never
-    {
-        fail(
+    @usableFromInline
+    static func cycleAcrossAgents(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
+        fatalError(
             """
-            Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` \
-            and its parents, two or more threads or tasks each build an instance that needs an \
-            instance another of them is building, so none can finish. \(cycleAdvice(path))
-            """,
-            at: frame.site)
+            Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` and its \
+            parents, two or more threads or tasks each build an instance that needs an instance another of \
+            them is building, so none can finish. \(cycleAdvice(path))
+            """, file: frame.site.file, line: frame.site.line)
     }
 
     /// How to break a cycle through `path`, with what its steps can take.
     private static func cycleAdvice(_ path: [Frame]) -> String {
         if let creation = path.first(where: { $0.kind == .moduleCreation }) {
             return """
-                A module's initializer runs when its component first needs the module, so it \
-                cannot use providers that need `\(creation.subject)` itself: do that work in a \
-                provider, or take a `Lazy` handle in the initializer and read it later.
+                A module's initializer runs when its component first needs the module, so it cannot use \
+                providers that need `\(creation.subject)` itself: do that work in a provider, or take a \
+                `Lazy` handle in the initializer and read it later.
                 """
         }
         if path.contains(where: { $0.kind == .handle }) {
             return """
-                A handle resolves when it is read (a `Lazy` on its first read, a `Provider` on every \
-                call): read it after the provider that built the handle has returned, not while that \
-                provider is still being built.
+                A handle resolves when it is read (a `Lazy` on its first read, a `Provider` on every call): \
+                read it after the provider that built the handle has returned, not while that provider is \
+                still being built.
                 """
         }
         let providers = path.filter { $0.kind == .provider }
@@ -96,93 +89,82 @@
             // The example names the path's first provider and the one it needs next.
             let next = providers.count > 1 ? providers[1] : providers[0]
             return """
-                Break the cycle: build both objects without each other and let them set each other \
-                in `configure:` closures, as `\(providers[0].name)` could with \
+                Break the cycle: build both objects without each other and let them set each other in \
+                `configure:` closures, as `\(providers[0].name)` could with \
                 `single({ ... }, configure: { made, c in made.<property> = c.<module>.\(next.site.function) })`, \
                 or construct one side from a value that does not need the other.
                 """
         }
         return """
-            Break the cycle: let one side take a handle to the other (`c.data.lazy { $0.data.b() }`, \
-            or `asyncLazy` for async providers) and read it after both are built, or construct one \
-            side from a value that does not need the other. \
+            Break the cycle: let one side take a handle to the other (`c.data.lazy { $0.data.b() }`, or \
+            `asyncLazy` for async providers) and read it after both are built, or construct one side from a \
+            value that does not need the other. \
             \(providers.contains { !$0.strategy.takesConfigure } ? "Async providers and `single(key:)` take no `configure:`." : "")
             """
     }
 
     /// A handle's value was read while the handle resolved it.
     static func handleReadWhileResolving(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it was \
-            resolving its own value, so it can never finish. Read it after the provider that builds \
-            the value has returned, for example in a method called later, not in the value's own \
-            factory or `configure:` closure.
-            """,
-            at: site)
+            Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while \
+            it was resolving its own value, so it can never finish. Read it after the provider that builds \
+            the value has returned, for example in a method called later, not in the value's own factory or \
+            `configure:` closure.
+            """, file: site.file, line: site.line)
     }
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
     @usableFromInline static func keyReentered(at frame: Frame) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` \
-            from its `hash(into:)` or `==`, which Dirk runs to find the key's instance, so finding \
-            it would never end. Make the key a plain value whose hashing and equality resolve \
-            nothing.
-            """,
-            at: frame.site)
+            Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` from its \
+            `hash(into:)` or `==`, which Dirk runs to find the key's instance, so finding it would never \
+            end. Make the key a plain value whose hashing and equality resolve nothing.
+            """, file: frame.site.file, line: frame.site.line)
     }
 
     // MARK: Lifetime
 
     /// A provider needed its component after the component was released.
-    @usableFromInline static func componentReleased(provider: String, component: Any.Type, site: ProviderSite)
-        -> Never
-    {
-        fail(
+    @usableFromInline
+    static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
+        fatalError(
             """
-            Dirk: `\(provider)` was called after its component `\(component)` was released. \
-            A module does not keep its component alive: keep a reference to the component \
-            (for example in the object that owns its scope) for as long as you use its modules. \
-            A chain on a temporary, such as `\(component)().someModule.someProvider()`, releases \
-            the component before the provider runs: store the component in a constant first. \
-            A module kept in a property or captured by a closure does not keep it alive either: \
-            keep or capture the component, and reach the module through it. The call that used \
-            the module is the caller of `\(provider)` in the backtrace.
-            """,
-            at: site)
+            Dirk: `\(provider)` was called after its component `\(component)` was released. A module does \
+            not keep its component alive: keep a reference to the component (for example in the object that \
+            owns its scope) for as long as you use its modules. A chain on a temporary, such as \
+            `\(component)().someModule.someProvider()`, releases the component before the provider runs: \
+            store the component in a constant first. A module kept in a property or captured by a closure \
+            does not keep it alive either: keep or capture the component, and reach the module through it. \
+            The call that used the module is the caller of `\(provider)` in the backtrace.
+            """, file: site.file, line: site.line)
     }
 
     /// A component's accessor was used while the component was being deinitialized.
     @usableFromInline @inline(never) static func usedWhileDeinitializing(
         _ member: Any.Type, component: Any.Type, file: StaticString, line: UInt
-    )
-        -> Never
-    {
-        fail(
+    ) -> Never {
+        fatalError(
             """
-            Dirk: `\(member)` of `\(component)` was used while `\(component)` was being \
-            deinitialized, for example from its `deinit`. A component cannot resolve anything \
-            once its release has begun: its instances are about to be released with it. Keep what \
-            the `deinit` needs in a stored property of the component, or clean up in the object \
-            that owns the component before it lets the component go.
-            """,
-            file: file, line: line)
+            Dirk: `\(member)` of `\(component)` was used while `\(component)` was being deinitialized, for \
+            example from its `deinit`. A component cannot resolve anything once its release has begun: its \
+            instances are about to be released with it. Keep what the `deinit` needs in a stored property of \
+            the component, or clean up in the object that owns the component before it lets the component go.
+            """, file: file, line: line)
     }
 
     /// A handle was read after its component was released.
     static func handleAfterRelease(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its \
-            component `\(component)` was released. A handle refers to its component without keeping it \
-            alive, so that an instance the component caches may hold one without a retain cycle: \
-            keep the component for as long as its handles are read. A handle read in the `deinit` \
-            of an instance the component cached runs while the component is being released: \
-            read it before, or keep what the `deinit` needs in a stored property of that instance.
-            """,
-            at: site)
+            Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
+            `\(component)` was released. A handle refers to its component without keeping it alive, so that \
+            an instance the component caches may hold one without a retain cycle: keep the component for as \
+            long as its handles are read. A handle read in the `deinit` of an instance the component cached \
+            runs while the component is being released: read it before, or keep what the `deinit` needs in a \
+            stored property of that instance.
+            """, file: site.file, line: site.line)
     }
 
     // MARK: Providers
@@ -191,15 +173,14 @@
     @usableFromInline static func providerClash(
         _ provider: String, component: Any.Type, first: String, second: String, site: ProviderSite
     ) -> Never {
-        fail(
+        fatalError(
             """
             Dirk: two providers named `\(provider)` of `\(component)` call their strategy at \
-            \(site.location), column \(site.column), with one return type, so they would share one \
-            cache slot, but one uses `\(first)` and the other `\(second)`. This happens when a macro \
-            or `#sourceLocation` gives two providers one position. Give the providers different \
-            names, or have the generated code call each strategy at a position of its own.
-            """,
-            at: site)
+            \(site.location), column \(site.column), with one return type, so they would share one cache \
+            slot, but one uses `\(first)` and the other `\(second)`. This happens when a macro or \
+            `#sourceLocation` gives two providers one position. Give the providers different names, or have \
+            the generated code call each strategy at a position of its own.
+            """, file: site.file, line: site.line)
     }
 
     /// `error`, thrown by a build that another caller of the same provider waited for, as the
@@ -212,62 +193,78 @@
         _ error: any Error, as type: Failure.Type, at frame: Frame
     ) -> Failure {
         if let error = error as? Failure { return error }
-        if let ended = error as? ResolutionEndFailure {
-            return rethrown(
-                ended, as: Failure.self, step: frame.kind, name: frame.name, site: frame.site,
-                component: frame.componentType)
-        }
-        foreignError(
-            error, expected: Failure.self, provider: frame.name, component: frame.componentType,
-            site: frame.site)
+        return rethrown(
+            error, as: Failure.self, step: frame.kind, name: frame.name, site: frame.site,
+            component: frame.componentType)
     }
 
     /// The same, for the provider named `provider` (`DataModule.store()`) of a `component` at
     /// `site`, whose overrides were set up at `overrides`; the message leaves the component out
-    /// when `component` is nil.
+    /// when `component` is nil. A `ResolutionEndFailure` becomes the error of the build it names.
     @usableFromInline
     static func rethrown<Failure: Error>(
         _ error: any Error, as type: Failure.Type, provider: @autoclosure () -> String, site: ProviderSite,
         component: Any.Type? = nil, overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        if let ended = error as? ResolutionEndFailure {
-            return rethrown(
-                ended, as: Failure.self, step: .provider, name: provider(), site: site, component: component)
-        }
-        if let error = error as? Failure { return error }
-        foreignError(
-            error, expected: Failure.self, provider: provider(), component: component, site: site,
+        if !(error is ResolutionEndFailure), let error = error as? Failure { return error }
+        return rethrown(
+            error, as: Failure.self, step: .provider, name: provider(), site: site, component: component,
             overrides: overrides())
     }
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
     /// nothing, cannot return (`ended`).
-    @usableFromInline static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never
-    {
-        rethrown(
-            ended, as: Never.self, step: frame.kind, name: frame.name, site: frame.site,
-            component: frame.componentType)
+    @usableFromInline
+    static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never {
+        rethrown(ended, as: Never.self, at: frame)
     }
 
-    /// The error of the build that made the outermost step of a resolution fail (`ended`), as the
-    /// error type of that step (`step`, named `name`, of a `component` at `site`: a provider, or a
-    /// handle, a module's creation or a key's hashing, which throw nothing); stops the program
-    /// when the step cannot throw it.
-    static func rethrown<Failure: Error>(
-        _ ended: ResolutionEndFailure, as type: Failure.Type, step: Frame.Kind, name: String,
-        site: ProviderSite, component: Any.Type?
+    /// `error`, which a step (`step`, named `name`, of a `component` at `site`: a provider, or a
+    /// handle, a module's creation or a key's hashing, which throw nothing) got but cannot throw as
+    /// it is, as the step's error type; stops the program when the step cannot throw it.
+    ///
+    /// A `ResolutionEndFailure` (`ended`) made the outermost step of a resolution fail: it becomes
+    /// the error of the build it names. Any other error has another type than the provider
+    /// throws: only an override's factory (of those at `overrides`), which throws untyped, can do
+    /// that.
+    private static func rethrown<Failure: Error>(
+        _ error: any Error, as _: Failure.Type, step: Frame.Kind, name: String, site: ProviderSite,
+        component: Any.Type?, overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        if let error = ended.failure.error as? Failure { return error }
         let owner = component.map { " of `\($0)`" } ?? ""
-        let failed = ended.failure.frame
         let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
+        guard let ended = error as? ResolutionEndFailure else {
+            let places = overrides()
+            let origin =
+                switch places.count {
+                case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
+                case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
+                default:
+                    "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
+                        + places.joined(separator: " and ") + ","
+                }
+            let fix =
+                Failure.self == Never.self
+                ? "Make the override's factory return a fake instead of throwing; to test a failure, "
+                    + "override a provider that throws"
+                : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
+                    + "type, override a provider that throws it"
+            fatalError(
+                """
+                Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
+                `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
+                provider cannot, on this call or on the build that this call waited for, and the provider's \
+                typed throws promise its callers that this never happens. \(fix).
+                """, file: site.file, line: site.line)
+        }
+        if let error = ended.failure.error as? Failure { return error }
+        let failed = ended.failure.frame
         let (call, cannot, fix) =
             switch step {
             case .provider:
                 (
                     "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return",
-                    "`\(name)` \(promise), so it cannot report that error",
-                    "Let `\(name)` throw the error"
+                    "`\(name)` \(promise), so it cannot report that error", "Let `\(name)` throw the error"
                 )
             case .handle:
                 (
@@ -294,51 +291,15 @@
                     "Resolve the provider with `try` and set the property yourself"
                 )
             }
-        fail(
+        fatalError(
             """
-            Dirk: \(call): to break a cycle through `configure:`, its resolution took an instance \
-            from another thread before that thread's `configure:` closures had finished; then the \
-            `configure:` of `\(failed.name)` of `\(failed.componentType)` \
-            (\(failed.site.location)) threw `\(ended.failure.error)`, which dropped that instance \
-            or one it may refer to. What this call returns may refer to it, and \(cannot). \
-            \(fix), make the `configure:` closures of the cycle not throw, or resolve the cycle on \
-            one thread first, where the error reaches the caller.
-            """,
-            at: site)
-    }
-
-    /// A provider, or a caller waiting for its build, got an error of another type than the
-    /// provider throws: only an override's factory, which throws untyped, can do that.
-    static func foreignError(
-        _ error: any Error, expected: Any.Type, provider: String, component: Any.Type?, site: ProviderSite,
-        overrides: [String] = []
-    ) -> Never {
-        let owner = component.map { " of `\($0)`" } ?? ""
-        let origin =
-            switch overrides.count {
-            case 0: "Only the factory of an `overriding(_:with:)` of `\(provider)`"
-            case 1: "Only the factory of the `overriding(_:with:)` of `\(provider)` at \(overrides[0])"
-            default:
-                "Only the factory of one of the `overriding(_:with:)` calls of `\(provider)`, at "
-                    + overrides.joined(separator: " and ") + ","
-            }
-        let throwsNothing = expected == Never.self
-        let promise = throwsNothing ? "it throws nothing" : "it throws only `\(expected)`"
-        let fix =
-            throwsNothing
-            ? "Make the override's factory return a fake instead of throwing; to test a failure, "
-                + "override a provider that throws"
-            : "Make the override's factory throw only `\(expected)`; to test a failure of another "
-                + "type, override a provider that throws it"
-        fail(
-            """
-            Dirk: `\(provider)`\(owner), whose strategy is called at \(site.location), got an error \
-            of type `\(type(of: error))`, which it cannot throw: \(promise). \(origin) can throw \
-            what the provider cannot, on this call \
-            or on the build that this call waited for, and the provider's typed throws promise its \
-            callers that this never happens. \(fix).
-            """,
-            at: site)
+            Dirk: \(call): to break a cycle through `configure:`, its resolution took an instance from \
+            another thread before that thread's `configure:` closures had finished; then the `configure:` of \
+            `\(failed.name)` of `\(failed.componentType)` (\(failed.site.location)) threw \
+            `\(ended.failure.error)`, which dropped that instance or one it may refer to. What this call \
+            returns may refer to it, and \(cannot). \(fix), make the `configure:` closures of the cycle not \
+            throw, or resolve the cycle on one thread first, where the error reaches the caller.
+            """, file: site.file, line: site.line)
     }
 
     // MARK: Parents
@@ -351,13 +312,12 @@
         overriding: (file: StaticString, line: UInt)? = nil, file: StaticString, line: UInt
     ) -> Never {
         if parent is AnyObject.Type && !parentIsComponent {
-            fail(
+            fatalError(
                 """
                 Dirk: `\(component)` was asked for an ancestor of type `\(parent)`, a class that is not a \
-                component, which no ancestor can be. Ask for a component class, or for a protocol \
-                that a component conforms to.
-                """,
-                file: file, line: line)
+                component, which no ancestor can be. Ask for a component class, or for a protocol that a \
+                component conforms to.
+                """, file: file, line: line)
         }
         var known =
             registered.isEmpty
@@ -375,56 +335,53 @@
                 fix = "Make the parent that hosts it conform: `extension \(host): \(parent) { ... }`."
             } else {
                 fix = """
-                    Register the component that hosts it, which conforms, on the new `\(component)` \
-                    when you build it, before its first resolution: `.parent { app }`.
+                    Register the component that hosts it, which conforms, on the new `\(component)` when you \
+                    build it, before its first resolution: `.parent { app }`.
                     """
             }
-            fail(
+            fatalError(
                 """
                 Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix) \
-                `ancestor()` finds components; to get an instance of `\(parent)` that a provider \
-                makes, call that provider instead.
-                """,
-                file: file, line: line)
+                `ancestor()` finds components; to get an instance of `\(parent)` that a provider makes, call \
+                that provider instead.
+                """, file: file, line: line)
         }
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \
-            \(known) Register one on the new `\(component)` when you build it, before its first \
-            resolution: `.parent { \(propertyName(for: parent)) }`.
-            """,
-            file: file, line: line)
+            Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \(known) \
+            Register one on the new `\(component)` when you build it, before its first resolution: \
+            `.parent { \(propertyName(for: parent)) }`.
+            """, file: file, line: line)
     }
 
     static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never
     {
-        fail(
+        fatalError(
             """
-            Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` \
-            itself or one of its descendants, so the two would hold each other forever. \
-            Register parents from the wider scope down: the application component is the parent \
-            of the session component, never the reverse.
+            Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` itself or one \
+            of its descendants, so the two would hold each other forever. Register parents from the wider \
+            scope down: the application component is the parent of the session component, never the reverse.
             """, file: file, line: line)
     }
 
     static func duplicateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt)
         -> Never
     {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` already has a parent registered as `\(parent)`. A component has \
-            at most one parent per type, so that `parent()` is never ambiguous. Register it once, \
-            or build a new component to use another.
+            Dirk: `\(component)` already has a parent registered as `\(parent)`. A component has at most one \
+            parent per type, so that `parent()` is never ambiguous. Register it once, or build a new \
+            component to use another.
             """, file: file, line: line)
     }
 
     static func lateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched \
-            its parents (its own lookup, or that of a component under it), so earlier lookups \
-            could have found a different one. Register every `.parent { }` when you build the \
-            component, before the first resolution in it or in any component under it.
+            Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched its \
+            parents (its own lookup, or that of a component under it), so earlier lookups could have found a \
+            different one. Register every `.parent { }` when you build the component, before the first \
+            resolution in it or in any component under it.
             """, file: file, line: line)
     }
 
@@ -436,39 +393,36 @@
         let what =
             ObjectIdentifier(module) == ObjectIdentifier(registered)
             ? "a module for `\(module)`" : "`\(registered)` for `\(module)`"
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` registered \(what) after `\(module)` was \
-            already in use, so some instances would come from the old module and some from the \
-            new one. Register modules with `.module { }` when you build the component, before \
-            the first resolution.
+            Dirk: `\(component)` registered \(what) after `\(module)` was already in use, so some instances \
+            would come from the old module and some from the new one. Register modules with `.module { }` \
+            when you build the component, before the first resolution.
             """, file: file, line: line)
     }
 
     static func wrongComponent(
         module: Any.Type, expected: Any.Type, actual: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(actual)` asked for the module `\(module)`, which is a `Module<\(expected)>`. \
-            A module can only be created for its own component: declare the accessor on \
-            `\(expected)` (or a subclass of it), and reach that component from `\(actual)`, \
-            for example through a parent accessor such as \
+            Dirk: `\(actual)` asked for the module `\(module)`, which is a `Module<\(expected)>`. A module \
+            can only be created for its own component: declare the accessor on `\(expected)` (or a subclass \
+            of it), and reach that component from `\(actual)`, for example through a parent accessor such as \
             `var \(propertyName(for: expected)): \(expected) { parent() }`.
-            """,
-            file: file, line: line)
+            """, file: file, line: line)
     }
 
     static func registeredAsAnotherType(
         _ registered: Any.Type, as type: Any.Type, kind: String, component: Any.Type, file: StaticString,
         line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which \
-            it is not: accessors that ask for `\(type)` would get `\(registered)`. The type \
-            comes from a variable that holds a subclass's type; register the \(kind) as its own \
-            type or as one of its superclasses, or make the closure return a `\(type)`.
+            Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which it is \
+            not: accessors that ask for `\(type)` would get `\(registered)`. The type comes from a variable \
+            that holds a subclass's type; register the \(kind) as its own type or as one of its \
+            superclasses, or make the closure return a `\(type)`.
             """, file: file, line: line)
     }
 
@@ -479,53 +433,52 @@
         line: UInt
     ) -> Never {
         if let moduleComponent {
-            fail(
+            fatalError(
                 """
-                Dirk: `\(component)` was given the module `\(module)`, a module of \
-                `\(moduleComponent)`: a component registers only modules of its own type. Register \
-                the module on the `\(moduleComponent)` it belongs to, and reach it from \
-                `\(component)` through a parent accessor such as \
+                Dirk: `\(component)` was given the module `\(module)`, a module of `\(moduleComponent)`: a \
+                component registers only modules of its own type. Register the module on the \
+                `\(moduleComponent)` it belongs to, and reach it from `\(component)` through a parent \
+                accessor such as \
                 `var \(propertyName(for: moduleComponent)): \(moduleComponent) { parent() }`.
                 """, file: file, line: line)
         }
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` was given the module `\(module)`, which was created for another \
-            component. Create the module from the component the closure receives: \
-            `.module { \(module)($0) }`.
+            Dirk: `\(component)` was given the module `\(module)`, which was created for another component. \
+            Create the module from the component the closure receives: `.module { \(module)($0) }`.
             """, file: file, line: line)
     }
 
     static func mainActorModuleOffMainThread(
         _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a \
-            thread other than the main thread, so the module would be created off the main actor. \
-            Ask for it on the main actor first, or declare the accessor that returns it \
-            `@MainActor` (as in `@MainActor var \(propertyName(for: module)): \(module) { module() }`), \
-            so that the compiler makes sure of it.
+            Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a thread \
+            other than the main thread, so the module would be created off the main actor. Ask for it on the \
+            main actor first, or declare the accessor that returns it `@MainActor` (as in \
+            `@MainActor var \(propertyName(for: module)): \(module) { module() }`), so that the compiler \
+            makes sure of it.
             """, file: file, line: line)
     }
 
     static func mainActorModuleRegisteredOffMainThread(
         _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` was given the module `\(module)`, a `MainActorModule`, on a thread \
-            other than the main thread, so the closure of `.module { }` created it off the main actor. \
-            Register it on the main actor: build the component in `@MainActor` code, or inside \
+            Dirk: `\(component)` was given the module `\(module)`, a `MainActorModule`, on a thread other \
+            than the main thread, so the closure of `.module { }` created it off the main actor. Register it \
+            on the main actor: build the component in `@MainActor` code, or inside \
             `await MainActor.run { ... }`.
             """, file: file, line: line)
     }
 
     static func notAModule(_ type: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` was asked for `\(type)`, which subclasses `AnyModule` directly. \
-            Subclass `Module<\(component)>` instead, which ties the module to its component.
+            Dirk: `\(component)` was asked for `\(type)`, which subclasses `AnyModule` directly. Subclass \
+            `Module<\(component)>` instead, which ties the module to its component.
             """, file: file, line: line)
     }
 
@@ -534,12 +487,12 @@
     static func resetDuringResolution(
         component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component).reset()` was called while `\(provider)` of that component was \
-            being resolved on the same thread or task. Resetting would drop instances the resolution is \
-            still using. Call `reset()` outside providers and `configure:` closures, for example \
-            after the sign-out flow has finished.
+            Dirk: `\(component).reset()` was called while `\(provider)` of that component was being resolved \
+            on the same thread or task. Resetting would drop instances the resolution is still using. Call \
+            `reset()` outside providers and `configure:` closures, for example after the sign-out flow has \
+            finished.
             """, file: file, line: line)
     }
 
@@ -548,12 +501,12 @@
     static func duplicateContribution(
         key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` \
-            already uses in that collection. A component's contributions add to its parents' and \
-            never replace them, and keys are unique within a collection: choose another key, or \
-            contribute the element once, from the component that owns it.
+            Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` already \
+            uses in that collection. A component's contributions add to its parents' and never replace them, \
+            and keys are unique within a collection: choose another key, or contribute the element once, \
+            from the component that owns it.
             """, file: file, line: line)
     }
 
@@ -563,15 +516,15 @@
     static func duplicateContributionListed(
         key: String, element: Any.Type, first: Any.Type, second: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: the collection of `\(element)` holds two contributions under the key "\(key)", \
-            one from `\(first)` and one from `\(second)`, found as the collection was listed here. \
-            `\(second)` contributed before `\(first)` became its ancestor, usually because a parent \
-            was registered after its child contributed, so the contribution could not be checked \
-            then. Keys are unique within a collection: choose another key for one of them, or \
-            contribute the element once, from the component that owns it; register parents before \
-            contributing, so that a clash stops at the contribution.
+            Dirk: the collection of `\(element)` holds two contributions under the key "\(key)", one from \
+            `\(first)` and one from `\(second)`, found as the collection was listed here. `\(second)` \
+            contributed before `\(first)` became its ancestor, usually because a parent was registered after \
+            its child contributed, so the contribution could not be checked then. Keys are unique within a \
+            collection: choose another key for one of them, or contribute the element once, from the \
+            component that owns it; register parents before contributing, so that a clash stops at the \
+            contribution.
             """, file: file, line: line)
     }
 
@@ -579,15 +532,14 @@
     static func contributionAfterRelease(
         key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: the contribution "\(key)" to the collection of `\(element)` was resolved after \
-            its component `\(component)` was released. A contribution refers to its component \
-            without keeping it alive, so that an instance the component caches may hold \
-            contributions without a retain cycle: keep the component for as long as you resolve \
-            its contributions. A contribution resolved in the `deinit` of an instance that the \
-            component cached runs as the component releases it: resolve it before, or keep what \
-            the `deinit` needs in a stored property of that instance.
+            Dirk: the contribution "\(key)" to the collection of `\(element)` was resolved after its \
+            component `\(component)` was released. A contribution refers to its component without keeping it \
+            alive, so that an instance the component caches may hold contributions without a retain cycle: \
+            keep the component for as long as you resolve its contributions. A contribution resolved in the \
+            `deinit` of an instance that the component cached runs as the component releases it: resolve it \
+            before, or keep what the `deinit` needs in a stored property of that instance.
             """, file: file, line: line)
     }
 
@@ -595,13 +547,13 @@
 
     static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never
     {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so \
-            some callers would have the original instance and some the override's. Override \
-            providers when you build the component, before the first resolution. An earlier \
-            `overriding(_:with:)` uses its provider at once, and with it what the override's \
-            factory uses: if such a factory uses `\(provider)`, override `\(provider)` first.
+            Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so some \
+            callers would have the original instance and some the override's. Override providers when you \
+            build the component, before the first resolution. An earlier `overriding(_:with:)` uses its \
+            provider at once, and with it what the override's factory uses: if such a factory uses \
+            `\(provider)`, override `\(provider)` first.
             """, file: file, line: line)
     }
 
@@ -612,50 +564,50 @@
             isAsync
             ? "`await overriding { await $0.data.database() } with: { _ in fakeDatabase }`"
             : "`overriding { $0.network.api() } with: { _ in fakeAPI }`"
-        fail(
+        fatalError(
             """
-            Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of \
-            that component, so Dirk cannot tell which one to override. Call exactly one provider \
-            in it, through the component it receives, as in \(example): a provider reached \
-            through another instance of a component is not one of this component's.
+            Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of that \
+            component, so Dirk cannot tell which one to override. Call exactly one provider in it, through \
+            the component it receives, as in \(example): a provider reached through another instance of a \
+            component is not one of this component's.
             """, file: file, line: line)
     }
 
     static func overrideCalledSeveralProviders(
         _ first: String, _ second: String, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: the closure given to `\(component).overriding(_:with:)` called `\(first)` and \
-            then `\(second)`; it must call exactly one provider, the one to override. Override \
-            each provider with its own `overriding(_:with:)` call.
+            Dirk: the closure given to `\(component).overriding(_:with:)` called `\(first)` and then \
+            `\(second)`; it must call exactly one provider, the one to override. Override each provider with \
+            its own `overriding(_:with:)` call.
             """, file: file, line: line)
     }
 
     static func asyncOverrideOfSynchronousProvider(
         _ provider: String, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, whose strategy \
-            is synchronous and so cannot await the override's factory. If the provider is \
-            synchronous, override it with the synchronous `overriding(_:with:)`, with no `await` in \
-            either closure, as in `overriding { $0.data.store() } with: { _ in FakeStore() }`. If it \
-            is async, its strategy is synchronous because its factory does not await, so Swift \
-            chose the synchronous strategy (and warned that no async operations occur within \
-            `await`): write the strategy without `await`, or make its factory await.
+            Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, whose strategy is \
+            synchronous and so cannot await the override's factory. If the provider is synchronous, override \
+            it with the synchronous `overriding(_:with:)`, with no `await` in either closure, as in \
+            `overriding { $0.data.store() } with: { _ in FakeStore() }`. If it is async, its strategy is \
+            synchronous because its factory does not await, so Swift chose the synchronous strategy (and \
+            warned that no async operations occur within `await`): write the strategy without `await`, or \
+            make its factory await.
             """, file: file, line: line)
     }
 
     static func overrideOfAnotherComponent(
         _ provider: String, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fail(
+        fatalError(
             """
-            Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to \
-            `\(owner)`, one of its ancestors. An override applies to the component that owns the \
-            provider, and would change it for every other child too: override it on `\(owner)` \
-            itself (`\(propertyName(for: owner)).overriding { ... } with: { ... }`).
+            Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to `\(owner)`, one \
+            of its ancestors. An override applies to the component that owns the provider, and would change \
+            it for every other child too: override it on `\(owner)` itself \
+            (`\(propertyName(for: owner)).overriding { ... } with: { ... }`).
             """, file: file, line: line)
     }
 
@@ -663,15 +615,14 @@
         _ provider: String, strategy: String, builds: Any.Type, returns: Any.Type, component: Any.Type,
         file: StaticString, line: UInt
     ) -> Never {
-        let built = spelled(builds)
-        let returned = spelled(returns)
-        fail(
+        let (built, returned) = (spelled(builds), spelled(returns))
+        fatalError(
             """
-            Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy)` \
-            builds `\(built)`, which becomes the `\(returned)` that the provider returns only \
-            after Dirk has handed it back, so no other type can take its place. Make the strategy build the type the \
-            provider returns, as in `\(strategy) { \(built)(...) as \(returned) }`, or register a \
-            module subclass with `.module { }`.
+            Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy)` builds \
+            `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed \
+            it back, so no other type can take its place. Make the strategy build the type the provider \
+            returns, as in `\(strategy) { \(built)(...) as \(returned) }`, or register a module subclass \
+            with `.module { }`.
             """, file: file, line: line)
     }
 
@@ -692,10 +643,8 @@
     /// ` for key "x"` after the name of a `single(key:)` step whose key `keys` holds, by the
     /// step's owner (the key's cell); empty for every other step.
     private static func keySuffix(_ frame: Frame, _ keys: [UInt: AnyHashable]) -> String {
-        guard frame.kind == .provider, frame.strategy == .keyedSingle, let key = keys[frame.owner] else {
-            return ""
-        }
-        return " for key \(String(reflecting: key.base))"
+        guard frame.kind == .provider, frame.strategy == .keyedSingle else { return "" }
+        return keys[frame.owner].map { " for key \(String(reflecting: $0.base))" } ?? ""
     }
 
     /// "an" before a name that starts with a vowel (`AsyncLazy<Store, Never>`), "a" before others.
@@ -725,12 +674,4 @@
         "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
         "while",
     ]
-
-    private static func fail(_ message: String, at site: ProviderSite) -> Never {
-        fatalError(message, file: site.file, line: site.line)
-    }
-
-    private static func fail(_ message: String, file: StaticString, line: UInt) -> Never {
-        fatalError(message, file: file, line: line)
-    }
 }

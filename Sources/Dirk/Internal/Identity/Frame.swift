@@ -94,11 +94,7 @@
     /// keyed provider's): a call that comes back through it ends in the cell, which hands its own
     /// builder the instance being configured, or reports the cycle.
     @inlinable package var isCachingBuild: Bool {
-        guard kind == .provider else { return false }
-        switch strategy {
-        case .single, .keyedSingle, .weak, .scoped, .asyncSingle, .asyncScoped: return true
-        case .none, .transient, .asyncTransient: return false
-        }
+        kind == .provider && strategy != .none && strategy != .transient && strategy != .asyncTransient
     }
 
     /// How messages and resolution paths show the frame: `DataModule.store()`,
@@ -120,27 +116,14 @@
     case asyncSingle, asyncTransient, asyncScoped
 
     /// Whether the strategy takes a `configure:` closure, which breaks construction cycles.
-    @inlinable package var takesConfigure: Bool {
-        switch self {
-        case .single, .weak, .scoped: true
-        default: false
-        }
-    }
+    package var takesConfigure: Bool { self == .single || self == .weak || self == .scoped }
 
     /// Whether the provider is async.
-    package var isAsync: Bool {
-        switch self {
-        case .asyncSingle, .asyncTransient, .asyncScoped: true
-        default: false
-        }
-    }
+    package var isAsync: Bool { self == .asyncSingle || self == .asyncTransient || self == .asyncScoped }
 
     /// Whether the strategy caches one instance per component (or per key, or while held).
     @inlinable package var isCached: Bool {
-        switch self {
-        case .single, .keyedSingle, .weak, .asyncSingle: true
-        default: false
-        }
+        self == .single || self == .keyedSingle || self == .weak || self == .asyncSingle
     }
 
     /// The strategy as traces and messages show it: `single`, `single(key:)`, `async scoped`.

@@ -36,36 +36,28 @@ struct ProviderIdentity: Hashable {
     static func uniqueNames(
         of providers: some Sequence<ProviderIdentity>, components: [UInt: String]
     ) -> [ProviderIdentity: String] {
+        // Each label splits the groups that the one before it left together.
+        let labels: [(ProviderIdentity) -> String] = [
+            \.name, { "\($0.name) at \($0.key.location)" },
+            { "\($0.name) -> \($0.key.returnType) at \($0.key.location)" },
+        ]
         var names: [ProviderIdentity: String] = [:]
-        for (name, sameName) in Dictionary(grouping: providers, by: \.name) {
-            guard sameName.count > 1 else {
-                names[sameName[0]] = name
-                continue
-            }
-            for (location, samePlace) in Dictionary(grouping: sameName, by: \.key.location) {
-                let placed = "\(name) at \(location)"
-                guard samePlace.count > 1 else {
-                    names[samePlace[0]] = placed
-                    continue
-                }
-                for (type, sameType) in Dictionary(grouping: samePlace, by: { "\($0.key.returnType)" }) {
-                    let typed = "\(name) -> \(type) at \(location)"
-                    guard sameType.count > 1 else {
-                        names[sameType[0]] = typed
-                        continue
-                    }
-                    // Strategy calls on one line: the column tells them apart, and the component
-                    // tells one provider's nodes in several components apart.
-                    let byComponent = Dictionary(grouping: sameType, by: \.component)
-                    for provider in sameType {
-                        let isOnOneLine = byComponent[provider.component]!.count > 1
-                        let column = isOnOneLine ? ":\(provider.key.column)" : ""
-                        let owner =
-                            byComponent.count > 1
-                            ? " in \(components[provider.component] ?? "another component")" : ""
-                        names[provider] = typed + column + owner
-                    }
-                }
+        var groups = [Array(providers)]
+        for label in labels {
+            groups = groups.flatMap { Dictionary(grouping: $0, by: label).values }
+            for group in groups where group.count == 1 { names[group[0]] = label(group[0]) }
+            groups.removeAll { $0.count == 1 }
+        }
+        // Strategy calls on one line: the column tells them apart, and the component tells one
+        // provider's nodes in several components apart.
+        for sameType in groups {
+            let byComponent = Dictionary(grouping: sameType, by: \.component)
+            for provider in sameType {
+                let column = byComponent[provider.component]!.count > 1 ? ":\(provider.key.column)" : ""
+                let owner =
+                    byComponent.count > 1
+                    ? " in \(components[provider.component] ?? "another component")" : ""
+                names[provider] = labels.last!(provider) + column + owner
             }
         }
         return names

@@ -55,9 +55,8 @@ import CDirk
 
     /// A well-mixed hash of the type and position; tables use its low bits.
     @inlinable package var mixedHash: Int {
-        var bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
-        bits ^= bits >> 29
-        return Int(truncatingIfNeeded: bits)
+        let bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: bits ^ bits >> 29)
     }
 
     @inlinable
