@@ -114,7 +114,7 @@ extension Component {
         var modules: [ObjectIdentifier: String] = [:]
         func addModule(_ type: Any.Type) { modules[ObjectIdentifier(type)] = "\(type)" }
         for type in unusedModules { addModule(type) }
-        self.modules.forEach { module, _, _ in addModule(type(of: module)) }
+        self.modules.forEachEntry { module, _, _ in addModule(type(of: module)) }
         // The components whose providers the graph may show: this one, then the ancestors that
         // its recording watches, nearest first, each once. Each cache is read outside its
         // component's lock; it takes its own.
@@ -204,7 +204,7 @@ extension Component {
         var all: [Component] = [self]
         var index = 0
         while index < all.count {
-            all[index].parents.forEach { parent, _, _ in
+            all[index].parents.forEachEntry { parent, _, _ in
                 if !all.contains(where: { $0 === parent }) { all.append(parent) }
             }
             index += 1

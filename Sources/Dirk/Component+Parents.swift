@@ -292,14 +292,14 @@ extension Component {
         _ type: Any.Type, matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
         var best: FoundAncestor?
-        parents.forEach { parent, _, registered in
+        parents.forEachEntry { parent, _, registered in
             let isRegisteredAsType = registered == TypeKey(type)
             guard isRegisteredAsType || isMatch(parent) else { return }
             let record = FoundAncestor(component: parent, distance: 1, isRegisteredAsType: isRegisteredAsType)
             if record.isBetter(than: best) { best = record }
         }
         if best != nil { return best }
-        parents.forEach { parent, _, _ in
+        parents.forEachEntry { parent, _, _ in
             guard let further = parent.ancestor(type, matching: isMatch) else { return }
             let record = FoundAncestor(
                 component: further.component, distance: further.distance + 1,

@@ -177,7 +177,7 @@ extension Component {
         var ordered: [Component] = []
         func visit(_ component: Component) {
             guard !ordered.contains(where: { $0 === component }) else { return }
-            component.parents.forEach { parent, _, _ in visit(parent) }
+            component.parents.forEachEntry { parent, _, _ in visit(parent) }
             ordered.append(component)
         }
         visit(self)

@@ -12,7 +12,7 @@ struct PublishedTableTests {
             #expect(table.entry(for: TypeKey(Item.self)) == nil)
             #expect(table.value(for: TypeKey(Int.self)) == nil)
             var visits = 0
-            table.forEach { _, _, _ in visits += 1 }
+            table.forEachEntry { _, _, _ in visits += 1 }
             #expect(visits == 0 && table.count == 0)
             table.checkInvariants()
         }
@@ -49,7 +49,7 @@ struct PublishedTableTests {
                 table.insert(Item(index), tag: UInt(index) + 1, for: key)
             }
             var visited: [Int] = []
-            table.forEach { value, tag, key in
+            table.forEachEntry { value, tag, key in
                 visited.append(value.number)
                 #expect(tag == UInt(value.number) + 1)
                 #expect(key == keys[value.number])
@@ -249,7 +249,7 @@ private func readConcurrently<Key: PublishedTableKey & SendableMetatype>(
                 }
                 if reading.lookups.isMultiple(of: 97) {
                     var seen = Set<Int>()
-                    table.value.forEach { value, tag, key in
+                    table.value.forEachEntry { value, tag, key in
                         if !seen.insert(value.number).inserted || tag != UInt(value.number)
                             || key != keys.value[value.number]
                         {

@@ -20,7 +20,8 @@
     }
 
     @usableFromInline package let kind: Kind
-    /// How the provider caches, for messages and traces; `.none` for steps that are not providers.
+    /// How the provider caches, for messages and traces: the provider's own for a key's hashing, and
+    /// `.none` for the other steps that are not providers.
     @usableFromInline package let strategy: ProviderStrategy
     /// Which of `ResolutionContext.bucketCount` buckets the frame falls in: frames that are the
     /// same always share a bucket. Two bytes, which share their word with `kind` and `strategy`.

@@ -138,7 +138,9 @@ import CDirk
     /// Calls `body` with every slot: its strategy, the provider's key and the slot. Slots
     /// made meanwhile may be missed.
     func forEachSlot(_ body: (ProviderStrategy, ProviderKey, AnyObject) -> Void) {
-        table.forEach { slot, tag, key in body(ProviderStrategy(rawValue: UInt8(tag)) ?? .none, key, slot) }
+        table.forEachEntry { slot, tag, key in
+            body(ProviderStrategy(rawValue: UInt8(tag)) ?? .none, key, slot)
+        }
     }
 
     /// The module's type and its component's type.
@@ -191,7 +193,7 @@ import CDirk
     /// Empties every cache, adding what they held to `dropped`, for the caller to release outside
     /// any lock. Builds under way are left to finish.
     func reset(into dropped: inout [Any]) {
-        table.forEach { slot, tag, _ in ProviderCache(slot, tag: tag)?.reset(into: &dropped) }
+        table.forEachEntry { slot, tag, _ in ProviderCache(slot, tag: tag)?.reset(into: &dropped) }
     }
 }
 

@@ -111,9 +111,9 @@ import CDirk
 
     /// Calls `body` with every entry, in the order they were inserted. Entries inserted meanwhile
     /// may be missed.
-    package func forEach(_ body: (Value, UInt, Key) -> Void) {
+    package func forEachEntry(_ body: (Value, UInt, Key) -> Void) {
         if let storage {
-            storage.forEach(body)
+            storage.forEachEntry(body)
             return
         }
         for index in 0..<Int(dirk_load_acquire(countWord)) {
@@ -128,7 +128,7 @@ import CDirk
     /// key is stored twice. A test hook.
     package func checkInvariants() {
         var keys: [Key] = []
-        forEach { value, tag, key in
+        forEachEntry { value, tag, key in
             precondition(!keys.contains(key), "Dirk internal error: a key stored twice")
             keys.append(key)
             let found = entry(for: key)
@@ -164,7 +164,7 @@ import CDirk
             return
         }
         let storage = Storage.make(capacity: max(8, inlineCapacity * 2), copying: nil)
-        forEach { value, tag, key in storage.append(value, tag: tag, key: key) }
+        forEachEntry { value, tag, key in storage.append(value, tag: tag, key: key) }
         storage.append(value, tag: tag, key: key)
         dirk_store_release(storageWord, UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque()))
     }
@@ -193,7 +193,7 @@ import CDirk
             }
             let storage = unsafeDowncast(buffer, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: words) }
-            predecessor?.forEach { value, tag, key in storage.append(value, tag: tag, key: key) }
+            predecessor?.forEachEntry { value, tag, key in storage.append(value, tag: tag, key: key) }
             return storage
         }
 
@@ -229,7 +229,7 @@ import CDirk
             }
         }
 
-        func forEach(_ body: (Value, UInt, Key) -> Void) {
+        func forEachEntry(_ body: (Value, UInt, Key) -> Void) {
             for position in 0..<count {
                 let entry = entry(position)
                 body(
@@ -258,7 +258,9 @@ extension PublishedTable where Key == TypeKey {
     /// cast without a check.
     package func insert(_ value: Value, asInstanceOf type: Any.Type, tag: UInt = 0) {
         // Callers check it first, with a message where a user's value could be of another type.
-        assert(ClassHierarchy.isInstance(value, of: type), "Dirk internal error: a value stored under another type")
+        assert(
+            ClassHierarchy.isInstance(value, of: type),
+            "Dirk internal error: a value stored under another type")
         insert(value, tag: tag, for: TypeKey(type))
     }
 
@@ -274,7 +276,7 @@ extension PublishedTable where Key == TypeKey {
     /// Every entry's value and the type it is stored under, in the order they were inserted.
     package var all: [(type: Any.Type, value: Value)] {
         var all: [(type: Any.Type, value: Value)] = []
-        forEach { value, _, key in all.append((key.metatype, value)) }
+        forEachEntry { value, _, key in all.append((key.metatype, value)) }
         return all
     }
 }
