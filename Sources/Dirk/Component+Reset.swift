@@ -23,7 +23,7 @@ extension Component {
         // The steps of this thread's resolution and the builds it holds, then the steps of this
         // task's async resolution and of the tasks that started this one, while they run.
         let context = ResolutionContext.current
-        if let frame = context.stack.first(where: { $0.component == identity })
+        if let frame = context.stack.all.first(where: { $0.component == identity })
             ?? context.heldBuild(ofComponent: identity) ?? TaskAgent.stepUnderWay(in: identity)
         {
             Diagnostics.resetDuringResolution(

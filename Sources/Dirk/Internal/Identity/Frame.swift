@@ -4,7 +4,7 @@
 /// A frame is a few words pushed by value, so a `transient` call allocates nothing. It names its
 /// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a frame
 /// keeps the owner alive until it pops it.
-@usableFromInline package struct Frame {
+@usableFromInline package struct Frame: StackedStep {
     @usableFromInline package enum Kind: UInt8 {
         /// A provider's factory or `configure:` closure runs.
         case provider
@@ -23,7 +23,7 @@
     /// How the provider caches, for messages and traces: the provider's own for a key's hashing, and
     /// `.none` for the other steps that are not providers.
     @usableFromInline package let strategy: ProviderStrategy
-    /// Which of `ResolutionContext.bucketCount` buckets the frame falls in: frames that are the
+    /// Which of `StepStack.bucketCount` buckets the frame falls in: frames that are the
     /// same always share a bucket. Two bytes, which share their word with `kind` and `strategy`.
     @usableFromInline let bucketIndex: UInt16
     /// The address of the module whose provider runs, of the component that creates a module, or
@@ -38,7 +38,7 @@
     @usableFromInline package let subject: Any.Type
     /// The type of the component the frame's provider belongs to, for messages.
     @usableFromInline package let componentType: Any.Type
-    /// Which of `ResolutionContext.bucketCount` buckets the frame falls in.
+    /// Which of `StepStack.bucketCount` buckets the frame falls in.
     @inlinable package var bucket: Int { Int(bucketIndex) }
 
     @inlinable package init(
@@ -61,7 +61,7 @@
         let bits =
             (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
             &* 0x9E37_79B9_7F4A_7C15
-        // The top ten bits: `ResolutionContext.bucketCount` is 1,024.
+        // The top ten bits: `StepStack.bucketCount` is 1,024.
         bucketIndex = UInt16(truncatingIfNeeded: (bits ^ bits >> 29) >> 54)
     }
 

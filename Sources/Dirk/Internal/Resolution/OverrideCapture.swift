@@ -39,10 +39,10 @@
     }
 
     init(
-        of component: Component, file: StaticString, line: UInt, valueType: Any.Type, isAsync: Bool,
+        of component: AnyObject, file: StaticString, line: UInt, valueType: Any.Type, isAsync: Bool,
         factory: any AnyObject & Sendable
     ) {
-        self.component = component.identity
+        self.component = UInt(bitPattern: ObjectIdentifier(component))
         self.componentType = type(of: component)
         self.file = file
         self.line = line

@@ -1,13 +1,3 @@
-import CDirk
-
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// One thread's resolution: the steps it is inside, the objects it keeps alive until it ends, and
 /// what it must do when it ends. A thread's agent in the wait graph.
 ///
@@ -20,19 +10,8 @@ import CDirk
     // Swift's run-time exclusivity checks, which cost more than the accesses themselves and which
     // one thread's accesses cannot fail, are turned off for these variables.
 
-    /// The stack of steps, `depth` deep.
-    @usableFromInline @exclusivity(unchecked) var frames: UnsafeMutablePointer<Frame>
-    @usableFromInline @exclusivity(unchecked) var depth = 0
-    @usableFromInline @exclusivity(unchecked) var capacity = 32
-    /// For each frame, the index of the frame below it in the same bucket, or -1.
-    @usableFromInline @exclusivity(unchecked) var belowInBucket: UnsafeMutablePointer<Int32>
-    /// For each bucket, the index of its topmost frame, or -1: a step that caches nothing looks
-    /// for itself only among the frames of its own bucket, so a long chain costs linear time.
-    @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
-    /// Enough that a chain of a hundred steps shares few buckets (about five pairs, where 256
-    /// buckets gave about twenty, each a comparison of frames), for 4 KB per thread.
-    static let bucketCount = 1_024
-
+    /// The steps this thread is inside, outermost first.
+    @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>()
     /// Objects kept alive until the resolution ends, each by one reference.
     @usableFromInline @exclusivity(unchecked) var held: [Unmanaged<AnyObject>] = []
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution
@@ -118,54 +97,25 @@ import CDirk
         Dictionary(current.keyedSteps.map { ($0.owner, $0.key) }, uniquingKeysWith: { $1 })
     }
 
-    private override init() {
-        frames = .allocate(capacity: capacity)
-        belowInBucket = .allocate(capacity: capacity)
-        bucketTops = .allocate(capacity: Self.bucketCount)
-        bucketTops.initialize(repeating: -1, count: Self.bucketCount)
-        super.init()
-    }
+    @usableFromInline override init() {}
 
     deinit {
-        frames.deinitialize(count: depth)
-        frames.deallocate()
-        belowInBucket.deallocate()
-        bucketTops.deallocate()
+        stack.deallocate()
     }
 
+    /// How many steps deep the thread is: zero outside any resolution.
+    @inlinable var depth: Int { stack.depth }
+
     /// The calling thread's context, made on its first resolution and released when it exits.
-    ///
-    /// The thread-local variable owns one reference to it, which keeps it alive for as long as the
-    /// thread can read it; the thread-specific key only lets the thread's exit release it.
     @inlinable
     package static var current: ResolutionContext {
-        if let existing = dirk_get_thread_context() {
-            return Unmanaged<ResolutionContext>.fromOpaque(existing).takeUnretainedValue()
-        }
-        return makeCurrent()
+        ThreadContext.current(ResolutionContext.init)
     }
 
     /// Runs `body` with the calling thread's context, lent without a reference count of its own.
-    ///
-    /// **Why it is safe.** The thread-local variable owns one reference to the context, which only
-    /// the thread's exit releases; the thread is running `body`, so the context outlives it.
     @inlinable
     package static func withCurrent<Result>(_ body: (ResolutionContext) throws -> Result) rethrows -> Result {
-        let context: Unmanaged<ResolutionContext>
-        if let existing = dirk_get_thread_context() {
-            context = Unmanaged<ResolutionContext>.fromOpaque(existing)
-        } else {
-            context = Unmanaged.passUnretained(makeCurrent())
-        }
-        return try context._withUnsafeGuaranteedRef(body)
-    }
-
-    @usableFromInline static func makeCurrent() -> ResolutionContext {
-        let context = ResolutionContext()
-        let owned = Unmanaged.passRetained(context).toOpaque()
-        pthread_setspecific(contextKey, owned)
-        dirk_set_thread_context(owned)
-        return context
+        try ThreadContext.withCurrent(ResolutionContext.init, body)
     }
 
     /// Whether a `configure:` closure is running on this thread.
@@ -179,7 +129,7 @@ import CDirk
     func isCalledDirectly(byStepAt index: Int, inResolution resolution: UInt64) -> Bool {
         guard index < depth, resolution == endedResolutions else { return false }
         return (index + 1..<depth).allSatisfy {
-            frames[$0].kind != .provider && frames[$0].kind != .keyHashing
+            stack[$0].kind != .provider && stack[$0].kind != .keyHashing
         }
     }
 
@@ -218,63 +168,35 @@ import CDirk
         enter { frame }
     }
 
-    /// Enters the step whose frame `makeFrame` makes. Room is made first, so that the compiler
-    /// can build the frame in place on the stack rather than build it and copy it there.
+    /// Enters the step whose frame `makeFrame` makes, built in place on the stack.
     @inlinable @inline(__always)
     func enter(_ makeFrame: () -> Frame) {
-        if depth == capacity { grow() }
-        let top = depth
-        (frames + top).initialize(to: makeFrame())
-        let bucket = frames[top].bucket
-        belowInBucket[top] = bucketTops[bucket]
-        bucketTops[bucket] = Int32(truncatingIfNeeded: top)
-        depth = top &+ 1
+        stack.push(makeFrame)
     }
 
     /// The frame of the step entered last.
-    @inlinable var topFrame: Frame { frames[depth &- 1] }
+    @inlinable var topFrame: Frame { stack[depth &- 1] }
 
-    /// The frame of `frame`'s step if it is already on the stack, looking only at its bucket.
+    /// The frame of `frame`'s step if it is already on the stack.
     @inlinable @inline(__always)
     func enclosing(_ frame: Frame) -> Frame? {
-        // Most steps find their bucket empty: a load and a comparison, before any call.
-        let top = bucketTops[frame.bucket]
-        guard top >= 0 else { return nil }
-        return enclosing(frame, from: top)
-    }
-
-    /// The frame of `frame`'s step among the frames of its bucket, from the one at `top` down.
-    @usableFromInline func enclosing(_ frame: Frame, from top: Int32) -> Frame? {
-        enclosingIndex(of: frame, from: top).map { frames[$0] }
-    }
-
-    /// The index of `frame`'s step among the frames of its bucket, from the one at `top` down.
-    func enclosingIndex(of frame: Frame, from top: Int32) -> Int? {
-        var index = Int(top)
-        while index >= 0 {
-            if frames[index].isSame(as: frame) { return index }
-            index = Int(belowInBucket[index])
-        }
-        return nil
+        stack.lastIndex(ofSameAs: frame).map { stack[$0] }
     }
 
     /// Enters the step `frame` of a provider that caches nothing (a `transient`, or a fresh
     /// instance); stops the program with the path if the same step is under way already, which
     /// would recurse without end.
-    ///
-    /// The frame is pushed first and then compared with the frames below it in its bucket, so
-    /// that it is built once, in place on the stack.
     @inline(__always)
     func enterUncached(_ frame: Frame) {
         enterUncached { frame }
     }
 
-    /// `enterUncached(_:)` with the frame that `makeFrame` makes, built in place on the stack.
+    /// `enterUncached(_:)` with the frame that `makeFrame` makes, built in place on the stack and
+    /// then compared with the frames below it.
     @usableFromInline @inline(__always)
     func enterUncached(_ makeFrame: () -> Frame) {
-        enter(makeFrame)
-        let top = depth &- 1
-        if belowInBucket[top] >= 0 { checkNotRecursive(top) }
+        stack.push(makeFrame)
+        if let index = stack.indexOfTopBelowItself() { stopRecursion(at: index) }
     }
 
     /// Enters the step `frame` of a handle that resolves anew on every call (a `Provider`); stops
@@ -282,23 +204,19 @@ import CDirk
     /// provider's build between them, which would recurse without end. (Through such a build, the
     /// call ends in that provider's cell.)
     func enterHandle(_ frame: Frame) {
-        enter(frame)
-        let top = depth &- 1
-        if belowInBucket[top] >= 0 { checkNotRecursive(top, unlessThroughCachingBuild: true) }
+        stack.push { frame }
+        // The nearest: a caching build above it is above every older one too.
+        if let index = stack.indexOfTopBelowItself(),
+            !(index + 1..<depth - 1).contains(where: { stack[$0].isCachingBuild })
+        {
+            stopRecursion(at: index)
+        }
     }
 
-    /// Stops the program with the path if the step at `top`, the one entered last, is already
-    /// under way below it, unless `unlessThroughCachingBuild` and a caching provider's build lies
-    /// between the two.
+    /// Stops the program with the path from the step at `index` to the top one, the same step.
     @usableFromInline @inline(never)
-    func checkNotRecursive(_ top: Int, unlessThroughCachingBuild: Bool = false) {
-        guard let index = enclosingIndex(of: frames[top], from: belowInBucket[top]) else { return }
-        // The nearest: a caching build above it is above every older one too.
-        if unlessThroughCachingBuild, (index + 1..<top).contains(where: { frames[$0].isCachingBuild }) {
-            return
-        }
-        let enclosing = frames[index]
-        let frame = frames[top]
+    func stopRecursion(at index: Int) -> Never {
+        let (enclosing, frame) = (stack[index], topFrame)
         // On the way to stopping the program: no call returns.
         _ = leave()
         Diagnostics.recursion(
@@ -310,38 +228,14 @@ import CDirk
     /// `ResolutionEndFailure`). A step left on its way to throwing ignores that.
     @inlinable @inline(__always)
     func leave() -> ResolutionEndFailure? {
-        depth &-= 1
-        bucketTops[frames[depth].bucket] = belowInBucket[depth]
-        (frames + depth).deinitialize(count: 1)
+        stack.pop()
         if depth == 0 && hasEndWork { return endResolution() }
         return nil
     }
 
-    @usableFromInline func grow() {
-        frames = Self.moved(frames, count: depth, toCapacity: capacity * 2)
-        belowInBucket = Self.moved(belowInBucket, count: depth, toCapacity: capacity * 2)
-        capacity *= 2
-    }
-
-    /// A buffer of `capacity` holding the `count` elements moved out of `buffer`, which it frees.
-    static func moved<Element>(
-        _ buffer: UnsafeMutablePointer<Element>, count: Int, toCapacity capacity: Int
-    ) -> UnsafeMutablePointer<Element> {
-        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
-        larger.moveInitialize(from: buffer, count: count)
-        buffer.deallocate()
-        return larger
-    }
-
-    /// The steps on the stack, outermost first.
-    var stack: [Frame] {
-        (0..<depth).map { frames[$0] }
-    }
-
     @usableFromInline package override func steps(from frame: Frame) -> [Frame] {
-        let stack = stack
-        let first = stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex
-        return Array(stack[first...])
+        let all = stack.all
+        return Array(all[(all.lastIndex { $0.isSame(as: frame) } ?? all.endIndex)...])
     }
 
     /// The cell of the `scoped` provider at `key` of `owner` in the resolution under way, made on
@@ -576,24 +470,6 @@ import CDirk
         return nil
     }
 }
-
-/// The thread-specific key under which each thread keeps its `ResolutionContext`.
-///
-/// Made once per process and never changed; its destructor releases a thread's context when the
-/// thread exits.
-private let contextKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let created = pthread_key_create(&key) { pointer in
-        // Cleared first: a destructor that runs later on this thread and resolves again makes a new
-        // context, which this key releases in turn.
-        dirk_set_thread_context(nil)
-        // The parameter is optional on some platforms and not on others; this compiles on both.
-        let owned: UnsafeMutableRawPointer? = pointer
-        if let owned { Unmanaged<ResolutionContext>.fromOpaque(owned).release() }
-    }
-    precondition(created == 0, "Dirk: could not create a thread-specific key (\(created))")
-    return key
-}()
 
 extension UnownedReference {
     /// Makes `context` keep the object alive until its resolution ends, unless it does already;

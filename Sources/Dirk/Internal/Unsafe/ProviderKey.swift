@@ -31,11 +31,6 @@ import CDirk
         functionLength = function.utf8CodeUnitCount
     }
 
-    /// The key of the provider at `site` returning `type`.
-    @inlinable package init(site: ProviderSite, type: Any.Type) {
-        self.init(file: site.file, line: site.line, column: site.column, function: site.function, type: type)
-    }
-
     /// The provider method's name: `store()`.
     package var functionName: String {
         String(decoding: UnsafeRawBufferPointer(start: function, count: functionLength), as: UTF8.self)

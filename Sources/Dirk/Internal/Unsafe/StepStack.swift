@@ -1,0 +1,107 @@
+/// What a `StepStack` holds: a step that falls into one of the stack's buckets (steps that are the
+/// same always share one), and tells whether it is the same step as another.
+@usableFromInline package protocol StackedStep {
+    var bucket: Int { get }
+    func isSame(as other: Self) -> Bool
+}
+
+/// The stack of a thread's steps, which finds a step already on it by looking only at the steps of
+/// its bucket, so that a long chain of steps that each look for themselves costs linear time.
+///
+/// **Why it is safe.** Only its thread touches a stack (its `ResolutionContext`'s). The first
+/// `depth` steps of `steps` are initialized and the rest are not; `belowInBucket[i]` is the index
+/// of the step below step `i` in its bucket, or -1, and `bucketTops[b]` the index of bucket `b`'s
+/// topmost step, or -1; every method keeps it so. `deallocate()` frees the buffers, once, when the
+/// owner goes.
+@usableFromInline struct StepStack<Step: StackedStep> {
+    @usableFromInline var steps: UnsafeMutablePointer<Step>
+    @usableFromInline var depth = 0
+    @usableFromInline var capacity = 32
+    @usableFromInline var belowInBucket: UnsafeMutablePointer<Int32>
+    @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
+    /// Enough that a chain of a hundred steps shares few buckets, for 4 KB per thread.
+    @usableFromInline static var bucketCount: Int { 1_024 }
+
+    init() {
+        steps = .allocate(capacity: capacity)
+        belowInBucket = .allocate(capacity: capacity)
+        bucketTops = .allocate(capacity: Self.bucketCount)
+        bucketTops.initialize(repeating: -1, count: Self.bucketCount)
+    }
+
+    /// Frees the buffers: call it once, when the owner goes.
+    func deallocate() {
+        steps.deinitialize(count: depth)
+        steps.deallocate()
+        belowInBucket.deallocate()
+        bucketTops.deallocate()
+    }
+
+    /// Pushes the step that `make` makes, in place on the stack.
+    @inlinable @inline(__always)
+    mutating func push(_ make: () -> Step) {
+        if depth == capacity { grow() }
+        let top = depth
+        (steps + top).initialize(to: make())
+        let bucket = steps[top].bucket
+        belowInBucket[top] = bucketTops[bucket]
+        bucketTops[bucket] = Int32(truncatingIfNeeded: top)
+        depth = top &+ 1
+    }
+
+    /// Pops the top step.
+    @inlinable @inline(__always)
+    mutating func pop() {
+        depth &-= 1
+        bucketTops[steps[depth].bucket] = belowInBucket[depth]
+        (steps + depth).deinitialize(count: 1)
+    }
+
+    @usableFromInline mutating func grow() {
+        steps = Self.moved(steps, count: depth, toCapacity: capacity * 2)
+        belowInBucket = Self.moved(belowInBucket, count: depth, toCapacity: capacity * 2)
+        capacity *= 2
+    }
+
+    /// A buffer of `capacity` holding the `count` elements moved out of `buffer`, which it frees.
+    static func moved<Element>(_ buffer: UnsafeMutablePointer<Element>, count: Int, toCapacity capacity: Int)
+        -> UnsafeMutablePointer<Element>
+    {
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        larger.moveInitialize(from: buffer, count: count)
+        buffer.deallocate()
+        return larger
+    }
+
+    /// The step at `index`, from the bottom.
+    @inlinable subscript(index: Int) -> Step { steps[index] }
+
+    /// The index of the topmost step that is the same as `step`, if any.
+    @inlinable @inline(__always)
+    func lastIndex(ofSameAs step: Step) -> Int? {
+        // Most steps find their bucket empty: a load and a comparison, before any call.
+        let top = bucketTops[step.bucket]
+        return top < 0 ? nil : index(ofSameAs: step, from: Int(top))
+    }
+
+    /// The index of the topmost step below the top one that is the same as the top one, if any.
+    @inlinable @inline(__always)
+    func indexOfTopBelowItself() -> Int? {
+        let below = belowInBucket[depth &- 1]
+        return below < 0 ? nil : index(ofSameAs: steps[depth &- 1], from: Int(below))
+    }
+
+    /// The index of the step that is the same as `step` among those of its bucket, from `index`
+    /// down.
+    @usableFromInline func index(ofSameAs step: Step, from index: Int) -> Int? {
+        var index = index
+        while index >= 0 {
+            if steps[index].isSame(as: step) { return index }
+            index = Int(belowInBucket[index])
+        }
+        return nil
+    }
+
+    /// The steps, bottom first.
+    var all: [Step] { (0..<depth).map { steps[$0] } }
+}
