@@ -166,7 +166,7 @@ extension Component {
                     preconditionFailure(
                         "Dirk internal error: a module was created by a thread that waited for it")
                 }
-                return unsafeDowncast(module, to: AnyModule.self)
+                return module as! AnyModule
             case .create:
                 context.enter(frame)
                 // A main-actor module's `makeDefault` checks the thread.

@@ -84,13 +84,9 @@ import CDirk
     /// slot exists and holds one.
     @inlinable @inline(__always)
     func readyObject(for key: ProviderKey, strategy: ProviderStrategy) -> AnyObject? {
-        guard let entry = table.entry(for: key), entry.tag == UInt(strategy.rawValue) else { return nil }
-        // The table keeps the slot alive for the module's lifetime, and the caller holds the
-        // module. A slot tagged `single` or `asyncSingle` was made by the policy of that strategy,
-        // as a `OnceCell`: the tag decides the class.
-        return entry.value._withUnsafeGuaranteedRef {
-            unsafeDowncast($0, to: OnceCell.self).readyObject
-        }
+        // A slot tagged `single` or `asyncSingle` is a `OnceCell`: the tag decides the class.
+        table.withValue(for: key, tagged: UInt(strategy.rawValue), as: OnceCell.self) { $0.readyObject }
+            ?? nil
     }
 
     /// Runs `body` with the slot of the provider whose key is `key`, made by `make` on its first
@@ -102,18 +98,14 @@ import CDirk
         make: () -> Slot, _ body: (Slot) throws -> Result
     ) rethrows -> Result {
         let tag = UInt(strategy.rawValue)
-        let entry =
-            table.entry(for: key)
-            ?? withLock { _ in
-                if let existing = table.entry(for: key) { return existing }
-                table.insert(make(), tag: tag, for: key)
-                return table.entry(for: key)!
-            }
-        // Same tag and same key, which includes the return type: the same class of slot.
-        guard entry.tag == tag else {
-            clash(first: ProviderStrategy(rawValue: UInt8(entry.tag)), second: strategy, site: site)
+        if table.entry(for: key) == nil {
+            withLock { _ in if table.entry(for: key) == nil { table.insert(make(), tag: tag, for: key) } }
         }
-        return try Unmanaged<Slot>.fromOpaque(entry.value.toOpaque())._withUnsafeGuaranteedRef(body)
+        // Same tag and same key, which includes the return type: the same class of slot.
+        guard let result = try table.withValue(for: key, tagged: tag, as: Slot.self, body) else {
+            clash(first: self.strategy(at: key), second: strategy, site: site)
+        }
+        return result
     }
 
     /// The slot of the provider whose key is `key`, made by `make` on its first call; see
@@ -220,19 +212,16 @@ struct OverrideEntry {
 /// A provider's cache in the module, as the class its strategy's policy made it: what `reset()`
 /// empties and insight reads, each through its own class, so that the code is specialized for it.
 enum ProviderCache {
-    case strong(OnceCell)
-    case weak(OnceCell)
+    case cell(OnceCell)
     case keyed(KeyedCells)
 
     /// The cache of a slot with `tag`, or nil if the slot caches nothing in the module.
     init?(_ slot: AnyObject, tag: UInt) {
-        // The tag is the strategy whose policy made the slot, which decides its class.
+        // The tag is the strategy that made the slot, which decides its class.
         switch ProviderStrategy(rawValue: UInt8(tag)) {
-        case .single, .asyncSingle:
-            self = .strong(unsafeDowncast(slot, to: OnceCell.self))
-        case .weak: self = .weak(unsafeDowncast(slot, to: OnceCell.self))
-        case .keyedSingle: self = .keyed(unsafeDowncast(slot, to: KeyedCells.self))
-        case .scoped, .transient, .asyncTransient, .asyncScoped, .some(.none), nil: return nil
+        case .single, .weak, .asyncSingle: self = .cell(slot as! OnceCell)
+        case .keyedSingle: self = .keyed(slot as! KeyedCells)
+        default: return nil
         }
     }
 
@@ -240,25 +229,16 @@ enum ProviderCache {
     /// lock.
     func reset(into dropped: inout [Any]) {
         switch self {
-        case .strong(let cell): if let value = cell.reset() { Self.append(value, to: &dropped) }
-        case .weak(let cell): if let value = cell.reset() { Self.append(value, to: &dropped) }
+        case .cell(let cell): if let value = cell.reset() { dropped.append(value) }
         case .keyed(let cells): dropped += cells.reset()
         }
-    }
-
-    /// Appends `value`, making room for several values at the first, so that emptying a few
-    /// caches allocates once rather than at each doubling.
-    private static func append(_ value: Any, to dropped: inout [Any]) {
-        if dropped.capacity == 0 { dropped.reserveCapacity(8) }
-        dropped.append(value)
     }
 
     /// What the cache holds now: whether an instance, how many builds are under way, and how many
     /// callers wait for them.
     var status: CacheStatus {
         switch self {
-        case .strong(let cell): cell.status
-        case .weak(let cell): cell.status
+        case .cell(let cell): cell.status
         case .keyed(let cells): cells.status
         }
     }

@@ -13,7 +13,7 @@
     /// The steps this thread is inside, outermost first.
     @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>()
     /// Objects kept alive until the resolution ends, each by one reference.
-    @usableFromInline @exclusivity(unchecked) var held: [Unmanaged<AnyObject>] = []
+    @usableFromInline @exclusivity(unchecked) var held: [AnyObject] = []
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution
     /// took another agent's half-configured instance, published when the resolution ends (see
     /// `OnceCell.resolve`), with their steps.
@@ -302,15 +302,14 @@
 
     // MARK: Objects kept alive
 
-    /// Whether the resolution keeps the object at `address` alive.
+    /// Whether the resolution keeps the object whose identity is `identity` alive.
     @inlinable
-    func holds(_ address: UnsafeMutableRawPointer) -> Bool {
-        held.contains { $0.toOpaque() == address }
+    func holds(_ identity: UInt) -> Bool {
+        held.contains { UInt(bitPattern: ObjectIdentifier($0)) == identity }
     }
 
-    /// Keeps `object`, which the caller retained once, alive until the resolution ends, taking over
-    /// that reference. Call it only inside a step.
-    @inlinable func hold(_ object: Unmanaged<AnyObject>) {
+    /// Keeps `object` alive until the resolution ends. Call it only inside a step.
+    @inlinable func hold(_ object: AnyObject) {
         held.append(object)
         hasEndWork = true
     }
@@ -385,7 +384,7 @@
         }
         // Released last, outside any lock: deinitializers may run user code, even resolve again on
         // this thread, which then starts a resolution of its own (and may end this one's loop).
-        while let object = held.popLast() { object.release() }
+        while let object = held.popLast() { _ = consume object }
         return failure
     }
 
@@ -477,9 +476,9 @@ extension UnownedReference {
     /// step of the resolution.
     @inlinable @inline(__always)
     func holdIfAlive(in context: ResolutionContext) -> Bool {
-        if context.holds(address) { return true }
-        guard let retained = ObjectLifetime.retainIfAlive(address, as: AnyObject.self) else { return false }
-        context.hold(retained)
+        if context.holds(identity) { return true }
+        guard let object = strongIfAlive() else { return false }
+        context.hold(object)
         return true
     }
 }

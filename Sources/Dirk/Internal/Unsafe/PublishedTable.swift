@@ -98,6 +98,19 @@ import CDirk
         return storageReference!._withUnsafeGuaranteedRef { $0.entry(for: key) }
     }
 
+    /// What `body` returns for the value of `key` as a `T`, lent without a reference count of its
+    /// own, if the table holds one under `key` with `tag`; nil otherwise. The owner stores only
+    /// instances of `T` with that tag, as the tag tells (what makes the unchecked cast hold); the
+    /// table keeps the value until it is destroyed, which its owner does only when no reader can
+    /// reach it.
+    @inlinable @inline(__always)
+    package func withValue<T: AnyObject, Result>(
+        for key: Key, tagged tag: UInt, as type: T.Type, _ body: (T) throws -> Result
+    ) rethrows -> Result? {
+        guard let entry = entry(for: key), entry.tag == tag else { return nil }
+        return try Unmanaged<T>.fromOpaque(entry.value.toOpaque())._withUnsafeGuaranteedRef(body)
+    }
+
     /// The value of `key`.
     @inlinable package func value(for key: Key) -> Value? {
         entry(for: key)?.value.takeUnretainedValue()
