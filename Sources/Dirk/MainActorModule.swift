@@ -10,6 +10,10 @@
 /// }
 /// ```
 ///
+/// Its `single` keeps an object of any type, `Sendable` or not, since the instance never leaves
+/// the main actor: the home of a view model or any other non-`Sendable` object that a screen
+/// shares.
+///
 /// Dirk creates a module on first use, on the thread that first asks for it. A main-actor module
 /// first asked for on another thread stops the program with a message that says so, instead of
 /// being created off the main actor. Declare the accessor `@MainActor`
@@ -28,5 +32,104 @@ open class MainActorModule<C: Component>: Module<C>, @unchecked Sendable {
                 self, component: type(of: component), file: file, line: line)
         }
         return super.makeDefault(for: component, file: file, line: line)
+    }
+}
+
+extension MainActorModule {
+    /// Provides one instance per component, of any type, on the main actor: the home of a
+    /// non-`Sendable` object that the component keeps, since the instance never leaves the main
+    /// actor. It behaves as ``Module``'s `single` does.
+    ///
+    /// ```swift
+    /// final class ScreenModule: MainActorModule<ScreenComponent>, @unchecked Sendable {
+    ///     func history() -> NavigationHistory { single { NavigationHistory() } }  // not Sendable
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - file: Identifies the provider, with `line`, `column` and `function`; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance.
+    /// - Returns: The component's instance.
+    @inlinable
+    public func single<T, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: @MainActor () throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try cachedSingle(
+            file: file, line: line, column: column, function: function,
+            make: { _ throws(Failure) in try factory() },
+            configures: false, configure: { (_, _) throws(Failure) in })
+    }
+
+    /// Provides one instance per component, of any type, on the main actor, built by a factory that
+    /// receives the component. See `single(_:)`.
+    ///
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance from the component's other providers.
+    /// - Returns: The component's instance.
+    @inlinable
+    public func single<T, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: @MainActor (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try cachedSingle(
+            file: file, line: line, column: column, function: function, make: factory, configures: false,
+            configure: { (_, _) throws(Failure) in })
+    }
+
+    /// Provides one instance per component, of any type, on the main actor, and configures it after
+    /// it is cached, as ``Module``'s `single(_:configure:)` does.
+    ///
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance. If it throws, nothing is cached.
+    /// - Returns: The component's instance.
+    @inlinable
+    public func single<T, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: @MainActor (C) throws(Failure) -> T,
+        configure: @MainActor (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        try cachedSingle(
+            file: file, line: line, column: column, function: function, make: factory, configures: true,
+            configure: configure)
+    }
+
+    /// Provides one instance per component, of any type, on the main actor, built without the
+    /// component and configured after it is cached. See `single(_:configure:)`.
+    ///
+    /// - Parameters:
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance. If it throws, nothing is cached.
+    /// - Returns: The component's instance.
+    @inlinable
+    public func single<T, Failure: Error>(
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function,
+        _ factory: @MainActor () throws(Failure) -> T,
+        configure: @MainActor (T, C) throws(Failure) -> Void
+    ) throws(Failure) -> T {
+        try cachedSingle(
+            file: file, line: line, column: column, function: function,
+            make: { _ throws(Failure) in try factory() },
+            configures: true, configure: configure)
     }
 }

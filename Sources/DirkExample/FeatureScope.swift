@@ -5,10 +5,12 @@ final class FeatureComponent: Component, @unchecked Sendable {
     var session: SessionComponent { parent() }
     /// Not registered here: `parent()` finds it as the session's parent.
     var app: AppComponent { parent() }
-    var screen: ProfileScreenModule { module() }
+    @MainActor var screen: ProfileScreenModule { module() }
 }
 
-final class ProfileScreenModule: Module<FeatureComponent>, @unchecked Sendable {
+/// The screen's objects belong to the main actor, so they need not be `Sendable`: a
+/// `MainActorModule`'s `single` keeps any object, since it never leaves the main actor.
+final class ProfileScreenModule: MainActorModule<FeatureComponent>, @unchecked Sendable {
     /// The presenter and its view refer to each other, so `configure:` connects them once
     /// both exist (setter injection).
     func presenter() -> ProfilePresenter {
@@ -18,7 +20,7 @@ final class ProfileScreenModule: Module<FeatureComponent>, @unchecked Sendable {
     }
 
     func view() -> ProfileView {
-        single({ ProfileView() }, configure: { view, c in view.presenter = c.screen.presenter() })
+        single({ _ in ProfileView() }, configure: { view, c in view.presenter = c.screen.presenter() })
     }
 
     /// A new view model on every refresh.

@@ -30,19 +30,19 @@ final class Tally: @unchecked Sendable {
 // MARK: Application-wide
 
 /// Key-value storage on disk.
-final class Store: Numbered {
+final class Store: Numbered, Sendable {
     private static let created = Tally()
     let number = Store.created.next()
 }
 
 /// Decoded images, worth keeping only while some screen shows them.
-final class ImageCache: Numbered {
+final class ImageCache: Numbered, Sendable {
     private static let created = Tally()
     let number = ImageCache.created.next()
 }
 
 /// Sends requests to the backend.
-protocol HTTPClient: Numbered {
+protocol HTTPClient: Numbered, Sendable {
     func get(_ path: String) -> String
 }
 
@@ -68,7 +68,7 @@ final class OfflineHTTPClient: HTTPClient {
 }
 
 /// Reports what users do.
-final class Tracker: Numbered {
+final class Tracker: Numbered, Sendable {
     private static let created = Tally()
     let number = Tracker.created.next()
     let client: any HTTPClient
@@ -81,7 +81,7 @@ final class Tracker: Numbered {
 // MARK: Per signed-in user
 
 /// A user's public profile.
-final class Profile: Numbered {
+final class Profile: Numbered, Sendable {
     private static let created = Tally()
     let number = Profile.created.next()
     let id: String
@@ -96,7 +96,7 @@ final class Profile: Numbered {
 // MARK: Per screen
 
 /// Ties together the work done to build one view model, for logs.
-final class RequestContext: Numbered {
+final class RequestContext: Numbered, Sendable {
     private static let created = Tally()
     let number = RequestContext.created.next()
 }

@@ -44,10 +44,10 @@ do {
     show("configure:", "presenter(), its view", presenter, presenter.view!)
     show("configure:", "view(), its presenter", view, view.presenter!)
     show("single", "presenter's tracker is the app's", presenter.tracker === app.analytics.tracker())
-    let loader = feature.screen.lazy { $0.screen.loader() }
-    show("lazy", "screen.lazy { loader() }.value, twice", loader.value, loader.value)
-    let viewModels = feature.screen.provider { $0.screen.viewModel() }
-    show("provider", "screen.provider { viewModel() }(), twice", viewModels(), viewModels())
+    let loader = feature.screen.mainActorLazy { $0.screen.loader() }
+    show("lazy", "screen.mainActorLazy { loader() }.value, twice", loader.value, loader.value)
+    let viewModels = feature.screen.mainActorProvider { $0.screen.viewModel() }
+    show("provider", "screen.mainActorProvider { viewModel() }(), twice", viewModels(), viewModels())
     show(
         "fresh", "storage.fresh { store() }, then store()", app.storage.fresh { $0.store() },
         app.storage.store())

@@ -9,7 +9,7 @@ enum Strategy: CaseIterable, Sendable {
 
 /// One instance in a graph: which node it is, the serial number of its construction (unique in
 /// a test), and the instances it was built from.
-final class Node: @unchecked Sendable {
+final class Node: Sendable {
     let level: Int
     let index: Int
     let key: Int

@@ -76,8 +76,9 @@ struct ConfigureLeakTests {
     }
 }
 
-/// A node that refers forward strongly and back weakly, as a configure cycle should.
-final class Linked {
+/// A node that refers forward strongly and back weakly, as a configure cycle should. Its links are
+/// written only by its provider's `configure:`, before Dirk hands it to anyone else.
+final class Linked: @unchecked Sendable {
     var next: Linked?
     weak var previous: Linked?
 }
@@ -196,7 +197,7 @@ struct HandleLeakTests {
     }
 }
 
-final class HandleHolder: @unchecked Sendable {
+final class HandleHolder: Sendable {
     let later: Lazy<Linked>
     let unread: Lazy<Linked>
     let each: Provider<Linked>

@@ -85,12 +85,13 @@ struct ConfigureTests {
 
 // MARK: Fixtures
 
+/// Written only in its provider's `configure:`, before Dirk hands it to anyone.
 final class Half: @unchecked Sendable {
     weak var dependent: Dependent?
     var isConfigured = false
 }
 
-final class Dependent: @unchecked Sendable {
+final class Dependent: Sendable {
     let half: Half
 
     init(half: Half) {
@@ -193,10 +194,10 @@ class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
 }
 
 /// Runs `onDeinit` when released.
-final class Resolving {
-    let onDeinit: () -> Void
+final class Resolving: Sendable {
+    let onDeinit: @Sendable () -> Void
 
-    init(onDeinit: @escaping () -> Void) {
+    init(onDeinit: @escaping @Sendable () -> Void) {
         self.onDeinit = onDeinit
     }
 

@@ -5,6 +5,9 @@ import Foundation
 import Testing
 
 /// An instance whose identity tests compare; numbered in creation order per counter.
+///
+/// Its links are written only in a provider's `configure:`, before Dirk hands the instance to
+/// anyone, or by a test on one thread: the build happens-before every read through the provider.
 final class Thing: @unchecked Sendable {
     let number: Int
     var link: Thing?
@@ -23,7 +26,7 @@ final class Thing: @unchecked Sendable {
 }
 
 /// A second type, for providers that must not share a slot with `Thing`'s.
-final class Other: @unchecked Sendable {
+final class Other: Sendable {
     init() {}
 }
 

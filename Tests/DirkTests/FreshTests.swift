@@ -76,7 +76,9 @@ struct FreshTests {
 
 // MARK: Fixtures
 
-final class Repository {
+/// `configured` is written only by the provider's `configure:`, before Dirk hands the instance to
+/// anyone: the build happens-before every read through the provider.
+final class Repository: @unchecked Sendable {
     let store: Store
     var configured = false
 

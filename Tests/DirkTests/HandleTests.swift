@@ -130,7 +130,7 @@ struct HandleTests {
 
 // MARK: Fixtures
 
-final class LoopParent {
+final class LoopParent: Sendable {
     let child: Lazy<LoopChild>
     let children: Provider<LoopChild>
 
@@ -140,9 +140,9 @@ final class LoopParent {
     }
 }
 
-final class LoopChild {
+final class LoopChild: Sendable {
     /// Weak, so that the parent, which the component caches, and its child form no retain cycle.
-    weak var parent: LoopParent?
+    weak let parent: LoopParent?
 
     init(parent: LoopParent) {
         self.parent = parent

@@ -142,7 +142,7 @@ private struct Wrapper {
     let thing: Thing
 }
 
-private final class Described: CustomStringConvertible {
+private final class Described: CustomStringConvertible, Sendable {
     var description: String { "described" }
 }
 

@@ -63,8 +63,7 @@ struct OverrideTests {
 
     @Test("children reach the overridden provider through their parents")
     func childrenSeeTheOverride() {
-        // `Store` is not `Sendable`; this test reads it on one thread only.
-        nonisolated(unsafe) let fake = Store()
+        let fake = Store()
         let app = RootComponent().overriding {
             $0.root.store()
         } with: { _ in

@@ -202,9 +202,9 @@ struct ParentTests {
 
 // MARK: Fixtures
 
-final class Store {}
+final class Store: Sendable {}
 
-final class ViewModel {
+final class ViewModel: Sendable {
     let store: Store
 
     init(store: Store) {

@@ -49,7 +49,7 @@ struct ProviderIdentityTests {
 
 // MARK: Fixtures
 
-final class Box<Value> {}
+final class Box<Value>: Sendable {}
 
 final class IdentityComponent: Component, @unchecked Sendable {
     var identity: IdentityModule { module() }

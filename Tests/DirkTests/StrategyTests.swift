@@ -185,7 +185,7 @@ final class ScopedComponent: Component, @unchecked Sendable {
     var scopes: ScopeModule { module() }
 }
 
-final class Context {}
+final class Context: Sendable {}
 
 struct Nested {
     let context: Context
@@ -336,11 +336,11 @@ struct WeaklyKept {
     var made = 0
 }
 
-final class ResolvingContext {
+final class ResolvingContext: Sendable {
     let number: Int
-    let onDeinit: (Int) -> Void
+    let onDeinit: @Sendable (Int) -> Void
 
-    init(number: Int, onDeinit: @escaping (Int) -> Void) {
+    init(number: Int, onDeinit: @escaping @Sendable (Int) -> Void) {
         (self.number, self.onDeinit) = (number, onDeinit)
     }
 
@@ -393,11 +393,11 @@ class FlakyModule: Module<FlakyComponent>, @unchecked Sendable {
     }
 }
 
-protocol Greeter: AnyObject {
+protocol Greeter: AnyObject, Sendable {
     func greet() -> String
 }
 
-final class EnglishGreeter: Greeter {
+final class EnglishGreeter: Greeter, Sendable {
     func greet() -> String { "hello" }
 }
 

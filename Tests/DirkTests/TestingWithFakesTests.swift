@@ -39,19 +39,19 @@ struct TestingWithFakesTests {
 
 // MARK: Fixtures
 
-protocol Prices: AnyObject {
+protocol Prices: AnyObject, Sendable {
     func price(of item: String) -> Int
 }
 
-final class Catalogue: Prices {
+final class Catalogue: Prices, Sendable {
     func price(of item: String) -> Int { item == "tea" ? 3 : 4 }
 }
 
-final class FixedPrices: Prices {
+final class FixedPrices: Prices, Sendable {
     func price(of item: String) -> Int { 1 }
 }
 
-final class Checkout {
+final class Checkout: Sendable {
     let prices: any Prices
 
     init(prices: any Prices) {

@@ -9,7 +9,9 @@
 /// func reports() -> Reports { single { c in Reports(database: c.storage.asyncLazy { try await $0.storage.database() }) } }
 /// let database = try await reports.database.value
 /// ```
-public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
+///
+/// It hands one value to every reader, so it crosses tasks only when that value is `Sendable`.
+public final class AsyncLazy<Value, Failure: Error> {
     // Immutable; the cell synchronizes itself.
     private let cell = OnceCell.make()
     private let source: HandleSource<AsyncResolve<Value, Failure>>
@@ -40,6 +42,9 @@ public final class AsyncLazy<Value, Failure: Error>: @unchecked Sendable {
         return Erasure.value(of: value, as: Value.self)
     }
 }
+
+// Its fields are immutable and its cell synchronizes itself; what it shares is its value.
+extension AsyncLazy: @unchecked Sendable where Value: Sendable {}
 
 extension AsyncLazy where Failure == Never {
     /// The dependency, resolved on the first read and the same instance on every later one.

@@ -19,8 +19,9 @@
 /// once resolved, the value stays readable.
 ///
 /// **Thread safety:** threads that read ``value`` while it resolves wait for that one resolution.
-/// Reading it from within its own resolution stops the program.
-public final class Lazy<Value>: @unchecked Sendable {
+/// Reading it from within its own resolution stops the program. A `Lazy` hands one value to every
+/// reader, so it crosses threads only when that value is `Sendable`.
+public final class Lazy<Value> {
     // Immutable; the cell synchronizes itself.
     private let cell = OnceCell.make()
     private let source: HandleSource<SyncResolve<Value>>
@@ -41,6 +42,9 @@ public final class Lazy<Value>: @unchecked Sendable {
         return Erasure.value(of: value, as: Value.self)
     }
 }
+
+// Its fields are immutable and its cell synchronizes itself; what it shares is its value.
+extension Lazy: @unchecked Sendable where Value: Sendable {}
 
 /// A dependency resolved anew on every call, for a consumer that needs several instances or needs
 /// one later than it is built.

@@ -12,7 +12,8 @@ extension Module {
     /// synchronous `single`.
     ///
     /// **Concurrency:** when many tasks make the first call at once, one builds and the others
-    /// suspend until it is ready; no thread blocks. A waiting task whose provider can throw
+    /// suspend until it is ready; no thread blocks. Every task gets that one instance, so `T` must
+    /// be `Sendable`. A waiting task whose provider can throw
     /// `CancellationError` (it throws `any Error`) stops waiting as soon as it is cancelled; the
     /// build goes on for the others. When the building task is cancelled and its factory throws
     /// `CancellationError`, that error is its own: a waiting task that was not cancelled builds
@@ -30,8 +31,9 @@ extension Module {
     ///     cached, the error reaches the caller and every task waiting for the same build (but for
     ///     the building task's own cancellation, above), and the next call tries again.
     /// - Returns: The component's instance.
+    @_disfavoredOverload
     @inlinable
-    public func single<T, Failure: Error>(
+    public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) async throws(Failure) -> T
@@ -49,8 +51,9 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance.
     /// - Returns: The component's instance.
+    @_disfavoredOverload
     @inlinable
-    public func single<T, Failure: Error>(
+    public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () async throws(Failure) -> T
@@ -83,7 +86,7 @@ extension Module {
 
     /// Provides one instance per async resolution, from a factory that awaits: every request made
     /// while one outermost async provider call runs, in its task and the child tasks it starts,
-    /// gets the same instance.
+    /// gets the same instance. Those child tasks may run at once, so `T` must be `Sendable`.
     ///
     /// ```swift
     /// func unitOfWork() async -> UnitOfWork { await scoped { c in await UnitOfWork.begin(c.data.store()) } }
@@ -98,7 +101,7 @@ extension Module {
     ///     kept.
     /// - Returns: This resolution's instance.
     @inlinable
-    public func scoped<T, Failure: Error>(
+    public func scoped<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) async throws(Failure) -> T

@@ -8,6 +8,9 @@ extension Module {
     /// **Lifetime:** each key's instance lives until the component is released or
     /// ``Component/reset(file:line:)``, which drops the keys too.
     ///
+    /// **Sendable:** every caller that asks for a key gets its one instance, so `T` must be
+    /// `Sendable`.
+    ///
     /// **Keys:** Dirk runs the key's `hash(into:)` and `==` with no lock held. They may resolve
     /// other providers, but not this one: a key whose hashing calls its own provider stops the
     /// program.
@@ -22,7 +25,7 @@ extension Module {
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached, and every
     ///     caller waiting for the same key gets the error.
     /// - Returns: The component's instance for `key`.
-    @inlinable public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         key: Key,
@@ -45,7 +48,7 @@ extension Module {
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached.
     /// - Returns: The component's instance for `key`.
-    @inlinable public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         key: Key,

@@ -9,7 +9,8 @@ extension Module {
     ///
     /// **Lifetime:** until the outermost provider call returns. Inside an async provider's
     /// factory, the resolution is the async one: a `scoped` provider asked for before and after an
-    /// `await`, on whatever thread, gives the same instance.
+    /// `await`, on whatever thread, gives the same instance, and so do the child tasks of that
+    /// resolution (`async let`), which may run at once: `T` must be `Sendable`.
     ///
     /// - Parameters:
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
@@ -19,7 +20,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
@@ -40,7 +41,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
@@ -61,7 +62,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
@@ -83,7 +84,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T,

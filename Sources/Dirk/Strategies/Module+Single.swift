@@ -10,7 +10,9 @@ extension Module {
     ///
     /// **Thread safety:** when many threads make the first call at once, one builds and the others
     /// wait for that one instance. A cached instance is read under the provider's own lock, held
-    /// for a few instructions.
+    /// for a few instructions. Every caller, on any thread, gets that one instance, so `T` must be
+    /// `Sendable`; a non-`Sendable` object belongs in a ``MainActorModule``'s `single` or in a
+    /// `transient`. See <doc:ProviderStrategies#Sendable-instances>.
     ///
     /// - Parameters:
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
@@ -21,8 +23,9 @@ extension Module {
     ///   - factory: Builds the instance. If it throws, nothing is cached, the error reaches the
     ///     caller and every caller waiting for the same build, and the next call tries again.
     /// - Returns: The component's instance.
+    @_disfavoredOverload
     @inlinable
-    public func single<T, Failure: Error>(
+    public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
@@ -46,8 +49,9 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: The component's instance.
+    @_disfavoredOverload
     @inlinable
-    public func single<T, Failure: Error>(
+    public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
@@ -78,7 +82,8 @@ extension Module {
     ///   - factory: Builds the instance; it must not need the instances `configure` sets.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
-    @inlinable public func single<T, Failure: Error>(
+    @_disfavoredOverload
+    @inlinable public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
@@ -100,7 +105,8 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
-    @inlinable public func single<T, Failure: Error>(
+    @_disfavoredOverload
+    @inlinable public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T,

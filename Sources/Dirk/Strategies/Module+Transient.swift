@@ -5,7 +5,8 @@ extension Module {
     /// func request() -> Request { transient { Request() } }
     /// ```
     ///
-    /// **Lifetime:** whatever the caller gives it; Dirk keeps no reference.
+    /// **Lifetime:** whatever the caller gives it; Dirk keeps no reference. Each caller owns its
+    /// instance, so `T` need not be `Sendable`: this is the home of a non-`Sendable` object.
     ///
     /// A transient that calls itself, even with other arguments, stops the program with the path:
     /// Dirk cannot tell an endless recursion from one that ends.

@@ -9,6 +9,7 @@ extension Module {
     /// **Lifetime:** as long as the callers keep it; the component refers to it weakly.
     ///
     /// **Thread safety:** threads that ask while it is being built wait for that one instance.
+    /// Every caller that asks while it lives gets it, so `T` must be `Sendable`.
     ///
     /// - Parameters:
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
@@ -18,7 +19,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T
@@ -39,7 +40,7 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T
@@ -60,7 +61,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
@@ -82,7 +83,7 @@ extension Module {
     ///   - factory: Builds the instance.
     ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
