@@ -1,6 +1,7 @@
 #include "CDirk.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 #if !defined(__APPLE__)
 #include <sys/syscall.h>
@@ -19,4 +20,10 @@ bool dirk_is_main_thread(void) {
 #else
     return (pid_t)syscall(SYS_gettid) == getpid();
 #endif
+}
+
+// Standard error, unbuffered, for a warning that must not stop the program; the same call on every
+// platform, where Swift would need a platform import to reach `stderr`.
+void dirk_write_standard_error(const char *text) {
+    fputs(text, stderr);
 }

@@ -19,13 +19,9 @@ extension Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     public func reset(file: StaticString = #fileID, line: UInt = #line) {
-        let identity = UInt(bitPattern: ObjectIdentifier(self))
         // The steps of this thread's resolution and the builds it holds, then the steps of this
         // task's async resolution and of the tasks that started this one, while they run.
-        let context = ResolutionContext.current
-        if let frame = context.stack.all.first(where: { $0.component == identity })
-            ?? context.heldBuild(ofComponent: identity) ?? TaskAgent.stepUnderWay(in: identity)
-        {
+        if let frame = Component.stepUnderWay(in: identity) {
             Diagnostics.resetDuringResolution(
                 component: type(of: self), provider: frame.name, file: file, line: line)
         }

@@ -62,6 +62,11 @@ open class Component: @unchecked Sendable {
         // What the component keeps is released after the lock, since deinitializers run user code.
         // A module that goes from now on leaves its slots where they are (see `AnyModule.deinit`).
         let core = core
+        let (closeActions, isShutDown) = core.withLock { state in
+            defer { state.closeActions = [] }
+            return (state.closeActions, state.shutdown != nil)
+        }
+        warnIfReleasedOpen(closeActions, isShutDown: isShutDown)
         var (registered, caches, recording) = core.withLock { $0.takeAll() }
         // Only a recording component watches its ancestors.
         if let recording { Component.unwatch(recording.watched, for: recording.recorder) }
@@ -164,6 +169,21 @@ open class Component: @unchecked Sendable {
     func addObservers(_ delta: Int) {
         withLock { addObservers(delta, in: &$0) }
     }
+
+    /// Whether `shutdown()` has begun.
+    @inlinable var isShutDown: Bool { dirk_load_relaxed(extraWords + ComponentWords.isShutDown) != 0 }
+
+    /// What sends a call of a module without slots to the pipeline: observers, or a shutdown.
+    @inlinable var attention: UInt {
+        observers | dirk_load_relaxed(extraWords + ComponentWords.isShutDown)
+    }
+
+    /// Marks the component shut down and sends every provider call to the pipeline, which refuses
+    /// the calls that no build under way makes. Call it holding the lock.
+    func markShutDown(in state: inout ComponentState) {
+        dirk_store_relaxed(extraWords + ComponentWords.isShutDown, 1)
+        state.caches.forEachElement { $0.addFreshRequests(1) }
+    }
 }
 
 /// What a component's lock guards.
@@ -188,6 +208,10 @@ open class Component: @unchecked Sendable {
     /// its recording descendants, which they do not keep alive. A parent registered on this
     /// component is watched for each of them.
     var recorders: [Recorder] = []
+    /// How to close the instances built with a close action, in the order they were built.
+    var closeActions: [CloseAction] = []
+    /// The shutdown under way or done, which every `shutdown()` call awaits.
+    var shutdown: Task<[ShutdownError.Failure], Never>?
 
     /// Takes what the component's release releases, leaving nothing.
     mutating func takeAll() -> (
@@ -211,6 +235,8 @@ open class Component: @unchecked Sendable {
     /// How many observers watch the component's providers (see `ComponentCore.observers`).
     @inlinable static var observers: Int { parents + PublishedTable<TypeKey, Component>.wordCount(inline: 1) }
     /// Whether the component has been registered as another's parent.
-    static var hasChildren: Int { observers + 1 }
-    static var count: Int { hasChildren + 1 }
+    @inlinable static var hasChildren: Int { observers + 1 }
+    /// One once `shutdown()` has begun: every provider call then takes the pipeline, which refuses it.
+    @inlinable static var isShutDown: Int { hasChildren + 1 }
+    static var count: Int { isShutDown + 1 }
 }

@@ -70,6 +70,7 @@ extension AnyModule {
         try withSlots { slots in
             try ResolutionContext.withCurrent { context in
                 let frame = providerFrame(strategy, site: site, returning: type)
+                if slots.attention != 0 { refuseAfterShutdown(frame) }
                 // An override that this thread sets up takes effect before the slot is made. (Its
                 // component is watched while it is set up, so the check below sees the same capture.)
                 if slots.attention != 0, let capture = OverrideCapture.current(on: context),

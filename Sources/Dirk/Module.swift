@@ -68,7 +68,7 @@ open class AnyModule: @unchecked Sendable {
     /// its shortest path. A module without slots has no fresh request (`fresh` makes the slots),
     /// and its observers are its component's.
     @inlinable var attention: UInt {
-        publishedSlots.withObject { $0.attention } ?? componentCore.observers
+        publishedSlots.withObject { $0.attention } ?? componentCore.attention
     }
 
     /// Whether any provider of the module is overridden; a module without slots has no override.
@@ -95,6 +95,7 @@ open class AnyModule: @unchecked Sendable {
             state.caches.append(made)
             let observers = component!.core.observers
             if observers > 0 { made.addObservers(Int(observers)) }
+            if component!.core.isShutDown { made.addFreshRequests(1) }
         }
         beforePublishing(made)
         if !publishedSlots.publish(made) {

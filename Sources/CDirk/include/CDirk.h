@@ -87,4 +87,9 @@ void *_Nullable swift_tryRetain(void *_Nonnull object);
 /// Whether `object` has begun to deinitialize.
 bool swift_isDeallocating(void *_Nonnull object);
 
+// MARK: Warnings
+
+/// Writes `text` to standard error (see CDirk.c).
+void dirk_write_standard_error(const char *_Nonnull text);
+
 #endif

@@ -30,15 +30,21 @@ extension Module {
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
     ///     cached, the error reaches the caller and every task waiting for the same build (but for
     ///     the building task's own cancellation, above), and the next call tries again.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it, such as a database's pool after its repositories. Leave it out for an
+    ///     instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) async throws(Failure) -> T
+        _ factory: (C) async throws(Failure) -> T,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) async throws(Failure) -> T {
-        try await cachedAsyncSingle(file: file, line: line, column: column, function: function, make: factory)
+        try await cachedAsyncSingle(
+            file: file, line: line, column: column, function: function, make: factory,
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component from a factory that awaits and needs no component.
@@ -50,17 +56,21 @@ extension Module {
     ///   - column: See `file`.
     ///   - function: See `file`.
     ///   - factory: Builds the instance.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it, such as a database's pool after its repositories. Leave it out for an
+    ///     instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () async throws(Failure) -> T
+        _ factory: () async throws(Failure) -> T,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
             file: file, line: line, column: column, function: function,
-            make: { _ async throws(Failure) in try await factory() })
+            make: { _ async throws(Failure) in try await factory() }, closing: Self.closing(close))
     }
 
     /// Provides a new instance on every call, from a factory that awaits.
@@ -124,14 +134,14 @@ extension Module {
     @inlinable @inline(__always)
     func cachedAsyncSingle<T, Failure: Error>(
         file: StaticString, line: UInt, column: UInt, function: StaticString,
-        make: (C) async throws(Failure) -> T
+        make: (C) async throws(Failure) -> T, closing: Closing<T>?
     ) async throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
         if let object = readyObject(for: key, strategy: .asyncSingle) {
             return Erasure.value(of: object, as: T.self)
         }
         let site = ProviderSite(file: file, line: line, column: column, function: function)
-        return try await resolveAsync(.asyncSingle, key: key, site: site, make: make)
+        return try await resolveAsync(.asyncSingle, key: key, site: site, make: make, closing: closing)
     }
 
     /// An async provider's value through the async pipeline: the value travels as an object when
@@ -139,22 +149,26 @@ extension Module {
     @inlinable @inline(never)
     func resolveAsync<T, Failure: Error>(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite,
-        make: (C) async throws(Failure) -> T
+        make: (C) async throws(Failure) -> T, closing: Closing<T>? = nil
     ) async throws(Failure) -> T {
         var value: T?
+        var built = false
         do {
             // Whether a caller can receive `CancellationError` is decided here, where the
             // provider's error type is known: the pipeline below erases it.
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
             ) { component in
+                built = true
                 let made = try await self.make(
                     make, key: key, strategy: strategy, component: component)
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
                 return ProviderMarker.nothing
             }
-            return value ?? Erasure.value(of: object, as: T.self)
+            let result = value ?? Erasure.value(of: object, as: T.self)
+            if built, let closing { addCloseAction(site: site, type: T.self, closing(result)) }
+            return result
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }
@@ -185,6 +199,7 @@ extension AnyModule {
             return try await build(component)
         }
         return try await TaskAgent.withCurrent { (agent) async throws in
+            if attention != 0 { refuseAfterShutdown(frame) }
             // An override that this task sets up, as in the synchronous pipeline: it takes effect
             // before the slot is found, and the provider calls of its factory are ordinary.
             if attention != 0, let capture = OverrideCapture.currentInTask, !capture.isSuspended {

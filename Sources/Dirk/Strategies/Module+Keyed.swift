@@ -24,17 +24,20 @@ extension Module {
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached, and every
     ///     caller waiting for the same key gets the error.
+    ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``; leave it out
+    ///     for instances that need no closing.
     /// - Returns: The component's instance for `key`.
     @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         key: Key,
-        _ factory: () throws(Failure) -> T
+        _ factory: () throws(Failure) -> T,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) throws(Failure) -> T {
         try keyedSingle(
             AnyHashable(key),
             site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() })
+            make: { _ throws(Failure) in try factory() }, closing: Self.closing(close))
     }
 
     /// Provides one instance per component per key, built by a factory that receives the
@@ -47,16 +50,20 @@ extension Module {
     ///   - function: See `file`.
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached.
+    ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``; leave it out
+    ///     for instances that need no closing.
     /// - Returns: The component's instance for `key`.
     @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         key: Key,
-        _ factory: (C) throws(Failure) -> T
+        _ factory: (C) throws(Failure) -> T,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) throws(Failure) -> T {
         try keyedSingle(
             AnyHashable(key),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
+            closing: Self.closing(close))
     }
 }
 
@@ -64,11 +71,11 @@ extension Module {
     /// A `single(key:)`'s value for `keyValue`, through the pipeline.
     @inlinable @inline(never)
     func keyedSingle<T, Failure: Error>(
-        _ keyValue: AnyHashable, site: ProviderSite, make: (C) throws(Failure) -> T
+        _ keyValue: AnyHashable, site: ProviderSite, make: (C) throws(Failure) -> T, closing: Closing<T>?
     ) throws(Failure) -> T {
         try cached(
             .keyedSingle, keyValue: keyValue, site: site, make: make, configures: false,
             configure: { (_, _) throws(Failure) in }, erase: Erasure.object(of:),
-            restore: { Erasure.value(of: $0, as: T.self) })
+            restore: { Erasure.value(of: $0, as: T.self) }, closing: closing)
     }
 }

@@ -22,18 +22,21 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance. If it throws, nothing is cached, the error reaches the
     ///     caller and every caller waiting for the same build, and the next call tries again.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it. Leave it out for an instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: () throws(Failure) -> T
+        _ factory: () throws(Failure) -> T,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function,
             make: { _ throws(Failure) in try factory() },
-            configures: false, configure: { (_, _) throws(Failure) in })
+            configures: false, configure: { (_, _) throws(Failure) in }, closing: Self.closing(close))
     }
 
     /// Provides one instance per component, built by a factory that receives the component.
@@ -48,17 +51,20 @@ extension Module {
     ///   - column: See `file`.
     ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's other providers.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it. Leave it out for an instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
-        _ factory: (C) throws(Failure) -> T
+        _ factory: (C) throws(Failure) -> T,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function, make: factory, configures: false,
-            configure: { (_, _) throws(Failure) in })
+            configure: { (_, _) throws(Failure) in }, closing: Self.closing(close))
     }
 
     /// Provides one instance per component and configures it after it is cached.
@@ -81,17 +87,20 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance; it must not need the instances `configure` sets.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it. Leave it out for an instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void
+        configure: (T, C) throws(Failure) -> Void,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function, make: factory, configures: true,
-            configure: configure)
+            configure: configure, closing: Self.closing(close))
     }
 
     /// Provides one instance per component, built without the component and configured after it
@@ -104,18 +113,21 @@ extension Module {
     ///   - function: See `file`.
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it. Leave it out for an instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable public func single<T: Sendable, Failure: Error>(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void
+        configure: (T, C) throws(Failure) -> Void,
+        close: (@Sendable (T) async throws -> Void)? = nil
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function,
             make: { _ throws(Failure) in try factory() },
-            configures: true, configure: configure)
+            configures: true, configure: configure, closing: Self.closing(close))
     }
 }
 
@@ -126,7 +138,8 @@ extension Module {
     @inlinable @inline(__always)
     func cachedSingle<T, Failure: Error>(
         file: StaticString, line: UInt, column: UInt, function: StaticString,
-        make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void
+        make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void,
+        closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
         if let object = readyObject(for: key, strategy: .single) {
@@ -136,7 +149,7 @@ extension Module {
         // key out in memory to pass it.
         return try uncachedSingle(
             site: ProviderSite(file: file, line: line, column: column, function: function), make: make,
-            configures: configures, configure: configure)
+            configures: configures, configure: configure, closing: closing)
     }
 
     /// The object that the `single`, synchronous or async (`strategy`), whose key is `key` has
@@ -151,11 +164,11 @@ extension Module {
     @inlinable @inline(never)
     func uncachedSingle<T, Failure: Error>(
         site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
-        configure: (T, C) throws(Failure) -> Void
+        configure: (T, C) throws(Failure) -> Void, closing: Closing<T>?
     ) throws(Failure) -> T {
         try cached(
             .single, site: site, make: make, configures: configures, configure: configure,
-            erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) })
+            erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) }, closing: closing)
     }
 
     /// The value of a provider whose strategy caches, through the pipeline: the factory's value
@@ -165,22 +178,38 @@ extension Module {
     func cached<T, Failure: Error>(
         _ strategy: ProviderStrategy, keyValue: AnyHashable? = nil, site: ProviderSite,
         make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void,
-        erase: (T) -> AnyObject, restore: (AnyObject) -> T
+        erase: (T) -> AnyObject, restore: (AnyObject) -> T, closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
         do {
+            var built = false
             let object = try resolveCached(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
                 build: { component in
-                    erase(try self.make(make, key: key, strategy: strategy, component: component))
+                    built = true
+                    return erase(try self.make(make, key: key, strategy: strategy, component: component))
                 },
                 configures: configures,
                 configure: { object, component in
                     try configure(restore(object), Erasure.component(component, as: C.self))
                 })
-            return restore(object)
+            let value = restore(object)
+            if built, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
+            return value
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }
+    }
+}
+
+/// How a provider closes the instance it built: the instance's close action, made from it.
+@usableFromInline typealias Closing<T> = (T) -> @Sendable () async throws -> Void
+
+extension Module {
+    /// The close action of a `Sendable` instance, from the provider's `close:` parameter.
+    @inlinable static func closing<T: Sendable>(_ close: (@Sendable (T) async throws -> Void)?) -> Closing<T>?
+    {
+        guard let close else { return nil }
+        return { value in { try await close(value) } }
     }
 }

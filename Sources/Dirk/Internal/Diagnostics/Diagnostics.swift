@@ -496,6 +496,42 @@
             """, file: file, line: line)
     }
 
+    // MARK: Shutdown
+
+    /// A provider was called, outside any build under way, after its component began to shut down.
+    static func calledAfterShutdown(provider: String, component: Any.Type, site: ProviderSite) -> Never {
+        fatalError(
+            """
+            Dirk: `\(provider)` was called after its component `\(component)` was shut down. `shutdown()` \
+            closes what the component built, so the component serves nothing more. Finish the work that \
+            uses it before calling `shutdown()` (a server stops accepting requests first), or make a new \
+            component for new work. The call is the caller of `\(provider)` in the backtrace.
+            """, file: site.file, line: site.line)
+    }
+
+    /// `shutdown()` was called inside one of the component's own resolutions.
+    static func shutdownDuringResolution(
+        component: Any.Type, provider: String, file: StaticString, line: UInt
+    ) -> Never {
+        fatalError(
+            """
+            Dirk: `\(component).shutdown()` was called while `\(provider)` of that component was being \
+            resolved on the same thread or task. Shutdown waits for the builds under way, so it would wait \
+            for itself. Call `shutdown()` outside providers, where the application or scope ends.
+            """, file: file, line: line)
+    }
+
+    /// The message for a component released, without `shutdown()`, with instances to close.
+    static func releasedWithoutShutdown(component: Any.Type, providers: [String]) -> String {
+        let names = providers.map { "`\($0)`" }.joined(separator: ", ")
+        return """
+            Dirk: warning: `\(component)` was released without `shutdown()` while it held instances with \
+            close actions, which never ran: \(names). Call `try await component.shutdown()` before \
+            releasing the component. (Debug builds only.)
+
+            """
+    }
+
     // MARK: Contributions
 
     static func duplicateContribution(

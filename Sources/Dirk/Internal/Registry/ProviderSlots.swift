@@ -187,6 +187,13 @@ import CDirk
     func reset(into dropped: inout [Any]) {
         table.forEachEntry { slot, tag, _ in ProviderCache(slot, tag: tag)?.reset(into: &dropped) }
     }
+
+    /// Whether a build of one of the module's cached instances is under way.
+    var hasBuildUnderWay: Bool {
+        var builds = 0
+        table.forEachEntry { slot, tag, _ in builds += ProviderCache(slot, tag: tag)?.status.builds ?? 0 }
+        return builds > 0
+    }
 }
 
 /// A factory that replaces a provider's, and the strategy of the provider it was set up for.

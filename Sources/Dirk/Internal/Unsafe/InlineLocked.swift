@@ -10,11 +10,11 @@
 /// property, followed at once by the state that the mutex guards, its second, so that the object
 /// needs no allocation of its own for them; see `InlineLocked`, through which they are used.
 @usableFromInline struct InlineLockedWords {
-    /// The owner's lock-free words: 26, which `InlineLocked.layoutHolds(words:state:wordCount:)`
+    /// The owner's lock-free words: 27, which `InlineLocked.layoutHolds(words:state:wordCount:)`
     /// checks are enough.
     @usableFromInline typealias Words = (
         UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt,
-        UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt
+        UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt, UInt
     )
 
     /// The mutex, which the owner's initializer initializes (`InlineLocked.initialize()`) and its
@@ -22,7 +22,7 @@
     @usableFromInline var mutex = pthread_mutex_t()
     /// Zero, as the owner starts them.
     @usableFromInline var words: Words = (
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
     )
 
     init() {}
