@@ -51,13 +51,13 @@ def generate() -> str:
         "",
         f"/// The {COUNT:,} services of `cold1000`, one type each; each but the first needs an earlier one.",
         "enum Cold1000Services {",
-        f"    final class {name(0)} {{}}",
+        f"    final class {name(0)}: Sendable {{}}",
     ]
     for i in range(1, COUNT):
         dependency = name(needs[i])
         lines += [
             "",
-            f"    final class {name(i)} {{",
+            f"    final class {name(i)}: Sendable {{",
             f"        let dependency: {dependency}",
             "",
             f"        init(_ dependency: {dependency}) {{",

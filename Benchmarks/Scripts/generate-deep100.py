@@ -37,12 +37,12 @@ def generate() -> str:
         f"/// The nodes of `deep100`: `{name(top)}` needs `{name(top - 1)}`, … , `{name(1)}` needs the singleton",
         f"/// `{name(0)}`.",
         "enum Deep100Nodes {",
-        f"    final class {name(0)} {{}}",
+        f"    final class {name(0)}: Sendable {{}}",
     ]
     for i in range(1, DEPTH + 1):
         lines += [
             "",
-            f"    final class {name(i)} {{",
+            f"    final class {name(i)}: Sendable {{",
             f"        let next: {name(i - 1)}",
             "",
             f"        init(next: {name(i - 1)}) {{",

@@ -49,7 +49,7 @@ def generate() -> str:
         f"/// The {COUNT:,} services of `scale1000`, one type each.",
         "enum Scale1000Services {",
     ]
-    lines += [f"    final class {name(i)} {{}}" for i in range(COUNT)]
+    lines += [f"    final class {name(i)}: Sendable {{}}" for i in range(COUNT)]
     lines += ["}", "", "extension Scale1000Scenario {"]
 
     # Hand-written.

@@ -5,7 +5,7 @@ import Swinject
 /// module that resolves from them, as an app's components often are. The caller then sees only
 /// what this module exports: `public` declarations and what Dirk marks `@inlinable`.
 public enum CrossModuleSingle {
-    public final class Store {
+    public final class Store: Sendable {
         public init() {}
     }
 

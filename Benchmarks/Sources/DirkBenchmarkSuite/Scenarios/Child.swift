@@ -10,9 +10,9 @@ import Swinject
 /// resolves; Swinject creates `Container(parent:)`, registers the child's service and resolves;
 /// the hand-written child is an object that holds its parent.
 enum ChildScenario {
-    final class Store {}
+    final class Store: Sendable {}
 
-    final class Session {
+    final class Session: Sendable {
         let store: Store
 
         init(store: Store) {

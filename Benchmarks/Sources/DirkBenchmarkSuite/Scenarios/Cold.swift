@@ -11,37 +11,37 @@ import Swinject
 /// singleton of the scope. Dirk spreads the providers over two modules; Swinject registers all
 /// ten services in a new container, as creating such a scope requires.
 enum ColdScenario {
-    final class Config {}
+    final class Config: Sendable {}
 
-    final class Logger {
+    final class Logger: Sendable {
         let config: Config
         init(config: Config) { self.config = config }
     }
 
-    final class Database {
+    final class Database: Sendable {
         let config: Config
         init(config: Config) { self.config = config }
     }
 
-    final class Cache {
+    final class Cache: Sendable {
         let logger: Logger
         let database: Database
         init(logger: Logger, database: Database) { (self.logger, self.database) = (logger, database) }
     }
 
-    final class Repository {
+    final class Repository: Sendable {
         let database: Database
         let cache: Cache
         init(database: Database, cache: Cache) { (self.database, self.cache) = (database, cache) }
     }
 
-    final class HTTPClient {
+    final class HTTPClient: Sendable {
         let config: Config
         let logger: Logger
         init(config: Config, logger: Logger) { (self.config, self.logger) = (config, logger) }
     }
 
-    final class API {
+    final class API: Sendable {
         let client: HTTPClient
         let repository: Repository
         init(client: HTTPClient, repository: Repository) {
@@ -49,19 +49,19 @@ enum ColdScenario {
         }
     }
 
-    final class Store {
+    final class Store: Sendable {
         let database: Database
         let api: API
         init(database: Database, api: API) { (self.database, self.api) = (database, api) }
     }
 
-    final class Session {
+    final class Session: Sendable {
         let cache: Cache
         let store: Store
         init(cache: Cache, store: Store) { (self.cache, self.store) = (cache, store) }
     }
 
-    final class Root {
+    final class Root: Sendable {
         let session: Session
         let api: API
         init(session: Session, api: API) { (self.session, self.api) = (session, api) }

@@ -5,9 +5,9 @@ import Swinject
 
 /// The 1,000 services of `cold1000`, one type each; each but the first needs an earlier one.
 enum Cold1000Services {
-    final class Service0000 {}
+    final class Service0000: Sendable {}
 
-    final class Service0001 {
+    final class Service0001: Sendable {
         let dependency: Service0000
 
         init(_ dependency: Service0000) {
@@ -15,7 +15,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0002 {
+    final class Service0002: Sendable {
         let dependency: Service0000
 
         init(_ dependency: Service0000) {
@@ -23,7 +23,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0003 {
+    final class Service0003: Sendable {
         let dependency: Service0001
 
         init(_ dependency: Service0001) {
@@ -31,7 +31,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0004 {
+    final class Service0004: Sendable {
         let dependency: Service0002
 
         init(_ dependency: Service0002) {
@@ -39,7 +39,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0005 {
+    final class Service0005: Sendable {
         let dependency: Service0000
 
         init(_ dependency: Service0000) {
@@ -47,7 +47,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0006 {
+    final class Service0006: Sendable {
         let dependency: Service0003
 
         init(_ dependency: Service0003) {
@@ -55,7 +55,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0007 {
+    final class Service0007: Sendable {
         let dependency: Service0001
 
         init(_ dependency: Service0001) {
@@ -63,7 +63,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0008 {
+    final class Service0008: Sendable {
         let dependency: Service0006
 
         init(_ dependency: Service0006) {
@@ -71,7 +71,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0009 {
+    final class Service0009: Sendable {
         let dependency: Service0002
 
         init(_ dependency: Service0002) {
@@ -79,7 +79,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0010 {
+    final class Service0010: Sendable {
         let dependency: Service0003
 
         init(_ dependency: Service0003) {
@@ -87,7 +87,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0011 {
+    final class Service0011: Sendable {
         let dependency: Service0010
 
         init(_ dependency: Service0010) {
@@ -95,7 +95,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0012 {
+    final class Service0012: Sendable {
         let dependency: Service0003
 
         init(_ dependency: Service0003) {
@@ -103,7 +103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0013 {
+    final class Service0013: Sendable {
         let dependency: Service0005
 
         init(_ dependency: Service0005) {
@@ -111,7 +111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0014 {
+    final class Service0014: Sendable {
         let dependency: Service0010
 
         init(_ dependency: Service0010) {
@@ -119,7 +119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0015 {
+    final class Service0015: Sendable {
         let dependency: Service0007
 
         init(_ dependency: Service0007) {
@@ -127,7 +127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0016 {
+    final class Service0016: Sendable {
         let dependency: Service0006
 
         init(_ dependency: Service0006) {
@@ -135,7 +135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0017 {
+    final class Service0017: Sendable {
         let dependency: Service0011
 
         init(_ dependency: Service0011) {
@@ -143,7 +143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0018 {
+    final class Service0018: Sendable {
         let dependency: Service0007
 
         init(_ dependency: Service0007) {
@@ -151,7 +151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0019 {
+    final class Service0019: Sendable {
         let dependency: Service0014
 
         init(_ dependency: Service0014) {
@@ -159,7 +159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0020 {
+    final class Service0020: Sendable {
         let dependency: Service0005
 
         init(_ dependency: Service0005) {
@@ -167,7 +167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0021 {
+    final class Service0021: Sendable {
         let dependency: Service0001
 
         init(_ dependency: Service0001) {
@@ -175,7 +175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0022 {
+    final class Service0022: Sendable {
         let dependency: Service0021
 
         init(_ dependency: Service0021) {
@@ -183,7 +183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0023 {
+    final class Service0023: Sendable {
         let dependency: Service0015
 
         init(_ dependency: Service0015) {
@@ -191,7 +191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0024 {
+    final class Service0024: Sendable {
         let dependency: Service0004
 
         init(_ dependency: Service0004) {
@@ -199,7 +199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0025 {
+    final class Service0025: Sendable {
         let dependency: Service0014
 
         init(_ dependency: Service0014) {
@@ -207,7 +207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0026 {
+    final class Service0026: Sendable {
         let dependency: Service0022
 
         init(_ dependency: Service0022) {
@@ -215,7 +215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0027 {
+    final class Service0027: Sendable {
         let dependency: Service0022
 
         init(_ dependency: Service0022) {
@@ -223,7 +223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0028 {
+    final class Service0028: Sendable {
         let dependency: Service0013
 
         init(_ dependency: Service0013) {
@@ -231,7 +231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0029 {
+    final class Service0029: Sendable {
         let dependency: Service0022
 
         init(_ dependency: Service0022) {
@@ -239,7 +239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0030 {
+    final class Service0030: Sendable {
         let dependency: Service0028
 
         init(_ dependency: Service0028) {
@@ -247,7 +247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0031 {
+    final class Service0031: Sendable {
         let dependency: Service0006
 
         init(_ dependency: Service0006) {
@@ -255,7 +255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0032 {
+    final class Service0032: Sendable {
         let dependency: Service0001
 
         init(_ dependency: Service0001) {
@@ -263,7 +263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0033 {
+    final class Service0033: Sendable {
         let dependency: Service0029
 
         init(_ dependency: Service0029) {
@@ -271,7 +271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0034 {
+    final class Service0034: Sendable {
         let dependency: Service0013
 
         init(_ dependency: Service0013) {
@@ -279,7 +279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0035 {
+    final class Service0035: Sendable {
         let dependency: Service0034
 
         init(_ dependency: Service0034) {
@@ -287,7 +287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0036 {
+    final class Service0036: Sendable {
         let dependency: Service0011
 
         init(_ dependency: Service0011) {
@@ -295,7 +295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0037 {
+    final class Service0037: Sendable {
         let dependency: Service0006
 
         init(_ dependency: Service0006) {
@@ -303,7 +303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0038 {
+    final class Service0038: Sendable {
         let dependency: Service0016
 
         init(_ dependency: Service0016) {
@@ -311,7 +311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0039 {
+    final class Service0039: Sendable {
         let dependency: Service0010
 
         init(_ dependency: Service0010) {
@@ -319,7 +319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0040 {
+    final class Service0040: Sendable {
         let dependency: Service0018
 
         init(_ dependency: Service0018) {
@@ -327,7 +327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0041 {
+    final class Service0041: Sendable {
         let dependency: Service0005
 
         init(_ dependency: Service0005) {
@@ -335,7 +335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0042 {
+    final class Service0042: Sendable {
         let dependency: Service0000
 
         init(_ dependency: Service0000) {
@@ -343,7 +343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0043 {
+    final class Service0043: Sendable {
         let dependency: Service0020
 
         init(_ dependency: Service0020) {
@@ -351,7 +351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0044 {
+    final class Service0044: Sendable {
         let dependency: Service0001
 
         init(_ dependency: Service0001) {
@@ -359,7 +359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0045 {
+    final class Service0045: Sendable {
         let dependency: Service0040
 
         init(_ dependency: Service0040) {
@@ -367,7 +367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0046 {
+    final class Service0046: Sendable {
         let dependency: Service0016
 
         init(_ dependency: Service0016) {
@@ -375,7 +375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0047 {
+    final class Service0047: Sendable {
         let dependency: Service0018
 
         init(_ dependency: Service0018) {
@@ -383,7 +383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0048 {
+    final class Service0048: Sendable {
         let dependency: Service0033
 
         init(_ dependency: Service0033) {
@@ -391,7 +391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0049 {
+    final class Service0049: Sendable {
         let dependency: Service0035
 
         init(_ dependency: Service0035) {
@@ -399,7 +399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0050 {
+    final class Service0050: Sendable {
         let dependency: Service0007
 
         init(_ dependency: Service0007) {
@@ -407,7 +407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0051 {
+    final class Service0051: Sendable {
         let dependency: Service0012
 
         init(_ dependency: Service0012) {
@@ -415,7 +415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0052 {
+    final class Service0052: Sendable {
         let dependency: Service0018
 
         init(_ dependency: Service0018) {
@@ -423,7 +423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0053 {
+    final class Service0053: Sendable {
         let dependency: Service0024
 
         init(_ dependency: Service0024) {
@@ -431,7 +431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0054 {
+    final class Service0054: Sendable {
         let dependency: Service0020
 
         init(_ dependency: Service0020) {
@@ -439,7 +439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0055 {
+    final class Service0055: Sendable {
         let dependency: Service0042
 
         init(_ dependency: Service0042) {
@@ -447,7 +447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0056 {
+    final class Service0056: Sendable {
         let dependency: Service0014
 
         init(_ dependency: Service0014) {
@@ -455,7 +455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0057 {
+    final class Service0057: Sendable {
         let dependency: Service0014
 
         init(_ dependency: Service0014) {
@@ -463,7 +463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0058 {
+    final class Service0058: Sendable {
         let dependency: Service0022
 
         init(_ dependency: Service0022) {
@@ -471,7 +471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0059 {
+    final class Service0059: Sendable {
         let dependency: Service0039
 
         init(_ dependency: Service0039) {
@@ -479,7 +479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0060 {
+    final class Service0060: Sendable {
         let dependency: Service0031
 
         init(_ dependency: Service0031) {
@@ -487,7 +487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0061 {
+    final class Service0061: Sendable {
         let dependency: Service0057
 
         init(_ dependency: Service0057) {
@@ -495,7 +495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0062 {
+    final class Service0062: Sendable {
         let dependency: Service0055
 
         init(_ dependency: Service0055) {
@@ -503,7 +503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0063 {
+    final class Service0063: Sendable {
         let dependency: Service0007
 
         init(_ dependency: Service0007) {
@@ -511,7 +511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0064 {
+    final class Service0064: Sendable {
         let dependency: Service0037
 
         init(_ dependency: Service0037) {
@@ -519,7 +519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0065 {
+    final class Service0065: Sendable {
         let dependency: Service0048
 
         init(_ dependency: Service0048) {
@@ -527,7 +527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0066 {
+    final class Service0066: Sendable {
         let dependency: Service0058
 
         init(_ dependency: Service0058) {
@@ -535,7 +535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0067 {
+    final class Service0067: Sendable {
         let dependency: Service0046
 
         init(_ dependency: Service0046) {
@@ -543,7 +543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0068 {
+    final class Service0068: Sendable {
         let dependency: Service0062
 
         init(_ dependency: Service0062) {
@@ -551,7 +551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0069 {
+    final class Service0069: Sendable {
         let dependency: Service0035
 
         init(_ dependency: Service0035) {
@@ -559,7 +559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0070 {
+    final class Service0070: Sendable {
         let dependency: Service0060
 
         init(_ dependency: Service0060) {
@@ -567,7 +567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0071 {
+    final class Service0071: Sendable {
         let dependency: Service0042
 
         init(_ dependency: Service0042) {
@@ -575,7 +575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0072 {
+    final class Service0072: Sendable {
         let dependency: Service0001
 
         init(_ dependency: Service0001) {
@@ -583,7 +583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0073 {
+    final class Service0073: Sendable {
         let dependency: Service0006
 
         init(_ dependency: Service0006) {
@@ -591,7 +591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0074 {
+    final class Service0074: Sendable {
         let dependency: Service0018
 
         init(_ dependency: Service0018) {
@@ -599,7 +599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0075 {
+    final class Service0075: Sendable {
         let dependency: Service0057
 
         init(_ dependency: Service0057) {
@@ -607,7 +607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0076 {
+    final class Service0076: Sendable {
         let dependency: Service0009
 
         init(_ dependency: Service0009) {
@@ -615,7 +615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0077 {
+    final class Service0077: Sendable {
         let dependency: Service0029
 
         init(_ dependency: Service0029) {
@@ -623,7 +623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0078 {
+    final class Service0078: Sendable {
         let dependency: Service0037
 
         init(_ dependency: Service0037) {
@@ -631,7 +631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0079 {
+    final class Service0079: Sendable {
         let dependency: Service0003
 
         init(_ dependency: Service0003) {
@@ -639,7 +639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0080 {
+    final class Service0080: Sendable {
         let dependency: Service0047
 
         init(_ dependency: Service0047) {
@@ -647,7 +647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0081 {
+    final class Service0081: Sendable {
         let dependency: Service0016
 
         init(_ dependency: Service0016) {
@@ -655,7 +655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0082 {
+    final class Service0082: Sendable {
         let dependency: Service0026
 
         init(_ dependency: Service0026) {
@@ -663,7 +663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0083 {
+    final class Service0083: Sendable {
         let dependency: Service0017
 
         init(_ dependency: Service0017) {
@@ -671,7 +671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0084 {
+    final class Service0084: Sendable {
         let dependency: Service0080
 
         init(_ dependency: Service0080) {
@@ -679,7 +679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0085 {
+    final class Service0085: Sendable {
         let dependency: Service0064
 
         init(_ dependency: Service0064) {
@@ -687,7 +687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0086 {
+    final class Service0086: Sendable {
         let dependency: Service0042
 
         init(_ dependency: Service0042) {
@@ -695,7 +695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0087 {
+    final class Service0087: Sendable {
         let dependency: Service0044
 
         init(_ dependency: Service0044) {
@@ -703,7 +703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0088 {
+    final class Service0088: Sendable {
         let dependency: Service0043
 
         init(_ dependency: Service0043) {
@@ -711,7 +711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0089 {
+    final class Service0089: Sendable {
         let dependency: Service0037
 
         init(_ dependency: Service0037) {
@@ -719,7 +719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0090 {
+    final class Service0090: Sendable {
         let dependency: Service0088
 
         init(_ dependency: Service0088) {
@@ -727,7 +727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0091 {
+    final class Service0091: Sendable {
         let dependency: Service0061
 
         init(_ dependency: Service0061) {
@@ -735,7 +735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0092 {
+    final class Service0092: Sendable {
         let dependency: Service0087
 
         init(_ dependency: Service0087) {
@@ -743,7 +743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0093 {
+    final class Service0093: Sendable {
         let dependency: Service0025
 
         init(_ dependency: Service0025) {
@@ -751,7 +751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0094 {
+    final class Service0094: Sendable {
         let dependency: Service0051
 
         init(_ dependency: Service0051) {
@@ -759,7 +759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0095 {
+    final class Service0095: Sendable {
         let dependency: Service0009
 
         init(_ dependency: Service0009) {
@@ -767,7 +767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0096 {
+    final class Service0096: Sendable {
         let dependency: Service0028
 
         init(_ dependency: Service0028) {
@@ -775,7 +775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0097 {
+    final class Service0097: Sendable {
         let dependency: Service0030
 
         init(_ dependency: Service0030) {
@@ -783,7 +783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0098 {
+    final class Service0098: Sendable {
         let dependency: Service0038
 
         init(_ dependency: Service0038) {
@@ -791,7 +791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0099 {
+    final class Service0099: Sendable {
         let dependency: Service0038
 
         init(_ dependency: Service0038) {
@@ -799,7 +799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0100 {
+    final class Service0100: Sendable {
         let dependency: Service0098
 
         init(_ dependency: Service0098) {
@@ -807,7 +807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0101 {
+    final class Service0101: Sendable {
         let dependency: Service0053
 
         init(_ dependency: Service0053) {
@@ -815,7 +815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0102 {
+    final class Service0102: Sendable {
         let dependency: Service0041
 
         init(_ dependency: Service0041) {
@@ -823,7 +823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0103 {
+    final class Service0103: Sendable {
         let dependency: Service0000
 
         init(_ dependency: Service0000) {
@@ -831,7 +831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0104 {
+    final class Service0104: Sendable {
         let dependency: Service0071
 
         init(_ dependency: Service0071) {
@@ -839,7 +839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0105 {
+    final class Service0105: Sendable {
         let dependency: Service0075
 
         init(_ dependency: Service0075) {
@@ -847,7 +847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0106 {
+    final class Service0106: Sendable {
         let dependency: Service0090
 
         init(_ dependency: Service0090) {
@@ -855,7 +855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0107 {
+    final class Service0107: Sendable {
         let dependency: Service0021
 
         init(_ dependency: Service0021) {
@@ -863,7 +863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0108 {
+    final class Service0108: Sendable {
         let dependency: Service0012
 
         init(_ dependency: Service0012) {
@@ -871,7 +871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0109 {
+    final class Service0109: Sendable {
         let dependency: Service0062
 
         init(_ dependency: Service0062) {
@@ -879,7 +879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0110 {
+    final class Service0110: Sendable {
         let dependency: Service0052
 
         init(_ dependency: Service0052) {
@@ -887,7 +887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0111 {
+    final class Service0111: Sendable {
         let dependency: Service0078
 
         init(_ dependency: Service0078) {
@@ -895,7 +895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0112 {
+    final class Service0112: Sendable {
         let dependency: Service0059
 
         init(_ dependency: Service0059) {
@@ -903,7 +903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0113 {
+    final class Service0113: Sendable {
         let dependency: Service0048
 
         init(_ dependency: Service0048) {
@@ -911,7 +911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0114 {
+    final class Service0114: Sendable {
         let dependency: Service0050
 
         init(_ dependency: Service0050) {
@@ -919,7 +919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0115 {
+    final class Service0115: Sendable {
         let dependency: Service0066
 
         init(_ dependency: Service0066) {
@@ -927,7 +927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0116 {
+    final class Service0116: Sendable {
         let dependency: Service0003
 
         init(_ dependency: Service0003) {
@@ -935,7 +935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0117 {
+    final class Service0117: Sendable {
         let dependency: Service0038
 
         init(_ dependency: Service0038) {
@@ -943,7 +943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0118 {
+    final class Service0118: Sendable {
         let dependency: Service0114
 
         init(_ dependency: Service0114) {
@@ -951,7 +951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0119 {
+    final class Service0119: Sendable {
         let dependency: Service0006
 
         init(_ dependency: Service0006) {
@@ -959,7 +959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0120 {
+    final class Service0120: Sendable {
         let dependency: Service0005
 
         init(_ dependency: Service0005) {
@@ -967,7 +967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0121 {
+    final class Service0121: Sendable {
         let dependency: Service0110
 
         init(_ dependency: Service0110) {
@@ -975,7 +975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0122 {
+    final class Service0122: Sendable {
         let dependency: Service0025
 
         init(_ dependency: Service0025) {
@@ -983,7 +983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0123 {
+    final class Service0123: Sendable {
         let dependency: Service0025
 
         init(_ dependency: Service0025) {
@@ -991,7 +991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0124 {
+    final class Service0124: Sendable {
         let dependency: Service0013
 
         init(_ dependency: Service0013) {
@@ -999,7 +999,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0125 {
+    final class Service0125: Sendable {
         let dependency: Service0043
 
         init(_ dependency: Service0043) {
@@ -1007,7 +1007,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0126 {
+    final class Service0126: Sendable {
         let dependency: Service0025
 
         init(_ dependency: Service0025) {
@@ -1015,7 +1015,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0127 {
+    final class Service0127: Sendable {
         let dependency: Service0112
 
         init(_ dependency: Service0112) {
@@ -1023,7 +1023,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0128 {
+    final class Service0128: Sendable {
         let dependency: Service0036
 
         init(_ dependency: Service0036) {
@@ -1031,7 +1031,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0129 {
+    final class Service0129: Sendable {
         let dependency: Service0025
 
         init(_ dependency: Service0025) {
@@ -1039,7 +1039,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0130 {
+    final class Service0130: Sendable {
         let dependency: Service0019
 
         init(_ dependency: Service0019) {
@@ -1047,7 +1047,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0131 {
+    final class Service0131: Sendable {
         let dependency: Service0034
 
         init(_ dependency: Service0034) {
@@ -1055,7 +1055,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0132 {
+    final class Service0132: Sendable {
         let dependency: Service0068
 
         init(_ dependency: Service0068) {
@@ -1063,7 +1063,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0133 {
+    final class Service0133: Sendable {
         let dependency: Service0053
 
         init(_ dependency: Service0053) {
@@ -1071,7 +1071,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0134 {
+    final class Service0134: Sendable {
         let dependency: Service0087
 
         init(_ dependency: Service0087) {
@@ -1079,7 +1079,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0135 {
+    final class Service0135: Sendable {
         let dependency: Service0026
 
         init(_ dependency: Service0026) {
@@ -1087,7 +1087,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0136 {
+    final class Service0136: Sendable {
         let dependency: Service0053
 
         init(_ dependency: Service0053) {
@@ -1095,7 +1095,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0137 {
+    final class Service0137: Sendable {
         let dependency: Service0013
 
         init(_ dependency: Service0013) {
@@ -1103,7 +1103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0138 {
+    final class Service0138: Sendable {
         let dependency: Service0040
 
         init(_ dependency: Service0040) {
@@ -1111,7 +1111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0139 {
+    final class Service0139: Sendable {
         let dependency: Service0039
 
         init(_ dependency: Service0039) {
@@ -1119,7 +1119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0140 {
+    final class Service0140: Sendable {
         let dependency: Service0093
 
         init(_ dependency: Service0093) {
@@ -1127,7 +1127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0141 {
+    final class Service0141: Sendable {
         let dependency: Service0043
 
         init(_ dependency: Service0043) {
@@ -1135,7 +1135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0142 {
+    final class Service0142: Sendable {
         let dependency: Service0021
 
         init(_ dependency: Service0021) {
@@ -1143,7 +1143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0143 {
+    final class Service0143: Sendable {
         let dependency: Service0125
 
         init(_ dependency: Service0125) {
@@ -1151,7 +1151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0144 {
+    final class Service0144: Sendable {
         let dependency: Service0071
 
         init(_ dependency: Service0071) {
@@ -1159,7 +1159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0145 {
+    final class Service0145: Sendable {
         let dependency: Service0057
 
         init(_ dependency: Service0057) {
@@ -1167,7 +1167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0146 {
+    final class Service0146: Sendable {
         let dependency: Service0055
 
         init(_ dependency: Service0055) {
@@ -1175,7 +1175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0147 {
+    final class Service0147: Sendable {
         let dependency: Service0069
 
         init(_ dependency: Service0069) {
@@ -1183,7 +1183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0148 {
+    final class Service0148: Sendable {
         let dependency: Service0004
 
         init(_ dependency: Service0004) {
@@ -1191,7 +1191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0149 {
+    final class Service0149: Sendable {
         let dependency: Service0005
 
         init(_ dependency: Service0005) {
@@ -1199,7 +1199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0150 {
+    final class Service0150: Sendable {
         let dependency: Service0060
 
         init(_ dependency: Service0060) {
@@ -1207,7 +1207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0151 {
+    final class Service0151: Sendable {
         let dependency: Service0036
 
         init(_ dependency: Service0036) {
@@ -1215,7 +1215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0152 {
+    final class Service0152: Sendable {
         let dependency: Service0135
 
         init(_ dependency: Service0135) {
@@ -1223,7 +1223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0153 {
+    final class Service0153: Sendable {
         let dependency: Service0133
 
         init(_ dependency: Service0133) {
@@ -1231,7 +1231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0154 {
+    final class Service0154: Sendable {
         let dependency: Service0112
 
         init(_ dependency: Service0112) {
@@ -1239,7 +1239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0155 {
+    final class Service0155: Sendable {
         let dependency: Service0059
 
         init(_ dependency: Service0059) {
@@ -1247,7 +1247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0156 {
+    final class Service0156: Sendable {
         let dependency: Service0122
 
         init(_ dependency: Service0122) {
@@ -1255,7 +1255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0157 {
+    final class Service0157: Sendable {
         let dependency: Service0042
 
         init(_ dependency: Service0042) {
@@ -1263,7 +1263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0158 {
+    final class Service0158: Sendable {
         let dependency: Service0067
 
         init(_ dependency: Service0067) {
@@ -1271,7 +1271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0159 {
+    final class Service0159: Sendable {
         let dependency: Service0132
 
         init(_ dependency: Service0132) {
@@ -1279,7 +1279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0160 {
+    final class Service0160: Sendable {
         let dependency: Service0104
 
         init(_ dependency: Service0104) {
@@ -1287,7 +1287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0161 {
+    final class Service0161: Sendable {
         let dependency: Service0000
 
         init(_ dependency: Service0000) {
@@ -1295,7 +1295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0162 {
+    final class Service0162: Sendable {
         let dependency: Service0008
 
         init(_ dependency: Service0008) {
@@ -1303,7 +1303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0163 {
+    final class Service0163: Sendable {
         let dependency: Service0117
 
         init(_ dependency: Service0117) {
@@ -1311,7 +1311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0164 {
+    final class Service0164: Sendable {
         let dependency: Service0155
 
         init(_ dependency: Service0155) {
@@ -1319,7 +1319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0165 {
+    final class Service0165: Sendable {
         let dependency: Service0015
 
         init(_ dependency: Service0015) {
@@ -1327,7 +1327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0166 {
+    final class Service0166: Sendable {
         let dependency: Service0099
 
         init(_ dependency: Service0099) {
@@ -1335,7 +1335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0167 {
+    final class Service0167: Sendable {
         let dependency: Service0017
 
         init(_ dependency: Service0017) {
@@ -1343,7 +1343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0168 {
+    final class Service0168: Sendable {
         let dependency: Service0123
 
         init(_ dependency: Service0123) {
@@ -1351,7 +1351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0169 {
+    final class Service0169: Sendable {
         let dependency: Service0071
 
         init(_ dependency: Service0071) {
@@ -1359,7 +1359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0170 {
+    final class Service0170: Sendable {
         let dependency: Service0163
 
         init(_ dependency: Service0163) {
@@ -1367,7 +1367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0171 {
+    final class Service0171: Sendable {
         let dependency: Service0055
 
         init(_ dependency: Service0055) {
@@ -1375,7 +1375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0172 {
+    final class Service0172: Sendable {
         let dependency: Service0006
 
         init(_ dependency: Service0006) {
@@ -1383,7 +1383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0173 {
+    final class Service0173: Sendable {
         let dependency: Service0108
 
         init(_ dependency: Service0108) {
@@ -1391,7 +1391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0174 {
+    final class Service0174: Sendable {
         let dependency: Service0026
 
         init(_ dependency: Service0026) {
@@ -1399,7 +1399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0175 {
+    final class Service0175: Sendable {
         let dependency: Service0074
 
         init(_ dependency: Service0074) {
@@ -1407,7 +1407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0176 {
+    final class Service0176: Sendable {
         let dependency: Service0054
 
         init(_ dependency: Service0054) {
@@ -1415,7 +1415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0177 {
+    final class Service0177: Sendable {
         let dependency: Service0084
 
         init(_ dependency: Service0084) {
@@ -1423,7 +1423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0178 {
+    final class Service0178: Sendable {
         let dependency: Service0058
 
         init(_ dependency: Service0058) {
@@ -1431,7 +1431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0179 {
+    final class Service0179: Sendable {
         let dependency: Service0086
 
         init(_ dependency: Service0086) {
@@ -1439,7 +1439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0180 {
+    final class Service0180: Sendable {
         let dependency: Service0057
 
         init(_ dependency: Service0057) {
@@ -1447,7 +1447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0181 {
+    final class Service0181: Sendable {
         let dependency: Service0002
 
         init(_ dependency: Service0002) {
@@ -1455,7 +1455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0182 {
+    final class Service0182: Sendable {
         let dependency: Service0057
 
         init(_ dependency: Service0057) {
@@ -1463,7 +1463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0183 {
+    final class Service0183: Sendable {
         let dependency: Service0149
 
         init(_ dependency: Service0149) {
@@ -1471,7 +1471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0184 {
+    final class Service0184: Sendable {
         let dependency: Service0154
 
         init(_ dependency: Service0154) {
@@ -1479,7 +1479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0185 {
+    final class Service0185: Sendable {
         let dependency: Service0035
 
         init(_ dependency: Service0035) {
@@ -1487,7 +1487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0186 {
+    final class Service0186: Sendable {
         let dependency: Service0009
 
         init(_ dependency: Service0009) {
@@ -1495,7 +1495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0187 {
+    final class Service0187: Sendable {
         let dependency: Service0139
 
         init(_ dependency: Service0139) {
@@ -1503,7 +1503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0188 {
+    final class Service0188: Sendable {
         let dependency: Service0127
 
         init(_ dependency: Service0127) {
@@ -1511,7 +1511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0189 {
+    final class Service0189: Sendable {
         let dependency: Service0121
 
         init(_ dependency: Service0121) {
@@ -1519,7 +1519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0190 {
+    final class Service0190: Sendable {
         let dependency: Service0038
 
         init(_ dependency: Service0038) {
@@ -1527,7 +1527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0191 {
+    final class Service0191: Sendable {
         let dependency: Service0166
 
         init(_ dependency: Service0166) {
@@ -1535,7 +1535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0192 {
+    final class Service0192: Sendable {
         let dependency: Service0158
 
         init(_ dependency: Service0158) {
@@ -1543,7 +1543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0193 {
+    final class Service0193: Sendable {
         let dependency: Service0039
 
         init(_ dependency: Service0039) {
@@ -1551,7 +1551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0194 {
+    final class Service0194: Sendable {
         let dependency: Service0185
 
         init(_ dependency: Service0185) {
@@ -1559,7 +1559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0195 {
+    final class Service0195: Sendable {
         let dependency: Service0181
 
         init(_ dependency: Service0181) {
@@ -1567,7 +1567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0196 {
+    final class Service0196: Sendable {
         let dependency: Service0177
 
         init(_ dependency: Service0177) {
@@ -1575,7 +1575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0197 {
+    final class Service0197: Sendable {
         let dependency: Service0096
 
         init(_ dependency: Service0096) {
@@ -1583,7 +1583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0198 {
+    final class Service0198: Sendable {
         let dependency: Service0195
 
         init(_ dependency: Service0195) {
@@ -1591,7 +1591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0199 {
+    final class Service0199: Sendable {
         let dependency: Service0108
 
         init(_ dependency: Service0108) {
@@ -1599,7 +1599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0200 {
+    final class Service0200: Sendable {
         let dependency: Service0050
 
         init(_ dependency: Service0050) {
@@ -1607,7 +1607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0201 {
+    final class Service0201: Sendable {
         let dependency: Service0154
 
         init(_ dependency: Service0154) {
@@ -1615,7 +1615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0202 {
+    final class Service0202: Sendable {
         let dependency: Service0154
 
         init(_ dependency: Service0154) {
@@ -1623,7 +1623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0203 {
+    final class Service0203: Sendable {
         let dependency: Service0060
 
         init(_ dependency: Service0060) {
@@ -1631,7 +1631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0204 {
+    final class Service0204: Sendable {
         let dependency: Service0087
 
         init(_ dependency: Service0087) {
@@ -1639,7 +1639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0205 {
+    final class Service0205: Sendable {
         let dependency: Service0027
 
         init(_ dependency: Service0027) {
@@ -1647,7 +1647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0206 {
+    final class Service0206: Sendable {
         let dependency: Service0065
 
         init(_ dependency: Service0065) {
@@ -1655,7 +1655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0207 {
+    final class Service0207: Sendable {
         let dependency: Service0080
 
         init(_ dependency: Service0080) {
@@ -1663,7 +1663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0208 {
+    final class Service0208: Sendable {
         let dependency: Service0102
 
         init(_ dependency: Service0102) {
@@ -1671,7 +1671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0209 {
+    final class Service0209: Sendable {
         let dependency: Service0082
 
         init(_ dependency: Service0082) {
@@ -1679,7 +1679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0210 {
+    final class Service0210: Sendable {
         let dependency: Service0196
 
         init(_ dependency: Service0196) {
@@ -1687,7 +1687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0211 {
+    final class Service0211: Sendable {
         let dependency: Service0124
 
         init(_ dependency: Service0124) {
@@ -1695,7 +1695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0212 {
+    final class Service0212: Sendable {
         let dependency: Service0111
 
         init(_ dependency: Service0111) {
@@ -1703,7 +1703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0213 {
+    final class Service0213: Sendable {
         let dependency: Service0157
 
         init(_ dependency: Service0157) {
@@ -1711,7 +1711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0214 {
+    final class Service0214: Sendable {
         let dependency: Service0054
 
         init(_ dependency: Service0054) {
@@ -1719,7 +1719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0215 {
+    final class Service0215: Sendable {
         let dependency: Service0046
 
         init(_ dependency: Service0046) {
@@ -1727,7 +1727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0216 {
+    final class Service0216: Sendable {
         let dependency: Service0036
 
         init(_ dependency: Service0036) {
@@ -1735,7 +1735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0217 {
+    final class Service0217: Sendable {
         let dependency: Service0074
 
         init(_ dependency: Service0074) {
@@ -1743,7 +1743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0218 {
+    final class Service0218: Sendable {
         let dependency: Service0188
 
         init(_ dependency: Service0188) {
@@ -1751,7 +1751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0219 {
+    final class Service0219: Sendable {
         let dependency: Service0165
 
         init(_ dependency: Service0165) {
@@ -1759,7 +1759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0220 {
+    final class Service0220: Sendable {
         let dependency: Service0108
 
         init(_ dependency: Service0108) {
@@ -1767,7 +1767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0221 {
+    final class Service0221: Sendable {
         let dependency: Service0072
 
         init(_ dependency: Service0072) {
@@ -1775,7 +1775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0222 {
+    final class Service0222: Sendable {
         let dependency: Service0031
 
         init(_ dependency: Service0031) {
@@ -1783,7 +1783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0223 {
+    final class Service0223: Sendable {
         let dependency: Service0195
 
         init(_ dependency: Service0195) {
@@ -1791,7 +1791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0224 {
+    final class Service0224: Sendable {
         let dependency: Service0066
 
         init(_ dependency: Service0066) {
@@ -1799,7 +1799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0225 {
+    final class Service0225: Sendable {
         let dependency: Service0211
 
         init(_ dependency: Service0211) {
@@ -1807,7 +1807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0226 {
+    final class Service0226: Sendable {
         let dependency: Service0033
 
         init(_ dependency: Service0033) {
@@ -1815,7 +1815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0227 {
+    final class Service0227: Sendable {
         let dependency: Service0115
 
         init(_ dependency: Service0115) {
@@ -1823,7 +1823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0228 {
+    final class Service0228: Sendable {
         let dependency: Service0160
 
         init(_ dependency: Service0160) {
@@ -1831,7 +1831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0229 {
+    final class Service0229: Sendable {
         let dependency: Service0103
 
         init(_ dependency: Service0103) {
@@ -1839,7 +1839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0230 {
+    final class Service0230: Sendable {
         let dependency: Service0043
 
         init(_ dependency: Service0043) {
@@ -1847,7 +1847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0231 {
+    final class Service0231: Sendable {
         let dependency: Service0122
 
         init(_ dependency: Service0122) {
@@ -1855,7 +1855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0232 {
+    final class Service0232: Sendable {
         let dependency: Service0057
 
         init(_ dependency: Service0057) {
@@ -1863,7 +1863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0233 {
+    final class Service0233: Sendable {
         let dependency: Service0067
 
         init(_ dependency: Service0067) {
@@ -1871,7 +1871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0234 {
+    final class Service0234: Sendable {
         let dependency: Service0211
 
         init(_ dependency: Service0211) {
@@ -1879,7 +1879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0235 {
+    final class Service0235: Sendable {
         let dependency: Service0219
 
         init(_ dependency: Service0219) {
@@ -1887,7 +1887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0236 {
+    final class Service0236: Sendable {
         let dependency: Service0066
 
         init(_ dependency: Service0066) {
@@ -1895,7 +1895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0237 {
+    final class Service0237: Sendable {
         let dependency: Service0136
 
         init(_ dependency: Service0136) {
@@ -1903,7 +1903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0238 {
+    final class Service0238: Sendable {
         let dependency: Service0019
 
         init(_ dependency: Service0019) {
@@ -1911,7 +1911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0239 {
+    final class Service0239: Sendable {
         let dependency: Service0088
 
         init(_ dependency: Service0088) {
@@ -1919,7 +1919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0240 {
+    final class Service0240: Sendable {
         let dependency: Service0188
 
         init(_ dependency: Service0188) {
@@ -1927,7 +1927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0241 {
+    final class Service0241: Sendable {
         let dependency: Service0138
 
         init(_ dependency: Service0138) {
@@ -1935,7 +1935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0242 {
+    final class Service0242: Sendable {
         let dependency: Service0206
 
         init(_ dependency: Service0206) {
@@ -1943,7 +1943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0243 {
+    final class Service0243: Sendable {
         let dependency: Service0133
 
         init(_ dependency: Service0133) {
@@ -1951,7 +1951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0244 {
+    final class Service0244: Sendable {
         let dependency: Service0219
 
         init(_ dependency: Service0219) {
@@ -1959,7 +1959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0245 {
+    final class Service0245: Sendable {
         let dependency: Service0023
 
         init(_ dependency: Service0023) {
@@ -1967,7 +1967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0246 {
+    final class Service0246: Sendable {
         let dependency: Service0193
 
         init(_ dependency: Service0193) {
@@ -1975,7 +1975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0247 {
+    final class Service0247: Sendable {
         let dependency: Service0044
 
         init(_ dependency: Service0044) {
@@ -1983,7 +1983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0248 {
+    final class Service0248: Sendable {
         let dependency: Service0037
 
         init(_ dependency: Service0037) {
@@ -1991,7 +1991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0249 {
+    final class Service0249: Sendable {
         let dependency: Service0190
 
         init(_ dependency: Service0190) {
@@ -1999,7 +1999,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0250 {
+    final class Service0250: Sendable {
         let dependency: Service0122
 
         init(_ dependency: Service0122) {
@@ -2007,7 +2007,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0251 {
+    final class Service0251: Sendable {
         let dependency: Service0247
 
         init(_ dependency: Service0247) {
@@ -2015,7 +2015,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0252 {
+    final class Service0252: Sendable {
         let dependency: Service0112
 
         init(_ dependency: Service0112) {
@@ -2023,7 +2023,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0253 {
+    final class Service0253: Sendable {
         let dependency: Service0179
 
         init(_ dependency: Service0179) {
@@ -2031,7 +2031,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0254 {
+    final class Service0254: Sendable {
         let dependency: Service0129
 
         init(_ dependency: Service0129) {
@@ -2039,7 +2039,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0255 {
+    final class Service0255: Sendable {
         let dependency: Service0176
 
         init(_ dependency: Service0176) {
@@ -2047,7 +2047,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0256 {
+    final class Service0256: Sendable {
         let dependency: Service0078
 
         init(_ dependency: Service0078) {
@@ -2055,7 +2055,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0257 {
+    final class Service0257: Sendable {
         let dependency: Service0099
 
         init(_ dependency: Service0099) {
@@ -2063,7 +2063,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0258 {
+    final class Service0258: Sendable {
         let dependency: Service0064
 
         init(_ dependency: Service0064) {
@@ -2071,7 +2071,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0259 {
+    final class Service0259: Sendable {
         let dependency: Service0216
 
         init(_ dependency: Service0216) {
@@ -2079,7 +2079,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0260 {
+    final class Service0260: Sendable {
         let dependency: Service0217
 
         init(_ dependency: Service0217) {
@@ -2087,7 +2087,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0261 {
+    final class Service0261: Sendable {
         let dependency: Service0005
 
         init(_ dependency: Service0005) {
@@ -2095,7 +2095,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0262 {
+    final class Service0262: Sendable {
         let dependency: Service0159
 
         init(_ dependency: Service0159) {
@@ -2103,7 +2103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0263 {
+    final class Service0263: Sendable {
         let dependency: Service0039
 
         init(_ dependency: Service0039) {
@@ -2111,7 +2111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0264 {
+    final class Service0264: Sendable {
         let dependency: Service0045
 
         init(_ dependency: Service0045) {
@@ -2119,7 +2119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0265 {
+    final class Service0265: Sendable {
         let dependency: Service0207
 
         init(_ dependency: Service0207) {
@@ -2127,7 +2127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0266 {
+    final class Service0266: Sendable {
         let dependency: Service0264
 
         init(_ dependency: Service0264) {
@@ -2135,7 +2135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0267 {
+    final class Service0267: Sendable {
         let dependency: Service0109
 
         init(_ dependency: Service0109) {
@@ -2143,7 +2143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0268 {
+    final class Service0268: Sendable {
         let dependency: Service0235
 
         init(_ dependency: Service0235) {
@@ -2151,7 +2151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0269 {
+    final class Service0269: Sendable {
         let dependency: Service0191
 
         init(_ dependency: Service0191) {
@@ -2159,7 +2159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0270 {
+    final class Service0270: Sendable {
         let dependency: Service0196
 
         init(_ dependency: Service0196) {
@@ -2167,7 +2167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0271 {
+    final class Service0271: Sendable {
         let dependency: Service0266
 
         init(_ dependency: Service0266) {
@@ -2175,7 +2175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0272 {
+    final class Service0272: Sendable {
         let dependency: Service0210
 
         init(_ dependency: Service0210) {
@@ -2183,7 +2183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0273 {
+    final class Service0273: Sendable {
         let dependency: Service0236
 
         init(_ dependency: Service0236) {
@@ -2191,7 +2191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0274 {
+    final class Service0274: Sendable {
         let dependency: Service0001
 
         init(_ dependency: Service0001) {
@@ -2199,7 +2199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0275 {
+    final class Service0275: Sendable {
         let dependency: Service0228
 
         init(_ dependency: Service0228) {
@@ -2207,7 +2207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0276 {
+    final class Service0276: Sendable {
         let dependency: Service0145
 
         init(_ dependency: Service0145) {
@@ -2215,7 +2215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0277 {
+    final class Service0277: Sendable {
         let dependency: Service0229
 
         init(_ dependency: Service0229) {
@@ -2223,7 +2223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0278 {
+    final class Service0278: Sendable {
         let dependency: Service0146
 
         init(_ dependency: Service0146) {
@@ -2231,7 +2231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0279 {
+    final class Service0279: Sendable {
         let dependency: Service0096
 
         init(_ dependency: Service0096) {
@@ -2239,7 +2239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0280 {
+    final class Service0280: Sendable {
         let dependency: Service0125
 
         init(_ dependency: Service0125) {
@@ -2247,7 +2247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0281 {
+    final class Service0281: Sendable {
         let dependency: Service0032
 
         init(_ dependency: Service0032) {
@@ -2255,7 +2255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0282 {
+    final class Service0282: Sendable {
         let dependency: Service0016
 
         init(_ dependency: Service0016) {
@@ -2263,7 +2263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0283 {
+    final class Service0283: Sendable {
         let dependency: Service0030
 
         init(_ dependency: Service0030) {
@@ -2271,7 +2271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0284 {
+    final class Service0284: Sendable {
         let dependency: Service0135
 
         init(_ dependency: Service0135) {
@@ -2279,7 +2279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0285 {
+    final class Service0285: Sendable {
         let dependency: Service0066
 
         init(_ dependency: Service0066) {
@@ -2287,7 +2287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0286 {
+    final class Service0286: Sendable {
         let dependency: Service0015
 
         init(_ dependency: Service0015) {
@@ -2295,7 +2295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0287 {
+    final class Service0287: Sendable {
         let dependency: Service0016
 
         init(_ dependency: Service0016) {
@@ -2303,7 +2303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0288 {
+    final class Service0288: Sendable {
         let dependency: Service0119
 
         init(_ dependency: Service0119) {
@@ -2311,7 +2311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0289 {
+    final class Service0289: Sendable {
         let dependency: Service0235
 
         init(_ dependency: Service0235) {
@@ -2319,7 +2319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0290 {
+    final class Service0290: Sendable {
         let dependency: Service0256
 
         init(_ dependency: Service0256) {
@@ -2327,7 +2327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0291 {
+    final class Service0291: Sendable {
         let dependency: Service0112
 
         init(_ dependency: Service0112) {
@@ -2335,7 +2335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0292 {
+    final class Service0292: Sendable {
         let dependency: Service0254
 
         init(_ dependency: Service0254) {
@@ -2343,7 +2343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0293 {
+    final class Service0293: Sendable {
         let dependency: Service0150
 
         init(_ dependency: Service0150) {
@@ -2351,7 +2351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0294 {
+    final class Service0294: Sendable {
         let dependency: Service0159
 
         init(_ dependency: Service0159) {
@@ -2359,7 +2359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0295 {
+    final class Service0295: Sendable {
         let dependency: Service0123
 
         init(_ dependency: Service0123) {
@@ -2367,7 +2367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0296 {
+    final class Service0296: Sendable {
         let dependency: Service0038
 
         init(_ dependency: Service0038) {
@@ -2375,7 +2375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0297 {
+    final class Service0297: Sendable {
         let dependency: Service0252
 
         init(_ dependency: Service0252) {
@@ -2383,7 +2383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0298 {
+    final class Service0298: Sendable {
         let dependency: Service0223
 
         init(_ dependency: Service0223) {
@@ -2391,7 +2391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0299 {
+    final class Service0299: Sendable {
         let dependency: Service0184
 
         init(_ dependency: Service0184) {
@@ -2399,7 +2399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0300 {
+    final class Service0300: Sendable {
         let dependency: Service0127
 
         init(_ dependency: Service0127) {
@@ -2407,7 +2407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0301 {
+    final class Service0301: Sendable {
         let dependency: Service0064
 
         init(_ dependency: Service0064) {
@@ -2415,7 +2415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0302 {
+    final class Service0302: Sendable {
         let dependency: Service0026
 
         init(_ dependency: Service0026) {
@@ -2423,7 +2423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0303 {
+    final class Service0303: Sendable {
         let dependency: Service0106
 
         init(_ dependency: Service0106) {
@@ -2431,7 +2431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0304 {
+    final class Service0304: Sendable {
         let dependency: Service0103
 
         init(_ dependency: Service0103) {
@@ -2439,7 +2439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0305 {
+    final class Service0305: Sendable {
         let dependency: Service0217
 
         init(_ dependency: Service0217) {
@@ -2447,7 +2447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0306 {
+    final class Service0306: Sendable {
         let dependency: Service0233
 
         init(_ dependency: Service0233) {
@@ -2455,7 +2455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0307 {
+    final class Service0307: Sendable {
         let dependency: Service0212
 
         init(_ dependency: Service0212) {
@@ -2463,7 +2463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0308 {
+    final class Service0308: Sendable {
         let dependency: Service0022
 
         init(_ dependency: Service0022) {
@@ -2471,7 +2471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0309 {
+    final class Service0309: Sendable {
         let dependency: Service0161
 
         init(_ dependency: Service0161) {
@@ -2479,7 +2479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0310 {
+    final class Service0310: Sendable {
         let dependency: Service0140
 
         init(_ dependency: Service0140) {
@@ -2487,7 +2487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0311 {
+    final class Service0311: Sendable {
         let dependency: Service0113
 
         init(_ dependency: Service0113) {
@@ -2495,7 +2495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0312 {
+    final class Service0312: Sendable {
         let dependency: Service0096
 
         init(_ dependency: Service0096) {
@@ -2503,7 +2503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0313 {
+    final class Service0313: Sendable {
         let dependency: Service0178
 
         init(_ dependency: Service0178) {
@@ -2511,7 +2511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0314 {
+    final class Service0314: Sendable {
         let dependency: Service0062
 
         init(_ dependency: Service0062) {
@@ -2519,7 +2519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0315 {
+    final class Service0315: Sendable {
         let dependency: Service0277
 
         init(_ dependency: Service0277) {
@@ -2527,7 +2527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0316 {
+    final class Service0316: Sendable {
         let dependency: Service0071
 
         init(_ dependency: Service0071) {
@@ -2535,7 +2535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0317 {
+    final class Service0317: Sendable {
         let dependency: Service0222
 
         init(_ dependency: Service0222) {
@@ -2543,7 +2543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0318 {
+    final class Service0318: Sendable {
         let dependency: Service0259
 
         init(_ dependency: Service0259) {
@@ -2551,7 +2551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0319 {
+    final class Service0319: Sendable {
         let dependency: Service0000
 
         init(_ dependency: Service0000) {
@@ -2559,7 +2559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0320 {
+    final class Service0320: Sendable {
         let dependency: Service0251
 
         init(_ dependency: Service0251) {
@@ -2567,7 +2567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0321 {
+    final class Service0321: Sendable {
         let dependency: Service0078
 
         init(_ dependency: Service0078) {
@@ -2575,7 +2575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0322 {
+    final class Service0322: Sendable {
         let dependency: Service0186
 
         init(_ dependency: Service0186) {
@@ -2583,7 +2583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0323 {
+    final class Service0323: Sendable {
         let dependency: Service0059
 
         init(_ dependency: Service0059) {
@@ -2591,7 +2591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0324 {
+    final class Service0324: Sendable {
         let dependency: Service0207
 
         init(_ dependency: Service0207) {
@@ -2599,7 +2599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0325 {
+    final class Service0325: Sendable {
         let dependency: Service0235
 
         init(_ dependency: Service0235) {
@@ -2607,7 +2607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0326 {
+    final class Service0326: Sendable {
         let dependency: Service0099
 
         init(_ dependency: Service0099) {
@@ -2615,7 +2615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0327 {
+    final class Service0327: Sendable {
         let dependency: Service0088
 
         init(_ dependency: Service0088) {
@@ -2623,7 +2623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0328 {
+    final class Service0328: Sendable {
         let dependency: Service0130
 
         init(_ dependency: Service0130) {
@@ -2631,7 +2631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0329 {
+    final class Service0329: Sendable {
         let dependency: Service0046
 
         init(_ dependency: Service0046) {
@@ -2639,7 +2639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0330 {
+    final class Service0330: Sendable {
         let dependency: Service0005
 
         init(_ dependency: Service0005) {
@@ -2647,7 +2647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0331 {
+    final class Service0331: Sendable {
         let dependency: Service0227
 
         init(_ dependency: Service0227) {
@@ -2655,7 +2655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0332 {
+    final class Service0332: Sendable {
         let dependency: Service0171
 
         init(_ dependency: Service0171) {
@@ -2663,7 +2663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0333 {
+    final class Service0333: Sendable {
         let dependency: Service0249
 
         init(_ dependency: Service0249) {
@@ -2671,7 +2671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0334 {
+    final class Service0334: Sendable {
         let dependency: Service0015
 
         init(_ dependency: Service0015) {
@@ -2679,7 +2679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0335 {
+    final class Service0335: Sendable {
         let dependency: Service0180
 
         init(_ dependency: Service0180) {
@@ -2687,7 +2687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0336 {
+    final class Service0336: Sendable {
         let dependency: Service0249
 
         init(_ dependency: Service0249) {
@@ -2695,7 +2695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0337 {
+    final class Service0337: Sendable {
         let dependency: Service0028
 
         init(_ dependency: Service0028) {
@@ -2703,7 +2703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0338 {
+    final class Service0338: Sendable {
         let dependency: Service0081
 
         init(_ dependency: Service0081) {
@@ -2711,7 +2711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0339 {
+    final class Service0339: Sendable {
         let dependency: Service0196
 
         init(_ dependency: Service0196) {
@@ -2719,7 +2719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0340 {
+    final class Service0340: Sendable {
         let dependency: Service0213
 
         init(_ dependency: Service0213) {
@@ -2727,7 +2727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0341 {
+    final class Service0341: Sendable {
         let dependency: Service0112
 
         init(_ dependency: Service0112) {
@@ -2735,7 +2735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0342 {
+    final class Service0342: Sendable {
         let dependency: Service0095
 
         init(_ dependency: Service0095) {
@@ -2743,7 +2743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0343 {
+    final class Service0343: Sendable {
         let dependency: Service0264
 
         init(_ dependency: Service0264) {
@@ -2751,7 +2751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0344 {
+    final class Service0344: Sendable {
         let dependency: Service0276
 
         init(_ dependency: Service0276) {
@@ -2759,7 +2759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0345 {
+    final class Service0345: Sendable {
         let dependency: Service0342
 
         init(_ dependency: Service0342) {
@@ -2767,7 +2767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0346 {
+    final class Service0346: Sendable {
         let dependency: Service0067
 
         init(_ dependency: Service0067) {
@@ -2775,7 +2775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0347 {
+    final class Service0347: Sendable {
         let dependency: Service0060
 
         init(_ dependency: Service0060) {
@@ -2783,7 +2783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0348 {
+    final class Service0348: Sendable {
         let dependency: Service0329
 
         init(_ dependency: Service0329) {
@@ -2791,7 +2791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0349 {
+    final class Service0349: Sendable {
         let dependency: Service0188
 
         init(_ dependency: Service0188) {
@@ -2799,7 +2799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0350 {
+    final class Service0350: Sendable {
         let dependency: Service0188
 
         init(_ dependency: Service0188) {
@@ -2807,7 +2807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0351 {
+    final class Service0351: Sendable {
         let dependency: Service0327
 
         init(_ dependency: Service0327) {
@@ -2815,7 +2815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0352 {
+    final class Service0352: Sendable {
         let dependency: Service0048
 
         init(_ dependency: Service0048) {
@@ -2823,7 +2823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0353 {
+    final class Service0353: Sendable {
         let dependency: Service0293
 
         init(_ dependency: Service0293) {
@@ -2831,7 +2831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0354 {
+    final class Service0354: Sendable {
         let dependency: Service0352
 
         init(_ dependency: Service0352) {
@@ -2839,7 +2839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0355 {
+    final class Service0355: Sendable {
         let dependency: Service0190
 
         init(_ dependency: Service0190) {
@@ -2847,7 +2847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0356 {
+    final class Service0356: Sendable {
         let dependency: Service0171
 
         init(_ dependency: Service0171) {
@@ -2855,7 +2855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0357 {
+    final class Service0357: Sendable {
         let dependency: Service0119
 
         init(_ dependency: Service0119) {
@@ -2863,7 +2863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0358 {
+    final class Service0358: Sendable {
         let dependency: Service0021
 
         init(_ dependency: Service0021) {
@@ -2871,7 +2871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0359 {
+    final class Service0359: Sendable {
         let dependency: Service0283
 
         init(_ dependency: Service0283) {
@@ -2879,7 +2879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0360 {
+    final class Service0360: Sendable {
         let dependency: Service0222
 
         init(_ dependency: Service0222) {
@@ -2887,7 +2887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0361 {
+    final class Service0361: Sendable {
         let dependency: Service0287
 
         init(_ dependency: Service0287) {
@@ -2895,7 +2895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0362 {
+    final class Service0362: Sendable {
         let dependency: Service0233
 
         init(_ dependency: Service0233) {
@@ -2903,7 +2903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0363 {
+    final class Service0363: Sendable {
         let dependency: Service0236
 
         init(_ dependency: Service0236) {
@@ -2911,7 +2911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0364 {
+    final class Service0364: Sendable {
         let dependency: Service0257
 
         init(_ dependency: Service0257) {
@@ -2919,7 +2919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0365 {
+    final class Service0365: Sendable {
         let dependency: Service0306
 
         init(_ dependency: Service0306) {
@@ -2927,7 +2927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0366 {
+    final class Service0366: Sendable {
         let dependency: Service0176
 
         init(_ dependency: Service0176) {
@@ -2935,7 +2935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0367 {
+    final class Service0367: Sendable {
         let dependency: Service0288
 
         init(_ dependency: Service0288) {
@@ -2943,7 +2943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0368 {
+    final class Service0368: Sendable {
         let dependency: Service0018
 
         init(_ dependency: Service0018) {
@@ -2951,7 +2951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0369 {
+    final class Service0369: Sendable {
         let dependency: Service0192
 
         init(_ dependency: Service0192) {
@@ -2959,7 +2959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0370 {
+    final class Service0370: Sendable {
         let dependency: Service0069
 
         init(_ dependency: Service0069) {
@@ -2967,7 +2967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0371 {
+    final class Service0371: Sendable {
         let dependency: Service0025
 
         init(_ dependency: Service0025) {
@@ -2975,7 +2975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0372 {
+    final class Service0372: Sendable {
         let dependency: Service0319
 
         init(_ dependency: Service0319) {
@@ -2983,7 +2983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0373 {
+    final class Service0373: Sendable {
         let dependency: Service0066
 
         init(_ dependency: Service0066) {
@@ -2991,7 +2991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0374 {
+    final class Service0374: Sendable {
         let dependency: Service0160
 
         init(_ dependency: Service0160) {
@@ -2999,7 +2999,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0375 {
+    final class Service0375: Sendable {
         let dependency: Service0256
 
         init(_ dependency: Service0256) {
@@ -3007,7 +3007,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0376 {
+    final class Service0376: Sendable {
         let dependency: Service0077
 
         init(_ dependency: Service0077) {
@@ -3015,7 +3015,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0377 {
+    final class Service0377: Sendable {
         let dependency: Service0017
 
         init(_ dependency: Service0017) {
@@ -3023,7 +3023,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0378 {
+    final class Service0378: Sendable {
         let dependency: Service0294
 
         init(_ dependency: Service0294) {
@@ -3031,7 +3031,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0379 {
+    final class Service0379: Sendable {
         let dependency: Service0181
 
         init(_ dependency: Service0181) {
@@ -3039,7 +3039,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0380 {
+    final class Service0380: Sendable {
         let dependency: Service0195
 
         init(_ dependency: Service0195) {
@@ -3047,7 +3047,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0381 {
+    final class Service0381: Sendable {
         let dependency: Service0183
 
         init(_ dependency: Service0183) {
@@ -3055,7 +3055,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0382 {
+    final class Service0382: Sendable {
         let dependency: Service0109
 
         init(_ dependency: Service0109) {
@@ -3063,7 +3063,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0383 {
+    final class Service0383: Sendable {
         let dependency: Service0334
 
         init(_ dependency: Service0334) {
@@ -3071,7 +3071,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0384 {
+    final class Service0384: Sendable {
         let dependency: Service0368
 
         init(_ dependency: Service0368) {
@@ -3079,7 +3079,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0385 {
+    final class Service0385: Sendable {
         let dependency: Service0291
 
         init(_ dependency: Service0291) {
@@ -3087,7 +3087,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0386 {
+    final class Service0386: Sendable {
         let dependency: Service0127
 
         init(_ dependency: Service0127) {
@@ -3095,7 +3095,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0387 {
+    final class Service0387: Sendable {
         let dependency: Service0330
 
         init(_ dependency: Service0330) {
@@ -3103,7 +3103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0388 {
+    final class Service0388: Sendable {
         let dependency: Service0323
 
         init(_ dependency: Service0323) {
@@ -3111,7 +3111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0389 {
+    final class Service0389: Sendable {
         let dependency: Service0321
 
         init(_ dependency: Service0321) {
@@ -3119,7 +3119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0390 {
+    final class Service0390: Sendable {
         let dependency: Service0178
 
         init(_ dependency: Service0178) {
@@ -3127,7 +3127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0391 {
+    final class Service0391: Sendable {
         let dependency: Service0086
 
         init(_ dependency: Service0086) {
@@ -3135,7 +3135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0392 {
+    final class Service0392: Sendable {
         let dependency: Service0244
 
         init(_ dependency: Service0244) {
@@ -3143,7 +3143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0393 {
+    final class Service0393: Sendable {
         let dependency: Service0265
 
         init(_ dependency: Service0265) {
@@ -3151,7 +3151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0394 {
+    final class Service0394: Sendable {
         let dependency: Service0029
 
         init(_ dependency: Service0029) {
@@ -3159,7 +3159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0395 {
+    final class Service0395: Sendable {
         let dependency: Service0173
 
         init(_ dependency: Service0173) {
@@ -3167,7 +3167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0396 {
+    final class Service0396: Sendable {
         let dependency: Service0093
 
         init(_ dependency: Service0093) {
@@ -3175,7 +3175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0397 {
+    final class Service0397: Sendable {
         let dependency: Service0085
 
         init(_ dependency: Service0085) {
@@ -3183,7 +3183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0398 {
+    final class Service0398: Sendable {
         let dependency: Service0113
 
         init(_ dependency: Service0113) {
@@ -3191,7 +3191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0399 {
+    final class Service0399: Sendable {
         let dependency: Service0149
 
         init(_ dependency: Service0149) {
@@ -3199,7 +3199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0400 {
+    final class Service0400: Sendable {
         let dependency: Service0374
 
         init(_ dependency: Service0374) {
@@ -3207,7 +3207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0401 {
+    final class Service0401: Sendable {
         let dependency: Service0092
 
         init(_ dependency: Service0092) {
@@ -3215,7 +3215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0402 {
+    final class Service0402: Sendable {
         let dependency: Service0143
 
         init(_ dependency: Service0143) {
@@ -3223,7 +3223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0403 {
+    final class Service0403: Sendable {
         let dependency: Service0370
 
         init(_ dependency: Service0370) {
@@ -3231,7 +3231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0404 {
+    final class Service0404: Sendable {
         let dependency: Service0392
 
         init(_ dependency: Service0392) {
@@ -3239,7 +3239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0405 {
+    final class Service0405: Sendable {
         let dependency: Service0401
 
         init(_ dependency: Service0401) {
@@ -3247,7 +3247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0406 {
+    final class Service0406: Sendable {
         let dependency: Service0117
 
         init(_ dependency: Service0117) {
@@ -3255,7 +3255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0407 {
+    final class Service0407: Sendable {
         let dependency: Service0221
 
         init(_ dependency: Service0221) {
@@ -3263,7 +3263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0408 {
+    final class Service0408: Sendable {
         let dependency: Service0115
 
         init(_ dependency: Service0115) {
@@ -3271,7 +3271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0409 {
+    final class Service0409: Sendable {
         let dependency: Service0286
 
         init(_ dependency: Service0286) {
@@ -3279,7 +3279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0410 {
+    final class Service0410: Sendable {
         let dependency: Service0113
 
         init(_ dependency: Service0113) {
@@ -3287,7 +3287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0411 {
+    final class Service0411: Sendable {
         let dependency: Service0311
 
         init(_ dependency: Service0311) {
@@ -3295,7 +3295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0412 {
+    final class Service0412: Sendable {
         let dependency: Service0143
 
         init(_ dependency: Service0143) {
@@ -3303,7 +3303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0413 {
+    final class Service0413: Sendable {
         let dependency: Service0183
 
         init(_ dependency: Service0183) {
@@ -3311,7 +3311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0414 {
+    final class Service0414: Sendable {
         let dependency: Service0137
 
         init(_ dependency: Service0137) {
@@ -3319,7 +3319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0415 {
+    final class Service0415: Sendable {
         let dependency: Service0399
 
         init(_ dependency: Service0399) {
@@ -3327,7 +3327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0416 {
+    final class Service0416: Sendable {
         let dependency: Service0302
 
         init(_ dependency: Service0302) {
@@ -3335,7 +3335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0417 {
+    final class Service0417: Sendable {
         let dependency: Service0104
 
         init(_ dependency: Service0104) {
@@ -3343,7 +3343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0418 {
+    final class Service0418: Sendable {
         let dependency: Service0316
 
         init(_ dependency: Service0316) {
@@ -3351,7 +3351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0419 {
+    final class Service0419: Sendable {
         let dependency: Service0192
 
         init(_ dependency: Service0192) {
@@ -3359,7 +3359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0420 {
+    final class Service0420: Sendable {
         let dependency: Service0040
 
         init(_ dependency: Service0040) {
@@ -3367,7 +3367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0421 {
+    final class Service0421: Sendable {
         let dependency: Service0362
 
         init(_ dependency: Service0362) {
@@ -3375,7 +3375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0422 {
+    final class Service0422: Sendable {
         let dependency: Service0185
 
         init(_ dependency: Service0185) {
@@ -3383,7 +3383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0423 {
+    final class Service0423: Sendable {
         let dependency: Service0413
 
         init(_ dependency: Service0413) {
@@ -3391,7 +3391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0424 {
+    final class Service0424: Sendable {
         let dependency: Service0320
 
         init(_ dependency: Service0320) {
@@ -3399,7 +3399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0425 {
+    final class Service0425: Sendable {
         let dependency: Service0403
 
         init(_ dependency: Service0403) {
@@ -3407,7 +3407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0426 {
+    final class Service0426: Sendable {
         let dependency: Service0377
 
         init(_ dependency: Service0377) {
@@ -3415,7 +3415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0427 {
+    final class Service0427: Sendable {
         let dependency: Service0189
 
         init(_ dependency: Service0189) {
@@ -3423,7 +3423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0428 {
+    final class Service0428: Sendable {
         let dependency: Service0074
 
         init(_ dependency: Service0074) {
@@ -3431,7 +3431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0429 {
+    final class Service0429: Sendable {
         let dependency: Service0377
 
         init(_ dependency: Service0377) {
@@ -3439,7 +3439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0430 {
+    final class Service0430: Sendable {
         let dependency: Service0363
 
         init(_ dependency: Service0363) {
@@ -3447,7 +3447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0431 {
+    final class Service0431: Sendable {
         let dependency: Service0295
 
         init(_ dependency: Service0295) {
@@ -3455,7 +3455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0432 {
+    final class Service0432: Sendable {
         let dependency: Service0165
 
         init(_ dependency: Service0165) {
@@ -3463,7 +3463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0433 {
+    final class Service0433: Sendable {
         let dependency: Service0188
 
         init(_ dependency: Service0188) {
@@ -3471,7 +3471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0434 {
+    final class Service0434: Sendable {
         let dependency: Service0304
 
         init(_ dependency: Service0304) {
@@ -3479,7 +3479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0435 {
+    final class Service0435: Sendable {
         let dependency: Service0265
 
         init(_ dependency: Service0265) {
@@ -3487,7 +3487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0436 {
+    final class Service0436: Sendable {
         let dependency: Service0406
 
         init(_ dependency: Service0406) {
@@ -3495,7 +3495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0437 {
+    final class Service0437: Sendable {
         let dependency: Service0099
 
         init(_ dependency: Service0099) {
@@ -3503,7 +3503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0438 {
+    final class Service0438: Sendable {
         let dependency: Service0389
 
         init(_ dependency: Service0389) {
@@ -3511,7 +3511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0439 {
+    final class Service0439: Sendable {
         let dependency: Service0318
 
         init(_ dependency: Service0318) {
@@ -3519,7 +3519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0440 {
+    final class Service0440: Sendable {
         let dependency: Service0269
 
         init(_ dependency: Service0269) {
@@ -3527,7 +3527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0441 {
+    final class Service0441: Sendable {
         let dependency: Service0335
 
         init(_ dependency: Service0335) {
@@ -3535,7 +3535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0442 {
+    final class Service0442: Sendable {
         let dependency: Service0423
 
         init(_ dependency: Service0423) {
@@ -3543,7 +3543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0443 {
+    final class Service0443: Sendable {
         let dependency: Service0158
 
         init(_ dependency: Service0158) {
@@ -3551,7 +3551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0444 {
+    final class Service0444: Sendable {
         let dependency: Service0301
 
         init(_ dependency: Service0301) {
@@ -3559,7 +3559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0445 {
+    final class Service0445: Sendable {
         let dependency: Service0089
 
         init(_ dependency: Service0089) {
@@ -3567,7 +3567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0446 {
+    final class Service0446: Sendable {
         let dependency: Service0421
 
         init(_ dependency: Service0421) {
@@ -3575,7 +3575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0447 {
+    final class Service0447: Sendable {
         let dependency: Service0292
 
         init(_ dependency: Service0292) {
@@ -3583,7 +3583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0448 {
+    final class Service0448: Sendable {
         let dependency: Service0306
 
         init(_ dependency: Service0306) {
@@ -3591,7 +3591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0449 {
+    final class Service0449: Sendable {
         let dependency: Service0436
 
         init(_ dependency: Service0436) {
@@ -3599,7 +3599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0450 {
+    final class Service0450: Sendable {
         let dependency: Service0161
 
         init(_ dependency: Service0161) {
@@ -3607,7 +3607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0451 {
+    final class Service0451: Sendable {
         let dependency: Service0210
 
         init(_ dependency: Service0210) {
@@ -3615,7 +3615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0452 {
+    final class Service0452: Sendable {
         let dependency: Service0158
 
         init(_ dependency: Service0158) {
@@ -3623,7 +3623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0453 {
+    final class Service0453: Sendable {
         let dependency: Service0430
 
         init(_ dependency: Service0430) {
@@ -3631,7 +3631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0454 {
+    final class Service0454: Sendable {
         let dependency: Service0373
 
         init(_ dependency: Service0373) {
@@ -3639,7 +3639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0455 {
+    final class Service0455: Sendable {
         let dependency: Service0262
 
         init(_ dependency: Service0262) {
@@ -3647,7 +3647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0456 {
+    final class Service0456: Sendable {
         let dependency: Service0055
 
         init(_ dependency: Service0055) {
@@ -3655,7 +3655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0457 {
+    final class Service0457: Sendable {
         let dependency: Service0384
 
         init(_ dependency: Service0384) {
@@ -3663,7 +3663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0458 {
+    final class Service0458: Sendable {
         let dependency: Service0312
 
         init(_ dependency: Service0312) {
@@ -3671,7 +3671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0459 {
+    final class Service0459: Sendable {
         let dependency: Service0402
 
         init(_ dependency: Service0402) {
@@ -3679,7 +3679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0460 {
+    final class Service0460: Sendable {
         let dependency: Service0371
 
         init(_ dependency: Service0371) {
@@ -3687,7 +3687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0461 {
+    final class Service0461: Sendable {
         let dependency: Service0049
 
         init(_ dependency: Service0049) {
@@ -3695,7 +3695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0462 {
+    final class Service0462: Sendable {
         let dependency: Service0324
 
         init(_ dependency: Service0324) {
@@ -3703,7 +3703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0463 {
+    final class Service0463: Sendable {
         let dependency: Service0172
 
         init(_ dependency: Service0172) {
@@ -3711,7 +3711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0464 {
+    final class Service0464: Sendable {
         let dependency: Service0426
 
         init(_ dependency: Service0426) {
@@ -3719,7 +3719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0465 {
+    final class Service0465: Sendable {
         let dependency: Service0099
 
         init(_ dependency: Service0099) {
@@ -3727,7 +3727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0466 {
+    final class Service0466: Sendable {
         let dependency: Service0293
 
         init(_ dependency: Service0293) {
@@ -3735,7 +3735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0467 {
+    final class Service0467: Sendable {
         let dependency: Service0175
 
         init(_ dependency: Service0175) {
@@ -3743,7 +3743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0468 {
+    final class Service0468: Sendable {
         let dependency: Service0403
 
         init(_ dependency: Service0403) {
@@ -3751,7 +3751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0469 {
+    final class Service0469: Sendable {
         let dependency: Service0116
 
         init(_ dependency: Service0116) {
@@ -3759,7 +3759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0470 {
+    final class Service0470: Sendable {
         let dependency: Service0392
 
         init(_ dependency: Service0392) {
@@ -3767,7 +3767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0471 {
+    final class Service0471: Sendable {
         let dependency: Service0253
 
         init(_ dependency: Service0253) {
@@ -3775,7 +3775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0472 {
+    final class Service0472: Sendable {
         let dependency: Service0090
 
         init(_ dependency: Service0090) {
@@ -3783,7 +3783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0473 {
+    final class Service0473: Sendable {
         let dependency: Service0247
 
         init(_ dependency: Service0247) {
@@ -3791,7 +3791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0474 {
+    final class Service0474: Sendable {
         let dependency: Service0262
 
         init(_ dependency: Service0262) {
@@ -3799,7 +3799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0475 {
+    final class Service0475: Sendable {
         let dependency: Service0295
 
         init(_ dependency: Service0295) {
@@ -3807,7 +3807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0476 {
+    final class Service0476: Sendable {
         let dependency: Service0170
 
         init(_ dependency: Service0170) {
@@ -3815,7 +3815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0477 {
+    final class Service0477: Sendable {
         let dependency: Service0098
 
         init(_ dependency: Service0098) {
@@ -3823,7 +3823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0478 {
+    final class Service0478: Sendable {
         let dependency: Service0471
 
         init(_ dependency: Service0471) {
@@ -3831,7 +3831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0479 {
+    final class Service0479: Sendable {
         let dependency: Service0150
 
         init(_ dependency: Service0150) {
@@ -3839,7 +3839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0480 {
+    final class Service0480: Sendable {
         let dependency: Service0284
 
         init(_ dependency: Service0284) {
@@ -3847,7 +3847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0481 {
+    final class Service0481: Sendable {
         let dependency: Service0409
 
         init(_ dependency: Service0409) {
@@ -3855,7 +3855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0482 {
+    final class Service0482: Sendable {
         let dependency: Service0263
 
         init(_ dependency: Service0263) {
@@ -3863,7 +3863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0483 {
+    final class Service0483: Sendable {
         let dependency: Service0417
 
         init(_ dependency: Service0417) {
@@ -3871,7 +3871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0484 {
+    final class Service0484: Sendable {
         let dependency: Service0093
 
         init(_ dependency: Service0093) {
@@ -3879,7 +3879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0485 {
+    final class Service0485: Sendable {
         let dependency: Service0319
 
         init(_ dependency: Service0319) {
@@ -3887,7 +3887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0486 {
+    final class Service0486: Sendable {
         let dependency: Service0099
 
         init(_ dependency: Service0099) {
@@ -3895,7 +3895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0487 {
+    final class Service0487: Sendable {
         let dependency: Service0469
 
         init(_ dependency: Service0469) {
@@ -3903,7 +3903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0488 {
+    final class Service0488: Sendable {
         let dependency: Service0438
 
         init(_ dependency: Service0438) {
@@ -3911,7 +3911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0489 {
+    final class Service0489: Sendable {
         let dependency: Service0152
 
         init(_ dependency: Service0152) {
@@ -3919,7 +3919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0490 {
+    final class Service0490: Sendable {
         let dependency: Service0389
 
         init(_ dependency: Service0389) {
@@ -3927,7 +3927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0491 {
+    final class Service0491: Sendable {
         let dependency: Service0403
 
         init(_ dependency: Service0403) {
@@ -3935,7 +3935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0492 {
+    final class Service0492: Sendable {
         let dependency: Service0418
 
         init(_ dependency: Service0418) {
@@ -3943,7 +3943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0493 {
+    final class Service0493: Sendable {
         let dependency: Service0101
 
         init(_ dependency: Service0101) {
@@ -3951,7 +3951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0494 {
+    final class Service0494: Sendable {
         let dependency: Service0048
 
         init(_ dependency: Service0048) {
@@ -3959,7 +3959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0495 {
+    final class Service0495: Sendable {
         let dependency: Service0174
 
         init(_ dependency: Service0174) {
@@ -3967,7 +3967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0496 {
+    final class Service0496: Sendable {
         let dependency: Service0058
 
         init(_ dependency: Service0058) {
@@ -3975,7 +3975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0497 {
+    final class Service0497: Sendable {
         let dependency: Service0425
 
         init(_ dependency: Service0425) {
@@ -3983,7 +3983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0498 {
+    final class Service0498: Sendable {
         let dependency: Service0405
 
         init(_ dependency: Service0405) {
@@ -3991,7 +3991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0499 {
+    final class Service0499: Sendable {
         let dependency: Service0368
 
         init(_ dependency: Service0368) {
@@ -3999,7 +3999,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0500 {
+    final class Service0500: Sendable {
         let dependency: Service0419
 
         init(_ dependency: Service0419) {
@@ -4007,7 +4007,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0501 {
+    final class Service0501: Sendable {
         let dependency: Service0396
 
         init(_ dependency: Service0396) {
@@ -4015,7 +4015,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0502 {
+    final class Service0502: Sendable {
         let dependency: Service0097
 
         init(_ dependency: Service0097) {
@@ -4023,7 +4023,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0503 {
+    final class Service0503: Sendable {
         let dependency: Service0077
 
         init(_ dependency: Service0077) {
@@ -4031,7 +4031,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0504 {
+    final class Service0504: Sendable {
         let dependency: Service0348
 
         init(_ dependency: Service0348) {
@@ -4039,7 +4039,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0505 {
+    final class Service0505: Sendable {
         let dependency: Service0280
 
         init(_ dependency: Service0280) {
@@ -4047,7 +4047,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0506 {
+    final class Service0506: Sendable {
         let dependency: Service0052
 
         init(_ dependency: Service0052) {
@@ -4055,7 +4055,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0507 {
+    final class Service0507: Sendable {
         let dependency: Service0355
 
         init(_ dependency: Service0355) {
@@ -4063,7 +4063,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0508 {
+    final class Service0508: Sendable {
         let dependency: Service0205
 
         init(_ dependency: Service0205) {
@@ -4071,7 +4071,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0509 {
+    final class Service0509: Sendable {
         let dependency: Service0319
 
         init(_ dependency: Service0319) {
@@ -4079,7 +4079,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0510 {
+    final class Service0510: Sendable {
         let dependency: Service0153
 
         init(_ dependency: Service0153) {
@@ -4087,7 +4087,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0511 {
+    final class Service0511: Sendable {
         let dependency: Service0011
 
         init(_ dependency: Service0011) {
@@ -4095,7 +4095,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0512 {
+    final class Service0512: Sendable {
         let dependency: Service0039
 
         init(_ dependency: Service0039) {
@@ -4103,7 +4103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0513 {
+    final class Service0513: Sendable {
         let dependency: Service0434
 
         init(_ dependency: Service0434) {
@@ -4111,7 +4111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0514 {
+    final class Service0514: Sendable {
         let dependency: Service0471
 
         init(_ dependency: Service0471) {
@@ -4119,7 +4119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0515 {
+    final class Service0515: Sendable {
         let dependency: Service0091
 
         init(_ dependency: Service0091) {
@@ -4127,7 +4127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0516 {
+    final class Service0516: Sendable {
         let dependency: Service0131
 
         init(_ dependency: Service0131) {
@@ -4135,7 +4135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0517 {
+    final class Service0517: Sendable {
         let dependency: Service0221
 
         init(_ dependency: Service0221) {
@@ -4143,7 +4143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0518 {
+    final class Service0518: Sendable {
         let dependency: Service0046
 
         init(_ dependency: Service0046) {
@@ -4151,7 +4151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0519 {
+    final class Service0519: Sendable {
         let dependency: Service0435
 
         init(_ dependency: Service0435) {
@@ -4159,7 +4159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0520 {
+    final class Service0520: Sendable {
         let dependency: Service0169
 
         init(_ dependency: Service0169) {
@@ -4167,7 +4167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0521 {
+    final class Service0521: Sendable {
         let dependency: Service0095
 
         init(_ dependency: Service0095) {
@@ -4175,7 +4175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0522 {
+    final class Service0522: Sendable {
         let dependency: Service0412
 
         init(_ dependency: Service0412) {
@@ -4183,7 +4183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0523 {
+    final class Service0523: Sendable {
         let dependency: Service0112
 
         init(_ dependency: Service0112) {
@@ -4191,7 +4191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0524 {
+    final class Service0524: Sendable {
         let dependency: Service0477
 
         init(_ dependency: Service0477) {
@@ -4199,7 +4199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0525 {
+    final class Service0525: Sendable {
         let dependency: Service0228
 
         init(_ dependency: Service0228) {
@@ -4207,7 +4207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0526 {
+    final class Service0526: Sendable {
         let dependency: Service0435
 
         init(_ dependency: Service0435) {
@@ -4215,7 +4215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0527 {
+    final class Service0527: Sendable {
         let dependency: Service0514
 
         init(_ dependency: Service0514) {
@@ -4223,7 +4223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0528 {
+    final class Service0528: Sendable {
         let dependency: Service0355
 
         init(_ dependency: Service0355) {
@@ -4231,7 +4231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0529 {
+    final class Service0529: Sendable {
         let dependency: Service0511
 
         init(_ dependency: Service0511) {
@@ -4239,7 +4239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0530 {
+    final class Service0530: Sendable {
         let dependency: Service0236
 
         init(_ dependency: Service0236) {
@@ -4247,7 +4247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0531 {
+    final class Service0531: Sendable {
         let dependency: Service0340
 
         init(_ dependency: Service0340) {
@@ -4255,7 +4255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0532 {
+    final class Service0532: Sendable {
         let dependency: Service0346
 
         init(_ dependency: Service0346) {
@@ -4263,7 +4263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0533 {
+    final class Service0533: Sendable {
         let dependency: Service0041
 
         init(_ dependency: Service0041) {
@@ -4271,7 +4271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0534 {
+    final class Service0534: Sendable {
         let dependency: Service0027
 
         init(_ dependency: Service0027) {
@@ -4279,7 +4279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0535 {
+    final class Service0535: Sendable {
         let dependency: Service0474
 
         init(_ dependency: Service0474) {
@@ -4287,7 +4287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0536 {
+    final class Service0536: Sendable {
         let dependency: Service0524
 
         init(_ dependency: Service0524) {
@@ -4295,7 +4295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0537 {
+    final class Service0537: Sendable {
         let dependency: Service0004
 
         init(_ dependency: Service0004) {
@@ -4303,7 +4303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0538 {
+    final class Service0538: Sendable {
         let dependency: Service0399
 
         init(_ dependency: Service0399) {
@@ -4311,7 +4311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0539 {
+    final class Service0539: Sendable {
         let dependency: Service0341
 
         init(_ dependency: Service0341) {
@@ -4319,7 +4319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0540 {
+    final class Service0540: Sendable {
         let dependency: Service0503
 
         init(_ dependency: Service0503) {
@@ -4327,7 +4327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0541 {
+    final class Service0541: Sendable {
         let dependency: Service0301
 
         init(_ dependency: Service0301) {
@@ -4335,7 +4335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0542 {
+    final class Service0542: Sendable {
         let dependency: Service0485
 
         init(_ dependency: Service0485) {
@@ -4343,7 +4343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0543 {
+    final class Service0543: Sendable {
         let dependency: Service0165
 
         init(_ dependency: Service0165) {
@@ -4351,7 +4351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0544 {
+    final class Service0544: Sendable {
         let dependency: Service0462
 
         init(_ dependency: Service0462) {
@@ -4359,7 +4359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0545 {
+    final class Service0545: Sendable {
         let dependency: Service0203
 
         init(_ dependency: Service0203) {
@@ -4367,7 +4367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0546 {
+    final class Service0546: Sendable {
         let dependency: Service0191
 
         init(_ dependency: Service0191) {
@@ -4375,7 +4375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0547 {
+    final class Service0547: Sendable {
         let dependency: Service0051
 
         init(_ dependency: Service0051) {
@@ -4383,7 +4383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0548 {
+    final class Service0548: Sendable {
         let dependency: Service0147
 
         init(_ dependency: Service0147) {
@@ -4391,7 +4391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0549 {
+    final class Service0549: Sendable {
         let dependency: Service0548
 
         init(_ dependency: Service0548) {
@@ -4399,7 +4399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0550 {
+    final class Service0550: Sendable {
         let dependency: Service0217
 
         init(_ dependency: Service0217) {
@@ -4407,7 +4407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0551 {
+    final class Service0551: Sendable {
         let dependency: Service0095
 
         init(_ dependency: Service0095) {
@@ -4415,7 +4415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0552 {
+    final class Service0552: Sendable {
         let dependency: Service0501
 
         init(_ dependency: Service0501) {
@@ -4423,7 +4423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0553 {
+    final class Service0553: Sendable {
         let dependency: Service0172
 
         init(_ dependency: Service0172) {
@@ -4431,7 +4431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0554 {
+    final class Service0554: Sendable {
         let dependency: Service0060
 
         init(_ dependency: Service0060) {
@@ -4439,7 +4439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0555 {
+    final class Service0555: Sendable {
         let dependency: Service0431
 
         init(_ dependency: Service0431) {
@@ -4447,7 +4447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0556 {
+    final class Service0556: Sendable {
         let dependency: Service0445
 
         init(_ dependency: Service0445) {
@@ -4455,7 +4455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0557 {
+    final class Service0557: Sendable {
         let dependency: Service0196
 
         init(_ dependency: Service0196) {
@@ -4463,7 +4463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0558 {
+    final class Service0558: Sendable {
         let dependency: Service0411
 
         init(_ dependency: Service0411) {
@@ -4471,7 +4471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0559 {
+    final class Service0559: Sendable {
         let dependency: Service0288
 
         init(_ dependency: Service0288) {
@@ -4479,7 +4479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0560 {
+    final class Service0560: Sendable {
         let dependency: Service0279
 
         init(_ dependency: Service0279) {
@@ -4487,7 +4487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0561 {
+    final class Service0561: Sendable {
         let dependency: Service0179
 
         init(_ dependency: Service0179) {
@@ -4495,7 +4495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0562 {
+    final class Service0562: Sendable {
         let dependency: Service0173
 
         init(_ dependency: Service0173) {
@@ -4503,7 +4503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0563 {
+    final class Service0563: Sendable {
         let dependency: Service0212
 
         init(_ dependency: Service0212) {
@@ -4511,7 +4511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0564 {
+    final class Service0564: Sendable {
         let dependency: Service0072
 
         init(_ dependency: Service0072) {
@@ -4519,7 +4519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0565 {
+    final class Service0565: Sendable {
         let dependency: Service0231
 
         init(_ dependency: Service0231) {
@@ -4527,7 +4527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0566 {
+    final class Service0566: Sendable {
         let dependency: Service0134
 
         init(_ dependency: Service0134) {
@@ -4535,7 +4535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0567 {
+    final class Service0567: Sendable {
         let dependency: Service0414
 
         init(_ dependency: Service0414) {
@@ -4543,7 +4543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0568 {
+    final class Service0568: Sendable {
         let dependency: Service0517
 
         init(_ dependency: Service0517) {
@@ -4551,7 +4551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0569 {
+    final class Service0569: Sendable {
         let dependency: Service0290
 
         init(_ dependency: Service0290) {
@@ -4559,7 +4559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0570 {
+    final class Service0570: Sendable {
         let dependency: Service0317
 
         init(_ dependency: Service0317) {
@@ -4567,7 +4567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0571 {
+    final class Service0571: Sendable {
         let dependency: Service0134
 
         init(_ dependency: Service0134) {
@@ -4575,7 +4575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0572 {
+    final class Service0572: Sendable {
         let dependency: Service0250
 
         init(_ dependency: Service0250) {
@@ -4583,7 +4583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0573 {
+    final class Service0573: Sendable {
         let dependency: Service0275
 
         init(_ dependency: Service0275) {
@@ -4591,7 +4591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0574 {
+    final class Service0574: Sendable {
         let dependency: Service0071
 
         init(_ dependency: Service0071) {
@@ -4599,7 +4599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0575 {
+    final class Service0575: Sendable {
         let dependency: Service0471
 
         init(_ dependency: Service0471) {
@@ -4607,7 +4607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0576 {
+    final class Service0576: Sendable {
         let dependency: Service0011
 
         init(_ dependency: Service0011) {
@@ -4615,7 +4615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0577 {
+    final class Service0577: Sendable {
         let dependency: Service0501
 
         init(_ dependency: Service0501) {
@@ -4623,7 +4623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0578 {
+    final class Service0578: Sendable {
         let dependency: Service0333
 
         init(_ dependency: Service0333) {
@@ -4631,7 +4631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0579 {
+    final class Service0579: Sendable {
         let dependency: Service0452
 
         init(_ dependency: Service0452) {
@@ -4639,7 +4639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0580 {
+    final class Service0580: Sendable {
         let dependency: Service0164
 
         init(_ dependency: Service0164) {
@@ -4647,7 +4647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0581 {
+    final class Service0581: Sendable {
         let dependency: Service0300
 
         init(_ dependency: Service0300) {
@@ -4655,7 +4655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0582 {
+    final class Service0582: Sendable {
         let dependency: Service0447
 
         init(_ dependency: Service0447) {
@@ -4663,7 +4663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0583 {
+    final class Service0583: Sendable {
         let dependency: Service0473
 
         init(_ dependency: Service0473) {
@@ -4671,7 +4671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0584 {
+    final class Service0584: Sendable {
         let dependency: Service0113
 
         init(_ dependency: Service0113) {
@@ -4679,7 +4679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0585 {
+    final class Service0585: Sendable {
         let dependency: Service0483
 
         init(_ dependency: Service0483) {
@@ -4687,7 +4687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0586 {
+    final class Service0586: Sendable {
         let dependency: Service0045
 
         init(_ dependency: Service0045) {
@@ -4695,7 +4695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0587 {
+    final class Service0587: Sendable {
         let dependency: Service0096
 
         init(_ dependency: Service0096) {
@@ -4703,7 +4703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0588 {
+    final class Service0588: Sendable {
         let dependency: Service0039
 
         init(_ dependency: Service0039) {
@@ -4711,7 +4711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0589 {
+    final class Service0589: Sendable {
         let dependency: Service0048
 
         init(_ dependency: Service0048) {
@@ -4719,7 +4719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0590 {
+    final class Service0590: Sendable {
         let dependency: Service0565
 
         init(_ dependency: Service0565) {
@@ -4727,7 +4727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0591 {
+    final class Service0591: Sendable {
         let dependency: Service0083
 
         init(_ dependency: Service0083) {
@@ -4735,7 +4735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0592 {
+    final class Service0592: Sendable {
         let dependency: Service0098
 
         init(_ dependency: Service0098) {
@@ -4743,7 +4743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0593 {
+    final class Service0593: Sendable {
         let dependency: Service0112
 
         init(_ dependency: Service0112) {
@@ -4751,7 +4751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0594 {
+    final class Service0594: Sendable {
         let dependency: Service0317
 
         init(_ dependency: Service0317) {
@@ -4759,7 +4759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0595 {
+    final class Service0595: Sendable {
         let dependency: Service0372
 
         init(_ dependency: Service0372) {
@@ -4767,7 +4767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0596 {
+    final class Service0596: Sendable {
         let dependency: Service0210
 
         init(_ dependency: Service0210) {
@@ -4775,7 +4775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0597 {
+    final class Service0597: Sendable {
         let dependency: Service0084
 
         init(_ dependency: Service0084) {
@@ -4783,7 +4783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0598 {
+    final class Service0598: Sendable {
         let dependency: Service0471
 
         init(_ dependency: Service0471) {
@@ -4791,7 +4791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0599 {
+    final class Service0599: Sendable {
         let dependency: Service0127
 
         init(_ dependency: Service0127) {
@@ -4799,7 +4799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0600 {
+    final class Service0600: Sendable {
         let dependency: Service0004
 
         init(_ dependency: Service0004) {
@@ -4807,7 +4807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0601 {
+    final class Service0601: Sendable {
         let dependency: Service0358
 
         init(_ dependency: Service0358) {
@@ -4815,7 +4815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0602 {
+    final class Service0602: Sendable {
         let dependency: Service0219
 
         init(_ dependency: Service0219) {
@@ -4823,7 +4823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0603 {
+    final class Service0603: Sendable {
         let dependency: Service0186
 
         init(_ dependency: Service0186) {
@@ -4831,7 +4831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0604 {
+    final class Service0604: Sendable {
         let dependency: Service0498
 
         init(_ dependency: Service0498) {
@@ -4839,7 +4839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0605 {
+    final class Service0605: Sendable {
         let dependency: Service0436
 
         init(_ dependency: Service0436) {
@@ -4847,7 +4847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0606 {
+    final class Service0606: Sendable {
         let dependency: Service0292
 
         init(_ dependency: Service0292) {
@@ -4855,7 +4855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0607 {
+    final class Service0607: Sendable {
         let dependency: Service0565
 
         init(_ dependency: Service0565) {
@@ -4863,7 +4863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0608 {
+    final class Service0608: Sendable {
         let dependency: Service0131
 
         init(_ dependency: Service0131) {
@@ -4871,7 +4871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0609 {
+    final class Service0609: Sendable {
         let dependency: Service0082
 
         init(_ dependency: Service0082) {
@@ -4879,7 +4879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0610 {
+    final class Service0610: Sendable {
         let dependency: Service0279
 
         init(_ dependency: Service0279) {
@@ -4887,7 +4887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0611 {
+    final class Service0611: Sendable {
         let dependency: Service0014
 
         init(_ dependency: Service0014) {
@@ -4895,7 +4895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0612 {
+    final class Service0612: Sendable {
         let dependency: Service0370
 
         init(_ dependency: Service0370) {
@@ -4903,7 +4903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0613 {
+    final class Service0613: Sendable {
         let dependency: Service0347
 
         init(_ dependency: Service0347) {
@@ -4911,7 +4911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0614 {
+    final class Service0614: Sendable {
         let dependency: Service0457
 
         init(_ dependency: Service0457) {
@@ -4919,7 +4919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0615 {
+    final class Service0615: Sendable {
         let dependency: Service0352
 
         init(_ dependency: Service0352) {
@@ -4927,7 +4927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0616 {
+    final class Service0616: Sendable {
         let dependency: Service0007
 
         init(_ dependency: Service0007) {
@@ -4935,7 +4935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0617 {
+    final class Service0617: Sendable {
         let dependency: Service0589
 
         init(_ dependency: Service0589) {
@@ -4943,7 +4943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0618 {
+    final class Service0618: Sendable {
         let dependency: Service0287
 
         init(_ dependency: Service0287) {
@@ -4951,7 +4951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0619 {
+    final class Service0619: Sendable {
         let dependency: Service0523
 
         init(_ dependency: Service0523) {
@@ -4959,7 +4959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0620 {
+    final class Service0620: Sendable {
         let dependency: Service0282
 
         init(_ dependency: Service0282) {
@@ -4967,7 +4967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0621 {
+    final class Service0621: Sendable {
         let dependency: Service0050
 
         init(_ dependency: Service0050) {
@@ -4975,7 +4975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0622 {
+    final class Service0622: Sendable {
         let dependency: Service0434
 
         init(_ dependency: Service0434) {
@@ -4983,7 +4983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0623 {
+    final class Service0623: Sendable {
         let dependency: Service0149
 
         init(_ dependency: Service0149) {
@@ -4991,7 +4991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0624 {
+    final class Service0624: Sendable {
         let dependency: Service0269
 
         init(_ dependency: Service0269) {
@@ -4999,7 +4999,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0625 {
+    final class Service0625: Sendable {
         let dependency: Service0295
 
         init(_ dependency: Service0295) {
@@ -5007,7 +5007,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0626 {
+    final class Service0626: Sendable {
         let dependency: Service0249
 
         init(_ dependency: Service0249) {
@@ -5015,7 +5015,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0627 {
+    final class Service0627: Sendable {
         let dependency: Service0401
 
         init(_ dependency: Service0401) {
@@ -5023,7 +5023,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0628 {
+    final class Service0628: Sendable {
         let dependency: Service0142
 
         init(_ dependency: Service0142) {
@@ -5031,7 +5031,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0629 {
+    final class Service0629: Sendable {
         let dependency: Service0540
 
         init(_ dependency: Service0540) {
@@ -5039,7 +5039,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0630 {
+    final class Service0630: Sendable {
         let dependency: Service0107
 
         init(_ dependency: Service0107) {
@@ -5047,7 +5047,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0631 {
+    final class Service0631: Sendable {
         let dependency: Service0237
 
         init(_ dependency: Service0237) {
@@ -5055,7 +5055,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0632 {
+    final class Service0632: Sendable {
         let dependency: Service0167
 
         init(_ dependency: Service0167) {
@@ -5063,7 +5063,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0633 {
+    final class Service0633: Sendable {
         let dependency: Service0418
 
         init(_ dependency: Service0418) {
@@ -5071,7 +5071,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0634 {
+    final class Service0634: Sendable {
         let dependency: Service0326
 
         init(_ dependency: Service0326) {
@@ -5079,7 +5079,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0635 {
+    final class Service0635: Sendable {
         let dependency: Service0302
 
         init(_ dependency: Service0302) {
@@ -5087,7 +5087,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0636 {
+    final class Service0636: Sendable {
         let dependency: Service0028
 
         init(_ dependency: Service0028) {
@@ -5095,7 +5095,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0637 {
+    final class Service0637: Sendable {
         let dependency: Service0104
 
         init(_ dependency: Service0104) {
@@ -5103,7 +5103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0638 {
+    final class Service0638: Sendable {
         let dependency: Service0469
 
         init(_ dependency: Service0469) {
@@ -5111,7 +5111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0639 {
+    final class Service0639: Sendable {
         let dependency: Service0122
 
         init(_ dependency: Service0122) {
@@ -5119,7 +5119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0640 {
+    final class Service0640: Sendable {
         let dependency: Service0409
 
         init(_ dependency: Service0409) {
@@ -5127,7 +5127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0641 {
+    final class Service0641: Sendable {
         let dependency: Service0547
 
         init(_ dependency: Service0547) {
@@ -5135,7 +5135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0642 {
+    final class Service0642: Sendable {
         let dependency: Service0345
 
         init(_ dependency: Service0345) {
@@ -5143,7 +5143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0643 {
+    final class Service0643: Sendable {
         let dependency: Service0003
 
         init(_ dependency: Service0003) {
@@ -5151,7 +5151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0644 {
+    final class Service0644: Sendable {
         let dependency: Service0020
 
         init(_ dependency: Service0020) {
@@ -5159,7 +5159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0645 {
+    final class Service0645: Sendable {
         let dependency: Service0425
 
         init(_ dependency: Service0425) {
@@ -5167,7 +5167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0646 {
+    final class Service0646: Sendable {
         let dependency: Service0499
 
         init(_ dependency: Service0499) {
@@ -5175,7 +5175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0647 {
+    final class Service0647: Sendable {
         let dependency: Service0528
 
         init(_ dependency: Service0528) {
@@ -5183,7 +5183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0648 {
+    final class Service0648: Sendable {
         let dependency: Service0491
 
         init(_ dependency: Service0491) {
@@ -5191,7 +5191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0649 {
+    final class Service0649: Sendable {
         let dependency: Service0379
 
         init(_ dependency: Service0379) {
@@ -5199,7 +5199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0650 {
+    final class Service0650: Sendable {
         let dependency: Service0554
 
         init(_ dependency: Service0554) {
@@ -5207,7 +5207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0651 {
+    final class Service0651: Sendable {
         let dependency: Service0324
 
         init(_ dependency: Service0324) {
@@ -5215,7 +5215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0652 {
+    final class Service0652: Sendable {
         let dependency: Service0204
 
         init(_ dependency: Service0204) {
@@ -5223,7 +5223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0653 {
+    final class Service0653: Sendable {
         let dependency: Service0326
 
         init(_ dependency: Service0326) {
@@ -5231,7 +5231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0654 {
+    final class Service0654: Sendable {
         let dependency: Service0120
 
         init(_ dependency: Service0120) {
@@ -5239,7 +5239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0655 {
+    final class Service0655: Sendable {
         let dependency: Service0032
 
         init(_ dependency: Service0032) {
@@ -5247,7 +5247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0656 {
+    final class Service0656: Sendable {
         let dependency: Service0228
 
         init(_ dependency: Service0228) {
@@ -5255,7 +5255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0657 {
+    final class Service0657: Sendable {
         let dependency: Service0519
 
         init(_ dependency: Service0519) {
@@ -5263,7 +5263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0658 {
+    final class Service0658: Sendable {
         let dependency: Service0562
 
         init(_ dependency: Service0562) {
@@ -5271,7 +5271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0659 {
+    final class Service0659: Sendable {
         let dependency: Service0141
 
         init(_ dependency: Service0141) {
@@ -5279,7 +5279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0660 {
+    final class Service0660: Sendable {
         let dependency: Service0463
 
         init(_ dependency: Service0463) {
@@ -5287,7 +5287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0661 {
+    final class Service0661: Sendable {
         let dependency: Service0639
 
         init(_ dependency: Service0639) {
@@ -5295,7 +5295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0662 {
+    final class Service0662: Sendable {
         let dependency: Service0527
 
         init(_ dependency: Service0527) {
@@ -5303,7 +5303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0663 {
+    final class Service0663: Sendable {
         let dependency: Service0577
 
         init(_ dependency: Service0577) {
@@ -5311,7 +5311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0664 {
+    final class Service0664: Sendable {
         let dependency: Service0407
 
         init(_ dependency: Service0407) {
@@ -5319,7 +5319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0665 {
+    final class Service0665: Sendable {
         let dependency: Service0452
 
         init(_ dependency: Service0452) {
@@ -5327,7 +5327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0666 {
+    final class Service0666: Sendable {
         let dependency: Service0620
 
         init(_ dependency: Service0620) {
@@ -5335,7 +5335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0667 {
+    final class Service0667: Sendable {
         let dependency: Service0026
 
         init(_ dependency: Service0026) {
@@ -5343,7 +5343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0668 {
+    final class Service0668: Sendable {
         let dependency: Service0022
 
         init(_ dependency: Service0022) {
@@ -5351,7 +5351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0669 {
+    final class Service0669: Sendable {
         let dependency: Service0110
 
         init(_ dependency: Service0110) {
@@ -5359,7 +5359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0670 {
+    final class Service0670: Sendable {
         let dependency: Service0340
 
         init(_ dependency: Service0340) {
@@ -5367,7 +5367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0671 {
+    final class Service0671: Sendable {
         let dependency: Service0060
 
         init(_ dependency: Service0060) {
@@ -5375,7 +5375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0672 {
+    final class Service0672: Sendable {
         let dependency: Service0234
 
         init(_ dependency: Service0234) {
@@ -5383,7 +5383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0673 {
+    final class Service0673: Sendable {
         let dependency: Service0188
 
         init(_ dependency: Service0188) {
@@ -5391,7 +5391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0674 {
+    final class Service0674: Sendable {
         let dependency: Service0521
 
         init(_ dependency: Service0521) {
@@ -5399,7 +5399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0675 {
+    final class Service0675: Sendable {
         let dependency: Service0332
 
         init(_ dependency: Service0332) {
@@ -5407,7 +5407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0676 {
+    final class Service0676: Sendable {
         let dependency: Service0237
 
         init(_ dependency: Service0237) {
@@ -5415,7 +5415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0677 {
+    final class Service0677: Sendable {
         let dependency: Service0636
 
         init(_ dependency: Service0636) {
@@ -5423,7 +5423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0678 {
+    final class Service0678: Sendable {
         let dependency: Service0572
 
         init(_ dependency: Service0572) {
@@ -5431,7 +5431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0679 {
+    final class Service0679: Sendable {
         let dependency: Service0577
 
         init(_ dependency: Service0577) {
@@ -5439,7 +5439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0680 {
+    final class Service0680: Sendable {
         let dependency: Service0039
 
         init(_ dependency: Service0039) {
@@ -5447,7 +5447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0681 {
+    final class Service0681: Sendable {
         let dependency: Service0013
 
         init(_ dependency: Service0013) {
@@ -5455,7 +5455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0682 {
+    final class Service0682: Sendable {
         let dependency: Service0542
 
         init(_ dependency: Service0542) {
@@ -5463,7 +5463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0683 {
+    final class Service0683: Sendable {
         let dependency: Service0565
 
         init(_ dependency: Service0565) {
@@ -5471,7 +5471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0684 {
+    final class Service0684: Sendable {
         let dependency: Service0518
 
         init(_ dependency: Service0518) {
@@ -5479,7 +5479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0685 {
+    final class Service0685: Sendable {
         let dependency: Service0542
 
         init(_ dependency: Service0542) {
@@ -5487,7 +5487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0686 {
+    final class Service0686: Sendable {
         let dependency: Service0592
 
         init(_ dependency: Service0592) {
@@ -5495,7 +5495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0687 {
+    final class Service0687: Sendable {
         let dependency: Service0563
 
         init(_ dependency: Service0563) {
@@ -5503,7 +5503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0688 {
+    final class Service0688: Sendable {
         let dependency: Service0231
 
         init(_ dependency: Service0231) {
@@ -5511,7 +5511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0689 {
+    final class Service0689: Sendable {
         let dependency: Service0584
 
         init(_ dependency: Service0584) {
@@ -5519,7 +5519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0690 {
+    final class Service0690: Sendable {
         let dependency: Service0262
 
         init(_ dependency: Service0262) {
@@ -5527,7 +5527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0691 {
+    final class Service0691: Sendable {
         let dependency: Service0094
 
         init(_ dependency: Service0094) {
@@ -5535,7 +5535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0692 {
+    final class Service0692: Sendable {
         let dependency: Service0459
 
         init(_ dependency: Service0459) {
@@ -5543,7 +5543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0693 {
+    final class Service0693: Sendable {
         let dependency: Service0492
 
         init(_ dependency: Service0492) {
@@ -5551,7 +5551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0694 {
+    final class Service0694: Sendable {
         let dependency: Service0032
 
         init(_ dependency: Service0032) {
@@ -5559,7 +5559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0695 {
+    final class Service0695: Sendable {
         let dependency: Service0313
 
         init(_ dependency: Service0313) {
@@ -5567,7 +5567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0696 {
+    final class Service0696: Sendable {
         let dependency: Service0510
 
         init(_ dependency: Service0510) {
@@ -5575,7 +5575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0697 {
+    final class Service0697: Sendable {
         let dependency: Service0041
 
         init(_ dependency: Service0041) {
@@ -5583,7 +5583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0698 {
+    final class Service0698: Sendable {
         let dependency: Service0483
 
         init(_ dependency: Service0483) {
@@ -5591,7 +5591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0699 {
+    final class Service0699: Sendable {
         let dependency: Service0267
 
         init(_ dependency: Service0267) {
@@ -5599,7 +5599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0700 {
+    final class Service0700: Sendable {
         let dependency: Service0111
 
         init(_ dependency: Service0111) {
@@ -5607,7 +5607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0701 {
+    final class Service0701: Sendable {
         let dependency: Service0649
 
         init(_ dependency: Service0649) {
@@ -5615,7 +5615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0702 {
+    final class Service0702: Sendable {
         let dependency: Service0232
 
         init(_ dependency: Service0232) {
@@ -5623,7 +5623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0703 {
+    final class Service0703: Sendable {
         let dependency: Service0358
 
         init(_ dependency: Service0358) {
@@ -5631,7 +5631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0704 {
+    final class Service0704: Sendable {
         let dependency: Service0181
 
         init(_ dependency: Service0181) {
@@ -5639,7 +5639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0705 {
+    final class Service0705: Sendable {
         let dependency: Service0224
 
         init(_ dependency: Service0224) {
@@ -5647,7 +5647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0706 {
+    final class Service0706: Sendable {
         let dependency: Service0078
 
         init(_ dependency: Service0078) {
@@ -5655,7 +5655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0707 {
+    final class Service0707: Sendable {
         let dependency: Service0256
 
         init(_ dependency: Service0256) {
@@ -5663,7 +5663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0708 {
+    final class Service0708: Sendable {
         let dependency: Service0481
 
         init(_ dependency: Service0481) {
@@ -5671,7 +5671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0709 {
+    final class Service0709: Sendable {
         let dependency: Service0353
 
         init(_ dependency: Service0353) {
@@ -5679,7 +5679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0710 {
+    final class Service0710: Sendable {
         let dependency: Service0336
 
         init(_ dependency: Service0336) {
@@ -5687,7 +5687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0711 {
+    final class Service0711: Sendable {
         let dependency: Service0612
 
         init(_ dependency: Service0612) {
@@ -5695,7 +5695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0712 {
+    final class Service0712: Sendable {
         let dependency: Service0280
 
         init(_ dependency: Service0280) {
@@ -5703,7 +5703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0713 {
+    final class Service0713: Sendable {
         let dependency: Service0593
 
         init(_ dependency: Service0593) {
@@ -5711,7 +5711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0714 {
+    final class Service0714: Sendable {
         let dependency: Service0590
 
         init(_ dependency: Service0590) {
@@ -5719,7 +5719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0715 {
+    final class Service0715: Sendable {
         let dependency: Service0524
 
         init(_ dependency: Service0524) {
@@ -5727,7 +5727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0716 {
+    final class Service0716: Sendable {
         let dependency: Service0330
 
         init(_ dependency: Service0330) {
@@ -5735,7 +5735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0717 {
+    final class Service0717: Sendable {
         let dependency: Service0089
 
         init(_ dependency: Service0089) {
@@ -5743,7 +5743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0718 {
+    final class Service0718: Sendable {
         let dependency: Service0002
 
         init(_ dependency: Service0002) {
@@ -5751,7 +5751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0719 {
+    final class Service0719: Sendable {
         let dependency: Service0640
 
         init(_ dependency: Service0640) {
@@ -5759,7 +5759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0720 {
+    final class Service0720: Sendable {
         let dependency: Service0358
 
         init(_ dependency: Service0358) {
@@ -5767,7 +5767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0721 {
+    final class Service0721: Sendable {
         let dependency: Service0595
 
         init(_ dependency: Service0595) {
@@ -5775,7 +5775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0722 {
+    final class Service0722: Sendable {
         let dependency: Service0370
 
         init(_ dependency: Service0370) {
@@ -5783,7 +5783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0723 {
+    final class Service0723: Sendable {
         let dependency: Service0333
 
         init(_ dependency: Service0333) {
@@ -5791,7 +5791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0724 {
+    final class Service0724: Sendable {
         let dependency: Service0335
 
         init(_ dependency: Service0335) {
@@ -5799,7 +5799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0725 {
+    final class Service0725: Sendable {
         let dependency: Service0316
 
         init(_ dependency: Service0316) {
@@ -5807,7 +5807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0726 {
+    final class Service0726: Sendable {
         let dependency: Service0181
 
         init(_ dependency: Service0181) {
@@ -5815,7 +5815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0727 {
+    final class Service0727: Sendable {
         let dependency: Service0501
 
         init(_ dependency: Service0501) {
@@ -5823,7 +5823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0728 {
+    final class Service0728: Sendable {
         let dependency: Service0439
 
         init(_ dependency: Service0439) {
@@ -5831,7 +5831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0729 {
+    final class Service0729: Sendable {
         let dependency: Service0680
 
         init(_ dependency: Service0680) {
@@ -5839,7 +5839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0730 {
+    final class Service0730: Sendable {
         let dependency: Service0465
 
         init(_ dependency: Service0465) {
@@ -5847,7 +5847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0731 {
+    final class Service0731: Sendable {
         let dependency: Service0013
 
         init(_ dependency: Service0013) {
@@ -5855,7 +5855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0732 {
+    final class Service0732: Sendable {
         let dependency: Service0693
 
         init(_ dependency: Service0693) {
@@ -5863,7 +5863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0733 {
+    final class Service0733: Sendable {
         let dependency: Service0260
 
         init(_ dependency: Service0260) {
@@ -5871,7 +5871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0734 {
+    final class Service0734: Sendable {
         let dependency: Service0440
 
         init(_ dependency: Service0440) {
@@ -5879,7 +5879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0735 {
+    final class Service0735: Sendable {
         let dependency: Service0482
 
         init(_ dependency: Service0482) {
@@ -5887,7 +5887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0736 {
+    final class Service0736: Sendable {
         let dependency: Service0038
 
         init(_ dependency: Service0038) {
@@ -5895,7 +5895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0737 {
+    final class Service0737: Sendable {
         let dependency: Service0433
 
         init(_ dependency: Service0433) {
@@ -5903,7 +5903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0738 {
+    final class Service0738: Sendable {
         let dependency: Service0314
 
         init(_ dependency: Service0314) {
@@ -5911,7 +5911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0739 {
+    final class Service0739: Sendable {
         let dependency: Service0646
 
         init(_ dependency: Service0646) {
@@ -5919,7 +5919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0740 {
+    final class Service0740: Sendable {
         let dependency: Service0599
 
         init(_ dependency: Service0599) {
@@ -5927,7 +5927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0741 {
+    final class Service0741: Sendable {
         let dependency: Service0576
 
         init(_ dependency: Service0576) {
@@ -5935,7 +5935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0742 {
+    final class Service0742: Sendable {
         let dependency: Service0010
 
         init(_ dependency: Service0010) {
@@ -5943,7 +5943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0743 {
+    final class Service0743: Sendable {
         let dependency: Service0188
 
         init(_ dependency: Service0188) {
@@ -5951,7 +5951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0744 {
+    final class Service0744: Sendable {
         let dependency: Service0020
 
         init(_ dependency: Service0020) {
@@ -5959,7 +5959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0745 {
+    final class Service0745: Sendable {
         let dependency: Service0311
 
         init(_ dependency: Service0311) {
@@ -5967,7 +5967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0746 {
+    final class Service0746: Sendable {
         let dependency: Service0232
 
         init(_ dependency: Service0232) {
@@ -5975,7 +5975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0747 {
+    final class Service0747: Sendable {
         let dependency: Service0743
 
         init(_ dependency: Service0743) {
@@ -5983,7 +5983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0748 {
+    final class Service0748: Sendable {
         let dependency: Service0667
 
         init(_ dependency: Service0667) {
@@ -5991,7 +5991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0749 {
+    final class Service0749: Sendable {
         let dependency: Service0706
 
         init(_ dependency: Service0706) {
@@ -5999,7 +5999,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0750 {
+    final class Service0750: Sendable {
         let dependency: Service0173
 
         init(_ dependency: Service0173) {
@@ -6007,7 +6007,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0751 {
+    final class Service0751: Sendable {
         let dependency: Service0724
 
         init(_ dependency: Service0724) {
@@ -6015,7 +6015,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0752 {
+    final class Service0752: Sendable {
         let dependency: Service0286
 
         init(_ dependency: Service0286) {
@@ -6023,7 +6023,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0753 {
+    final class Service0753: Sendable {
         let dependency: Service0290
 
         init(_ dependency: Service0290) {
@@ -6031,7 +6031,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0754 {
+    final class Service0754: Sendable {
         let dependency: Service0541
 
         init(_ dependency: Service0541) {
@@ -6039,7 +6039,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0755 {
+    final class Service0755: Sendable {
         let dependency: Service0042
 
         init(_ dependency: Service0042) {
@@ -6047,7 +6047,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0756 {
+    final class Service0756: Sendable {
         let dependency: Service0371
 
         init(_ dependency: Service0371) {
@@ -6055,7 +6055,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0757 {
+    final class Service0757: Sendable {
         let dependency: Service0684
 
         init(_ dependency: Service0684) {
@@ -6063,7 +6063,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0758 {
+    final class Service0758: Sendable {
         let dependency: Service0507
 
         init(_ dependency: Service0507) {
@@ -6071,7 +6071,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0759 {
+    final class Service0759: Sendable {
         let dependency: Service0259
 
         init(_ dependency: Service0259) {
@@ -6079,7 +6079,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0760 {
+    final class Service0760: Sendable {
         let dependency: Service0203
 
         init(_ dependency: Service0203) {
@@ -6087,7 +6087,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0761 {
+    final class Service0761: Sendable {
         let dependency: Service0131
 
         init(_ dependency: Service0131) {
@@ -6095,7 +6095,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0762 {
+    final class Service0762: Sendable {
         let dependency: Service0125
 
         init(_ dependency: Service0125) {
@@ -6103,7 +6103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0763 {
+    final class Service0763: Sendable {
         let dependency: Service0229
 
         init(_ dependency: Service0229) {
@@ -6111,7 +6111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0764 {
+    final class Service0764: Sendable {
         let dependency: Service0345
 
         init(_ dependency: Service0345) {
@@ -6119,7 +6119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0765 {
+    final class Service0765: Sendable {
         let dependency: Service0182
 
         init(_ dependency: Service0182) {
@@ -6127,7 +6127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0766 {
+    final class Service0766: Sendable {
         let dependency: Service0752
 
         init(_ dependency: Service0752) {
@@ -6135,7 +6135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0767 {
+    final class Service0767: Sendable {
         let dependency: Service0586
 
         init(_ dependency: Service0586) {
@@ -6143,7 +6143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0768 {
+    final class Service0768: Sendable {
         let dependency: Service0350
 
         init(_ dependency: Service0350) {
@@ -6151,7 +6151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0769 {
+    final class Service0769: Sendable {
         let dependency: Service0246
 
         init(_ dependency: Service0246) {
@@ -6159,7 +6159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0770 {
+    final class Service0770: Sendable {
         let dependency: Service0536
 
         init(_ dependency: Service0536) {
@@ -6167,7 +6167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0771 {
+    final class Service0771: Sendable {
         let dependency: Service0743
 
         init(_ dependency: Service0743) {
@@ -6175,7 +6175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0772 {
+    final class Service0772: Sendable {
         let dependency: Service0100
 
         init(_ dependency: Service0100) {
@@ -6183,7 +6183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0773 {
+    final class Service0773: Sendable {
         let dependency: Service0457
 
         init(_ dependency: Service0457) {
@@ -6191,7 +6191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0774 {
+    final class Service0774: Sendable {
         let dependency: Service0282
 
         init(_ dependency: Service0282) {
@@ -6199,7 +6199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0775 {
+    final class Service0775: Sendable {
         let dependency: Service0431
 
         init(_ dependency: Service0431) {
@@ -6207,7 +6207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0776 {
+    final class Service0776: Sendable {
         let dependency: Service0432
 
         init(_ dependency: Service0432) {
@@ -6215,7 +6215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0777 {
+    final class Service0777: Sendable {
         let dependency: Service0572
 
         init(_ dependency: Service0572) {
@@ -6223,7 +6223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0778 {
+    final class Service0778: Sendable {
         let dependency: Service0314
 
         init(_ dependency: Service0314) {
@@ -6231,7 +6231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0779 {
+    final class Service0779: Sendable {
         let dependency: Service0017
 
         init(_ dependency: Service0017) {
@@ -6239,7 +6239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0780 {
+    final class Service0780: Sendable {
         let dependency: Service0285
 
         init(_ dependency: Service0285) {
@@ -6247,7 +6247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0781 {
+    final class Service0781: Sendable {
         let dependency: Service0553
 
         init(_ dependency: Service0553) {
@@ -6255,7 +6255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0782 {
+    final class Service0782: Sendable {
         let dependency: Service0781
 
         init(_ dependency: Service0781) {
@@ -6263,7 +6263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0783 {
+    final class Service0783: Sendable {
         let dependency: Service0724
 
         init(_ dependency: Service0724) {
@@ -6271,7 +6271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0784 {
+    final class Service0784: Sendable {
         let dependency: Service0379
 
         init(_ dependency: Service0379) {
@@ -6279,7 +6279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0785 {
+    final class Service0785: Sendable {
         let dependency: Service0287
 
         init(_ dependency: Service0287) {
@@ -6287,7 +6287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0786 {
+    final class Service0786: Sendable {
         let dependency: Service0346
 
         init(_ dependency: Service0346) {
@@ -6295,7 +6295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0787 {
+    final class Service0787: Sendable {
         let dependency: Service0296
 
         init(_ dependency: Service0296) {
@@ -6303,7 +6303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0788 {
+    final class Service0788: Sendable {
         let dependency: Service0271
 
         init(_ dependency: Service0271) {
@@ -6311,7 +6311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0789 {
+    final class Service0789: Sendable {
         let dependency: Service0239
 
         init(_ dependency: Service0239) {
@@ -6319,7 +6319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0790 {
+    final class Service0790: Sendable {
         let dependency: Service0438
 
         init(_ dependency: Service0438) {
@@ -6327,7 +6327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0791 {
+    final class Service0791: Sendable {
         let dependency: Service0572
 
         init(_ dependency: Service0572) {
@@ -6335,7 +6335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0792 {
+    final class Service0792: Sendable {
         let dependency: Service0222
 
         init(_ dependency: Service0222) {
@@ -6343,7 +6343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0793 {
+    final class Service0793: Sendable {
         let dependency: Service0707
 
         init(_ dependency: Service0707) {
@@ -6351,7 +6351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0794 {
+    final class Service0794: Sendable {
         let dependency: Service0560
 
         init(_ dependency: Service0560) {
@@ -6359,7 +6359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0795 {
+    final class Service0795: Sendable {
         let dependency: Service0507
 
         init(_ dependency: Service0507) {
@@ -6367,7 +6367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0796 {
+    final class Service0796: Sendable {
         let dependency: Service0382
 
         init(_ dependency: Service0382) {
@@ -6375,7 +6375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0797 {
+    final class Service0797: Sendable {
         let dependency: Service0757
 
         init(_ dependency: Service0757) {
@@ -6383,7 +6383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0798 {
+    final class Service0798: Sendable {
         let dependency: Service0306
 
         init(_ dependency: Service0306) {
@@ -6391,7 +6391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0799 {
+    final class Service0799: Sendable {
         let dependency: Service0033
 
         init(_ dependency: Service0033) {
@@ -6399,7 +6399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0800 {
+    final class Service0800: Sendable {
         let dependency: Service0675
 
         init(_ dependency: Service0675) {
@@ -6407,7 +6407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0801 {
+    final class Service0801: Sendable {
         let dependency: Service0436
 
         init(_ dependency: Service0436) {
@@ -6415,7 +6415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0802 {
+    final class Service0802: Sendable {
         let dependency: Service0492
 
         init(_ dependency: Service0492) {
@@ -6423,7 +6423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0803 {
+    final class Service0803: Sendable {
         let dependency: Service0187
 
         init(_ dependency: Service0187) {
@@ -6431,7 +6431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0804 {
+    final class Service0804: Sendable {
         let dependency: Service0323
 
         init(_ dependency: Service0323) {
@@ -6439,7 +6439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0805 {
+    final class Service0805: Sendable {
         let dependency: Service0737
 
         init(_ dependency: Service0737) {
@@ -6447,7 +6447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0806 {
+    final class Service0806: Sendable {
         let dependency: Service0462
 
         init(_ dependency: Service0462) {
@@ -6455,7 +6455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0807 {
+    final class Service0807: Sendable {
         let dependency: Service0464
 
         init(_ dependency: Service0464) {
@@ -6463,7 +6463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0808 {
+    final class Service0808: Sendable {
         let dependency: Service0551
 
         init(_ dependency: Service0551) {
@@ -6471,7 +6471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0809 {
+    final class Service0809: Sendable {
         let dependency: Service0670
 
         init(_ dependency: Service0670) {
@@ -6479,7 +6479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0810 {
+    final class Service0810: Sendable {
         let dependency: Service0167
 
         init(_ dependency: Service0167) {
@@ -6487,7 +6487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0811 {
+    final class Service0811: Sendable {
         let dependency: Service0684
 
         init(_ dependency: Service0684) {
@@ -6495,7 +6495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0812 {
+    final class Service0812: Sendable {
         let dependency: Service0807
 
         init(_ dependency: Service0807) {
@@ -6503,7 +6503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0813 {
+    final class Service0813: Sendable {
         let dependency: Service0786
 
         init(_ dependency: Service0786) {
@@ -6511,7 +6511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0814 {
+    final class Service0814: Sendable {
         let dependency: Service0541
 
         init(_ dependency: Service0541) {
@@ -6519,7 +6519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0815 {
+    final class Service0815: Sendable {
         let dependency: Service0803
 
         init(_ dependency: Service0803) {
@@ -6527,7 +6527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0816 {
+    final class Service0816: Sendable {
         let dependency: Service0221
 
         init(_ dependency: Service0221) {
@@ -6535,7 +6535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0817 {
+    final class Service0817: Sendable {
         let dependency: Service0205
 
         init(_ dependency: Service0205) {
@@ -6543,7 +6543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0818 {
+    final class Service0818: Sendable {
         let dependency: Service0258
 
         init(_ dependency: Service0258) {
@@ -6551,7 +6551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0819 {
+    final class Service0819: Sendable {
         let dependency: Service0096
 
         init(_ dependency: Service0096) {
@@ -6559,7 +6559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0820 {
+    final class Service0820: Sendable {
         let dependency: Service0043
 
         init(_ dependency: Service0043) {
@@ -6567,7 +6567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0821 {
+    final class Service0821: Sendable {
         let dependency: Service0723
 
         init(_ dependency: Service0723) {
@@ -6575,7 +6575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0822 {
+    final class Service0822: Sendable {
         let dependency: Service0179
 
         init(_ dependency: Service0179) {
@@ -6583,7 +6583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0823 {
+    final class Service0823: Sendable {
         let dependency: Service0390
 
         init(_ dependency: Service0390) {
@@ -6591,7 +6591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0824 {
+    final class Service0824: Sendable {
         let dependency: Service0497
 
         init(_ dependency: Service0497) {
@@ -6599,7 +6599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0825 {
+    final class Service0825: Sendable {
         let dependency: Service0711
 
         init(_ dependency: Service0711) {
@@ -6607,7 +6607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0826 {
+    final class Service0826: Sendable {
         let dependency: Service0741
 
         init(_ dependency: Service0741) {
@@ -6615,7 +6615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0827 {
+    final class Service0827: Sendable {
         let dependency: Service0513
 
         init(_ dependency: Service0513) {
@@ -6623,7 +6623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0828 {
+    final class Service0828: Sendable {
         let dependency: Service0549
 
         init(_ dependency: Service0549) {
@@ -6631,7 +6631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0829 {
+    final class Service0829: Sendable {
         let dependency: Service0258
 
         init(_ dependency: Service0258) {
@@ -6639,7 +6639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0830 {
+    final class Service0830: Sendable {
         let dependency: Service0421
 
         init(_ dependency: Service0421) {
@@ -6647,7 +6647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0831 {
+    final class Service0831: Sendable {
         let dependency: Service0633
 
         init(_ dependency: Service0633) {
@@ -6655,7 +6655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0832 {
+    final class Service0832: Sendable {
         let dependency: Service0805
 
         init(_ dependency: Service0805) {
@@ -6663,7 +6663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0833 {
+    final class Service0833: Sendable {
         let dependency: Service0397
 
         init(_ dependency: Service0397) {
@@ -6671,7 +6671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0834 {
+    final class Service0834: Sendable {
         let dependency: Service0665
 
         init(_ dependency: Service0665) {
@@ -6679,7 +6679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0835 {
+    final class Service0835: Sendable {
         let dependency: Service0730
 
         init(_ dependency: Service0730) {
@@ -6687,7 +6687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0836 {
+    final class Service0836: Sendable {
         let dependency: Service0002
 
         init(_ dependency: Service0002) {
@@ -6695,7 +6695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0837 {
+    final class Service0837: Sendable {
         let dependency: Service0833
 
         init(_ dependency: Service0833) {
@@ -6703,7 +6703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0838 {
+    final class Service0838: Sendable {
         let dependency: Service0624
 
         init(_ dependency: Service0624) {
@@ -6711,7 +6711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0839 {
+    final class Service0839: Sendable {
         let dependency: Service0076
 
         init(_ dependency: Service0076) {
@@ -6719,7 +6719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0840 {
+    final class Service0840: Sendable {
         let dependency: Service0651
 
         init(_ dependency: Service0651) {
@@ -6727,7 +6727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0841 {
+    final class Service0841: Sendable {
         let dependency: Service0206
 
         init(_ dependency: Service0206) {
@@ -6735,7 +6735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0842 {
+    final class Service0842: Sendable {
         let dependency: Service0237
 
         init(_ dependency: Service0237) {
@@ -6743,7 +6743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0843 {
+    final class Service0843: Sendable {
         let dependency: Service0019
 
         init(_ dependency: Service0019) {
@@ -6751,7 +6751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0844 {
+    final class Service0844: Sendable {
         let dependency: Service0523
 
         init(_ dependency: Service0523) {
@@ -6759,7 +6759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0845 {
+    final class Service0845: Sendable {
         let dependency: Service0529
 
         init(_ dependency: Service0529) {
@@ -6767,7 +6767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0846 {
+    final class Service0846: Sendable {
         let dependency: Service0548
 
         init(_ dependency: Service0548) {
@@ -6775,7 +6775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0847 {
+    final class Service0847: Sendable {
         let dependency: Service0185
 
         init(_ dependency: Service0185) {
@@ -6783,7 +6783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0848 {
+    final class Service0848: Sendable {
         let dependency: Service0059
 
         init(_ dependency: Service0059) {
@@ -6791,7 +6791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0849 {
+    final class Service0849: Sendable {
         let dependency: Service0662
 
         init(_ dependency: Service0662) {
@@ -6799,7 +6799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0850 {
+    final class Service0850: Sendable {
         let dependency: Service0549
 
         init(_ dependency: Service0549) {
@@ -6807,7 +6807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0851 {
+    final class Service0851: Sendable {
         let dependency: Service0484
 
         init(_ dependency: Service0484) {
@@ -6815,7 +6815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0852 {
+    final class Service0852: Sendable {
         let dependency: Service0409
 
         init(_ dependency: Service0409) {
@@ -6823,7 +6823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0853 {
+    final class Service0853: Sendable {
         let dependency: Service0617
 
         init(_ dependency: Service0617) {
@@ -6831,7 +6831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0854 {
+    final class Service0854: Sendable {
         let dependency: Service0450
 
         init(_ dependency: Service0450) {
@@ -6839,7 +6839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0855 {
+    final class Service0855: Sendable {
         let dependency: Service0781
 
         init(_ dependency: Service0781) {
@@ -6847,7 +6847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0856 {
+    final class Service0856: Sendable {
         let dependency: Service0475
 
         init(_ dependency: Service0475) {
@@ -6855,7 +6855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0857 {
+    final class Service0857: Sendable {
         let dependency: Service0792
 
         init(_ dependency: Service0792) {
@@ -6863,7 +6863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0858 {
+    final class Service0858: Sendable {
         let dependency: Service0519
 
         init(_ dependency: Service0519) {
@@ -6871,7 +6871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0859 {
+    final class Service0859: Sendable {
         let dependency: Service0123
 
         init(_ dependency: Service0123) {
@@ -6879,7 +6879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0860 {
+    final class Service0860: Sendable {
         let dependency: Service0359
 
         init(_ dependency: Service0359) {
@@ -6887,7 +6887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0861 {
+    final class Service0861: Sendable {
         let dependency: Service0410
 
         init(_ dependency: Service0410) {
@@ -6895,7 +6895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0862 {
+    final class Service0862: Sendable {
         let dependency: Service0254
 
         init(_ dependency: Service0254) {
@@ -6903,7 +6903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0863 {
+    final class Service0863: Sendable {
         let dependency: Service0815
 
         init(_ dependency: Service0815) {
@@ -6911,7 +6911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0864 {
+    final class Service0864: Sendable {
         let dependency: Service0117
 
         init(_ dependency: Service0117) {
@@ -6919,7 +6919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0865 {
+    final class Service0865: Sendable {
         let dependency: Service0231
 
         init(_ dependency: Service0231) {
@@ -6927,7 +6927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0866 {
+    final class Service0866: Sendable {
         let dependency: Service0457
 
         init(_ dependency: Service0457) {
@@ -6935,7 +6935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0867 {
+    final class Service0867: Sendable {
         let dependency: Service0063
 
         init(_ dependency: Service0063) {
@@ -6943,7 +6943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0868 {
+    final class Service0868: Sendable {
         let dependency: Service0796
 
         init(_ dependency: Service0796) {
@@ -6951,7 +6951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0869 {
+    final class Service0869: Sendable {
         let dependency: Service0370
 
         init(_ dependency: Service0370) {
@@ -6959,7 +6959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0870 {
+    final class Service0870: Sendable {
         let dependency: Service0301
 
         init(_ dependency: Service0301) {
@@ -6967,7 +6967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0871 {
+    final class Service0871: Sendable {
         let dependency: Service0118
 
         init(_ dependency: Service0118) {
@@ -6975,7 +6975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0872 {
+    final class Service0872: Sendable {
         let dependency: Service0763
 
         init(_ dependency: Service0763) {
@@ -6983,7 +6983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0873 {
+    final class Service0873: Sendable {
         let dependency: Service0016
 
         init(_ dependency: Service0016) {
@@ -6991,7 +6991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0874 {
+    final class Service0874: Sendable {
         let dependency: Service0497
 
         init(_ dependency: Service0497) {
@@ -6999,7 +6999,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0875 {
+    final class Service0875: Sendable {
         let dependency: Service0088
 
         init(_ dependency: Service0088) {
@@ -7007,7 +7007,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0876 {
+    final class Service0876: Sendable {
         let dependency: Service0622
 
         init(_ dependency: Service0622) {
@@ -7015,7 +7015,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0877 {
+    final class Service0877: Sendable {
         let dependency: Service0211
 
         init(_ dependency: Service0211) {
@@ -7023,7 +7023,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0878 {
+    final class Service0878: Sendable {
         let dependency: Service0662
 
         init(_ dependency: Service0662) {
@@ -7031,7 +7031,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0879 {
+    final class Service0879: Sendable {
         let dependency: Service0511
 
         init(_ dependency: Service0511) {
@@ -7039,7 +7039,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0880 {
+    final class Service0880: Sendable {
         let dependency: Service0801
 
         init(_ dependency: Service0801) {
@@ -7047,7 +7047,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0881 {
+    final class Service0881: Sendable {
         let dependency: Service0093
 
         init(_ dependency: Service0093) {
@@ -7055,7 +7055,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0882 {
+    final class Service0882: Sendable {
         let dependency: Service0115
 
         init(_ dependency: Service0115) {
@@ -7063,7 +7063,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0883 {
+    final class Service0883: Sendable {
         let dependency: Service0834
 
         init(_ dependency: Service0834) {
@@ -7071,7 +7071,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0884 {
+    final class Service0884: Sendable {
         let dependency: Service0543
 
         init(_ dependency: Service0543) {
@@ -7079,7 +7079,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0885 {
+    final class Service0885: Sendable {
         let dependency: Service0741
 
         init(_ dependency: Service0741) {
@@ -7087,7 +7087,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0886 {
+    final class Service0886: Sendable {
         let dependency: Service0062
 
         init(_ dependency: Service0062) {
@@ -7095,7 +7095,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0887 {
+    final class Service0887: Sendable {
         let dependency: Service0746
 
         init(_ dependency: Service0746) {
@@ -7103,7 +7103,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0888 {
+    final class Service0888: Sendable {
         let dependency: Service0341
 
         init(_ dependency: Service0341) {
@@ -7111,7 +7111,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0889 {
+    final class Service0889: Sendable {
         let dependency: Service0119
 
         init(_ dependency: Service0119) {
@@ -7119,7 +7119,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0890 {
+    final class Service0890: Sendable {
         let dependency: Service0722
 
         init(_ dependency: Service0722) {
@@ -7127,7 +7127,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0891 {
+    final class Service0891: Sendable {
         let dependency: Service0745
 
         init(_ dependency: Service0745) {
@@ -7135,7 +7135,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0892 {
+    final class Service0892: Sendable {
         let dependency: Service0860
 
         init(_ dependency: Service0860) {
@@ -7143,7 +7143,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0893 {
+    final class Service0893: Sendable {
         let dependency: Service0279
 
         init(_ dependency: Service0279) {
@@ -7151,7 +7151,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0894 {
+    final class Service0894: Sendable {
         let dependency: Service0609
 
         init(_ dependency: Service0609) {
@@ -7159,7 +7159,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0895 {
+    final class Service0895: Sendable {
         let dependency: Service0495
 
         init(_ dependency: Service0495) {
@@ -7167,7 +7167,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0896 {
+    final class Service0896: Sendable {
         let dependency: Service0164
 
         init(_ dependency: Service0164) {
@@ -7175,7 +7175,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0897 {
+    final class Service0897: Sendable {
         let dependency: Service0610
 
         init(_ dependency: Service0610) {
@@ -7183,7 +7183,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0898 {
+    final class Service0898: Sendable {
         let dependency: Service0238
 
         init(_ dependency: Service0238) {
@@ -7191,7 +7191,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0899 {
+    final class Service0899: Sendable {
         let dependency: Service0525
 
         init(_ dependency: Service0525) {
@@ -7199,7 +7199,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0900 {
+    final class Service0900: Sendable {
         let dependency: Service0755
 
         init(_ dependency: Service0755) {
@@ -7207,7 +7207,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0901 {
+    final class Service0901: Sendable {
         let dependency: Service0772
 
         init(_ dependency: Service0772) {
@@ -7215,7 +7215,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0902 {
+    final class Service0902: Sendable {
         let dependency: Service0015
 
         init(_ dependency: Service0015) {
@@ -7223,7 +7223,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0903 {
+    final class Service0903: Sendable {
         let dependency: Service0582
 
         init(_ dependency: Service0582) {
@@ -7231,7 +7231,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0904 {
+    final class Service0904: Sendable {
         let dependency: Service0015
 
         init(_ dependency: Service0015) {
@@ -7239,7 +7239,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0905 {
+    final class Service0905: Sendable {
         let dependency: Service0231
 
         init(_ dependency: Service0231) {
@@ -7247,7 +7247,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0906 {
+    final class Service0906: Sendable {
         let dependency: Service0785
 
         init(_ dependency: Service0785) {
@@ -7255,7 +7255,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0907 {
+    final class Service0907: Sendable {
         let dependency: Service0453
 
         init(_ dependency: Service0453) {
@@ -7263,7 +7263,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0908 {
+    final class Service0908: Sendable {
         let dependency: Service0884
 
         init(_ dependency: Service0884) {
@@ -7271,7 +7271,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0909 {
+    final class Service0909: Sendable {
         let dependency: Service0353
 
         init(_ dependency: Service0353) {
@@ -7279,7 +7279,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0910 {
+    final class Service0910: Sendable {
         let dependency: Service0531
 
         init(_ dependency: Service0531) {
@@ -7287,7 +7287,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0911 {
+    final class Service0911: Sendable {
         let dependency: Service0303
 
         init(_ dependency: Service0303) {
@@ -7295,7 +7295,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0912 {
+    final class Service0912: Sendable {
         let dependency: Service0324
 
         init(_ dependency: Service0324) {
@@ -7303,7 +7303,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0913 {
+    final class Service0913: Sendable {
         let dependency: Service0007
 
         init(_ dependency: Service0007) {
@@ -7311,7 +7311,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0914 {
+    final class Service0914: Sendable {
         let dependency: Service0305
 
         init(_ dependency: Service0305) {
@@ -7319,7 +7319,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0915 {
+    final class Service0915: Sendable {
         let dependency: Service0603
 
         init(_ dependency: Service0603) {
@@ -7327,7 +7327,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0916 {
+    final class Service0916: Sendable {
         let dependency: Service0451
 
         init(_ dependency: Service0451) {
@@ -7335,7 +7335,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0917 {
+    final class Service0917: Sendable {
         let dependency: Service0427
 
         init(_ dependency: Service0427) {
@@ -7343,7 +7343,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0918 {
+    final class Service0918: Sendable {
         let dependency: Service0876
 
         init(_ dependency: Service0876) {
@@ -7351,7 +7351,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0919 {
+    final class Service0919: Sendable {
         let dependency: Service0020
 
         init(_ dependency: Service0020) {
@@ -7359,7 +7359,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0920 {
+    final class Service0920: Sendable {
         let dependency: Service0601
 
         init(_ dependency: Service0601) {
@@ -7367,7 +7367,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0921 {
+    final class Service0921: Sendable {
         let dependency: Service0686
 
         init(_ dependency: Service0686) {
@@ -7375,7 +7375,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0922 {
+    final class Service0922: Sendable {
         let dependency: Service0488
 
         init(_ dependency: Service0488) {
@@ -7383,7 +7383,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0923 {
+    final class Service0923: Sendable {
         let dependency: Service0862
 
         init(_ dependency: Service0862) {
@@ -7391,7 +7391,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0924 {
+    final class Service0924: Sendable {
         let dependency: Service0241
 
         init(_ dependency: Service0241) {
@@ -7399,7 +7399,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0925 {
+    final class Service0925: Sendable {
         let dependency: Service0249
 
         init(_ dependency: Service0249) {
@@ -7407,7 +7407,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0926 {
+    final class Service0926: Sendable {
         let dependency: Service0225
 
         init(_ dependency: Service0225) {
@@ -7415,7 +7415,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0927 {
+    final class Service0927: Sendable {
         let dependency: Service0572
 
         init(_ dependency: Service0572) {
@@ -7423,7 +7423,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0928 {
+    final class Service0928: Sendable {
         let dependency: Service0164
 
         init(_ dependency: Service0164) {
@@ -7431,7 +7431,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0929 {
+    final class Service0929: Sendable {
         let dependency: Service0123
 
         init(_ dependency: Service0123) {
@@ -7439,7 +7439,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0930 {
+    final class Service0930: Sendable {
         let dependency: Service0926
 
         init(_ dependency: Service0926) {
@@ -7447,7 +7447,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0931 {
+    final class Service0931: Sendable {
         let dependency: Service0126
 
         init(_ dependency: Service0126) {
@@ -7455,7 +7455,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0932 {
+    final class Service0932: Sendable {
         let dependency: Service0920
 
         init(_ dependency: Service0920) {
@@ -7463,7 +7463,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0933 {
+    final class Service0933: Sendable {
         let dependency: Service0362
 
         init(_ dependency: Service0362) {
@@ -7471,7 +7471,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0934 {
+    final class Service0934: Sendable {
         let dependency: Service0513
 
         init(_ dependency: Service0513) {
@@ -7479,7 +7479,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0935 {
+    final class Service0935: Sendable {
         let dependency: Service0907
 
         init(_ dependency: Service0907) {
@@ -7487,7 +7487,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0936 {
+    final class Service0936: Sendable {
         let dependency: Service0485
 
         init(_ dependency: Service0485) {
@@ -7495,7 +7495,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0937 {
+    final class Service0937: Sendable {
         let dependency: Service0068
 
         init(_ dependency: Service0068) {
@@ -7503,7 +7503,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0938 {
+    final class Service0938: Sendable {
         let dependency: Service0720
 
         init(_ dependency: Service0720) {
@@ -7511,7 +7511,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0939 {
+    final class Service0939: Sendable {
         let dependency: Service0692
 
         init(_ dependency: Service0692) {
@@ -7519,7 +7519,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0940 {
+    final class Service0940: Sendable {
         let dependency: Service0785
 
         init(_ dependency: Service0785) {
@@ -7527,7 +7527,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0941 {
+    final class Service0941: Sendable {
         let dependency: Service0587
 
         init(_ dependency: Service0587) {
@@ -7535,7 +7535,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0942 {
+    final class Service0942: Sendable {
         let dependency: Service0847
 
         init(_ dependency: Service0847) {
@@ -7543,7 +7543,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0943 {
+    final class Service0943: Sendable {
         let dependency: Service0875
 
         init(_ dependency: Service0875) {
@@ -7551,7 +7551,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0944 {
+    final class Service0944: Sendable {
         let dependency: Service0496
 
         init(_ dependency: Service0496) {
@@ -7559,7 +7559,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0945 {
+    final class Service0945: Sendable {
         let dependency: Service0621
 
         init(_ dependency: Service0621) {
@@ -7567,7 +7567,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0946 {
+    final class Service0946: Sendable {
         let dependency: Service0077
 
         init(_ dependency: Service0077) {
@@ -7575,7 +7575,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0947 {
+    final class Service0947: Sendable {
         let dependency: Service0432
 
         init(_ dependency: Service0432) {
@@ -7583,7 +7583,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0948 {
+    final class Service0948: Sendable {
         let dependency: Service0095
 
         init(_ dependency: Service0095) {
@@ -7591,7 +7591,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0949 {
+    final class Service0949: Sendable {
         let dependency: Service0271
 
         init(_ dependency: Service0271) {
@@ -7599,7 +7599,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0950 {
+    final class Service0950: Sendable {
         let dependency: Service0174
 
         init(_ dependency: Service0174) {
@@ -7607,7 +7607,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0951 {
+    final class Service0951: Sendable {
         let dependency: Service0278
 
         init(_ dependency: Service0278) {
@@ -7615,7 +7615,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0952 {
+    final class Service0952: Sendable {
         let dependency: Service0478
 
         init(_ dependency: Service0478) {
@@ -7623,7 +7623,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0953 {
+    final class Service0953: Sendable {
         let dependency: Service0140
 
         init(_ dependency: Service0140) {
@@ -7631,7 +7631,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0954 {
+    final class Service0954: Sendable {
         let dependency: Service0606
 
         init(_ dependency: Service0606) {
@@ -7639,7 +7639,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0955 {
+    final class Service0955: Sendable {
         let dependency: Service0433
 
         init(_ dependency: Service0433) {
@@ -7647,7 +7647,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0956 {
+    final class Service0956: Sendable {
         let dependency: Service0786
 
         init(_ dependency: Service0786) {
@@ -7655,7 +7655,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0957 {
+    final class Service0957: Sendable {
         let dependency: Service0876
 
         init(_ dependency: Service0876) {
@@ -7663,7 +7663,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0958 {
+    final class Service0958: Sendable {
         let dependency: Service0078
 
         init(_ dependency: Service0078) {
@@ -7671,7 +7671,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0959 {
+    final class Service0959: Sendable {
         let dependency: Service0224
 
         init(_ dependency: Service0224) {
@@ -7679,7 +7679,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0960 {
+    final class Service0960: Sendable {
         let dependency: Service0581
 
         init(_ dependency: Service0581) {
@@ -7687,7 +7687,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0961 {
+    final class Service0961: Sendable {
         let dependency: Service0442
 
         init(_ dependency: Service0442) {
@@ -7695,7 +7695,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0962 {
+    final class Service0962: Sendable {
         let dependency: Service0508
 
         init(_ dependency: Service0508) {
@@ -7703,7 +7703,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0963 {
+    final class Service0963: Sendable {
         let dependency: Service0229
 
         init(_ dependency: Service0229) {
@@ -7711,7 +7711,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0964 {
+    final class Service0964: Sendable {
         let dependency: Service0950
 
         init(_ dependency: Service0950) {
@@ -7719,7 +7719,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0965 {
+    final class Service0965: Sendable {
         let dependency: Service0580
 
         init(_ dependency: Service0580) {
@@ -7727,7 +7727,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0966 {
+    final class Service0966: Sendable {
         let dependency: Service0552
 
         init(_ dependency: Service0552) {
@@ -7735,7 +7735,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0967 {
+    final class Service0967: Sendable {
         let dependency: Service0351
 
         init(_ dependency: Service0351) {
@@ -7743,7 +7743,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0968 {
+    final class Service0968: Sendable {
         let dependency: Service0892
 
         init(_ dependency: Service0892) {
@@ -7751,7 +7751,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0969 {
+    final class Service0969: Sendable {
         let dependency: Service0358
 
         init(_ dependency: Service0358) {
@@ -7759,7 +7759,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0970 {
+    final class Service0970: Sendable {
         let dependency: Service0018
 
         init(_ dependency: Service0018) {
@@ -7767,7 +7767,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0971 {
+    final class Service0971: Sendable {
         let dependency: Service0212
 
         init(_ dependency: Service0212) {
@@ -7775,7 +7775,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0972 {
+    final class Service0972: Sendable {
         let dependency: Service0500
 
         init(_ dependency: Service0500) {
@@ -7783,7 +7783,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0973 {
+    final class Service0973: Sendable {
         let dependency: Service0835
 
         init(_ dependency: Service0835) {
@@ -7791,7 +7791,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0974 {
+    final class Service0974: Sendable {
         let dependency: Service0801
 
         init(_ dependency: Service0801) {
@@ -7799,7 +7799,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0975 {
+    final class Service0975: Sendable {
         let dependency: Service0731
 
         init(_ dependency: Service0731) {
@@ -7807,7 +7807,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0976 {
+    final class Service0976: Sendable {
         let dependency: Service0027
 
         init(_ dependency: Service0027) {
@@ -7815,7 +7815,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0977 {
+    final class Service0977: Sendable {
         let dependency: Service0820
 
         init(_ dependency: Service0820) {
@@ -7823,7 +7823,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0978 {
+    final class Service0978: Sendable {
         let dependency: Service0785
 
         init(_ dependency: Service0785) {
@@ -7831,7 +7831,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0979 {
+    final class Service0979: Sendable {
         let dependency: Service0568
 
         init(_ dependency: Service0568) {
@@ -7839,7 +7839,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0980 {
+    final class Service0980: Sendable {
         let dependency: Service0669
 
         init(_ dependency: Service0669) {
@@ -7847,7 +7847,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0981 {
+    final class Service0981: Sendable {
         let dependency: Service0798
 
         init(_ dependency: Service0798) {
@@ -7855,7 +7855,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0982 {
+    final class Service0982: Sendable {
         let dependency: Service0802
 
         init(_ dependency: Service0802) {
@@ -7863,7 +7863,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0983 {
+    final class Service0983: Sendable {
         let dependency: Service0751
 
         init(_ dependency: Service0751) {
@@ -7871,7 +7871,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0984 {
+    final class Service0984: Sendable {
         let dependency: Service0484
 
         init(_ dependency: Service0484) {
@@ -7879,7 +7879,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0985 {
+    final class Service0985: Sendable {
         let dependency: Service0861
 
         init(_ dependency: Service0861) {
@@ -7887,7 +7887,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0986 {
+    final class Service0986: Sendable {
         let dependency: Service0134
 
         init(_ dependency: Service0134) {
@@ -7895,7 +7895,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0987 {
+    final class Service0987: Sendable {
         let dependency: Service0702
 
         init(_ dependency: Service0702) {
@@ -7903,7 +7903,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0988 {
+    final class Service0988: Sendable {
         let dependency: Service0037
 
         init(_ dependency: Service0037) {
@@ -7911,7 +7911,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0989 {
+    final class Service0989: Sendable {
         let dependency: Service0272
 
         init(_ dependency: Service0272) {
@@ -7919,7 +7919,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0990 {
+    final class Service0990: Sendable {
         let dependency: Service0512
 
         init(_ dependency: Service0512) {
@@ -7927,7 +7927,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0991 {
+    final class Service0991: Sendable {
         let dependency: Service0716
 
         init(_ dependency: Service0716) {
@@ -7935,7 +7935,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0992 {
+    final class Service0992: Sendable {
         let dependency: Service0844
 
         init(_ dependency: Service0844) {
@@ -7943,7 +7943,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0993 {
+    final class Service0993: Sendable {
         let dependency: Service0918
 
         init(_ dependency: Service0918) {
@@ -7951,7 +7951,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0994 {
+    final class Service0994: Sendable {
         let dependency: Service0417
 
         init(_ dependency: Service0417) {
@@ -7959,7 +7959,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0995 {
+    final class Service0995: Sendable {
         let dependency: Service0707
 
         init(_ dependency: Service0707) {
@@ -7967,7 +7967,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0996 {
+    final class Service0996: Sendable {
         let dependency: Service0042
 
         init(_ dependency: Service0042) {
@@ -7975,7 +7975,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0997 {
+    final class Service0997: Sendable {
         let dependency: Service0912
 
         init(_ dependency: Service0912) {
@@ -7983,7 +7983,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0998 {
+    final class Service0998: Sendable {
         let dependency: Service0766
 
         init(_ dependency: Service0766) {
@@ -7991,7 +7991,7 @@ enum Cold1000Services {
         }
     }
 
-    final class Service0999 {
+    final class Service0999: Sendable {
         let dependency: Service0032
 
         init(_ dependency: Service0032) {

@@ -4,9 +4,9 @@ import Swinject
 /// `deep10`: a chain of 10 transients, `Node10` → `Node9` → … → `Node1`, ending in the cached
 /// singleton `Node0`. One operation resolves `Node10`, which builds ten new objects.
 enum Deep10Scenario {
-    final class Node0 {}
+    final class Node0: Sendable {}
 
-    final class Node1 {
+    final class Node1: Sendable {
         let next: Node0
 
         init(next: Node0) {
@@ -14,7 +14,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node2 {
+    final class Node2: Sendable {
         let next: Node1
 
         init(next: Node1) {
@@ -22,7 +22,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node3 {
+    final class Node3: Sendable {
         let next: Node2
 
         init(next: Node2) {
@@ -30,7 +30,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node4 {
+    final class Node4: Sendable {
         let next: Node3
 
         init(next: Node3) {
@@ -38,7 +38,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node5 {
+    final class Node5: Sendable {
         let next: Node4
 
         init(next: Node4) {
@@ -46,7 +46,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node6 {
+    final class Node6: Sendable {
         let next: Node5
 
         init(next: Node5) {
@@ -54,7 +54,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node7 {
+    final class Node7: Sendable {
         let next: Node6
 
         init(next: Node6) {
@@ -62,7 +62,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node8 {
+    final class Node8: Sendable {
         let next: Node7
 
         init(next: Node7) {
@@ -70,7 +70,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node9 {
+    final class Node9: Sendable {
         let next: Node8
 
         init(next: Node8) {
@@ -78,7 +78,7 @@ enum Deep10Scenario {
         }
     }
 
-    final class Node10 {
+    final class Node10: Sendable {
         let next: Node9
 
         init(next: Node9) {

@@ -6,9 +6,9 @@ import Swinject
 /// The nodes of `deep100`: `Node100` needs `Node099`, … , `Node001` needs the singleton
 /// `Node000`.
 enum Deep100Nodes {
-    final class Node000 {}
+    final class Node000: Sendable {}
 
-    final class Node001 {
+    final class Node001: Sendable {
         let next: Node000
 
         init(next: Node000) {
@@ -16,7 +16,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node002 {
+    final class Node002: Sendable {
         let next: Node001
 
         init(next: Node001) {
@@ -24,7 +24,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node003 {
+    final class Node003: Sendable {
         let next: Node002
 
         init(next: Node002) {
@@ -32,7 +32,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node004 {
+    final class Node004: Sendable {
         let next: Node003
 
         init(next: Node003) {
@@ -40,7 +40,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node005 {
+    final class Node005: Sendable {
         let next: Node004
 
         init(next: Node004) {
@@ -48,7 +48,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node006 {
+    final class Node006: Sendable {
         let next: Node005
 
         init(next: Node005) {
@@ -56,7 +56,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node007 {
+    final class Node007: Sendable {
         let next: Node006
 
         init(next: Node006) {
@@ -64,7 +64,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node008 {
+    final class Node008: Sendable {
         let next: Node007
 
         init(next: Node007) {
@@ -72,7 +72,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node009 {
+    final class Node009: Sendable {
         let next: Node008
 
         init(next: Node008) {
@@ -80,7 +80,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node010 {
+    final class Node010: Sendable {
         let next: Node009
 
         init(next: Node009) {
@@ -88,7 +88,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node011 {
+    final class Node011: Sendable {
         let next: Node010
 
         init(next: Node010) {
@@ -96,7 +96,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node012 {
+    final class Node012: Sendable {
         let next: Node011
 
         init(next: Node011) {
@@ -104,7 +104,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node013 {
+    final class Node013: Sendable {
         let next: Node012
 
         init(next: Node012) {
@@ -112,7 +112,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node014 {
+    final class Node014: Sendable {
         let next: Node013
 
         init(next: Node013) {
@@ -120,7 +120,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node015 {
+    final class Node015: Sendable {
         let next: Node014
 
         init(next: Node014) {
@@ -128,7 +128,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node016 {
+    final class Node016: Sendable {
         let next: Node015
 
         init(next: Node015) {
@@ -136,7 +136,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node017 {
+    final class Node017: Sendable {
         let next: Node016
 
         init(next: Node016) {
@@ -144,7 +144,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node018 {
+    final class Node018: Sendable {
         let next: Node017
 
         init(next: Node017) {
@@ -152,7 +152,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node019 {
+    final class Node019: Sendable {
         let next: Node018
 
         init(next: Node018) {
@@ -160,7 +160,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node020 {
+    final class Node020: Sendable {
         let next: Node019
 
         init(next: Node019) {
@@ -168,7 +168,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node021 {
+    final class Node021: Sendable {
         let next: Node020
 
         init(next: Node020) {
@@ -176,7 +176,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node022 {
+    final class Node022: Sendable {
         let next: Node021
 
         init(next: Node021) {
@@ -184,7 +184,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node023 {
+    final class Node023: Sendable {
         let next: Node022
 
         init(next: Node022) {
@@ -192,7 +192,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node024 {
+    final class Node024: Sendable {
         let next: Node023
 
         init(next: Node023) {
@@ -200,7 +200,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node025 {
+    final class Node025: Sendable {
         let next: Node024
 
         init(next: Node024) {
@@ -208,7 +208,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node026 {
+    final class Node026: Sendable {
         let next: Node025
 
         init(next: Node025) {
@@ -216,7 +216,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node027 {
+    final class Node027: Sendable {
         let next: Node026
 
         init(next: Node026) {
@@ -224,7 +224,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node028 {
+    final class Node028: Sendable {
         let next: Node027
 
         init(next: Node027) {
@@ -232,7 +232,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node029 {
+    final class Node029: Sendable {
         let next: Node028
 
         init(next: Node028) {
@@ -240,7 +240,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node030 {
+    final class Node030: Sendable {
         let next: Node029
 
         init(next: Node029) {
@@ -248,7 +248,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node031 {
+    final class Node031: Sendable {
         let next: Node030
 
         init(next: Node030) {
@@ -256,7 +256,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node032 {
+    final class Node032: Sendable {
         let next: Node031
 
         init(next: Node031) {
@@ -264,7 +264,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node033 {
+    final class Node033: Sendable {
         let next: Node032
 
         init(next: Node032) {
@@ -272,7 +272,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node034 {
+    final class Node034: Sendable {
         let next: Node033
 
         init(next: Node033) {
@@ -280,7 +280,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node035 {
+    final class Node035: Sendable {
         let next: Node034
 
         init(next: Node034) {
@@ -288,7 +288,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node036 {
+    final class Node036: Sendable {
         let next: Node035
 
         init(next: Node035) {
@@ -296,7 +296,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node037 {
+    final class Node037: Sendable {
         let next: Node036
 
         init(next: Node036) {
@@ -304,7 +304,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node038 {
+    final class Node038: Sendable {
         let next: Node037
 
         init(next: Node037) {
@@ -312,7 +312,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node039 {
+    final class Node039: Sendable {
         let next: Node038
 
         init(next: Node038) {
@@ -320,7 +320,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node040 {
+    final class Node040: Sendable {
         let next: Node039
 
         init(next: Node039) {
@@ -328,7 +328,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node041 {
+    final class Node041: Sendable {
         let next: Node040
 
         init(next: Node040) {
@@ -336,7 +336,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node042 {
+    final class Node042: Sendable {
         let next: Node041
 
         init(next: Node041) {
@@ -344,7 +344,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node043 {
+    final class Node043: Sendable {
         let next: Node042
 
         init(next: Node042) {
@@ -352,7 +352,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node044 {
+    final class Node044: Sendable {
         let next: Node043
 
         init(next: Node043) {
@@ -360,7 +360,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node045 {
+    final class Node045: Sendable {
         let next: Node044
 
         init(next: Node044) {
@@ -368,7 +368,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node046 {
+    final class Node046: Sendable {
         let next: Node045
 
         init(next: Node045) {
@@ -376,7 +376,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node047 {
+    final class Node047: Sendable {
         let next: Node046
 
         init(next: Node046) {
@@ -384,7 +384,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node048 {
+    final class Node048: Sendable {
         let next: Node047
 
         init(next: Node047) {
@@ -392,7 +392,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node049 {
+    final class Node049: Sendable {
         let next: Node048
 
         init(next: Node048) {
@@ -400,7 +400,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node050 {
+    final class Node050: Sendable {
         let next: Node049
 
         init(next: Node049) {
@@ -408,7 +408,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node051 {
+    final class Node051: Sendable {
         let next: Node050
 
         init(next: Node050) {
@@ -416,7 +416,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node052 {
+    final class Node052: Sendable {
         let next: Node051
 
         init(next: Node051) {
@@ -424,7 +424,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node053 {
+    final class Node053: Sendable {
         let next: Node052
 
         init(next: Node052) {
@@ -432,7 +432,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node054 {
+    final class Node054: Sendable {
         let next: Node053
 
         init(next: Node053) {
@@ -440,7 +440,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node055 {
+    final class Node055: Sendable {
         let next: Node054
 
         init(next: Node054) {
@@ -448,7 +448,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node056 {
+    final class Node056: Sendable {
         let next: Node055
 
         init(next: Node055) {
@@ -456,7 +456,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node057 {
+    final class Node057: Sendable {
         let next: Node056
 
         init(next: Node056) {
@@ -464,7 +464,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node058 {
+    final class Node058: Sendable {
         let next: Node057
 
         init(next: Node057) {
@@ -472,7 +472,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node059 {
+    final class Node059: Sendable {
         let next: Node058
 
         init(next: Node058) {
@@ -480,7 +480,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node060 {
+    final class Node060: Sendable {
         let next: Node059
 
         init(next: Node059) {
@@ -488,7 +488,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node061 {
+    final class Node061: Sendable {
         let next: Node060
 
         init(next: Node060) {
@@ -496,7 +496,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node062 {
+    final class Node062: Sendable {
         let next: Node061
 
         init(next: Node061) {
@@ -504,7 +504,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node063 {
+    final class Node063: Sendable {
         let next: Node062
 
         init(next: Node062) {
@@ -512,7 +512,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node064 {
+    final class Node064: Sendable {
         let next: Node063
 
         init(next: Node063) {
@@ -520,7 +520,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node065 {
+    final class Node065: Sendable {
         let next: Node064
 
         init(next: Node064) {
@@ -528,7 +528,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node066 {
+    final class Node066: Sendable {
         let next: Node065
 
         init(next: Node065) {
@@ -536,7 +536,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node067 {
+    final class Node067: Sendable {
         let next: Node066
 
         init(next: Node066) {
@@ -544,7 +544,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node068 {
+    final class Node068: Sendable {
         let next: Node067
 
         init(next: Node067) {
@@ -552,7 +552,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node069 {
+    final class Node069: Sendable {
         let next: Node068
 
         init(next: Node068) {
@@ -560,7 +560,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node070 {
+    final class Node070: Sendable {
         let next: Node069
 
         init(next: Node069) {
@@ -568,7 +568,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node071 {
+    final class Node071: Sendable {
         let next: Node070
 
         init(next: Node070) {
@@ -576,7 +576,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node072 {
+    final class Node072: Sendable {
         let next: Node071
 
         init(next: Node071) {
@@ -584,7 +584,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node073 {
+    final class Node073: Sendable {
         let next: Node072
 
         init(next: Node072) {
@@ -592,7 +592,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node074 {
+    final class Node074: Sendable {
         let next: Node073
 
         init(next: Node073) {
@@ -600,7 +600,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node075 {
+    final class Node075: Sendable {
         let next: Node074
 
         init(next: Node074) {
@@ -608,7 +608,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node076 {
+    final class Node076: Sendable {
         let next: Node075
 
         init(next: Node075) {
@@ -616,7 +616,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node077 {
+    final class Node077: Sendable {
         let next: Node076
 
         init(next: Node076) {
@@ -624,7 +624,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node078 {
+    final class Node078: Sendable {
         let next: Node077
 
         init(next: Node077) {
@@ -632,7 +632,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node079 {
+    final class Node079: Sendable {
         let next: Node078
 
         init(next: Node078) {
@@ -640,7 +640,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node080 {
+    final class Node080: Sendable {
         let next: Node079
 
         init(next: Node079) {
@@ -648,7 +648,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node081 {
+    final class Node081: Sendable {
         let next: Node080
 
         init(next: Node080) {
@@ -656,7 +656,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node082 {
+    final class Node082: Sendable {
         let next: Node081
 
         init(next: Node081) {
@@ -664,7 +664,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node083 {
+    final class Node083: Sendable {
         let next: Node082
 
         init(next: Node082) {
@@ -672,7 +672,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node084 {
+    final class Node084: Sendable {
         let next: Node083
 
         init(next: Node083) {
@@ -680,7 +680,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node085 {
+    final class Node085: Sendable {
         let next: Node084
 
         init(next: Node084) {
@@ -688,7 +688,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node086 {
+    final class Node086: Sendable {
         let next: Node085
 
         init(next: Node085) {
@@ -696,7 +696,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node087 {
+    final class Node087: Sendable {
         let next: Node086
 
         init(next: Node086) {
@@ -704,7 +704,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node088 {
+    final class Node088: Sendable {
         let next: Node087
 
         init(next: Node087) {
@@ -712,7 +712,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node089 {
+    final class Node089: Sendable {
         let next: Node088
 
         init(next: Node088) {
@@ -720,7 +720,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node090 {
+    final class Node090: Sendable {
         let next: Node089
 
         init(next: Node089) {
@@ -728,7 +728,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node091 {
+    final class Node091: Sendable {
         let next: Node090
 
         init(next: Node090) {
@@ -736,7 +736,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node092 {
+    final class Node092: Sendable {
         let next: Node091
 
         init(next: Node091) {
@@ -744,7 +744,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node093 {
+    final class Node093: Sendable {
         let next: Node092
 
         init(next: Node092) {
@@ -752,7 +752,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node094 {
+    final class Node094: Sendable {
         let next: Node093
 
         init(next: Node093) {
@@ -760,7 +760,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node095 {
+    final class Node095: Sendable {
         let next: Node094
 
         init(next: Node094) {
@@ -768,7 +768,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node096 {
+    final class Node096: Sendable {
         let next: Node095
 
         init(next: Node095) {
@@ -776,7 +776,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node097 {
+    final class Node097: Sendable {
         let next: Node096
 
         init(next: Node096) {
@@ -784,7 +784,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node098 {
+    final class Node098: Sendable {
         let next: Node097
 
         init(next: Node097) {
@@ -792,7 +792,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node099 {
+    final class Node099: Sendable {
         let next: Node098
 
         init(next: Node098) {
@@ -800,7 +800,7 @@ enum Deep100Nodes {
         }
     }
 
-    final class Node100 {
+    final class Node100: Sendable {
         let next: Node099
 
         init(next: Node099) {

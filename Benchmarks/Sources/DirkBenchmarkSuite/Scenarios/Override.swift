@@ -8,7 +8,7 @@ import Swinject
 enum OverrideScenario {
     final class Store: Sendable {}
 
-    final class Session {
+    final class Session: Sendable {
         let store: Store
 
         init(store: Store) {

@@ -11,7 +11,7 @@ import Swinject
 /// up the chain; the hand-written leaf is an object that holds its parent, and its `top` walks
 /// the parents to the top.
 enum ParentsScenario {
-    final class Store {}
+    final class Store: Sendable {}
 
     /// A hand-written scope: it holds its parent, if it has one.
     class HandwrittenScope {

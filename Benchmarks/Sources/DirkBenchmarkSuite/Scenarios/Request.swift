@@ -17,11 +17,11 @@ enum RequestScenario {
     /// The user name every request carries: short enough to be stored inline, as most are.
     static let userName = "ada"
 
-    final class Store {}
+    final class Store: Sendable {}
 
-    final class Client {}
+    final class Client: Sendable {}
 
-    final class RequestContext {
+    final class RequestContext: Sendable {
         let requestID: Int
         let userName: String
         let client: Client
@@ -31,7 +31,7 @@ enum RequestScenario {
         }
     }
 
-    final class Handler {
+    final class Handler: Sendable {
         let context: RequestContext
         let store: Store
 

@@ -5,1006 +5,1006 @@ import Swinject
 
 /// The 1,000 services of `scale1000`, one type each.
 enum Scale1000Services {
-    final class Service0000 {}
-    final class Service0001 {}
-    final class Service0002 {}
-    final class Service0003 {}
-    final class Service0004 {}
-    final class Service0005 {}
-    final class Service0006 {}
-    final class Service0007 {}
-    final class Service0008 {}
-    final class Service0009 {}
-    final class Service0010 {}
-    final class Service0011 {}
-    final class Service0012 {}
-    final class Service0013 {}
-    final class Service0014 {}
-    final class Service0015 {}
-    final class Service0016 {}
-    final class Service0017 {}
-    final class Service0018 {}
-    final class Service0019 {}
-    final class Service0020 {}
-    final class Service0021 {}
-    final class Service0022 {}
-    final class Service0023 {}
-    final class Service0024 {}
-    final class Service0025 {}
-    final class Service0026 {}
-    final class Service0027 {}
-    final class Service0028 {}
-    final class Service0029 {}
-    final class Service0030 {}
-    final class Service0031 {}
-    final class Service0032 {}
-    final class Service0033 {}
-    final class Service0034 {}
-    final class Service0035 {}
-    final class Service0036 {}
-    final class Service0037 {}
-    final class Service0038 {}
-    final class Service0039 {}
-    final class Service0040 {}
-    final class Service0041 {}
-    final class Service0042 {}
-    final class Service0043 {}
-    final class Service0044 {}
-    final class Service0045 {}
-    final class Service0046 {}
-    final class Service0047 {}
-    final class Service0048 {}
-    final class Service0049 {}
-    final class Service0050 {}
-    final class Service0051 {}
-    final class Service0052 {}
-    final class Service0053 {}
-    final class Service0054 {}
-    final class Service0055 {}
-    final class Service0056 {}
-    final class Service0057 {}
-    final class Service0058 {}
-    final class Service0059 {}
-    final class Service0060 {}
-    final class Service0061 {}
-    final class Service0062 {}
-    final class Service0063 {}
-    final class Service0064 {}
-    final class Service0065 {}
-    final class Service0066 {}
-    final class Service0067 {}
-    final class Service0068 {}
-    final class Service0069 {}
-    final class Service0070 {}
-    final class Service0071 {}
-    final class Service0072 {}
-    final class Service0073 {}
-    final class Service0074 {}
-    final class Service0075 {}
-    final class Service0076 {}
-    final class Service0077 {}
-    final class Service0078 {}
-    final class Service0079 {}
-    final class Service0080 {}
-    final class Service0081 {}
-    final class Service0082 {}
-    final class Service0083 {}
-    final class Service0084 {}
-    final class Service0085 {}
-    final class Service0086 {}
-    final class Service0087 {}
-    final class Service0088 {}
-    final class Service0089 {}
-    final class Service0090 {}
-    final class Service0091 {}
-    final class Service0092 {}
-    final class Service0093 {}
-    final class Service0094 {}
-    final class Service0095 {}
-    final class Service0096 {}
-    final class Service0097 {}
-    final class Service0098 {}
-    final class Service0099 {}
-    final class Service0100 {}
-    final class Service0101 {}
-    final class Service0102 {}
-    final class Service0103 {}
-    final class Service0104 {}
-    final class Service0105 {}
-    final class Service0106 {}
-    final class Service0107 {}
-    final class Service0108 {}
-    final class Service0109 {}
-    final class Service0110 {}
-    final class Service0111 {}
-    final class Service0112 {}
-    final class Service0113 {}
-    final class Service0114 {}
-    final class Service0115 {}
-    final class Service0116 {}
-    final class Service0117 {}
-    final class Service0118 {}
-    final class Service0119 {}
-    final class Service0120 {}
-    final class Service0121 {}
-    final class Service0122 {}
-    final class Service0123 {}
-    final class Service0124 {}
-    final class Service0125 {}
-    final class Service0126 {}
-    final class Service0127 {}
-    final class Service0128 {}
-    final class Service0129 {}
-    final class Service0130 {}
-    final class Service0131 {}
-    final class Service0132 {}
-    final class Service0133 {}
-    final class Service0134 {}
-    final class Service0135 {}
-    final class Service0136 {}
-    final class Service0137 {}
-    final class Service0138 {}
-    final class Service0139 {}
-    final class Service0140 {}
-    final class Service0141 {}
-    final class Service0142 {}
-    final class Service0143 {}
-    final class Service0144 {}
-    final class Service0145 {}
-    final class Service0146 {}
-    final class Service0147 {}
-    final class Service0148 {}
-    final class Service0149 {}
-    final class Service0150 {}
-    final class Service0151 {}
-    final class Service0152 {}
-    final class Service0153 {}
-    final class Service0154 {}
-    final class Service0155 {}
-    final class Service0156 {}
-    final class Service0157 {}
-    final class Service0158 {}
-    final class Service0159 {}
-    final class Service0160 {}
-    final class Service0161 {}
-    final class Service0162 {}
-    final class Service0163 {}
-    final class Service0164 {}
-    final class Service0165 {}
-    final class Service0166 {}
-    final class Service0167 {}
-    final class Service0168 {}
-    final class Service0169 {}
-    final class Service0170 {}
-    final class Service0171 {}
-    final class Service0172 {}
-    final class Service0173 {}
-    final class Service0174 {}
-    final class Service0175 {}
-    final class Service0176 {}
-    final class Service0177 {}
-    final class Service0178 {}
-    final class Service0179 {}
-    final class Service0180 {}
-    final class Service0181 {}
-    final class Service0182 {}
-    final class Service0183 {}
-    final class Service0184 {}
-    final class Service0185 {}
-    final class Service0186 {}
-    final class Service0187 {}
-    final class Service0188 {}
-    final class Service0189 {}
-    final class Service0190 {}
-    final class Service0191 {}
-    final class Service0192 {}
-    final class Service0193 {}
-    final class Service0194 {}
-    final class Service0195 {}
-    final class Service0196 {}
-    final class Service0197 {}
-    final class Service0198 {}
-    final class Service0199 {}
-    final class Service0200 {}
-    final class Service0201 {}
-    final class Service0202 {}
-    final class Service0203 {}
-    final class Service0204 {}
-    final class Service0205 {}
-    final class Service0206 {}
-    final class Service0207 {}
-    final class Service0208 {}
-    final class Service0209 {}
-    final class Service0210 {}
-    final class Service0211 {}
-    final class Service0212 {}
-    final class Service0213 {}
-    final class Service0214 {}
-    final class Service0215 {}
-    final class Service0216 {}
-    final class Service0217 {}
-    final class Service0218 {}
-    final class Service0219 {}
-    final class Service0220 {}
-    final class Service0221 {}
-    final class Service0222 {}
-    final class Service0223 {}
-    final class Service0224 {}
-    final class Service0225 {}
-    final class Service0226 {}
-    final class Service0227 {}
-    final class Service0228 {}
-    final class Service0229 {}
-    final class Service0230 {}
-    final class Service0231 {}
-    final class Service0232 {}
-    final class Service0233 {}
-    final class Service0234 {}
-    final class Service0235 {}
-    final class Service0236 {}
-    final class Service0237 {}
-    final class Service0238 {}
-    final class Service0239 {}
-    final class Service0240 {}
-    final class Service0241 {}
-    final class Service0242 {}
-    final class Service0243 {}
-    final class Service0244 {}
-    final class Service0245 {}
-    final class Service0246 {}
-    final class Service0247 {}
-    final class Service0248 {}
-    final class Service0249 {}
-    final class Service0250 {}
-    final class Service0251 {}
-    final class Service0252 {}
-    final class Service0253 {}
-    final class Service0254 {}
-    final class Service0255 {}
-    final class Service0256 {}
-    final class Service0257 {}
-    final class Service0258 {}
-    final class Service0259 {}
-    final class Service0260 {}
-    final class Service0261 {}
-    final class Service0262 {}
-    final class Service0263 {}
-    final class Service0264 {}
-    final class Service0265 {}
-    final class Service0266 {}
-    final class Service0267 {}
-    final class Service0268 {}
-    final class Service0269 {}
-    final class Service0270 {}
-    final class Service0271 {}
-    final class Service0272 {}
-    final class Service0273 {}
-    final class Service0274 {}
-    final class Service0275 {}
-    final class Service0276 {}
-    final class Service0277 {}
-    final class Service0278 {}
-    final class Service0279 {}
-    final class Service0280 {}
-    final class Service0281 {}
-    final class Service0282 {}
-    final class Service0283 {}
-    final class Service0284 {}
-    final class Service0285 {}
-    final class Service0286 {}
-    final class Service0287 {}
-    final class Service0288 {}
-    final class Service0289 {}
-    final class Service0290 {}
-    final class Service0291 {}
-    final class Service0292 {}
-    final class Service0293 {}
-    final class Service0294 {}
-    final class Service0295 {}
-    final class Service0296 {}
-    final class Service0297 {}
-    final class Service0298 {}
-    final class Service0299 {}
-    final class Service0300 {}
-    final class Service0301 {}
-    final class Service0302 {}
-    final class Service0303 {}
-    final class Service0304 {}
-    final class Service0305 {}
-    final class Service0306 {}
-    final class Service0307 {}
-    final class Service0308 {}
-    final class Service0309 {}
-    final class Service0310 {}
-    final class Service0311 {}
-    final class Service0312 {}
-    final class Service0313 {}
-    final class Service0314 {}
-    final class Service0315 {}
-    final class Service0316 {}
-    final class Service0317 {}
-    final class Service0318 {}
-    final class Service0319 {}
-    final class Service0320 {}
-    final class Service0321 {}
-    final class Service0322 {}
-    final class Service0323 {}
-    final class Service0324 {}
-    final class Service0325 {}
-    final class Service0326 {}
-    final class Service0327 {}
-    final class Service0328 {}
-    final class Service0329 {}
-    final class Service0330 {}
-    final class Service0331 {}
-    final class Service0332 {}
-    final class Service0333 {}
-    final class Service0334 {}
-    final class Service0335 {}
-    final class Service0336 {}
-    final class Service0337 {}
-    final class Service0338 {}
-    final class Service0339 {}
-    final class Service0340 {}
-    final class Service0341 {}
-    final class Service0342 {}
-    final class Service0343 {}
-    final class Service0344 {}
-    final class Service0345 {}
-    final class Service0346 {}
-    final class Service0347 {}
-    final class Service0348 {}
-    final class Service0349 {}
-    final class Service0350 {}
-    final class Service0351 {}
-    final class Service0352 {}
-    final class Service0353 {}
-    final class Service0354 {}
-    final class Service0355 {}
-    final class Service0356 {}
-    final class Service0357 {}
-    final class Service0358 {}
-    final class Service0359 {}
-    final class Service0360 {}
-    final class Service0361 {}
-    final class Service0362 {}
-    final class Service0363 {}
-    final class Service0364 {}
-    final class Service0365 {}
-    final class Service0366 {}
-    final class Service0367 {}
-    final class Service0368 {}
-    final class Service0369 {}
-    final class Service0370 {}
-    final class Service0371 {}
-    final class Service0372 {}
-    final class Service0373 {}
-    final class Service0374 {}
-    final class Service0375 {}
-    final class Service0376 {}
-    final class Service0377 {}
-    final class Service0378 {}
-    final class Service0379 {}
-    final class Service0380 {}
-    final class Service0381 {}
-    final class Service0382 {}
-    final class Service0383 {}
-    final class Service0384 {}
-    final class Service0385 {}
-    final class Service0386 {}
-    final class Service0387 {}
-    final class Service0388 {}
-    final class Service0389 {}
-    final class Service0390 {}
-    final class Service0391 {}
-    final class Service0392 {}
-    final class Service0393 {}
-    final class Service0394 {}
-    final class Service0395 {}
-    final class Service0396 {}
-    final class Service0397 {}
-    final class Service0398 {}
-    final class Service0399 {}
-    final class Service0400 {}
-    final class Service0401 {}
-    final class Service0402 {}
-    final class Service0403 {}
-    final class Service0404 {}
-    final class Service0405 {}
-    final class Service0406 {}
-    final class Service0407 {}
-    final class Service0408 {}
-    final class Service0409 {}
-    final class Service0410 {}
-    final class Service0411 {}
-    final class Service0412 {}
-    final class Service0413 {}
-    final class Service0414 {}
-    final class Service0415 {}
-    final class Service0416 {}
-    final class Service0417 {}
-    final class Service0418 {}
-    final class Service0419 {}
-    final class Service0420 {}
-    final class Service0421 {}
-    final class Service0422 {}
-    final class Service0423 {}
-    final class Service0424 {}
-    final class Service0425 {}
-    final class Service0426 {}
-    final class Service0427 {}
-    final class Service0428 {}
-    final class Service0429 {}
-    final class Service0430 {}
-    final class Service0431 {}
-    final class Service0432 {}
-    final class Service0433 {}
-    final class Service0434 {}
-    final class Service0435 {}
-    final class Service0436 {}
-    final class Service0437 {}
-    final class Service0438 {}
-    final class Service0439 {}
-    final class Service0440 {}
-    final class Service0441 {}
-    final class Service0442 {}
-    final class Service0443 {}
-    final class Service0444 {}
-    final class Service0445 {}
-    final class Service0446 {}
-    final class Service0447 {}
-    final class Service0448 {}
-    final class Service0449 {}
-    final class Service0450 {}
-    final class Service0451 {}
-    final class Service0452 {}
-    final class Service0453 {}
-    final class Service0454 {}
-    final class Service0455 {}
-    final class Service0456 {}
-    final class Service0457 {}
-    final class Service0458 {}
-    final class Service0459 {}
-    final class Service0460 {}
-    final class Service0461 {}
-    final class Service0462 {}
-    final class Service0463 {}
-    final class Service0464 {}
-    final class Service0465 {}
-    final class Service0466 {}
-    final class Service0467 {}
-    final class Service0468 {}
-    final class Service0469 {}
-    final class Service0470 {}
-    final class Service0471 {}
-    final class Service0472 {}
-    final class Service0473 {}
-    final class Service0474 {}
-    final class Service0475 {}
-    final class Service0476 {}
-    final class Service0477 {}
-    final class Service0478 {}
-    final class Service0479 {}
-    final class Service0480 {}
-    final class Service0481 {}
-    final class Service0482 {}
-    final class Service0483 {}
-    final class Service0484 {}
-    final class Service0485 {}
-    final class Service0486 {}
-    final class Service0487 {}
-    final class Service0488 {}
-    final class Service0489 {}
-    final class Service0490 {}
-    final class Service0491 {}
-    final class Service0492 {}
-    final class Service0493 {}
-    final class Service0494 {}
-    final class Service0495 {}
-    final class Service0496 {}
-    final class Service0497 {}
-    final class Service0498 {}
-    final class Service0499 {}
-    final class Service0500 {}
-    final class Service0501 {}
-    final class Service0502 {}
-    final class Service0503 {}
-    final class Service0504 {}
-    final class Service0505 {}
-    final class Service0506 {}
-    final class Service0507 {}
-    final class Service0508 {}
-    final class Service0509 {}
-    final class Service0510 {}
-    final class Service0511 {}
-    final class Service0512 {}
-    final class Service0513 {}
-    final class Service0514 {}
-    final class Service0515 {}
-    final class Service0516 {}
-    final class Service0517 {}
-    final class Service0518 {}
-    final class Service0519 {}
-    final class Service0520 {}
-    final class Service0521 {}
-    final class Service0522 {}
-    final class Service0523 {}
-    final class Service0524 {}
-    final class Service0525 {}
-    final class Service0526 {}
-    final class Service0527 {}
-    final class Service0528 {}
-    final class Service0529 {}
-    final class Service0530 {}
-    final class Service0531 {}
-    final class Service0532 {}
-    final class Service0533 {}
-    final class Service0534 {}
-    final class Service0535 {}
-    final class Service0536 {}
-    final class Service0537 {}
-    final class Service0538 {}
-    final class Service0539 {}
-    final class Service0540 {}
-    final class Service0541 {}
-    final class Service0542 {}
-    final class Service0543 {}
-    final class Service0544 {}
-    final class Service0545 {}
-    final class Service0546 {}
-    final class Service0547 {}
-    final class Service0548 {}
-    final class Service0549 {}
-    final class Service0550 {}
-    final class Service0551 {}
-    final class Service0552 {}
-    final class Service0553 {}
-    final class Service0554 {}
-    final class Service0555 {}
-    final class Service0556 {}
-    final class Service0557 {}
-    final class Service0558 {}
-    final class Service0559 {}
-    final class Service0560 {}
-    final class Service0561 {}
-    final class Service0562 {}
-    final class Service0563 {}
-    final class Service0564 {}
-    final class Service0565 {}
-    final class Service0566 {}
-    final class Service0567 {}
-    final class Service0568 {}
-    final class Service0569 {}
-    final class Service0570 {}
-    final class Service0571 {}
-    final class Service0572 {}
-    final class Service0573 {}
-    final class Service0574 {}
-    final class Service0575 {}
-    final class Service0576 {}
-    final class Service0577 {}
-    final class Service0578 {}
-    final class Service0579 {}
-    final class Service0580 {}
-    final class Service0581 {}
-    final class Service0582 {}
-    final class Service0583 {}
-    final class Service0584 {}
-    final class Service0585 {}
-    final class Service0586 {}
-    final class Service0587 {}
-    final class Service0588 {}
-    final class Service0589 {}
-    final class Service0590 {}
-    final class Service0591 {}
-    final class Service0592 {}
-    final class Service0593 {}
-    final class Service0594 {}
-    final class Service0595 {}
-    final class Service0596 {}
-    final class Service0597 {}
-    final class Service0598 {}
-    final class Service0599 {}
-    final class Service0600 {}
-    final class Service0601 {}
-    final class Service0602 {}
-    final class Service0603 {}
-    final class Service0604 {}
-    final class Service0605 {}
-    final class Service0606 {}
-    final class Service0607 {}
-    final class Service0608 {}
-    final class Service0609 {}
-    final class Service0610 {}
-    final class Service0611 {}
-    final class Service0612 {}
-    final class Service0613 {}
-    final class Service0614 {}
-    final class Service0615 {}
-    final class Service0616 {}
-    final class Service0617 {}
-    final class Service0618 {}
-    final class Service0619 {}
-    final class Service0620 {}
-    final class Service0621 {}
-    final class Service0622 {}
-    final class Service0623 {}
-    final class Service0624 {}
-    final class Service0625 {}
-    final class Service0626 {}
-    final class Service0627 {}
-    final class Service0628 {}
-    final class Service0629 {}
-    final class Service0630 {}
-    final class Service0631 {}
-    final class Service0632 {}
-    final class Service0633 {}
-    final class Service0634 {}
-    final class Service0635 {}
-    final class Service0636 {}
-    final class Service0637 {}
-    final class Service0638 {}
-    final class Service0639 {}
-    final class Service0640 {}
-    final class Service0641 {}
-    final class Service0642 {}
-    final class Service0643 {}
-    final class Service0644 {}
-    final class Service0645 {}
-    final class Service0646 {}
-    final class Service0647 {}
-    final class Service0648 {}
-    final class Service0649 {}
-    final class Service0650 {}
-    final class Service0651 {}
-    final class Service0652 {}
-    final class Service0653 {}
-    final class Service0654 {}
-    final class Service0655 {}
-    final class Service0656 {}
-    final class Service0657 {}
-    final class Service0658 {}
-    final class Service0659 {}
-    final class Service0660 {}
-    final class Service0661 {}
-    final class Service0662 {}
-    final class Service0663 {}
-    final class Service0664 {}
-    final class Service0665 {}
-    final class Service0666 {}
-    final class Service0667 {}
-    final class Service0668 {}
-    final class Service0669 {}
-    final class Service0670 {}
-    final class Service0671 {}
-    final class Service0672 {}
-    final class Service0673 {}
-    final class Service0674 {}
-    final class Service0675 {}
-    final class Service0676 {}
-    final class Service0677 {}
-    final class Service0678 {}
-    final class Service0679 {}
-    final class Service0680 {}
-    final class Service0681 {}
-    final class Service0682 {}
-    final class Service0683 {}
-    final class Service0684 {}
-    final class Service0685 {}
-    final class Service0686 {}
-    final class Service0687 {}
-    final class Service0688 {}
-    final class Service0689 {}
-    final class Service0690 {}
-    final class Service0691 {}
-    final class Service0692 {}
-    final class Service0693 {}
-    final class Service0694 {}
-    final class Service0695 {}
-    final class Service0696 {}
-    final class Service0697 {}
-    final class Service0698 {}
-    final class Service0699 {}
-    final class Service0700 {}
-    final class Service0701 {}
-    final class Service0702 {}
-    final class Service0703 {}
-    final class Service0704 {}
-    final class Service0705 {}
-    final class Service0706 {}
-    final class Service0707 {}
-    final class Service0708 {}
-    final class Service0709 {}
-    final class Service0710 {}
-    final class Service0711 {}
-    final class Service0712 {}
-    final class Service0713 {}
-    final class Service0714 {}
-    final class Service0715 {}
-    final class Service0716 {}
-    final class Service0717 {}
-    final class Service0718 {}
-    final class Service0719 {}
-    final class Service0720 {}
-    final class Service0721 {}
-    final class Service0722 {}
-    final class Service0723 {}
-    final class Service0724 {}
-    final class Service0725 {}
-    final class Service0726 {}
-    final class Service0727 {}
-    final class Service0728 {}
-    final class Service0729 {}
-    final class Service0730 {}
-    final class Service0731 {}
-    final class Service0732 {}
-    final class Service0733 {}
-    final class Service0734 {}
-    final class Service0735 {}
-    final class Service0736 {}
-    final class Service0737 {}
-    final class Service0738 {}
-    final class Service0739 {}
-    final class Service0740 {}
-    final class Service0741 {}
-    final class Service0742 {}
-    final class Service0743 {}
-    final class Service0744 {}
-    final class Service0745 {}
-    final class Service0746 {}
-    final class Service0747 {}
-    final class Service0748 {}
-    final class Service0749 {}
-    final class Service0750 {}
-    final class Service0751 {}
-    final class Service0752 {}
-    final class Service0753 {}
-    final class Service0754 {}
-    final class Service0755 {}
-    final class Service0756 {}
-    final class Service0757 {}
-    final class Service0758 {}
-    final class Service0759 {}
-    final class Service0760 {}
-    final class Service0761 {}
-    final class Service0762 {}
-    final class Service0763 {}
-    final class Service0764 {}
-    final class Service0765 {}
-    final class Service0766 {}
-    final class Service0767 {}
-    final class Service0768 {}
-    final class Service0769 {}
-    final class Service0770 {}
-    final class Service0771 {}
-    final class Service0772 {}
-    final class Service0773 {}
-    final class Service0774 {}
-    final class Service0775 {}
-    final class Service0776 {}
-    final class Service0777 {}
-    final class Service0778 {}
-    final class Service0779 {}
-    final class Service0780 {}
-    final class Service0781 {}
-    final class Service0782 {}
-    final class Service0783 {}
-    final class Service0784 {}
-    final class Service0785 {}
-    final class Service0786 {}
-    final class Service0787 {}
-    final class Service0788 {}
-    final class Service0789 {}
-    final class Service0790 {}
-    final class Service0791 {}
-    final class Service0792 {}
-    final class Service0793 {}
-    final class Service0794 {}
-    final class Service0795 {}
-    final class Service0796 {}
-    final class Service0797 {}
-    final class Service0798 {}
-    final class Service0799 {}
-    final class Service0800 {}
-    final class Service0801 {}
-    final class Service0802 {}
-    final class Service0803 {}
-    final class Service0804 {}
-    final class Service0805 {}
-    final class Service0806 {}
-    final class Service0807 {}
-    final class Service0808 {}
-    final class Service0809 {}
-    final class Service0810 {}
-    final class Service0811 {}
-    final class Service0812 {}
-    final class Service0813 {}
-    final class Service0814 {}
-    final class Service0815 {}
-    final class Service0816 {}
-    final class Service0817 {}
-    final class Service0818 {}
-    final class Service0819 {}
-    final class Service0820 {}
-    final class Service0821 {}
-    final class Service0822 {}
-    final class Service0823 {}
-    final class Service0824 {}
-    final class Service0825 {}
-    final class Service0826 {}
-    final class Service0827 {}
-    final class Service0828 {}
-    final class Service0829 {}
-    final class Service0830 {}
-    final class Service0831 {}
-    final class Service0832 {}
-    final class Service0833 {}
-    final class Service0834 {}
-    final class Service0835 {}
-    final class Service0836 {}
-    final class Service0837 {}
-    final class Service0838 {}
-    final class Service0839 {}
-    final class Service0840 {}
-    final class Service0841 {}
-    final class Service0842 {}
-    final class Service0843 {}
-    final class Service0844 {}
-    final class Service0845 {}
-    final class Service0846 {}
-    final class Service0847 {}
-    final class Service0848 {}
-    final class Service0849 {}
-    final class Service0850 {}
-    final class Service0851 {}
-    final class Service0852 {}
-    final class Service0853 {}
-    final class Service0854 {}
-    final class Service0855 {}
-    final class Service0856 {}
-    final class Service0857 {}
-    final class Service0858 {}
-    final class Service0859 {}
-    final class Service0860 {}
-    final class Service0861 {}
-    final class Service0862 {}
-    final class Service0863 {}
-    final class Service0864 {}
-    final class Service0865 {}
-    final class Service0866 {}
-    final class Service0867 {}
-    final class Service0868 {}
-    final class Service0869 {}
-    final class Service0870 {}
-    final class Service0871 {}
-    final class Service0872 {}
-    final class Service0873 {}
-    final class Service0874 {}
-    final class Service0875 {}
-    final class Service0876 {}
-    final class Service0877 {}
-    final class Service0878 {}
-    final class Service0879 {}
-    final class Service0880 {}
-    final class Service0881 {}
-    final class Service0882 {}
-    final class Service0883 {}
-    final class Service0884 {}
-    final class Service0885 {}
-    final class Service0886 {}
-    final class Service0887 {}
-    final class Service0888 {}
-    final class Service0889 {}
-    final class Service0890 {}
-    final class Service0891 {}
-    final class Service0892 {}
-    final class Service0893 {}
-    final class Service0894 {}
-    final class Service0895 {}
-    final class Service0896 {}
-    final class Service0897 {}
-    final class Service0898 {}
-    final class Service0899 {}
-    final class Service0900 {}
-    final class Service0901 {}
-    final class Service0902 {}
-    final class Service0903 {}
-    final class Service0904 {}
-    final class Service0905 {}
-    final class Service0906 {}
-    final class Service0907 {}
-    final class Service0908 {}
-    final class Service0909 {}
-    final class Service0910 {}
-    final class Service0911 {}
-    final class Service0912 {}
-    final class Service0913 {}
-    final class Service0914 {}
-    final class Service0915 {}
-    final class Service0916 {}
-    final class Service0917 {}
-    final class Service0918 {}
-    final class Service0919 {}
-    final class Service0920 {}
-    final class Service0921 {}
-    final class Service0922 {}
-    final class Service0923 {}
-    final class Service0924 {}
-    final class Service0925 {}
-    final class Service0926 {}
-    final class Service0927 {}
-    final class Service0928 {}
-    final class Service0929 {}
-    final class Service0930 {}
-    final class Service0931 {}
-    final class Service0932 {}
-    final class Service0933 {}
-    final class Service0934 {}
-    final class Service0935 {}
-    final class Service0936 {}
-    final class Service0937 {}
-    final class Service0938 {}
-    final class Service0939 {}
-    final class Service0940 {}
-    final class Service0941 {}
-    final class Service0942 {}
-    final class Service0943 {}
-    final class Service0944 {}
-    final class Service0945 {}
-    final class Service0946 {}
-    final class Service0947 {}
-    final class Service0948 {}
-    final class Service0949 {}
-    final class Service0950 {}
-    final class Service0951 {}
-    final class Service0952 {}
-    final class Service0953 {}
-    final class Service0954 {}
-    final class Service0955 {}
-    final class Service0956 {}
-    final class Service0957 {}
-    final class Service0958 {}
-    final class Service0959 {}
-    final class Service0960 {}
-    final class Service0961 {}
-    final class Service0962 {}
-    final class Service0963 {}
-    final class Service0964 {}
-    final class Service0965 {}
-    final class Service0966 {}
-    final class Service0967 {}
-    final class Service0968 {}
-    final class Service0969 {}
-    final class Service0970 {}
-    final class Service0971 {}
-    final class Service0972 {}
-    final class Service0973 {}
-    final class Service0974 {}
-    final class Service0975 {}
-    final class Service0976 {}
-    final class Service0977 {}
-    final class Service0978 {}
-    final class Service0979 {}
-    final class Service0980 {}
-    final class Service0981 {}
-    final class Service0982 {}
-    final class Service0983 {}
-    final class Service0984 {}
-    final class Service0985 {}
-    final class Service0986 {}
-    final class Service0987 {}
-    final class Service0988 {}
-    final class Service0989 {}
-    final class Service0990 {}
-    final class Service0991 {}
-    final class Service0992 {}
-    final class Service0993 {}
-    final class Service0994 {}
-    final class Service0995 {}
-    final class Service0996 {}
-    final class Service0997 {}
-    final class Service0998 {}
-    final class Service0999 {}
+    final class Service0000: Sendable {}
+    final class Service0001: Sendable {}
+    final class Service0002: Sendable {}
+    final class Service0003: Sendable {}
+    final class Service0004: Sendable {}
+    final class Service0005: Sendable {}
+    final class Service0006: Sendable {}
+    final class Service0007: Sendable {}
+    final class Service0008: Sendable {}
+    final class Service0009: Sendable {}
+    final class Service0010: Sendable {}
+    final class Service0011: Sendable {}
+    final class Service0012: Sendable {}
+    final class Service0013: Sendable {}
+    final class Service0014: Sendable {}
+    final class Service0015: Sendable {}
+    final class Service0016: Sendable {}
+    final class Service0017: Sendable {}
+    final class Service0018: Sendable {}
+    final class Service0019: Sendable {}
+    final class Service0020: Sendable {}
+    final class Service0021: Sendable {}
+    final class Service0022: Sendable {}
+    final class Service0023: Sendable {}
+    final class Service0024: Sendable {}
+    final class Service0025: Sendable {}
+    final class Service0026: Sendable {}
+    final class Service0027: Sendable {}
+    final class Service0028: Sendable {}
+    final class Service0029: Sendable {}
+    final class Service0030: Sendable {}
+    final class Service0031: Sendable {}
+    final class Service0032: Sendable {}
+    final class Service0033: Sendable {}
+    final class Service0034: Sendable {}
+    final class Service0035: Sendable {}
+    final class Service0036: Sendable {}
+    final class Service0037: Sendable {}
+    final class Service0038: Sendable {}
+    final class Service0039: Sendable {}
+    final class Service0040: Sendable {}
+    final class Service0041: Sendable {}
+    final class Service0042: Sendable {}
+    final class Service0043: Sendable {}
+    final class Service0044: Sendable {}
+    final class Service0045: Sendable {}
+    final class Service0046: Sendable {}
+    final class Service0047: Sendable {}
+    final class Service0048: Sendable {}
+    final class Service0049: Sendable {}
+    final class Service0050: Sendable {}
+    final class Service0051: Sendable {}
+    final class Service0052: Sendable {}
+    final class Service0053: Sendable {}
+    final class Service0054: Sendable {}
+    final class Service0055: Sendable {}
+    final class Service0056: Sendable {}
+    final class Service0057: Sendable {}
+    final class Service0058: Sendable {}
+    final class Service0059: Sendable {}
+    final class Service0060: Sendable {}
+    final class Service0061: Sendable {}
+    final class Service0062: Sendable {}
+    final class Service0063: Sendable {}
+    final class Service0064: Sendable {}
+    final class Service0065: Sendable {}
+    final class Service0066: Sendable {}
+    final class Service0067: Sendable {}
+    final class Service0068: Sendable {}
+    final class Service0069: Sendable {}
+    final class Service0070: Sendable {}
+    final class Service0071: Sendable {}
+    final class Service0072: Sendable {}
+    final class Service0073: Sendable {}
+    final class Service0074: Sendable {}
+    final class Service0075: Sendable {}
+    final class Service0076: Sendable {}
+    final class Service0077: Sendable {}
+    final class Service0078: Sendable {}
+    final class Service0079: Sendable {}
+    final class Service0080: Sendable {}
+    final class Service0081: Sendable {}
+    final class Service0082: Sendable {}
+    final class Service0083: Sendable {}
+    final class Service0084: Sendable {}
+    final class Service0085: Sendable {}
+    final class Service0086: Sendable {}
+    final class Service0087: Sendable {}
+    final class Service0088: Sendable {}
+    final class Service0089: Sendable {}
+    final class Service0090: Sendable {}
+    final class Service0091: Sendable {}
+    final class Service0092: Sendable {}
+    final class Service0093: Sendable {}
+    final class Service0094: Sendable {}
+    final class Service0095: Sendable {}
+    final class Service0096: Sendable {}
+    final class Service0097: Sendable {}
+    final class Service0098: Sendable {}
+    final class Service0099: Sendable {}
+    final class Service0100: Sendable {}
+    final class Service0101: Sendable {}
+    final class Service0102: Sendable {}
+    final class Service0103: Sendable {}
+    final class Service0104: Sendable {}
+    final class Service0105: Sendable {}
+    final class Service0106: Sendable {}
+    final class Service0107: Sendable {}
+    final class Service0108: Sendable {}
+    final class Service0109: Sendable {}
+    final class Service0110: Sendable {}
+    final class Service0111: Sendable {}
+    final class Service0112: Sendable {}
+    final class Service0113: Sendable {}
+    final class Service0114: Sendable {}
+    final class Service0115: Sendable {}
+    final class Service0116: Sendable {}
+    final class Service0117: Sendable {}
+    final class Service0118: Sendable {}
+    final class Service0119: Sendable {}
+    final class Service0120: Sendable {}
+    final class Service0121: Sendable {}
+    final class Service0122: Sendable {}
+    final class Service0123: Sendable {}
+    final class Service0124: Sendable {}
+    final class Service0125: Sendable {}
+    final class Service0126: Sendable {}
+    final class Service0127: Sendable {}
+    final class Service0128: Sendable {}
+    final class Service0129: Sendable {}
+    final class Service0130: Sendable {}
+    final class Service0131: Sendable {}
+    final class Service0132: Sendable {}
+    final class Service0133: Sendable {}
+    final class Service0134: Sendable {}
+    final class Service0135: Sendable {}
+    final class Service0136: Sendable {}
+    final class Service0137: Sendable {}
+    final class Service0138: Sendable {}
+    final class Service0139: Sendable {}
+    final class Service0140: Sendable {}
+    final class Service0141: Sendable {}
+    final class Service0142: Sendable {}
+    final class Service0143: Sendable {}
+    final class Service0144: Sendable {}
+    final class Service0145: Sendable {}
+    final class Service0146: Sendable {}
+    final class Service0147: Sendable {}
+    final class Service0148: Sendable {}
+    final class Service0149: Sendable {}
+    final class Service0150: Sendable {}
+    final class Service0151: Sendable {}
+    final class Service0152: Sendable {}
+    final class Service0153: Sendable {}
+    final class Service0154: Sendable {}
+    final class Service0155: Sendable {}
+    final class Service0156: Sendable {}
+    final class Service0157: Sendable {}
+    final class Service0158: Sendable {}
+    final class Service0159: Sendable {}
+    final class Service0160: Sendable {}
+    final class Service0161: Sendable {}
+    final class Service0162: Sendable {}
+    final class Service0163: Sendable {}
+    final class Service0164: Sendable {}
+    final class Service0165: Sendable {}
+    final class Service0166: Sendable {}
+    final class Service0167: Sendable {}
+    final class Service0168: Sendable {}
+    final class Service0169: Sendable {}
+    final class Service0170: Sendable {}
+    final class Service0171: Sendable {}
+    final class Service0172: Sendable {}
+    final class Service0173: Sendable {}
+    final class Service0174: Sendable {}
+    final class Service0175: Sendable {}
+    final class Service0176: Sendable {}
+    final class Service0177: Sendable {}
+    final class Service0178: Sendable {}
+    final class Service0179: Sendable {}
+    final class Service0180: Sendable {}
+    final class Service0181: Sendable {}
+    final class Service0182: Sendable {}
+    final class Service0183: Sendable {}
+    final class Service0184: Sendable {}
+    final class Service0185: Sendable {}
+    final class Service0186: Sendable {}
+    final class Service0187: Sendable {}
+    final class Service0188: Sendable {}
+    final class Service0189: Sendable {}
+    final class Service0190: Sendable {}
+    final class Service0191: Sendable {}
+    final class Service0192: Sendable {}
+    final class Service0193: Sendable {}
+    final class Service0194: Sendable {}
+    final class Service0195: Sendable {}
+    final class Service0196: Sendable {}
+    final class Service0197: Sendable {}
+    final class Service0198: Sendable {}
+    final class Service0199: Sendable {}
+    final class Service0200: Sendable {}
+    final class Service0201: Sendable {}
+    final class Service0202: Sendable {}
+    final class Service0203: Sendable {}
+    final class Service0204: Sendable {}
+    final class Service0205: Sendable {}
+    final class Service0206: Sendable {}
+    final class Service0207: Sendable {}
+    final class Service0208: Sendable {}
+    final class Service0209: Sendable {}
+    final class Service0210: Sendable {}
+    final class Service0211: Sendable {}
+    final class Service0212: Sendable {}
+    final class Service0213: Sendable {}
+    final class Service0214: Sendable {}
+    final class Service0215: Sendable {}
+    final class Service0216: Sendable {}
+    final class Service0217: Sendable {}
+    final class Service0218: Sendable {}
+    final class Service0219: Sendable {}
+    final class Service0220: Sendable {}
+    final class Service0221: Sendable {}
+    final class Service0222: Sendable {}
+    final class Service0223: Sendable {}
+    final class Service0224: Sendable {}
+    final class Service0225: Sendable {}
+    final class Service0226: Sendable {}
+    final class Service0227: Sendable {}
+    final class Service0228: Sendable {}
+    final class Service0229: Sendable {}
+    final class Service0230: Sendable {}
+    final class Service0231: Sendable {}
+    final class Service0232: Sendable {}
+    final class Service0233: Sendable {}
+    final class Service0234: Sendable {}
+    final class Service0235: Sendable {}
+    final class Service0236: Sendable {}
+    final class Service0237: Sendable {}
+    final class Service0238: Sendable {}
+    final class Service0239: Sendable {}
+    final class Service0240: Sendable {}
+    final class Service0241: Sendable {}
+    final class Service0242: Sendable {}
+    final class Service0243: Sendable {}
+    final class Service0244: Sendable {}
+    final class Service0245: Sendable {}
+    final class Service0246: Sendable {}
+    final class Service0247: Sendable {}
+    final class Service0248: Sendable {}
+    final class Service0249: Sendable {}
+    final class Service0250: Sendable {}
+    final class Service0251: Sendable {}
+    final class Service0252: Sendable {}
+    final class Service0253: Sendable {}
+    final class Service0254: Sendable {}
+    final class Service0255: Sendable {}
+    final class Service0256: Sendable {}
+    final class Service0257: Sendable {}
+    final class Service0258: Sendable {}
+    final class Service0259: Sendable {}
+    final class Service0260: Sendable {}
+    final class Service0261: Sendable {}
+    final class Service0262: Sendable {}
+    final class Service0263: Sendable {}
+    final class Service0264: Sendable {}
+    final class Service0265: Sendable {}
+    final class Service0266: Sendable {}
+    final class Service0267: Sendable {}
+    final class Service0268: Sendable {}
+    final class Service0269: Sendable {}
+    final class Service0270: Sendable {}
+    final class Service0271: Sendable {}
+    final class Service0272: Sendable {}
+    final class Service0273: Sendable {}
+    final class Service0274: Sendable {}
+    final class Service0275: Sendable {}
+    final class Service0276: Sendable {}
+    final class Service0277: Sendable {}
+    final class Service0278: Sendable {}
+    final class Service0279: Sendable {}
+    final class Service0280: Sendable {}
+    final class Service0281: Sendable {}
+    final class Service0282: Sendable {}
+    final class Service0283: Sendable {}
+    final class Service0284: Sendable {}
+    final class Service0285: Sendable {}
+    final class Service0286: Sendable {}
+    final class Service0287: Sendable {}
+    final class Service0288: Sendable {}
+    final class Service0289: Sendable {}
+    final class Service0290: Sendable {}
+    final class Service0291: Sendable {}
+    final class Service0292: Sendable {}
+    final class Service0293: Sendable {}
+    final class Service0294: Sendable {}
+    final class Service0295: Sendable {}
+    final class Service0296: Sendable {}
+    final class Service0297: Sendable {}
+    final class Service0298: Sendable {}
+    final class Service0299: Sendable {}
+    final class Service0300: Sendable {}
+    final class Service0301: Sendable {}
+    final class Service0302: Sendable {}
+    final class Service0303: Sendable {}
+    final class Service0304: Sendable {}
+    final class Service0305: Sendable {}
+    final class Service0306: Sendable {}
+    final class Service0307: Sendable {}
+    final class Service0308: Sendable {}
+    final class Service0309: Sendable {}
+    final class Service0310: Sendable {}
+    final class Service0311: Sendable {}
+    final class Service0312: Sendable {}
+    final class Service0313: Sendable {}
+    final class Service0314: Sendable {}
+    final class Service0315: Sendable {}
+    final class Service0316: Sendable {}
+    final class Service0317: Sendable {}
+    final class Service0318: Sendable {}
+    final class Service0319: Sendable {}
+    final class Service0320: Sendable {}
+    final class Service0321: Sendable {}
+    final class Service0322: Sendable {}
+    final class Service0323: Sendable {}
+    final class Service0324: Sendable {}
+    final class Service0325: Sendable {}
+    final class Service0326: Sendable {}
+    final class Service0327: Sendable {}
+    final class Service0328: Sendable {}
+    final class Service0329: Sendable {}
+    final class Service0330: Sendable {}
+    final class Service0331: Sendable {}
+    final class Service0332: Sendable {}
+    final class Service0333: Sendable {}
+    final class Service0334: Sendable {}
+    final class Service0335: Sendable {}
+    final class Service0336: Sendable {}
+    final class Service0337: Sendable {}
+    final class Service0338: Sendable {}
+    final class Service0339: Sendable {}
+    final class Service0340: Sendable {}
+    final class Service0341: Sendable {}
+    final class Service0342: Sendable {}
+    final class Service0343: Sendable {}
+    final class Service0344: Sendable {}
+    final class Service0345: Sendable {}
+    final class Service0346: Sendable {}
+    final class Service0347: Sendable {}
+    final class Service0348: Sendable {}
+    final class Service0349: Sendable {}
+    final class Service0350: Sendable {}
+    final class Service0351: Sendable {}
+    final class Service0352: Sendable {}
+    final class Service0353: Sendable {}
+    final class Service0354: Sendable {}
+    final class Service0355: Sendable {}
+    final class Service0356: Sendable {}
+    final class Service0357: Sendable {}
+    final class Service0358: Sendable {}
+    final class Service0359: Sendable {}
+    final class Service0360: Sendable {}
+    final class Service0361: Sendable {}
+    final class Service0362: Sendable {}
+    final class Service0363: Sendable {}
+    final class Service0364: Sendable {}
+    final class Service0365: Sendable {}
+    final class Service0366: Sendable {}
+    final class Service0367: Sendable {}
+    final class Service0368: Sendable {}
+    final class Service0369: Sendable {}
+    final class Service0370: Sendable {}
+    final class Service0371: Sendable {}
+    final class Service0372: Sendable {}
+    final class Service0373: Sendable {}
+    final class Service0374: Sendable {}
+    final class Service0375: Sendable {}
+    final class Service0376: Sendable {}
+    final class Service0377: Sendable {}
+    final class Service0378: Sendable {}
+    final class Service0379: Sendable {}
+    final class Service0380: Sendable {}
+    final class Service0381: Sendable {}
+    final class Service0382: Sendable {}
+    final class Service0383: Sendable {}
+    final class Service0384: Sendable {}
+    final class Service0385: Sendable {}
+    final class Service0386: Sendable {}
+    final class Service0387: Sendable {}
+    final class Service0388: Sendable {}
+    final class Service0389: Sendable {}
+    final class Service0390: Sendable {}
+    final class Service0391: Sendable {}
+    final class Service0392: Sendable {}
+    final class Service0393: Sendable {}
+    final class Service0394: Sendable {}
+    final class Service0395: Sendable {}
+    final class Service0396: Sendable {}
+    final class Service0397: Sendable {}
+    final class Service0398: Sendable {}
+    final class Service0399: Sendable {}
+    final class Service0400: Sendable {}
+    final class Service0401: Sendable {}
+    final class Service0402: Sendable {}
+    final class Service0403: Sendable {}
+    final class Service0404: Sendable {}
+    final class Service0405: Sendable {}
+    final class Service0406: Sendable {}
+    final class Service0407: Sendable {}
+    final class Service0408: Sendable {}
+    final class Service0409: Sendable {}
+    final class Service0410: Sendable {}
+    final class Service0411: Sendable {}
+    final class Service0412: Sendable {}
+    final class Service0413: Sendable {}
+    final class Service0414: Sendable {}
+    final class Service0415: Sendable {}
+    final class Service0416: Sendable {}
+    final class Service0417: Sendable {}
+    final class Service0418: Sendable {}
+    final class Service0419: Sendable {}
+    final class Service0420: Sendable {}
+    final class Service0421: Sendable {}
+    final class Service0422: Sendable {}
+    final class Service0423: Sendable {}
+    final class Service0424: Sendable {}
+    final class Service0425: Sendable {}
+    final class Service0426: Sendable {}
+    final class Service0427: Sendable {}
+    final class Service0428: Sendable {}
+    final class Service0429: Sendable {}
+    final class Service0430: Sendable {}
+    final class Service0431: Sendable {}
+    final class Service0432: Sendable {}
+    final class Service0433: Sendable {}
+    final class Service0434: Sendable {}
+    final class Service0435: Sendable {}
+    final class Service0436: Sendable {}
+    final class Service0437: Sendable {}
+    final class Service0438: Sendable {}
+    final class Service0439: Sendable {}
+    final class Service0440: Sendable {}
+    final class Service0441: Sendable {}
+    final class Service0442: Sendable {}
+    final class Service0443: Sendable {}
+    final class Service0444: Sendable {}
+    final class Service0445: Sendable {}
+    final class Service0446: Sendable {}
+    final class Service0447: Sendable {}
+    final class Service0448: Sendable {}
+    final class Service0449: Sendable {}
+    final class Service0450: Sendable {}
+    final class Service0451: Sendable {}
+    final class Service0452: Sendable {}
+    final class Service0453: Sendable {}
+    final class Service0454: Sendable {}
+    final class Service0455: Sendable {}
+    final class Service0456: Sendable {}
+    final class Service0457: Sendable {}
+    final class Service0458: Sendable {}
+    final class Service0459: Sendable {}
+    final class Service0460: Sendable {}
+    final class Service0461: Sendable {}
+    final class Service0462: Sendable {}
+    final class Service0463: Sendable {}
+    final class Service0464: Sendable {}
+    final class Service0465: Sendable {}
+    final class Service0466: Sendable {}
+    final class Service0467: Sendable {}
+    final class Service0468: Sendable {}
+    final class Service0469: Sendable {}
+    final class Service0470: Sendable {}
+    final class Service0471: Sendable {}
+    final class Service0472: Sendable {}
+    final class Service0473: Sendable {}
+    final class Service0474: Sendable {}
+    final class Service0475: Sendable {}
+    final class Service0476: Sendable {}
+    final class Service0477: Sendable {}
+    final class Service0478: Sendable {}
+    final class Service0479: Sendable {}
+    final class Service0480: Sendable {}
+    final class Service0481: Sendable {}
+    final class Service0482: Sendable {}
+    final class Service0483: Sendable {}
+    final class Service0484: Sendable {}
+    final class Service0485: Sendable {}
+    final class Service0486: Sendable {}
+    final class Service0487: Sendable {}
+    final class Service0488: Sendable {}
+    final class Service0489: Sendable {}
+    final class Service0490: Sendable {}
+    final class Service0491: Sendable {}
+    final class Service0492: Sendable {}
+    final class Service0493: Sendable {}
+    final class Service0494: Sendable {}
+    final class Service0495: Sendable {}
+    final class Service0496: Sendable {}
+    final class Service0497: Sendable {}
+    final class Service0498: Sendable {}
+    final class Service0499: Sendable {}
+    final class Service0500: Sendable {}
+    final class Service0501: Sendable {}
+    final class Service0502: Sendable {}
+    final class Service0503: Sendable {}
+    final class Service0504: Sendable {}
+    final class Service0505: Sendable {}
+    final class Service0506: Sendable {}
+    final class Service0507: Sendable {}
+    final class Service0508: Sendable {}
+    final class Service0509: Sendable {}
+    final class Service0510: Sendable {}
+    final class Service0511: Sendable {}
+    final class Service0512: Sendable {}
+    final class Service0513: Sendable {}
+    final class Service0514: Sendable {}
+    final class Service0515: Sendable {}
+    final class Service0516: Sendable {}
+    final class Service0517: Sendable {}
+    final class Service0518: Sendable {}
+    final class Service0519: Sendable {}
+    final class Service0520: Sendable {}
+    final class Service0521: Sendable {}
+    final class Service0522: Sendable {}
+    final class Service0523: Sendable {}
+    final class Service0524: Sendable {}
+    final class Service0525: Sendable {}
+    final class Service0526: Sendable {}
+    final class Service0527: Sendable {}
+    final class Service0528: Sendable {}
+    final class Service0529: Sendable {}
+    final class Service0530: Sendable {}
+    final class Service0531: Sendable {}
+    final class Service0532: Sendable {}
+    final class Service0533: Sendable {}
+    final class Service0534: Sendable {}
+    final class Service0535: Sendable {}
+    final class Service0536: Sendable {}
+    final class Service0537: Sendable {}
+    final class Service0538: Sendable {}
+    final class Service0539: Sendable {}
+    final class Service0540: Sendable {}
+    final class Service0541: Sendable {}
+    final class Service0542: Sendable {}
+    final class Service0543: Sendable {}
+    final class Service0544: Sendable {}
+    final class Service0545: Sendable {}
+    final class Service0546: Sendable {}
+    final class Service0547: Sendable {}
+    final class Service0548: Sendable {}
+    final class Service0549: Sendable {}
+    final class Service0550: Sendable {}
+    final class Service0551: Sendable {}
+    final class Service0552: Sendable {}
+    final class Service0553: Sendable {}
+    final class Service0554: Sendable {}
+    final class Service0555: Sendable {}
+    final class Service0556: Sendable {}
+    final class Service0557: Sendable {}
+    final class Service0558: Sendable {}
+    final class Service0559: Sendable {}
+    final class Service0560: Sendable {}
+    final class Service0561: Sendable {}
+    final class Service0562: Sendable {}
+    final class Service0563: Sendable {}
+    final class Service0564: Sendable {}
+    final class Service0565: Sendable {}
+    final class Service0566: Sendable {}
+    final class Service0567: Sendable {}
+    final class Service0568: Sendable {}
+    final class Service0569: Sendable {}
+    final class Service0570: Sendable {}
+    final class Service0571: Sendable {}
+    final class Service0572: Sendable {}
+    final class Service0573: Sendable {}
+    final class Service0574: Sendable {}
+    final class Service0575: Sendable {}
+    final class Service0576: Sendable {}
+    final class Service0577: Sendable {}
+    final class Service0578: Sendable {}
+    final class Service0579: Sendable {}
+    final class Service0580: Sendable {}
+    final class Service0581: Sendable {}
+    final class Service0582: Sendable {}
+    final class Service0583: Sendable {}
+    final class Service0584: Sendable {}
+    final class Service0585: Sendable {}
+    final class Service0586: Sendable {}
+    final class Service0587: Sendable {}
+    final class Service0588: Sendable {}
+    final class Service0589: Sendable {}
+    final class Service0590: Sendable {}
+    final class Service0591: Sendable {}
+    final class Service0592: Sendable {}
+    final class Service0593: Sendable {}
+    final class Service0594: Sendable {}
+    final class Service0595: Sendable {}
+    final class Service0596: Sendable {}
+    final class Service0597: Sendable {}
+    final class Service0598: Sendable {}
+    final class Service0599: Sendable {}
+    final class Service0600: Sendable {}
+    final class Service0601: Sendable {}
+    final class Service0602: Sendable {}
+    final class Service0603: Sendable {}
+    final class Service0604: Sendable {}
+    final class Service0605: Sendable {}
+    final class Service0606: Sendable {}
+    final class Service0607: Sendable {}
+    final class Service0608: Sendable {}
+    final class Service0609: Sendable {}
+    final class Service0610: Sendable {}
+    final class Service0611: Sendable {}
+    final class Service0612: Sendable {}
+    final class Service0613: Sendable {}
+    final class Service0614: Sendable {}
+    final class Service0615: Sendable {}
+    final class Service0616: Sendable {}
+    final class Service0617: Sendable {}
+    final class Service0618: Sendable {}
+    final class Service0619: Sendable {}
+    final class Service0620: Sendable {}
+    final class Service0621: Sendable {}
+    final class Service0622: Sendable {}
+    final class Service0623: Sendable {}
+    final class Service0624: Sendable {}
+    final class Service0625: Sendable {}
+    final class Service0626: Sendable {}
+    final class Service0627: Sendable {}
+    final class Service0628: Sendable {}
+    final class Service0629: Sendable {}
+    final class Service0630: Sendable {}
+    final class Service0631: Sendable {}
+    final class Service0632: Sendable {}
+    final class Service0633: Sendable {}
+    final class Service0634: Sendable {}
+    final class Service0635: Sendable {}
+    final class Service0636: Sendable {}
+    final class Service0637: Sendable {}
+    final class Service0638: Sendable {}
+    final class Service0639: Sendable {}
+    final class Service0640: Sendable {}
+    final class Service0641: Sendable {}
+    final class Service0642: Sendable {}
+    final class Service0643: Sendable {}
+    final class Service0644: Sendable {}
+    final class Service0645: Sendable {}
+    final class Service0646: Sendable {}
+    final class Service0647: Sendable {}
+    final class Service0648: Sendable {}
+    final class Service0649: Sendable {}
+    final class Service0650: Sendable {}
+    final class Service0651: Sendable {}
+    final class Service0652: Sendable {}
+    final class Service0653: Sendable {}
+    final class Service0654: Sendable {}
+    final class Service0655: Sendable {}
+    final class Service0656: Sendable {}
+    final class Service0657: Sendable {}
+    final class Service0658: Sendable {}
+    final class Service0659: Sendable {}
+    final class Service0660: Sendable {}
+    final class Service0661: Sendable {}
+    final class Service0662: Sendable {}
+    final class Service0663: Sendable {}
+    final class Service0664: Sendable {}
+    final class Service0665: Sendable {}
+    final class Service0666: Sendable {}
+    final class Service0667: Sendable {}
+    final class Service0668: Sendable {}
+    final class Service0669: Sendable {}
+    final class Service0670: Sendable {}
+    final class Service0671: Sendable {}
+    final class Service0672: Sendable {}
+    final class Service0673: Sendable {}
+    final class Service0674: Sendable {}
+    final class Service0675: Sendable {}
+    final class Service0676: Sendable {}
+    final class Service0677: Sendable {}
+    final class Service0678: Sendable {}
+    final class Service0679: Sendable {}
+    final class Service0680: Sendable {}
+    final class Service0681: Sendable {}
+    final class Service0682: Sendable {}
+    final class Service0683: Sendable {}
+    final class Service0684: Sendable {}
+    final class Service0685: Sendable {}
+    final class Service0686: Sendable {}
+    final class Service0687: Sendable {}
+    final class Service0688: Sendable {}
+    final class Service0689: Sendable {}
+    final class Service0690: Sendable {}
+    final class Service0691: Sendable {}
+    final class Service0692: Sendable {}
+    final class Service0693: Sendable {}
+    final class Service0694: Sendable {}
+    final class Service0695: Sendable {}
+    final class Service0696: Sendable {}
+    final class Service0697: Sendable {}
+    final class Service0698: Sendable {}
+    final class Service0699: Sendable {}
+    final class Service0700: Sendable {}
+    final class Service0701: Sendable {}
+    final class Service0702: Sendable {}
+    final class Service0703: Sendable {}
+    final class Service0704: Sendable {}
+    final class Service0705: Sendable {}
+    final class Service0706: Sendable {}
+    final class Service0707: Sendable {}
+    final class Service0708: Sendable {}
+    final class Service0709: Sendable {}
+    final class Service0710: Sendable {}
+    final class Service0711: Sendable {}
+    final class Service0712: Sendable {}
+    final class Service0713: Sendable {}
+    final class Service0714: Sendable {}
+    final class Service0715: Sendable {}
+    final class Service0716: Sendable {}
+    final class Service0717: Sendable {}
+    final class Service0718: Sendable {}
+    final class Service0719: Sendable {}
+    final class Service0720: Sendable {}
+    final class Service0721: Sendable {}
+    final class Service0722: Sendable {}
+    final class Service0723: Sendable {}
+    final class Service0724: Sendable {}
+    final class Service0725: Sendable {}
+    final class Service0726: Sendable {}
+    final class Service0727: Sendable {}
+    final class Service0728: Sendable {}
+    final class Service0729: Sendable {}
+    final class Service0730: Sendable {}
+    final class Service0731: Sendable {}
+    final class Service0732: Sendable {}
+    final class Service0733: Sendable {}
+    final class Service0734: Sendable {}
+    final class Service0735: Sendable {}
+    final class Service0736: Sendable {}
+    final class Service0737: Sendable {}
+    final class Service0738: Sendable {}
+    final class Service0739: Sendable {}
+    final class Service0740: Sendable {}
+    final class Service0741: Sendable {}
+    final class Service0742: Sendable {}
+    final class Service0743: Sendable {}
+    final class Service0744: Sendable {}
+    final class Service0745: Sendable {}
+    final class Service0746: Sendable {}
+    final class Service0747: Sendable {}
+    final class Service0748: Sendable {}
+    final class Service0749: Sendable {}
+    final class Service0750: Sendable {}
+    final class Service0751: Sendable {}
+    final class Service0752: Sendable {}
+    final class Service0753: Sendable {}
+    final class Service0754: Sendable {}
+    final class Service0755: Sendable {}
+    final class Service0756: Sendable {}
+    final class Service0757: Sendable {}
+    final class Service0758: Sendable {}
+    final class Service0759: Sendable {}
+    final class Service0760: Sendable {}
+    final class Service0761: Sendable {}
+    final class Service0762: Sendable {}
+    final class Service0763: Sendable {}
+    final class Service0764: Sendable {}
+    final class Service0765: Sendable {}
+    final class Service0766: Sendable {}
+    final class Service0767: Sendable {}
+    final class Service0768: Sendable {}
+    final class Service0769: Sendable {}
+    final class Service0770: Sendable {}
+    final class Service0771: Sendable {}
+    final class Service0772: Sendable {}
+    final class Service0773: Sendable {}
+    final class Service0774: Sendable {}
+    final class Service0775: Sendable {}
+    final class Service0776: Sendable {}
+    final class Service0777: Sendable {}
+    final class Service0778: Sendable {}
+    final class Service0779: Sendable {}
+    final class Service0780: Sendable {}
+    final class Service0781: Sendable {}
+    final class Service0782: Sendable {}
+    final class Service0783: Sendable {}
+    final class Service0784: Sendable {}
+    final class Service0785: Sendable {}
+    final class Service0786: Sendable {}
+    final class Service0787: Sendable {}
+    final class Service0788: Sendable {}
+    final class Service0789: Sendable {}
+    final class Service0790: Sendable {}
+    final class Service0791: Sendable {}
+    final class Service0792: Sendable {}
+    final class Service0793: Sendable {}
+    final class Service0794: Sendable {}
+    final class Service0795: Sendable {}
+    final class Service0796: Sendable {}
+    final class Service0797: Sendable {}
+    final class Service0798: Sendable {}
+    final class Service0799: Sendable {}
+    final class Service0800: Sendable {}
+    final class Service0801: Sendable {}
+    final class Service0802: Sendable {}
+    final class Service0803: Sendable {}
+    final class Service0804: Sendable {}
+    final class Service0805: Sendable {}
+    final class Service0806: Sendable {}
+    final class Service0807: Sendable {}
+    final class Service0808: Sendable {}
+    final class Service0809: Sendable {}
+    final class Service0810: Sendable {}
+    final class Service0811: Sendable {}
+    final class Service0812: Sendable {}
+    final class Service0813: Sendable {}
+    final class Service0814: Sendable {}
+    final class Service0815: Sendable {}
+    final class Service0816: Sendable {}
+    final class Service0817: Sendable {}
+    final class Service0818: Sendable {}
+    final class Service0819: Sendable {}
+    final class Service0820: Sendable {}
+    final class Service0821: Sendable {}
+    final class Service0822: Sendable {}
+    final class Service0823: Sendable {}
+    final class Service0824: Sendable {}
+    final class Service0825: Sendable {}
+    final class Service0826: Sendable {}
+    final class Service0827: Sendable {}
+    final class Service0828: Sendable {}
+    final class Service0829: Sendable {}
+    final class Service0830: Sendable {}
+    final class Service0831: Sendable {}
+    final class Service0832: Sendable {}
+    final class Service0833: Sendable {}
+    final class Service0834: Sendable {}
+    final class Service0835: Sendable {}
+    final class Service0836: Sendable {}
+    final class Service0837: Sendable {}
+    final class Service0838: Sendable {}
+    final class Service0839: Sendable {}
+    final class Service0840: Sendable {}
+    final class Service0841: Sendable {}
+    final class Service0842: Sendable {}
+    final class Service0843: Sendable {}
+    final class Service0844: Sendable {}
+    final class Service0845: Sendable {}
+    final class Service0846: Sendable {}
+    final class Service0847: Sendable {}
+    final class Service0848: Sendable {}
+    final class Service0849: Sendable {}
+    final class Service0850: Sendable {}
+    final class Service0851: Sendable {}
+    final class Service0852: Sendable {}
+    final class Service0853: Sendable {}
+    final class Service0854: Sendable {}
+    final class Service0855: Sendable {}
+    final class Service0856: Sendable {}
+    final class Service0857: Sendable {}
+    final class Service0858: Sendable {}
+    final class Service0859: Sendable {}
+    final class Service0860: Sendable {}
+    final class Service0861: Sendable {}
+    final class Service0862: Sendable {}
+    final class Service0863: Sendable {}
+    final class Service0864: Sendable {}
+    final class Service0865: Sendable {}
+    final class Service0866: Sendable {}
+    final class Service0867: Sendable {}
+    final class Service0868: Sendable {}
+    final class Service0869: Sendable {}
+    final class Service0870: Sendable {}
+    final class Service0871: Sendable {}
+    final class Service0872: Sendable {}
+    final class Service0873: Sendable {}
+    final class Service0874: Sendable {}
+    final class Service0875: Sendable {}
+    final class Service0876: Sendable {}
+    final class Service0877: Sendable {}
+    final class Service0878: Sendable {}
+    final class Service0879: Sendable {}
+    final class Service0880: Sendable {}
+    final class Service0881: Sendable {}
+    final class Service0882: Sendable {}
+    final class Service0883: Sendable {}
+    final class Service0884: Sendable {}
+    final class Service0885: Sendable {}
+    final class Service0886: Sendable {}
+    final class Service0887: Sendable {}
+    final class Service0888: Sendable {}
+    final class Service0889: Sendable {}
+    final class Service0890: Sendable {}
+    final class Service0891: Sendable {}
+    final class Service0892: Sendable {}
+    final class Service0893: Sendable {}
+    final class Service0894: Sendable {}
+    final class Service0895: Sendable {}
+    final class Service0896: Sendable {}
+    final class Service0897: Sendable {}
+    final class Service0898: Sendable {}
+    final class Service0899: Sendable {}
+    final class Service0900: Sendable {}
+    final class Service0901: Sendable {}
+    final class Service0902: Sendable {}
+    final class Service0903: Sendable {}
+    final class Service0904: Sendable {}
+    final class Service0905: Sendable {}
+    final class Service0906: Sendable {}
+    final class Service0907: Sendable {}
+    final class Service0908: Sendable {}
+    final class Service0909: Sendable {}
+    final class Service0910: Sendable {}
+    final class Service0911: Sendable {}
+    final class Service0912: Sendable {}
+    final class Service0913: Sendable {}
+    final class Service0914: Sendable {}
+    final class Service0915: Sendable {}
+    final class Service0916: Sendable {}
+    final class Service0917: Sendable {}
+    final class Service0918: Sendable {}
+    final class Service0919: Sendable {}
+    final class Service0920: Sendable {}
+    final class Service0921: Sendable {}
+    final class Service0922: Sendable {}
+    final class Service0923: Sendable {}
+    final class Service0924: Sendable {}
+    final class Service0925: Sendable {}
+    final class Service0926: Sendable {}
+    final class Service0927: Sendable {}
+    final class Service0928: Sendable {}
+    final class Service0929: Sendable {}
+    final class Service0930: Sendable {}
+    final class Service0931: Sendable {}
+    final class Service0932: Sendable {}
+    final class Service0933: Sendable {}
+    final class Service0934: Sendable {}
+    final class Service0935: Sendable {}
+    final class Service0936: Sendable {}
+    final class Service0937: Sendable {}
+    final class Service0938: Sendable {}
+    final class Service0939: Sendable {}
+    final class Service0940: Sendable {}
+    final class Service0941: Sendable {}
+    final class Service0942: Sendable {}
+    final class Service0943: Sendable {}
+    final class Service0944: Sendable {}
+    final class Service0945: Sendable {}
+    final class Service0946: Sendable {}
+    final class Service0947: Sendable {}
+    final class Service0948: Sendable {}
+    final class Service0949: Sendable {}
+    final class Service0950: Sendable {}
+    final class Service0951: Sendable {}
+    final class Service0952: Sendable {}
+    final class Service0953: Sendable {}
+    final class Service0954: Sendable {}
+    final class Service0955: Sendable {}
+    final class Service0956: Sendable {}
+    final class Service0957: Sendable {}
+    final class Service0958: Sendable {}
+    final class Service0959: Sendable {}
+    final class Service0960: Sendable {}
+    final class Service0961: Sendable {}
+    final class Service0962: Sendable {}
+    final class Service0963: Sendable {}
+    final class Service0964: Sendable {}
+    final class Service0965: Sendable {}
+    final class Service0966: Sendable {}
+    final class Service0967: Sendable {}
+    final class Service0968: Sendable {}
+    final class Service0969: Sendable {}
+    final class Service0970: Sendable {}
+    final class Service0971: Sendable {}
+    final class Service0972: Sendable {}
+    final class Service0973: Sendable {}
+    final class Service0974: Sendable {}
+    final class Service0975: Sendable {}
+    final class Service0976: Sendable {}
+    final class Service0977: Sendable {}
+    final class Service0978: Sendable {}
+    final class Service0979: Sendable {}
+    final class Service0980: Sendable {}
+    final class Service0981: Sendable {}
+    final class Service0982: Sendable {}
+    final class Service0983: Sendable {}
+    final class Service0984: Sendable {}
+    final class Service0985: Sendable {}
+    final class Service0986: Sendable {}
+    final class Service0987: Sendable {}
+    final class Service0988: Sendable {}
+    final class Service0989: Sendable {}
+    final class Service0990: Sendable {}
+    final class Service0991: Sendable {}
+    final class Service0992: Sendable {}
+    final class Service0993: Sendable {}
+    final class Service0994: Sendable {}
+    final class Service0995: Sendable {}
+    final class Service0996: Sendable {}
+    final class Service0997: Sendable {}
+    final class Service0998: Sendable {}
+    final class Service0999: Sendable {}
 }
 
 extension Scale1000Scenario {

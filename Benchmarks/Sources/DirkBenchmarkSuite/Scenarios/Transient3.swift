@@ -3,9 +3,9 @@ import Swinject
 
 /// `transient3`: a new C, which needs a new B, which needs the cached singleton A.
 enum Transient3Scenario {
-    final class A {}
+    final class A: Sendable {}
 
-    final class B {
+    final class B: Sendable {
         let a: A
 
         init(a: A) {
@@ -13,7 +13,7 @@ enum Transient3Scenario {
         }
     }
 
-    final class C {
+    final class C: Sendable {
         let b: B
 
         init(b: B) {

@@ -20,14 +20,14 @@ final class AuditLog: Sendable {
 /// The changes one handler makes, kept until the handler succeeds and then written to the audit
 /// log together; a handler that fails writes nothing.
 ///
-/// Not thread-safe: one request's handler and its dependencies use it, one after another.
-final class AuditTrail {
+/// `Sendable`, as every `scoped` instance is: the child tasks of one resolution share it.
+final class AuditTrail: Sendable {
     /// The request whose changes this trail records.
     let requestID: String
     /// The user that request acts for.
     let user: User
     private let log: AuditLog
-    private var actions: [String] = []
+    private let actions = Mutex<[String]>([])
 
     /// Creates an empty trail for one request, to be committed to `log`.
     init(requestID: String, user: User, log: AuditLog) {
@@ -38,12 +38,15 @@ final class AuditTrail {
 
     /// Notes one change; nothing reaches the log before `commit()`.
     func record(_ action: String) {
-        actions.append(action)
+        actions.withLock { $0.append(action) }
     }
 
     /// Writes the changes noted so far to the log, stamped with the request's id and user.
     func commit() {
-        log.append(actions.map { AuditEntry(requestID: requestID, user: user.name, action: $0) })
-        actions.removeAll()
+        let noted = actions.withLock { actions in
+            defer { actions.removeAll() }
+            return actions
+        }
+        log.append(noted.map { AuditEntry(requestID: requestID, user: user.name, action: $0) })
     }
 }
