@@ -31,7 +31,7 @@ import CDirk
 /// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
 /// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
-open class Component: @unchecked Sendable {
+open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// The lock, and the lock-free tables of modules, parents and ancestors and the component's
     /// flags, in the component's own memory: read and written only through `core`. It must stay
     /// the class's first stored property, and `lockedState` its second (see `InlineLocked`).
@@ -87,6 +87,22 @@ open class Component: @unchecked Sendable {
 
     /// Whether the component's storage lies where `ComponentCore` finds it, with room for every
     /// word. A test hook: it checks the layout that `InlineLocked` assumes.
+    /// Describes the component without building anything: its type, its modules, its parents and
+    /// how many of its providers hold a cached instance. `print(app)` shows it:
+    ///
+    /// ```text
+    /// AppComponent(modules: NetworkModule, StorageModule; parents: none; cached: 2 providers)
+    /// ```
+    ///
+    /// ``trace(_:)`` and ``dependencyGraph()`` tell more.
+    open var debugDescription: String {
+        let graph = dependencyGraph()
+        let cached = graph.nodes.count { $0.isCached }
+        func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
+        return "\(graph.component)(modules: \(list(graph.modules)); parents: \(list(graph.parents)); "
+            + "cached: \(cached) provider\(cached == 1 ? "" : "s"))"
+    }
+
     package var storageLayoutHolds: Bool {
         core.locked.layoutHolds(words: &lockedWords, state: &lockedState, wordCount: ComponentWords.count)
     }

@@ -46,10 +46,13 @@ public func withWatchdog(
 /// is kept by a thread of its own, so that a body that blocks the cooperative pool cannot stop it,
 /// and it starts when the body does: on a busy machine, a task can wait seconds for a thread of the
 /// pool, which the stress tests running beside it hold. (The wait for the start is bounded by
-/// `seconds` too.)
+/// `seconds` too.) `reportHang` records the issue; the watchdog's own tests replace it.
 @discardableResult
 public func withAsyncWatchdog<Result: Sendable>(
     seconds: Int = defaultWatchdogSeconds, sourceLocation: SourceLocation = #_sourceLocation,
+    reportHang: (String, SourceLocation) -> Void = {
+        Issue.record(Comment(rawValue: $0), sourceLocation: $1)
+    },
     _ body: @escaping @Sendable () async -> Result
 ) async -> Result? {
     let (started, finished) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
@@ -68,8 +71,7 @@ public func withAsyncWatchdog<Result: Sendable>(
     }
     guard inTime else {
         task.cancel()
-        Issue.record(
-            "Deadlock: the async work did not finish within \(seconds) s", sourceLocation: sourceLocation)
+        reportHang("Deadlock: the async work did not finish within \(seconds) s", sourceLocation)
         return nil
     }
     return await task.value
@@ -129,11 +131,15 @@ public final class OffThreadChecks: Sendable {
         failures.withLock { $0.append(failure) }
     }
 
+    /// What fails the test if any check failed, listing the first few; nil if none did.
+    public var summary: String? {
+        let failures = failures.withLock { $0 }
+        return failures.isEmpty ? nil : "\(failures.count) checks failed: \(failures.prefix(5))"
+    }
+
     /// Fails the test if any check failed, listing the first few.
     public func expectNone(sourceLocation: SourceLocation = #_sourceLocation) {
-        let failures = failures.withLock { $0 }
-        #expect(
-            failures.isEmpty, "\(failures.count) checks failed: \(failures.prefix(5))",
-            sourceLocation: sourceLocation)
+        let summary = summary
+        #expect(summary == nil, "\(summary ?? "")", sourceLocation: sourceLocation)
     }
 }

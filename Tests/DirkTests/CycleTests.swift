@@ -22,6 +22,28 @@ struct CycleTests {
             ), "the example names the providers of the path")
     }
 
+    @Test(
+        "the cycle's advice suggests only what the provider's strategy accepts",
+        arguments: CycleAdvice.allCases)
+    func adviceFitsTheStrategy(_ advice: CycleAdvice) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [advice] in
+            armExitTestWatchdog()
+            let component = CycleComponent()
+            switch advice {
+            case .single: _ = component.cycles.a()
+            case .weak: _ = component.cycles.weakA()
+            case .scoped: _ = component.cycles.scopedA()
+            case .scopedThroughTransient: _ = component.cycles.mixedScoped()
+            case .keyed: _ = component.cycles.keyedPair(1)
+            }
+        }
+        #expect(standardError(of: result).contains(advice.expected))
+        if advice != .single {
+            #expect(!standardError(of: result).contains("`single({ ... }, configure:"))
+        }
+    }
+
     @Test("a provider that requires itself directly traps")
     func selfCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -188,6 +210,10 @@ class CycleModule: Module<CycleComponent>, @unchecked Sendable {
     func itself() -> Thing { single { c in c.cycles.itself() } }
     func ping() -> Thing { transient { c in c.cycles.pong() } }
     func pong() -> Thing { transient { c in c.cycles.ping() } }
+    func weakA() -> Thing { weak { c in c.cycles.weakB() } }
+    func weakB() -> Thing { weak { c in c.cycles.weakA() } }
+    func mixedTransient() -> Thing { transient { c in c.cycles.mixedScoped() } }
+    func mixedScoped() -> Thing { scoped { c in c.cycles.mixedTransient() } }
     func scopedA() -> Thing { scoped { c in c.cycles.scopedB() } }
     func scopedB() -> Thing { scoped { c in c.cycles.scopedA() } }
     func keyed(_ key: String) -> Thing { single(key: key) { c in c.cycles.keyed(key) } }
@@ -226,4 +252,25 @@ class CycleModule: Module<CycleComponent>, @unchecked Sendable {
 
 class CycleChildModule: Module<CycleChildComponent>, @unchecked Sendable {
     func loop() -> Thing { single { c in c.app.cycles.escaping() } }
+}
+
+/// A cycle through providers of one strategy, and the advice its message must give.
+enum CycleAdvice: String, CaseIterable, Sendable, Codable, CustomTestStringConvertible {
+    case single, weak, scoped, scopedThroughTransient, keyed
+
+    var testDescription: String { rawValue }
+
+    var expected: String {
+        switch self {
+        case .single:
+            "as `CycleModule.a()` could with `single({ ... }, configure: { made, c in made.<property> = c.<module>.b() })`"
+        case .weak:
+            "as `CycleModule.weakA()` could with `weak({ ... }, configure: { made, c in made.<property> = c.<module>.weakB() })`"
+        case .scoped:
+            "as `CycleModule.scopedA()` could with `scoped({ ... }, configure: { made, c in made.<property> = c.<module>.scopedB() })`"
+        case .scopedThroughTransient:
+            "as `CycleModule.mixedScoped()` could with `scoped({ ... }, configure: { made, c in made.<property> = c.<module>.mixedTransient() })`"
+        case .keyed: "Async providers and `single(key:)` take no `configure:`."
+        }
+    }
 }

@@ -479,3 +479,25 @@ final class GraphTreeModule: Module<GraphTreeComponent>, @unchecked Sendable {
         }
     }
 }
+
+@Suite("A component describes itself")
+struct ComponentDescriptionTests {
+    @Test("print shows the modules, the parents and how many providers hold an instance, building nothing")
+    func describesItself() {
+        let app = TestComponent()
+        #expect("\(app)" == "TestComponent(modules: none; parents: none; cached: 0 providers)")
+        _ = app.things.transient()
+        #expect("\(app)" == "TestComponent(modules: ThingModule; parents: none; cached: 0 providers)")
+        _ = app.things.single()
+        #expect("\(app)" == "TestComponent(modules: ThingModule; parents: none; cached: 1 provider)")
+        let child = DescribedChildComponent().parent { app }
+        #expect(
+            "\(child)"
+                == "DescribedChildComponent(modules: none; parents: TestComponent; cached: 0 providers)")
+        #expect(app.counter.count == 2, "describing built nothing: one transient and one single")
+    }
+}
+
+final class DescribedChildComponent: Component, @unchecked Sendable {
+    var app: TestComponent { parent() }
+}

@@ -86,12 +86,14 @@
         if !providers.isEmpty,
             providers.allSatisfy({ $0.strategy.takesConfigure || $0.strategy == .transient })
         {
-            // The example names the path's first provider and the one it needs next.
-            let next = providers.count > 1 ? providers[1] : providers[0]
+            // The example names the path's first provider that takes `configure:`, with its own
+            // strategy, and the provider it needs next.
+            let index = providers.firstIndex { $0.strategy.takesConfigure } ?? 0
+            let (first, next) = (providers[index], providers[(index + 1) % providers.count])
             return """
                 Break the cycle: build both objects without each other and let them set each other in \
-                `configure:` closures, as `\(providers[0].name)` could with \
-                `single({ ... }, configure: { made, c in made.<property> = c.<module>.\(next.site.function) })`, \
+                `configure:` closures, as `\(first.name)` could with \
+                `\(first.strategy)({ ... }, configure: { made, c in made.<property> = c.<module>.\(next.site.function) })`, \
                 or construct one side from a value that does not need the other.
                 """
         }
