@@ -29,9 +29,8 @@ struct WatchdogTests {
     func asyncWatchdogRecordsAHang() async {
         let ended = Counter()
         var reports: [String] = []
-        let result = await withAsyncWatchdog(
-            seconds: 1, reportHang: { message, _ in reports.append(message) }
-        ) {
+        func report(_ message: String, at _: SourceLocation) { reports.append(message) }
+        let result = await withAsyncWatchdog(seconds: 1, reportHang: report) {
             // An hour, unless cancelled.
             try? await Task.sleep(nanoseconds: 3_600_000_000_000)
             ended.increment()
