@@ -5,7 +5,9 @@ extension Component {
     /// The parents' caches are untouched, and so are instances that callers still hold. An
     /// instance being built while `reset()` runs finishes and is cached. The dropped instances and
     /// keys are released before `reset()` returns, with no lock held, so their deinitializers may
-    /// use the component. Calling `reset()` from inside a provider or `configure:` closure of this
+    /// use the component. An instance built with a `close:` action is not closed, since `reset()`
+    /// cannot wait for a close: the component keeps it open until ``shutdown(file:line:)`` closes
+    /// it with the others. Calling `reset()` from inside a provider or `configure:` closure of this
     /// component, synchronous or async, stops the program: the resolution would lose instances it
     /// is still using. So does calling it in a resolution that got an instance of this component
     /// which it publishes only when it ends (one built while a `configure:` closure of any
