@@ -10,9 +10,17 @@ let package = Package(
         // `name:` lets the product below say `package: "Dirk"` whatever the clone's folder is
         // called: a path dependency's identity is otherwise its directory's name.
         .package(name: "Dirk", path: "../.."),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // SQLite, built from the amalgamation it bundles: nothing to install.
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        // `ServiceGroup`, which runs the server and shuts it down gracefully on SIGTERM and SIGINT.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // `Logger`, for the service group; Hummingbird depends on it too.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `HTTPField.Name`, for the `X-User` header; Hummingbird depends on it too.
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // `Channel`, whose address says which port the server got; Hummingbird depends on it too.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .executableTarget(
@@ -20,7 +28,11 @@ let package = Package(
             dependencies: [
                 .product(name: "Dirk", package: "Dirk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

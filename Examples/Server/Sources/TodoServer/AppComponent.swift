@@ -1,7 +1,9 @@
 import Dirk
+import SQLiteNIO
 
-/// The application's scope: created once at start-up, and owned by the application, whose routes
-/// hold it, for as long as the server runs.
+/// The application's scope: created once at start-up, owned by the application, whose
+/// request-scope middleware holds it, for as long as the server runs, and shut down when the server
+/// has stopped.
 final class AppComponent: Component, @unchecked Sendable {
     /// Read once, before any provider runs; providers read it through their component.
     let configuration: ServerConfiguration
@@ -20,8 +22,21 @@ final class AppComponent: Component, @unchecked Sendable {
 
 /// The server's state, shared by every request.
 final class StorageModule: Module<AppComponent>, @unchecked Sendable {
-    /// One store for the whole application.
-    func todos() -> TodoStore { single { TodoStore() } }
+    /// The application's one connection to its database: opened, with its schema brought up to
+    /// date, on the first call, which the server makes before it accepts a request; closed by the
+    /// component's `shutdown()`.
+    func database() async throws -> SQLiteConnection {
+        try await single { c in
+            try await Database.open(path: c.configuration.database)
+        } close: {
+            try await $0.close()
+        }
+    }
+
+    /// One store for the whole application, in its database.
+    func todos() async throws -> TodoStore {
+        try await single { c in TodoStore(database: try await c.storage.database()) }
+    }
 
     /// One audit log for the whole application.
     func auditLog() -> AuditLog { single { AuditLog() } }

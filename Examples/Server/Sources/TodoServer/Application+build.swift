@@ -1,52 +1,59 @@
 import Hummingbird
+import NIOCore
 
 /// Builds the server around `app`.
 ///
-/// The routes hold `app`, so the application owns the component for as long as it runs. `main`
-/// passes the component it configured from the environment; a test passes one it built with fakes.
+/// The request-scope middleware holds `app`, so the application owns the component for as long as
+/// it runs. Before the server accepts a connection it opens the database and brings its schema up
+/// to date: a database that cannot open stops the start-up instead of failing requests. `main`
+/// passes the component it configured from the environment, and shuts it down once the server has
+/// stopped; a test passes one it built with fakes.
 func buildApplication(app: AppComponent) -> some ApplicationProtocol {
     let host = app.configuration.host
-    let port = app.configuration.port
-    return Application(
+    var application = Application(
         router: buildRouter(app: app),
-        configuration: .init(address: .hostname(host, port: port), serverName: "TodoServer"),
-        onServerRunning: { _ in
-            printNow("TodoServer listening on http://\(host):\(port)")
-            printNow("Try: curl -H 'X-User: ada' http://\(host):\(port)/todos")
+        configuration: .init(
+            address: .hostname(host, port: app.configuration.port), serverName: "TodoServer"),
+        onServerRunning: { channel in
+            // The port the server has, which PORT=0 leaves to the system.
+            let url = "http://\(host):\(channel.localAddress?.port ?? 0)"
+            printNow("TodoServer listening on \(url)")
+            printNow("Try: curl -H 'X-User: ada' \(url)/todos")
         })
+    application.beforeServerStarts { _ = try await app.storage.todos() }
+    return application
 }
 
-/// The server's routes.
+/// The server's routes, behind `RequestScopeMiddleware`.
 ///
-/// A route that acts for a user opens a request scope, builds its handler from it, and returns;
-/// the scope and everything built for it go with the route's local constants.
+/// The middleware opens each request's scope and hands it to the route in the context; the route
+/// builds its handler from it, and returns. The scope and everything built for it go with the
+/// context.
 ///
 /// - `GET /todos`: the user's todos, as a JSON array.
-/// - `POST /todos` with `{"title": "…"}`: adds a todo, answers 201 with it, and mails the user.
+/// - `POST /todos` with `{"title": "…"}`: adds a todo, answers 201 with it once it is stored, and
+///   mails the user.
 /// - `DELETE /todos/:id`: removes one of the user's todos, 204; 404 if it is not theirs.
 /// - `GET /audit`: what the user's requests changed, each entry with its request's id.
 ///
 /// Each answers 401 without an `X-User` header.
-func buildRouter(app: AppComponent) -> Router<BasicRequestContext> {
-    let router = Router()
-    router.get("todos") { request, context in
-        let scope = try app.openRequest(request, context: context)
-        return scope.todos.list().handle()
+func buildRouter(app: AppComponent) -> Router<TodoRequestContext> {
+    let router = Router(context: TodoRequestContext.self)
+    router.add(middleware: RequestScopeMiddleware(app: app))
+    router.get("todos") { _, context in
+        try await context.scope.todos.list().handle()
     }
     router.post("todos") { request, context in
-        let scope = try app.openRequest(request, context: context)
         let new = try await request.decode(as: NewTodo.self, context: context)
-        let todo = try await scope.todos.create().handle(new)
+        let todo = try await context.scope.todos.create().handle(new)
         return EditedResponse(status: .created, response: todo)
     }
-    router.delete("todos/:id") { request, context in
-        let scope = try app.openRequest(request, context: context)
+    router.delete("todos/:id") { _, context in
         let id = try context.parameters.require("id", as: Int.self)
-        return try scope.todos.delete().handle(id: id)
+        return try await context.scope.todos.delete().handle(id: id)
     }
-    router.get("audit") { request, context in
-        let scope = try app.openRequest(request, context: context)
-        return scope.audit.list().handle()
+    router.get("audit") { _, context in
+        try context.scope.audit.list().handle()
     }
     return router
 }

@@ -9,8 +9,8 @@ struct ListTodos {
     let todos: TodoRepository
 
     /// Returns the user's todos, oldest first.
-    func handle() -> [Todo] {
-        todos.all()
+    func handle() async throws -> [Todo] {
+        try await todos.all()
     }
 }
 
@@ -23,7 +23,7 @@ struct CreateTodo {
     /// The trail that `todos` and `notifier` note their changes in.
     let trail: AuditTrail
 
-    /// Adds the todo and returns it.
+    /// Adds the todo and returns it, once it is in the database.
     ///
     /// - Throws: `HTTPError(.badRequest)` for a blank title, `HTTPError(.unprocessableContent)`
     ///   when the user has reached the limit.
@@ -31,7 +31,7 @@ struct CreateTodo {
         guard !new.title.allSatisfy(\.isWhitespace) else {
             throw HTTPError(.badRequest, message: "A todo needs a title.")
         }
-        guard let todo = todos.add(title: new.title) else {
+        guard let todo = try await todos.add(title: new.title) else {
             throw HTTPError(.unprocessableContent, message: "Remove a todo before adding more.")
         }
         await notifier.notify("New todo: \(todo.title)")
@@ -50,8 +50,10 @@ struct DeleteTodo {
     /// Removes the todo.
     ///
     /// - Throws: `HTTPError(.notFound)` if the user has no todo with this id.
-    func handle(id: Int) throws -> HTTPResponse.Status {
-        guard todos.remove(id: id) else { throw HTTPError(.notFound, message: "You have no todo \(id).") }
+    func handle(id: Int) async throws -> HTTPResponse.Status {
+        guard try await todos.remove(id: id) else {
+            throw HTTPError(.notFound, message: "You have no todo \(id).")
+        }
         trail.commit()
         return .noContent
     }

@@ -1,7 +1,8 @@
 import Dirk
 import Hummingbird
 
-/// The scope of one request: created when a route starts, released when it returns.
+/// The scope of one request: opened by `RequestScopeMiddleware` before the route runs, and
+/// released with the request's context when the route returns.
 ///
 /// The request's id and user are stored constants, set before any provider runs, so no provider
 /// can find them missing. Its parent, the application's component, lives on.
@@ -30,8 +31,8 @@ extension AppComponent {
     /// Opens the scope of one request: a new request component under this one, with the
     /// request's id and the user named by its `X-User` header.
     ///
-    /// Keep the result in a constant until the handler is built: a module does not keep its
-    /// component alive.
+    /// Hold the result for as long as the request uses it: a module does not keep its component
+    /// alive. `RequestScopeMiddleware` keeps it in the request's context.
     ///
     /// - Throws: `HTTPError(.unauthorized)` when the request names no user.
     func openRequest(_ request: Request, context: some RequestContext) throws -> RequestComponent {

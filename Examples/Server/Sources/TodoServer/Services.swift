@@ -5,7 +5,7 @@
 struct TodoRepository {
     /// The user whose todos these are.
     let user: User
-    /// The application's store.
+    /// The application's store, in its database.
     let store: TodoStore
     /// How many todos the user may keep.
     let limit: Int
@@ -13,15 +13,15 @@ struct TodoRepository {
     let trail: AuditTrail
 
     /// The user's todos, oldest first.
-    func all() -> [Todo] {
-        store.todos(of: user)
+    func all() async throws -> [Todo] {
+        try await store.todos(of: user)
     }
 
     /// Adds a todo and notes it.
     ///
     /// - Returns: The new todo, or `nil` if the user has reached the limit.
-    func add(title: String) -> Todo? {
-        guard let todo = store.add(title: title, for: user, limit: limit) else { return nil }
+    func add(title: String) async throws -> Todo? {
+        guard let todo = try await store.add(title: title, for: user, limit: limit) else { return nil }
         trail.record("added todo \(todo.id)")
         return todo
     }
@@ -29,8 +29,8 @@ struct TodoRepository {
     /// Removes one of the user's todos and notes it.
     ///
     /// - Returns: `false` if the user has no todo with this id.
-    func remove(id: Int) -> Bool {
-        guard store.remove(id: id, of: user) else { return false }
+    func remove(id: Int) async throws -> Bool {
+        guard try await store.remove(id: id, of: user) else { return false }
         trail.record("removed todo \(id)")
         return true
     }

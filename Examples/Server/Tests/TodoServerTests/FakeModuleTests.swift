@@ -6,12 +6,12 @@ import Testing
 @Suite struct FakeModuleTests {
     @Test("POST /todos mails the user through the mailer of the module a test registers")
     func mailsThroughFakeModule() async throws {
-        let app = AppComponent().module(MailModule.self) { RecordingMailModule($0) }
-        try await buildApplication(app: app).test(.router) { client in
+        let app = AppComponent(configuration: .inMemory()).module(MailModule.self) { RecordingMailModule($0) }
+        let mailer = try #require(app.mail.mailer() as? RecordingMailer)
+        try await testRoutes(of: app) { client in
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": " "}"#)  // refused
         }
-        let mailer = try #require(app.mail.mailer() as? RecordingMailer)
         #expect(mailer.sent == [Mail(to: "ada", subject: "New todo: milk")])
     }
 }

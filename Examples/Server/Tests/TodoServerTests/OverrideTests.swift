@@ -7,16 +7,16 @@ import Testing
     @Test("POST /todos mails the user through a mailer the test overrides, with no module subclass")
     func mailsThroughOverride() async throws {
         let mailer = RecordingMailer()
-        let app = AppComponent().overriding {
+        let app = AppComponent(configuration: .inMemory()).overriding {
             $0.mail.mailer()
         } with: { _ in
             mailer
         }
-        try await buildApplication(app: app).test(.router) { client in
+        #expect(app.mail.mailer() as? RecordingMailer === mailer)
+        try await testRoutes(of: app) { client in
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
             _ = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
         }
-        #expect(app.mail.mailer() as? RecordingMailer === mailer)
         #expect(mailer.sent.count == 2)
         #expect(Set(mailer.sent.map(\.to)) == ["ada", "bob"])
     }

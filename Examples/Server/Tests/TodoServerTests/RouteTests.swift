@@ -11,7 +11,7 @@ import Testing
             (HTTPRequest.Method.get, "/todos"), (.post, "/todos"), (.delete, "/todos/1"), (.get, "/audit"),
         ])
     func unauthorized(method: HTTPRequest.Method, uri: String) async throws {
-        try await buildApplication(app: AppComponent()).test(.router) { client in
+        try await testRoutes { client in
             let response = try await client.send(method, uri, as: nil, json: #"{"title": "milk"}"#)
             #expect(response.status == .unauthorized)
         }
@@ -19,7 +19,7 @@ import Testing
 
     @Test("POST /todos answers 201 with the new todo, which GET /todos then lists, as JSON")
     func createThenList() async throws {
-        try await buildApplication(app: AppComponent()).test(.router) { client in
+        try await testRoutes { client in
             let created = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
             #expect(created.status == .created)
             #expect(try created.json(Todo.self) == Todo(id: 1, title: "milk"))
@@ -32,7 +32,7 @@ import Testing
 
     @Test("each user sees only their own todos")
     func usersAreSeparate() async throws {
-        try await buildApplication(app: AppComponent()).test(.router) { client in
+        try await testRoutes { client in
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
             _ = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
             let ada = try await client.send(.get, "/todos", as: "ada").json([Todo].self)
@@ -44,7 +44,7 @@ import Testing
 
     @Test("DELETE /todos/:id removes the user's todo with 204, and answers 404 for another user's")
     func delete() async throws {
-        try await buildApplication(app: AppComponent()).test(.router) { client in
+        try await testRoutes { client in
             let todo = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
                 .json(Todo.self)
             #expect(try await client.send(.delete, "/todos/\(todo.id)", as: "bob").status == .notFound)
@@ -55,7 +55,7 @@ import Testing
 
     @Test("POST /todos refuses a blank title with 400")
     func blankTitle() async throws {
-        try await buildApplication(app: AppComponent()).test(.router) { client in
+        try await testRoutes { client in
             let response = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "  "}"#)
             #expect(response.status == .badRequest)
         }
@@ -63,8 +63,8 @@ import Testing
 
     @Test("POST /todos answers 422 once the user has TODO_LIMIT todos")
     func limit() async throws {
-        let app = AppComponent(configuration: ServerConfiguration(environment: ["TODO_LIMIT": "1"]))
-        try await buildApplication(app: app).test(.router) { client in
+        let app = AppComponent(configuration: .inMemory(["TODO_LIMIT": "1"]))
+        try await testRoutes(of: app) { client in
             let first = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
             let second = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "bread"}"#)
             let other = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
@@ -76,7 +76,7 @@ import Testing
 
     @Test("GET /audit lists what the user's requests changed, each entry with its request's id")
     func audit() async throws {
-        try await buildApplication(app: AppComponent()).test(.router) { client in
+        try await testRoutes { client in
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": " "}"#)  // refused
             _ = try await client.send(.delete, "/todos/1", as: "ada")
@@ -96,7 +96,7 @@ import Testing
         // Each request's mail is held until all of them are being sent: every request scope is
         // alive at once. If they were not, the mailer gives up after a minute, and the count of
         // mails held at once below fails the test.
-        let app = AppComponent().overriding {
+        let app = AppComponent(configuration: .inMemory()).overriding {
             $0.mail.mailer()
         } with: { _ in
             GatheringMailer(expected: count) as any Mailer
@@ -107,7 +107,7 @@ import Testing
             mailer.open()
         }
         defer { patience.cancel() }
-        try await buildApplication(app: app).test(.router) { client in
+        try await testRoutes(of: app) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<count {
                     group.addTask {

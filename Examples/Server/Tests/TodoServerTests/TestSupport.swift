@@ -5,6 +5,62 @@ import Synchronization
 
 @testable import TodoServer
 
+extension ServerConfiguration {
+    /// The defaults, with a new database in memory, and any variables of `environment`: what each
+    /// test runs on, so that tests share no data and run in parallel.
+    static func inMemory(_ environment: [String: String] = [:]) -> ServerConfiguration {
+        ServerConfiguration(
+            environment: Environment(values: ["TODO_DATABASE": ":memory:"].merging(environment) { $1 }))
+    }
+}
+
+/// Runs `body`, then shuts `app` down, which closes its database, whether `body` threw or not: a
+/// test that fails still closes what it opened.
+///
+/// - Returns: What `body` returned.
+/// - Throws: What `body` threw, or else `ShutdownError` when a close action threw.
+func withShutdown<T>(of app: AppComponent, _ body: () async throws -> T) async throws -> T {
+    let outcome: Result<T, any Error>
+    do {
+        outcome = .success(try await body())
+    } catch {
+        outcome = .failure(error)
+    }
+    try await app.shutdown()
+    return try outcome.get()
+}
+
+/// Sends requests to the routes of `app` through Hummingbird's router test client, then shuts `app`
+/// down. By default `app` is a new component on a database of its own in memory.
+func testRoutes(
+    of app: AppComponent = AppComponent(configuration: .inMemory()),
+    _ test: @Sendable (any TestClientProtocol) async throws -> Void
+) async throws {
+    try await withShutdown(of: app) {
+        try await buildApplication(app: app).test(.router, test)
+    }
+}
+
+/// Weak references to the objects a test saw, to check later that they are gone.
+final class WeakReferences<Object: AnyObject & Sendable>: Sendable {
+    private struct Reference {
+        weak var object: Object?
+    }
+
+    private let references = Mutex<[Reference]>([])
+
+    /// Keeps a weak reference to `object`.
+    func append(_ object: Object) {
+        references.withLock { $0.append(Reference(object: object)) }
+    }
+
+    /// How many objects were appended.
+    var count: Int { references.withLock { $0.count } }
+
+    /// How many of them are still alive.
+    var alive: Int { references.withLock { $0.count { $0.object != nil } } }
+}
+
 /// A mailer that keeps what it is asked to send, for a test to read.
 final class RecordingMailer: Mailer {
     private let outbox = Mutex<[Mail]>([])
