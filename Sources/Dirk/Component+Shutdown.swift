@@ -22,8 +22,10 @@ extension Component {
     ///    before the instances it was built from (repositories before the pool they use);
     /// 4. throws ``ShutdownError`` with every error the close actions threw, after running them all.
     ///
-    /// Calls made at the same time wait for that one shutdown and get its outcome, as does every
-    /// later call. It closes what this component built, nothing else: a child component shuts down
+    /// Call it once the work that uses the component has ended, as a server does after it has
+    /// answered its last request: a provider call that starts at the very moment `shutdown()` does
+    /// may still build, after the close actions ran. Calls of `shutdown()` made at the same time
+    /// wait for that one shutdown and get its outcome, as does every later call. It closes what this component built, nothing else: a child component shuts down
     /// on its own, and its parents' instances are theirs. ``reset(file:line:)`` does not close what
     /// it drops, since it cannot wait: a dropped instance stays open until `shutdown()` closes it.
     ///
