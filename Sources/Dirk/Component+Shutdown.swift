@@ -93,10 +93,10 @@ extension Component {
 
     /// Says, in a debug build, that the component goes without `shutdown()` while it has instances
     /// to close. Call it from `deinit`.
-    func warnIfReleasedOpen(_ actions: [CloseAction], isShutDown: Bool) {
+    func warnIfReleasedOpen(_ actions: [CloseAction]) {
         #if DEBUG
             // A debug build's warning, not a trap: the instances still go.
-            guard !actions.isEmpty, !isShutDown else { return }
+            guard !actions.isEmpty else { return }
             let message = Diagnostics.releasedWithoutShutdown(
                 component: type(of: self), providers: actions.map(\.provider))
             dirk_write_standard_error(message)

@@ -62,12 +62,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         // What the component keeps is released after the lock, since deinitializers run user code.
         // A module that goes from now on leaves its slots where they are (see `AnyModule.deinit`).
         let core = core
-        let (closeActions, isShutDown) = core.withLock { state in
-            defer { state.closeActions = [] }
-            return (state.closeActions, state.shutdown != nil)
-        }
-        warnIfReleasedOpen(closeActions, isShutDown: isShutDown)
-        var (registered, caches, recording) = core.withLock { $0.takeAll() }
+        var (registered, caches, recording, unclosed) = core.withLock { $0.takeAll() }
+        warnIfReleasedOpen(unclosed)
         // Only a recording component watches its ancestors.
         if let recording { Component.unwatch(recording.watched, for: recording.recorder) }
         // First the modules that nobody else holds go, with their caches.
@@ -229,13 +225,14 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// The shutdown under way or done, which every `shutdown()` call awaits.
     var shutdown: Task<[ShutdownError.Failure], Never>?
 
-    /// Takes what the component's release releases, leaving nothing.
+    /// Takes what the component's release releases, leaving nothing, and the close actions of a
+    /// component that was never shut down, which never ran.
     mutating func takeAll() -> (
         registered: [ObjectIdentifier: AnyModule], caches: InlineList<ProviderSlots>,
-        recording: DependencyRecord?
+        recording: DependencyRecord?, unclosed: [CloseAction]
     ) {
-        defer { (registeredModules, caches, recording) = ([:], InlineList(), nil) }
-        return (registeredModules, caches, recording)
+        defer { (registeredModules, caches, recording, closeActions) = ([:], InlineList(), nil, []) }
+        return (registeredModules, caches, recording, shutdown == nil ? closeActions : [])
     }
 }
 
