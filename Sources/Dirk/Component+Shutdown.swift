@@ -117,6 +117,9 @@ extension AnyModule {
     @usableFromInline func addCloseAction(
         site: ProviderSite, type: Any.Type, _ close: @escaping @Sendable () async throws -> Void
     ) {
+        // A `fresh` copy is cached nowhere: it is its caller's to close, and the component keeps it
+        // for no close.
+        guard !ResolutionContext.current.isFreshRequest(for: ObjectIdentifier(self)) else { return }
         let provider = providerFrame(.single, site: site, returning: type).name
         componentCore.withLock { $0.closeActions.append(CloseAction(provider: provider, close: close)) }
     }

@@ -92,9 +92,7 @@ extension AnyModule {
                     // The override's factory builds; the provider calls it makes are ordinary.
                     return try capture.whileSuspended { try resolve(through: store) }
                 }
-                if strategy.isCached, let request = context.freshRequest,
-                    request.module == ObjectIdentifier(self), request.depth == context.depth
-                {
+                if strategy.isCached, context.isFreshRequest(for: ObjectIdentifier(self)) {
                     // A fresh instance: built like a transient's, cached nowhere; a new one for its
                     // observers.
                     guard slots.isObserved else { return try resolve(through: .none) }

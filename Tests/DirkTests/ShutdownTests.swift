@@ -95,6 +95,22 @@ struct ShutdownTests {
         #expect(closed.names == ["settings", "settings"])
     }
 
+    @Test("a fresh copy is its caller's: shutdown does not close it, and the component does not keep it")
+    func freshCopiesAreNotClosed() async throws {
+        let closed = Closed()
+        let app = ServerComponent(closed: closed)
+        let cached = app.storage.settings()
+        weak var released: Resource?
+        do {
+            let copy = app.storage.fresh { $0.settings() }
+            #expect(copy !== cached)
+            released = copy
+        }
+        #expect(released == nil, "the component kept the fresh copy for its close")
+        try await app.shutdown()
+        #expect(closed.names == ["settings"], "only the cached instance is closed")
+    }
+
     @Test("a parent's shutdown does not close its children's instances, nor a child's its parent's")
     func childrenShutDownOnTheirOwn() async throws {
         let closed = Closed()

@@ -8,7 +8,9 @@ extension Module {
     /// ```
     ///
     /// The new instance's dependencies resolve as usual, cached ones included, and its
-    /// `configure:` closure runs. Only the calling thread is affected.
+    /// `configure:` closure runs. Only the calling thread is affected. A fresh copy of a provider
+    /// with a `close:` action is the caller's to close: ``Component/shutdown(file:line:)`` closes
+    /// only what the component keeps.
     ///
     /// - Parameter provider: Calls the providers to build afresh, on the module it receives.
     /// - Returns: What `provider` returns.

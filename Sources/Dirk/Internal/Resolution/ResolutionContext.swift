@@ -106,6 +106,13 @@
     /// How many steps deep the thread is: zero outside any resolution.
     @inlinable var depth: Int { stack.depth }
 
+    /// Whether a provider of `module` called now answers `fresh(_:)`'s request: its instance is
+    /// built anew and cached nowhere.
+    func isFreshRequest(for module: ObjectIdentifier) -> Bool {
+        guard let request = freshRequest else { return false }
+        return request.module == module && request.depth == depth
+    }
+
     /// The calling thread's context, made on its first resolution and released when it exits.
     @inlinable
     package static var current: ResolutionContext {
