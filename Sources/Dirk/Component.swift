@@ -182,8 +182,11 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         withLock { addObservers(delta, in: &$0) }
     }
 
+    /// Set once `shutdown()` has begun.
+    private var shutDownFlag: AtomicFlag { AtomicFlag(word: extraWords + ComponentWords.isShutDown) }
+
     /// Whether `shutdown()` has begun.
-    @inlinable var isShutDown: Bool { dirk_load_relaxed(extraWords + ComponentWords.isShutDown) != 0 }
+    var isShutDown: Bool { shutDownFlag.isSet }
 
     /// What sends a call of a module without slots to the pipeline: observers, or a shutdown.
     @inlinable var attention: UInt {
@@ -193,7 +196,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// Marks the component shut down and sends every provider call to the pipeline, which refuses
     /// the calls that no build under way makes. Call it holding the lock.
     func markShutDown(in state: inout ComponentState) {
-        dirk_store_relaxed(extraWords + ComponentWords.isShutDown, 1)
+        shutDownFlag.set()
         state.caches.forEachElement { $0.addFreshRequests(1) }
     }
 }

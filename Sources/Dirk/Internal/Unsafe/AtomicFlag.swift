@@ -19,14 +19,6 @@ struct AtomicFlag {
         if dirk_load_seq_cst(word) == 0 { dirk_store_seq_cst(word, 1) }
     }
 
-    /// Sets the flag with a releasing store, for a flag written only while holding a lock under
-    /// which every reader that acts on it reads it again: the lock orders the write, and a reader
-    /// that reads without the lock only skips work when it finds the flag set, which no stale read
-    /// can make it do wrongly. No atomic read-modify-write, unlike `set()`.
-    func setWhileLocked() {
-        dirk_store_release(word, 1)
-    }
-
     /// Whether the flag is set.
     var isSet: Bool {
         dirk_load_seq_cst(word) != 0
