@@ -112,14 +112,17 @@ extension AnyModule {
         Diagnostics.calledAfterShutdown(provider: frame.name, component: componentType, site: frame.site)
     }
 
+    /// Whether a provider of this module called now makes a `fresh` copy, which is cached nowhere
+    /// and is its caller's to close.
+    @usableFromInline var isFreshCall: Bool {
+        ResolutionContext.current.isFreshRequest(for: ObjectIdentifier(self))
+    }
+
     /// Makes the component run `close`, which closes an instance that the provider at `site`
     /// returning `type` built, at `shutdown()`, after the instances built after it.
     @usableFromInline func addCloseAction(
         site: ProviderSite, type: Any.Type, _ close: @escaping @Sendable () async throws -> Void
     ) {
-        // A `fresh` copy is cached nowhere: it is its caller's to close, and the component keeps it
-        // for no close.
-        guard !ResolutionContext.current.isFreshRequest(for: ObjectIdentifier(self)) else { return }
         let provider = providerFrame(.single, site: site, returning: type).name
         componentCore.withLock { $0.closeActions.append(CloseAction(provider: provider, close: close)) }
     }

@@ -111,6 +111,17 @@ struct ShutdownTests {
         #expect(closed.names == ["settings"], "only the cached instance is closed")
     }
 
+    @Test("an instance whose configure: threw was built, so shutdown closes it too")
+    func closesWhatConfigureDropped() async throws {
+        let closed = Closed()
+        let app = ServerComponent(closed: closed)
+        #expect(throws: CloseFailure.self) { try app.storage.configured() }
+        let kept = try app.storage.configured()
+        #expect(try app.storage.configured() === kept)
+        try await app.shutdown()
+        #expect(closed.names == ["configured", "configured"])
+    }
+
     @Test("a parent's shutdown does not close its children's instances, nor a child's its parent's")
     func childrenShutDownOnTheirOwn() async throws {
         let closed = Closed()
@@ -219,6 +230,7 @@ final class ServerComponent: Component, @unchecked Sendable {
     let closed: Closed
     let started = Latch()
     let gate = AsyncGate()
+    let configureAttempts = Counter()
     init(closed: Closed) {
         self.closed = closed
         super.init()
@@ -277,6 +289,15 @@ final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable 
         }
     }
     func cache() -> Resource { single { Resource("cache") } }
+    /// Its first `configure:` throws; the next succeeds.
+    func configured() throws(CloseFailure) -> Resource {
+        try single(
+            { () throws(CloseFailure) in Resource("configured") },
+            configure: { (_, c) throws(CloseFailure) in
+                if c.configureAttempts.increment() == 1 { throw CloseFailure(number: 0) }
+            },
+            close: { [closed = component().closed] in closed.add($0.name) })
+    }
 }
 
 final class ShutdownWorkModule: Module<ServerComponent>, @unchecked Sendable {

@@ -152,23 +152,22 @@ extension Module {
         make: (C) async throws(Failure) -> T, closing: Closing<T>? = nil
     ) async throws(Failure) -> T {
         var value: T?
-        var built = false
         do {
             // Whether a caller can receive `CancellationError` is decided here, where the
             // provider's error type is known: the pipeline below erases it.
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
             ) { component in
-                built = true
                 let made = try await self.make(
                     make, key: key, strategy: strategy, component: component)
+                // Recorded before the cell publishes the instance, so that a shutdown that waits
+                // for the build finds the action.
+                if let closing { addCloseAction(site: site, type: T.self, closing(made)) }
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
                 return ProviderMarker.nothing
             }
-            let result = value ?? Erasure.value(of: object, as: T.self)
-            if built, let closing { addCloseAction(site: site, type: T.self, closing(result)) }
-            return result
+            return value ?? Erasure.value(of: object, as: T.self)
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }

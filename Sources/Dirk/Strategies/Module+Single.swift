@@ -182,20 +182,22 @@ extension Module {
     ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
         do {
-            var built = false
+            // A close action is recorded as soon as the instance exists, before its cell publishes
+            // it, so that a shutdown that waits for the build finds it; a `fresh` copy is its
+            // caller's to close.
+            let closes = closing != nil && !isFreshCall
             let object = try resolveCached(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
                 build: { component in
-                    built = true
-                    return erase(try self.make(make, key: key, strategy: strategy, component: component))
+                    let value = try self.make(make, key: key, strategy: strategy, component: component)
+                    if closes, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
+                    return erase(value)
                 },
                 configures: configures,
                 configure: { object, component in
                     try configure(restore(object), Erasure.component(component, as: C.self))
                 })
-            let value = restore(object)
-            if built, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
-            return value
+            return restore(object)
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }
