@@ -20,6 +20,7 @@ let package = Package(
         .testTarget(name: "DirkTests", dependencies: ["Dirk", "DirkTestSupport"]),
         // The machinery under Sources/Dirk/Internal, through its `package` test hooks.
         .testTarget(name: "DirkInternalTests", dependencies: ["Dirk", "DirkTestSupport"]),
+
         .testTarget(
             name: "DirkReliabilityTests", dependencies: ["Dirk", "DirkTestSupport"],
             exclude: ["Generated/generate-graph-module.py"]),

@@ -33,7 +33,6 @@ let package = Package(
                 .product(name: "Dirk", package: "Dirk"),
                 .product(name: "Swinject", package: "Swinject"),
                 "CrossModuleFixtures",
-                "CachedRead",
                 "ProcessorAffinity",
             ]
         ),
@@ -46,11 +45,6 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
             ]
         ),
-        // The cells that `cachedread` reads: a `let`, hazard pointers (the read guard Dirk once
-        // used) and a spin lock. No Dirk code.
-        .target(name: "CachedRead", dependencies: ["CachedReadSupport"]),
-        // A thread-local address and the processor's spin hint, which Swift cannot declare.
-        .target(name: "CachedReadSupport"),
         // The processors the process may use, and pinning a thread to one (Linux), for the
         // parallel scenarios.
         .target(name: "ProcessorAffinity"),

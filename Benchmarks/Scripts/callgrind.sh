@@ -5,17 +5,14 @@
 #
 #     Benchmarks/Scripts/callgrind.sh SCENARIO [IMPLEMENTATION] [ITERATIONS]
 #
-# SCENARIO is any single-threaded scenario (not `contended`, `cachedread_contended` or the async ones);
-# IMPLEMENTATION is dirk (default; hazard for `cachedread`), handwritten, swinject, hazard or
-# spinlock; ITERATIONS defaults to 20,000, fewer for the scenarios whose operation is long.
+# SCENARIO is any single-threaded scenario (not `contended` or the async ones); IMPLEMENTATION is
+# dirk (default), handwritten or swinject; ITERATIONS defaults to 20,000, fewer for the scenarios
+# whose operation is long.
 # SCRATCH names the build folder (default /tmp/scratch-bench).
 set -euo pipefail
 
 scenario=${1:?usage: callgrind.sh SCENARIO [IMPLEMENTATION] [ITERATIONS]}
-case $scenario in
-cachedread) implementation=${2:-hazard} ;;
-*) implementation=${2:-dirk} ;;
-esac
+implementation=${2:-dirk}
 case $scenario in
 cold1000) default_iterations=20 ;;
 deep100 | parents10) default_iterations=2000 ;;
@@ -25,7 +22,7 @@ iterations=${3:-$default_iterations}
 package=$(cd "$(dirname "$0")/.." && pwd)
 scratch=${SCRATCH:-/tmp/scratch-bench}
 case $scenario in
-contended | cachedread_contended | async_single | async_transient)
+contended | async_single | async_transient)
     echo "callgrind.sh: $scenario runs on other threads; profile the single-threaded scenario instead" >&2
     exit 2
     ;;

@@ -23,12 +23,12 @@ extension Component {
     package consuming func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component])
         -> Self
     {
-        let recorder = core.withLock { state -> Recorder? in
-            guard state.recording == nil else { return nil }
+        let recorder = storage.withLock { state -> Recorder? in
+            guard state.extras?.recording == nil else { return nil }
             let recorder = Recorder(of: self)
-            state.recording = DependencyRecord(recorder: recorder)
-            core.addObservers(1, in: &state)
-            state.recorders.append(recorder)
+            state.withExtras { $0.recording = DependencyRecord(recorder: recorder) }
+            storage.addObservers(1, in: &state)
+            state.withExtras { $0.recorders.append(recorder) }
             return recorder
         }
         if let recorder {
@@ -60,9 +60,9 @@ extension Component {
             let unwatched = walk(component).filter { ancestor in !watched.contains { $0 === ancestor } }
             guard !unwatched.isEmpty else { return }
             for ancestor in unwatched {
-                ancestor.core.withLock { state in
-                    ancestor.core.addObservers(1, in: &state)
-                    state.recorders.append(recorder)
+                ancestor.storage.withLock { state in
+                    ancestor.storage.addObservers(1, in: &state)
+                    state.withExtras { $0.recorders.append(recorder) }
                 }
             }
             guard recorder.withRecord({ $0.watched += unwatched }) != nil else {
@@ -76,10 +76,10 @@ extension Component {
     /// Takes back one observer of `recorder`'s from each of `ancestors`.
     static func unwatch(_ ancestors: [Component], for recorder: Recorder) {
         for ancestor in ancestors {
-            ancestor.core.withLock { state in
-                ancestor.core.addObservers(-1, in: &state)
-                if let index = state.recorders.firstIndex(where: { $0 === recorder }) {
-                    state.recorders.remove(at: index)
+            ancestor.storage.withLock { state in
+                ancestor.storage.addObservers(-1, in: &state)
+                if let index = state.extras?.recorders.firstIndex(where: { $0 === recorder }) {
+                    state.extras!.recorders.remove(at: index)
                 }
             }
         }
@@ -87,7 +87,7 @@ extension Component {
 
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.
-    package var observerCount: Int { Int(core.observers) }
+    package var observerCount: Int { storage.withLock { $0.observers } }
 
     /// The component's structure now: parents, modules, the providers its modules have seen with
     /// their strategies and cached state, and, while recording is on, which provider resolved
@@ -95,29 +95,26 @@ extension Component {
     ///
     /// - Returns: A snapshot of the graph.
     public func dependencyGraph() -> DependencyGraph {
-        let (ownCaches, recording, unusedModules) = core.withLock { state in
-            // The caches and the recording copied element by element under the lock, so that what
-            // is read after it shares no storage with what other threads write under the lock.
-            // Sharing would be correct (copy-on-write), but ThreadSanitizer cannot see it and
-            // reports a race in a program that records while it reads its graph.
+        let (ownTable, recording, unusedModules, inUse, parents) = storage.withLock { state in
+            // Copied element by element under the lock, so that what is read after it shares no
+            // storage with what other threads write under the lock. Sharing would be correct
+            // (copy-on-write), but ThreadSanitizer cannot see it.
             (
-                state.caches.elements, state.recording.map { $0.copiedElementByElement() },
-                state.registeredModules.values.map { type(of: $0) }
+                state.table.copiedElementByElement(),
+                state.extras?.recording.map { $0.copiedElementByElement() },
+                (state.extras?.registeredModules.values).map { $0.map { type(of: $0) } } ?? [],
+                storage.directory.members(.module).map { type(of: $0.object) },
+                parentList.map { "\(type(of: $0))" }
             )
         }
         var strategies = recording?.providers ?? [:]
         var statuses: [ProviderIdentity: CacheStatus] = [:]
-        // Modules in use, registered ones not used yet, and those whose slots the component keeps
-        // (a module made directly for it, which it does not hold, makes slots on its first call of a
-        // provider that keeps something), each type once: a module is in its tables once per type it
-        // stands in for.
+        // Modules in use, registered ones not used yet, and those whose cells the component keeps (a
+        // module made directly for it), each type once.
         var modules: [ObjectIdentifier: String] = [:]
-        func addModule(_ type: Any.Type) { modules[ObjectIdentifier(type)] = "\(type)" }
-        for type in unusedModules { addModule(type) }
-        self.modules.forEachEntry { module, _, _ in addModule(type(of: module)) }
-        // The components whose providers the graph may show: this one, then the ancestors that
-        // its recording watches, nearest first, each once. Each cache is read outside its
-        // component's lock; it takes its own.
+        for type in unusedModules + inUse { modules[ObjectIdentifier(type)] = "\(type)" }
+        // The components whose providers the graph may show: this one, then the ancestors that its
+        // recording watches, nearest first, each once.
         var components = [self]
         for ancestor in recording?.watched ?? [] where !components.contains(where: { $0 === ancestor }) {
             components.append(ancestor)
@@ -125,33 +122,31 @@ extension Component {
         var componentNames: [UInt: String] = [:]
         for (rank, component) in components.enumerated() {
             let (isOwn, identity) = (rank == 0, component.identity)
-            for slots in isOwn ? ownCaches : component.core.withLock({ $0.caches.elements }) {
-                let (moduleType, componentType) = slots.types
-                if isOwn { addModule(moduleType) }
-                componentNames[identity] =
-                    isOwn ? "`\(componentType)`" : "the ancestor `\(componentType)` \(rank)"
-                slots.forEachSlot { strategy, key, slot in
-                    let provider = ProviderIdentity(component: identity, module: moduleType, key: key)
-                    if isOwn, strategies[provider] == nil, let strategy = DependencyGraph.Strategy(strategy) {
-                        strategies[provider] = strategy
-                    }
-                    if let cache = ProviderCache(slot, tag: UInt(strategy.rawValue)) {
-                        statuses[provider] = cache.status
-                    }
+            let table = isOwn ? ownTable : component.storage.withLock { $0.table.copiedElementByElement() }
+            componentNames[identity] =
+                isOwn ? "`\(type(of: component))`" : "the ancestor `\(type(of: component))` \(rank)"
+            for (key, cell) in table
+            where key.serial == 0 && key.owner != ObjectIdentifier(component.storage) {
+                let moduleType = cell.ownerType
+                if isOwn { modules[ObjectIdentifier(moduleType)] = "\(moduleType)" }
+                let provider = ProviderIdentity(component: identity, module: moduleType, key: key.provider)
+                if isOwn, strategies[provider] == nil, let strategy = DependencyGraph.Strategy(cell.strategy)
+                {
+                    strategies[provider] = strategy
                 }
+                statuses[provider] = table.status(of: key)
             }
         }
         let names = ProviderIdentity.uniqueNames(of: strategies.keys, components: componentNames)
         func name(_ provider: ProviderIdentity) -> String { names[provider, default: provider.name] }
         return DependencyGraph(
-            component: "\(type(of: self))",
-            parents: parents.all.map { "\(type(of: $0.value))" },
-            modules: modules.values.sorted(),
+            component: "\(type(of: self))", parents: parents, modules: modules.values.sorted(),
             nodes: strategies.map { provider, strategy in
                 let status = statuses[provider] ?? CacheStatus()
                 return .init(
                     name: name(provider), strategy: strategy, isCached: status.holdsInstance,
-                    builds: status.builds, waitingCallers: status.waiters)
+                    builds: status.builds,
+                    waitingCallers: status.waiters)
             }.sorted { $0.name < $1.name },
             dependencies: (recording?.edges ?? []).map { .init(from: name($0.from), to: name($0.to)) }
                 .sorted { ($0.from, $0.to) < ($1.from, $1.to) })
@@ -187,15 +182,27 @@ extension Component {
     static func observing<T, Failure: Error>(_ components: [Component], _ body: () throws(Failure) -> T)
         throws(Failure) -> T
     {
-        for component in components { component.core.addObservers(1) }
-        defer { for component in components { component.core.addObservers(-1) } }
+        for component in components {
+            component.storage.withLock { component.storage.addObservers(1, in: &$0) }
+        }
+        defer {
+            for component in components {
+                component.storage.withLock { component.storage.addObservers(-1, in: &$0) }
+            }
+        }
         return try body()
     }
 
     /// `observing(_:_:)` for a body that awaits.
     static func observingAwaiting<T>(_ components: [Component], _ body: () async -> T) async -> T {
-        for component in components { component.core.addObservers(1) }
-        defer { for component in components { component.core.addObservers(-1) } }
+        for component in components {
+            component.storage.withLock { component.storage.addObservers(1, in: &$0) }
+        }
+        defer {
+            for component in components {
+                component.storage.withLock { component.storage.addObservers(-1, in: &$0) }
+            }
+        }
         return await body()
     }
 
@@ -204,8 +211,8 @@ extension Component {
         var all: [Component] = [self]
         var index = 0
         while index < all.count {
-            all[index].parents.forEachEntry { parent, _, _ in
-                if !all.contains(where: { $0 === parent }) { all.append(parent) }
+            for parent in all[index].parentList where !all.contains(where: { $0 === parent }) {
+                all.append(parent)
             }
             index += 1
         }
@@ -215,26 +222,27 @@ extension Component {
 
 /// A recording component, as the components it watches and the provider calls it observes know it:
 /// without keeping it alive, so that no component is released by them, in the middle of a
-/// resolution, and no cycle forms through a watched ancestor. Its core is reached as a module
-/// reaches its component's, through `UnownedReference.strongIfAlive()`: a recording component whose
-/// release has begun records nothing more. One per recording, made when it starts.
-final class Recorder: Sendable {
-    /// The recording component, whose memory the reference keeps allocated.
-    let component: UnownedReference<Component>
+/// resolution, and no cycle forms through a watched ancestor. It holds the component's storage, as a
+/// module does: a recording component whose release has begun records nothing more. One per
+/// recording, made when it starts.
+final class Recorder: @unchecked Sendable {
+    // Immutable; the storage synchronizes itself.
+    /// The recording component's storage.
+    let storage: ComponentStorage
 
     init(of component: Component) {
-        self.component = UnownedReference(component)
+        storage = component.storage
     }
 
     /// The recording component's address, compared only.
-    var identity: UInt { component.identity }
+    var identity: UInt { storage.address }
 
     /// What `body` returns for the recording component's record, under its lock, read through its
     /// state, not a copy (a copy would make the writes copy the record's tables); nil once its
     /// release has begun.
     func withRecord<Result>(_ body: (inout DependencyRecord) -> Result) -> Result? {
-        component.strongIfAlive()?.core.withLock { state in
-            state.recording == nil ? nil : body(&state.recording!)
+        storage.withLock { state in
+            state.extras?.recording == nil ? nil : body(&state.extras!.recording!)
         }
     }
 }
@@ -291,7 +299,7 @@ extension AnyModule {
     @usableFromInline func observe<T, Failure: Error>(
         _ frame: Frame, in context: ResolutionContext, isNew: Bool, _ resolve: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        let component = componentReference.identity
+        let component = storage.address
         for index in context.traces.indices where context.traces[index].shows(component) {
             // Indented by the calls that the trace shows, of the resolution under way, since it
             // began.
@@ -321,13 +329,46 @@ extension AnyModule {
             }
         }
         // A component whose release has begun records nothing.
-        let recorder = componentReference.strongIfAlive()?.core.withLock { state in
-            state.recording?.providers[provider] = strategy
-            return state.recording?.recorder
+        let recorder = storage.withLock { state in
+            state.extras?.recording?.providers[provider] = strategy
+            return state.extras?.recording?.recorder
         }
         if let recorder, !recorders.contains(where: { $0 === recorder }) { recorders.append(recorder) }
         context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
         return try resolve()
+    }
+}
+
+extension ComponentStorage {
+    /// Adds `delta`, which may be negative, to the component's observers; call it holding the lock,
+    /// with the state it guards.
+    func addObservers(_ delta: Int, in state: inout ComponentState) {
+        state.observers += delta
+        attention.add(delta)
+    }
+}
+
+/// What a provider's cells hold at one moment, for insight.
+struct CacheStatus {
+    var holdsInstance = false
+    var builds = 0
+    var waiters = 0
+}
+
+extension CellTable {
+    /// The cells, copied element by element.
+    func copiedElementByElement() -> [(key: CellKey, cell: OnceStateMachine)] { entries }
+}
+
+extension [(key: CellKey, cell: OnceStateMachine)] {
+    /// What the cells of the provider whose cell key is `key` hold: its own, and its keys'.
+    func status(of key: CellKey) -> CacheStatus {
+        reduce(into: CacheStatus()) { total, entry in
+            guard entry.key.owner == key.owner, entry.key.provider == key.provider else { return }
+            total.holdsInstance = total.holdsInstance || entry.cell.hasValue
+            total.builds += entry.cell.isBuilding ? 1 : 0
+            total.waiters += entry.cell.waiterCount
+        }
     }
 }

@@ -12,7 +12,7 @@ extension Component {
     /// that one. A module whose initializer needs itself, through other modules, stops the program
     /// with the path.
     ///
-    /// **Complexity:** one lock-free table lookup once the module exists.
+    /// **Complexity:** a lookup in the component's directory, without a lock, once the module exists.
     ///
     /// - Parameters:
     ///   - file: The accessor's file, for messages; leave the default.
@@ -20,7 +20,9 @@ extension Component {
     /// - Returns: The module; the same instance on every call.
     @inlinable @inline(__always)
     public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
-        if !ObjectLifetime.isDeinitializing(self), let module = modules.instance(of: M.self) { return module }
+        if !ObjectLifetime.isDeinitializing(self), let module = storage.directory.member(.module, M.self) {
+            return Erasure.module(module.object, as: M.self)
+        }
         return Erasure.module(uncachedModule(of: M.self, file: file, line: line), as: M.self)
     }
 
@@ -83,104 +85,76 @@ extension Component {
         guard module.belongs(to: self) else {
             Diagnostics.foreignModule(
                 Swift.type(of: module),
-                ofType: ClassHierarchy.isInstance(self, of: module.componentType)
-                    ? nil : module.componentType,
+                ofType: isInstance(self, of: module.componentType) ? nil : module.componentType,
                 component: Swift.type(of: self), file: file, line: line)
         }
-        for type in types where !ClassHierarchy.isInstance(module, of: type) {
+        for type in types where !isInstance(module, of: type) {
             Diagnostics.registeredAsAnotherType(
                 Swift.type(of: module), as: type, kind: "module", component: Swift.type(of: self), file: file,
                 line: line)
         }
-        let replaced = core.withLock { state in
+        let replaced = storage.withLock { state in
             types.compactMap { type -> AnyModule? in
-                let key = ObjectIdentifier(type)
-                if modules.value(for: TypeKey(type)) != nil
-                    || state.moduleCreations.first(where: { $0.type == key }) != nil
+                if storage.directory.member(.module, type) != nil
+                    || state.table.strategy(at: .moduleCreation(of: type, owner: ObjectIdentifier(storage)))
+                        != nil
                 {
                     Diagnostics.lateModule(
                         type, registered: Swift.type(of: module), component: Swift.type(of: self), file: file,
                         line: line)
                 }
-                return state.registeredModules.updateValue(module, forKey: key)
+                return state.withExtras {
+                    $0.registeredModules.updateValue(module, forKey: ObjectIdentifier(type))
+                }
             }
         }
         // Released after the lock: a module's deinitializer may run user code.
         withExtendedLifetime(replaced) {}
     }
 
-    /// `module()` when `modules` holds no module of `type` yet, or when the component's release has
-    /// begun (which stops the program): publishes the registered module of `type`, or creates the
-    /// default one, exactly once, in `modules`, and returns it: an instance of `type`, the module
-    /// that `modules` holds under it.
+    /// `module()` when the directory holds no module of `type` yet, or when the component's release
+    /// has begun (which stops the program): publishes the registered module of `type`, or creates the
+    /// default one, exactly once, in the directory, and returns it: an instance of `type`.
     ///
-    /// The first thread to ask creates the module with no lock held, after recording that it does.
-    /// A thread that asks meanwhile waits for it in a build-once cell made then, which the creator
-    /// completes, so that the wait takes part in the wait graph as any other; a module whose
-    /// initializer needs itself stops the program with the path. (The cell is made only for a
-    /// waiter: a cell for every module made `child` about a third slower.)
-    ///
-    /// Not generic, so that it is compiled once, rather than run as unspecialized generic code for
-    /// every module type.
-    @usableFromInline func uncachedModule(
-        of type: AnyModule.Type, file: StaticString, line: UInt
-    ) -> AnyModule {
+    /// The module is created in a build-once cell of the component's, as any instance is, so that
+    /// the threads that ask meanwhile wait for it, and a module whose initializer needs itself stops
+    /// the program with the path. Not generic, so that it is compiled once.
+    @usableFromInline func uncachedModule(of type: AnyModule.Type, file: StaticString, line: UInt)
+        -> AnyModule
+    {
         checkNotDeinitializing(type, file: file, line: line)
-        let key = ObjectIdentifier(type)
         let frame = Frame(
             .moduleCreation, owner: identity, component: identity,
             site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
             subject: type,
             componentType: Swift.type(of: self))
+        let cell = CellReference(
+            host: storage, key: .moduleCreation(of: type, owner: ObjectIdentifier(storage)))
         return ResolutionContext.withCurrent { context in
-            enum Next {
-                case found(AnyModule)
-                case create
-                case wait(OnceCell)
-                case cycle
-            }
-            let next: Next = core.withLock { state in
-                if let published = modules.value(for: TypeKey(type)) { return .found(published) }
-                if !state.registeredModules.isEmpty,
-                    let registered = state.registeredModules.removeValue(forKey: key)
-                {
-                    modules.insert(registered, asInstanceOf: type)
-                    return .found(registered)
-                }
-                guard let creation = state.moduleCreations.first(where: { $0.type == key }) else {
-                    state.moduleCreations.append(ModuleCreation(type: key, creator: context))
-                    return .create
-                }
-                if creation.creator === context { return .cycle }
-                return .wait(state.cellOfWaiters(for: creation, frame: frame))
-            }
-            switch next {
-            case .found(let module):
-                return module
-            case .cycle:
-                Diagnostics.cycle(
-                    path: context.steps(from: frame) + [frame], at: frame, keys: ResolutionContext.stepKeys)
-            case .wait(let cell):
-                // The creator builds in the cell, which it claimed: this thread only waits.
-                let module = cell.resolve(in: context, frame: frame, holdsBuild: false) {
-                    preconditionFailure(
-                        "Dirk internal error: a module was created by a thread that waited for it")
-                }
-                return module as! AnyModule
-            case .create:
-                context.enter(frame)
-                // A main-actor module's `makeDefault` checks the thread.
-                let module = type.makeDefault(for: self, file: file, line: line)
-                let waited = core.withLock { state in
-                    modules.insert(module, asInstanceOf: type)
-                    defer { state.moduleCreations.removeAll { $0.type == key } }
-                    return state.moduleCreations.first { $0.type == key }?.waiters
-                }
-                waited?.cell.complete(module, generation: waited!.generation)
-                if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
-                return module
-            }
+            // A main-actor module's `makeDefault` checks the thread. The cell publishes the module
+            // in the directory as soon as it is made, even while a `configure:` closure runs.
+            let module = cell.resolveUnlessRetired(
+                in: context, frame: frame, build: { type.makeDefault(for: self, file: file, line: line) },
+                configures: false, configure: { _ in }, holdsBuild: false)
+            return module as! AnyModule
         }
+    }
+}
+
+extension ComponentStorage {
+    /// Whether `key` is the key of a module this component creates.
+    func isModuleCreation(_ key: CellKey) -> Bool { key.owner == ObjectIdentifier(self) }
+
+    /// The module that the directory holds under the type of the creation cell `key`, or the one
+    /// registered for it, which is published now.
+    func publishedModule(_ key: CellKey, in state: inout ComponentState) -> AnyObject? {
+        let type = key.provider.returnType
+        if let published = directory.member(.module, type) { return published.object }
+        guard state.extras?.registeredModules.isEmpty == false,
+            let registered = state.extras!.registeredModules.removeValue(forKey: ObjectIdentifier(type))
+        else { return nil }
+        directory.add(registered, .module, type, retired: &state.retired)
+        return registered
     }
 }
 
@@ -188,42 +162,21 @@ extension Component {
     /// How many callers wait for the module of `type` that this component's first use of it is
     /// creating: none when none does, or when the module is not being created. A test hook.
     package func callersWaiting(forModule type: AnyModule.Type) -> Int {
-        let key = ObjectIdentifier(type)
-        let cell = core.withLock { state in state.moduleCreations.first { $0.type == key }?.waiters?.cell }
-        return cell?.status.waiters ?? 0
+        storage.withMachine(.moduleCreation(of: type, owner: ObjectIdentifier(storage))) { machine, _ in
+            machine.waiterCount
+        } ?? 0
     }
 }
 
-/// A default module being created: its type, its creator, and the cell in which callers that ask
-/// for it meanwhile wait, made when the first of them does.
-struct ModuleCreation {
-    let type: ObjectIdentifier
-    let creator: BuildAgent
-    var waiters: (cell: OnceCell, generation: UInt64)?
-
-    init(type: ObjectIdentifier, creator: BuildAgent) {
-        self.type = type
-        self.creator = creator
+/// Whether `object` is an instance of `type` or of one of its subclasses, which a cast cannot tell
+/// when the type is a metatype held in a variable (`let type: AppComponent.Type = FakeApp.self`).
+func isInstance(_ object: AnyObject, of type: Any.Type) -> Bool {
+    // The exact type first: a comparison, where a mirror walks the class hierarchy.
+    if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type) { return true }
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+        if ObjectIdentifier(current.subjectType) == ObjectIdentifier(type) { return true }
+        mirror = current.superclassMirror
     }
-}
-
-extension ComponentState {
-    /// The cell in which callers wait for `creation`, claimed for its creator in the step `frame`,
-    /// made now if it is the first.
-    ///
-    /// Every step that creates one module of one component is the same step, whichever accessor
-    /// asked, so `frame` stands for the creator's step too.
-    mutating func cellOfWaiters(for creation: ModuleCreation, frame: Frame) -> OnceCell {
-        if let waiters = creation.waiters { return waiters.cell }
-        let cell = OnceCell.make()
-        guard case .build(let generation) = cell.withMachine({ $0.claim(by: creation.creator, frame: frame) })
-        else {
-            preconditionFailure("Dirk internal error: a new cell was not empty")
-        }
-        moduleCreations.removeAll { $0.type == creation.type }
-        var waited = creation
-        waited.waiters = (cell, generation)
-        moduleCreations.append(waited)
-        return cell
-    }
+    return false
 }

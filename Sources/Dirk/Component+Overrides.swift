@@ -140,10 +140,13 @@ extension AnyModule {
     /// Where the overrides of the provider at `site` were set up, one for each type it was
     /// overridden for, for messages; empty if it is not overridden.
     @usableFromInline func overrideLocations(ofProviderAt site: ProviderSite) -> [String] {
-        guard let slots = madeSlots else { return [] }
         let key = ProviderKey(site: site, type: Never.self)
-        return slots.overrides { $0.hasSite(of: key) }.compactMap { ($0 as? any OverrideOrigin)?.location }
-            .sorted()
+        let overrides = storage.withLock { state in
+            (state.extras?.overrides ?? [:]).filter {
+                $0.key.owner == ObjectIdentifier(self) && $0.key.provider.hasSite(of: key)
+            }
+        }
+        return overrides.values.compactMap { ($0.factory as? any OverrideOrigin)?.location }.sorted()
     }
 }
 
@@ -159,8 +162,8 @@ extension Module {
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
         component: Component
     ) throws -> T {
-        if hasOverrides,
-            let override = slots.override(for: key(), strategy: strategy)
+        if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
+            let override = storage.override(for: cellKey(key()), strategy: strategy)
                 as? OverrideFactory<SyncOverride<T>>
         {
             return try override.make(component)
@@ -174,8 +177,8 @@ extension Module {
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
         component: Component
     ) async throws -> T {
-        if hasOverrides,
-            let override = slots.override(for: key, strategy: strategy)
+        if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
+            let override = storage.override(for: cellKey(key), strategy: strategy)
                 as? OverrideFactory<AsyncOverride<T>>
         {
             return try await override.make(component)
@@ -194,12 +197,12 @@ extension AnyModule {
     /// factory; one that made it before makes this a late override. (Set after the slot was made,
     /// it would leave a moment in which another thread finds the slot and builds the original,
     /// which would stay cached.)
-    func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, frame: Frame, in slots: ProviderSlots) {
+    func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, frame: Frame) {
         if let first = capture.capture(frame.name) {
             Diagnostics.overrideCalledSeveralProviders(
                 first, frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }
-        guard componentReference.identity == capture.component else {
+        guard storage.address == capture.component else {
             Diagnostics.overrideOfAnotherComponent(
                 frame.name, owner: componentType, component: capture.componentType, file: capture.file,
                 line: capture.line)
@@ -216,17 +219,37 @@ extension AnyModule {
         }
         // A `transient` keeps nothing: overriding it again replaces its override.
         let replaces = frame.strategy == .transient || frame.strategy == .asyncTransient
-        guard
-            slots.setOverride(
-                capture.factory, forUnusedProviderAt: key, strategy: frame.strategy, replaces: replaces)
-        else {
-            // A slot or an override of another strategy at the key is another provider's, which only
-            // generated code can place there.
-            if let other = slots.strategy(at: key), other != frame.strategy {
-                slots.clash(first: other, second: frame.strategy, site: frame.site)
+        let other = storage.withLock { state -> ProviderStrategy?? in
+            // A cell means the provider was used; a transient, which keeps none, is never used.
+            if let strategy = state.table.strategy(at: cellKey(key)) { return strategy }
+            if let set = state.extras?.overrides[cellKey(key)], !replaces { return set.strategy }
+            state.withExtras {
+                $0.overrides[cellKey(key)] = OverrideEntry(factory: capture.factory, strategy: frame.strategy)
             }
+            storage.flags.set(ComponentStorage.hasOverrides)
+            return nil
+        }
+        if let other {
+            // A cell or an override of another strategy at the key is another provider's, which only
+            // generated code can place there.
+            if let other, other != frame.strategy { Diagnostics.providerClash(frame, first: other) }
             Diagnostics.lateOverride(
                 frame.name, component: capture.componentType, file: capture.file, line: capture.line)
         }
     }
+}
+
+extension ComponentStorage {
+    /// The factory that replaces the provider whose cell key is `key`, a provider of `strategy`, if
+    /// one does. An override set up for a provider of another strategy at the same key, which only
+    /// generated code can give two providers, is that provider's alone.
+    @usableFromInline func override(for key: CellKey, strategy: ProviderStrategy) -> AnyObject? {
+        withLock { $0.extras?.overrides[key].flatMap { $0.strategy == strategy ? $0.factory : nil } }
+    }
+}
+
+/// A factory that replaces a provider's, and the strategy of the provider it was set up for.
+struct OverrideEntry {
+    let factory: AnyObject
+    let strategy: ProviderStrategy
 }

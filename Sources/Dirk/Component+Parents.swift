@@ -15,8 +15,9 @@ extension Component {
     /// parent stops the program with a message that names both components and shows the
     /// `.parent { }` call that fixes it.
     ///
-    /// **Complexity:** one lock-free lookup for a parent registered as `P`; otherwise one search
-    /// on the first call, which reuses the parents' own answers, and one lookup after it.
+    /// **Complexity:** a lookup in the component's directory, without a lock, for a parent registered
+    /// as `P`; otherwise one search on the first call, which reuses the parents' own answers, and one
+    /// lookup after it.
     ///
     /// - Parameters:
     ///   - file: The accessor's file, for messages; leave the default.
@@ -24,8 +25,8 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable @inline(__always)
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if !ObjectLifetime.isDeinitializing(self), let parent = parents.instance(of: P.self) {
-            return parent
+        if !ObjectLifetime.isDeinitializing(self), let parent = storage.directory.member(.parent, P.self) {
+            return Erasure.component(parent.object, as: P.self)
         }
         return unregisteredParent(file: file, line: line)
     }
@@ -37,7 +38,7 @@ extension Component {
     @inlinable @inline(never)
     func unregisteredParent<P: Component>(file: StaticString, line: UInt) -> P {
         checkNotDeinitializing(P.self, file: file, line: line)
-        if let ancestor = ancestors.value(for: TypeKey(P.self)) { return ancestor as! P }
+        if let ancestor = storage.directory.member(.ancestor, P.self) { return ancestor.object as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
@@ -72,7 +73,7 @@ extension Component {
     /// registered.
     ///
     /// **Complexity:** one search on the first call, which reuses the parents' own answers; after
-    /// it, one lock-free lookup and a cast to `P`.
+    /// it, a lookup in the directory, without a lock, and a cast to `P`.
     ///
     /// - Parameters:
     ///   - file: The accessor's file, for messages; leave the default.
@@ -80,8 +81,8 @@ extension Component {
     /// - Returns: The nearest ancestor that is a `P`.
     public func ancestor<P>(file: StaticString = #fileID, line: UInt = #line) -> P {
         checkNotDeinitializing(P.self, file: file, line: line)
-        if let parent = parents.value(for: TypeKey(P.self)) { return parent as! P }
-        if let ancestor = ancestors.value(for: TypeKey(P.self)) { return ancestor as! P }
+        if let parent = storage.directory.member(.parent, P.self) { return parent.object as! P }
+        if let ancestor = storage.directory.member(.ancestor, P.self) { return ancestor.object as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
@@ -170,17 +171,15 @@ struct FoundAncestor {
 }
 
 extension Component {
-    /// Whether the component has been registered as another's parent.
-    private var hasChildren: AtomicFlag {
-        AtomicFlag(word: core.extraWords + ComponentWords.hasChildren)
-    }
+    /// The parents, in the order they were registered.
+    var parentList: [Component] { storage.directory.members(.parent).map { $0.object as! Component } }
 
     /// Registers `parent` as `type`.
     private func register(
         _ parent: Component, as type: Component.Type, file: StaticString, line: UInt,
         afterAppending: () -> Void = {}
     ) {
-        if !ClassHierarchy.isInstance(parent, of: type) {
+        if !isInstance(parent, of: type) {
             Diagnostics.registeredAsAnotherType(
                 Swift.type(of: parent), as: type, kind: "parent", component: Swift.type(of: self), file: file,
                 line: line)
@@ -191,23 +190,20 @@ extension Component {
         }
         // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot
         // close a cycle: only components with children walk the new parent's ancestors. Each side
-        // marks the other (sequentially consistent) before it appends, and reads its own mark
-        // after appending, under its own lock; a walk reads each component's parents under that
-        // component's lock. So of two registrations that would close a cycle together, at least
-        // one sees the other: if this one reads no mark, the other marked this component after
-        // this read, so it finds this component's mark of the new parent set, and it walks this
-        // component's parents after this lock, which orders this append before its read. (The
-        // parent itself is published with a releasing store; readers need no more.)
-        parent.hasChildren.set()
-        let (recorders, isParent) = core.withLock { state in
+        // marks the other before it appends, and reads its own mark after appending, under its own
+        // lock (the marks are atomic read-modify-writes); a walk reads each component's parents under
+        // that component's lock. So of two registrations that would close a cycle together, at least
+        // one sees the other.
+        parent.storage.flags.set(ComponentStorage.hasChildren)
+        let (recorders, isParent) = storage.withLock { state in
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            if parents.value(for: TypeKey(type)) != nil {
+            if storage.directory.member(.parent, type) != nil {
                 Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
-            parents.insert(parent, asInstanceOf: type)
-            return (state.recorders, self.hasChildren.isSet)
+            storage.directory.add(parent, .parent, type, retired: &state.retired)
+            return (state.extras?.recorders ?? [], storage.flags.set(0) & ComponentStorage.hasChildren != 0)
         }
         afterAppending()
         if isParent && parent.hasAncestor(self) {
@@ -226,9 +222,8 @@ extension Component {
         while let component = pending.popLast() {
             if component === candidate { return true }
             guard visited.insert(ObjectIdentifier(component)).inserted else { continue }
-            // Read under the lock, then walked without it: see
-            // `register(_:as:file:line:afterAppending:)`.
-            pending += component.core.withLock { _ in component.parents.all.map(\.value) }
+            // Read under the lock, which the registration that appends holds: see `register`.
+            pending += component.storage.withLock { _ in component.parentList }
         }
         return false
     }
@@ -245,62 +240,56 @@ extension Component {
             let capture = OverrideCapture.current(on: ResolutionContext.current)
             Diagnostics.missingParent(
                 type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
-                registered: parents.all.map(\.type),
+                registered: parentList.map { Swift.type(of: $0) },
                 overriding: capture.map { ($0.file, $0.line) }, file: file, line: line)
         }
         return found.component
     }
 
-    /// The nearest ancestor that is a `type` (`isMatch` tells), or nil; cached in each component
-    /// it passes.
+    /// The nearest ancestor that is a `type` (`isMatch` tells), or nil; kept in each component it
+    /// passes.
     ///
     /// The parents are walked without the lock, and the answer is kept under it, after which
-    /// registering a parent stops the program (`hasSearchedParents`). A parent registered during
-    /// the walk came before that and is allowed, but the walk may have missed it: the search then
-    /// starts again, so that no answer is kept that a registered parent would change.
+    /// registering a parent stops the program (`hasSearchedParents`). A parent registered during the
+    /// walk came before that and is allowed, but the walk may have missed it: the search then starts
+    /// again, so that no answer is kept that a registered parent would change.
     private func ancestor(_ type: Any.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
         while true {
-            if let cached = rememberedAncestor(type) { return cached }
-            let searched = parents.count
-            let best = nearestAmongParents(type, matching: isMatch)
-            // What the lock decided, without copying `best` into it and out again. (Speed only:
-            // each copy is a retain and a release.)
-            enum Outcome {
-                case parentsChanged, kept
-                case cached(FoundAncestor)
-            }
-            let outcome = core.withLock { state -> Outcome in
-                guard parents.count == searched else { return .parentsChanged }
+            if let kept = keptAncestor(type) { return kept }
+            let parents = storage.directory.members(.parent)
+            let best = nearestAmong(parents, type, matching: isMatch)
+            let outcome = storage.withLock { state -> FoundAncestor?? in
+                guard storage.directory.members(.parent).count == parents.count else { return .none }
                 // An answer of none is an answer too: a parent registered later could change it.
                 state.hasSearchedParents = true
-                guard let best else { return .kept }
-                if let cached = rememberedAncestor(type) { return .cached(cached) }
-                ancestors.insert(best.component, tag: best.tag, for: TypeKey(type))
-                return .kept
+                guard let best else { return .some(nil) }
+                if let kept = keptAncestor(type) { return kept }
+                storage.directory.add(best.component, .ancestor, type, tag: best.tag, retired: &state.retired)
+                return best
             }
-            switch outcome {
-            case .parentsChanged: continue
-            case .kept: return best
-            case .cached(let cached): return cached
-            }
+            if let outcome { return outcome }
         }
     }
 
-    /// The nearest ancestor that is a `type` among the parents and, if none of them is one, among
-    /// their ancestors, from their own answers.
-    private func nearestAmongParents(
-        _ type: Any.Type, matching isMatch: (Component) -> Bool
+    /// The nearest ancestor that is a `type` among `parents` and, if none of them is one, among their
+    /// ancestors, from their own answers.
+    private func nearestAmong(
+        _ parents: [Directory.Member], _ type: Any.Type,
+        matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
         var best: FoundAncestor?
-        parents.forEachEntry { parent, _, registered in
-            let isRegisteredAsType = registered == TypeKey(type)
-            guard isRegisteredAsType || isMatch(parent) else { return }
+        for registered in parents {
+            let parent = registered.object as! Component
+            let isRegisteredAsType = registered.key == Directory.key(.parent, type)
+            guard isRegisteredAsType || isMatch(parent) else { continue }
             let record = FoundAncestor(component: parent, distance: 1, isRegisteredAsType: isRegisteredAsType)
             if record.isBetter(than: best) { best = record }
         }
         if best != nil { return best }
-        parents.forEachEntry { parent, _, _ in
-            guard let further = parent.ancestor(type, matching: isMatch) else { return }
+        for parent in parents {
+            guard let further = (parent.object as! Component).ancestor(type, matching: isMatch) else {
+                continue
+            }
             let record = FoundAncestor(
                 component: further.component, distance: further.distance + 1,
                 isRegisteredAsType: further.isRegisteredAsType)
@@ -310,9 +299,9 @@ extension Component {
     }
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
-    private func rememberedAncestor(_ type: Any.Type) -> FoundAncestor? {
-        ancestors.entry(for: TypeKey(type)).map {
-            FoundAncestor(component: $0.value.takeUnretainedValue(), tag: $0.tag)
+    private func keptAncestor(_ type: Any.Type) -> FoundAncestor? {
+        storage.directory.member(.ancestor, type).map {
+            FoundAncestor(component: $0.object as! Component, tag: $0.tag)
         }
     }
 }

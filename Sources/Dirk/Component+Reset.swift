@@ -27,17 +27,9 @@ extension Component {
             Diagnostics.resetDuringResolution(
                 component: type(of: self), provider: frame.name, file: file, line: line)
         }
-        Self.empty(core.withLock { $0.caches })
-    }
-
-    /// Empties every cache in `caches` and releases what they held, with no lock held: their
-    /// deinitializers may run user code, even use the component.
-    static func empty(_ caches: InlineList<ProviderSlots>) {
-        // Most components are released with no module left for anyone: nothing to empty.
-        guard !caches.isEmpty else { return }
+        // Released after the lock: deinitializers may run user code, even use the component.
         var dropped: [Any] = []
-        // Appended in place: a module with nothing cached adds nothing and allocates nothing.
-        caches.forEachElement { $0.reset(into: &dropped) }
+        storage.withLock { $0.table.reset(into: &dropped) }
         withExtendedLifetime(dropped) {}
     }
 }

@@ -14,43 +14,87 @@ extension Component {
     /// try await app.shutdown()  // where the application stops
     /// ```
     ///
-    /// In order, it:
-    /// 1. refuses every provider call that no build under way makes: such a call stops the program
-    ///    with a message that says the component was shut down;
-    /// 2. waits for the builds under way to finish, with the provider calls they make;
-    /// 3. runs each close action once, in the reverse order of the builds: an instance closes
-    ///    before the instances it was built from (repositories before the pool they use);
+    /// Every provider call, handle and injection that may build in the component passes through the
+    /// component's gate, and `shutdown()` closes it. In order, it:
+    /// 1. refuses every call that begins from now on: such a call stops the program with a message
+    ///    that says the component was shut down. A call made by a call already under way in the
+    ///    component, on the same thread or in a task that such a call started and still awaits,
+    ///    goes on;
+    /// 2. waits, without blocking a thread, until no call is left in the gate;
+    /// 3. runs each close action once, in the reverse order of the builds: an instance closes before
+    ///    the instances it was built from (repositories before the pool they use);
     /// 4. throws ``ShutdownError`` with every error the close actions threw, after running them all.
     ///
-    /// Call it once the work that uses the component has ended, as a server does after it has
-    /// answered its last request: a provider call that starts at the very moment `shutdown()` does
-    /// may still build, after the close actions ran. Calls of `shutdown()` made at the same time
-    /// wait for that one shutdown and get its outcome, as does every later call. It closes what this component built, nothing else: a child component shuts down
-    /// on its own, and its parents' instances are theirs. ``reset(file:line:)`` does not close what
-    /// it drops, since it cannot wait: a dropped instance stays open until `shutdown()` closes it.
+    /// When it returns, every instance the component built with a close action has been closed,
+    /// exactly once, whatever raced it. Calls of `shutdown()` made at the same time wait for that one
+    /// shutdown and get its outcome, as does every later call. It closes what this component built,
+    /// nothing else: a child component shuts down on its own, and its parents' instances are theirs.
+    /// ``reset(file:line:)`` does not close what it drops, since it cannot wait: a dropped instance
+    /// stays open until `shutdown()` closes it. A `fresh` copy is its caller's to close.
     ///
-    /// Calling it from inside a provider or `configure:` closure of this component stops the
-    /// program, as it would wait for itself. A component released with instances to close and
-    /// without `shutdown()` says so on standard error, once, in debug builds.
+    /// Calling it from inside a provider, `configure:` closure or close action of this component
+    /// stops the program, as it would wait for itself. A component released with instances to close
+    /// and without `shutdown()` says so on standard error, once, in debug builds.
+    /// ``withShutdown(file:line:_:)`` shuts a component down when the code that uses it ends.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Throws: ``ShutdownError`` when close actions threw.
     public func shutdown(file: StaticString = #fileID, line: UInt = #line) async throws(ShutdownError) {
+        if let closing = ClosingComponent.current, closing.identity == identity {
+            Diagnostics.shutdownInCloseAction(
+                component: type(of: self), provider: closing.provider, file: file, line: line)
+        }
         if let frame = Component.stepUnderWay(in: identity) {
             Diagnostics.shutdownDuringResolution(
                 component: type(of: self), provider: frame.name, file: file, line: line)
         }
-        let shutdown = core.withLock { state in
-            if let shutdown = state.shutdown { return shutdown }
-            core.markShutDown(in: &state)
+        let shutdown = storage.withLock { state in
+            if let shutdown = state.extras?.shutdown { return shutdown.task }
+            // Cached reads take the pipeline from now on, where the gate refuses them.
+            storage.attention.add(1)
+            storage.gate.set(1)
             let shutdown = Task { await self.closeAll() }
-            state.shutdown = shutdown
+            state.withExtras { $0.shutdown = Shutdown(shutdown) }
             return shutdown
         }
         let failures = await shutdown.value
         if !failures.isEmpty { throw ShutdownError(component: "\(type(of: self))", failures: failures) }
+    }
+
+    /// Runs `body` with this component, then shuts the component down, whether `body` returned or
+    /// threw: the structured form of ``shutdown(file:line:)``, which a test or a server cannot forget.
+    ///
+    /// ```swift
+    /// try await AppComponent().withShutdown { app in
+    ///     try await serve(app)
+    /// }  // app's database is closed here
+    /// ```
+    ///
+    /// An error that `body` throws is rethrown after the shutdown, and takes precedence over the
+    /// shutdown's own ``ShutdownError``, which is then dropped; when `body` returns, a
+    /// ``ShutdownError`` is thrown instead of its result.
+    ///
+    /// - Parameters:
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    ///   - body: The work that uses the component, run in the caller's isolation.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or else ``ShutdownError``.
+    @discardableResult
+    nonisolated(nonsending) public func withShutdown<Result>(
+        file: StaticString = #fileID, line: UInt = #line, _ body: (Self) async throws -> Result
+    ) async throws -> Result {
+        let result: Result
+        do {
+            result = try await body(self as! Self)
+        } catch {
+            try? await shutdown(file: file, line: line)
+            throw error
+        }
+        try await shutdown(file: file, line: line)
+        return result
     }
 
     /// A step of the component whose identity is `identity` that this thread's resolution or this
@@ -62,56 +106,122 @@ extension Component {
             ?? TaskAgent.stepUnderWay(in: identity)
     }
 
-    /// Waits for the builds under way, then runs the close actions, newest first, until none is
-    /// left: a build that finished meanwhile adds its own.
+    /// Waits until no call is left in the gate, then runs the close actions, newest first.
     private func closeAll() async -> [ShutdownError.Failure] {
-        var failures: [ShutdownError.Failure] = []
-        while true {
-            // A build runs user code for as long as it takes, and says nothing when it ends, so the
-            // wait looks every millisecond, without blocking a thread.
-            while hasBuildUnderWay { try? await Task.sleep(nanoseconds: 1_000_000) }
-            let actions = core.withLock { state in
-                defer { state.closeActions = [] }
-                return state.closeActions
+        await withCheckedContinuation { continuation in
+            let drained = storage.withLock { state in
+                // See `leaveGate()`: the last call out resumes it, after this lock.
+                guard storage.gate.acquired >> 1 != 0 else { return true }
+                state.extras!.shutdown!.drained = continuation
+                return false
             }
-            if actions.isEmpty { return failures }
-            for action in actions.reversed() {
-                do { try await action.close() } catch {
-                    failures.append(.init(provider: action.provider, error: error))
+            if drained { continuation.resume() }
+        }
+        // No call is in, and none can come in: no build adds an action from now on.
+        let actions = storage.withLock { $0.extras?.closeActions ?? [] }
+        var failures: [ShutdownError.Failure] = []
+        for action in actions.reversed() {
+            do {
+                try await ClosingComponent.$current.withValue((identity, action.provider)) {
+                    try await action.close()
                 }
+            } catch {
+                failures.append(.init(provider: action.provider, error: error))
             }
         }
-    }
-
-    /// Whether a build of one of the instances the component caches is under way. The cells are
-    /// asked after the component's lock, which is never taken inside theirs.
-    private var hasBuildUnderWay: Bool {
-        var building = false
-        core.withLock { $0.caches }.forEachElement { building = building || $0.hasBuildUnderWay }
-        return building
+        return failures
     }
 
     /// Says, in a debug build, that the component goes without `shutdown()` while it has instances
-    /// to close. Call it from `deinit`.
+    /// to close, naming each provider once. Call it from `deinit`.
     func warnIfReleasedOpen(_ actions: [CloseAction]) {
         #if DEBUG
             // A debug build's warning, not a trap: the instances still go.
             guard !actions.isEmpty else { return }
-            let message = Diagnostics.releasedWithoutShutdown(
-                component: type(of: self), providers: actions.map(\.provider))
+            var providers: [String] = []
+            for action in actions where !providers.contains(action.provider) {
+                providers.append(action.provider)
+            }
+            let message = Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: providers)
             dirk_write_standard_error(message)
         #endif
     }
 }
 
-extension AnyModule {
-    /// Refuses the provider call whose step is `frame` after its component began to shut down,
-    /// unless a build under way makes it. The pipelines call it when the module has attention.
-    func refuseAfterShutdown(_ frame: Frame) {
-        guard componentCore.isShutDown, Component.stepUnderWay(in: frame.component) == nil else { return }
-        Diagnostics.calledAfterShutdown(provider: frame.name, component: componentType, site: frame.site)
+/// The component whose close action runs in this task, and that action's provider.
+private enum ClosingComponent {
+    @TaskLocal static var current: (identity: UInt, provider: String)?
+}
+
+extension Component {
+    /// Counts the call whose step is `frame` into the component's gate; stops the program if the gate
+    /// refuses it, once shutdown has begun. Returns whether the call is counted, which it always is.
+    func admit(_ frame: Frame) -> Bool {
+        if admits() { return true }
+        if let closing = ClosingComponent.current, closing.identity == identity {
+            Diagnostics.calledByCloseAction(
+                frame.name, component: type(of: self), closing: closing.provider, site: frame.site)
+        }
+        Diagnostics.calledAfterShutdown(provider: frame.name, component: type(of: self), site: frame.site)
     }
 
+    /// Counts a call into the component's gate, unless the gate refuses it: once shutdown has begun,
+    /// only a call that a task started by a call under way in the component makes goes on, counted,
+    /// so that shutdown waits for it.
+    private func admits() -> Bool {
+        if storage.gate.add(2) & 1 == 0 || TaskAgent.stepUnderWay(in: identity, startersOnly: true) != nil {
+            return true
+        }
+        storage.leaveGate()
+        return false
+    }
+
+    /// Runs `body` as a call into the component, entered through its gate as a provider call is, or
+    /// returns nil without running it if the gate refuses the call. A test hook: it observes the
+    /// refusal that would stop the program, and the provider calls `body` makes are nested in it.
+    package func ifAdmitted<Result>(_ body: () throws -> Result) rethrows -> Result? {
+        try ResolutionContext.withCurrent { context in
+            try context.asOutermost {
+                if context.entry(of: identity) == nil {
+                    guard admits() else { return nil }
+                    context.enter(self, storage: storage, counted: true)
+                }
+                return try body()
+            }
+        }
+    }
+
+    /// `ifAdmitted(_:)` for a body that awaits, as an async provider call.
+    package func ifAdmittedAwaiting<Result>(_ body: () async throws -> Result) async rethrows -> Result? {
+        try await TaskAgent.withCurrent { (agent) async throws -> Result? in
+            if agent.entry(of: identity) == nil {
+                guard admits() else { return nil }
+                agent.enter(self, storage: storage, counted: true)
+            }
+            return try await body()
+        }
+    }
+
+    /// Whether the component's shutdown has begun. A test hook.
+    package var isShuttingDown: Bool { storage.gate.relaxed & 1 != 0 }
+}
+
+extension ComponentStorage: EnteredComponent {
+    @usableFromInline var gateWord: UnsafeMutablePointer<UInt> { gate.pointer }
+
+    /// Counts a call out of the gate; the last one out of a component whose shutdown has begun
+    /// resumes the shutdown, which waits for it under the lock.
+    func leaveGate() {
+        if gate.add(-2) == 3 { lastCallLeft() }
+    }
+
+    /// Resumes the shutdown that waits for the last call in the gate to leave.
+    @usableFromInline func lastCallLeft() {
+        withLock { $0.extras?.shutdown?.drained.take() }?.resume()
+    }
+}
+
+extension AnyModule {
     /// Whether a provider of this module called now makes a `fresh` copy, which is cached nowhere
     /// and is its caller's to close.
     @usableFromInline var isFreshCall: Bool {
@@ -124,7 +234,9 @@ extension AnyModule {
         site: ProviderSite, type: Any.Type, _ close: @escaping @Sendable () async throws -> Void
     ) {
         let provider = providerFrame(.single, site: site, returning: type).name
-        componentCore.withLock { $0.closeActions.append(CloseAction(provider: provider, close: close)) }
+        storage.withLock {
+            $0.withExtras { $0.closeActions.append(CloseAction(provider: provider, close: close)) }
+        }
     }
 }
 

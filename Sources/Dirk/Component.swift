@@ -1,5 +1,3 @@
-import CDirk
-
 /// A scope of your application that owns modules and the instances they cache.
 ///
 /// Subclass `Component` for each scope (the application, a signed-in session, a feature, a
@@ -26,63 +24,37 @@ import CDirk
 /// children, so a feature component can come and go under a long-lived application component.
 /// There is no global container: whoever owns the scope owns the component. Nothing may resolve
 /// through a component once its release has begun: its accessors stop the program with a message
-/// when its own `deinit` uses them.
+/// when its own `deinit` uses them. A component that holds resources closes them with
+/// ``shutdown(file:line:)``, or with ``withShutdown(file:line:_:)`` around the code that uses it.
 ///
 /// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
 /// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
 open class Component: CustomDebugStringConvertible, @unchecked Sendable {
-    /// The lock, and the lock-free tables of modules, parents and ancestors and the component's
-    /// flags, in the component's own memory: read and written only through `core`. It must stay
-    /// the class's first stored property, and `lockedState` its second (see `InlineLocked`).
-    /// (Swift's run-time exclusivity checks are off for both: nothing accesses them but the check
-    /// of their layout, which every new component makes.)
-    @exclusivity(unchecked) private var lockedWords = InlineLockedWords()
-    /// The state that the lock guards: read and written only through `core`.
-    @exclusivity(unchecked) private var lockedState = ComponentState()
+    /// Everything Dirk keeps for the component: its lock and the state it guards, its directory of
+    /// modules and parents, and its gate. Its modules hold it too.
+    @usableFromInline let storage: ComponentStorage
 
     /// Creates a component with no modules and no parents; add them with
     /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
     /// create modules on first use.
     public init() {
-        // The storage starts with every word zero: the lock free, the tables empty, the flags and
-        // the count of observers clear. Its layout is checked in every build: Swift documents how
-        // it lays out a struct, not yet how it lays out a class's stored properties.
-        precondition(
-            storageLayoutHolds, "Dirk internal error: a component's storage is not where its core looks")
-        core.locked.initialize()
+        storage = ComponentStorage.make()
+        storage.bind(self)
     }
-
-    /// The lock, the state it guards and the lock-free words, in the component's memory. Modules
-    /// of the component keep it too, so that they can read whether the component was released
-    /// and, if not, reach its state, after the component may have gone (see `ComponentCore`).
-    @inlinable var core: ComponentCore { ComponentCore(of: self) }
 
     deinit {
         // What the component keeps is released after the lock, since deinitializers run user code.
-        // A module that goes from now on leaves its slots where they are (see `AnyModule.deinit`).
-        let core = core
-        var (registered, caches, recording, unclosed) = core.withLock { $0.takeAll() }
-        warnIfReleasedOpen(unclosed)
+        let taken = storage.release()
+        warnIfReleasedOpen(taken.unclosed)
         // Only a recording component watches its ancestors.
-        if let recording { Component.unwatch(recording.watched, for: recording.recorder) }
-        // First the modules that nobody else holds go, with their caches.
-        registered.removeAll()
-        modules.destroy()
-        // The modules left are held by someone else: they must stop serving the instances of a
-        // released scope, so their caches are emptied. The slots that only `caches` still refers
-        // to belong to modules that are gone, and go with it.
-        caches.removeUniquelyReferenced()
-        Component.empty(caches)
-        ancestors.destroy()
-        parents.destroy()
-        // Nobody takes the lock any more: whoever does holds the component, or got it from
-        // `UnownedReference.strongIfAlive()`, which fails from the start of this `deinit`.
-        core.locked.destroy()
+        if let recording = taken.extras?.recording {
+            Component.unwatch(recording.watched, for: recording.recorder)
+        }
+        withExtendedLifetime(taken) {}
+        storage.directory.destroy(retired: taken.retired)
     }
 
-    /// Whether the component's storage lies where `ComponentCore` finds it, with room for every
-    /// word. A test hook: it checks the layout that `InlineLocked` assumes.
     /// Describes the component without building anything: its type, its modules, its parents and
     /// how many of its providers hold a cached instance. `print(app)` shows it:
     ///
@@ -99,36 +71,11 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
             + "cached: \(cached) provider\(cached == 1 ? "" : "s"))"
     }
 
-    package var storageLayoutHolds: Bool {
-        core.locked.layoutHolds(words: &lockedWords, state: &lockedState, wordCount: ComponentWords.count)
-    }
-
-    /// The component's address, as its modules know it (`AnyModule.componentReference`); compared
-    /// only.
-    var identity: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
-
-    /// The modules in use, by the types accessors ask for. Written while holding `core`'s lock.
-    @inlinable var modules: PublishedTable<TypeKey, AnyModule> {
-        PublishedTable(
-            words: core.extraWords + ComponentWords.modules, inlineCapacity: ComponentWords.inlineModules)
-    }
-
-    /// The parents registered with `parent(_:)`. Written while holding `core`'s lock.
-    @inlinable var parents: PublishedTable<TypeKey, Component> {
-        PublishedTable(words: core.extraWords + ComponentWords.parents, inlineCapacity: 1)
-    }
-
-    /// The ancestors that `parent()` found by searching, by the type asked for. Written while
-    /// holding `core`'s lock.
-    @inlinable var ancestors: PublishedTable<TypeKey, Component> {
-        PublishedTable(words: core.extraWords + ComponentWords.ancestors, inlineCapacity: 1)
-    }
+    /// The component's address, compared only.
+    @inlinable var identity: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
     /// Stops the program if the component's release has begun: the accessor of `member`, a module
     /// or parent type, was used from its `deinit`, where nothing can resolve.
-    ///
-    /// Accessors check inline and call this only on their slow path, so that the message is built
-    /// outside the accessors, which are inlined into every caller. (Speed only.)
     @inlinable
     final func checkNotDeinitializing(_ member: Any.Type, file: StaticString, line: UInt) {
         if ObjectLifetime.isDeinitializing(self) {
@@ -137,122 +84,180 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     }
 }
 
-/// A component's lock, the state it guards and its lock-free words, which the component keeps in
-/// its own memory (`InlineLocked`), so that a component is one allocation.
+/// Everything Dirk keeps for one component, in one `Locked` box that the component and its modules
+/// hold: the state its lock guards, and words read without the lock.
 ///
-/// The component uses them while it holds itself. A module keeps its component's core beside an
-/// `unowned` reference to the component (`AnyModule.componentReference`), which keeps the
-/// component's memory allocated, though not the component alive, for as long as the module exists:
-/// the module reads the words, and takes the lock only through a strong reference to the component
-/// (`UnownedReference.strongIfAlive()`), which fails once the component's `deinit` has begun.
-@usableFromInline struct ComponentCore {
-    @usableFromInline let locked: InlineLocked<ComponentState>
+/// A module holds the storage strongly and its component not at all: it reaches the component
+/// through `component()`, which asks the runtime whether the component is still alive. The state
+/// keeps an `unowned` reference to the component, which keeps the component's memory, though not
+/// the component, allocated for as long as the storage lives, so that the question can be asked.
+@usableFromInline final class ComponentStorage: Locked<ComponentState>, CellHost {
+    // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded by
+    // the lock of `Locked`, and the words are atomic.
 
-    /// The core of `component`.
-    @inlinable init(of component: Component) {
-        locked = InlineLocked(of: component)
+    @inlinable static var addressWord: Int { 0 }
+    /// Observers, fresh requests, and one each for a shutdown and a release: while it is zero, a
+    /// cached read takes its shortest path.
+    @inlinable static var attentionWord: Int { 1 }
+    /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
+    @inlinable static var gateWord: Int { 2 }
+    /// Flags: `hasChildren`, `hasOverrides`, `isReleased`.
+    @inlinable static var flagsWord: Int { 3 }
+    @inlinable static var directoryWord: Int { 4 }
+
+    static func make() -> ComponentStorage {
+        make(ComponentState(), extraWords: directoryWord + Directory.wordCount)
     }
 
-    /// The lock-free words (`ComponentWords`).
-    @inlinable var extraWords: UnsafeMutablePointer<UInt> { locked.extraWords }
-
-    /// Runs `body` with the state while holding the lock. Only the component itself, or code that
-    /// holds it, may call this.
-    func withLock<Result, Failure: Error>(_ body: (inout ComponentState) throws(Failure) -> Result)
-        throws(Failure) -> Result
-    {
-        try locked.withLock(body)
+    /// Records `component` as the storage's own; its initializer calls it once, before anyone else
+    /// can reach the storage.
+    func bind(_ component: Component) {
+        // Without the lock: nobody else can reach the storage yet.
+        withUnsafeMutablePointerToHeader { $0.pointee.memoryKeeper = component }
+        AtomicWord(extraWords + Self.addressWord).release(component.identity)
     }
 
-    /// How many observers watch the component's providers: traces under way, overrides being set
-    /// up, its own recording and the recordings of its descendants. Written only while holding the
-    /// lock, by `addObservers(_:in:)`; read without it by modules whose slots are not made yet,
-    /// which have no count of their own (see `AnyModule.attention`).
-    @inlinable var observers: UInt { dirk_load_relaxed(extraWords + ComponentWords.observers) }
+    /// The component's address, compared only, and given to the runtime by `component`.
+    @inlinable var address: UInt { AtomicWord(extraWords + Self.addressWord).relaxed }
 
-    /// Adds `delta`, which may be negative, to the component's observers and to those of every
-    /// module's slots made for it; call it while holding the lock, with the state it guards.
-    func addObservers(_ delta: Int, in state: inout ComponentState) {
-        dirk_store_relaxed(extraWords + ComponentWords.observers, observers &+ UInt(bitPattern: delta))
-        state.caches.forEachElement { $0.addObservers(delta) }
+    /// The component, if it is still alive: a strong reference.
+    @inlinable var component: Component? { ObjectLifetime.retainIfAlive(address, as: Component.self) }
+
+    @inlinable var attention: AtomicWord { AtomicWord(extraWords + Self.attentionWord) }
+    @inlinable var gate: AtomicWord { AtomicWord(extraWords + Self.gateWord) }
+    @inlinable var flags: AtomicWord { AtomicWord(extraWords + Self.flagsWord) }
+    @inlinable var directory: Directory { Directory(words: extraWords + Self.directoryWord) }
+
+    static let hasChildren: UInt = 1
+    @usableFromInline static let hasOverrides: UInt = 2
+    static let isReleased: UInt = 4
+
+    /// The object the `single` at `key` (sync or async, as `strategy` tells) has cached, read under
+    /// the lock; nil when it has none yet or someone watches the component, and the call must take
+    /// its pipeline.
+    @inlinable @inline(__always)
+    func readyObject(for key: CellKey, strategy: ProviderStrategy) -> AnyObject? {
+        guard attention.relaxed == 0 else { return nil }
+        return withLock { $0.table.ready(at: key, for: strategy) }
     }
 
-    /// Adds `delta`, which may be negative, to the component's observers, taking the lock.
-    func addObservers(_ delta: Int) {
-        withLock { addObservers(delta, in: &$0) }
+    // MARK: CellHost
+
+    func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim {
+        withLock { state in
+            if isModuleCreation(key), let module = publishedModule(key, in: &state) { return .ready(module) }
+            if key.serial != 0, frame.strategy == .scoped || frame.strategy == .asyncScoped {
+                // A resolution's instance: the provider's own cell records its strategy, for clashes
+                // and insight, and keeps nothing.
+                let marker = CellKey(owner: key.owner, provider: key.provider)
+                if let first = state.table.strategy(at: marker) {
+                    if first != frame.strategy { return .clash(first) }
+                } else {
+                    state.table.make(marker, for: frame)
+                }
+                return state.table.claim(key, by: agent, frame: frame, makes: true)
+            }
+            // A key's cell is made with its key; a dropped one is looked up again.
+            return state.table.claim(key, by: agent, frame: frame, makes: key.serial == 0)
+        }
     }
 
-    /// Set once `shutdown()` has begun.
-    private var shutDownFlag: AtomicFlag { AtomicFlag(word: extraWords + ComponentWords.isShutDown) }
-
-    /// Whether `shutdown()` has begun.
-    var isShutDown: Bool { shutDownFlag.isSet }
-
-    /// What sends a call of a module without slots to the pipeline: observers, or a shutdown.
-    @inlinable var attention: UInt {
-        observers | dirk_load_relaxed(extraWords + ComponentWords.isShutDown)
+    func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
+        withLock { state in
+            // A cell whose instance moves elsewhere once built goes then, under the lock of its
+            // build's end: a module's, to the directory; a `scoped` instance of a thread's own
+            // resolution, to that resolution (told by the top bit of its number).
+            let isCreation = isModuleCreation(key)
+            return state.table.withCell(key, moves: isCreation || key.serial >> 63 != 0, body) { instance in
+                if isCreation {
+                    directory.add(instance, .module, key.provider.returnType, retired: &state.retired)
+                }
+            }
+        }
     }
 
-    /// Marks the component shut down and sends every provider call to the pipeline, which refuses
-    /// the calls that no build under way makes. Call it holding the lock.
-    func markShutDown(in state: inout ComponentState) {
-        shutDownFlag.set()
-        state.caches.forEachElement { $0.addFreshRequests(1) }
+    func drop(_ key: CellKey) -> OnceStateMachine? {
+        withLock { $0.table.drop(key) }
+    }
+
+    /// Marks the component released and takes what its release releases, leaving nothing: its cells,
+    /// its registered modules, its recording, and the close actions that never ran.
+    func release() -> ComponentState.Taken {
+        flags.set(Self.isReleased)
+        attention.add(1)
+        return withLock { $0.takeAll() }
     }
 }
 
 /// What a component's lock guards.
 @usableFromInline struct ComponentState {
-    /// The default modules being created.
-    var moduleCreations = InlineList<ModuleCreation>()
-    /// The provider slots of every module made for the component that has made its slots,
-    /// registered or not, in the order the slots were made: what `reset()` empties, and the
-    /// component's release empties for the modules that outlive it.
-    var caches = InlineList<ProviderSlots>()
+    /// The component, which the reference keeps allocated, though not alive (see `ComponentStorage`).
+    unowned(safe) var memoryKeeper: Component? = nil
+    /// The cells of its providers' caches and keys.
+    @usableFromInline var table = CellTable()
+    /// The directory's blocks that larger ones replaced (see `Directory`).
+    var retired: [UnsafeMutablePointer<UInt>] = []
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
-    /// Modules registered with `.module { }` and not used yet, by the types they stand in for;
-    /// the first `module()` of a type publishes its module in `Component.modules`.
+    /// How many observers watch the component's providers (see `Component.observing`).
+    var observers = 0
+    /// What the component keeps once it uses it, and most never do.
+    var extras: ComponentExtras?
+
+    /// Runs `body` with the component's extras, made first if need be.
+    mutating func withExtras<Result>(_ body: (inout ComponentExtras) -> Result) -> Result {
+        if extras == nil { extras = ComponentExtras() }
+        return body(&extras!)
+    }
+
+    /// What a component's release releases.
+    struct Taken {
+        let table: CellTable
+        let extras: ComponentExtras?
+        let retired: [UnsafeMutablePointer<UInt>]
+        /// The close actions of a component never shut down, which never ran.
+        var unclosed: [CloseAction] { extras?.shutdown == nil ? extras?.closeActions ?? [] : [] }
+    }
+
+    /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
+    /// component's memory must outlive its storage's users.)
+    mutating func takeAll() -> Taken {
+        defer { (table, extras, retired) = (CellTable(), nil, []) }
+        return Taken(table: table, extras: extras, retired: retired)
+    }
+}
+
+/// What a component keeps only once it uses it: registered modules, overrides, contributions, its
+/// recording, its close actions and its shutdown.
+struct ComponentExtras {
+    /// Modules registered with `.module { }` and not used yet, by the types they stand in for; the
+    /// first `module()` of a type publishes its module in the directory.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
+    /// Factories that replace providers (`Component.overriding`), by their cells' keys.
+    var overrides: [CellKey: OverrideEntry] = [:]
     /// The contributions this component made, by element type.
     var contributions: [ObjectIdentifier: [ContributionRecord]] = [:]
     /// What the component records of its resolutions, while recording is on.
     var recording: DependencyRecord?
     /// The recorders of the recording components that watch this one: itself, if it records, and
-    /// its recording descendants, which they do not keep alive. A parent registered on this
-    /// component is watched for each of them.
+    /// its recording descendants. A parent registered on this component is watched for each of them.
     var recorders: [Recorder] = []
     /// How to close the instances built with a close action, in the order they were built.
     var closeActions: [CloseAction] = []
-    /// The shutdown under way or done, which every `shutdown()` call awaits.
-    var shutdown: Task<[ShutdownError.Failure], Never>?
-
-    /// Takes what the component's release releases, leaving nothing, and the close actions of a
-    /// component that was never shut down, which never ran.
-    mutating func takeAll() -> (
-        registered: [ObjectIdentifier: AnyModule], caches: InlineList<ProviderSlots>,
-        recording: DependencyRecord?, unclosed: [CloseAction]
-    ) {
-        defer { (registeredModules, caches, recording, closeActions) = ([:], InlineList(), nil, []) }
-        return (registeredModules, caches, recording, shutdown == nil ? closeActions : [])
-    }
+    /// The shutdown under way or done.
+    var shutdown: Shutdown?
 }
 
-/// Where a component's lock-free tables lie among its core's words.
-@usableFromInline enum ComponentWords {
-    /// How many modules a component keeps before it allocates a table for more.
-    @inlinable static var inlineModules: Int { 4 }
-    @inlinable static var modules: Int { 0 }
-    @inlinable static var ancestors: Int {
-        modules + PublishedTable<TypeKey, AnyModule>.wordCount(inline: inlineModules)
+/// A component's shutdown, under way or done, as its lock guards it. A class, so that a component's
+/// state holds no value of the concurrency library, whose layout is known only at run time.
+final class Shutdown {
+    /// The shutdown, which every `shutdown()` call awaits.
+    let task: Task<[ShutdownError.Failure], Never>
+    /// The shutdown waiting for the last call in the gate to leave.
+    var drained: CheckedContinuation<Void, Never>?
+
+    init(_ task: Task<[ShutdownError.Failure], Never>) {
+        self.task = task
     }
-    @inlinable static var parents: Int { ancestors + PublishedTable<TypeKey, Component>.wordCount(inline: 1) }
-    /// How many observers watch the component's providers (see `ComponentCore.observers`).
-    @inlinable static var observers: Int { parents + PublishedTable<TypeKey, Component>.wordCount(inline: 1) }
-    /// Whether the component has been registered as another's parent.
-    @inlinable static var hasChildren: Int { observers + 1 }
-    /// One once `shutdown()` has begun: every provider call then takes the pipeline, which refuses it.
-    @inlinable static var isShutDown: Int { hasChildren + 1 }
-    static var count: Int { isShutDown + 1 }
 }

@@ -89,9 +89,9 @@ extension Component {
             beforeLocking()
             // The component's own keys are checked again under the lock that guards them: another
             // thread may have contributed the same key since the check above.
-            owner = core.withLock { state in
-                let isTaken = state.contributions[elementType, default: []].contains { $0.key == key }
-                if !isTaken { state.contributions[elementType, default: []].append(record) }
+            owner = storage.withLock { state in
+                let isTaken = state.extras?.contributions[elementType]?.contains { $0.key == key } ?? false
+                if !isTaken { state.withExtras { $0.contributions[elementType, default: []].append(record) } }
                 return isTaken ? ownType : nil
             }
         }
@@ -115,12 +115,12 @@ extension Component {
     ) -> [Contribution<Element>] {
         let elementType = ObjectIdentifier(type)
         let all = contributingComponents().flatMap { component in
-            // Refers to the component without keeping it alive: see `Contribution`.
-            let reference = UnownedReference(component)
+            // Refers to the component's storage, not to the component: see `Contribution`.
+            let storage = SelfSynchronized(object: component.storage)
             let owner = Swift.type(of: component)
-            return component.core.withLock { $0.contributions[elementType] ?? [] }.map { record in
+            return component.storage.withLock { $0.extras?.contributions[elementType] ?? [] }.map { record in
                 Contribution(key: record.key, metadata: record.metadata, contributor: owner) { file, line in
-                    guard let component = reference.strongIfAlive() else {
+                    guard let component = storage.object.component else {
                         Diagnostics.contributionAfterRelease(
                             key: record.key, element: Element.self, component: owner, file: file, line: line)
                     }
@@ -177,7 +177,7 @@ extension Component {
         var ordered: [Component] = []
         func visit(_ component: Component) {
             guard !ordered.contains(where: { $0 === component }) else { return }
-            component.parents.forEachEntry { parent, _, _ in visit(parent) }
+            for parent in component.parentList { visit(parent) }
             ordered.append(component)
         }
         visit(self)

@@ -1,37 +1,252 @@
+extension ComponentStorage {
+    // MARK: Entering the component
+
+    /// The component, entered by the thread's resolution: counted in the component's gate and kept
+    /// alive until the resolution ends, unless the resolution entered it already. Stops the program,
+    /// naming `frame`'s provider or handle, if the component was released or its shutdown refuses the
+    /// call.
+    @usableFromInline @inline(__always)
+    final func enter(in context: ResolutionContext, for frame: @autoclosure () -> Frame) -> Unmanaged<
+        AnyObject
+    > {
+        if let entry = context.entry(of: address) { return entry }
+        let (component, counted) = admitted(for: frame())
+        let entry = Unmanaged.passUnretained(component as AnyObject)
+        context.enter(component, storage: self, counted: counted)
+        return entry
+    }
+
+    /// The component, entered by the task's async resolution; see `enter(in:for:)`.
+    final func enter(in agent: TaskAgent, for frame: Frame) -> Component {
+        if let entry = agent.entry(of: address) {
+            return Erasure.component(entry.takeUnretainedValue(), as: Component.self)
+        }
+        let component = admitted(for: frame)
+        agent.enter(component.object, storage: self, counted: component.counted)
+        return component.object
+    }
+
+    /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`),
+    /// lent without a reference of its own: the resolution keeps it alive until it ends.
+    @usableFromInline @inline(__always)
+    final func withEntered<Result>(
+        in context: ResolutionContext, for frame: @autoclosure () -> Frame,
+        _ body: (Component) throws -> Result
+    ) rethrows -> Result {
+        try enter(in: context, for: frame())._withUnsafeGuaranteedRef {
+            try body(Erasure.component($0, as: Component.self))
+        }
+    }
+
+    /// The component, admitted through its gate for the call whose step is `frame`.
+    @usableFromInline @inline(never)
+    final func admitted(for frame: Frame) -> (object: Component, counted: Bool) {
+        guard let component else {
+            if frame.kind == .handle {
+                Diagnostics.handleAfterRelease(frame.name, component: frame.componentType, site: frame.site)
+            }
+            Diagnostics.componentReleased(
+                provider: frame.name, component: frame.componentType, site: frame.site)
+        }
+        return (component, component.admit(frame))
+    }
+}
+
 extension AnyModule {
-    // MARK: Entry points, one per strategy
+    // MARK: The pipeline
 
-    /// The instance of a provider whose strategy caches (`single`, `weak`, `scoped`, or
-    /// `single(key:)` for `keyValue`), through the pipeline.
-    @usableFromInline
-    final func resolveCached(
+    /// The step of this module's provider at `site`, returning `type`, with `strategy`.
+    @usableFromInline final func providerFrame(
+        _ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type
+    ) -> Frame {
+        Frame(
+            .provider, strategy: strategy, owner: UInt(bitPattern: ObjectIdentifier(self)),
+            component: storage.address, site: site, type: type, subject: Swift.type(of: self),
+            componentType: componentType)
+    }
+
+    /// The one path of every synchronous provider call that cannot return a cached `single` at once,
+    /// and of every `transient` of a watched component (the others run `runTransient`, the same step
+    /// without the closures).
+    ///
+    /// In order: enter the component, through its gate; set up an override that this thread is
+    /// setting up; when someone watches the component, serve a fresh request and the observers;
+    /// then resolve through the provider's cell: the component's (`single`, `weak`, a key's), the
+    /// resolution's (`scoped`), or none (`transient`, a fresh instance). `build` runs the factory,
+    /// which consults overrides.
+    @usableFromInline final func resolve(
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
-        type: Any.Type, build: (Component) throws -> AnyObject, configures: Bool,
+        type: Any.Type,
+        build: (Component) throws -> AnyObject?, configures: Bool,
         configure: (AnyObject, Component) throws -> Void
-    ) throws -> AnyObject {
-        try resolve(
-            strategy, keyValue: keyValue, key: key, site: site, type: type, build: build,
-            configures: configures,
-            configure: configure)!
+    ) throws -> AnyObject? {
+        try ResolutionContext.withCurrent { context in
+            let frame = providerFrame(strategy, site: site, returning: type)
+            return try context.asOutermost {
+                let component = storage.enter(in: context, for: frame)
+                func resolve(fresh: Bool = false) throws -> AnyObject? {
+                    try component._withUnsafeGuaranteedRef { object in
+                        let component = Erasure.component(object, as: Component.self)
+                        return try resolveEntered(
+                            strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
+                            context: context,
+                            build: { try build(component) }, configures: configures,
+                            configure: { try configure($0, component) })
+                    }
+                }
+                guard storage.attention.relaxed != 0 else { return try resolve() }
+                if let capture = OverrideCapture.current(on: context), !capture.isSuspended {
+                    // An override that this thread sets up; the provider calls of its factory are
+                    // ordinary.
+                    setUpOverride(capture, key: key, frame: frame)
+                    return try capture.whileSuspended { try resolve() }
+                }
+                let isFresh = strategy.isCached && context.isFreshRequest(for: ObjectIdentifier(self))
+                guard storage.isObserved else { return try resolve(fresh: isFresh) }
+                let isNew =
+                    isFresh
+                    || !hasInstance(strategy, keyValue: keyValue, key: key, frame: frame, context: context)
+                return try observe(frame, in: context, isNew: isNew) { try resolve(fresh: isFresh) }
+            }
+        }
     }
 
-    /// Runs a `transient`'s factory through the pipeline; `build` keeps the value itself, so
-    /// that nothing travels as an object.
-    @usableFromInline
-    final func resolveTransient(
-        key: ProviderKey, site: ProviderSite, type: Any.Type, build: (Component) throws -> Void
-    ) throws {
-        _ = try resolve(
-            .transient, keyValue: nil, key: key, site: site, type: type,
-            build: { component in
-                try build(component)
+    /// Resolves the provider whose step is `frame` through its cell, in the component the
+    /// resolution has entered; a `fresh` call, like a `transient`'s, through none.
+    private func resolveEntered(
+        _ strategy: ProviderStrategy, fresh: Bool, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
+        context: ResolutionContext, build: () throws -> AnyObject?, configures: Bool,
+        configure: (AnyObject) throws -> Void
+    ) throws -> AnyObject? {
+        if fresh || strategy == .transient {
+            context.enterUncached { frame }
+            let value: AnyObject?
+            do {
+                value = try build()
+                if configures, let value {
+                    context.configurationDepth += 1
+                    defer { context.configurationDepth -= 1 }
+                    try configure(value)
+                }
+            } catch {
+                _ = context.leave()
+                throw error
+            }
+            if let failure = context.leave() { throw failure }
+            return value
+        }
+        func resolve(_ cell: CellReference, as frame: Frame) throws -> AnyObject? {
+            try cell.resolveUnlessRetired(
+                in: context, frame: frame, build: { try build()! }, configures: configures,
+                configure: configure)
+        }
+        switch strategy {
+        case .keyedSingle:
+            while true {
+                let cell = keyedCell(keyValue!, key: key, frame: frame, context: context)
+                // Each key is a step of its own, owned by its cell's number, so that a cycle from one
+                // key through another is told from a key that needs itself, and its message can name
+                // the keys.
+                let keyed = frame.owned(by: UInt(cell.key.serial))
+                context.keyedSteps.append((keyed.owner, keyValue!))
+                defer { context.keyedSteps.removeLast() }
+                // Nil when a `reset()` dropped the key after it was found: it is looked up again.
+                if let value = try resolve(cell, as: keyed) { return value }
+            }
+        case .scoped:
+            // The resolution's instance, or one built in the provider's cell under the resolution's
+            // number, which the resolution then keeps.
+            if let instance = context.scopedInstance(cellKey(key), owner: self) { return instance }
+            let (id, store) = context.scopes
+            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: id)
+            guard let value = try resolve(CellReference(host: storage, key: cell), as: frame) else {
                 return nil
-            }, configures: false, configure: { _, _ in })
+            }
+            if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
+            context.keep(ScopedInstance(key: cellKey(key), value: value, owner: self))
+            return value
+        default:
+            return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)
+        }
     }
 
-    /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning
-    /// `type`, with the component held by the resolution: the step of `InstanceStore.none`, without
-    /// the pipeline, for a module that nobody watches. A recursion stops the program with the path.
+    /// The cell of `keyValue`, a key of the `single(key:)` provider whose key is `key` and whose step
+    /// is `frame`, made on first use. Runs the key's `hash(into:)` and `==` with no lock held, as a
+    /// step of their own, so that a key whose hashing calls its provider again is caught instead of
+    /// recursing without end. A key added for an equal key meanwhile shows up as a new version of the
+    /// keys, and the comparison is made again.
+    private func keyedCell(
+        _ keyValue: AnyHashable, key: ProviderKey, frame: Frame, context: ResolutionContext
+    )
+        -> CellReference
+    {
+        hashing(at: frame, in: context) {
+            let (provider, hash) = (cellKey(key), keyValue.hashValue)
+            while true {
+                let (candidates, version) = storage.keys(of: provider, hash: hash, frame: frame)
+                if let found = candidates.first(where: { $0.key == keyValue }) {
+                    return CellReference(
+                        host: storage,
+                        key: CellKey(owner: provider.owner, provider: key, serial: found.serial))
+                }
+                if let added = storage.withLock({
+                    $0.table.add(
+                        keyValue, hash: hash, of: provider, ownerType: frame.subject,
+                        ifUnchangedSince: version)
+                }) {
+                    return CellReference(host: storage, key: added)
+                }
+            }
+        }
+    }
+
+    /// Runs `body`, which runs a key's `hash(into:)` and `==`, as a step of its own, so that a key
+    /// whose hashing calls its provider again, as the step `frame`, is caught instead of recursing
+    /// without end.
+    private func hashing<Result>(at frame: Frame, in context: ResolutionContext, _ body: () -> Result)
+        -> Result
+    {
+        let hashing = Frame(
+            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
+            site: frame.site,
+            type: frame.type, subject: frame.subject, componentType: frame.componentType)
+        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
+        context.enter(hashing)
+        defer { _ = context.leave() }
+        return body()
+    }
+
+    /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
+    /// traces.
+    private func hasInstance(
+        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
+        context: ResolutionContext
+    ) -> Bool {
+        switch strategy {
+        case .single, .weak:
+            return storage.withMachine(cellKey(key)) { machine, _ in machine.hasValue } ?? false
+        case .keyedSingle:
+            // Looked up without making the key's cell: a trace only looks.
+            let serial = hashing(at: frame, in: context) {
+                storage.keys(of: cellKey(key), hash: keyValue!.hashValue, frame: frame).keys
+                    .first { $0.key == keyValue }?.serial
+            }
+            guard let serial else { return false }
+            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
+            return storage.withMachine(cell) { machine, _ in machine.hasValue } ?? false
+        case .scoped:
+            if context.scopedInstance(cellKey(key), owner: self) != nil { return true }
+            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: context.scopes.id)
+            return storage.withMachine(cell) { machine, _ in machine.hasValue } ?? false
+
+        default:
+            return false
+        }
+    }
+
+    /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning `type`,
+    /// in the component the resolution entered, without the pipeline, for a component that nobody
+    /// watches. A recursion stops the program with the path.
     @inlinable @inline(__always)
     final func runTransient<T>(
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
@@ -39,8 +254,7 @@ extension AnyModule {
         context.enterUncached { providerFrame(.transient, site: site, returning: type) }
         let value: T
         do {
-            holdComponent(in: context, for: context.topFrame)
-            value = try componentReference.withHeldObject(build)
+            value = try storage.withEntered(in: context, for: context.topFrame, build)
         } catch {
             _ = context.leave()
             throw error
@@ -48,93 +262,23 @@ extension AnyModule {
         if let failure = context.leave() { throw failure }
         return value
     }
+}
 
-    // MARK: The pipeline
+extension ComponentStorage {
+    /// Whether anyone observes the component's providers: a trace, a recording, or an override being
+    /// set up.
+    var isObserved: Bool { withLock { $0.observers > 0 } }
 
-    /// The one path of every synchronous provider call that cannot return a cached `single` at
-    /// once, and of every `transient` of a watched module (the others enter their step with
-    /// `runTransient`, the same step without the closures).
-    ///
-    /// In order: set up an override that this thread is setting up, before the provider's slot can
-    /// be found (see `setUpOverride`); find the provider's store, making its slot (none for a
-    /// `transient`, which keeps nothing); when someone watches the module, serve a fresh request
-    /// and the observers; then resolve through the store, with the component held by the
-    /// resolution while the factory runs. (Overrides are consulted by `build`, which the strategy
-    /// makes.)
-    func resolve(
-        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
-        type: Any.Type,
-        build: (Component) throws -> AnyObject?, configures: Bool,
-        configure: (AnyObject, Component) throws -> Void
-    ) throws -> AnyObject? {
-        try withSlots { slots in
-            try ResolutionContext.withCurrent { context in
-                let frame = providerFrame(strategy, site: site, returning: type)
-                if slots.attention != 0 { refuseAfterShutdown(frame) }
-                // An override that this thread sets up takes effect before the slot is made. (Its
-                // component is watched while it is set up, so the check below sees the same capture.)
-                if slots.attention != 0, let capture = OverrideCapture.current(on: context),
-                    !capture.isSuspended
-                {
-                    setUpOverride(capture, key: key, frame: frame, in: slots)
-                }
-                let store = InstanceStore.of(
-                    strategy, keyValue: keyValue, owner: self, key: key, site: site, in: slots)
-                func resolve(through store: InstanceStore) throws -> AnyObject? {
-                    try store.resolve(
-                        in: context, frame: frame, build: { try withComponent(context, frame, build) },
-                        configures: configures,
-                        configure: { value in try withComponent(context, frame) { try configure(value, $0) } }
-                    )
-                }
-                guard slots.attention != 0 else { return try resolve(through: store) }
-                if let capture = OverrideCapture.current(on: context), !capture.isSuspended {
-                    // The override's factory builds; the provider calls it makes are ordinary.
-                    return try capture.whileSuspended { try resolve(through: store) }
-                }
-                if strategy.isCached, context.isFreshRequest(for: ObjectIdentifier(self)) {
-                    // A fresh instance: built like a transient's, cached nowhere; a new one for its
-                    // observers.
-                    guard slots.isObserved else { return try resolve(through: .none) }
-                    return try observe(frame, in: context, isNew: true) { try resolve(through: .none) }
-                }
-                guard slots.isObserved else { return try resolve(through: store) }
-                return try observe(frame, in: context, isNew: !store.hasInstance(in: context, frame: frame)) {
-                    try resolve(through: store)
-                }
-            }
+    /// The keys of the `single(key:)` provider whose cell key is `provider` and whose step is
+    /// `frame` that hash to `hash`, and their version; stops the program if another provider with the
+    /// same key caches with another strategy.
+    func keys(of provider: CellKey, hash: Int, frame: Frame) -> (keys: [CellTable.KeyEntry], version: UInt64)
+    {
+        let (keys, first) = withLock { state in
+            (state.table.keys(of: provider, hash: hash), state.table.strategy(at: provider))
         }
+        if let first, first != .keyedSingle { Diagnostics.providerClash(frame, first: first) }
+        return keys
     }
 
-    /// The step of this module's provider at `site`, returning `type`, with `strategy`.
-    @usableFromInline func providerFrame(
-        _ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type
-    ) -> Frame {
-        Frame(
-            .provider, strategy: strategy, owner: UInt(bitPattern: ObjectIdentifier(self)),
-            component: componentReference.identity, site: site, type: type, subject: Swift.type(of: self),
-            componentType: componentType)
-    }
-
-    /// Runs `body` with the component, which the resolution keeps alive until it ends; stops the
-    /// program, naming `frame`'s provider, if the component was released.
-    ///
-    /// The first call into a component during a resolution takes one reference to it; later
-    /// calls find it held and count no references.
-    @usableFromInline func withComponent<Result>(
-        _ context: ResolutionContext, _ frame: Frame, _ body: (Component) throws -> Result
-    ) rethrows -> Result {
-        holdComponent(in: context, for: frame)
-        return try componentReference.withHeldObject(body)
-    }
-
-    /// Makes the resolution of `context` keep the component alive until it ends, unless it does
-    /// already; stops the program, naming `frame`'s provider, if the component was released.
-    @usableFromInline @inline(__always)
-    func holdComponent(in context: ResolutionContext, for frame: @autoclosure () -> Frame) {
-        guard componentReference.holdIfAlive(in: context) else {
-            let frame = frame()
-            Diagnostics.componentReleased(provider: frame.name, component: componentType, site: frame.site)
-        }
-    }
 }

@@ -1,117 +1,37 @@
-import CDirk
-
 /// The type-erased base of every module; subclass ``Module`` instead.
 ///
 /// ``Component/module(file:line:)`` uses it to find and create modules of any component type.
 open class AnyModule: @unchecked Sendable {
-    /// The word of `publishedSlots`: zero until the module's provider slots are made, then one
-    /// reference to them. Read and written only through `publishedSlots` after the initializer; it
-    /// must stay the class's first stored property (see `FirstStoredWord`).
-    private var slotsStorage: UInt = 0
     // Immutable.
-    /// The component, whose memory the reference keeps allocated, but not the component alive.
-    @usableFromInline let componentReference: UnownedReference<Component>
+    /// The component's storage, which holds its caches; the module holds it, not the component.
+    @usableFromInline let storage: ComponentStorage
     /// The component's type, for messages.
     let componentType: Component.Type
-    /// The component's lock-free words, of which a module without slots reads the count of
-    /// observers; valid for as long as `componentReference` keeps the component's memory
-    /// allocated. Its lock and state are taken only through a strong reference to the component.
-    @usableFromInline let componentCore: ComponentCore
 
-    /// A module of `component`. It makes its slots on the first call that needs them, so that a
-    /// module whose providers keep nothing (transients) costs no object and no lock of its
-    /// component's.
     init(for component: Component, as componentType: Component.Type) {
-        componentReference = UnownedReference(component)
+        storage = component.storage
         self.componentType = componentType
-        componentCore = component.core
     }
 
     deinit {
-        // The component's release empties every cache it keeps, so a module that goes with its
-        // component leaves it nothing to do. One that goes before takes its slots out of the
-        // component's list.
-        if let slots = madeSlots, let component = componentReference.strongIfAlive() {
-            component.core.withLock { state in state.caches.removeAll { $0 === slots } }
+        // A module that goes before its component takes its cells and overrides out of the
+        // component's table: another module may get its address. The component's release empties
+        // the table itself.
+        guard storage.flags.relaxed & ComponentStorage.isReleased == 0 else { return }
+        var dropped: [Any] = []
+        storage.withLock { state in
+            state.table.removeAll(ownedBy: ObjectIdentifier(self), into: &dropped)
+            if let overrides = state.extras?.overrides, !overrides.isEmpty {
+                dropped.append(overrides)
+                state.extras!.overrides = overrides.filter { $0.key.owner != ObjectIdentifier(self) }
+            }
         }
-        publishedSlots.release()
+        withExtendedLifetime(dropped) {}
     }
 
-    // MARK: Provider slots
-
-    /// The module's slots, once made.
-    @inlinable var publishedSlots: PublishedReference<ProviderSlots> {
-        PublishedReference(word: FirstStoredWord.of(self))
-    }
-
-    /// The module's slots, if a provider call has made them.
-    @inlinable var madeSlots: ProviderSlots? { publishedSlots.object }
-
-    /// The module's provider slots, made on the first call that needs them and kept for the
-    /// module's lifetime; the component holds them too, so that `reset()` and the component's
-    /// release reach every cache without holding the module.
-    @inlinable var slots: ProviderSlots {
-        if let slots = madeSlots { return slots }
-        makeSlots()
-        return madeSlots!
-    }
-
-    /// What `body` returns for the module's provider slots, made first if need be, lent without a
-    /// reference count of their own: the module, which the caller holds, keeps them for as long
-    /// as it lives.
-    @inline(__always) func withSlots<Result>(_ body: (ProviderSlots) throws -> Result) rethrows -> Result {
-        if !publishedSlots.isPublished { makeSlots() }
-        return try publishedSlots.withPublishedObject(body)
-    }
-
-    /// Fresh requests and observers of the module's providers: while it is zero, a provider takes
-    /// its shortest path. A module without slots has no fresh request (`fresh` makes the slots),
-    /// and its observers are its component's.
-    @inlinable var attention: UInt {
-        publishedSlots.withObject { $0.attention } ?? componentCore.attention
-    }
-
-    /// Whether any provider of the module is overridden; a module without slots has no override.
-    @inlinable var hasOverrides: Bool {
-        publishedSlots.withObject { $0.hasOverrides } ?? false
-    }
-
-    /// Makes the module's slots, unless another thread does first, and registers them with the
-    /// component, which keeps track of every module's slots so that releasing or resetting the
-    /// component reaches them. Slots made after the component's release are the module's alone.
-    @usableFromInline @inline(never) func makeSlots() {
-        makeSlots(beforePublishing: { _ in })
-    }
-
-    /// `makeSlots()`, which runs `beforePublishing` with the slots it made before it publishes
-    /// them: a test hook, through which a test holds this thread until another has published its
-    /// slots, so that this one loses the race.
-    @inline(__always) package func makeSlots(beforePublishing: (AnyObject) -> Void) {
-        let made = ProviderSlots.make(moduleType: Swift.type(of: self), componentType: componentType)
-        let component = componentReference.strongIfAlive()
-        // Registered before they are published, so that a `reset()` or a release of the component
-        // that can find them reaches every instance they cache.
-        component?.core.withLock { state in
-            state.caches.append(made)
-            let observers = component!.core.observers
-            if observers > 0 { made.addObservers(Int(observers)) }
-            if component!.core.isShutDown { made.addFreshRequests(1) }
-        }
-        beforePublishing(made)
-        if !publishedSlots.publish(made) {
-            component?.core.withLock { state in state.caches.removeAll { $0 === made } }
-        }
-    }
-
-    /// Whether the module has made its provider slots. A test hook.
-    package var hasSlots: Bool { madeSlots != nil }
-
-    /// Whether the word that `FirstStoredWord` finds is the module's first stored property, and holds
-    /// what the property holds. A test hook: it checks the layout that `publishedSlots` assumes.
-    package var slotsWordIsItsProperty: Bool {
-        let word = FirstStoredWord.of(self)
-        let isThere = withUnsafeMutablePointer(to: &slotsStorage) { $0 == word }
-        return isThere && slotsStorage == dirk_load_acquire(word)
+    /// The key of the cell of this module's provider whose key is `key`.
+    @inlinable final func cellKey(_ key: ProviderKey) -> CellKey {
+        CellKey(owner: ObjectIdentifier(self), provider: key)
     }
 
     /// Creates the module for `component`; ``Module`` overrides it.
@@ -119,8 +39,8 @@ open class AnyModule: @unchecked Sendable {
         Diagnostics.notAModule(self, component: type(of: component), file: file, line: line)
     }
 
-    /// Whether the module was created for `component`; ``Module`` overrides it.
-    func belongs(to component: Component) -> Bool { false }
+    /// Whether the module was created for `component`.
+    final func belongs(to component: Component) -> Bool { storage === component.storage }
 
     /// Whether the module's providers belong to the main actor (``MainActorModule``).
     class var isMainActorModule: Bool { false }
@@ -198,7 +118,7 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     ///   - line: The caller's line, for messages; leave the default.
     /// - Returns: The component.
     public func component(file: StaticString = #fileID, line: UInt = #line) -> C {
-        guard let component = componentReference.strongIfAlive() else {
+        guard let component = storage.component else {
             Diagnostics.componentReleased(
                 provider: "\(type(of: self)).component()", component: C.self,
                 site: ProviderSite(file: file, line: line, column: 0, function: "component()"))
@@ -217,8 +137,4 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     }
 
     override class var rootModuleType: AnyModule.Type { Module<C>.self }
-
-    override func belongs(to component: Component) -> Bool {
-        componentReference.identity == UInt(bitPattern: ObjectIdentifier(component))
-    }
 }

@@ -8,8 +8,8 @@ struct CycleDetectorTests {
     func openChain() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
+        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"))
         a.waitingFor = x.target
         #expect(CycleDetector.check(a, waitingFor: x.target).summary == .none)
         b.waitingFor = y.target
@@ -21,8 +21,8 @@ struct CycleDetectorTests {
     func endedBuild() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b) }
-        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
+        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"))
         a.waitingFor = x.target
         b.waitingFor = y.target
         #expect(CycleDetector.check(a, waitingFor: x.target).summary != .none, "closed while both builds run")
@@ -44,8 +44,8 @@ struct CycleDetectorTests {
     func twoAgentCycle() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b) }
-        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"), generation: 3)
-        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"), generation: 5)
+        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"), earlierBuilds: 2)
+        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"), earlierBuilds: 4)
         a.waitingFor = x.target
         b.waitingFor = y.target
         guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: x.target) else {
@@ -55,8 +55,9 @@ struct CycleDetectorTests {
         CycleDetector.checkInvariants(of: chain, from: a)
         #expect(chain.map { ObjectIdentifier($0.waiter) } == identities(a, b))
         #expect(chain.map { ObjectIdentifier($0.build.builder) } == identities(b, a))
-        #expect(chain.map { ObjectIdentifier($0.target.cell) } == identities(x, y))
-        #expect(chain.map(\.target.generation) == [3, 5])
+        #expect(chain.map { ObjectIdentifier($0.target.host) } == identities(x, y))
+        #expect(chain.map(\.target.key) == [x.key, y.key])
+        #expect(chain.map(\.target.generation) == [x.generation, y.generation])
         #expect(chain.map(\.build.frame.name) == ["Item.x()", "Item.y()"])
         #expect(chain.allSatisfy { !$0.build.hasInstance })
         guard case .cycle(let fromB) = CycleDetector.check(b, waitingFor: y.target) else {
@@ -72,9 +73,9 @@ struct CycleDetectorTests {
     func threeAgentCycle() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
-        let z = ScriptedCell(builtBy: a, frame: makeFrame("z()"))
+        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"))
+        let z = ScriptedHost(builtBy: a, frame: makeFrame("z()"))
         a.waitingFor = x.target
         b.waitingFor = y.target
         c.waitingFor = z.target
@@ -85,15 +86,15 @@ struct CycleDetectorTests {
         CycleDetector.checkInvariants(of: chain, from: a)
         #expect(chain.map { ObjectIdentifier($0.waiter) } == identities(a, b, c))
         #expect(chain.map { ObjectIdentifier($0.build.builder) } == identities(b, c, a))
-        #expect(chain.map { ObjectIdentifier($0.target.cell) } == identities(x, y, z))
+        #expect(chain.map { ObjectIdentifier($0.target.host) } == identities(x, y, z))
     }
 
     @Test("when the build the caller waits for has its instance, the caller takes it")
     func takeInstance() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b) }
-        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"), hasInstance: true)
-        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"), hasInstance: true)
+        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"), hasInstance: true)
+        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"), hasInstance: true)
         a.waitingFor = x.target
         b.waitingFor = y.target
         #expect(CycleDetector.check(a, waitingFor: x.target).summary == .takeInstance)
@@ -103,20 +104,21 @@ struct CycleDetectorTests {
     func wakeLaterWaiter() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"), generation: 2, hasInstance: true)
-        let z = ScriptedCell(builtBy: a, frame: makeFrame("z()"), hasInstance: true)
+        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"), earlierBuilds: 1, hasInstance: true)
+        let z = ScriptedHost(builtBy: a, frame: makeFrame("z()"), hasInstance: true)
         a.waitingFor = x.target
         b.waitingFor = y.target
         c.waitingFor = z.target
         let finding = CycleDetector.check(a, waitingFor: x.target)
         // The first link with an instance after the caller's: b, waiting for y.
         #expect(
-            finding.summary == .wake(agent: ObjectIdentifier(b), cell: ObjectIdentifier(y), generation: 2))
+            finding.summary
+                == .wake(agent: ObjectIdentifier(b), host: ObjectIdentifier(y), generation: y.generation))
         guard case .wake(let agent, let target) = finding else { return }
         #expect(
             x.woken.isEmpty && y.woken.isEmpty && z.woken.isEmpty, "the detector reports; it wakes no one")
-        target.cell.wakeToRecheck(agent)
+        target.host.wakeToRecheck(agent, at: target.key)
         #expect(y.woken.map(ObjectIdentifier.init) == identities(b))
     }
 
@@ -124,8 +126,8 @@ struct CycleDetectorTests {
     func changedChain(change: ChainChange) {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
+        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
+        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"))
         a.waitingFor = x.target
         b.waitingFor = y.target
         // The walk looks at x, then y; the second look at x is the first of the check that the chain
@@ -136,7 +138,7 @@ struct CycleDetectorTests {
             case .buildEnded: x.endBuild()
             case .instanceAppeared: x.holdInstance()
             case .builderChanged: x.replaceBuilder(with: c)
-            case .waiterMovedOn: b.waitingFor = ScriptedCell(builtBy: c, frame: makeFrame()).target
+            case .waiterMovedOn: b.waitingFor = ScriptedHost(builtBy: c, frame: makeFrame()).target
             case .waiterStopped: b.waitingFor = nil
             }
         }
@@ -155,9 +157,9 @@ struct CycleDetectorTests {
         withWatchdog {
             let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
             defer { endWaits(a, b, c) }
-            let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
-            let y = ScriptedCell(builtBy: c, frame: makeFrame("y()"))
-            let z = ScriptedCell(builtBy: b, frame: makeFrame("z()"))
+            let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
+            let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"))
+            let z = ScriptedHost(builtBy: b, frame: makeFrame("z()"))
             a.waitingFor = x.target
             b.waitingFor = y.target
             c.waitingFor = z.target
@@ -173,9 +175,9 @@ struct CycleDetectorTests {
         defer { endWaits(a, b, c) }
         // a builds left(), which needs middle(), built by b, which needs right(), built by c, which
         // needs left().
-        let middle = ScriptedCell(builtBy: b, frame: makeFrame("middle()"))
-        let right = ScriptedCell(builtBy: c, frame: makeFrame("right()"))
-        let left = ScriptedCell(builtBy: a, frame: makeFrame("left()"))
+        let middle = ScriptedHost(builtBy: b, frame: makeFrame("middle()"))
+        let right = ScriptedHost(builtBy: c, frame: makeFrame("right()"))
+        let left = ScriptedHost(builtBy: a, frame: makeFrame("left()"))
         a.waitingFor = middle.target
         b.waitingFor = right.target
         c.waitingFor = left.target
@@ -199,8 +201,8 @@ struct CycleDetectorTests {
     func invariantsCatchForeignAgent() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
-            let x = ScriptedCell(builtBy: b, frame: makeFrame("x()"))
-            let y = ScriptedCell(builtBy: a, frame: makeFrame("y()"))
+            let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
+            let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"))
             a.waitingFor = x.target
             b.waitingFor = y.target
             guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: x.target) else { return }
@@ -233,25 +235,31 @@ enum ChainChange: CaseIterable {
     case waiterStopped
 }
 
-/// A cell whose build the test sets up, for the wait graph: a real state machine, claimed by the
-/// builder, answers the detector; a script can change the build just before a given look; and the
-/// cell records whom it was asked to wake.
-final class ScriptedCell: WaitableCell {
+/// A host of one cell whose build the test sets up, for the wait graph: a real state machine,
+/// claimed by the builder, answers the detector; a script can change the build just before a given
+/// look; and the host records whom it was asked to wake.
+final class ScriptedHost: WaitableHost {
     private var machine = OnceStateMachine()
+    /// The numbers the host gives builds, as a host's serials.
+    private var serials: UInt64 = 0
     private var builder: BuildAgent
     private let frame: Frame
+    /// The key of the host's one cell.
+    let key = CellKey.moduleCreation(of: Item.self, owner: ObjectIdentifier(Item.self))
     /// How many times the detector has looked at the cell's build.
     private(set) var looks = 0
     /// What to do just before the look of each number (the first is 1) answers.
-    var beforeLook: [Int: (ScriptedCell) -> Void] = [:]
-    /// The agents the cell was asked to wake, in order.
+    var beforeLook: [Int: (ScriptedHost) -> Void] = [:]
+    /// The agents the host was asked to wake, in order.
     private(set) var woken: [BuildAgent] = []
 
-    /// A cell whose build of `generation` runs on `builder`, and holds its instance if `hasInstance`.
-    init(builtBy builder: BuildAgent, frame: Frame, generation: UInt64 = 1, hasInstance: Bool = false) {
+    /// A host whose cell's build runs on `builder`, after `earlierBuilds` builds that failed, and
+    /// holds its instance if `hasInstance`.
+    init(builtBy builder: BuildAgent, frame: Frame, earlierBuilds: Int = 0, hasInstance: Bool = false) {
         self.builder = builder
         self.frame = frame
-        machine = Self.machine(building: generation, by: builder, frame: frame)
+        _ = machine.claim(by: builder, frame: frame, serials: &serials)
+        for _ in 0..<earlierBuilds { restart(by: builder) }
         if hasInstance { holdInstance() }
     }
 
@@ -262,7 +270,7 @@ final class ScriptedCell: WaitableCell {
     }
 
     /// What an agent waiting for the build under way waits for.
-    var target: WaitTarget { WaitTarget(cell: self, generation: generation) }
+    var target: WaitTarget { WaitTarget(host: self, key: key, generation: generation) }
 
     /// Gives the build under way its instance.
     func holdInstance() {
@@ -278,43 +286,37 @@ final class ScriptedCell: WaitableCell {
     func restart(by agent: BuildAgent) {
         endBuild()
         builder = agent
-        _ = machine.claim(by: agent, frame: frame)
+        _ = machine.claim(by: agent, frame: frame, serials: &serials)
     }
 
-    /// Makes the build under way, of the same generation, run on `agent`, which no real cell does.
+    /// Makes the build under way, of the same generation, run on `agent`, which no real host does:
+    /// the host numbers the new build as the one it replaces.
     func replaceBuilder(with agent: BuildAgent) {
-        machine = Self.machine(building: generation, by: agent, frame: frame)
+        let generation = generation
+        machine = OnceStateMachine()
+        serials = generation &- 1
+        _ = machine.claim(by: agent, frame: frame, serials: &serials)
+        #expect(self.generation == generation, "the replaced build must keep its generation")
         builder = agent
     }
 
-    private static func machine(building generation: UInt64, by agent: BuildAgent, frame: Frame)
-        -> OnceStateMachine
-    {
-        var machine = OnceStateMachine()
-        for earlier in 1..<max(generation, 1) {
-            _ = machine.claim(by: agent, frame: frame)
-            _ = machine.fail(generation: earlier, error: TestFailure(0))
-        }
-        _ = machine.claim(by: agent, frame: frame)
-        return machine
-    }
-
-    func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+    func build(at key: CellKey, generation: UInt64) -> BuildSnapshot? {
         looks += 1
         beforeLook[looks]?(self)
+        guard key == self.key else { return nil }
         return machine.build(ofGeneration: generation)
     }
 
-    func wakeToRecheck(_ agent: BuildAgent) {
-        woken.append(agent)
+    func wakeToRecheck(_ agent: BuildAgent, at key: CellKey) {
+        if key == self.key { woken.append(agent) }
     }
 }
 
-/// A finding as a comparable summary: agents and cells by identity.
+/// A finding as a comparable summary: agents and hosts by identity.
 enum FindingSummary: Equatable, Sendable {
     case none
     case takeInstance
-    case wake(agent: ObjectIdentifier, cell: ObjectIdentifier, generation: UInt64)
+    case wake(agent: ObjectIdentifier, host: ObjectIdentifier, generation: UInt64)
     case cycle(waiters: [ObjectIdentifier])
 }
 
@@ -325,7 +327,7 @@ extension CycleDetector.Finding? {
         case .takeInstance: .takeInstance
         case .wake(let agent, let target):
             .wake(
-                agent: ObjectIdentifier(agent), cell: ObjectIdentifier(target.cell),
+                agent: ObjectIdentifier(agent), host: ObjectIdentifier(target.host),
                 generation: target.generation)
         case .cycle(let chain): .cycle(waiters: chain.map { ObjectIdentifier($0.waiter) })
         }

@@ -1,8 +1,7 @@
 import Dirk
-import Dispatch
 import Foundation
 
-/// A value that tables, lists and cells hold: a class, so that tests can tell instances apart and
+/// A value that tables, directories and cells hold: a class, so that tests can tell instances apart and
 /// see them released through weak references.
 final class Item: Sendable {
     let number: Int
@@ -27,8 +26,8 @@ final class TestFailure: Error {
 }
 
 /// A value that crosses threads although its type cannot say it is `Sendable`: Dirk's `ManagedBuffer`
-/// based cells and locks, and its lock-free tables over raw words, which synchronize themselves (that
-/// is what the tests that use this check).
+/// based cells and locks, and its lock-free directory over raw words, which synchronize themselves
+/// (that is what the tests that use this check).
 struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
 
@@ -46,30 +45,15 @@ func identities(_ objects: [AnyObject]) -> [ObjectIdentifier] {
     objects.map(ObjectIdentifier.init)
 }
 
-/// The step of a provider named `function` of `Item`, at the caller's position.
+/// The step of a `strategy` provider named `function` of `Item`, at the caller's position.
 func makeFrame(
     _ function: StaticString = #function, file: StaticString = #fileID, line: UInt = #line,
-    column: UInt = #column, owner: UInt = 1
+    column: UInt = #column, owner: UInt = 1, strategy: ProviderStrategy = .single
 ) -> Frame {
     Frame(
-        .provider, strategy: .single, owner: owner, component: 1,
+        .provider, strategy: strategy, owner: owner, component: 1,
         site: ProviderSite(file: file, line: line, column: column, function: function), type: Item.self,
         subject: Item.self, componentType: Item.self)
-}
-
-/// Runs `body` with each index in `0..<count`, each on a new thread of its own, all at once, and
-/// returns when every one has returned. Unlike `DispatchQueue.concurrentPerform`, whose threads are
-/// as many as the processors, every body runs even when the others block.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let finished = DispatchGroup()
-    for index in 0..<count {
-        finished.enter()
-        Thread {
-            body(index)
-            finished.leave()
-        }.start()
-    }
-    finished.wait()
 }
 
 /// Sleeps a little, letting other threads run, while `condition` is false. A way to wait for other
@@ -136,4 +120,102 @@ extension ConfigurationOutcome {
 extension Optional where Wrapped == AnyObject {
     /// The number of the `Item` this holds, if it holds one.
     var number: Int? { (self as? Item)?.number }
+}
+
+// MARK: Hosts
+
+/// A host of cells for tests of the drivers: a `CellTable` under a lock, which makes a cell on a
+/// provider's first claim, as a component's table does, unless it `makesCells` not: then a claim
+/// where it holds no cell answers `.retired`, as for a key that `reset` dropped.
+final class TableHost: CellHost {
+    private let table = Dirk.Locked<CellTable>.make(CellTable())
+    private let makesCells: Bool
+
+    init(makesCells: Bool = true) {
+        self.makesCells = makesCells
+    }
+
+    /// The cell at `key`, as the drivers resolve it.
+    func reference(_ key: CellKey) -> CellReference {
+        CellReference(host: self, key: key)
+    }
+
+    /// Runs `body` with the table, under its lock.
+    func withTable<Result>(_ body: (inout CellTable) -> Result) -> Result {
+        table.withLock { body(&$0) }
+    }
+
+    func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim {
+        table.withLock { $0.claim(key, by: agent, frame: frame, makes: makesCells) }
+    }
+
+    func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
+        table.withLock { $0.withCell(key, body) }
+    }
+
+    func drop(_ key: CellKey) -> OnceStateMachine? {
+        table.withLock { $0[key]?.isBuilding == false ? $0.remove(key) : nil }
+    }
+}
+
+/// The key of the cell of a provider declared in this file, owned by `owner`: keys differ by
+/// `line`, and by `serial` for a key's cell.
+func cellKey(owner: AnyObject, line: UInt = 1, serial: UInt64 = 0) -> CellKey {
+    CellKey(
+        owner: ObjectIdentifier(owner), provider: providerKeyInFixtures(line: line, column: 1), serial: serial
+    )
+}
+
+extension CellHost {
+    /// How many agents wait for the build under way at `key`; zero when none is, or there is no cell.
+    func waiterCount(at key: CellKey) -> Int {
+        withMachine(key) { machine, _ in machine.waiterCount } ?? 0
+    }
+
+    /// Whether a build is under way at `key`.
+    func isBuilding(at key: CellKey) -> Bool {
+        withMachine(key) { machine, _ in machine.isBuilding } ?? false
+    }
+
+    /// The ready value at `key`, if any, read under the lock.
+    func readyValue(at key: CellKey) -> AnyObject? {
+        withMachine(key) { machine, _ in machine.readyValue } ?? nil
+    }
+
+    /// Empties the cell at `key` if it is ready, and returns what it held.
+    func reset(at key: CellKey) -> AnyObject? {
+        withMachine(key) { machine, _ in machine.reset() } ?? nil
+    }
+}
+
+extension CellReference {
+    /// How many agents wait for the build under way; zero when none is.
+    var waiterCount: Int { host.waiterCount(at: key) }
+
+    /// Whether a build is under way.
+    var isBuilding: Bool { host.isBuilding(at: key) }
+
+    /// The ready value, if any.
+    var readyValue: AnyObject? { host.readyValue(at: key) }
+
+    /// Whether the cell holds a value now.
+    var hasValue: Bool { readyValue != nil }
+
+    /// Empties the cell if it is ready, and returns what it held.
+    func reset() -> AnyObject? { host.reset(at: key) }
+
+    /// The value for the calling thread, built by `build` if needed.
+    func resolve<Failure: Error>(
+        frame: Frame, build: () throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        try resolve(
+            in: .current, frame: frame, build: build, configures: false, configure: { _ throws(Failure) in })
+    }
+
+    /// The value for the calling thread, built by `build` and completed by `configure` if needed.
+    func resolve<Failure: Error>(
+        frame: Frame, build: () throws(Failure) -> Value, configure: (Value) throws(Failure) -> Void
+    ) throws(Failure) -> Value {
+        try resolve(in: .current, frame: frame, build: build, configures: true, configure: configure)
+    }
 }

@@ -74,6 +74,20 @@ struct LockedTests {
         #expect(after == [1, 2], "a change made before the body threw stays")
     }
 
+    @Test("a box's extra words start at zero, stay at one address for its lifetime, and are its own")
+    func extraWords() {
+        let first = Dirk.Locked<Int>.make(0, extraWords: 4)
+        let second = Dirk.Locked<Int>.make(0, extraWords: 4)
+        let words = first.extraWords
+        #expect((0..<4).allSatisfy { words[$0] == 0 })
+        for index in 0..<4 { words[index] = UInt(index + 1) }
+        first.withLock { $0 += 1 }
+        #expect(first.extraWords == words, "the words do not move")
+        #expect((0..<4).map { first.extraWords[$0] } == [1, 2, 3, 4])
+        #expect((0..<4).allSatisfy { second.extraWords[$0] == 0 }, "another box's words are apart")
+        #expect(first.withLock { $0 } == 1, "the words lie beside the state, not over it")
+    }
+
     #if DEBUG
         @Test("in debug builds, a thread that takes a lock it already holds stops the program")
         func reentryStops() async {
@@ -95,4 +109,62 @@ struct LockedTests {
 struct TwoCounts {
     var first = 0
     var second = 0
+}
+
+@Suite("The parker a waiting thread sleeps on")
+struct ParkerTests {
+    @Test("a message delivered before the wait is received at once")
+    func deliveredBefore() {
+        let parker = Unchecked(Parker<WaitEvent>.make())
+        parker.value.deliver(.recheck)
+        let received = DirkTestSupport.Locked<EventSummary?>(nil)
+        withWatchdog {
+            let summary = parker.value.receive().summary
+            received.withLock { $0 = summary }
+        }
+        #expect(received.withLock { $0 } == .recheck)
+    }
+
+    @Test("a thread that waits sleeps until another thread delivers, and gets that very message")
+    func deliveredFromAnotherThread() {
+        let parker = Unchecked(Parker<WaitEvent>.make())
+        let item = Item()
+        let received = DirkTestSupport.Locked<EventSummary?>(nil)
+        withWatchdog {
+            onThreads(2) { index in
+                if index == 0 {
+                    let summary = parker.value.receive().summary
+                    received.withLock { $0 = summary }
+                } else {
+                    letOthersRun()
+                    parker.value.deliver(.finished(.success(item)))
+                }
+            }
+        }
+        #expect(received.withLock { $0 } == .value(ObjectIdentifier(item)))
+    }
+
+    @Test("a parker serves one wait after another, each receiving the one message delivered for it")
+    func reused() {
+        let rounds = 100
+        let parker = Unchecked(Parker<WaitEvent>.make())
+        let acknowledged = Unchecked(Parker<WaitEvent>.make())
+        let received = DirkTestSupport.Locked<[EventSummary]>([])
+        withWatchdog {
+            onThreads(2) { index in
+                for round in 0..<rounds {
+                    if index == 0 {
+                        let summary = parker.value.receive().summary
+                        received.withLock { $0.append(summary) }
+                        acknowledged.value.deliver(.recheck)
+                    } else {
+                        parker.value.deliver(round.isMultiple(of: 2) ? .recheck : .cancelled)
+                        _ = acknowledged.value.receive()
+                    }
+                }
+            }
+        }
+        #expect(
+            received.withLock { $0 } == (0..<rounds).map { $0.isMultiple(of: 2) ? .recheck : .cancelled })
+    }
 }

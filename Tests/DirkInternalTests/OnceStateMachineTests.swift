@@ -12,24 +12,27 @@ struct OnceStateMachineTests {
     @Test("the first claim builds; the builder's own claim while building is a cycle; others wait")
     func claims() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let other = BuildAgent.standalone()
-        guard case .build(let generation) = machine.claim(by: builder, frame: frame) else {
+        guard case .build(let generation) = machine.claim(by: builder, frame: frame, serials: &serials) else {
             Issue.record("the first claim must build")
             return
         }
-        guard case .cycle = machine.claim(by: builder, frame: frame) else {
+        guard case .cycle = machine.claim(by: builder, frame: frame, serials: &serials) else {
             Issue.record("the builder's second claim must be a cycle")
             return
         }
-        guard case .wait(let waited) = machine.claim(by: other, frame: frame) else {
+        guard case .wait(let waited) = machine.claim(by: other, frame: frame, serials: &serials) else {
             Issue.record("another agent must wait")
             return
         }
         #expect(waited == generation)
         let seven = Item(7)
         machine.holdInstance(seven, generation: generation)
-        guard case .ownInstance(let own) = machine.claim(by: builder, frame: frame), own === seven else {
+        guard case .ownInstance(let own) = machine.claim(by: builder, frame: frame, serials: &serials),
+            own === seven
+        else {
             Issue.record("the builder sees the instance it holds")
             return
         }
@@ -41,57 +44,64 @@ struct OnceStateMachineTests {
     // MARK: Claiming
 
     @Test(
-        "claiming an empty cell starts a build of the first generation for the claiming agent",
+        "claiming an empty cell starts a build, of a generation the host numbers, for the claiming agent",
         arguments: StorageKind.allCases)
     func claimEmpty(storage: StorageKind) {
-        claimEmpty(keepsWeakly: storage == .weak)
-    }
-
-    private func claimEmpty(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
+        #expect(machine.strategy == storage.strategy)
         #expect(!machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
-        #expect(machine.claim(by: agent, frame: makeFrame("left()")).summary == .build(generation: 1))
+        let before = serials
+        guard
+            let generation = machine.claim(by: agent, frame: makeFrame("left()"), serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        #expect(serials != before, "the build took a number from the host's serials")
         machine.checkInvariants()
         guard case .building(let build, let frame) = machine.state else {
             Issue.record("a claimed cell must be building")
             return
         }
         #expect(build.builder === agent)
-        #expect(build.generation == 1)
+        #expect(build.generation == generation)
         #expect(frame.name == "Item.left()")
         #expect(build.instance == nil)
         #expect(build.waiters.isEmpty)
         #expect(machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
-        let snapshot = machine.build(ofGeneration: 1)
+        let snapshot = machine.build(ofGeneration: generation)
         #expect(snapshot?.builder === agent)
         #expect(snapshot?.frame.name == "Item.left()")
         #expect(snapshot?.hasInstance == false)
-        #expect(machine.build(ofGeneration: 2) == nil)
+        #expect(machine.build(ofGeneration: generation &+ 1) == nil)
+        #expect(machine.build(ofGeneration: generation &- 1) == nil)
     }
 
     @Test(
         "claiming a ready cell gives its value to any agent and starts no build",
         arguments: StorageKind.allCases)
     func claimReady(storage: StorageKind) {
-        claimReady(keepsWeakly: storage == .weak)
-    }
-
-    private func claimReady(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let item = Item()
-        machine.buildAndPublish(item, by: builder, frame: frame)
+        let generation = machine.buildAndPublish(item, by: builder, frame: frame, serials: &serials)
         for agent in [builder, BuildAgent.standalone()] {
-            #expect(machine.claim(by: agent, frame: frame).summary == .ready(ObjectIdentifier(item)))
+            #expect(
+                machine.claim(by: agent, frame: frame, serials: &serials).summary
+                    == .ready(ObjectIdentifier(item)))
             machine.checkInvariants()
         }
         #expect(!machine.isBuilding)
         #expect(machine.readyValue === item)
-        #expect(machine.build(ofGeneration: 1) == nil)
-        // The claims of the ready value counted no generation: the next build is the second.
+        #expect(machine.build(ofGeneration: generation) == nil)
+        // Once reset, the cell builds again, a generation of its own.
         _ = machine.reset()
-        #expect(machine.claim(by: builder, frame: frame).summary == .build(generation: 2))
+        let next = machine.claim(by: builder, frame: frame, serials: &serials).generation
+        #expect(next.map { $0 > generation } == true, "a later build's generation is greater")
         withExtendedLifetime(item) {}
     }
 
@@ -99,21 +109,26 @@ struct OnceStateMachineTests {
         "the builder's own claim is a cycle at the build's step until it holds the instance, then that instance",
         arguments: StorageKind.allCases)
     func claimOwnBuild(storage: StorageKind) {
-        claimOwnBuild(keepsWeakly: storage == .weak)
-    }
-
-    private func claimOwnBuild(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
-        #expect(machine.claim(by: builder, frame: makeFrame("outer()")).summary == .build(generation: 1))
+        guard
+            let generation = machine.claim(by: builder, frame: makeFrame("outer()"), serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
         // The cycle names the step that began the build, not the step that asks again.
-        #expect(machine.claim(by: builder, frame: makeFrame("inner()")).summary == .cycle("Item.outer()"))
-        let item = Item()
-        machine.holdInstance(item, generation: 1)
-        machine.checkInvariants()
-        #expect(machine.build(ofGeneration: 1)?.hasInstance == true)
         #expect(
-            machine.claim(by: builder, frame: makeFrame("inner()")).summary
+            machine.claim(by: builder, frame: makeFrame("inner()"), serials: &serials).summary
+                == .cycle("Item.outer()"))
+        let item = Item()
+        machine.holdInstance(item, generation: generation)
+        machine.checkInvariants()
+        #expect(machine.build(ofGeneration: generation)?.hasInstance == true)
+        #expect(
+            machine.claim(by: builder, frame: makeFrame("inner()"), serials: &serials).summary
                 == .ownInstance(ObjectIdentifier(item)))
         // Holding the instance does not make it ready: others still wait, and nothing is cached.
         #expect(machine.isBuilding && machine.readyValue == nil)
@@ -124,18 +139,22 @@ struct OnceStateMachineTests {
         "another agent's claim waits for the generation under way, before and after its instance exists",
         arguments: StorageKind.allCases)
     func claimOthersBuild(storage: StorageKind) {
-        claimOthersBuild(keepsWeakly: storage == .weak)
-    }
-
-    private func claimOthersBuild(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let other = BuildAgent.standalone()
-        _ = machine.claim(by: builder, frame: frame)
-        #expect(machine.claim(by: other, frame: frame).summary == .wait(generation: 1))
+        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        #expect(
+            machine.claim(by: other, frame: frame, serials: &serials).summary == .wait(generation: generation)
+        )
         let item = Item()
-        machine.holdInstance(item, generation: 1)
-        #expect(machine.claim(by: other, frame: frame).summary == .wait(generation: 1))
+        machine.holdInstance(item, generation: generation)
+        #expect(
+            machine.claim(by: other, frame: frame, serials: &serials).summary == .wait(generation: generation)
+        )
         // A claim that waits does not enqueue: the waiter does, once it is ready to sleep.
         #expect(machine.waiterIDs.isEmpty)
         machine.checkInvariants()
@@ -145,29 +164,94 @@ struct OnceStateMachineTests {
         "a strong cell keeps its value when no one else holds it; a weak cell whose value is gone builds again",
         arguments: StorageKind.allCases)
     func valueGone(storage: StorageKind) {
-        valueGone(keepsWeakly: storage == .weak, kept: storage == .strong)
-    }
-
-    private func valueGone(keepsWeakly: Bool, kept: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        let kept = storage == .strong
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
         var probe = WeakItem()
+        var first: UInt64 = 0
         do {
             let item = Item()
             probe.item = item
-            machine.buildAndPublish(item, by: agent, frame: frame)
+            first = machine.buildAndPublish(item, by: agent, frame: frame, serials: &serials)
         }
         #expect((probe.item != nil) == kept)
         #expect(machine.hasValue == kept)
         machine.checkInvariants()
-        let claim = machine.claim(by: agent, frame: frame).summary
+        let claim = machine.claim(by: agent, frame: frame, serials: &serials)
         if kept {
-            #expect(claim == .ready(ObjectIdentifier(probe.item!)))
+            #expect(claim.summary == .ready(ObjectIdentifier(probe.item!)))
         } else {
-            #expect(claim == .build(generation: 2))
+            #expect(claim.generation.map { $0 != first } == true, "a new build, of a new generation")
             #expect(machine.isBuilding)
         }
         machine.checkInvariants()
+    }
+
+    @Test("a cell made with no strategy, as a module's or a handle's, keeps its value strongly")
+    func defaultStrategy() {
+        var machine = OnceStateMachine()
+        var serials: UInt64 = 0
+        #expect(machine.strategy == ProviderStrategy.none)
+        var probe = WeakItem()
+        do {
+            let item = Item()
+            probe.item = item
+            machine.buildAndPublish(item, by: BuildAgent.standalone(), frame: frame, serials: &serials)
+        }
+        #expect(probe.item != nil && machine.readyValue === probe.item)
+        #expect(machine.reset() === probe.item)
+    }
+
+    // MARK: Numbering
+
+    @Test(
+        "the cells of one host never share a generation, even a cell the host dropped and made anew, whose old waiters claim again"
+    )
+    func hostNumbersBuilds() {
+        var serials: UInt64 = 0
+        var first = OnceStateMachine()
+        var second = OnceStateMachine()
+        let agent = BuildAgent.standalone()
+        var generations: [UInt64] = []
+        for round in 0..<3 {
+            for index in 0..<2 {
+                let claim =
+                    index == 0
+                    ? first.claim(by: agent, frame: frame, serials: &serials)
+                    : second.claim(by: agent, frame: frame, serials: &serials)
+                guard let generation = claim.generation else {
+                    Issue.record("an empty cell must build")
+                    return
+                }
+                generations.append(generation)
+                if index == 0 {
+                    _ = first.fail(generation: generation, error: TestFailure(round))
+                } else {
+                    _ = second.fail(generation: generation, error: TestFailure(round))
+                }
+            }
+        }
+        #expect(Set(generations).count == generations.count)
+        // A cell the host dropped while a build was under way, made anew at the same key: the
+        // waiter of the dropped build finds no build of its generation there, and claims again.
+        _ = first.claim(by: agent, frame: frame, serials: &serials)
+        guard case .building(let dropped, _) = first.state else {
+            Issue.record("a claimed cell must be building")
+            return
+        }
+        var remade = OnceStateMachine()
+        guard let generation = remade.claim(by: agent, frame: frame, serials: &serials).generation else {
+            Issue.record("an empty cell must build")
+            return
+        }
+        #expect(generation != dropped.generation && !generations.contains(generation))
+        #expect(remade.build(ofGeneration: dropped.generation) == nil)
+        #expect(
+            remade.enqueue(
+                .thread(.make()), of: BuildAgent.standalone(), generation: dropped.generation,
+                serials: &serials)
+                == nil)
     }
 
     // MARK: Waiting
@@ -176,17 +260,23 @@ struct OnceStateMachineTests {
         "enqueueing adds waiters to the build of the current generation, in order, with growing identifiers",
         arguments: StorageKind.allCases)
     func enqueue(storage: StorageKind) {
-        enqueue(keepsWeakly: storage == .weak)
-    }
-
-    private func enqueue(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
+        guard
+            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
         var ids: [UInt64] = []
         for agent in [first, second, first] {
-            guard let id = machine.enqueue(.thread(Parker()), of: agent, generation: 1) else {
+            guard
+                let id = machine.enqueue(
+                    .thread(.make()), of: agent, generation: generation, serials: &serials)
+            else {
                 Issue.record("a waiter for the build under way must be enqueued")
                 return
             }
@@ -202,27 +292,40 @@ struct OnceStateMachineTests {
         #expect(
             build.waiters.map { ObjectIdentifier($0.agent) }
                 == [first, second, first].map(ObjectIdentifier.init))
+        #expect(build.waiters.allSatisfy { !$0.forConfiguration })
     }
 
     @Test(
         "a later build reports its own step, not the step of a build that ended before it",
         arguments: StorageKind.allCases)
     func laterBuildReportsItsOwnStep(storage: StorageKind) {
-        laterBuildReportsItsOwnStep(keepsWeakly: storage == .weak)
-    }
-
-    private func laterBuildReportsItsOwnStep(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let first = BuildAgent.standalone()
-        #expect(machine.claim(by: first, frame: makeFrame("first()")).summary == .build(generation: 1))
-        _ = machine.fail(generation: 1, error: TestFailure(0))
-        #expect(machine.build(ofGeneration: 1) == nil)
+        guard
+            let firstGeneration = machine.claim(by: first, frame: makeFrame("first()"), serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        _ = machine.fail(generation: firstGeneration, error: TestFailure(0))
+        #expect(machine.build(ofGeneration: firstGeneration) == nil)
         let second = BuildAgent.standalone()
-        #expect(machine.claim(by: second, frame: makeFrame("second()")).summary == .build(generation: 2))
+        guard
+            let secondGeneration = machine.claim(by: second, frame: makeFrame("second()"), serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming a cell whose build failed must build")
+            return
+        }
+        #expect(secondGeneration != firstGeneration)
         machine.checkInvariants()
-        #expect(machine.claim(by: second, frame: makeFrame("again()")).summary == .cycle("Item.second()"))
-        #expect(machine.build(ofGeneration: 2)?.frame.name == "Item.second()")
-        #expect(machine.build(ofGeneration: 1) == nil)
+        #expect(
+            machine.claim(by: second, frame: makeFrame("again()"), serials: &serials).summary
+                == .cycle("Item.second()"))
+        #expect(machine.build(ofGeneration: secondGeneration)?.frame.name == "Item.second()")
+        #expect(machine.build(ofGeneration: firstGeneration) == nil)
         guard case .building(_, let frame) = machine.state else {
             Issue.record("a claimed cell must be building")
             return
@@ -234,37 +337,59 @@ struct OnceStateMachineTests {
         "enqueueing for a stale generation, or with no build under way, adds nothing and says to claim again")
     func enqueueStale() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
-        #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 0) == nil)
-        #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 1) == nil)
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        _ = machine.fail(generation: 1, error: TestFailure(0))
-        #expect(machine.claim(by: BuildAgent.standalone(), frame: frame).summary == .build(generation: 2))
-        #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 1) == nil)
-        #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 3) == nil)
+        #expect(machine.enqueue(.thread(.make()), of: agent, generation: 0, serials: &serials) == nil)
+        #expect(machine.enqueue(.thread(.make()), of: agent, generation: 1, serials: &serials) == nil)
+        guard
+            let first = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        _ = machine.fail(generation: first, error: TestFailure(0))
+        guard
+            let second = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming a cell whose build failed must build")
+            return
+        }
+        #expect(machine.enqueue(.thread(.make()), of: agent, generation: first, serials: &serials) == nil)
+        #expect(
+            machine.enqueue(.thread(.make()), of: agent, generation: second &+ 1, serials: &serials) == nil)
         #expect(machine.waiterIDs.isEmpty)
-        #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 2) != nil)
-        machine.holdInstance(Item(), generation: 2)
-        _ = machine.publish(generation: 2)
-        #expect(machine.enqueue(.thread(Parker()), of: agent, generation: 2) == nil)
+        #expect(machine.enqueue(.thread(.make()), of: agent, generation: second, serials: &serials) != nil)
+        machine.holdInstance(Item(), generation: second)
+        _ = machine.publish(generation: second)
+        #expect(machine.enqueue(.thread(.make()), of: agent, generation: second, serials: &serials) == nil)
         machine.checkInvariants()
     }
 
     @Test("dequeueing returns a waiter once and leaves the others")
     func dequeue() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
-        let parkers = (0..<3).map { _ in Parker<WaitEvent>() }
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        let ids = parkers.compactMap { machine.enqueue(.thread($0), of: agent, generation: 1) }
+        let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
+        guard
+            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        let ids = parkers.compactMap {
+            machine.enqueue(.thread($0), of: agent, generation: generation, serials: &serials)
+        }
         #expect(ids.count == 3)
         #expect(machine.dequeue(ids[1])?.parker === parkers[1])
         machine.checkInvariants()
         #expect(machine.dequeue(ids[1]) == nil)
-        #expect(machine.dequeue(ids[2] + 100) == nil)
+        #expect(machine.dequeue(ids.max()! &+ 100) == nil)
         #expect(machine.waiterIDs == [ids[0], ids[2]])
-        machine.holdInstance(Item(), generation: 1)
-        let published = machine.publish(generation: 1)
+        machine.holdInstance(Item(), generation: generation)
+        let published = machine.publish(generation: generation)
         #expect(parkerIDs(published.waiters) == identities(parkers[0], parkers[2]))
         // Once the build ended, no waiter is left to dequeue: publishing handed them all out.
         #expect(machine.dequeue(ids[0]) == nil)
@@ -274,13 +399,22 @@ struct OnceStateMachineTests {
     @Test("dequeueWaiters(of:) removes every waiter of one agent, in order, and no other")
     func dequeueWaitersOfAgent() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
         #expect(machine.dequeueWaiters(of: first).isEmpty)
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        let parkers = (0..<4).map { _ in Parker<WaitEvent>() }
+        guard
+            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        let parkers = (0..<4).map { _ in Parker<WaitEvent>.make() }
         let agents = [first, second, first, second]
-        let ids = zip(parkers, agents).compactMap { machine.enqueue(.thread($0), of: $1, generation: 1) }
+        let ids = zip(parkers, agents).compactMap {
+            machine.enqueue(.thread($0), of: $1, generation: generation, serials: &serials)
+        }
         let woken = machine.dequeueWaiters(of: first)
         machine.checkInvariants()
         #expect(parkerIDs(woken) == identities(parkers[0], parkers[2]))
@@ -296,35 +430,42 @@ struct OnceStateMachineTests {
         "takeInstance gives the held instance of its own generation only, and dequeues only the taker",
         arguments: StorageKind.allCases)
     func takeInstance(storage: StorageKind) {
-        takeInstance(keepsWeakly: storage == .weak)
-    }
-
-    private func takeInstance(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        _ = machine.fail(generation: 1, error: TestFailure(0))
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        guard let taker = machine.enqueue(.thread(Parker()), of: agent, generation: 2),
-            let other = machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: 2)
+        guard
+            let stale = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        _ = machine.fail(generation: stale, error: TestFailure(0))
+        guard
+            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation,
+            let taker = machine.enqueue(
+                .thread(.make()), of: agent, generation: generation, serials: &serials),
+            let other = machine.enqueue(
+                .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         else {
             Issue.record("waiters for the build under way must be enqueued")
             return
         }
-        #expect(machine.takeInstance(generation: 2, dequeuing: taker) == nil, "no instance is held yet")
+        #expect(
+            machine.takeInstance(generation: generation, dequeuing: taker) == nil, "no instance is held yet")
         #expect(machine.waiterIDs == [taker, other])
         let item = Item()
-        let outcome = machine.holdInstance(item, generation: 2)
-        #expect(machine.takeInstance(generation: 1, dequeuing: taker) == nil, "a stale generation")
+        let outcome = machine.holdInstance(item, generation: generation)
+        #expect(machine.takeInstance(generation: stale, dequeuing: taker) == nil, "a stale generation")
         #expect(machine.waiterIDs == [taker, other])
-        let taken = machine.takeInstance(generation: 2, dequeuing: taker)
+        let taken = machine.takeInstance(generation: generation, dequeuing: taker)
         #expect(taken?.instance === item)
         #expect(taken?.outcome === outcome, "the taker shares the build's outcome")
         machine.checkInvariants()
         #expect(machine.waiterIDs == [other])
         #expect(machine.isBuilding && machine.readyValue == nil)
-        _ = machine.publish(generation: 2)
-        #expect(machine.takeInstance(generation: 2, dequeuing: other) == nil, "the build has ended")
+        _ = machine.publish(generation: generation)
+        #expect(machine.takeInstance(generation: generation, dequeuing: other) == nil, "the build has ended")
     }
 
     // MARK: Ending a build
@@ -333,25 +474,26 @@ struct OnceStateMachineTests {
         "publishing a held instance, or completing with one never held, makes the cell ready and returns every waiter, which resume with the value",
         arguments: StorageKind.allCases, [false, true])
     func publish(storage: StorageKind, completes: Bool) {
-        publish(keepsWeakly: storage == .weak, completes: completes)
-    }
-
-    private func publish(keepsWeakly: Bool, completes: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
-        _ = machine.claim(by: builder, frame: frame)
-        let parkers = (0..<3).map { _ in Parker<WaitEvent>() }
+        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
         for parker in parkers {
-            _ = machine.enqueue(.thread(parker), of: BuildAgent.standalone(), generation: 1)
+            _ = machine.enqueue(
+                .thread(parker), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         }
         let item: AnyObject = Item()
         var value = item
         var waiters: [Waiter] = []
         if completes {
-            waiters = machine.complete(with: item, generation: 1)
+            waiters = machine.complete(with: item, generation: generation)
         } else {
-            machine.holdInstance(item, generation: 1)
-            let published = machine.publish(generation: 1)
+            machine.holdInstance(item, generation: generation)
+            let published = machine.publish(generation: generation)
             value = published.value
             waiters = published.waiters
         }
@@ -360,7 +502,7 @@ struct OnceStateMachineTests {
         #expect(same)
         #expect(parkerIDs(waiters) == identities(parkers))
         #expect(!machine.isBuilding && machine.readyValue === item && machine.hasValue)
-        #expect(machine.build(ofGeneration: 1) == nil)
+        #expect(machine.build(ofGeneration: generation) == nil)
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
         #expect(received(by: parkers) == Array(repeating: .value(ObjectIdentifier(item)), count: 3))
     }
@@ -369,19 +511,23 @@ struct OnceStateMachineTests {
         "failing empties the cell, returns every waiter, which resume with the error, and any abandoned instance",
         arguments: StorageKind.allCases, [false, true])
     func fail(storage: StorageKind, heldInstance: Bool) {
-        fail(keepsWeakly: storage == .weak, heldInstance: heldInstance)
-    }
-
-    private func fail(keepsWeakly: Bool, heldInstance: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        let parkers = (0..<2).map { _ in Parker<WaitEvent>() }
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
+        guard
+            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        let parkers = (0..<2).map { _ in Parker<WaitEvent>.make() }
         for parker in parkers {
-            _ = machine.enqueue(.thread(parker), of: BuildAgent.standalone(), generation: 1)
+            _ = machine.enqueue(
+                .thread(parker), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         }
         let item = Item()
-        if heldInstance { machine.holdInstance(item, generation: 1) }
-        let (waiters, abandoned) = machine.fail(generation: 1, error: TestFailure(0))
+        if heldInstance { machine.holdInstance(item, generation: generation) }
+        let (waiters, abandoned) = machine.fail(generation: generation, error: TestFailure(0))
         machine.checkInvariants()
         #expect(abandoned === (heldInstance ? item : nil))
         #expect(parkerIDs(waiters) == identities(parkers))
@@ -393,7 +539,8 @@ struct OnceStateMachineTests {
         let failure = TestFailure(1)
         for waiter in waiters { waiter.resume(with: .finished(.failure(failure))) }
         #expect(received(by: parkers) == Array(repeating: .error(ObjectIdentifier(failure)), count: 2))
-        #expect(machine.claim(by: BuildAgent.standalone(), frame: frame).summary == .build(generation: 2))
+        let next = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+        #expect(next.map { $0 > generation } == true, "the next claim builds a later generation")
     }
 
     // MARK: Resetting
@@ -402,26 +549,28 @@ struct OnceStateMachineTests {
         "reset empties a ready cell and returns what it held, and leaves an empty cell and a build under way alone",
         arguments: StorageKind.allCases)
     func reset(storage: StorageKind) {
-        reset(keepsWeakly: storage == .weak)
-    }
-
-    private func reset(keepsWeakly: Bool) {
-        var machine = OnceStateMachine(keepsWeakly: keepsWeakly)
+        let keepsWeakly = storage == .weak
+        var machine = OnceStateMachine(strategy: storage.strategy)
+        var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         #expect(machine.reset() == nil)
-        _ = machine.claim(by: builder, frame: frame)
-        let waiter = machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: 1)
+        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        let waiter = machine.enqueue(
+            .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         let item = Item()
-        machine.holdInstance(item, generation: 1)
+        machine.holdInstance(item, generation: generation)
         #expect(machine.reset() == nil)
         machine.checkInvariants()
         guard case .building(let build, _) = machine.state else {
             Issue.record("reset must leave a build under way")
             return
         }
-        #expect(build.generation == 1 && build.builder === builder && build.instance === item)
+        #expect(build.generation == generation && build.builder === builder && build.instance === item)
         #expect(build.waiters.map(\.id) == [waiter])
-        _ = machine.publish(generation: 1)
+        _ = machine.publish(generation: generation)
         // A weak cell gives back nothing to release: it held no reference of its own.
         #expect(machine.reset() === (keepsWeakly ? nil : item))
         machine.checkInvariants()
@@ -430,7 +579,8 @@ struct OnceStateMachineTests {
             return
         }
         #expect(machine.reset() == nil)
-        #expect(machine.claim(by: builder, frame: frame).summary == .build(generation: 2))
+        let next = machine.claim(by: builder, frame: frame, serials: &serials).generation
+        #expect(next.map { $0 > generation } == true, "a reset cell builds again, a later generation")
     }
 
     @Test(
@@ -438,23 +588,36 @@ struct OnceStateMachineTests {
     )
     func configuredHeldBuild() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let borrower = BuildAgent.standalone()
-        _ = machine.claim(by: builder, frame: frame)
-        let claimant = machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: 1)
+        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        let claimant = machine.enqueue(
+            .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         let item = Item()
-        let outcome = machine.holdInstance(item, generation: 1)
-        let parker = Parker<WaitEvent>()
+        let outcome = machine.holdInstance(item, generation: generation)
+        let parker = Parker<WaitEvent>.make()
         #expect(
             machine.configurationOutcome(
-                generation: 1, outcome: outcome, orEnqueue: .thread(parker), of: borrower) == nil
+                generation: generation, outcome: outcome, orEnqueue: .thread(parker), of: borrower,
+                serials: &serials) == nil
         )
         #expect(machine.waiterCount == 2)
+        guard case .building(let waiting, _) = machine.state else {
+            Issue.record("a held build stays under way until it is published")
+            return
+        }
+        #expect(waiting.waiters.map(\.forConfiguration) == [false, true])
+        #expect(Set(waiting.waiters.map(\.id)).count == 2, "waiters for the configuration are numbered too")
         machine.checkInvariants()
         let dependency = BuildRecord(
-            cell: OnceCell.make(), generation: 3, outcome: BuildOutcome())
-        let woken = machine.markConfigured(generation: 1, dependencies: [dependency])
+            cell: StandaloneCell.make().reference, generation: 3, outcome: BuildOutcome())
+        let woken = machine.markConfigured(generation: generation, dependencies: [dependency])
         #expect(woken.count == 1, "only the agent waiting for the configuration is woken")
+        #expect(parkerIDs(woken) == identities(parker))
         #expect(machine.waiterCount == 1)
         guard case .building(let build, _) = machine.state else {
             Issue.record("a configured build stays under way until it is published")
@@ -464,16 +627,21 @@ struct OnceStateMachineTests {
         machine.checkInvariants()
         #expect(
             machine.configurationOutcome(
-                generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower
+                generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+                serials: &serials
             )?.dependencies == [dependency])
         #expect(machine.waiterCount == 1, "a configured build enqueues no one")
-        #expect(machine.claim(by: builder, frame: frame).summary == .ownInstance(ObjectIdentifier(item)))
-        let (value, waiters) = machine.publish(generation: 1)
+        #expect(
+            machine.claim(by: builder, frame: frame, serials: &serials).summary
+                == .ownInstance(ObjectIdentifier(item))
+        )
+        let (value, waiters) = machine.publish(generation: generation)
         #expect(value === item && waiters.count == 1)
         // An ended build was published once all it depends on was configured.
         #expect(
             machine.configurationOutcome(
-                generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower
+                generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+                serials: &serials
             )?.dependencies == [])
         machine.checkInvariants()
     }
@@ -483,30 +651,44 @@ struct OnceStateMachineTests {
     )
     func failedHeldBuild() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         let borrower = BuildAgent.standalone()
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        let outcome = machine.holdInstance(Item(), generation: 1)
+        guard
+            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
+        let outcome = machine.holdInstance(Item(), generation: generation)
         #expect(
             machine.configurationOutcome(
-                generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower) == nil)
-        let (waiters, abandoned) = machine.fail(generation: 1, error: TestFailure(1))
+                generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+                serials: &serials) == nil)
+        let (waiters, abandoned) = machine.fail(generation: generation, error: TestFailure(1))
         #expect(waiters.count == 1 && abandoned != nil, "the agent waiting for the configuration is woken")
         machine.checkInvariants()
         let answer = machine.configurationOutcome(
-            generation: 1, outcome: outcome, orEnqueue: .thread(Parker()), of: borrower)
+            generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+            serials: &serials)
         #expect(
             answer?.failure?.error is TestFailure,
             "asked after the build ended, the outcome still says it failed")
         #expect(answer?.failure?.frame.isSame(as: frame) == true, "the failure names the step that built")
         #expect(machine.waiterCount == 0)
         // A later build of the same cell has an outcome of its own.
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
-        let next = machine.holdInstance(Item(), generation: 2)
+        guard
+            let later = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+        else {
+            Issue.record("claiming a cell whose build failed must build")
+            return
+        }
+        let next = machine.holdInstance(Item(), generation: later)
         #expect(next !== outcome && next.failure == nil)
-        _ = machine.publish(generation: 2)
+        _ = machine.publish(generation: later)
         #expect(
             machine.configurationOutcome(
-                generation: 2, outcome: next, orEnqueue: .thread(Parker()), of: borrower
+                generation: later, outcome: next, orEnqueue: .thread(.make()), of: borrower, serials: &serials
             )?.dependencies == [])
         machine.checkInvariants()
     }
@@ -514,54 +696,41 @@ struct OnceStateMachineTests {
     @Test("a build that fails before it holds an instance leaves no outcome to share")
     func failureWithoutInstance() {
         var machine = OnceStateMachine()
-        _ = machine.claim(by: BuildAgent.standalone(), frame: frame)
+        var serials: UInt64 = 0
+        guard
+            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                .generation
+        else {
+            Issue.record("claiming an empty cell must build")
+            return
+        }
         guard case .building(let build, _) = machine.state else {
             Issue.record("a claimed cell builds")
             return
         }
         #expect(build.outcome == nil)
-        _ = machine.fail(generation: 1, error: TestFailure(1))
+        _ = machine.fail(generation: generation, error: TestFailure(1))
         machine.checkInvariants()
-    }
-
-    @Test("retiring leaves a build under way alone, and empties a ready or empty cell for good")
-    func retire() {
-        var machine = OnceStateMachine()
-        let builder = BuildAgent.standalone()
-        _ = machine.claim(by: builder, frame: frame)
-        let item = Item()
-        machine.holdInstance(item, generation: 1)
-        let whileBuilding = machine.retireUnlessBuilding()
-        #expect(!whileBuilding.isRetired && whileBuilding.dropped == nil)
-        #expect(machine.isBuilding && !machine.isRetired)
-        _ = machine.publish(generation: 1)
-        let ready = machine.retireUnlessBuilding()
-        #expect(ready.isRetired && ready.dropped === item)
-        machine.checkInvariants()
-        #expect(!machine.hasValue && !machine.isBuilding)
-        #expect(machine.claim(by: builder, frame: frame).summary == .retired)
-        #expect(machine.claim(by: BuildAgent.standalone(), frame: frame).summary == .retired)
-
-        var empty = OnceStateMachine()
-        #expect(empty.retireUnlessBuilding().isRetired)
-        #expect(empty.claim(by: builder, frame: frame).summary == .retired)
-        empty.checkInvariants()
     }
 
     @Test("generations and waiter identifiers grow with every build, whether it ends in a value or an error")
     func generationsGrow() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         var generations: [UInt64] = []
         var ids: [UInt64] = []
         for round in 0..<6 {
-            guard case .build(let generation) = machine.claim(by: BuildAgent.standalone(), frame: frame)
+            guard
+                case .build(let generation) = machine.claim(
+                    by: BuildAgent.standalone(), frame: frame, serials: &serials)
             else {
                 Issue.record("an empty cell must build")
                 return
             }
             generations.append(generation)
             ids += (0..<2).compactMap { _ in
-                machine.enqueue(.thread(Parker()), of: BuildAgent.standalone(), generation: generation)
+                machine.enqueue(
+                    .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
             }
             if round.isMultiple(of: 2) {
                 machine.holdInstance(Item(round), generation: generation)
@@ -572,7 +741,7 @@ struct OnceStateMachineTests {
             }
             machine.checkInvariants()
         }
-        #expect(generations == Array(1...6))
+        #expect(generations.count == 6 && generations == generations.sorted() && Set(generations).count == 6)
         #expect(ids.count == 12 && ids == ids.sorted() && Set(ids).count == 12)
     }
 
@@ -591,7 +760,7 @@ struct OnceStateMachineTests {
             case .recheck: .recheck
             case .cancelled: .cancelled
             }
-        let parker = Parker<WaitEvent>()
+        let parker = Parker<WaitEvent>.make()
         Waiter.thread(parker).resume(with: sent)
         #expect(received(by: [parker]) == [sent.summary])
         let delivery = await withCheckedContinuation { continuation in
@@ -630,6 +799,14 @@ struct OnceStateMachineTests {
 /// The storages a cell keeps its value in, for tests that hold for both.
 enum StorageKind: CaseIterable {
     case strong, weak
+
+    /// The strategy of a provider whose cell keeps its value so.
+    var strategy: ProviderStrategy {
+        switch self {
+        case .strong: .single
+        case .weak: .weak
+        }
+    }
 }
 
 /// Ways to drive the state machine that break its contract.
@@ -645,32 +822,33 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
 
     func commit() {
         var machine = OnceStateMachine()
+        var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
         let frame = makeFrame()
         switch self {
         case .holdWithNoBuild:
             machine.holdInstance(Item(), generation: 1)
         case .holdForStaleGeneration:
-            _ = machine.claim(by: agent, frame: frame)
-            machine.holdInstance(Item(), generation: 2)
+            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            machine.holdInstance(Item(), generation: generation &+ 1)
         case .publishWithNoInstance:
-            _ = machine.claim(by: agent, frame: frame)
-            _ = machine.publish(generation: 1)
+            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            _ = machine.publish(generation: generation)
         case .publishReadyCell:
-            machine.buildAndPublish(Item(), by: agent, frame: frame)
-            _ = machine.publish(generation: 1)
+            let generation = machine.buildAndPublish(Item(), by: agent, frame: frame, serials: &serials)
+            _ = machine.publish(generation: generation)
         case .failWithNoBuild:
             _ = machine.fail(generation: 1, error: TestFailure(0))
         case .failStaleGeneration:
-            _ = machine.claim(by: agent, frame: frame)
-            _ = machine.fail(generation: 2, error: TestFailure(0))
+            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            _ = machine.fail(generation: generation &+ 1, error: TestFailure(0))
         case .completeReadyCell:
-            machine.buildAndPublish(Item(), by: agent, frame: frame)
-            _ = machine.complete(with: Item(), generation: 1)
+            let generation = machine.buildAndPublish(Item(), by: agent, frame: frame, serials: &serials)
+            _ = machine.complete(with: Item(), generation: generation)
         case .completeHeldInstance:
-            _ = machine.claim(by: agent, frame: frame)
-            machine.holdInstance(Item(), generation: 1)
-            _ = machine.complete(with: Item(), generation: 1)
+            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            machine.holdInstance(Item(), generation: generation)
+            _ = machine.complete(with: Item(), generation: generation)
         }
     }
 
@@ -692,26 +870,35 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
     }
 }
 
-/// A claim as a comparable summary: instances by identity, steps by name.
+/// A claim as a comparable summary: instances by identity, steps by name. A build's generation is
+/// left out: the host numbers it, and tests compare it with others rather than with a number.
 enum ClaimSummary: Equatable {
     case ready(ObjectIdentifier)
-    case build(generation: UInt64)
+    case build
     case ownInstance(ObjectIdentifier)
     case cycle(String)
     case wait(generation: UInt64)
     case retired
+    case clash(ProviderStrategy)
 }
 
 extension OnceStateMachine.Claim {
     var summary: ClaimSummary {
         switch self {
         case .ready(let value): .ready(ObjectIdentifier(value))
-        case .build(let generation): .build(generation: generation)
+        case .build: .build
         case .ownInstance(let value): .ownInstance(ObjectIdentifier(value))
         case .cycle(let frame): .cycle(frame.name)
         case .wait(let generation): .wait(generation: generation)
         case .retired: .retired
+        case .clash(let strategy): .clash(strategy)
         }
+    }
+
+    /// The generation of the build that the claim starts, if it starts one.
+    var generation: UInt64? {
+        if case .build(let generation) = self { return generation }
+        return nil
     }
 }
 
@@ -756,14 +943,19 @@ extension OnceStateMachine {
         return build.waiters.map(\.id)
     }
 
-    /// Builds `value` as the next generation and makes it ready.
-    mutating func buildAndPublish(_ value: Value, by agent: BuildAgent, frame: Frame) {
-        guard case .build(let generation) = claim(by: agent, frame: frame) else {
+    /// Builds `value` as the next generation, numbered from `serials`, and makes it ready; returns
+    /// the generation.
+    @discardableResult
+    mutating func buildAndPublish(_ value: Value, by agent: BuildAgent, frame: Frame, serials: inout UInt64)
+        -> UInt64
+    {
+        guard case .build(let generation) = claim(by: agent, frame: frame, serials: &serials) else {
             Issue.record("the cell must be empty to build")
-            return
+            return 0
         }
         holdInstance(value, generation: generation)
         _ = publish(generation: generation)
+        return generation
     }
 }
 
@@ -771,8 +963,9 @@ extension OnceStateMachine {
 /// until something is delivered.
 func received(by parkers: [Parker<WaitEvent>]) -> [EventSummary] {
     let events = DirkTestSupport.Locked<[EventSummary]>([])
+    let parkers = Unchecked(parkers)
     withWatchdog {
-        let summaries = parkers.map { $0.receive().summary }
+        let summaries = parkers.value.map { $0.receive().summary }
         events.withLock { $0 = summaries }
     }
     return events.withLock { $0 }

@@ -2,19 +2,12 @@ import Dirk
 import DirkTestSupport
 import Testing
 
-/// A component keeps its lock, its state and its lock-free tables in its own memory, which its
-/// modules reach through the `unowned` reference that keeps that memory allocated: these tests
-/// check the layout, and that a module which outlives its component, or races its release, never
-/// touches the state that the release destroys. AddressSanitizer runs them in CI.
+/// A component keeps its lock, its state and its directory in a storage that its modules hold too:
+/// these tests check that a module which outlives its component, or races its release, never
+/// touches what the release destroys. AddressSanitizer runs them in CI.
 @Suite("A component's own memory")
 struct ComponentMemoryTests {
-    @Test("the storage lies first in the component, its words first and its state after them")
-    func layout() {
-        #expect(MemoryComponent().storageLayoutHolds)
-        #expect(MemorySubcomponent().storageLayoutHolds, "a subclass's own properties come after")
-    }
-
-    @Test("a module that outlives its component releases its slots without the component's state")
+    @Test("a module that outlives its component releases nothing of the component's state")
     func moduleOutlivesItsComponent() {
         weak var instance: Thing?
         weak var released: MemoryModule?
@@ -34,7 +27,7 @@ struct ComponentMemoryTests {
         #expect(released == nil)
     }
 
-    @Test("modules released on other threads while their component is released leave no slots behind")
+    @Test("modules released on other threads while their component is released leave no cells behind")
     func modulesRacingTheRelease() throws {
         // Each round stamps, in one sequence, when the component's release and each module's begin
         // (their deinitializers) and end (right after the statements that dropped them): a module whose

@@ -3,27 +3,24 @@ import DirkTestSupport
 import Foundation
 import Testing
 
-/// A module makes its provider slots on the first call that keeps something, so that a module of
-/// transients costs no object: these tests check that nothing a module's slots carry (observers,
-/// overrides, caches, the graph's list of modules) is lost for a module that has none yet.
-@Suite("A module's provider slots, made on first need")
+/// A module keeps nothing of its own: its providers' cells live in its component's table, made on
+/// each provider's first call that keeps something. These tests check that nothing is lost for a
+/// module whose providers have kept nothing yet (observers, overrides, caches, the graph's list of
+/// modules), and that modules made or used at once share one table.
+@Suite("A module's providers in its component's table")
 struct ModuleSlotsTests {
-    @Test("a module of transients makes no slots; its first provider that keeps something makes them")
+    @Test("a module of transients keeps nothing; its first provider that keeps something caches")
     func slotsOnFirstNeed() {
         let component = SlotsComponent()
         _ = component.makers.transient()
-        #expect(!component.makers.hasSlots, "a transient keeps nothing")
         let first = component.makers.single()
-        #expect(component.makers.hasSlots)
         #expect(component.makers.single() === first)
-        #expect(component.makers.slotsWordIsItsProperty, "the word the module publishes its slots in")
     }
 
     @Test("a trace and a recording started after a module was made see its transients")
     func observedAfterTheModuleWasMade() {
         let component = SlotsComponent()
         _ = component.makers.transient()
-        #expect(!component.makers.hasSlots)
         let (_, trace) = component.trace { component.makers.transient() }
         #expect(trace == "SlotsModule.transient() [transient] new\n")
         let (_, untraced) = component.trace { 0 }
@@ -39,7 +36,6 @@ struct ModuleSlotsTests {
     func overriddenWithoutSlots() {
         let component = SlotsComponent()
         #expect(component.makers.transient().number != 99)
-        #expect(!component.makers.hasSlots)
         component.overriding {
             $0.makers.transient()
         } with: { _ in
@@ -56,7 +52,7 @@ struct ModuleSlotsTests {
         #expect(component.dependencyGraph().modules == ["OtherSlotsModule", "SlotsModule"])
     }
 
-    @Test("a module made directly for a component releases its slots and their instances with it")
+    @Test("a module made directly for a component releases its cells and their instances with it")
     func directModuleReleasesItsSlots() {
         weak var instance: Thing?
         weak var releasedModule: SlotsModule?
@@ -65,11 +61,10 @@ struct ModuleSlotsTests {
             let module = SlotsModule(component)
             instance = module.single()
             releasedModule = module
-            #expect(module.hasSlots)
             #expect(component.dependencyGraph().modules.contains("SlotsModule"))
         }
         #expect(releasedModule == nil)
-        #expect(instance == nil, "the slots went, and the instance they cached")
+        #expect(instance == nil, "the cells went, and the instance they cached")
     }
 
     @Test("a module's `scoped` provider is in the graph from its first call, once")
@@ -95,7 +90,6 @@ struct ModuleSlotsTests {
         let (first, single, second) = component.makers.scopedAroundSingle()
         #expect(first === second)
         #expect(single === component.makers.single())
-        #expect(component.makers.hasSlots)
         #expect(component.makers.scopedAroundSingle().0 !== first, "another resolution, another instance")
     }
 
@@ -159,7 +153,6 @@ struct ModuleSlotsTests {
         let component = SlotsComponent()
         let (_, trace) = component.trace { component.makers.scoped() }
         #expect(trace == "SlotsModule.scoped() [scoped] new\n")
-        #expect(component.makers.hasSlots)
     }
 
     @Test(
@@ -187,7 +180,6 @@ struct ModuleSlotsTests {
                 }
                 checks.check(
                     singles.withLock { $0.allSatisfy { $0 === component.makers.single() } }, "another single")
-                checks.check(component.makers.hasSlots, "no slots after a single")
                 checks.check(
                     component.dependencyGraph().nodes.map(\.name) == [
                         "SlotsModule.scoped()", "SlotsModule.single()",
@@ -198,43 +190,7 @@ struct ModuleSlotsTests {
         checks.expectNone()
     }
 
-    @Test(
-        "a thread that makes a module's slots while another publishes its own uses the published ones and releases its own"
-    )
-    func slotsMadeOnceUnderRace() {
-        let component = SlotsComponent()
-        let module = component.makers
-        let lost = WeakObject(nil)
-        let (made, published) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let instances = Locked<[Int: Thing]>([:])
-        let checks = OffThreadChecks()
-        withWatchdog {
-            onThreads(2) { index in
-                if index == 0 {
-                    // Makes its slots, then waits, before publishing them, until the other thread
-                    // has published its own: this thread loses the race.
-                    module.makeSlots(beforePublishing: { slots in
-                        lost.object = slots
-                        made.signal()
-                        published.wait()
-                    })
-                    checks.check(lost.object == nil, "the slots of the thread that lost the race were kept")
-                    instances.withLock { $0[index] = module.single() }
-                } else {
-                    made.wait()
-                    instances.withLock { $0[index] = module.single() }
-                    published.signal()
-                }
-            }
-        }
-        checks.expectNone()
-        let both = instances.withLock { $0 }
-        #expect(both.count == 2)
-        #expect(both[0] === both[1], "the thread that lost the race got another single")
-        #expect(both[0] === module.single())
-    }
-
-    @Test("threads that first call different providers of a new module at once share one set of slots")
+    @Test("threads that first call different providers of a new module at once share one table")
     func slotsSharedUnderStress() {
         let checks = OffThreadChecks()
         withWatchdog {

@@ -7,8 +7,8 @@
 // - The two entry points of the Swift runtime that tell whether an object has begun to
 //   deinitialize, which the runtime exports and documents in its HeapObject.h.
 //
-// Swift code uses these through the wrappers in Sources/Dirk/Internal/Sync and
-// Sources/Dirk/Internal/Unsafe; nothing else calls them.
+// Swift code uses these through the wrappers in Sources/Dirk/Internal/Unsafe; nothing else calls
+// them.
 #ifndef CDIRK_H
 #define CDIRK_H
 
@@ -34,8 +34,9 @@ bool dirk_is_main_thread(void);
 
 // MARK: Atomic words
 //
-// Each function treats `word` as an `_Atomic(uintptr_t)`. Swift allocates the words (never on the
-// stack) and touches them only through these functions, so every access is atomic.
+// Each function treats `word` as an `_Atomic(uintptr_t)`. Swift allocates the words (in a `Locked`
+// box's elements, never on the stack) and touches them only through these functions, so every
+// access is atomic.
 
 static inline uintptr_t dirk_load_relaxed(uintptr_t *_Nonnull word) {
     return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_relaxed);
@@ -43,10 +44,6 @@ static inline uintptr_t dirk_load_relaxed(uintptr_t *_Nonnull word) {
 
 static inline uintptr_t dirk_load_acquire(uintptr_t *_Nonnull word) {
     return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_acquire);
-}
-
-static inline uintptr_t dirk_load_seq_cst(uintptr_t *_Nonnull word) {
-    return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_seq_cst);
 }
 
 static inline void dirk_store_relaxed(uintptr_t *_Nonnull word, uintptr_t value) {
@@ -57,21 +54,15 @@ static inline void dirk_store_release(uintptr_t *_Nonnull word, uintptr_t value)
     atomic_store_explicit((_Atomic(uintptr_t) *)word, value, memory_order_release);
 }
 
-static inline void dirk_store_seq_cst(uintptr_t *_Nonnull word, uintptr_t value) {
-    atomic_store_explicit((_Atomic(uintptr_t) *)word, value, memory_order_seq_cst);
+/// Adds `delta` (which may wrap, to subtract), acquiring and releasing, and returns the previous
+/// value.
+static inline uintptr_t dirk_fetch_add(uintptr_t *_Nonnull word, uintptr_t delta) {
+    return atomic_fetch_add_explicit((_Atomic(uintptr_t) *)word, delta, memory_order_acq_rel);
 }
 
-/// Adds `delta` (which may wrap, to subtract) and returns the previous value.
-static inline uintptr_t dirk_fetch_add_relaxed(uintptr_t *_Nonnull word, uintptr_t delta) {
-    return atomic_fetch_add_explicit((_Atomic(uintptr_t) *)word, delta, memory_order_relaxed);
-}
-
-/// Stores `value` in the word if it holds zero, with releasing order, and returns whether it did:
-/// what publishes an object exactly once.
-static inline bool dirk_store_release_if_zero(uintptr_t *_Nonnull word, uintptr_t value) {
-    uintptr_t expected = 0;
-    return atomic_compare_exchange_strong_explicit(
-        (_Atomic(uintptr_t) *)word, &expected, value, memory_order_release, memory_order_relaxed);
+/// Sets the bits of `bits`, acquiring and releasing, and returns the previous value.
+static inline uintptr_t dirk_fetch_or(uintptr_t *_Nonnull word, uintptr_t bits) {
+    return atomic_fetch_or_explicit((_Atomic(uintptr_t) *)word, bits, memory_order_acq_rel);
 }
 
 // MARK: Object lifetime

@@ -13,7 +13,7 @@
 /// It hands one value to every reader, so it crosses tasks only when that value is `Sendable`.
 public final class AsyncLazy<Value, Failure: Error> {
     // Immutable; the cell synchronizes itself.
-    private let cell = OnceCell.make()
+    private let cell = StandaloneCell.make()
     private let source: HandleSource<AsyncResolve<Value, Failure>>
 
     init(_ source: HandleSource<AsyncResolve<Value, Failure>>) {
@@ -33,10 +33,11 @@ public final class AsyncLazy<Value, Failure: Error> {
                 Diagnostics.handleReadWhileResolving(
                     frame.name, component: source.componentType, site: source.site)
             }
-            return try await cell.resolve(
+            return try await cell.reference.resolve(
                 in: agent, frame: frame, cancellable: CancellationError() is Failure
             ) {
-                () async throws(Failure) in Erasure.object(of: try await source.resolve(frame: frame))
+                () async throws(Failure) in
+                Erasure.object(of: try await source.resolve(in: agent, frame: frame))
             }
         }
         return Erasure.value(of: value, as: Value.self)
@@ -83,26 +84,23 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
         let source = source
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: nil, handle: AsyncProvider.self, type: Value.self)
-            if let enclosing = agent.enclosingHandle(frame) {
-                Diagnostics.recursion(
-                    path: agent.steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
-            }
-            return try await agent.run(frame) { () async throws(Failure) in
-                try await source.resolve(frame: frame)
+            return try await agent.run(frame, uncached: true, isHandle: true) { () async throws(Failure) in
+                try await source.resolve(in: agent, frame: frame)
             }
         }
     }
 }
 
-/// How an async handle resolves its value from its component; nil when the component is gone.
-typealias AsyncResolve<Value, Failure: Error> = @Sendable () async throws(Failure) -> Value?
+/// How an async handle resolves its value from its component, which an async resolution has
+/// entered.
+typealias AsyncResolve<Value, Failure: Error> = @Sendable (Component) async throws(Failure) -> Value
 
 extension HandleSource {
-    /// The value, resolved now; stops the program if the component is gone.
-    func resolve<Value, Failure: Error>(frame: Frame) async throws(Failure) -> Value
+    /// The value, resolved now in the component, which `agent`'s resolution enters; stops the program
+    /// if the component is gone or shut down.
+    func resolve<Value, Failure: Error>(in agent: TaskAgent, frame: Frame) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
-        guard let value = try await resolveIfAlive() else { released(frame) }
-        return value
+        try await resolve(storage.object.enter(in: agent, for: frame))
     }
 }
 
@@ -143,11 +141,9 @@ extension Module {
         file: StaticString, line: UInt, column: UInt,
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
     ) -> HandleSource<AsyncResolve<T, Failure>> {
-        let owner = componentReference
-        return handleSource(file: file, line: line, column: column, function: "asyncLazy(_:)") {
-            () async throws(Failure) -> T? in
-            guard let component = owner.strongIfAlive() else { return nil }
-            return try await resolve(Erasure.component(component, as: C.self))
+        handleSource(file: file, line: line, column: column, function: "asyncLazy(_:)") {
+            (component) async throws(Failure) -> T in
+            try await resolve(Erasure.component(component, as: C.self))
         }
     }
 }

@@ -23,7 +23,7 @@
 /// reader, so it crosses threads only when that value is `Sendable`.
 public final class Lazy<Value> {
     // Immutable; the cell synchronizes itself.
-    private let cell = OnceCell.make()
+    private let cell = StandaloneCell.make()
     private let source: HandleSource<SyncResolve<Value>>
 
     init(_ source: HandleSource<SyncResolve<Value>>) {
@@ -35,10 +35,10 @@ public final class Lazy<Value> {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let context = ResolutionContext.current
         let frame = source.readFrame(owner: self, handle: Lazy.self, type: Value.self, in: context)
-        let value = cell.resolve(
+        let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
             build: { Erasure.object(of: source.resolve(in: context, frame: frame)) },
-            configures: false, configure: { _ in })
+            configures: false, configure: { _ in })!
         return Erasure.value(of: value, as: Value.self)
     }
 }
@@ -78,16 +78,15 @@ public struct Provider<Value>: Sendable {
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
         let frame = source.frame(owner: nil, handle: Provider.self, type: Value.self)
-        context.enterHandle(frame)
+        context.enterUncached(isHandle: true) { frame }
         let value = source.resolve(in: context, frame: frame)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
         return value
     }
 }
 
-/// How a handle resolves its value from its component, which `context` holds for its resolution;
-/// nil when the component is gone. Call it inside a step of `context`.
-typealias SyncResolve<Value> = @Sendable (ResolutionContext) -> Value?
+/// How a handle resolves its value from its component, which a resolution has entered.
+typealias SyncResolve<Value> = @Sendable (Component) -> Value
 
 /// What a handle resolves and where it was made: for `Lazy` and `Provider`, a `SyncResolve`; for
 /// the main-actor handles, the same on the main actor; for the async handles, an async closure.
@@ -97,17 +96,18 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// The module that made the handle, compared only: the owner of the steps of a handle that
     /// is a value, which has no object of its own.
     let module: UInt
-    /// The component's identity, compared only, and its type.
-    let component: UInt
+    /// The component's storage, through which the handle enters the component.
+    let storage: SelfSynchronized<ComponentStorage>
+    /// The component's type.
     let componentType: Any.Type
-    let resolveIfAlive: Resolve
+    let resolve: Resolve
 
     /// The handle's step, for the resolution stack and cycle paths.
     func frame(owner: AnyObject?, handle: Any.Type, type: Any.Type) -> Frame {
         Frame(
             .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
-            component: component,
-            site: site, type: type, subject: handle, componentType: componentType)
+            component: storage.object.address, site: site, type: type, subject: handle,
+            componentType: componentType)
     }
 
     /// The step of a lazy handle's first read in `context`; stops the program if the handle is
@@ -121,18 +121,14 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         return frame
     }
 
-    /// Stops the program: the handle's component is gone.
-    func released(_ frame: Frame) -> Never {
-        Diagnostics.handleAfterRelease(frame.name, component: componentType, site: site)
-    }
 }
 
 extension HandleSource {
-    /// The value, resolved now; stops the program if the component is gone.
+    /// The value, resolved now in the component, which the resolution of `context` enters; stops the
+    /// program if the component is gone or shut down. Call it inside the handle's step.
     func resolve<Value>(in context: ResolutionContext, frame: Frame) -> Value
     where Resolve == SyncResolve<Value> {
-        guard let value = resolveIfAlive(context) else { released(frame) }
-        return value
+        storage.object.withEntered(in: context, for: frame, resolve)
     }
 }
 
@@ -173,10 +169,8 @@ extension Module {
     func handleSource<T>(
         file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @Sendable (C) -> T
     ) -> HandleSource<SyncResolve<T>> {
-        let owner = componentReference
-        return handleSource(file: file, line: line, column: column, function: "lazy(_:)") { context in
-            guard owner.holdIfAlive(in: context) else { return nil }
-            return resolve(Erasure.component(owner.heldObject, as: C.self))
+        handleSource(file: file, line: line, column: column, function: "lazy(_:)") { component in
+            resolve(Erasure.component(component, as: C.self))
         }
     }
 
@@ -186,7 +180,7 @@ extension Module {
     ) -> HandleSource<Resolve> {
         HandleSource(
             site: ProviderSite(file: file, line: line, column: column, function: function),
-            module: UInt(bitPattern: ObjectIdentifier(self)), component: componentReference.identity,
-            componentType: C.self, resolveIfAlive: resolve)
+            module: UInt(bitPattern: ObjectIdentifier(self)), storage: SelfSynchronized(object: storage),
+            componentType: C.self, resolve: resolve)
     }
 }

@@ -14,7 +14,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     // Immutable; the cell synchronizes itself, and its value is made, read and released only on
     // the main actor, which `value` is isolated to (the handle's deinitializer releases it
     // wherever the handle goes, as any main-actor object's last release does).
-    private let cell = OnceCell.make()
+    private let cell = StandaloneCell.make()
     private let source: HandleSource<MainActorResolve<Value>>
 
     init(_ source: HandleSource<MainActorResolve<Value>>) {
@@ -27,10 +27,10 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let context = ResolutionContext.current
         let frame = source.readFrame(owner: self, handle: MainActorLazy.self, type: Value.self, in: context)
-        let value = cell.resolve(
+        let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
             build: { Erasure.object(of: source.resolve(in: context, frame: frame)) },
-            configures: false, configure: { _ in })
+            configures: false, configure: { _ in })!
         return Erasure.value(of: value, as: Value.self)
     }
 }
@@ -54,7 +54,7 @@ public struct MainActorProvider<Value>: Sendable {
     public func callAsFunction() -> Value {
         let context = ResolutionContext.current
         let frame = source.frame(owner: nil, handle: MainActorProvider.self, type: Value.self)
-        context.enterHandle(frame)
+        context.enterUncached(isHandle: true) { frame }
         let value = source.resolve(in: context, frame: frame)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
         return value
@@ -62,15 +62,14 @@ public struct MainActorProvider<Value>: Sendable {
 }
 
 /// How a main-actor handle resolves its value on the main actor (see `SyncResolve`).
-typealias MainActorResolve<Value> = @MainActor @Sendable (ResolutionContext) -> Value?
+typealias MainActorResolve<Value> = @MainActor @Sendable (Component) -> Value
 
 extension HandleSource {
-    /// The value, resolved now on the main actor; stops the program if the component is gone.
+    /// The value, resolved now on the main actor (see the synchronous handles' `resolve`).
     @MainActor
     func resolve<Value>(in context: ResolutionContext, frame: Frame) -> Value
     where Resolve == MainActorResolve<Value> {
-        guard let value = resolveIfAlive(context) else { released(frame) }
-        return value
+        storage.object.withEntered(in: context, for: frame) { component in resolve(component) }
     }
 }
 
@@ -112,11 +111,8 @@ extension Module {
     private func mainActorHandleSource<T>(
         file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @MainActor @Sendable (C) -> T
     ) -> HandleSource<MainActorResolve<T>> {
-        let owner = componentReference
-        return handleSource(file: file, line: line, column: column, function: "mainActorLazy(_:)") {
-            context in
-            guard owner.holdIfAlive(in: context) else { return nil }
-            return resolve(Erasure.component(owner.heldObject, as: C.self))
+        handleSource(file: file, line: line, column: column, function: "mainActorLazy(_:)") { component in
+            resolve(Erasure.component(component, as: C.self))
         }
     }
 }

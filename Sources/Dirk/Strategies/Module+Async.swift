@@ -137,7 +137,7 @@ extension Module {
         make: (C) async throws(Failure) -> T, closing: Closing<T>?
     ) async throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if let object = readyObject(for: key, strategy: .asyncSingle) {
+        if let object = storage.readyObject(for: cellKey(key), strategy: .asyncSingle) {
             return Erasure.value(of: object, as: T.self)
         }
         let site = ProviderSite(file: file, line: line, column: column, function: function)
@@ -165,7 +165,7 @@ extension Module {
                 if let closing { addCloseAction(site: site, type: T.self, closing(made)) }
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
-                return ProviderMarker.nothing
+                return self  // a placeholder: the value travels in `value`
             }
             return value ?? Erasure.value(of: object, as: T.self)
         } catch {
@@ -176,42 +176,34 @@ extension Module {
 
 extension AnyModule {
     /// The one path of every async provider call: the task's agent in the async resolution, the
-    /// provider's slot, then the strategy. A task that waits for another's build stops waiting
-    /// when it is cancelled only if `cancellable`: if the provider throws `any Error`.
+    /// component entered through its gate, then the strategy's cell. A task that waits for another's
+    /// build stops waiting when it is cancelled only if `cancellable`: if the provider throws
+    /// `any Error`.
     ///
-    /// The component is held from the build's start until its instance is cached, when this call
-    /// returns: released in between, the component would empty its surviving modules' caches while
-    /// the build was still under way, and the instance of a released scope would stay.
+    /// The agent keeps the component entered until its outermost call returns: released in between,
+    /// the component would empty its surviving modules' caches while the build was under way.
     @usableFromInline
     final func resolveAsync(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
         build: (Component) async throws -> AnyObject
     ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
-        var heldComponent: Component?
-        defer { withExtendedLifetime(heldComponent) {} }
-        func buildWithComponent() async throws -> AnyObject {
-            guard let component = componentReference.strongIfAlive() else {
-                Diagnostics.componentReleased(provider: frame.name, component: componentType, site: site)
-            }
-            heldComponent = component
-            return try await build(component)
-        }
         return try await TaskAgent.withCurrent { (agent) async throws in
-            if attention != 0 { refuseAfterShutdown(frame) }
-            // An override that this task sets up, as in the synchronous pipeline: it takes effect
-            // before the slot is found, and the provider calls of its factory are ordinary.
-            if attention != 0, let capture = OverrideCapture.currentInTask, !capture.isSuspended {
-                setUpOverride(capture, key: key, frame: frame, in: slots)
+            let component = storage.enter(in: agent, for: frame)
+            // An override that this task sets up, as in the synchronous pipeline.
+            if storage.attention.relaxed != 0, let capture = OverrideCapture.currentInTask,
+                !capture.isSuspended
+            {
+                setUpOverride(capture, key: key, frame: frame)
                 return try await capture.whileSuspendedAwaiting {
                     try await self.resolveAsync(
                         strategy, in: agent, key: key, frame: frame, cancellable: cancellable,
-                        build: buildWithComponent)
+                        build: { try await build(component) })
                 }
             }
             return try await resolveAsync(
                 strategy, in: agent, key: key, frame: frame, cancellable: cancellable,
-                build: buildWithComponent)
+                build: { try await build(component) })
         }
     }
 
@@ -221,19 +213,19 @@ extension AnyModule {
     ) async throws -> AnyObject {
         switch strategy {
         case .asyncSingle:
-            let cell = slots.slot(for: key, strategy: strategy, site: frame.site) { OnceCell.make() }
-            return try await cell.resolve(in: agent, frame: frame, cancellable: cancellable, build: build)
+            return try await CellReference(host: storage, key: cellKey(key)).resolve(
+                in: agent, frame: frame, cancellable: cancellable, build: build)
         case .asyncScoped:
-            _ = slots.slot(for: key, strategy: strategy, site: frame.site) { ProviderMarker.scoped }
-            let cell = agent.scopesOfCallUnderWay.cell(owner: self, key: key)
-            return try await cell.resolve(in: agent, frame: frame, cancellable: cancellable, build: build)
+            // The resolution's instance, in the provider's cell under the resolution's number.
+            let store = agent.sharedScopes!
+            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: store.id)
+            let value = try await CellReference(host: storage, key: cell).resolve(
+                in: agent, frame: frame, cancellable: cancellable, build: build)
+            if !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
+            return value
         default:
-            // Like a synchronous `transient`, it keeps nothing, not even a slot.
-            if let enclosing = agent.enclosing(frame) {
-                Diagnostics.recursion(
-                    path: agent.steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
-            }
-            return try await agent.run(frame, build)
+            // Like a synchronous `transient`, it keeps nothing.
+            return try await agent.run(frame, uncached: true, build)
         }
     }
 }

@@ -18,9 +18,9 @@ extension Module {
         let context = ResolutionContext.current
         let previous = context.freshRequest
         context.freshRequest = (ObjectIdentifier(self), context.depth)
-        slots.addFreshRequests(1)
+        storage.attention.add(1)
         defer {
-            slots.addFreshRequests(-1)
+            storage.attention.add(-1)
             context.freshRequest = previous
         }
         return try provider(self as! Self)

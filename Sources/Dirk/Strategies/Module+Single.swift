@@ -9,7 +9,7 @@ extension Module {
     /// **Lifetime:** until the component is released or ``Component/reset(file:line:)``.
     ///
     /// **Thread safety:** when many threads make the first call at once, one builds and the others
-    /// wait for that one instance. A cached instance is read under the provider's own lock, held
+    /// wait for that one instance. A cached instance is read under the component's lock, held
     /// for a few instructions. Every caller, on any thread, gets that one instance, so `T` must be
     /// `Sendable`; a non-`Sendable` object belongs in a ``MainActorModule``'s `single` or in a
     /// `transient`. See <doc:ProviderStrategies#Sendable-instances>.
@@ -132,7 +132,7 @@ extension Module {
 }
 
 extension Module {
-    /// A `single`'s cached instance, read under its cell's lock, or the one the pipeline builds.
+    /// A `single`'s cached instance, read under its component's lock, or the one the pipeline builds.
     ///
     /// Only the lookup is inlined into the provider, so that the provider stays small.
     @inlinable @inline(__always)
@@ -142,7 +142,7 @@ extension Module {
         closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if let object = readyObject(for: key, strategy: .single) {
+        if let object = storage.readyObject(for: cellKey(key), strategy: .single) {
             return Erasure.value(of: object, as: T.self)
         }
         // The slow path makes the key again from the site, so that the fast path does not lay the
@@ -150,14 +150,6 @@ extension Module {
         return try uncachedSingle(
             site: ProviderSite(file: file, line: line, column: column, function: function), make: make,
             configures: configures, configure: configure, closing: closing)
-    }
-
-    /// The object that the `single`, synchronous or async (`strategy`), whose key is `key` has
-    /// cached, read under its cell's lock; nil when it has none yet or someone watches the module,
-    /// and the call must take its pipeline.
-    @inlinable @inline(__always)
-    func readyObject(for key: ProviderKey, strategy: ProviderStrategy) -> AnyObject? {
-        publishedSlots.withObject { $0.attention == 0 ? $0.readyObject(for: key, strategy: strategy) : nil }
     }
 
     /// A `single` that is not cached yet, or that someone watches.
@@ -186,7 +178,7 @@ extension Module {
             // it, so that a shutdown that waits for the build finds it; a `fresh` copy is its
             // caller's to close.
             let closes = closing != nil && !isFreshCall
-            let object = try resolveCached(
+            let object = try resolve(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
                 build: { component in
                     let value = try self.make(make, key: key, strategy: strategy, component: component)
@@ -197,7 +189,7 @@ extension Module {
                 configure: { object, component in
                     try configure(restore(object), Erasure.component(component, as: C.self))
                 })
-            return restore(object)
+            return restore(object!)
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }

@@ -62,7 +62,9 @@ extension Module {
     func uncached<T, Failure: Error>(
         site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        guard attention == 0 else { return try uncachedThroughPipeline(site: site, make: make) }
+        guard storage.attention.relaxed == 0 else {
+            return try uncachedThroughPipeline(site: site, make: make)
+        }
         do {
             return try ResolutionContext.withCurrent { context in
                 try runTransient(site: site, type: T.self, in: context) { component in
@@ -85,9 +87,12 @@ extension Module {
         let key = ProviderKey(site: site, type: T.self)
         var value: T?
         do {
-            try resolveTransient(key: key, site: site, type: T.self) { component in
-                value = try self.make(make, key: key, strategy: .transient, component: component)
-            }
+            _ = try resolve(
+                .transient, keyValue: nil, key: key, site: site, type: T.self,
+                build: { component in
+                    value = try self.make(make, key: key, strategy: .transient, component: component)
+                    return nil
+                }, configures: false, configure: { _, _ in })
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }

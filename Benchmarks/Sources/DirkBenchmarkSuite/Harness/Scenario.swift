@@ -1,5 +1,5 @@
-/// The ways of building the same object graph, or of reading the same cached reference, that the
-/// scenarios compare. Every scenario has the hand-written one, its baseline.
+/// The ways of building the same object graph that the scenarios compare. Every scenario has the
+/// hand-written one, its baseline.
 package enum Implementation: String, CaseIterable, Sendable {
     /// Plain Swift: lazy vars and factory methods, each accessor `@inline(never)`.
     case handwritten
@@ -7,10 +7,6 @@ package enum Implementation: String, CaseIterable, Sendable {
     case dirk
     /// Swinject 2.10.0's `Container`.
     case swinject
-    /// `cachedread` only: the hazard-pointer read (`ReadGuard`) that Dirk once used, without Dirk.
-    case hazardPointers = "hazard"
-    /// `cachedread` only: a reference guarded by a spin lock of its own.
-    case spinLock = "spinlock"
 
     /// The name shown in the table.
     package var title: String {
@@ -18,8 +14,6 @@ package enum Implementation: String, CaseIterable, Sendable {
         case .handwritten: "hand-written"
         case .dirk: "Dirk"
         case .swinject: "Swinject"
-        case .hazardPointers: "hazard pointers"
-        case .spinLock: "spin lock"
         }
     }
 }
@@ -56,15 +50,12 @@ package struct Scenario {
         name: String, operationsPerIteration: Int = 1,
         handwritten: @escaping Preparation,
         dirk: Preparation? = nil,
-        swinject: Preparation? = nil,
-        hazardPointers: Preparation? = nil,
-        spinLock: Preparation? = nil
+        swinject: Preparation? = nil
     ) {
         self.name = name
         self.operationsPerIteration = operationsPerIteration
         let all: [(Implementation, Preparation?)] = [
             (.handwritten, handwritten), (.dirk, dirk), (.swinject, swinject),
-            (.hazardPointers, hazardPointers), (.spinLock, spinLock),
         ]
         preparations = all.compactMap { implementation, prepare in
             prepare.map { (implementation, $0) }

@@ -19,8 +19,6 @@ package enum Scenarios {
             ContendedScenario.scenario,
             ColdScenario.scenario,
             Cold1000Scenario.scenario,
-            CachedReadScenario.scenario,
-            CachedReadScenario.contendedScenario,
         ]
     }
 }

@@ -23,8 +23,8 @@ final class AppComponent: Component, @unchecked Sendable {
 /// The server's state, shared by every request.
 final class StorageModule: Module<AppComponent>, @unchecked Sendable {
     /// The application's one connection to its database: opened, with its schema brought up to
-    /// date, on the first call, which the server makes before it accepts a request; closed by the
-    /// component's `shutdown()`.
+    /// date, on the first call, which the server makes before it accepts a request; closed when the
+    /// component shuts down, which `main`'s `withShutdown` does once the server has stopped.
     func database() async throws -> SQLiteConnection {
         try await single { c in
             try await Database.open(path: c.configuration.database)

@@ -9,8 +9,8 @@ final class TodoModule: Module<RequestComponent>, @unchecked Sendable {
     func repository() async throws -> TodoRepository {
         try await transient { c in
             TodoRepository(
-                user: c.user, store: try await c.app.storage.todos(), limit: c.app.configuration.todoLimit,
-                trail: c.audit.trail())
+                user: c.user, store: try await c.app.storage.todos(),
+                limit: c.app.configuration.todoLimit, trail: c.audit.trail())
         }
     }
 
@@ -28,7 +28,8 @@ final class TodoModule: Module<RequestComponent>, @unchecked Sendable {
     func create() async throws -> CreateTodo {
         try await transient { c in
             CreateTodo(
-                todos: try await c.todos.repository(), notifier: c.todos.notifier(), trail: c.audit.trail())
+                todos: try await c.todos.repository(), notifier: c.todos.notifier(),
+                trail: c.audit.trail())
         }
     }
 
@@ -44,7 +45,9 @@ final class AuditModule: Module<RequestComponent>, @unchecked Sendable {
     /// changes are committed together; the next handler built gets a new one. Inside the async
     /// `transient`s above it follows their resolution across `await`s.
     func trail() -> AuditTrail {
-        scoped { c in AuditTrail(requestID: c.requestID, user: c.user, log: c.app.storage.auditLog()) }
+        scoped { c in
+            AuditTrail(requestID: c.requestID, user: c.user, log: c.app.storage.auditLog())
+        }
     }
 
     /// `GET /audit`.

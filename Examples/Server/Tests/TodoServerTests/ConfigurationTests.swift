@@ -33,7 +33,9 @@ import Testing
     }
 
     @Test("a component built without a configuration has the defaults, whatever the environment")
-    func componentDefaults() {
-        #expect(AppComponent().configuration.port == 8080)
+    func componentDefaults() async throws {
+        try await AppComponent().withShutdown { app in
+            #expect(app.configuration.port == 8080)
+        }
     }
 }

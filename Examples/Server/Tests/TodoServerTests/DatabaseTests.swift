@@ -11,33 +11,42 @@ import Testing
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
         let configuration = ServerConfiguration(environment: ["TODO_DATABASE": path])
-        let first = AppComponent(configuration: configuration)
-        let added = try await withShutdown(of: first) {
+        let added = try await AppComponent(configuration: configuration).withShutdown { first in
             try await first.storage.todos().add(title: "milk", for: User(name: "ada"), limit: 10)
         }
         #expect(FileManager.default.fileExists(atPath: path))
 
-        let second = AppComponent(configuration: configuration)
-        try await withShutdown(of: second) {
+        try await AppComponent(configuration: configuration).withShutdown { second in
             #expect(try await second.storage.todos().todos(of: User(name: "ada")) == [try #require(added)])
             let version = try await second.storage.database().query("PRAGMA user_version")
             #expect(version.first?.columns.first?.data.integer == Database.migrations.count)
         }
     }
 
-    @Test("the component's shutdown closes the database")
+    @Test("withShutdown closes the database when its body returns")
     func shutdownCloses() async throws {
+        let database = try await AppComponent(configuration: .inMemory()).withShutdown { app in
+            let database = try await app.storage.database()
+            #expect(!database.isClosed)
+            return database
+        }
+        #expect(database.isClosed)
+    }
+
+    @Test("withShutdown closes the database when its body throws, and rethrows the body's error")
+    func shutdownClosesAfterAnError() async throws {
+        struct Failure: Error {}
         let app = AppComponent(configuration: .inMemory())
         let database = try await app.storage.database()
-        #expect(!database.isClosed)
-        try await app.shutdown()
+        await #expect(throws: Failure.self) {
+            try await app.withShutdown { _ in throw Failure() }
+        }
         #expect(database.isClosed)
     }
 
     @Test("adds that race for a user's last places keep to the limit: one statement counts and inserts")
     func limitUnderConcurrency() async throws {
-        let app = AppComponent(configuration: .inMemory())
-        try await withShutdown(of: app) {
+        try await AppComponent(configuration: .inMemory()).withShutdown { app in
             let store = try await app.storage.todos()
             let ada = User(name: "ada")
             let added = try await withThrowingTaskGroup(of: Todo?.self) { group in
@@ -51,10 +60,13 @@ import Testing
         }
     }
 
-    @Test("a database that cannot open fails the call that opens it, and leaves nothing to close")
+    @Test("a database that cannot open fails each call that opens it, and leaves nothing to close")
     func cannotOpen() async throws {
-        let app = AppComponent(configuration: .inMemory(["TODO_DATABASE": "/nonexistent/dir/todos.sqlite"]))
-        await #expect(throws: (any Error).self) { try await app.storage.todos() }
-        try await app.shutdown()
+        let configuration = ServerConfiguration.inMemory(["TODO_DATABASE": "/nonexistent/dir/todos.sqlite"])
+        try await AppComponent(configuration: configuration).withShutdown { app in
+            await #expect(throws: (any Error).self) { try await app.storage.todos() }
+            // A factory that threw cached nothing: the next call tries again.
+            await #expect(throws: (any Error).self) { try await app.storage.database() }
+        }
     }
 }

@@ -6,7 +6,8 @@ import Testing
 @Suite struct FakeModuleTests {
     @Test("POST /todos mails the user through the mailer of the module a test registers")
     func mailsThroughFakeModule() async throws {
-        let app = AppComponent(configuration: .inMemory()).module(MailModule.self) { RecordingMailModule($0) }
+        let app = AppComponent(configuration: .inMemory())
+            .module(MailModule.self) { RecordingMailModule($0) }
         let mailer = try #require(app.mail.mailer() as? RecordingMailer)
         try await testRoutes(of: app) { client in
             _ = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)

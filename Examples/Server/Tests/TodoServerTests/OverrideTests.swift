@@ -22,14 +22,17 @@ import Testing
     }
 
     @Test("an override belongs to its component: a component built without it mails through the console")
-    func overrideStaysWithItsComponent() {
+    func overrideStaysWithItsComponent() async throws {
         let overridden = AppComponent().overriding {
             $0.mail.mailer()
         } with: { _ in
             RecordingMailer()
         }
-        #expect(overridden.mail.mailer() is RecordingMailer)
-        let plain = AppComponent()
-        #expect(plain.mail.mailer() is ConsoleMailer)
+        try await overridden.withShutdown { overridden in
+            #expect(overridden.mail.mailer() is RecordingMailer)
+        }
+        try await AppComponent().withShutdown { plain in
+            #expect(plain.mail.mailer() is ConsoleMailer)
+        }
     }
 }

@@ -7,8 +7,9 @@ import Testing
 @Suite struct RequestScopeTests {
     @Test("a handler is built from the request's id and user and the application's store and mailer")
     func bothScopes() async throws {
-        let app = AppComponent(configuration: .inMemory()).module(MailModule.self) { RecordingMailModule($0) }
-        try await withShutdown(of: app) {
+        let app = AppComponent(configuration: .inMemory())
+            .module(MailModule.self) { RecordingMailModule($0) }
+        try await app.withShutdown { app in
             let request = RequestComponent(requestID: "r1", user: User(name: "ada")).parent { app }
             let create = try await request.todos.create()
             #expect(create.todos.user == User(name: "ada"))
@@ -21,8 +22,7 @@ import Testing
 
     @Test("a handler's repository and notifier share its audit trail; the next handler gets a new one")
     func oneTrailPerResolution() async throws {
-        let app = AppComponent(configuration: .inMemory())
-        try await withShutdown(of: app) {
+        try await AppComponent(configuration: .inMemory()).withShutdown { app in
             let request = RequestComponent(requestID: "r1", user: User(name: "ada")).parent { app }
             let create = try await request.todos.create()
             #expect(create.todos.trail === create.trail)
@@ -31,10 +31,9 @@ import Testing
         }
     }
 
-    @Test("nothing of a request outlives it: its component, modules and trail go when the handler returns")
+    @Test("nothing of a request outlives it: its component, modules and trail go with the handler")
     func nothingOutlivesTheRequest() async throws {
-        let app = AppComponent(configuration: .inMemory())
-        try await withShutdown(of: app) {
+        try await AppComponent(configuration: .inMemory()).withShutdown { app in
             weak var request: RequestComponent?
             weak var module: TodoModule?
             weak var trail: AuditTrail?
@@ -55,8 +54,7 @@ import Testing
 
     @Test("the middleware opens each request's component, which goes before the response is written")
     func middlewareScopeEndsWithTheResponse() async throws {
-        let app = AppComponent(configuration: .inMemory())
-        try await withShutdown(of: app) {
+        try await AppComponent(configuration: .inMemory()).withShutdown { app in
             // A route of its own behind the same middleware as the real ones, to see the component.
             let router = buildRouter(app: app)
             let opened = WeakReferences<RequestComponent>()

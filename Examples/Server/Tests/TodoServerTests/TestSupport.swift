@@ -14,29 +14,16 @@ extension ServerConfiguration {
     }
 }
 
-/// Runs `body`, then shuts `app` down, which closes its database, whether `body` threw or not: a
-/// test that fails still closes what it opened.
-///
-/// - Returns: What `body` returned.
-/// - Throws: What `body` threw, or else `ShutdownError` when a close action threw.
-func withShutdown<T>(of app: AppComponent, _ body: () async throws -> T) async throws -> T {
-    let outcome: Result<T, any Error>
-    do {
-        outcome = .success(try await body())
-    } catch {
-        outcome = .failure(error)
-    }
-    try await app.shutdown()
-    return try outcome.get()
-}
-
 /// Sends requests to the routes of `app` through Hummingbird's router test client, then shuts `app`
-/// down. By default `app` is a new component on a database of its own in memory.
+/// down, which closes its database, whether `test` threw or not: a test that fails still closes
+/// what it opened. By default `app` is a new component on a database of its own in memory.
+///
+/// - Throws: What `test` threw, or else `ShutdownError` when a close action threw.
 func testRoutes(
     of app: AppComponent = AppComponent(configuration: .inMemory()),
     _ test: @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
-    try await withShutdown(of: app) {
+    try await app.withShutdown { app in
         try await buildApplication(app: app).test(.router, test)
     }
 }

@@ -1,5 +1,5 @@
 /// What an agent waiting for a build is told when it is woken.
-@usableFromInline package enum WaitEvent {
+package enum WaitEvent {
     /// The build ended: its instance, or the error its factory threw.
     case finished(Result<AnyObject, any Error>)
     /// Look again: a cycle among waiting agents may now be broken by this one, or the build it
@@ -11,7 +11,7 @@
 
 extension WaitEvent {
     /// The error of a build that ended with one.
-    @usableFromInline package var error: (any Error)? {
+    package var error: (any Error)? {
         if case .finished(.failure(let error)) = self { return error }
         return nil
     }
@@ -22,7 +22,7 @@ extension WaitEvent {
 /// Its value crosses from the task that built it to the task that waits, as every cached instance
 /// reaches every caller on any thread: sharing one instance is what a cache is for, and whether the
 /// instance may be shared is its own type's concern, as with any singleton.
-@usableFromInline package struct Delivery: @unchecked Sendable {
+package struct Delivery: @unchecked Sendable {
     package let event: WaitEvent
 }
 
@@ -32,12 +32,12 @@ extension WaitEvent {
 /// known where it is compiled: a `CheckedContinuation` held inline would not, its module being
 /// built for library evolution, and every copy and release of a cell's state would then go through
 /// its type's witnesses.
-@usableFromInline package enum Waiter {
+package enum Waiter {
     case thread(Parker<WaitEvent>)
     case task(TaskWaiter)
 
     /// Wakes the waiter with `event`. Call it once, outside any lock.
-    @usableFromInline package func resume(with event: WaitEvent) {
+    package func resume(with event: WaitEvent) {
         switch self {
         case .thread(let parker): parker.deliver(event)
         case .task(let task): task.continuation.resume(returning: Delivery(event: event))
@@ -45,9 +45,18 @@ extension WaitEvent {
     }
 }
 
+/// An agent waiting for a build: for its instance, or (`forConfiguration`) only until the instance
+/// is configured, as a resolution that took it half-configured does before it ends.
+package struct Waiting {
+    package let id: UInt64
+    package let agent: BuildAgent
+    package let waiter: Waiter
+    package let forConfiguration: Bool
+}
+
 /// A suspended task waiting for a build, as a `Waiter` keeps it.
-@usableFromInline package final class TaskWaiter: Sendable {
-    @usableFromInline let continuation: CheckedContinuation<Delivery, Never>
+package final class TaskWaiter: Sendable {
+    let continuation: CheckedContinuation<Delivery, Never>
 
     package init(_ continuation: CheckedContinuation<Delivery, Never>) {
         self.continuation = continuation
@@ -55,7 +64,7 @@ extension WaitEvent {
 }
 
 /// The state of one build-once cell, as a value: Dirk's one build-once mechanism, behind
-/// providers' caches, `scoped` instances, module creation and handles.
+/// providers' caches, keys, `scoped` instances, module creation and handles.
 ///
 /// ```text
 /// empty ──claim──▶ building(builder, waiters) ──instance built──▶ building with instance
@@ -64,15 +73,16 @@ extension WaitEvent {
 ///   │                                                                 ▼    resolution ends)
 ///   └──────────── reset ◀────────────────────────────────────────── ready
 ///
-/// empty or ready ──retire──▶ retired (a `single(key:)` cell its table dropped: final)
 /// ```
 ///
-/// Its mutating methods run under the cell's lock, never call user code, and return what to do
-/// next; `OnceCell` applies them and performs their actions (resuming waiters, releasing values)
-/// outside the lock. One build runs at a time; every caller that arrives meanwhile waits for that
+/// A cell lives in a host (`CellHost`): a component's table, a resolution's scope, a handle. Its
+/// mutating methods run under the host's lock, never call user code, and return what to do next;
+/// the drivers (`CellReference.resolve`) perform those actions (resuming waiters, releasing values)
+/// outside the lock. Generations and waiters are numbered by the host (`serials`), so that no two
+/// builds or waits of one host share a number, even in a cell that the host dropped and made anew. One build runs at a time; every caller that arrives meanwhile waits for that
 /// build and gets its instance or its error, so a factory runs once for all of them.
 @usableFromInline package struct OnceStateMachine {
-    @usableFromInline package typealias Value = AnyObject
+    package typealias Value = AnyObject
 
     /// The states, as `state` shows them.
     package enum State {
@@ -83,51 +93,52 @@ extension WaitEvent {
     }
 
     /// One build under way.
-    @usableFromInline package struct Build {
-        @usableFromInline package let builder: BuildAgent
-        @usableFromInline package let generation: UInt64
+    package struct Build {
+        package let builder: BuildAgent
+        package let generation: UInt64
         /// The instance, once the factory returned: seen by the builder (and by a waiter that
         /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
-        @usableFromInline package var instance: Value?
+        package var instance: Value?
         /// How the build ends, for the agents that see its instance before then: made with the
         /// instance.
-        @usableFromInline package var outcome: BuildOutcome?
+        package var outcome: BuildOutcome?
         /// The agents waiting: for the instance, or (`forConfiguration`) only until the instance
         /// is configured, as a resolution that took it half-configured does before it ends.
-        @usableFromInline package var waiters:
-            [(id: UInt64, agent: BuildAgent, waiter: Waiter, forConfiguration: Bool)] = []
+        package var waiters: [Waiting] = []
         /// Set when the held instance is complete (its `configure:` returned), to the builds it may
         /// refer to half-configured: those whose instances the builder had taken, and its own whose
         /// `configure:` still ran. A resolution that takes this instance waits for them too. The
         /// instance is published when its builder's resolution ends.
-        @usableFromInline package var dependencies: [BuildRecord]?
+        package var dependencies: [BuildRecord]?
 
         /// Whether the held instance is complete.
-        @usableFromInline package var isConfigured: Bool { dependencies != nil }
+        package var isConfigured: Bool { dependencies != nil }
     }
 
     // The state is kept in variables rather than one enum, so that a cached read touches one
     // word: `ready` holds the value of a ready cell, `build` the build under way (and `buildFrame`
     // its step); at most one of `ready` and `build` is set.
-    @usableFromInline var build: Build?
+    var build: Build?
     /// The step that builds, for cycle paths: set when a build begins, and meaningful only while
     /// `build` is set (it is plain words, left in place when the build ends). It is kept beside
     /// the build, not in it: a build that held a frame of so many words would be copied and
     /// destroyed through its type's witnesses; a frame alone is copied as plain words.
-    @usableFromInline var buildFrame: Frame?
-    /// Whether the cell was retired: dropped by the table that held it, and never to build again.
-    @usableFromInline package internal(set) var isRetired = false
-    private var generations: UInt64 = 0
-    private var waiterIDs: UInt64 = 0
-    /// Whether the cell keeps its value only while someone else holds it (`weak`), in `weakReady`;
-    /// otherwise it keeps it until it is reset, in `ready`.
-    @usableFromInline let keepsWeakly: Bool
+    var buildFrame: Frame?
+    /// The strategy of the provider whose cell it is (`none` for modules and handles): a `weak`
+    /// cell keeps its value only while someone else holds it, in a `WeakBox` in `ready`; every other
+    /// keeps it until it is reset, in `ready`.
+    @usableFromInline package let strategy: ProviderStrategy
+    var keepsWeakly: Bool { strategy == .weak }
+    /// The value, for a cell that is not `weak`; for one that is, the box that refers to it.
     @usableFromInline var ready: AnyObject?
-    @usableFromInline weak var weakReady: AnyObject?
 
-    /// An empty cell's state.
-    @usableFromInline package init(keepsWeakly: Bool = false) {
-        self.keepsWeakly = keepsWeakly
+    /// The type of the cell's owner, which names its provider: the module's, for insight.
+    package let ownerType: Any.Type
+
+    /// An empty cell's state, for a provider of `strategy` of an `ownerType`.
+    package init(strategy: ProviderStrategy = .none, ownerType: Any.Type = Never.self) {
+        self.strategy = strategy
+        self.ownerType = ownerType
     }
 
     /// The state, as one value: a copy, to read.
@@ -139,13 +150,13 @@ extension WaitEvent {
 
     /// The ready value, if there is one. A weak value is read as a strong reference: a cell that
     /// reads it under its lock lets it go after the lock, since it may be the last one.
-    @inlinable package var readyValue: Value? {
-        keepsWeakly ? weakReady : ready
+    package var readyValue: Value? {
+        keepsWeakly ? (ready as! WeakBox?)?.object : ready
     }
 
     /// Makes `value` the cell's value.
     private mutating func keep(_ value: AnyObject) {
-        if keepsWeakly { weakReady = value } else { ready = value }
+        ready = keepsWeakly ? WeakBox(value) : value
     }
 
     /// Whether the cell holds a value now; reads the value (see `readyValue`).
@@ -154,7 +165,7 @@ extension WaitEvent {
     // MARK: Claiming
 
     /// What an agent that wants the value does next.
-    @usableFromInline package enum Claim {
+    package enum Claim {
         /// Use the ready value.
         case ready(Value)
         /// Build it: the cell is now building generation `generation` for this agent.
@@ -166,13 +177,16 @@ extension WaitEvent {
         case cycle(Frame)
         /// Another agent builds generation `generation`: wait for it.
         case wait(generation: UInt64)
-        /// The cell was retired: find the cell that its table holds now.
+        /// The host dropped the cell (a key that `reset()` dropped): find the one it holds now.
         case retired
+        /// Another provider with the same key caches with this strategy: a clash.
+        case clash(ProviderStrategy)
     }
 
-    @usableFromInline package mutating func claim(by agent: BuildAgent, frame: Frame) -> Claim {
+    package mutating func claim(
+        by agent: BuildAgent, frame: Frame, serials: inout UInt64
+    ) -> Claim {
         defer { debugCheck() }
-        if isRetired { return .retired }
         if let build {
             if build.builder === agent {
                 if let instance = build.instance { return .ownInstance(instance) }
@@ -182,31 +196,32 @@ extension WaitEvent {
         }
         if let value = readyValue { return .ready(value) }
         // Empty, or a weak value that is gone.
-        generations &+= 1
-        build = Build(builder: agent, generation: generations)
+        serials &+= 1
+        build = Build(builder: agent, generation: serials)
         buildFrame = frame
-        return .build(generation: generations)
+        return .build(generation: serials)
     }
 
     // MARK: Waiting
 
     /// Adds `waiter` to the build of generation `generation`, if it is still under way; returns
     /// its identifier, or nil when the caller should claim again.
-    @usableFromInline package mutating func enqueue(
-        _ waiter: Waiter, of agent: BuildAgent, generation: UInt64
+    package mutating func enqueue(
+        _ waiter: Waiter, of agent: BuildAgent, generation: UInt64, serials: inout UInt64
     ) -> UInt64? {
         defer { debugCheck() }
         guard build?.generation == generation else { return nil }
-        waiterIDs &+= 1
-        build!.waiters.append((waiterIDs, agent, waiter, false))
-        return waiterIDs
+        serials &+= 1
+        build!.waiters.append(Waiting(id: serials, agent: agent, waiter: waiter, forConfiguration: false))
+        return serials
     }
 
     /// How the build of generation `generation`, whose outcome is `outcome`, stands once it no
     /// longer keeps a resolution that saw its instance waiting (its build ended, or its instance
     /// is configured); otherwise adds `waiter`, woken when that happens, and returns nil.
-    @usableFromInline package mutating func configurationOutcome(
-        generation: UInt64, outcome: BuildOutcome, orEnqueue waiter: Waiter, of agent: BuildAgent
+    package mutating func configurationOutcome(
+        generation: UInt64, outcome: BuildOutcome, orEnqueue waiter: Waiter, of agent: BuildAgent,
+        serials: inout UInt64
     ) -> ConfigurationOutcome? {
         defer { debugCheck() }
         guard let build, build.generation == generation else {
@@ -216,20 +231,20 @@ extension WaitEvent {
             return .configured(dependsOn: [])
         }
         if let dependencies = build.dependencies { return .configured(dependsOn: dependencies) }
-        waiterIDs &+= 1
-        self.build!.waiters.append((waiterIDs, agent, waiter, true))
+        serials &+= 1
+        self.build!.waiters.append(Waiting(id: serials, agent: agent, waiter: waiter, forConfiguration: true))
         return nil
     }
 
     /// Removes the waiter `id`, if it is still waiting; whoever removes a waiter resumes it.
-    @usableFromInline package mutating func dequeue(_ id: UInt64) -> Waiter? {
+    package mutating func dequeue(_ id: UInt64) -> Waiter? {
         defer { debugCheck() }
         guard let index = build?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return build!.waiters.remove(at: index).waiter
     }
 
     /// Removes the waiters of `agent`, to wake them so that they look for a cycle again.
-    @usableFromInline package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter] {
+    package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter] {
         defer { debugCheck() }
         guard let waiters = build?.waiters else { return [] }
         build!.waiters.removeAll { $0.agent === agent }
@@ -239,7 +254,7 @@ extension WaitEvent {
     /// The instance of generation `generation`, and how that build will end, if it is still under
     /// way and its instance exists; removes the waiter `id` along with it, since it no longer
     /// waits.
-    @usableFromInline package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> (
+    package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> (
         instance: Value, outcome: BuildOutcome
     )? {
         defer { debugCheck() }
@@ -250,7 +265,7 @@ extension WaitEvent {
     }
 
     /// The build of generation `generation`, if it is still under way, for the wait graph.
-    @usableFromInline package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
+    package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         guard let build, build.generation == generation else { return nil }
         return BuildSnapshot(builder: build.builder, frame: buildFrame!, hasInstance: build.instance != nil)
     }
@@ -259,7 +274,7 @@ extension WaitEvent {
 
     /// Records that the instance held for generation `generation` is complete, and the builds it
     /// depends on; returns the waiters that waited only for that, to wake.
-    @usableFromInline package mutating func markConfigured(
+    package mutating func markConfigured(
         generation: UInt64, dependencies: [BuildRecord]
     ) -> [Waiter] {
         defer { debugCheck() }
@@ -276,7 +291,7 @@ extension WaitEvent {
     /// `publish(generation:)`, unless another agent takes it to break a cycle; returns the
     /// outcome that the agents which see the instance share.
     @discardableResult
-    @usableFromInline package mutating func holdInstance(_ instance: Value, generation: UInt64)
+    package mutating func holdInstance(_ instance: Value, generation: UInt64)
         -> BuildOutcome
     {
         defer { debugCheck() }
@@ -291,7 +306,7 @@ extension WaitEvent {
 
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
     /// resume with it.
-    @usableFromInline package mutating func publish(generation: UInt64) -> (
+    package mutating func publish(generation: UInt64) -> (
         value: Value, waiters: [Waiter]
     ) {
         defer { debugCheck() }
@@ -308,7 +323,7 @@ extension WaitEvent {
     /// Makes `value`, built as generation `generation` and never held, the cell's value; returns
     /// the waiters to resume with it. The one step of a build that nobody needed to see before it
     /// was ready: `holdInstance` then `publish`, without handing the value back.
-    @usableFromInline package mutating func complete(with value: Value, generation: UInt64) -> [Waiter] {
+    package mutating func complete(with value: Value, generation: UInt64) -> [Waiter] {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was completed that is not under way")
@@ -322,7 +337,7 @@ extension WaitEvent {
     /// `error`, or its builder gave up (nil), or its instance may refer to one that `cause`
     /// dropped; returns the waiters to resume, and the instance, if any, to release outside the
     /// lock. Agents that saw the instance learn of the failure through the build's outcome.
-    @usableFromInline package mutating func fail(
+    package mutating func fail(
         generation: UInt64, error: (any Error)? = nil, causedBy cause: BuildFailure? = nil
     ) -> (
         waiters: [Waiter], abandoned: Value?
@@ -347,28 +362,19 @@ extension WaitEvent {
 
     /// Empties a ready cell and returns what it held, to release outside the lock. A build under way
     /// is left to finish: its instance is cached when it is done.
-    @usableFromInline package mutating func reset() -> AnyObject? {
+    package mutating func reset() -> AnyObject? {
         defer { debugCheck() }
-        weakReady = nil
-        return ready.take()
-    }
-
-    /// Retires the cell unless a build is under way in it, for a table that drops it: empties it,
-    /// and makes every later claim answer `.retired`, so that an agent that found the cell before
-    /// the table dropped it looks again instead of building where nobody will find the instance.
-    ///
-    /// - Returns: Whether the cell was retired, and what it held, to release outside the lock.
-    @usableFromInline package mutating func retireUnlessBuilding() -> (isRetired: Bool, dropped: AnyObject?) {
-        if build != nil { return (false, nil) }
-        isRetired = true
-        return (true, reset())
+        // A weak cell's box goes here: it refers to nothing strongly, and releasing it runs no user
+        // code.
+        let value = ready.take()
+        return keepsWeakly ? nil : value
     }
 
     /// Whether a build is under way.
-    @usableFromInline package var isBuilding: Bool { build != nil }
+    package var isBuilding: Bool { build != nil }
 
     /// How many agents wait for the build under way.
-    @usableFromInline package var waiterCount: Int { build?.waiters.count ?? 0 }
+    package var waiterCount: Int { build?.waiters.count ?? 0 }
 
     /// Checks the invariants after every mutation, in debug builds.
     @inline(__always)
@@ -378,25 +384,19 @@ extension WaitEvent {
         #endif
     }
 
-    /// Stops the program if the state is inconsistent: a build and a value at once, a retired cell
-    /// that holds either, a build with no frame, a build of a generation not yet counted, waiters
-    /// with duplicate or uncounted identifiers, a build configured without an instance or still
+    /// Stops the program if the state is inconsistent: a build and a value at once, a build with no
+    /// frame, waiters with duplicate identifiers or out of order, a build configured without an instance or still
     /// keeping waiters for its configuration, a held instance without an outcome (or the
     /// reverse), or a strong ready value that is gone.
     package func checkInvariants() {
         precondition(readyValue == nil || build == nil, "Dirk internal error: a cell both ready and building")
         precondition(
-            !isRetired || (readyValue == nil && build == nil),
-            "Dirk internal error: a retired cell holds something")
-        precondition(
-            !keepsWeakly || ready == nil, "Dirk internal error: a weak cell holds its value strongly")
+            !keepsWeakly || ready == nil || ready is WeakBox,
+            "Dirk internal error: a weak cell holds its value strongly")
         if let build {
             precondition(buildFrame != nil, "Dirk internal error: a build with no frame")
-            precondition(build.generation == generations, "Dirk internal error: a build of an old generation")
             let ids = build.waiters.map(\.id)
             precondition(Set(ids).count == ids.count, "Dirk internal error: a waiter enqueued twice")
-            precondition(
-                ids.allSatisfy { $0 <= waiterIDs }, "Dirk internal error: a waiter of no known identifier")
             precondition(ids == ids.sorted(), "Dirk internal error: waiters out of order")
             precondition(
                 build.instance != nil || !build.isConfigured,
@@ -408,5 +408,15 @@ extension WaitEvent {
                 !build.isConfigured || !build.waiters.contains(where: \.forConfiguration),
                 "Dirk internal error: a configured build still keeps waiters for its configuration")
         }
+    }
+}
+
+/// A `weak` cell's value: the box refers to it weakly, so that the cell keeps it only while someone
+/// else holds it.
+final class WeakBox {
+    weak var object: AnyObject?
+
+    init(_ object: AnyObject) {
+        self.object = object
     }
 }

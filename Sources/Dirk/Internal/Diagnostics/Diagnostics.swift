@@ -171,6 +171,14 @@
 
     // MARK: Providers
 
+    /// Two providers share one cell, that of `frame`'s provider, but cache differently: the first with
+    /// `first`.
+    static func providerClash(_ frame: Frame, first: ProviderStrategy) -> Never {
+        providerClash(
+            "\(frame.subject).\(frame.site.function)", component: frame.componentType, first: first.name,
+            second: frame.strategy.name, site: frame.site)
+    }
+
     /// Two providers share one cache slot but cache differently.
     @usableFromInline static func providerClash(
         _ provider: String, component: Any.Type, first: String, second: String, site: ProviderSite
@@ -509,6 +517,32 @@
             uses it before calling `shutdown()` (a server stops accepting requests first), or make a new \
             component for new work. The call is the caller of `\(provider)` in the backtrace.
             """, file: site.file, line: site.line)
+    }
+
+    /// A close action of `component` called `provider`, a provider of the component being shut down.
+    static func calledByCloseAction(
+        _ provider: String, component: Any.Type, closing: String, site: ProviderSite
+    ) -> Never {
+        fatalError(
+            """
+            Dirk: `\(provider)` was called by the close action of `\(closing)` while its component \
+            `\(component)` was shutting down. A close action runs after every call into the component has \
+            ended, and the component builds nothing more. Close the instance with what it holds: capture \
+            what the close action needs when the provider builds, as in \
+            `single { ... } close: { [pool = c.storage.pool()] in try await $0.close(using: pool) }`.
+            """, file: site.file, line: site.line)
+    }
+
+    /// A close action of `component` called its `shutdown()`.
+    static func shutdownInCloseAction(
+        component: Any.Type, provider: String, file: StaticString, line: UInt
+    ) -> Never {
+        fatalError(
+            """
+            Dirk: `\(component).shutdown()` was called by the close action of `\(provider)`, which that \
+            shutdown runs, so it would wait for itself. A close action closes its own instance only: call \
+            `shutdown()` once, where the application or scope ends.
+            """, file: file, line: line)
     }
 
     /// `shutdown()` was called inside one of the component's own resolutions.

@@ -77,7 +77,8 @@
     /// created by the same component, the same `Lazy`, or `Provider` handles that one module made
     /// at the same place for the same component.
     @inlinable package func isSame(as other: Frame) -> Bool {
-        guard owner == other.owner, kind == other.kind, ObjectIdentifier(type) == ObjectIdentifier(other.type)
+        guard owner == other.owner, component == other.component, kind == other.kind,
+            ObjectIdentifier(type) == ObjectIdentifier(other.type)
         else { return false }
         switch kind {
         // The same module of one component, or the same object filled by an injector of one type.
@@ -85,7 +86,6 @@
         // The owner is a `Lazy` itself, or the module that made a `Provider`, a value with no
         // object of its own: two `Provider`s are the same step when one module made them at the
         // same place for the same component, as the steps of one provider are.
-        case .handle where component != other.component: return false
         case .handle, .provider, .keyHashing:
             return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
         }

@@ -1,76 +1,129 @@
-/// One thread's resolution: the steps it is inside, the objects it keeps alive until it ends, and
-/// what it must do when it ends. A thread's agent in the wait graph.
+/// What a resolution counts itself in and out of when it enters a component: the component's storage,
+/// which the component keeps alive.
+@usableFromInline package protocol EnteredComponent: AnyObject {
+    /// The component's gate: a word that twice the calls in, plus one once shutdown has begun, make
+    /// up, at a fixed address for as long as the component lives.
+    var gateWord: UnsafeMutablePointer<UInt> { get }
+
+    /// Resumes the component's shutdown, which waits for the last call in the gate to leave.
+    func lastCallLeft()
+}
+
+/// A component that a resolution entered, and whether it counted itself in the component's gate.
+///
+/// **Why it is safe.** The resolution owns one strong reference to the component, taken when it
+/// entered (`object`), which it gives back when it ends, after leaving the gate, whose word that
+/// reference keeps allocated. Until then, the resolution's steps use the component without
+/// references of their own (`Unmanaged._withUnsafeGuaranteedRef`): every provider call counts two
+/// atomic operations fewer, and every resolution two more (see Architecture).
+@usableFromInline package struct Entered {
+    @usableFromInline package let object: Unmanaged<AnyObject>
+    /// The component's gate word, if the resolution counted itself in.
+    @usableFromInline package let gate: UnsafeMutablePointer<UInt>?
+    /// The component's storage, which `object` keeps alive.
+    @usableFromInline package unowned(unsafe) let storage: any EnteredComponent
+
+    /// Takes over a strong reference to `component`, of which `storage` is the storage.
+    @inlinable init(_ component: AnyObject, storage: any EnteredComponent, counted: Bool) {
+        object = Unmanaged.passRetained(component)
+        self.storage = storage
+        gate = counted ? storage.gateWord : nil
+    }
+
+    /// Leaves the gate, if the resolution counted itself in, and gives back the reference.
+    func leave() {
+        // The last call out of a component whose shutdown has begun resumes it: a rare path.
+        if let gate, AtomicWord(gate).add(-2) == 3 { storage.lastCallLeft() }
+        object.release()
+    }
+}
+
+/// One thread's resolution: the steps it is inside, the components it entered, and what it must do
+/// when it ends. A thread's agent in the wait graph.
 ///
 /// A resolution begins when a thread calls a provider while inside none, and ends when that
-/// outermost call returns. Until then it keeps every component it entered alive (one reference
-/// each, taken on entry), so that deeper calls into the same component count no references.
+/// outermost call returns. Until then it keeps every component it entered alive and counted in the
+/// component's gate, so that deeper calls into the same component neither count nor retain again.
 @usableFromInline package final class ResolutionContext: BuildAgent, @unchecked Sendable {
-    // Everything below belongs to the context's own thread, which alone reads and writes it, with
-    // one exception: another agent reads `steps` to describe a cycle (see `BuildAgent.steps`).
-    // Swift's run-time exclusivity checks, which cost more than the accesses themselves and which
-    // one thread's accesses cannot fail, are turned off for these variables.
+    // Everything below belongs to the context's own thread, which alone reads and writes it, but
+    // for `waiting`, which its lock guards, and `stack`, which another agent reads to describe a
+    // cycle only while this thread is blocked (see `BuildAgent.steps`). Swift's run-time
+    // exclusivity checks, which one thread's accesses cannot fail, are off for the variables that
+    // every provider call touches: they cost a third of a `transient` (see Architecture).
 
     /// The steps this thread is inside, outermost first.
-    @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>()
-    /// Objects kept alive until the resolution ends, each by one reference.
-    @usableFromInline @exclusivity(unchecked) var held: [AnyObject] = []
-    /// Builds finished while a `configure:` closure ran on this thread, or after the resolution
-    /// took another agent's half-configured instance, published when the resolution ends (see
-    /// `OnceCell.resolve`), with their steps.
-    @exclusivity(unchecked) private var heldBuilds: [HeldBuildRecord] = []
-    private typealias HeldBuildRecord = (
-        cell: any HeldBuild, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool
-    )
-    /// Builds of other agents whose instance this resolution took while they were being
-    /// configured, each with the mark from which the builds it holds may refer to that instance
-    /// (see `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they
-    /// depend on, are configured before it ends; if one fails instead, it drops those builds.
-    @exclusivity(unchecked) @usableFromInline private(set) var borrowed:
-        [(record: BuildRecord, heldMark: Int)] =
-            []
+    @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>(buckets: 1_024)
+    /// What this thread waits for (see `BuildAgent.waitingFor`).
+    private let waiting = Locked<WaitTarget?>.make(nil)
+    /// The components the resolution entered, each once, and whether it counted itself in the
+    /// component's gate.
+    @usableFromInline @exclusivity(unchecked) var entered: [Entered] = []
+    /// What the resolution must do when it ends, beyond popping: `EndWork` flags, zero for none.
+    @usableFromInline @exclusivity(unchecked) var endWork: UInt8 = 0
+
+    /// The kinds of work a resolution's end does.
+    @usableFromInline enum EndWork {
+        /// Leave the components it entered.
+        @inlinable static var components: UInt8 { 1 }
+        /// Publish the builds it held, after waiting for the builds it took instances from.
+        static var builds: UInt8 { 2 }
+        /// Release its `scoped` instances.
+        static var scopes: UInt8 { 4 }
+    }
+
     /// Whether `leave()` at depth zero has work beyond popping.
-    @usableFromInline @exclusivity(unchecked) var hasEndWork = false
-
-    /// The store of the `scoped` instances of the resolution under way, once a `scoped` provider
-    /// asked for it: the store of the async resolution that it runs a part of, or `ownScopes`.
-    @exclusivity(unchecked) private var scopes: ScopeStore?
-    /// The store of this thread's own resolutions, which run a part of no async one: made on first
-    /// need, kept from one resolution to the next, and emptied when each ends.
-    @exclusivity(unchecked) private var ownScopes: ScopeStore?
-    /// The cells of a shared store that the resolution under way used, which it keeps until it
-    /// ends (see `scopedCell(owner:key:)`).
-    @exclusivity(unchecked) private var keptSharedCells = InlineList<ScopeStore.Entry>()
-    /// How many `configure:` closures are running on this thread.
-    @usableFromInline @exclusivity(unchecked) var configurationDepth = 0
-    /// The builds in cells whose `configure:` closures are running on this thread, outermost
-    /// first: what an instance built meanwhile may refer to half-configured. Each with what the
-    /// resolution held when its `configure:` began: what it held since may refer to it.
-    @usableFromInline @exclusivity(unchecked) var configuring:
-        [(record: BuildRecord, mark: ConfigurationMark)] =
+    @inlinable var hasEndWork: Bool { endWork != 0 }
+    /// Whether an outermost call runs `asOutermost`, which ends the resolution when it returns: a
+    /// step it enters and leaves at depth zero does not.
+    @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
+    /// Builds finished while a `configure:` closure ran on this thread, or after the resolution took
+    /// another agent's half-configured instance, published when the resolution ends (see
+    /// `CellReference.resolve`), with their steps.
+    private var heldBuilds:
+        [(cell: CellReference, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool)] =
             []
+    /// Builds of other agents whose instance this resolution took while they were being configured,
+    /// each with the mark from which the builds it holds may refer to that instance (see
+    /// `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they depend
+    /// on, are configured before it ends; if one fails instead, it drops those builds.
+    private var borrowed: [(record: BuildRecord, heldMark: Int)] = []
+    /// The builds in cells whose `configure:` closures are running on this thread, outermost first:
+    /// what an instance built meanwhile may refer to half-configured. Each with what the resolution
+    /// held when its `configure:` began: what it held since may refer to it.
+    private var configuring: [(record: BuildRecord, mark: ConfigurationMark)] = []
+    /// How many `configure:` closures are running on this thread.
+    var configurationDepth = 0
 
-    /// How many builds, and how many `scoped` instances of its own (`ownScopes`), the resolution
-    /// held when a `configure:` closure began.
-    @usableFromInline struct ConfigurationMark {
+    /// How many builds, and how many `scoped` instances of its own, the resolution held when a
+    /// `configure:` closure began.
+    struct ConfigurationMark {
         let heldBuilds: Int
         let ownScoped: Int
     }
 
+    /// The `scoped` instances of the resolution under way, in the order it asked for them.
+    private var scoped: [ScopedInstance] = []
+    /// The store of the async resolution that this thread's resolution runs a part of, if any, once a
+    /// `scoped` provider asked (`hasChosenScopes`).
+    private var sharedScopes: ScopeStore?
+    private var hasChosenScopes = false
+
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
-    @usableFromInline @exclusivity(unchecked) var freshRequest: (module: ObjectIdentifier, depth: Int)?
-    /// The traces under way on this thread, outermost first: a trace begun inside another's
-    /// closure is under way in both.
-    @exclusivity(unchecked) var traces: [Trace] = []
+    var freshRequest: (module: ObjectIdentifier, depth: Int)?
+    /// The traces under way on this thread, outermost first: a trace begun inside another's closure
+    /// is under way in both.
+    var traces: [Trace] = []
     /// The observed provider calls under way on this thread, innermost last: each one's provider;
-    /// what records its dependencies (the locks and states of the recording components that the
-    /// call is made for); and the index its step has, or will have, on the stack (the depth when it
-    /// was observed), in the resolution of that number (`endedResolutions` then).
-    @exclusivity(unchecked) var observedCalls:
-        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] = []
-    /// How many resolutions with work at their end have ended on this thread: what tells a call
-    /// that a deinitializer makes at a resolution's end, whose steps start again at the bottom of
-    /// the stack, from a call of the resolution that is ending.
-    @exclusivity(unchecked) var endedResolutions: UInt64 = 0
+    /// what records its dependencies (the recorders of the recording components that the call is
+    /// made for); and the index its step has, or will have, on the stack (the depth when it was
+    /// observed), in the resolution of that number (`endedResolutions` then).
+    var observedCalls:
+        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] =
+            []
+    /// How many resolutions with work at their end have ended on this thread: what tells a call that
+    /// a deinitializer makes at a resolution's end, whose steps start again at the bottom of the
+    /// stack, from a call of the resolution that is ending.
+    var endedResolutions: UInt64 = 0
 
     /// A trace of the observed provider calls made on this thread into some components.
     struct Trace {
@@ -85,11 +138,10 @@
         func shows(_ component: UInt) -> Bool { components.contains(component) }
     }
     /// Set while `overriding(_:with:)` finds out which provider its closure calls.
-    @usableFromInline @exclusivity(unchecked) var capture: OverrideCapture?
+    var capture: OverrideCapture?
     /// The keys of the `single(key:)` steps on this thread's stack, innermost last, each with the
-    /// owner of its frame (the key's cell): what a cycle's message names them by. Only keyed
-    /// providers push here.
-    @exclusivity(unchecked) var keyedSteps: [(owner: UInt, key: AnyHashable)] = []
+    /// owner of its frame: what a cycle's message names them by.
+    var keyedSteps: [(owner: UInt, key: AnyHashable)] = []
 
     /// The keys of the `single(key:)` steps on this thread's stack, by their frames' owners, for
     /// messages.
@@ -103,11 +155,16 @@
         stack.deallocate()
     }
 
+    package override var waitingFor: WaitTarget? {
+        get { waiting.withLock { $0 } }
+        set { waiting.withLock { $0 = newValue } }
+    }
+
     /// How many steps deep the thread is: zero outside any resolution.
     @inlinable var depth: Int { stack.depth }
 
-    /// Whether a provider of `module` called now answers `fresh(_:)`'s request: its instance is
-    /// built anew and cached nowhere.
+    /// Whether a provider of `module` called now answers `fresh(_:)`'s request: its instance is built
+    /// anew and cached nowhere.
     func isFreshRequest(for module: ObjectIdentifier) -> Bool {
         guard let request = freshRequest else { return false }
         return request.module == module && request.depth == depth
@@ -125,44 +182,81 @@
         try ThreadContext.withCurrent(ResolutionContext.init, body)
     }
 
-    /// Whether a `configure:` closure is running on this thread.
-    @usableFromInline var isConfiguring: Bool { configurationDepth > 0 }
+    // MARK: Entering components
 
-    /// Whether a call made now is made directly by the step at `index` of the resolution
-    /// numbered `resolution` (see `observedCalls`): that resolution is still under way, and no
-    /// provider's step lies between them on the stack, such as one of a module that nobody
-    /// observes, nor a key's hashing, which runs before its provider is observed. (Handles' and
-    /// module creations' steps do not count: they pass the call on.)
-    func isCalledDirectly(byStepAt index: Int, inResolution resolution: UInt64) -> Bool {
-        guard index < depth, resolution == endedResolutions else { return false }
-        return (index + 1..<depth).allSatisfy {
-            stack[$0].kind != .provider && stack[$0].kind != .keyHashing
+    /// The entry of the component whose identity is `identity`, if the resolution entered it.
+    @inlinable func entry(of identity: UInt) -> Unmanaged<AnyObject>? {
+        var index = 0
+        while index < entered.count {
+            if UInt(bitPattern: entered[index].object.toOpaque()) == identity { return entered[index].object }
+            index &+= 1
         }
+        return nil
     }
 
-    /// Whether a build that ends now must be held until the resolution ends: a `configure:`
-    /// closure of an enclosing step still runs on this thread, or the resolution took another
-    /// agent's half-configured instance; the build's value may refer to either.
-    @usableFromInline var mustHoldNewBuilds: Bool { isConfiguring || !borrowed.isEmpty }
+    /// Records that the resolution entered `component`, counted in its gate or not: the resolution
+    /// keeps it until it ends.
+    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent, counted: Bool) {
+        entered.append(Entered(component, storage: storage, counted: counted))
+        endWork |= EndWork.components
+    }
+
+    /// Runs `body`, an outermost call's work when the thread is inside no step, and ends the
+    /// resolution after it if it did not end inside: a call that enters its component but finds its
+    /// instance without entering a step still ends. Throws what ending throws, if `body` did not.
+    @inlinable func asOutermost<Result>(_ body: () throws -> Result) throws -> Result {
+        guard depth == 0 && !isOutermostCall else { return try body() }
+        isOutermostCall = true
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            isOutermostCall = false
+            if hasEndWork { _ = endResolution() }
+            throw error
+        }
+        isOutermostCall = false
+        if hasEndWork, let failure = endResolution() { throw failure }
+        return result
+    }
+
+    /// Whether a call made now is made directly by the step at `index` of the resolution numbered
+    /// `resolution` (see `observedCalls`): that resolution is still under way, and no provider's step
+    /// lies between them on the stack, such as one of a component that nobody observes, nor a key's
+    /// hashing, which runs before its provider is observed. (Handles' and module creations' steps do
+    /// not count: they pass the call on.)
+    func isCalledDirectly(byStepAt index: Int, inResolution resolution: UInt64) -> Bool {
+        guard index < depth, resolution == endedResolutions else { return false }
+        return (index + 1..<depth).allSatisfy { stack[$0].kind != .provider && stack[$0].kind != .keyHashing }
+    }
+
+    // MARK: Configuring
+
+    /// Whether a `configure:` closure is running on this thread.
+    var isConfiguring: Bool { configurationDepth > 0 }
+
+    /// Whether a build that ends now must be held until the resolution ends: a `configure:` closure
+    /// of an enclosing step still runs on this thread, or the resolution took another agent's
+    /// half-configured instance; the build's value may refer to either.
+    var mustHoldNewBuilds: Bool { isConfiguring || !borrowed.isEmpty }
 
     /// The builds that an instance held now may refer to half-configured (see `mustHoldNewBuilds`).
-    @usableFromInline var dependenciesOfHeldBuild: [BuildRecord] {
+    var dependenciesOfHeldBuild: [BuildRecord] {
         borrowed.map(\.record) + configuring.map(\.record)
     }
 
     /// Records that the `configure:` closure of the build `record` begins on this thread; returns
-    /// what the resolution holds now, the mark after which what it holds may refer to the
-    /// instance. Pair every call with `endConfiguring()`.
-    @usableFromInline func beginConfiguring(_ record: BuildRecord) -> ConfigurationMark {
-        let mark = ConfigurationMark(heldBuilds: heldBuilds.count, ownScoped: ownScopes?.count ?? 0)
+    /// the mark after which what the resolution holds may refer to the instance. Pair every call with
+    /// `endConfiguring()`.
+    func beginConfiguring(_ record: BuildRecord) -> ConfigurationMark {
+        let mark = ConfigurationMark(heldBuilds: heldBuilds.count, ownScoped: scoped.count)
         configurationDepth += 1
         configuring.append((record, mark))
         return mark
     }
 
-    /// Records that the innermost `configure:` closure running on this thread has returned or
-    /// thrown.
-    @usableFromInline func endConfiguring() {
+    /// Records that the innermost `configure:` closure running on this thread has returned or thrown.
+    func endConfiguring() {
         configurationDepth -= 1
         configuring.removeLast()
     }
@@ -172,13 +266,7 @@
     /// Enters the step `frame`. Pair every call with `leave()`.
     @inlinable @inline(__always)
     func enter(_ frame: Frame) {
-        enter { frame }
-    }
-
-    /// Enters the step whose frame `makeFrame` makes, built in place on the stack.
-    @inlinable @inline(__always)
-    func enter(_ makeFrame: () -> Frame) {
-        stack.push(makeFrame)
+        stack.push { frame }
     }
 
     /// The frame of the step entered last.
@@ -190,31 +278,16 @@
         stack.lastIndex(ofSameAs: frame).map { stack[$0] }
     }
 
-    /// Enters the step `frame` of a provider that caches nothing (a `transient`, or a fresh
-    /// instance); stops the program with the path if the same step is under way already, which
-    /// would recurse without end.
-    @inline(__always)
-    func enterUncached(_ frame: Frame) {
-        enterUncached { frame }
-    }
-
-    /// `enterUncached(_:)` with the frame that `makeFrame` makes, built in place on the stack and
-    /// then compared with the frames below it.
-    @usableFromInline @inline(__always)
-    func enterUncached(_ makeFrame: () -> Frame) {
+    /// Enters the step whose frame `makeFrame` makes, of a provider that caches nothing (a
+    /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call
+    /// (`isHandle`); stops the program with the path if the same step is under way already, which
+    /// would recurse without end. A handle's step may come back through a caching provider's build,
+    /// whose cell ends the call.
+    @inlinable @inline(__always)
+    func enterUncached(isHandle: Bool = false, _ makeFrame: () -> Frame) {
         stack.push(makeFrame)
-        if let index = stack.indexOfTopBelowItself() { stopRecursion(at: index) }
-    }
-
-    /// Enters the step `frame` of a handle that resolves anew on every call (a `Provider`); stops
-    /// the program with the path if the same handle's step is under way below it with no caching
-    /// provider's build between them, which would recurse without end. (Through such a build, the
-    /// call ends in that provider's cell.)
-    func enterHandle(_ frame: Frame) {
-        stack.push { frame }
-        // The nearest: a caching build above it is above every older one too.
         if let index = stack.indexOfTopBelowItself(),
-            !(index + 1..<depth - 1).contains(where: { stack[$0].isCachingBuild })
+            !isHandle || !(index + 1..<depth - 1).contains(where: { stack[$0].isCachingBuild })
         {
             stopRecursion(at: index)
         }
@@ -223,131 +296,81 @@
     /// Stops the program with the path from the step at `index` to the top one, the same step.
     @usableFromInline @inline(never)
     func stopRecursion(at index: Int) -> Never {
-        let (enclosing, frame) = (stack[index], topFrame)
-        // On the way to stopping the program: no call returns.
-        _ = leave()
-        Diagnostics.recursion(
-            path: steps(from: enclosing) + [frame], at: frame, keys: ResolutionContext.stepKeys)
+        let path = Array(stack.all[index...])
+        Diagnostics.recursion(path: path, at: path[path.count - 1], keys: ResolutionContext.stepKeys)
     }
 
-    /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns
-    /// why its outermost call must throw instead of returning its value, if it must (see
+    /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns why
+    /// its outermost call must throw instead of returning its value, if it must (see
     /// `ResolutionEndFailure`). A step left on its way to throwing ignores that.
     @inlinable @inline(__always)
     func leave() -> ResolutionEndFailure? {
         stack.pop()
-        if depth == 0 && hasEndWork { return endResolution() }
+        if depth == 0 && hasEndWork && !isOutermostCall { return endResolution() }
         return nil
     }
 
-    @usableFromInline package override func steps(from frame: Frame) -> [Frame] {
+    package override func steps(from frame: Frame) -> [Frame] {
         let all = stack.all
         return Array(all[(all.lastIndex { $0.isSame(as: frame) } ?? all.endIndex)...])
     }
 
-    /// The cell of the `scoped` provider at `key` of `owner` in the resolution under way, made on
-    /// its first call in the resolution.
-    ///
-    /// The store is the async resolution's that this thread runs a part of, if any, or else this
-    /// thread's own (`ownScopes`). The choice is kept until the resolution ends, which `leave()`
-    /// sees at depth zero; a synchronous resolution runs in one task from its start to its end. A
-    /// shared store found outside any step (depth zero) is not kept: with no step entered there
-    /// may be no end, and the thread's next resolution, of another task or of none, would find it.
-    /// A cell of a shared store is kept by this resolution until it ends, so that the provider
-    /// gives it one instance even if the async resolution that the store belongs to ends meanwhile
-    /// (in a `Task { }` that outlives it) and releases its instances.
-    func scopedCell(owner: AnyObject, key: ProviderKey) -> OnceCell {
-        if let scopes, scopes === ownScopes { return scopes.cell(owner: owner, key: key) }
-        guard let shared = scopes ?? TaskAgent.scopesOfCurrentTask else {
-            let own = ownScopes ?? ScopeStore.make()
-            ownScopes = own
-            scopes = own
-            hasEndWork = true
-            return own.cell(owner: owner, key: key)
+    // MARK: Scoped instances
+
+    /// The instance of the `scoped` provider whose cell key is `key` in the resolution under way, if
+    /// it has one: its own, or the async resolution's that it runs a part of, which it keeps from now
+    /// on, in case that one ends first.
+    func scopedInstance(_ key: CellKey, owner: AnyObject) -> AnyObject? {
+        endWork |= EndWork.scopes
+        if let index = scoped.indices.first(where: { scoped[$0].key == key }) { return scoped[index].value }
+        if !hasChosenScopes {
+            hasChosenScopes = true
+            sharedScopes = TaskAgent.scopesOfCurrentTask.flatMap { $0.hasEnded ? nil : $0 }
         }
-        if let kept = keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) {
-            return kept.cell
-        }
-        let cell = shared.cell(owner: owner, key: key)
-        keep(cell, of: owner, key: key, from: shared)
-        return cell
+        return nil
     }
 
-    /// The cell of the `scoped` provider at `key` of `owner` in the resolution under way, if it
-    /// has one, for traces.
-    func existingScopedCell(owner: AnyObject, key: ProviderKey) -> OnceCell? {
-        if let kept = keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) {
-            return kept.cell
-        }
-        return (scopes ?? TaskAgent.scopesOfCurrentTask ?? ownScopes)?.existingCell(owner: owner, key: key)
+    /// The number under which the resolution's `scoped` instances are built in their cells, and the
+    /// store that lists them: the async resolution's, or, for a resolution of the thread's own, a
+    /// number of its own (told from a store's by its top bit) and none.
+    var scopes: (id: UInt64, store: ScopeStore?) {
+        (
+            sharedScopes?.id ?? 1 << 63 | UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ endedResolutions
+                << 48, sharedScopes
+        )
     }
 
-    /// Makes the resolution under way keep `cell` of a shared `store`, the cell of the provider at
-    /// `key` of `owner`, and `store` as its scope if it has none yet. Only inside a step, whose
-    /// resolution will end to release them: a cell that an outermost call found outside any step
-    /// is kept from the step that builds it on.
-    func keepIfShared(_ cell: OnceCell, of owner: AnyObject, key: ProviderKey) {
-        guard depth > 0, let store = scopes ?? TaskAgent.scopesOfCurrentTask, store !== ownScopes else {
-            return
-        }
-        keep(cell, of: owner, key: key, from: store)
-    }
-
-    private func keep(_ cell: OnceCell, of owner: AnyObject, key: ProviderKey, from store: ScopeStore) {
-        guard depth > 0 else { return }
-        if scopes == nil {
-            scopes = store
-            hasEndWork = true
-        }
-        guard scopes === store, keptSharedCells.first(where: { $0.owner === owner && $0.key == key }) == nil
-        else {
-            return
-        }
-        keptSharedCells.append(ScopeStore.Entry(owner: owner, key: key, cell: cell))
-        hasEndWork = true
-    }
-
-    // MARK: Objects kept alive
-
-    /// Whether the resolution keeps the object whose identity is `identity` alive.
-    @inlinable
-    func holds(_ identity: UInt) -> Bool {
-        held.contains { UInt(bitPattern: ObjectIdentifier($0)) == identity }
-    }
-
-    /// Keeps `object` alive until the resolution ends. Call it only inside a step.
-    @inlinable func hold(_ object: AnyObject) {
-        held.append(object)
-        hasEndWork = true
+    /// Keeps `instance` of the resolution under way until it ends.
+    func keep(_ instance: ScopedInstance) {
+        scoped.append(instance)
     }
 
     // MARK: Ending the resolution
 
     /// Publishes `cell`'s build of generation `generation`, made in the step `frame`, when the
     /// resolution ends.
-    @usableFromInline func publishWhenResolutionEnds(_ cell: any HeldBuild, generation: UInt64, frame: Frame)
-    {
+    func publishWhenResolutionEnds(_ cell: CellReference, generation: UInt64, frame: Frame) {
         heldBuilds.append((cell, generation, frame, isConfiguring))
-        hasEndWork = true
+        endWork |= EndWork.builds
     }
 
-    /// Drops what the resolution built since `mark`, while a `configure:` closure that has now
-    /// thrown `failure` ran, and which may refer to its instance: the builds it holds, and the
-    /// `scoped` instances of its own, which the provider builds anew if it is asked again.
-    @usableFromInline func dropBuilds(since mark: ConfigurationMark, because failure: BuildFailure) {
+    /// Drops what the resolution built since `mark`, while a `configure:` closure that has now thrown
+    /// `failure` ran, and which may refer to its instance: the builds it holds, and the `scoped`
+    /// instances of its own, which the provider builds anew if it is asked again.
+    func dropBuilds(since mark: ConfigurationMark, because failure: BuildFailure) {
         dropHeldBuilds(since: mark.heldBuilds, because: failure)
-        // Released after they are out of the store: deinitializers may run user code.
-        if let ownScopes, scopes === ownScopes {
-            ownScopes.releaseCells(from: mark.ownScoped)
-        }
+        // Released after they are out of the list: deinitializers may run user code.
+        var dropped = Array(scoped[mark.ownScoped...].reversed())
+        scoped.removeSubrange(mark.ownScoped...)
+        while let instance = dropped.popLast() { _ = consume instance }
     }
 
     /// Ends, instead of publishing them, the builds held since `mark`: built while a `configure:`
     /// closure that has now thrown ran, or after the resolution took an instance whose build then
-    /// failed (`failure` tells which), they may refer to an instance that is dropped, so none of
-    /// them may be kept. Their own builds did not fail: their waiters look again, and build anew.
-    /// A resolution that took one of their instances learns of `failure`.
-    @usableFromInline func dropHeldBuilds(since mark: Int, because failure: BuildFailure) {
+    /// failed (`failure` tells which), they may refer to an instance that is dropped, so none of them
+    /// may be kept. Their own builds did not fail: their waiters look again, and build anew. A
+    /// resolution that took one of their instances learns of `failure`.
+    func dropHeldBuilds(since mark: Int, because failure: BuildFailure) {
         guard heldBuilds.count > mark else { return }
         let dropped = heldBuilds[mark...]
         heldBuilds.removeSubrange(mark...)
@@ -361,9 +384,7 @@
 
     /// The step of a provider's cached instance of the component `component` (its identity) that
     /// this resolution holds until it ends because a `configure:` closure ran when it was built, if
-    /// there is one: the thread has the instance already, which others do not have yet. (Handles'
-    /// and `scoped` instances, which no reset drops, and builds held only because the resolution
-    /// took another thread's half-configured instance, which depends on timing, are not counted.)
+    /// there is one: the thread has the instance already, which others do not have yet.
     func heldBuild(ofComponent component: UInt) -> Frame? {
         heldBuilds.first {
             $0.isHeldForConfiguring && $0.frame.component == component && $0.frame.kind == .provider
@@ -373,72 +394,53 @@
 
     /// Waits, when the resolution ends, until the build `record`, whose instance the resolution
     /// took, and every build it depends on, is configured.
-    @usableFromInline func waitWhenResolutionEnds(for record: BuildRecord) {
-        // What may refer to the instance: what the resolution holds from now on, and what it
-        // held since the outermost `configure:` still running began, whose instance may come to
-        // refer to this one, as may what was built in it.
+    func waitWhenResolutionEnds(for record: BuildRecord) {
+        // What may refer to the instance: what the resolution holds from now on, and what it held
+        // since the outermost `configure:` still running began.
         borrowed.append((record, configuring.first?.mark.heldBuilds ?? heldBuilds.count))
-        hasEndWork = true
+        endWork |= EndWork.builds
     }
 
     @inline(never)
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
-        hasEndWork = false
+        let work = endWork
+        endWork = 0
         endedResolutions &+= 1
         var failure: ResolutionEndFailure?
-        if !heldBuilds.isEmpty || !borrowed.isEmpty || scopes != nil || !keptSharedCells.isEmpty {
-            failure = finishBuildsAndScopes()
+        if work & EndWork.builds != 0 {
+            // First the builds this resolution took instances from while they were being
+            // configured, and the builds those depend on, until every one is configured: the
+            // instances this resolution returns, and those it published, may refer to any of them.
+            // Only then what it held back, so that no other agent sees an instance before all it may
+            // refer to is configured. A build among them may fail instead: what this resolution held
+            // since it took the instance that led to the failure may refer to a dropped instance, so
+            // it is dropped too, and the outermost call, whose value may refer to it as well, throws.
+            failure = borrowed.isEmpty ? nil : dropBuildsOfFailedBorrows()
+            while !heldBuilds.isEmpty {
+                let ready = heldBuilds
+                heldBuilds = []
+                for build in ready { build.cell.publish(generation: build.generation) }
+            }
         }
-        // Released last, outside any lock: deinitializers may run user code, even resolve again on
-        // this thread, which then starts a resolution of its own (and may end this one's loop).
-        while let object = held.popLast() { _ = consume object }
-        return failure
-    }
-
-    /// The part of a resolution's end that only resolutions which configured, borrowed or made
-    /// `scoped` instances have; returns the failure of a build whose instance the resolution took,
-    /// if one failed.
-    private func finishBuildsAndScopes() -> ResolutionEndFailure? {
-        // First the builds this resolution took instances from while they were being configured,
-        // and the builds those depend on, in turn, until every one is configured: the instances
-        // this resolution returns, and those it published, may refer to any of them. Only then
-        // what it held back, so that no other agent sees an instance before all it may refer to
-        // is configured. (An agent waiting for a held instance meanwhile takes it as it is, and
-        // waits in turn; see `OnceCell.waitUntilConfigured`.)
-        //
-        // A build among them may fail instead: its `configure:` threw, or an enclosing one did.
-        // (A configured build ends without a value only when one it depends on fails, and every
-        // failure starts at a `configure:` that threw, whose build is never configured: so once all
-        // are configured, none of them can fail.) What this resolution held since it took the
-        // instance that led to the failure may refer to a dropped instance: it is dropped too, and
-        // the outermost call, whose value may refer to it as well, throws.
-        // (Only a resolution that took an instance walks: the others skip the walk's lists. Speed
-        // only.)
-        let failure = borrowed.isEmpty ? nil : dropBuildsOfFailedBorrows()
-        while !heldBuilds.isEmpty {
-            let ready = heldBuilds
-            heldBuilds = []
-            for build in ready { build.cell.publish(generation: build.generation) }
+        // Then the scoped instances, and the components, last and outside any lock: deinitializers
+        // may run user code, even resolve again on this thread, which then starts a resolution of its
+        // own.
+        if work & EndWork.scopes != 0 {
+            var ended = Array(scoped.reversed())
+            (scoped, sharedScopes, hasChosenScopes) = ([], nil, false)
+            while let instance = ended.popLast() { _ = consume instance }
         }
-        // A shared store is the async resolution's, which ends it. The thread's own `scoped`
-        // instances go last, outside any lock: deinitializers may run user code, even resolve
-        // again on this thread, which then starts a resolution of its own.
-        let ended = scopes
-        scopes = nil
-        hasEndWork = false
-        if let ended, ended === ownScopes { ended.releaseCells(from: 0) }
-        // Only a resolution that is part of an async one keeps shared cells. (Checked first, so
-        // that the others skip the list's release. Speed only.)
-        if !keptSharedCells.isEmpty {
-            let sharedCells = keptSharedCells.removeAllElements()
-            withExtendedLifetime(sharedCells) {}
+        if work & EndWork.components != 0 {
+            // One at a time, each after its gate: a component's release may run user code that
+            // resolves again on this thread, whose resolution takes the rest.
+            while let entry = entered.popLast() { entry.leave() }
         }
         return failure
     }
 
     /// Waits until every build whose instance the resolution took, and every build those depend on,
-    /// is configured; if one failed instead, drops what the resolution held since the earliest
-    /// taking that led to a failure, and returns the first failure.
+    /// is configured; if one failed instead, drops what the resolution held since the earliest taking
+    /// that led to a failure, and returns the first failure.
     private func dropBuildsOfFailedBorrows() -> ResolutionEndFailure? {
         let borrowed = self.borrowed
         self.borrowed = []
@@ -474,18 +476,5 @@
             }
         }
         return nil
-    }
-}
-
-extension UnownedReference {
-    /// Makes `context` keep the object alive until its resolution ends, unless it does already;
-    /// returns false, changing nothing, if the object has begun to deinitialize. Call it inside a
-    /// step of the resolution.
-    @inlinable @inline(__always)
-    func holdIfAlive(in context: ResolutionContext) -> Bool {
-        if context.holds(identity) { return true }
-        guard let object = strongIfAlive() else { return false }
-        context.hold(object)
-        return true
     }
 }

@@ -2,8 +2,8 @@
 /// compiled once for all types: as objects. A class instance is itself; any other value (a
 /// struct, an enum, an existential) lives in a `Holder`.
 ///
-/// **Why it is safe.** A cache slot's key includes the provider's declared return type, and only
-/// that provider's calls read or write the slot, so an object read from a slot was made by
+/// **Why it is safe.** A cell's key includes the provider's declared return type, and only that
+/// provider's calls read or write the cell, so an object read from a cell was made by
 /// `object(of:)` from a value of that same type: `value(of:as:)` turns it back with the cast that
 /// undoes what `object(of:)` did. In debug builds, `unsafeDowncast` checks the cast.
 @usableFromInline
@@ -41,9 +41,8 @@ enum Erasure {
         return object as! T
     }
 
-    /// `module` as `M`, which it is: `Component.uncachedModule(of:file:line:)` returns the module that
-    /// the component's table of modules holds under `M`, and the table holds under a type only an
-    /// instance of it (`LookupTable.insert(_:asInstanceOf:)`).
+    /// `module` as `M`, which it is: the component's directory holds under a module type only an
+    /// instance of it, which registration and creation check.
     @inlinable @inline(__always)
     static func module<M: AnyObject>(_ module: AnyObject, as type: M.Type) -> M {
         unsafeDowncast(module, to: M.self)

@@ -1,5 +1,3 @@
-import CDirk
-
 /// What a module finds a provider's slot by: the provider method's name, the file, line and
 /// column of its strategy call, and its declared return type.
 ///
@@ -7,11 +5,15 @@ import CDirk
 /// in their return type differ by type; a generic provider gets one key per return type; two
 /// methods that a macro or `#sourceLocation` places at the same position still differ by name.
 ///
-/// A key is seven words, hashed from the type and position alone. Equality compares the file and
+/// A key is six words, hashed from the type and position alone. Equality compares the file and
 /// function names by address first, and by content only when the addresses differ (a literal
 /// copied into another binary by inlining).
-@usableFromInline package struct ProviderKey: Equatable {
-    @usableFromInline package let type: ObjectIdentifier
+///
+/// **Why it is safe.** The names are the addresses and lengths of static strings, which live as
+/// long as the process; a key reads them only to compare or print them.
+@usableFromInline package struct ProviderKey: Hashable {
+    /// The provider's declared return type.
+    @usableFromInline package let returnType: Any.Type
     /// `line << 20 | column`.
     @usableFromInline package let position: UInt64
     @usableFromInline package let file: UnsafeRawPointer
@@ -23,7 +25,7 @@ import CDirk
     /// `type`.
     @inlinable
     package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
-        self.type = ObjectIdentifier(type)
+        returnType = type
         position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
         self.file = UnsafeRawPointer(file.utf8Start)
         fileLength = file.utf8CodeUnitCount
@@ -45,18 +47,9 @@ import CDirk
     /// The column of the strategy call.
     package var column: UInt { UInt(position & 0xF_FFFF) }
 
-    /// The provider's declared return type.
-    package var returnType: Any.Type { RegisteredType.type(fromBits: UInt(bitPattern: type)) }
-
-    /// A well-mixed hash of the type and position; tables use its low bits.
-    @inlinable package var mixedHash: Int {
-        let bits = (UInt64(UInt(bitPattern: type)) ^ position) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: bits ^ bits >> 29)
-    }
-
     @inlinable
     package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
-        lhs.type == rhs.type && lhs.hasSite(of: rhs)
+        ObjectIdentifier(lhs.returnType) == ObjectIdentifier(rhs.returnType) && lhs.hasSite(of: rhs)
     }
 
     /// Whether `other` is the key of a provider at the same site: the same name and position,
@@ -80,35 +73,10 @@ import CDirk
     }
 }
 
-/// Hashed like the tables hash it, for dictionaries keyed by provider (overrides, recorded
-/// graphs).
-extension ProviderKey: Hashable {
+extension ProviderKey {
+    /// Hashes the type and the position, which tell providers apart, and not the names.
     @inlinable package func hash(into hasher: inout Hasher) {
-        hasher.combine(mixedHash)
-    }
-}
-
-extension ProviderKey: PublishedTableKey {
-    /// Seven: the position takes two words, so that it is whole on 32-bit platforms too (its high
-    /// word repeats the top of the low one on 64-bit platforms).
-    @inlinable package static var wordCount: Int { 7 }
-
-    @inlinable package init(loadingFrom words: UnsafeMutablePointer<UInt>) {
-        type = RegisteredType.identifier(fromBits: dirk_load_relaxed(words))
-        position = UInt64(dirk_load_relaxed(words + 1)) | UInt64(dirk_load_relaxed(words + 6)) &<< 32
-        file = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 2))!
-        fileLength = Int(bitPattern: dirk_load_relaxed(words + 3))
-        function = UnsafeRawPointer(bitPattern: dirk_load_relaxed(words + 4))!
-        functionLength = Int(bitPattern: dirk_load_relaxed(words + 5))
-    }
-
-    @usableFromInline package func store(into words: UnsafeMutablePointer<UInt>) {
-        dirk_store_relaxed(words, UInt(bitPattern: type))
-        dirk_store_relaxed(words + 1, UInt(truncatingIfNeeded: position))
-        dirk_store_relaxed(words + 2, UInt(bitPattern: file))
-        dirk_store_relaxed(words + 3, UInt(bitPattern: fileLength))
-        dirk_store_relaxed(words + 4, UInt(bitPattern: function))
-        dirk_store_relaxed(words + 5, UInt(bitPattern: functionLength))
-        dirk_store_relaxed(words + 6, UInt(truncatingIfNeeded: position &>> 32))
+        hasher.combine(ObjectIdentifier(returnType))
+        hasher.combine(position)
     }
 }

@@ -5,10 +5,12 @@
     func isSame(as other: Self) -> Bool
 }
 
-/// The stack of a thread's steps, which finds a step already on it by looking only at the steps of
-/// its bucket, so that a long chain of steps that each look for themselves costs linear time.
+/// The stack of an agent's steps, a thread's or a task's, which finds a step already on it by looking
+/// only at the steps of its bucket, so that a long chain of steps that each look for themselves costs
+/// linear time.
 ///
-/// **Why it is safe.** Only its thread touches a stack (its `ResolutionContext`'s). The first
+/// **Why it is safe.** One agent owns a stack: a thread's context touches it from its thread only,
+/// and a task's agent under its lock. The first
 /// `depth` steps of `steps` are initialized and the rest are not; `belowInBucket[i]` is the index
 /// of the step below step `i` in its bucket, or -1, and `bucketTops[b]` the index of bucket `b`'s
 /// topmost step, or -1; every method keeps it so. `deallocate()` frees the buffers, once, when the
@@ -16,17 +18,20 @@
 @usableFromInline struct StepStack<Step: StackedStep> {
     @usableFromInline var steps: UnsafeMutablePointer<Step>
     @usableFromInline var depth = 0
-    @usableFromInline var capacity = 32
+    @usableFromInline var capacity: Int
     @usableFromInline var belowInBucket: UnsafeMutablePointer<Int32>
     @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
-    /// Enough that a chain of a hundred steps shares few buckets, for 4 KB per thread.
-    @usableFromInline static var bucketCount: Int { 1_024 }
+    /// The number of buckets less one: a power of two less one, which masks a step's bucket.
+    @usableFromInline let bucketMask: Int
 
-    init() {
+    /// An empty stack of `buckets` buckets, a power of two of at most 1,024: a thread's has all of
+    /// them, so that a chain of a hundred steps shares few buckets, for 4 KB per thread; a task's, few.
+    init(buckets: Int) {
+        (capacity, bucketMask) = (buckets >= 1_024 ? 32 : 8, buckets - 1)
         steps = .allocate(capacity: capacity)
         belowInBucket = .allocate(capacity: capacity)
-        bucketTops = .allocate(capacity: Self.bucketCount)
-        bucketTops.initialize(repeating: -1, count: Self.bucketCount)
+        bucketTops = .allocate(capacity: buckets)
+        bucketTops.initialize(repeating: -1, count: buckets)
     }
 
     /// Frees the buffers: call it once, when the owner goes.
@@ -43,7 +48,7 @@
         if depth == capacity { grow() }
         let top = depth
         (steps + top).initialize(to: make())
-        let bucket = steps[top].bucket
+        let bucket = steps[top].bucket & bucketMask
         belowInBucket[top] = bucketTops[bucket]
         bucketTops[bucket] = Int32(truncatingIfNeeded: top)
         depth = top &+ 1
@@ -53,7 +58,7 @@
     @inlinable @inline(__always)
     mutating func pop() {
         depth &-= 1
-        bucketTops[steps[depth].bucket] = belowInBucket[depth]
+        bucketTops[steps[depth].bucket & bucketMask] = belowInBucket[depth]
         (steps + depth).deinitialize(count: 1)
     }
 
@@ -80,7 +85,7 @@
     @inlinable @inline(__always)
     func lastIndex(ofSameAs step: Step) -> Int? {
         // Most steps find their bucket empty: a load and a comparison, before any call.
-        let top = bucketTops[step.bucket]
+        let top = bucketTops[step.bucket & bucketMask]
         return top < 0 ? nil : index(ofSameAs: step, from: Int(top))
     }
 

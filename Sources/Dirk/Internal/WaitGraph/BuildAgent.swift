@@ -2,24 +2,21 @@
 /// the wait graph that `CycleDetector` walks.
 ///
 /// Each thread's `ResolutionContext` is its agent; each task that resolves async providers has a
-/// `TaskAgent`. An agent that waits for a build records what it waits for in `waitingFor`, before
-/// it looks for a cycle, so that of two agents that close a cycle at the same time at least one
-/// sees the other's wait (each records under its own lock, then reads the other's under the
-/// other's lock).
+/// `TaskAgent`. An agent that waits for a build records what it waits for in `waitingFor`, under its
+/// own lock, before it looks for a cycle, so that of two agents that close a cycle at the same time
+/// at least one sees the other's wait (each records under its own lock, then reads the other's
+/// under the other's lock).
 @usableFromInline package class BuildAgent: @unchecked Sendable {
-    // `waiting` is guarded by its own lock.
-    private let waiting = Locked<WaitTarget?>.make(nil)
-
     init() {}
 
-    /// An agent that is neither a thread's nor a task's, for tests of the wait graph.
-    package static func standalone() -> BuildAgent { BuildAgent() }
-
-    /// The build this agent is waiting for, if any.
-    @usableFromInline package final var waitingFor: WaitTarget? {
-        get { waiting.withLock { $0 } }
-        set { waiting.withLock { $0 = newValue } }
+    /// The build this agent is waiting for, if any; read and written under the agent's lock.
+    package var waitingFor: WaitTarget? {
+        get { preconditionFailure("Dirk internal error: an agent of no kind") }
+        set { preconditionFailure("Dirk internal error: an agent of no kind") }
     }
+
+    /// An agent that is neither a thread's nor a task's, for tests of the wait graph.
+    package static func standalone() -> BuildAgent { StandaloneAgent() }
 
     /// The agent's steps from the one that runs `frame` up to the innermost, for cycle messages.
     ///
@@ -29,41 +26,57 @@
     package func steps(from frame: Frame) -> [Frame] { [frame] }
 }
 
-/// A build that an agent waits for: a cell and the generation of the build under way in it, so
-/// that a cell rebuilt meanwhile is never mistaken for the same build.
-@usableFromInline package struct WaitTarget {
-    @usableFromInline package let cell: any WaitableCell
-    @usableFromInline package let generation: UInt64
+/// A build that an agent waits for: a cell (its host and key) and the generation of the build under
+/// way in it, so that a cell rebuilt meanwhile is never mistaken for the same build.
+package struct WaitTarget {
+    package let host: any WaitableHost
+    package let key: CellKey
+    package let generation: UInt64
     /// Whether the agent waits only until the build's instance is configured, at its resolution's
     /// end, rather than for the instance: such an agent can take nothing to break a cycle.
-    @usableFromInline package let forConfiguration: Bool
+    package let forConfiguration: Bool
 
-    @usableFromInline package init(cell: any WaitableCell, generation: UInt64, forConfiguration: Bool = false)
-    {
-        self.cell = cell
-        self.generation = generation
-        self.forConfiguration = forConfiguration
+    package init(
+        host: any WaitableHost, key: CellKey, generation: UInt64, forConfiguration: Bool = false
+    ) {
+        (self.host, self.key, self.generation, self.forConfiguration) = (
+            host, key, generation, forConfiguration
+        )
     }
 
     package func isSame(as other: WaitTarget) -> Bool {
-        cell === other.cell && generation == other.generation
+        host === other.host && key == other.key && generation == other.generation
     }
+
+    /// The build, if it is still under way.
+    var build: BuildSnapshot? { host.build(at: key, generation: generation) }
 }
 
-/// A cell whose builds agents can wait for.
-@usableFromInline package protocol WaitableCell: AnyObject {
-    /// The build of generation `generation`, if it is still under way: who builds it, what it
-    /// builds, and whether its instance exists already (it is being configured, or held until its
-    /// builder's resolution ends).
-    func build(ofGeneration generation: UInt64) -> BuildSnapshot?
+/// Where cells live whose builds agents can wait for.
+package protocol WaitableHost: AnyObject {
+    /// The build of generation `generation` in the cell at `key`, if it is still under way: who
+    /// builds it, what it builds, and whether its instance exists already (it is being configured,
+    /// or held until its builder's resolution ends).
+    func build(at key: CellKey, generation: UInt64) -> BuildSnapshot?
 
-    /// Wakes `agent`'s wait for this cell, so that it looks for a cycle again.
-    func wakeToRecheck(_ agent: BuildAgent)
+    /// Wakes `agent`'s wait for the cell at `key`, so that it looks for a cycle again.
+    func wakeToRecheck(_ agent: BuildAgent, at key: CellKey)
 }
 
 /// What the wait graph needs of one build under way.
-@usableFromInline package struct BuildSnapshot {
+package struct BuildSnapshot {
     package let builder: BuildAgent
     package let frame: Frame
     package let hasInstance: Bool
+}
+
+/// An agent for tests of the wait graph: it records what it waits for, and has no steps.
+private final class StandaloneAgent: BuildAgent, @unchecked Sendable {
+    // `waiting` is guarded by its own lock.
+    private let waiting = Locked<WaitTarget?>.make(nil)
+
+    override var waitingFor: WaitTarget? {
+        get { waiting.withLock { $0 } }
+        set { waiting.withLock { $0 = newValue } }
+    }
 }

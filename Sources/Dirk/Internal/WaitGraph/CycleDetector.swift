@@ -10,16 +10,16 @@
 /// closed chain is checked a second time, link by link, and reported only if it is unchanged: every
 /// agent in a real cycle is blocked, so a real cycle never changes, while a chain pieced together
 /// from agents that moved on does, since each build's generation only grows.
-@usableFromInline package enum CycleDetector {
+package enum CycleDetector {
     /// One link of a closed chain: a build, and the agent that waits for it.
-    @usableFromInline package struct Link {
+    package struct Link {
         package let waiter: BuildAgent
         package let target: WaitTarget
         package let build: BuildSnapshot
     }
 
     /// What a closed chain of waits means for the agent that closed it.
-    @usableFromInline package enum Finding {
+    package enum Finding {
         /// The build the caller waits for has its instance already: the caller may take it as it
         /// is, as the builder's own thread would, which breaks the cycle.
         case takeInstance
@@ -32,7 +32,7 @@
 
     /// The cycle that `agent`, which waits for `target` and has recorded it in `waitingFor`, closes;
     /// nil when the chain of waits ends at an agent that is making progress.
-    @usableFromInline package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget)
+    package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget)
         -> Finding?
     {
         guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
@@ -68,7 +68,7 @@
         var waiter = agent
         var target = target
         while true {
-            guard let build = target.cell.build(ofGeneration: target.generation) else { return nil }
+            guard let build = target.build else { return nil }
             chain.append(Link(waiter: waiter, target: target, build: build))
             if build.builder === agent { return chain }
             // A cycle among other agents, which one of them reports, or a chain that moved on.
@@ -83,7 +83,7 @@
     /// waiter still waiting for the same build.
     private static func isUnchanged(_ chain: [Link]) -> Bool {
         chain.allSatisfy { link in
-            guard let build = link.target.cell.build(ofGeneration: link.target.generation),
+            guard let build = link.target.build,
                 build.builder === link.build.builder, build.hasInstance == link.build.hasInstance,
                 let waiting = link.waiter.waitingFor, waiting.isSame(as: link.target),
                 waiting.forConfiguration == link.target.forConfiguration
@@ -106,7 +106,7 @@
 
     /// The providers of a closed chain, from the build that the caller's own steps began with, as
     /// messages show them: `A.left() -> A.right() -> A.left()`.
-    @usableFromInline package static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
+    package static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
         // The caller builds the last link's instance; its steps from there lead to the first wait.
         var frames = agent.steps(from: chain[chain.count - 1].build.frame)
         for link in chain.dropLast() {

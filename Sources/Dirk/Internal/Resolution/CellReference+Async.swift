@@ -1,4 +1,4 @@
-extension OnceCell {
+extension CellReference {
     /// The cell's value for a task: the ready one, or the one this task builds, or the one another
     /// agent is building, waited for without blocking a thread.
     ///
@@ -24,9 +24,11 @@ extension OnceCell {
         build: () async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         while true {
-            switch withMachine({ $0.claim(by: agent, frame: frame) }) {
+            switch host.claim(key, by: agent, frame: frame) {
             case .retired:
                 preconditionFailure("Dirk internal error: a retired cell was resolved")
+            case .clash(let first):
+                Diagnostics.providerClash(frame, first: first)
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):
@@ -39,7 +41,7 @@ extension OnceCell {
                     return value
                 } catch {
                     if error is CancellationError && Task.isCancelled {
-                        abandon(generation: generation)
+                        end(generation: generation, telling: .recheck)
                     } else {
                         fail(generation: generation, with: error)
                     }
@@ -76,10 +78,10 @@ extension OnceCell {
     ) async -> WaitEvent {
         if cancellable && Task.isCancelled { return .cancelled }
         let registration = Locked<Registration>.make(.pending)
-        // Both synchronize themselves; the cancellation handler may run on any thread.
-        let shared = SelfSynchronized(self)
-        let sharedRegistration = SelfSynchronized(registration)
-        let target = WaitTarget(cell: self, generation: generation)
+        // It synchronizes itself; the cancellation handler may run on any thread.
+        let sharedRegistration = SelfSynchronized(object: registration)
+        let cell = SelfSynchronized(object: self)
+        let target = target(generation)
         agent.waitingFor = target
         defer { agent.waitingFor = nil }
         let event = await withTaskCancellationHandler {
@@ -87,9 +89,11 @@ extension OnceCell {
                 let resumeAtOnce: WaitEvent? = registration.withLock { registration in
                     if case .cancelled = registration, cancellable { return .cancelled }
                     guard
-                        let id = withMachine({
-                            $0.enqueue(.task(TaskWaiter(continuation)), of: agent, generation: generation)
-                        })
+                        let id = ifPresent({ machine, serials in
+                            machine.enqueue(
+                                .task(TaskWaiter(continuation)), of: agent, generation: generation,
+                                serials: &serials)
+                        }) ?? nil
                     else { return .recheck }
                     registration = .waiting(id)
                     return nil
@@ -104,7 +108,7 @@ extension OnceCell {
                         path: CycleDetector.path(of: chain, from: agent), at: frame,
                         keys: ResolutionContext.stepKeys)
                 case .wake(let other, let otherTarget):
-                    otherTarget.cell.wakeToRecheck(other)
+                    otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
                 case .takeInstance, nil:
                     // Async builds hold no instance before they end, so there is none to take.
                     break
@@ -115,7 +119,8 @@ extension OnceCell {
             let waiter: Waiter? = sharedRegistration.object.withLock { registration in
                 defer { registration = .cancelled }
                 guard case .waiting(let id) = registration else { return nil }
-                return shared.object.withMachine { $0.dequeue(id) }
+                return cell.object.ifPresent { machine, _ in machine.dequeue(id) }
+                    ?? nil
             }
             waiter?.resume(with: .cancelled)
         }

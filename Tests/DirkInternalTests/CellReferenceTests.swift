@@ -1,16 +1,15 @@
 import Dirk
 import DirkTestSupport
-import Dispatch
+import Foundation
 import Testing
 
 @Suite("A build-once cell resolving for threads")
-struct OnceCellTests {
-    private typealias Cell = OnceCell
-
+struct CellReferenceTests {
     @Test("one build serves every caller when many threads ask at once")
     func oneBuildForConcurrentCallers() {
         for round in 0..<20 {
-            let cell = Unchecked(Cell.make())
+            let standalone = StandaloneCell.make()
+            let cell = Unchecked(standalone.reference)
             let builds = Counter()
             let results = DirkTestSupport.Locked<[ObjectIdentifier]>([])
             // A waiter never woken would hang: the watchdog ends the test instead.
@@ -27,13 +26,14 @@ struct OnceCellTests {
             #expect(results.withLock { $0.count } == 16)
             #expect(Set(results.withLock { $0 }).count == 1)
             #expect(cell.value.readyValue.number == round)
+            #expect(standalone.readyValue.number == round, "the cell's own reading agrees")
         }
     }
 
     @Test("callers that arrive while a build runs wait for it and all get its instance")
     func waitersGetTheInstance() {
         let callers = 8
-        let cell = Unchecked(Cell.make())
+        let cell = Unchecked(StandaloneCell.make().reference)
         let builds = Counter()
         let results = DirkTestSupport.Locked<[ObjectIdentifier]>([])
         withWatchdog {
@@ -56,7 +56,7 @@ struct OnceCellTests {
     @Test("a build that throws runs once and gives every waiting caller the very same error")
     func failureReachesEveryWaiter() {
         let callers = 8
-        let cell = Unchecked(Cell.make())
+        let cell = Unchecked(StandaloneCell.make().reference)
         let builds = Counter()
         let failure = TestFailure(1)
         let caught = DirkTestSupport.Locked<[ObjectIdentifier?]>([])
@@ -81,7 +81,7 @@ struct OnceCellTests {
 
     @Test("the call after a failed build builds again, and the one after that finds its instance")
     func buildsAgainAfterFailure() throws {
-        let cell = Cell.make()
+        let cell = StandaloneCell.make().reference
         let builds = Counter()
         #expect(throws: TestFailure.self) {
             _ = try cell.resolve(frame: makeFrame()) { () throws(TestFailure) -> Item in
@@ -104,7 +104,7 @@ struct OnceCellTests {
 
     @Test("reset() during a build leaves it to finish: its instance is cached and reaches its waiters")
     func resetDuringBuild() {
-        let cell = Unchecked(Cell.make())
+        let cell = Unchecked(StandaloneCell.make().reference)
         let builds = Counter()
         let started = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
@@ -152,7 +152,7 @@ struct OnceCellTests {
     )
     func configureBeforeWaiters() {
         let callers = 4
-        let cell = Unchecked(Cell.make())
+        let cell = Unchecked(StandaloneCell.make().reference)
         let configured = DirkTestSupport.Locked<Set<Int>>([])
         let seen = DirkTestSupport.Locked<[Bool]>([])
         let reentered = DirkTestSupport.Locked<[Bool]>([])
@@ -180,7 +180,7 @@ struct OnceCellTests {
         "a configure: that throws abandons and releases its instance, gives waiters its error, and the next call builds again"
     )
     func configureThrows() {
-        let cell = Unchecked(Cell.make())
+        let cell = Unchecked(StandaloneCell.make().reference)
         let failure = TestFailure(3)
         let probe = DirkTestSupport.Locked(WeakItem())
         let caught = DirkTestSupport.Locked<[ObjectIdentifier]>([])
@@ -208,63 +208,74 @@ struct OnceCellTests {
     }
 
     @Test(
-        "a provider's object cell keeps its instance as its storage says, and releasing the cell releases it",
-        arguments: [true, false])
-    func objectCellsReleaseTheirInstances(strong: Bool) {
+        "a cell keeps its instance as its provider's strategy says, and releasing its host releases it",
+        arguments: ObjectCellKind.allCases)
+    func hostsReleaseTheirInstances(kind: ObjectCellKind) {
         var released = WeakItem()
-        var cell: AnyObject? = Self.objectCell(strong: strong, resolving: &released)
-        #expect((released.item != nil) == strong, "a strong cell holds its instance; a weak one does not")
-        withExtendedLifetime(cell) {}
-        cell = nil
+        var host: AnyObject? = Self.host(of: kind, resolving: &released)
+        #expect(
+            (released.item != nil) == kind.keepsStrongly,
+            "a strong cell holds its instance; a weak one does not")
+        withExtendedLifetime(host) {}
+        host = nil
         #expect(released.item == nil)
     }
 
-    /// A strong or weak object cell that resolved an item, which `released` tracks and nothing
-    /// else holds once this returns.
-    private static func objectCell(strong: Bool, resolving released: inout WeakItem) -> AnyObject {
+    /// The host of a cell of `kind` that resolved an item, which `released` tracks and nothing else
+    /// holds once this returns.
+    private static func host(of kind: ObjectCellKind, resolving released: inout WeakItem) -> AnyObject {
         let item = Item(1)
         released.item = item
         let object: AnyObject = item
-        let cell: AnyObject
-        let resolved: AnyObject
-        if strong {
-            let strongCell = OnceCell.make()
-            resolved = strongCell.resolve(frame: makeFrame()) { object }
-            cell = strongCell
-        } else {
-            let weakCell = OnceCell.make(keepsWeakly: true)
-            resolved = weakCell.resolve(frame: makeFrame()) { object }
-            cell = weakCell
+        let host: any CellHost
+        let cell: CellReference
+        switch kind {
+        case .standalone:
+            let standalone = StandaloneCell.make()
+            (host, cell) = (standalone, standalone.reference)
+        case .single, .weak:
+            let table = TableHost()
+            (host, cell) = (table, table.reference(cellKey(owner: table)))
         }
+        let resolved = cell.resolve(frame: makeFrame(strategy: kind.strategy)) { object }
         #expect(ObjectIdentifier(resolved) == ObjectIdentifier(item))
-        return cell
+        return host
     }
 
     @Test("waking an agent to recheck resumes only that agent's waiters")
     func wakeToRecheck() {
-        let cell = Cell.make()
+        let cell = StandaloneCell.make()
+        let key = cell.reference.key
         let builder = BuildAgent.standalone()
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
-        let parkers = (0..<3).map { _ in Parker<WaitEvent>() }
-        cell.withMachine { machine in
-            _ = machine.claim(by: builder, frame: makeFrame())
-            _ = machine.enqueue(.thread(parkers[0]), of: first, generation: 1)
-            _ = machine.enqueue(.thread(parkers[1]), of: second, generation: 1)
-            _ = machine.enqueue(.thread(parkers[2]), of: first, generation: 1)
+        let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
+        let generation = cell.withMachine(key) { machine, serials -> UInt64? in
+            guard
+                case .build(let generation) = machine.claim(
+                    by: builder, frame: makeFrame(), serials: &serials)
+            else { return nil }
+            for (parker, agent) in zip(parkers, [first, second, first]) {
+                _ = machine.enqueue(.thread(parker), of: agent, generation: generation, serials: &serials)
+            }
+            return generation
         }
-        cell.wakeToRecheck(first)
+        guard let generation = generation ?? nil else {
+            Issue.record("an empty cell's first claim builds")
+            return
+        }
+        cell.wakeToRecheck(first, at: key)
         #expect(received(by: [parkers[0], parkers[2]]) == [.recheck, .recheck])
-        #expect(cell.waiterCount == 1)
-        #expect(cell.build(ofGeneration: 1)?.builder === builder)
-        #expect(cell.build(ofGeneration: 2) == nil)
+        #expect(cell.reference.waiterCount == 1)
+        #expect(cell.build(at: key, generation: generation)?.builder === builder)
+        #expect(cell.build(at: key, generation: generation &+ 1) == nil)
     }
 
     @Test("a build that asks for its own cell on its thread stops the program with the cycle's path")
     func ownCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
-            let cell = Cell.make()
+            let cell = StandaloneCell.make().reference
             _ = cell.resolve(frame: makeFrame("itself()")) {
                 cell.resolve(frame: makeFrame("itself()")) { Item() }
             }
@@ -274,27 +285,172 @@ struct OnceCellTests {
     }
 }
 
-extension OnceCell {
-    /// How many agents wait for the build under way; zero when none is.
-    var waiterCount: Int {
-        withMachine { machine in
-            guard case .building(let build, _) = machine.state else { return 0 }
-            return build.waiters.count
+@Suite("The cells of a host that holds many, resolving for threads")
+struct HostedCellTests {
+    @Test("cells at different keys of one host build and keep their instances independently")
+    func cellsAreIndependent() {
+        let host = TableHost()
+        let (left, right) = (
+            host.reference(cellKey(owner: host, line: 1)), host.reference(cellKey(owner: host, line: 2))
+        )
+        let builds = Counter()
+        let outer = left.resolve(frame: makeFrame("left()")) {
+            builds.increment()
+            // A build of one cell may resolve another cell of the same host: each has its own build.
+            let inner = right.resolve(frame: makeFrame("right()")) {
+                builds.increment()
+                return Item(2)
+            }
+            #expect((inner as? Item)?.number == 2)
+            return Item(1)
+        }
+        #expect((outer as? Item)?.number == 1 && builds.count == 2)
+        #expect(left.readyValue === outer)
+        #expect(right.readyValue.number == 2)
+        #expect(left.reset() === outer)
+        #expect(!left.hasValue && right.hasValue, "resetting one cell leaves the other")
+    }
+
+    @Test("a host that holds no cell at a key and makes none answers retired: the driver builds nothing")
+    func retiredCell() {
+        let host = TableHost(makesCells: false)
+        let builds = Counter()
+        let value = host.reference(cellKey(owner: host)).resolveUnlessRetired(
+            in: .current, frame: makeFrame(),
+            build: {
+                builds.increment()
+                return Item()
+            }, configures: false, configure: { _ in })
+        #expect(value == nil)
+        #expect(builds.count == 0)
+        #expect(host.withTable { $0.entries.isEmpty })
+    }
+
+    @Test("a host answers no build, and wakes no one, at a key where it holds no cell")
+    func noCell() {
+        let host = TableHost()
+        let key = cellKey(owner: host)
+        #expect(host.build(at: key, generation: 1) == nil)
+        host.wakeToRecheck(BuildAgent.standalone(), at: key)
+        #expect(host.withTable { $0.entries.isEmpty })
+    }
+}
+
+@Suite("Waiting until a held build is configured")
+struct ConfigurationWaitTests {
+    @Test(
+        "a resolution that took a held instance waits until the build is configured, and learns what it depends on"
+    )
+    func waitsUntilConfigured() {
+        let cell = StandaloneCell.make().reference
+        let held = HeldBuild(in: cell)
+        let dependency = BuildRecord(
+            cell: StandaloneCell.make().reference, generation: 1, outcome: BuildOutcome())
+        let outcome = held.waitOnAnotherThread {
+            cell.withMachine { machine, _ in
+                machine.markConfigured(generation: held.record.generation, dependencies: [dependency])
+            }
+        }
+        #expect(outcome?.dependencies == [dependency])
+        #expect(held.borrower.waitingFor == nil, "the wait is over")
+    }
+
+    @Test("a resolution that took a held instance whose build fails learns how it failed")
+    func learnsOfFailure() {
+        let cell = StandaloneCell.make().reference
+        let held = HeldBuild(in: cell)
+        let failure = TestFailure(5)
+        let outcome = held.waitOnAnotherThread {
+            cell.withMachine { machine, _ in
+                machine.fail(generation: held.record.generation, error: failure).waiters
+            }
+        }
+        #expect(outcome?.failure?.error as? TestFailure === failure)
+        #expect(held.borrower.waitingFor == nil)
+    }
+
+    @Test(
+        "a build that ended and whose cell its host dropped tells how it ended through its outcome",
+        arguments: [false, true])
+    func droppedCell(failed: Bool) {
+        let host = TableHost()
+        let cell = host.reference(cellKey(owner: host))
+        let held = HeldBuild(in: cell)
+        let generation = held.record.generation
+        let waiters = cell.withMachine { machine, _ in
+            failed
+                ? machine.fail(generation: generation, error: TestFailure(6)).waiters
+                : machine.publish(generation: generation).waiters
+        }
+        #expect(waiters.isEmpty)
+        host.withTable { table in _ = table.remove(cell.key) }
+        let outcome = cell.waitUntilConfigured(held.record, as: held.borrower)
+        if failed {
+            #expect(outcome.failure?.error is TestFailure)
+        } else {
+            #expect(outcome.dependencies == [])
+        }
+    }
+}
+
+// MARK: Helpers
+
+/// The cells whose instances a test checks are released with their hosts.
+enum ObjectCellKind: CaseIterable {
+    /// A handle's cell, which keeps its value strongly.
+    case standalone
+    /// A `single` provider's cell in a table.
+    case single
+    /// A `weak` provider's cell in a table, which keeps its value only while someone else does.
+    case weak
+
+    var strategy: ProviderStrategy {
+        switch self {
+        case .standalone: .none
+        case .single: .single
+        case .weak: .weak
         }
     }
 
-    /// The value for the calling thread, built by `build` if needed.
-    func resolve<Failure: Error>(
-        frame: Frame, build: () throws(Failure) -> Value
-    ) throws(Failure) -> Value {
-        try resolve(
-            in: .current, frame: frame, build: build, configures: false, configure: { _ throws(Failure) in })
+    var keepsStrongly: Bool { self != .weak }
+}
+
+/// A build whose instance its builder holds, as until its `configure:` returns, and the agent of a
+/// resolution that took that instance.
+struct HeldBuild: @unchecked Sendable {
+    // Shared with the waiting thread only through `waitOnAnotherThread`, which joins it; the cell
+    // synchronizes itself.
+    let cell: CellReference
+    let record: BuildRecord
+    let borrower = BuildAgent.standalone()
+
+    /// Holds an instance for a new build of `cell`.
+    init(in cell: CellReference) {
+        let builder = BuildAgent.standalone()
+        guard case .build(let generation) = cell.host.claim(cell.key, by: builder, frame: makeFrame()) else {
+            preconditionFailure("an empty cell's first claim builds")
+        }
+        let outcome = cell.withMachine { machine, _ in machine.holdInstance(Item(), generation: generation) }
+        let record = BuildRecord(cell: cell, generation: generation, outcome: outcome)
+        (self.cell, self.record) = (cell, record)
     }
 
-    /// The value for the calling thread, built by `build` and completed by `configure` if needed.
-    func resolve<Failure: Error>(
-        frame: Frame, build: () throws(Failure) -> Value, configure: (Value) throws(Failure) -> Void
-    ) throws(Failure) -> Value {
-        try resolve(in: .current, frame: frame, build: build, configures: true, configure: configure)
+    /// What the borrower learns, waiting on another thread until the build is configured, once
+    /// `end` ended its wait and returned the waiters to wake: nil if the watchdog fired.
+    func waitOnAnotherThread(_ end: @escaping () -> [Waiter]) -> ConfigurationOutcome? {
+        let outcome = DirkTestSupport.Locked<Unchecked<ConfigurationOutcome>?>(nil)
+        let end = Unchecked(end)
+        withWatchdog {
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                let answer = cell.waitUntilConfigured(record, as: borrower)
+                outcome.withLock { $0 = Unchecked(answer) }
+                finished.signal()
+            }.start()
+            waitUntil { cell.waiterCount == 1 }
+            for waiter in end.value() { waiter.resume(with: .recheck) }
+            finished.wait()
+        }
+        return outcome.withLock { $0?.value }
     }
 }

@@ -1,4 +1,6 @@
-extension OnceCell {
+extension CellReference {
+    package typealias Value = AnyObject
+
     /// The cell's value for a thread: the ready one, or the one this thread builds, or the one
     /// another agent is building, waited for.
     ///
@@ -10,7 +12,7 @@ extension OnceCell {
     ///   - configures: Whether to run `configure` on a new value.
     ///   - configure: Completes a new value after this thread can see it, for cycles through
     ///     `configure:`.
-    @inlinable package func resolve<Failure: Error>(
+    package func resolve<Failure: Error>(
         in context: ResolutionContext,
         frame: Frame,
         build: () throws(Failure) -> Value,
@@ -26,22 +28,9 @@ extension OnceCell {
         return value
     }
 
-    /// The cell's value for a thread, built by `build` if need be and published at once, even while
-    /// a `configure:` closure runs on the thread: what creates a module, which its component
-    /// publishes in its table of modules as soon as it is made.
-    @inlinable package func resolve(
-        in context: ResolutionContext, frame: Frame, holdsBuild: Bool, build: () -> Value
-    )
-        -> Value
-    {
-        resolveUnlessRetired(
-            in: context, frame: frame, build: build, configures: false, configure: { _ in },
-            holdsBuild: holdsBuild)!
-    }
-
     /// `resolve(in:frame:build:configures:configure:)`, or nil without building when the cell was
     /// retired: the caller finds the cell that its table holds now and resolves that one.
-    @inlinable package func resolveUnlessRetired<Failure: Error>(
+    package func resolveUnlessRetired<Failure: Error>(
         in context: ResolutionContext,
         frame: Frame,
         build: () throws(Failure) -> Value,
@@ -50,9 +39,11 @@ extension OnceCell {
         holdsBuild: Bool = true
     ) throws(Failure) -> Value? {
         while true {
-            switch withMachine({ $0.claim(by: context, frame: frame) }) {
+            switch host.claim(key, by: context, frame: frame) {
             case .retired:
                 return nil
+            case .clash(let first):
+                Diagnostics.providerClash(frame, first: first)
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):
@@ -77,7 +68,7 @@ extension OnceCell {
     }
 
     /// Builds generation `generation` on this thread.
-    @inlinable @inline(__always) func build<Failure: Error>(
+    func build<Failure: Error>(
         _ generation: UInt64,
         in context: ResolutionContext,
         frame: Frame,
@@ -104,7 +95,7 @@ extension OnceCell {
 
     /// Builds generation `generation` on this thread, inside its step, and publishes it, holds it
     /// until the resolution ends, or fails it.
-    @inlinable func settle<Failure: Error>(
+    func settle<Failure: Error>(
         _ generation: UInt64,
         in context: ResolutionContext,
         frame: Frame,
@@ -121,7 +112,7 @@ extension OnceCell {
             throw error
         }
         if configures {
-            let outcome = withMachine { $0.holdInstance(value, generation: generation) }
+            let outcome = withMachine { machine, _ in machine.holdInstance(value, generation: generation) }
             let mark = context.beginConfiguring(
                 BuildRecord(cell: self, generation: generation, outcome: outcome))
             do throws(Failure) {
@@ -142,7 +133,9 @@ extension OnceCell {
             // another agent's half-configured instance, which this one may refer to. Other
             // agents get it once the resolution ends, when all those are configured; an agent
             // that takes it before then waits for them too.
-            if !configures { _ = withMachine { $0.holdInstance(value, generation: generation) } }
+            if !configures {
+                _ = withMachine { machine, _ in machine.holdInstance(value, generation: generation) }
+            }
             markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
             context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
         } else if configures {
@@ -155,13 +148,16 @@ extension OnceCell {
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
     /// first, and returns what the build ended with, or `.recheck` to claim again.
-    @inlinable func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent {
-        let parker = Parker<WaitEvent>()
-        guard let id = withMachine({ $0.enqueue(.thread(parker), of: context, generation: generation) })
+    func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent {
+        let parker = Parker<WaitEvent>.make()
+        guard
+            let id = ifPresent({ machine, serials in
+                machine.enqueue(.thread(parker), of: context, generation: generation, serials: &serials)
+            }) ?? nil
         else {
             return .recheck
         }
-        let target = WaitTarget(cell: self, generation: generation)
+        let target = target(generation)
         context.waitingFor = target
         defer { context.waitingFor = nil }
         switch CycleDetector.check(context, waitingFor: target) {
@@ -170,15 +166,15 @@ extension OnceCell {
         case .takeInstance:
             // As on the builder's own thread, the instance is complete enough to hand over; this
             // resolution waits for its configuration to end before its outermost call returns.
-            if let (instance, outcome) = withMachine({
-                $0.takeInstance(generation: generation, dequeuing: id)
+            if let (instance, outcome) = withMachine({ machine, _ in
+                machine.takeInstance(generation: generation, dequeuing: id)
             }) {
                 context.waitWhenResolutionEnds(
                     for: BuildRecord(cell: self, generation: generation, outcome: outcome))
                 return .finished(.success(instance))
             }
         case .wake(let agent, let other):
-            other.cell.wakeToRecheck(agent)
+            other.host.wakeToRecheck(agent, at: other.key)
         case .cycle(let chain):
             Diagnostics.cycleAcrossAgents(
                 path: CycleDetector.path(of: chain, from: context), at: frame,
@@ -188,30 +184,96 @@ extension OnceCell {
     }
 }
 
-extension OnceCell: BorrowedBuild {
-    @usableFromInline package func waitUntilConfigured(
+extension CellReference {
+    /// Waits until the build `record` of this cell is configured, or has ended, as the step of
+    /// `agent`'s resolution end; returns the builds its instance depends on, which the resolution
+    /// waits for in turn, or how it failed.
+    package func waitUntilConfigured(
         _ record: BuildRecord, as agent: BuildAgent
     ) -> ConfigurationOutcome {
-        let parker = Parker<WaitEvent>()
-        let target = WaitTarget(cell: self, generation: record.generation, forConfiguration: true)
+        let parker = Parker<WaitEvent>.make()
+        let target = target(record.generation, forConfiguration: true)
         defer { agent.waitingFor = nil }
         while true {
-            if let outcome = withMachine({
-                $0.configurationOutcome(
-                    generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker),
-                    of: agent)
-            }) {
-                return outcome
-            }
+            // A cell that its host dropped (a `scoped` instance of a resolution that has ended) ended
+            // its build first: its outcome, written under the host's lock before, tells how.
+            let outcome =
+                ifPresent { machine, serials in
+                    machine.configurationOutcome(
+                        generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker),
+                        of: agent, serials: &serials)
+                } ?? .some(record.outcome.failure.map { .failed($0) } ?? .configured(dependsOn: []))
+            if let outcome { return outcome }
             agent.waitingFor = target
             // This resolution is over: it builds nothing more, and every build of its own is
             // configured, held for its end with its instance. An agent waiting for one of those
             // may take it as it is, which lets the build this one waits for go on.
             if let (other, otherTarget) = CycleDetector.agentToWake(agent, waitingFor: target) {
-                otherTarget.cell.wakeToRecheck(other)
+                otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
             }
             // Configured, ended, or woken to look again: the loop looks.
             _ = parker.receive()
         }
+    }
+}
+
+extension CellReference {
+    // MARK: Ending builds
+
+    /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
+    func complete(_ value: Value, generation: UInt64) {
+        let waiters = withMachine { machine, _ in machine.complete(with: value, generation: generation) }
+        for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
+    }
+
+    /// Records that the instance held for generation `generation` is complete, and the builds it
+    /// depends on; wakes the agents that waited only for that.
+    func markConfigured(generation: UInt64, dependencies: [BuildRecord]) {
+        let woken = withMachine { machine, _ in
+            machine.markConfigured(generation: generation, dependencies: dependencies)
+        }
+        for waiter in woken { waiter.resume(with: .recheck) }
+    }
+
+    /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
+    func publish(generation: UInt64) {
+        let (value, waiters, dependencies) = withMachine { machine, _ in
+            // The build's references to the cells it depended on go after the lock (see `end`).
+            let dependencies = machine.build?.dependencies
+            let (value, waiters) = machine.publish(generation: generation)
+            return (value, waiters, dependencies)
+        }
+        withExtendedLifetime(dependencies) {}
+        for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
+    }
+
+    /// Ends generation `generation` with `error`, which every waiter gets too.
+    func fail(generation: UInt64, with error: any Error) {
+        end(generation: generation, telling: .finished(.failure(error)))
+    }
+
+    /// Ends generation `generation`, held until its builder's resolution ended, with no value,
+    /// because its instance may refer to one that `failure` dropped; the build itself did not fail,
+    /// so its waiters look again, and one builds anew. An agent that took the instance learns of
+    /// `failure`.
+    func drop(generation: UInt64, because failure: BuildFailure) {
+        end(generation: generation, telling: .recheck, causedBy: failure)
+    }
+
+    /// Ends generation `generation` with no value and wakes its waiters with `event`; an agent that
+    /// saw its instance learns that it failed, because of `cause` if given. For a build that its
+    /// builder's cancellation ended, which the waiters do not share, `event` is `.recheck`: one of
+    /// them builds.
+    func end(generation: UInt64, telling event: WaitEvent, causedBy cause: BuildFailure? = nil) {
+        // The abandoned instance, if any, is released here, after the lock: its deinitializer may run
+        // user code. So are the build's references to the cells it depended on.
+        let (waiters, abandoned, dependencies) = withMachine { machine, _ in
+            let dependencies = machine.build?.dependencies
+            let (waiters, abandoned) = machine.fail(
+                generation: generation, error: event.error, causedBy: cause)
+            return (waiters, abandoned, dependencies)
+        }
+        withExtendedLifetime((abandoned, dependencies)) {}
+        for waiter in waiters { waiter.resume(with: event) }
     }
 }

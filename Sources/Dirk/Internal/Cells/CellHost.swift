@@ -1,0 +1,345 @@
+/// Where build-once cells live, each a `OnceStateMachine` under the host's one lock: a component's
+/// table (its providers' caches and keys, and the modules it creates), a resolution's `scoped`
+/// instances, a handle's value.
+package protocol CellHost: WaitableHost {
+    /// What `agent`, asking for the cell at `key` in the step `frame`, does next: the cell is made
+    /// first if the host makes it on demand; `.retired` when the host holds none there and makes
+    /// none (a key that `reset()` dropped).
+    func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim
+
+    /// Runs `body` under the host's lock with the cell at `key` and the host's serials; returns false,
+    /// without running it, when the host holds no cell there. Not generic, so that a call through the
+    /// protocol needs no type's metadata at run time (see `withMachine`).
+    func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool
+
+    /// Removes the cell at `key` unless a build is under way in it, and returns it, for the caller to
+    /// release outside the lock.
+    func drop(_ key: CellKey) -> OnceStateMachine?
+}
+
+extension CellHost {
+    /// What `body` returns for the cell at `key`, run under the host's lock with the host's serials;
+    /// nil when the host holds no cell there.
+    package func withMachine<Result>(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Result)
+        -> Result?
+    {
+        var result: Result?
+        _ = withCell(key) { result = body(&$0, &$1) }
+        return result
+    }
+
+    package func build(at key: CellKey, generation: UInt64) -> BuildSnapshot? {
+        withMachine(key) { machine, _ in machine.build(ofGeneration: generation) } ?? nil
+    }
+
+    package func wakeToRecheck(_ agent: BuildAgent, at key: CellKey) {
+        let woken = withMachine(key) { machine, _ in machine.dequeueWaiters(of: agent) } ?? []
+        for waiter in woken { waiter.resume(with: .recheck) }
+    }
+}
+
+/// One cell: its host and its key there.
+package struct CellReference {
+    package let host: any CellHost
+    package let key: CellKey
+
+    package init(host: any CellHost, key: CellKey) {
+        (self.host, self.key) = (host, key)
+    }
+
+    /// Runs `body` with the cell, which must exist: a cell with a build under way is never dropped.
+    package func withMachine<Result>(_ body: (inout OnceStateMachine, inout UInt64) -> Result)
+        -> Result
+    {
+        var result: Result?
+        guard host.withCell(key, { result = body(&$0, &$1) }), let result else {
+            preconditionFailure("Dirk internal error: a cell went while a build was under way in it")
+        }
+        return result
+    }
+
+    /// What `body` returns for the cell, nil when its host holds none.
+    package func ifPresent<Result>(_ body: (inout OnceStateMachine, inout UInt64) -> Result) -> Result? {
+        var result: Result?
+        _ = host.withCell(key) { result = body(&$0, &$1) }
+        return result
+    }
+
+    /// The cell's build of generation `generation`, as the wait graph sees it.
+    func target(_ generation: UInt64, forConfiguration: Bool = false) -> WaitTarget {
+        WaitTarget(host: host, key: key, generation: generation, forConfiguration: forConfiguration)
+    }
+}
+
+/// The cells of a host, by key, which the host keeps under its lock: an array of cells, searched
+/// in order while there are few, and found through a dictionary of their places once there are
+/// more; and the keys of each `single(key:)` provider. A cached read reads its cell in place.
+@usableFromInline package struct CellTable {
+    /// A cell and its key; a place whose key is nil is free, for the next cell made.
+    @usableFromInline package struct Cell {
+        @usableFromInline package var key: CellKey?
+        @usableFromInline package var machine: OnceStateMachine
+    }
+
+    @usableFromInline var cells: [Cell] = []
+    /// The cells' places by key, made once there are more than `searchLimit`.
+    @usableFromInline var index: [CellKey: Int]?
+    /// How many places are free.
+    private var freeCount = 0
+    /// The numbers of builds and waits, and of keys (see `OnceStateMachine`).
+    package var serials: UInt64 = 0
+    /// The keys of each `single(key:)` provider, by their hash values, each with its cell's serial.
+    var keys: [CellKey: [Int: [KeyEntry]]] = [:]
+    /// Grows by one with every key added.
+    var keysVersion: UInt64 = 0
+
+    /// A key of a `single(key:)` provider, and the serial of its cell.
+    package struct KeyEntry {
+        package let key: AnyHashable
+        package let serial: UInt64
+    }
+
+    /// How many cells a table searches in order before it keeps an index.
+    @inlinable static var searchLimit: Int { 8 }
+
+    package init() {}
+
+    /// The place of the cell at `key`, if there is one.
+    @inlinable func place(of key: CellKey) -> Int? {
+        if let index { return index[key] }
+        var place = 0
+        while place < cells.count {
+            if cells[place].key == key { return place }
+            place &+= 1
+        }
+        return nil
+    }
+
+    /// The cell at `key`, copied: for reading, away from cached reads.
+    package subscript(key: CellKey) -> OnceStateMachine? {
+        place(of: key).map { cells[$0].machine }
+    }
+
+    /// The strategy of the provider of the cell at `key`, if there is one, read in place.
+    package func strategy(at key: CellKey) -> ProviderStrategy? {
+        place(of: key).map { cells[$0].machine.strategy }
+    }
+
+    /// The keys and cells, copied.
+    package var entries: [(key: CellKey, cell: OnceStateMachine)] {
+        cells.compactMap { cell in cell.key.map { ($0, cell.machine) } }
+    }
+
+    /// The strong value of the ready cell at `key`, if it belongs to a provider of `strategy`: what a
+    /// cached read reads, in place.
+    @inlinable package func ready(at key: CellKey, for strategy: ProviderStrategy) -> AnyObject? {
+        guard let place = place(of: key), cells[place].machine.strategy == strategy, strategy != .weak else {
+            return nil
+        }
+        return cells[place].machine.ready
+    }
+
+    /// `CellHost.claim` for this table: makes the cell for `frame`'s strategy if `makes`, and
+    /// answers `.clash` when the cell at `key` belongs to a provider of another strategy.
+    package mutating func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame, makes: Bool)
+        -> OnceStateMachine.Claim
+    {
+        guard let place = place(of: key) ?? (makes ? make(key, for: frame) : nil) else { return .retired }
+        if cells[place].machine.strategy != frame.strategy { return .clash(cells[place].machine.strategy) }
+        return cells[place].machine.claim(by: agent, frame: frame, serials: &serials)
+    }
+
+    /// Makes the empty cell at `key` for the provider whose step is `frame`, and returns its place.
+    @discardableResult
+    package mutating func make(_ key: CellKey, for frame: Frame) -> Int {
+        insert(OnceStateMachine(strategy: frame.strategy, ownerType: frame.subject), at: key)
+    }
+
+    @discardableResult
+    private mutating func insert(_ machine: OnceStateMachine, at key: CellKey) -> Int {
+        let cell = Cell(key: key, machine: machine)
+        let place: Int
+        if freeCount > 0, let free = cells.indices.first(where: { cells[$0].key == nil }) {
+            (place, freeCount) = (free, freeCount - 1)
+            cells[place] = cell
+        } else {
+            // A few places at once: most components cache a few providers.
+            if cells.isEmpty { cells.reserveCapacity(4) }
+            place = cells.count
+            cells.append(cell)
+        }
+        if index != nil {
+            index![key] = place
+        } else if cells.count > Self.searchLimit {
+            index = Dictionary(
+                uniqueKeysWithValues: cells.indices.compactMap { at in cells[at].key.map { ($0, at) } })
+        }
+        return place
+    }
+
+    /// Removes the cell at `key`, and returns it.
+    @discardableResult
+    package mutating func remove(_ key: CellKey) -> OnceStateMachine? {
+        guard let place = place(of: key) else { return nil }
+        index?[key] = nil
+        if place == cells.count - 1 { return cells.removeLast().machine }
+        freeCount += 1
+        var taken = Cell(key: nil, machine: OnceStateMachine())
+        swap(&taken, &cells[place])
+        return taken.machine
+    }
+
+    /// `CellHost.withMachine` for this table: `body` runs on the cell in place. A cell that `moves`
+    /// its value elsewhere once built goes then, and the value is passed to `moved`.
+    package mutating func withCell(
+        _ key: CellKey, moves: Bool = false, _ body: (inout OnceStateMachine, inout UInt64) -> Void,
+        moved: (AnyObject) -> Void = { _ in }
+    ) -> Bool {
+        guard let place = place(of: key) else { return false }
+        body(&cells[place].machine, &serials)
+        if moves, let value = cells[place].machine.ready {
+            moved(value)
+            remove(key)
+        }
+        return true
+    }
+
+    /// Removes the cell at `key` unless a build is under way in it, and returns it.
+    package mutating func drop(_ key: CellKey) -> OnceStateMachine? {
+        guard let place = place(of: key), !cells[place].machine.isBuilding else { return nil }
+        return remove(key)
+    }
+
+    /// The keys of the `single(key:)` provider whose cell key is `provider` that hash to `hash`, and
+    /// the version of the keys, which tells whether one was added since.
+    package func keys(of provider: CellKey, hash: Int) -> (keys: [KeyEntry], version: UInt64) {
+        (keys[provider]?[hash] ?? [], keysVersion)
+    }
+
+    /// Adds `key`, whose hash value is `hash`, to the provider's keys, with a new cell, unless a key
+    /// was added since `version`; returns the cell's key, or nil to look again.
+    package mutating func add(
+        _ key: AnyHashable, hash: Int, of provider: CellKey, ownerType: Any.Type,
+        ifUnchangedSince version: UInt64
+    ) -> CellKey? {
+        guard keysVersion == version else { return nil }
+        keysVersion &+= 1
+        serials &+= 1
+        // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
+        if place(of: provider) == nil {
+            insert(OnceStateMachine(strategy: .keyedSingle, ownerType: ownerType), at: provider)
+        }
+        keys[provider, default: [:]][hash, default: []].append(KeyEntry(key: key, serial: serials))
+        let cell = CellKey(owner: provider.owner, provider: provider.provider, serial: serials)
+        insert(OnceStateMachine(strategy: .keyedSingle, ownerType: ownerType), at: cell)
+        return cell
+    }
+
+    /// Empties every cell that no build is under way in, adding what they held to `dropped`, for the
+    /// caller to release outside the lock. A key's cell goes with its key; any other stays, empty,
+    /// keeping its strategy.
+    package mutating func reset(into dropped: inout [Any]) {
+        for place in cells.indices {
+            guard let key = cells[place].key, !cells[place].machine.isBuilding else { continue }
+            if key.serial != 0 {
+                dropped.append(remove(key)!)
+            } else if let value = cells[place].machine.reset() {
+                dropped.append(value)
+            }
+        }
+        // The keys go after the lock, with `dropped`: their deinitializers may run user code.
+        dropped.append(keys)
+        var live: [CellKey: [Int: [KeyEntry]]] = [:]
+        for (provider, byHash) in keys {
+            for (hash, entries) in byHash {
+                let kept = entries.filter {
+                    place(of: CellKey(owner: provider.owner, provider: provider.provider, serial: $0.serial))
+                        != nil
+                }
+                if !kept.isEmpty { live[provider, default: [:]][hash] = kept }
+            }
+        }
+        keys = live
+    }
+
+    /// Removes every cell that `owner` owns, adding what they held to `dropped`.
+    package mutating func removeAll(ownedBy owner: ObjectIdentifier, into dropped: inout [Any]) {
+        for cell in cells where cell.key?.owner == owner { dropped.append(remove(cell.key!)!) }
+        for provider in keys.keys where provider.owner == owner {
+            dropped.append(keys.removeValue(forKey: provider)!)
+        }
+    }
+}
+
+/// How a build whose instance others could see ended, for those that saw it: set if it failed.
+/// Made when the build's instance is first held (`OnceStateMachine.holdInstance`), and shared by
+/// every record of that build, so that an agent that asks after the build ended (when its cell
+/// keeps nothing of it) still learns that it failed.
+///
+/// Read and written only under the lock of the build's host, which the failure is recorded under:
+/// an agent that finds the build ended there finds its failure too.
+package final class BuildOutcome: @unchecked Sendable {
+    package var failure: BuildFailure?
+    package init() {}
+}
+
+/// One build whose instance others could see: its cell, the generation of the build in it, and
+/// its outcome.
+package struct BuildRecord: Hashable {
+    package let cell: CellReference
+    package let generation: UInt64
+    package let outcome: BuildOutcome
+
+    package init(cell: CellReference, generation: UInt64, outcome: BuildOutcome) {
+        (self.cell, self.generation, self.outcome) = (cell, generation, outcome)
+    }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.cell.host === rhs.cell.host && lhs.cell.key == rhs.cell.key && lhs.generation == rhs.generation
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(cell.host))
+        hasher.combine(cell.key)
+        hasher.combine(generation)
+    }
+}
+
+/// What a resolution that took a build's instance, or depends on one that did, learns when it waits
+/// for that build's configuration.
+package enum ConfigurationOutcome {
+    /// The instance is configured, or was published: it is complete once the builds it depends on
+    /// are (none, for a published one).
+    case configured(dependsOn: [BuildRecord])
+    /// The build failed: its instance was dropped, and whatever refers to it must go too.
+    case failed(BuildFailure)
+}
+
+/// A cell that is its own host, for a handle's value: one state machine under its own lock.
+package final class StandaloneCell: Locked<(machine: OnceStateMachine, serials: UInt64)>, CellHost {
+    // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded by
+    // the lock of `Locked`.
+
+    /// An empty cell.
+    package static func make() -> StandaloneCell { make((OnceStateMachine(), 0)) }
+
+    /// The cell, as the drivers resolve it.
+    package var reference: CellReference {
+        CellReference(
+            host: self, key: .moduleCreation(of: StandaloneCell.self, owner: ObjectIdentifier(self)))
+    }
+
+    /// The ready value, read under the lock; nil when the cell is not ready.
+    package var readyValue: AnyObject? { withLock { $0.machine.readyValue } }
+
+    package func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim {
+        withLock { $0.machine.claim(by: agent, frame: frame, serials: &$0.serials) }
+    }
+
+    package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
+        withLock { body(&$0.machine, &$0.serials) }
+        return true
+    }
+
+    package func drop(_ key: CellKey) -> OnceStateMachine? { nil }
+}

@@ -1,0 +1,43 @@
+/// What a host finds a build-once cell by: the object whose cell it is (a module, for its providers'
+/// caches and `scoped` instances; a component's storage, for the modules it creates), the provider's
+/// key, and, for a key of a `single(key:)` provider, the number the host gave that key.
+@usableFromInline package struct CellKey: Hashable {
+    @usableFromInline package let owner: ObjectIdentifier
+    @usableFromInline package let provider: ProviderKey
+    /// Zero, or the number of a `single(key:)` provider's key.
+    @usableFromInline package let serial: UInt64
+
+    /// Compares the owners and serials, which are plain words, first.
+    @inlinable package static func == (lhs: CellKey, rhs: CellKey) -> Bool {
+        lhs.owner == rhs.owner && lhs.serial == rhs.serial && lhs.provider == rhs.provider
+    }
+
+    @inlinable package init(owner: ObjectIdentifier, provider: ProviderKey, serial: UInt64 = 0) {
+        self.owner = owner
+        self.provider = provider
+        self.serial = serial
+    }
+
+    /// One word mixed from the owner, the type and the position, which tell cells apart: hashed
+    /// without a `Hasher`, since keys are made by Dirk, not by an adversary, and every cached read
+    /// hashes one. (Speed only: the underscored requirement is `Hashable`'s own hook for it.)
+    @inlinable package func _rawHashValue(seed: Int) -> Int {
+        var bits =
+            UInt64(UInt(bitPattern: owner)) ^ UInt64(UInt(bitPattern: ObjectIdentifier(provider.returnType)))
+            &<< 1
+        bits ^= provider.position &* 0x9E37_79B9_7F4A_7C15 ^ serial ^ UInt64(UInt(bitPattern: seed))
+        bits = (bits ^ bits >> 29) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: bits ^ bits >> 32)
+    }
+
+    @inlinable package func hash(into hasher: inout Hasher) {
+        hasher.combine(_rawHashValue(seed: 0))
+    }
+
+    /// The cell of the module of `type` that the component whose storage is `owner` creates.
+    package static func moduleCreation(of type: Any.Type, owner: ObjectIdentifier) -> CellKey {
+        CellKey(
+            owner: owner,
+            provider: ProviderKey(file: "", line: 0, column: 0, function: "init(_:)", type: type))
+    }
+}

@@ -1,0 +1,156 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Every call Dirk makes to the platform's mutex and condition, in one place, as swift-nio's
+/// `LockOperations`.
+///
+/// Dirk uses `pthread_mutex_t` on every platform, Apple's included, so that the lock that ships is
+/// the lock CI tests. The platform's mutex records its owner, so a waiter of higher priority lends it
+/// its priority, and it puts a waiter to sleep rather than spin. Debug builds make it an
+/// error-checking mutex and check every result: a thread that takes a lock it holds stops at once
+/// instead of hanging.
+@usableFromInline enum MutexOperations {
+    /// Initializes the mutex at `mutex`, which must not move until `destroy(_:)`.
+    @usableFromInline static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        #if DEBUG
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
+            let result = pthread_mutex_init(mutex, &attributes)
+            pthread_mutexattr_destroy(&attributes)
+        #else
+            let result = pthread_mutex_init(mutex, nil)
+        #endif
+        precondition(result == 0, "Dirk: pthread_mutex_init failed with \(result)")
+    }
+
+    /// Destroys the mutex at `mutex`, which nobody holds.
+    @usableFromInline static func destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        let result = pthread_mutex_destroy(mutex)
+        assert(result == 0, "Dirk internal error: pthread_mutex_destroy failed with \(result)")
+    }
+
+    /// Runs `body` while holding the mutex at `mutex`.
+    @inlinable @inline(__always)
+    static func withLock<Result, Failure: Error>(
+        _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let locked = pthread_mutex_lock(mutex)
+        assert(locked != EDEADLK, "Dirk internal error: a thread took a lock it already holds")
+        assert(locked == 0, "Dirk internal error: pthread_mutex_lock failed with \(locked)")
+        defer {
+            let unlocked = pthread_mutex_unlock(mutex)
+            assert(unlocked == 0, "Dirk internal error: pthread_mutex_unlock failed with \(unlocked)")
+        }
+        return try body()
+    }
+}
+
+/// A value and the mutex that guards it, in one allocation, used only through `withLock`: the
+/// shape of swift-nio's `NIOLockedValueBox`, and Dirk's one lock. Dirk holds a lock for a few loads
+/// and stores at a time: never while user code runs (factories, `configure:` closures,
+/// deinitializers, a key's `hash(into:)` or `==`) and never while waiting for anything.
+///
+/// The state is the buffer's header; the mutex takes the first elements, whose memory is bound to
+/// `pthread_mutex_t` once, when the box is made, and which never move. A subclass may reserve words
+/// after it (`extraWords`), which it touches only through `AtomicWord`.
+@usableFromInline package class Locked<State>: ManagedBuffer<State, UInt> {
+    /// How many elements the mutex takes.
+    @inlinable static var mutexWords: Int {
+        (MemoryLayout<pthread_mutex_t>.stride + MemoryLayout<UInt>.stride - 1) / MemoryLayout<UInt>.stride
+    }
+
+    /// A lock guarding `state`, with `extraWords` more words for the subclass, each zero.
+    @inlinable package static func make(_ state: @autoclosure () -> State, extraWords: Int = 0) -> Self {
+        let buffer = create(minimumCapacity: mutexWords + extraWords) { _ in state() }
+        // `create` allocates an instance of the class it is called on, which is `Self`.
+        let box = unsafeDowncast(buffer, to: self)
+        box.withUnsafeMutablePointerToElements {
+            ($0 + mutexWords).initialize(repeating: 0, count: extraWords)
+            let mutex = UnsafeMutableRawPointer($0).bindMemory(to: pthread_mutex_t.self, capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            MutexOperations.initialize(mutex)
+        }
+        return box
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements {
+            MutexOperations.destroy(UnsafeMutableRawPointer($0).assumingMemoryBound(to: pthread_mutex_t.self))
+        }
+    }
+
+    /// The words that `make(_:extraWords:)` reserved, at a fixed address for the box's lifetime.
+    @inlinable package final var extraWords: UnsafeMutablePointer<UInt> {
+        withUnsafeMutablePointerToElements { $0 + Self.mutexWords }
+    }
+
+    /// Runs `body` with the state while holding the lock.
+    @inlinable
+    package final func withLock<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withUnsafeMutablePointers { (state, elements) throws(Failure) -> Result in
+            try MutexOperations.withLock(
+                UnsafeMutableRawPointer(elements).assumingMemoryBound(to: pthread_mutex_t.self)
+            ) { () throws(Failure) -> Result in try body(&state.pointee) }
+        }
+    }
+}
+
+/// Where one thread sleeps until another hands it something: the only place Dirk blocks a thread. A
+/// `Locked` box of the message, with a condition in its extra words.
+///
+/// A thread parks only while it waits for an instance that another thread is building, or for the
+/// configuration of one it took. The waker hands over what the sleeper needs (`deliver`), and the
+/// sleeper takes it (`receive`), both under the box's mutex, which ThreadSanitizer sees.
+@usableFromInline package final class Parker<Message>: Locked<Message?> {
+    private static var conditionWords: Int {
+        (MemoryLayout<pthread_cond_t>.stride + MemoryLayout<UInt>.stride - 1) / MemoryLayout<UInt>.stride
+    }
+
+    /// An empty parker.
+    package static func make() -> Parker {
+        let parker = make(nil, extraWords: conditionWords)
+        let condition = parker.condition
+        condition.initialize(to: pthread_cond_t())
+        precondition(pthread_cond_init(condition, nil) == 0, "Dirk: pthread_cond_init failed")
+        return parker
+    }
+
+    deinit { pthread_cond_destroy(condition) }
+
+    private var condition: UnsafeMutablePointer<pthread_cond_t> {
+        UnsafeMutableRawPointer(extraWords).assumingMemoryBound(to: pthread_cond_t.self)
+    }
+
+    /// Hands `message` to the thread that waits in `receive()`, waking it. Called once per wait.
+    package func deliver(_ message: Message) {
+        withLock { $0 = message }
+        pthread_cond_signal(condition)
+    }
+
+    /// Sleeps until a message is delivered, and returns it.
+    package func receive() -> Message {
+        withUnsafeMutablePointers { message, elements in
+            let mutex = UnsafeMutableRawPointer(elements).assumingMemoryBound(to: pthread_mutex_t.self)
+            return MutexOperations.withLock(mutex) {
+                while message.pointee == nil { pthread_cond_wait(condition, mutex) }
+                return message.pointee.take()!
+            }
+        }
+    }
+}
+
+/// An object that synchronizes itself but cannot tell the compiler so, because it is a
+/// `ManagedBuffer` (whose `Sendable` conformance is unavailable), wrapped for a `@Sendable` closure,
+/// such as a task's cancellation handler. Wrap only `Locked` boxes, whose every mutable part the
+/// lock guards, or values that refer only to such boxes.
+struct SelfSynchronized<Object>: @unchecked Sendable {
+    let object: Object
+}
