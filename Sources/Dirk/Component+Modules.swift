@@ -1,11 +1,44 @@
-extension Component {
-    /// The component's module of type `M`: the one registered with ``module(file:line:_:)``, or else one
-    /// created with `M(self)` on first use and kept for the component's lifetime.
+/// What lets a component's module accessors name the component's own type, so that the compiler
+/// checks that each accessor asks for a module of its component.
+///
+/// ``Component`` conforms; you never conform to it or name it. Its extension declares
+/// ``Component/module(file:line:)`` and the `.module { }` forms with `Self`, the type of the
+/// component that declares the accessor or registers the module, which a method of the class
+/// cannot name:
+///
+/// ```swift
+/// final class SessionComponent: Component, @unchecked Sendable {
+///     var app: AppComponent { parent() }
+///     var cart: CartModule { module() }  // a `Module<SessionComponent>`
+/// }
+/// ```
+///
+/// Declared in `SessionComponent`, an accessor of a `Module<AppComponent>` does not compile:
+/// `SessionComponent` reaches that module through its parent, as `app.data`.
+public protocol ModuleOwner: AnyObject {}
+
+extension Component: ModuleOwner {}
+
+extension ModuleOwner where Self: Component {
+    /// The component's module of type `M`: the one registered with ``Component/module(_:file:line:)``,
+    /// or else one created with `M(self)` on first use and kept for the component's lifetime.
     ///
     /// Declare one accessor per module:
     ///
     /// ```swift
     /// var data: DataModule { module() }
+    /// ```
+    ///
+    /// The compiler checks that `M` is a module of the component whose type declares the accessor,
+    /// a `Module<Self>`: an accessor of another component's module does not compile. An accessor
+    /// declared by a component class serves its subclasses too. A subclass that declares an
+    /// accessor of its base component's module asks through the base type, which the module
+    /// belongs to:
+    ///
+    /// ```swift
+    /// final class FakeAppComponent: AppComponent, @unchecked Sendable {
+    ///     var offline: OfflineNetworkModule { (self as AppComponent).module() }
+    /// }
     /// ```
     ///
     /// When many threads ask for a module first at once, one creates it and the others wait for
@@ -19,7 +52,7 @@ extension Component {
     ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The module; the same instance on every call.
     @inlinable @inline(__always)
-    public func module<M: AnyModule>(file: StaticString = #fileID, line: UInt = #line) -> M {
+    public func module<M: Module<Self>>(file: StaticString = #fileID, line: UInt = #line) -> M {
         if !ObjectLifetime.isDeinitializing(self), let module = storage.directory.member(.module, M.self) {
             return Erasure.module(module.object, as: M.self)
         }
@@ -29,25 +62,29 @@ extension Component {
     /// Registers the module that `make` creates for this component, in place of its own type and
     /// of every module class it inherits from.
     ///
-    /// Needed only to configure or substitute a module: ``module(file:line:)`` creates modules on
-    /// first use.
+    /// Needed only to configure or substitute a module: ``Component/module(file:line:)`` creates
+    /// modules on first use.
     ///
     /// ```swift
     /// let app = AppComponent().module { StubNetworkModule($0) }  // serves `network` too
     /// ```
+    ///
+    /// The compiler checks that the module is a module of this component, a `Module<Self>`. To
+    /// register a module of a base component on a component of a subclass, register it through
+    /// the base type: `(fakeApp as AppComponent).module { StubNetworkModule($0) }`.
     ///
     /// Register modules before the component's first resolution; registering one whose type is
     /// already in use stops the program. A later registration replaces an earlier one, which is
     /// released.
     ///
     /// - Parameters:
+    ///   - make: Creates the module from this component.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
-    ///   - make: Creates the module from this component.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func module<M: AnyModule>(
-        file: StaticString = #fileID, line: UInt = #line, _ make: (Self) -> M
+    public consuming func module(
+        _ make: (Self) -> Module<Self>, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         let module = make(self)
         register(module, as: module.moduleClasses, file: file, line: line)
@@ -60,15 +97,18 @@ extension Component {
     /// let app = AppComponent().module(NetworkModule.self) { StubNetworkModule($0) }
     /// ```
     ///
+    /// The compiler checks that `type` is a module of this component, as for
+    /// ``Component/module(_:file:line:)``.
+    ///
     /// - Parameters:
     ///   - type: The module type that accessors ask for.
+    ///   - make: Creates the substitute from this component.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
-    ///   - make: Creates the substitute from this component.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func module<M: AnyModule>(
-        _ type: M.Type, file: StaticString = #fileID, line: UInt = #line, _ make: (Self) -> M
+    public consuming func module<M: Module<Self>>(
+        _ type: M.Type, _ make: (Self) -> M, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(self), as: [type], file: file, line: line)
         return self
@@ -76,17 +116,18 @@ extension Component {
 }
 
 extension Component {
-    private func register(_ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt) {
+    /// Registers `module`, which `.module { }` made, in place of each of `types`.
+    func register(_ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt) {
         // The closure that made the module ran on this thread.
         if Swift.type(of: module).isMainActorModule && !MainActorCheck.isOnMainActor {
             Diagnostics.mainActorModuleRegisteredOffMainThread(
                 Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
         }
+        // The compiler checked that the module is one of this component's type, but not that it was
+        // made for this very component.
         guard module.belongs(to: self) else {
             Diagnostics.foreignModule(
-                Swift.type(of: module),
-                ofType: isInstance(self, of: module.componentType) ? nil : module.componentType,
-                component: Swift.type(of: self), file: file, line: line)
+                Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
         }
         for type in types where !isInstance(module, of: type) {
             Diagnostics.registeredAsAnotherType(
@@ -165,6 +206,14 @@ extension Component {
         storage.withMachine(.moduleCreation(of: type, owner: ObjectIdentifier(storage))) { machine, _ in
             machine.waiterCount
         } ?? 0
+    }
+
+    /// `module()` of a module type that the compiler has not checked, which may belong to another
+    /// component: a test hook for the check that guards module creation.
+    package func uncheckedModule(_ type: AnyModule.Type, file: StaticString = #fileID, line: UInt = #line)
+        -> AnyModule
+    {
+        uncachedModule(of: type, file: file, line: line)
     }
 }
 

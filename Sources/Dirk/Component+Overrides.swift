@@ -16,13 +16,18 @@ extension Component {
     /// provider, Dirk calls `provider` once, right away, and resolves it through `factory`; for a
     /// `single` that is its first and only build. A `single(key:)` override serves every key.
     ///
+    /// The provider's `close:` action never runs on what `factory` builds, since a fake has nothing
+    /// of the real instance to close: ``Component/shutdown(file:line:)`` leaves it alone. To close
+    /// it, give the override a close action of its own with
+    /// ``overriding(_:with:close:file:line:)-7m6vs``.
+    ///
     /// `factory` makes the type that the provider's strategy builds. To override a provider that
     /// returns a protocol with another implementation, build the protocol in the provider:
     /// `func api() -> any API { single { LiveAPI() as any API } }`, not `single { LiveAPI() }`,
     /// whose strategy builds a `LiveAPI`.
     ///
     /// An async provider is overridden with the async form of this method,
-    /// ``overriding(file:line:_:with:)-2ij78``, whose closures may await. A main-actor provider's
+    /// ``overriding(_:with:file:line:)-s9yx``, whose closures may await. A main-actor provider's
     /// fake is built inside `MainActor.assumeIsolated`, since the factory runs where the provider
     /// is called, on the main actor (see <doc:MainActor#Overriding-main-actor-providers>).
     ///
@@ -32,21 +37,133 @@ extension Component {
     /// than one stops the program with a message.
     ///
     /// - Parameters:
-    ///   - file: The call's file, for messages; leave the default.
-    ///   - line: The call's line, for messages; leave the default.
     ///   - provider: Calls the one provider to override, on this component.
     ///   - factory: Builds the provider's instances from now on. It may throw only errors that the
     ///     provider itself can throw.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
     public consuming func overriding<T>(
-        file: StaticString = #fileID, line: UInt = #line,
         _ provider: (Self) throws -> T,
-        with factory: @escaping @Sendable (Self) throws -> T
+        with factory: @escaping @Sendable (Self) throws -> T,
+        file: StaticString = #fileID, line: UInt = #line
+    ) -> Self {
+        override(provider, with: factory, closing: nil, file: file, line: line)
+    }
+
+    /// Replaces the factory of the one provider that `provider` calls, and closes what the new
+    /// factory builds with `close` at shutdown: the override of a provider whose fake holds
+    /// something to release, such as a temporary database.
+    ///
+    /// ```swift
+    /// let app = AppComponent().overriding { $0.storage.database() } with: { _ in
+    ///     FakeDatabase()
+    /// } close: {
+    ///     await $0.close()
+    /// }
+    /// ```
+    ///
+    /// Everything said of ``overriding(_:with:file:line:)-5ilxa`` holds; in addition,
+    /// ``Component/shutdown(file:line:)`` runs `close` once for each instance `factory` built for
+    /// the component to keep: the one instance of a `single`, each key's of a `single(key:)`, in the
+    /// reverse order of the builds, as it runs every close action. The provider's own `close:`
+    /// never runs on them. The component keeps nothing else until shutdown: `close` never runs for a
+    /// `transient`, `weak` or `scoped` provider's instances, nor for a `fresh` copy.
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on. It may throw only errors that the
+    ///     provider itself can throw.
+    ///   - close: Closes each instance `factory` built, at ``Component/shutdown(file:line:)``.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public consuming func overriding<T: Sendable>(
+        _ provider: (Self) throws -> T,
+        with factory: @escaping @Sendable (Self) throws -> T,
+        close: @escaping @Sendable (T) async throws -> Void,
+        file: StaticString = #fileID, line: UInt = #line
+    ) -> Self {
+        override(
+            provider, with: factory, closing: { value in { try await close(value) } }, file: file, line: line)
+    }
+
+    /// Replaces the factory of the one async provider that `provider` calls with one that may
+    /// await, for this component and the children that reach it through their parents:
+    /// ``overriding(_:with:file:line:)-5ilxa`` for providers that await.
+    ///
+    /// ```swift
+    /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in
+    ///     await InMemoryDatabase.empty()
+    /// }
+    /// ```
+    ///
+    /// Everything said of the synchronous form holds: the provider keeps its strategy, Dirk calls
+    /// `provider` once, right away, and resolves it through `factory`, the factory may throw
+    /// only what the provider can throw, and the provider's `close:` never runs on what `factory`
+    /// builds. A synchronous provider, which cannot await a factory, stops the program with a
+    /// message: override it with the synchronous form, whose factory does not await.
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one async provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    nonisolated(nonsending) public consuming func overriding<T>(
+        _ provider: (Self) async throws -> T,
+        with factory: @escaping @Sendable (Self) async throws -> T,
+        file: StaticString = #fileID, line: UInt = #line
+    ) async -> Self {
+        await override(provider, with: factory, closing: nil, file: file, line: line)
+    }
+
+    /// Replaces the factory of the one async provider that `provider` calls with one that may
+    /// await, and closes what it builds with `close` at shutdown:
+    /// ``overriding(_:with:close:file:line:)-7m6vs`` for providers that await.
+    ///
+    /// ```swift
+    /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in
+    ///     await InMemoryDatabase.empty()
+    /// } close: {
+    ///     await $0.close()
+    /// }
+    /// ```
+    ///
+    /// `close` runs as for the synchronous form: once for each instance an async `single`'s new
+    /// factory built, at ``Component/shutdown(file:line:)``, instead of the provider's own `close:`;
+    /// never for an async `transient` or `scoped` provider's instances.
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one async provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on.
+    ///   - close: Closes each instance `factory` built, at ``Component/shutdown(file:line:)``.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    nonisolated(nonsending) public consuming func overriding<T: Sendable>(
+        _ provider: (Self) async throws -> T,
+        with factory: @escaping @Sendable (Self) async throws -> T,
+        close: @escaping @Sendable (T) async throws -> Void,
+        file: StaticString = #fileID, line: UInt = #line
+    ) async -> Self {
+        await override(
+            provider, with: factory, closing: { value in { try await close(value) } }, file: file, line: line)
+    }
+
+    /// Sets up the override of the provider that `provider` calls: `overriding(_:with:)`.
+    private consuming func override<T>(
+        _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
+        closing: Closing<T>?, file: StaticString, line: UInt
     ) -> Self {
         let capture = OverrideCapture(
             of: self, file: file, line: line, valueType: T.self, isAsync: false,
-            factory: OverrideFactory<SyncOverride<T>>(file: file, line: line) { component in
+            factory: OverrideFactory<T, SyncOverride<T>>(file: file, line: line, closing: closing) {
+                component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try factory(component as! Self)
             })
@@ -62,37 +179,16 @@ extension Component {
         return self
     }
 
-    /// Replaces the factory of the one async provider that `provider` calls, for this component
-    /// and the children that reach it through their parents: ``overriding(file:line:_:with:)-215rn``
-    /// for providers that await.
-    ///
-    /// ```swift
-    /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in
-    ///     await InMemoryDatabase.empty()
-    /// }
-    /// ```
-    ///
-    /// Everything said of the synchronous form holds: the provider keeps its strategy, Dirk calls
-    /// `provider` once, right away, and resolves it through `factory`, and the factory may throw
-    /// only what the provider can throw. A synchronous provider, which cannot await a factory,
-    /// stops the program with a message: override it with the synchronous form, whose factory
-    /// does not await.
-    ///
-    /// - Parameters:
-    ///   - file: The call's file, for messages; leave the default.
-    ///   - line: The call's line, for messages; leave the default.
-    ///   - provider: Calls the one async provider to override, on this component.
-    ///   - factory: Builds the provider's instances from now on.
-    /// - Returns: This component, for chaining.
-    @discardableResult
-    nonisolated(nonsending) public consuming func overriding<T>(
-        file: StaticString = #fileID, line: UInt = #line,
-        _ provider: (Self) async throws -> T,
-        with factory: @escaping @Sendable (Self) async throws -> T
+    /// Sets up the override of the async provider that `provider` calls: the async
+    /// `overriding(_:with:)`.
+    nonisolated(nonsending) private consuming func override<T>(
+        _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
+        closing: Closing<T>?, file: StaticString, line: UInt
     ) async -> Self {
         let capture = OverrideCapture(
             of: self, file: file, line: line, valueType: T.self, isAsync: true,
-            factory: OverrideFactory<AsyncOverride<T>>(file: file, line: line) { component in
+            factory: OverrideFactory<T, AsyncOverride<T>>(file: file, line: line, closing: closing) {
+                component in
                 // Only this component's providers are overridden, so `component` is `self`.
                 try await factory(component as! Self)
             })
@@ -107,21 +203,32 @@ extension Component {
 }
 
 /// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it, with
-/// where that call is. `Make` is the factory's type: `SyncOverride<T>` or `AsyncOverride<T>`, by
-/// which a provider finds only a factory of its own kind and type.
+/// where that call is and the override's close action. `Make` is the factory's type:
+/// `SyncOverride<Value>` or `AsyncOverride<Value>`, by which a provider finds only a factory of its
+/// own kind and type.
 @usableFromInline
-final class OverrideFactory<Make: Sendable>: OverrideOrigin, Sendable {
+final class OverrideFactory<Value, Make: Sendable>: OverrideOrigin, Sendable {
     @usableFromInline let make: Make
+    /// The override's own close action for each instance `make` builds, if it has one.
+    private let closing: Closing<Value>?
     let file: StaticString
     let line: UInt
 
-    init(file: StaticString, line: UInt, _ make: Make) {
+    init(file: StaticString, line: UInt, closing: Closing<Value>?, _ make: Make) {
         self.file = file
         self.line = line
+        self.closing = closing
         self.make = make
     }
 
     var location: String { "\(file):\(line)" }
+
+    /// The close action of an instance that `make` built for a provider of `strategy`: the
+    /// override's own, for the strategies whose component keeps the instance until shutdown (those
+    /// with a `close:` parameter), and otherwise none; never the provider's.
+    @usableFromInline func closing(for strategy: ProviderStrategy) -> Closing<Value>? {
+        strategy == .single || strategy == .keyedSingle || strategy == .asyncSingle ? closing : nil
+    }
 }
 
 /// The factory of a synchronous provider's override, which makes a `T`.
@@ -153,34 +260,47 @@ extension AnyModule {
 extension Module {
     /// What the factory that replaces the provider at `key`, a provider of `strategy`, makes, if one
     /// does, or else what `factory` makes; checked when the provider builds, so that an override set
-    /// up after the provider's slot was made still applies.
+    /// up after the provider's slot was made still applies. An override's instance takes the
+    /// override's close action, if any, in `closing`, instead of the provider's.
     ///
     /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
     /// else.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
-        component: Component
+        component: Component, closing: inout Closing<T>?
     ) throws -> T {
         if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key()), strategy: strategy)
-                as? OverrideFactory<SyncOverride<T>>
+                as? OverrideFactory<T, SyncOverride<T>>
         {
+            closing = override.closing(for: strategy)
             return try override.make(component)
         }
         return try factory(Erasure.component(component, as: C.self))
     }
 
-    /// The async form of `make(_:key:strategy:component:)`, for the async strategies.
+    /// `make(_:key:strategy:component:closing:)` for a `transient`, which closes nothing.
+    @inlinable @inline(__always)
+    func make<T, Failure: Error>(
+        _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
+        component: Component
+    ) throws -> T {
+        var closing: Closing<T>?
+        return try make(factory, key: key(), strategy: strategy, component: component, closing: &closing)
+    }
+
+    /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
-        component: Component
+        component: Component, closing: inout Closing<T>?
     ) async throws -> T {
         if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key), strategy: strategy)
-                as? OverrideFactory<AsyncOverride<T>>
+                as? OverrideFactory<T, AsyncOverride<T>>
         {
+            closing = override.closing(for: strategy)
             return try await override.make(component)
         }
         return try await factory(Erasure.component(component, as: C.self))

@@ -12,8 +12,8 @@ extension Component {
     ///
     /// The search looks at the registered parents first, then at their ancestors, nearest first;
     /// at one distance, a parent registered as `P` wins over one that merely is a `P`. A missing
-    /// parent stops the program with a message that names both components and shows the
-    /// `.parent { }` call that fixes it.
+    /// parent stops the program with a message that names both components and this accessor's
+    /// file and line, and shows the `.parent { }` call that fixes it.
     ///
     /// **Complexity:** a lookup in the component's directory, without a lock, for a parent registered
     /// as `P`; otherwise one search on the first call, which reuses the parents' own answers, and one
@@ -96,23 +96,23 @@ extension Component {
     /// has at most one parent per type. Register parents before the first resolution.
     ///
     /// - Parameters:
+    ///   - make: Returns the parent; called once, immediately.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
-    ///   - make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
     public consuming func parent<P: Component>(
-        file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
+        _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(), as: P.self, file: file, line: line)
         return self
     }
 
-    /// `parent(_:)`, which runs `afterAppending` once the parent is in the list and before the
-    /// check for a cycle. A test hook: tests hold two registrations there, so that both have
-    /// appended before either checks.
+    /// `parent(_:file:line:)`, which runs `afterAppending` once the parent is in the list and
+    /// before the check for a cycle. A test hook: tests hold two registrations there, so that both
+    /// have appended before either checks.
     package func parent<P: Component>(
-        file: StaticString = #fileID, line: UInt = #line, _ make: () -> P, afterAppending: () -> Void
+        _ make: () -> P, afterAppending: () -> Void, file: StaticString = #fileID, line: UInt = #line
     ) {
         register(make(), as: P.self, file: file, line: line, afterAppending: afterAppending)
     }
@@ -126,13 +126,13 @@ extension Component {
     ///
     /// - Parameters:
     ///   - type: The parent type that accessors ask for.
+    ///   - make: Returns the parent; called once, immediately.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
-    ///   - make: Returns the parent; called once, immediately.
     /// - Returns: This component, for chaining.
     @discardableResult
     public consuming func parent<P: Component>(
-        _ type: P.Type, file: StaticString = #fileID, line: UInt = #line, _ make: () -> P
+        _ type: P.Type, _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(), as: type, file: file, line: line)
         return self
@@ -196,6 +196,7 @@ extension Component {
         // one sees the other.
         parent.storage.flags.set(ComponentStorage.hasChildren)
         let (recorders, isParent) = storage.withLock { state in
+            state.parentsGivenAt = state.parentsGivenAt ?? (file, line)
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
             }
@@ -241,6 +242,7 @@ extension Component {
             Diagnostics.missingParent(
                 type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
                 registered: parentList.map { Swift.type(of: $0) },
+                givenAt: storage.withLock { $0.parentsGivenAt },
                 overriding: capture.map { ($0.file, $0.line) }, file: file, line: line)
         }
         return found.component

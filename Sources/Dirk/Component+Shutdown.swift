@@ -35,7 +35,7 @@ extension Component {
     /// Calling it from inside a provider, `configure:` closure or close action of this component
     /// stops the program, as it would wait for itself. A component released with instances to close
     /// and without `shutdown()` says so on standard error, once, in debug builds.
-    /// ``withShutdown(file:line:_:)`` shuts a component down when the code that uses it ends.
+    /// ``withShutdown(_:file:line:)`` shuts a component down when the code that uses it ends.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
@@ -77,14 +77,14 @@ extension Component {
     /// ``ShutdownError`` is thrown instead of its result.
     ///
     /// - Parameters:
+    ///   - body: The work that uses the component, run in the caller's isolation.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
-    ///   - body: The work that uses the component, run in the caller's isolation.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or else ``ShutdownError``.
     @discardableResult
     nonisolated(nonsending) public func withShutdown<Result>(
-        file: StaticString = #fileID, line: UInt = #line, _ body: (Self) async throws -> Result
+        _ body: (Self) async throws -> Result, file: StaticString = #fileID, line: UInt = #line
     ) async throws -> Result {
         let result: Result
         do {

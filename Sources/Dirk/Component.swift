@@ -25,7 +25,7 @@
 /// There is no global container: whoever owns the scope owns the component. Nothing may resolve
 /// through a component once its release has begun: its accessors stop the program with a message
 /// when its own `deinit` uses them. A component that holds resources closes them with
-/// ``shutdown(file:line:)``, or with ``withShutdown(file:line:_:)`` around the code that uses it.
+/// ``shutdown(file:line:)``, or with ``withShutdown(_:file:line:)`` around the code that uses it.
 ///
 /// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
@@ -36,7 +36,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     @usableFromInline let storage: ComponentStorage
 
     /// Creates a component with no modules and no parents; add them with
-    /// ``module(file:line:_:)`` and ``parent(file:line:_:)``, or let ``module(file:line:)``
+    /// ``module(_:file:line:)`` and ``parent(_:file:line:)``, or let ``module(file:line:)``
     /// create modules on first use.
     public init() {
         storage = ComponentStorage.make()
@@ -200,6 +200,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
+    /// Where the component was first given a parent (`.parent { }`), for messages.
+    var parentsGivenAt: (file: StaticString, line: UInt)?
     /// How many observers watch the component's providers (see `Component.observing`).
     var observers = 0
     /// What the component keeps once it uses it, and most never do.

@@ -1,7 +1,7 @@
 /// One element that a component contributes to a collection: its key, its metadata, and how to
 /// build it, listed without building it.
 ///
-/// Components contribute elements with ``Component/contribute(_:key:metadata:file:line:_:)``;
+/// Components contribute elements with ``Component/contribute(_:key:metadata:_:file:line:)``;
 /// ``Component/contributions(of:file:line:)`` lists a component's and its ancestors'
 /// contributions, so that a caller can choose by key or metadata and then build only the chosen
 /// ones with ``resolve(file:line:)``.
@@ -58,21 +58,21 @@ extension Component {
     ///   - type: The element type of the collection.
     ///   - key: Identifies the element within the collection.
     ///   - metadata: Anything that helps choose elements without building them.
+    ///   - resolve: Builds the element from this component, usually by calling a provider.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
-    ///   - resolve: Builds the element from this component, usually by calling a provider.
     /// - Returns: This component, for chaining.
     @discardableResult
     public consuming func contribute<Element>(
         _ type: Element.Type, key: String, metadata: (any Sendable)? = nil,
-        file: StaticString = #fileID, line: UInt = #line,
-        _ resolve: @escaping @Sendable (Self) -> Element
+        _ resolve: @escaping @Sendable (Self) -> Element,
+        file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         addContribution(type, key: key, metadata: metadata, file: file, line: line, resolve)
         return self
     }
 
-    /// `contribute(_:key:metadata:file:line:_:)`; `beforeLocking` runs between the check of the
+    /// `contribute(_:key:metadata:_:file:line:)`; `beforeLocking` runs between the check of the
     /// collection's keys and the lock under which the component checks its own again and adds the
     /// contribution. A test hook: another thread's contribution can come in between.
     package func addContribution<Element>(

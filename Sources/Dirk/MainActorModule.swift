@@ -36,9 +36,9 @@ open class MainActorModule<C: Component>: Module<C>, @unchecked Sendable {
 }
 
 extension MainActorModule {
-    /// Provides one instance per component, of any type, on the main actor: the home of a
-    /// non-`Sendable` object that the component keeps, since the instance never leaves the main
-    /// actor. It behaves as ``Module``'s `single` does.
+    /// Provides one instance per component, of any type, on the main actor, built by a factory
+    /// that needs no component: the home of a non-`Sendable` object that the component keeps, since
+    /// the instance never leaves the main actor. It behaves as ``Module``'s `single` does.
     ///
     /// ```swift
     /// final class ScreenModule: MainActorModule<ScreenComponent>, @unchecked Sendable {
@@ -47,17 +47,17 @@ extension MainActorModule {
     /// ```
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance.
     ///   - file: Identifies the provider, with `line`, `column` and `function`; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance.
     /// - Returns: The component's instance.
     @inlinable
     public func single<T, Failure: Error>(
+        _ factory: @MainActor () throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: @MainActor () throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function,
@@ -69,40 +69,41 @@ extension MainActorModule {
     /// receives the component. See `single(_:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance from the component's other providers.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: The component's instance.
     @inlinable
     public func single<T, Failure: Error>(
+        _ factory: @MainActor (C) throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: @MainActor (C) throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function, make: factory, configures: false,
             configure: { (_, _) throws(Failure) in })
     }
 
-    /// Provides one instance per component, of any type, on the main actor, and configures it after
-    /// it is cached, as ``Module``'s `single(_:configure:)` does.
+    /// Provides one instance per component, of any type, on the main actor, built by a factory that
+    /// receives the component, and configures it after it is cached, as ``Module``'s
+    /// `single(_:configure:)` does.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance. If it throws, nothing is cached.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
     @inlinable
     public func single<T, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: @MainActor (C) throws(Failure) -> T,
-        configure: @MainActor (T, C) throws(Failure) -> Void
+        configure: @MainActor (T, C) throws(Failure) -> Void,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function, make: factory, configures: true,
@@ -113,19 +114,19 @@ extension MainActorModule {
     /// component and configured after it is cached. See `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance. If it throws, nothing is cached.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is cached.
     /// - Returns: The component's instance.
     @inlinable
     public func single<T, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: @MainActor () throws(Failure) -> T,
-        configure: @MainActor (T, C) throws(Failure) -> Void
+        configure: @MainActor (T, C) throws(Failure) -> Void,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function,

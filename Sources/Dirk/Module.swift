@@ -1,6 +1,7 @@
 /// The type-erased base of every module; subclass ``Module`` instead.
 ///
-/// ``Component/module(file:line:)`` uses it to find and create modules of any component type.
+/// ``Component/module(file:line:)`` uses it to find and create modules of any component type; it
+/// asks only for a ``Module`` of the accessor's component.
 open class AnyModule: @unchecked Sendable {
     // Immutable.
     /// The component's storage, which holds its caches; the module holds it, not the component.
@@ -34,9 +35,10 @@ open class AnyModule: @unchecked Sendable {
         CellKey(owner: ObjectIdentifier(self), provider: key)
     }
 
-    /// Creates the module for `component`; ``Module`` overrides it.
+    /// Creates the module for `component`; ``Module`` overrides it, and `module()` creates nothing
+    /// else.
     class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
-        Diagnostics.notAModule(self, component: type(of: component), file: file, line: line)
+        fatalError("Dirk: `\(self)` is not a `Module`: subclass `Module`", file: file, line: line)
     }
 
     /// Whether the module was created for `component`.
@@ -97,7 +99,7 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     ///
     /// The component keeps track of every module made for it, so that releasing or resetting the
     /// component reaches it, but ``Component/module(file:line:)`` returns it only if you register
-    /// it with ``Component/module(file:line:_:)``; otherwise it creates its own on first use.
+    /// it with ``Component/module(_:file:line:)``; otherwise it creates its own on first use.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
     public required init(_ component: C) {
@@ -127,11 +129,13 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     }
 
     override class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
-        // The exact type first: a comparison, where a cast searches the class hierarchy.
+        // The exact type first: a comparison, where a cast searches the class hierarchy. The
+        // accessor's type check makes the cast succeed; this check guards the unchecked cast of
+        // `component()` against a caller that skips it.
         if type(of: component) == C.self { return self.init(Erasure.component(component, as: C.self)) }
         guard let owner = component as? C else {
-            Diagnostics.wrongComponent(
-                module: self, expected: C.self, actual: type(of: component), file: file, line: line)
+            Diagnostics.moduleOfAnotherComponent(
+                self, owner: C.self, component: type(of: component), file: file, line: line)
         }
         return self.init(owner)
     }

@@ -13,8 +13,8 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     case duplicateContribution, providerClash, keyReentered, usedWhileDeinitializing
     case handleAfterRelease, lateOverride, overrideCallingNoProvider, overrideCallingSeveralProviders
     case overrideOfAnAncestor, overrideOfAnotherType, foreignError, mainActorModuleOffTheMainActor
-    case moduleOfAnotherType, parentOfAnotherType, notAModule, lateParentDuplicateContribution
-    case lateSubclassModule, moduleOfAnotherComponent, mainActorModuleRegisteredOffTheMainActor
+    case moduleOfAnotherType, parentOfAnotherType, lateParentDuplicateContribution
+    case lateSubclassModule, mainActorModuleRegisteredOffTheMainActor
     case contributionAfterRelease
 
     var testDescription: String { rawValue }
@@ -37,9 +37,15 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
                 "keep a reference to the component",
             ]
         case .missingParent:
-            ["`MisuseComponent` has no parent of type `MisuseParent`", "It has no parents.", ".parent {"]
+            [
+                "`MisuseComponent` has no parent of type `MisuseParent`",
+                "The accessor at DirkReliabilityTests/MisuseTests.swift:", "It has no parents.", ".parent {",
+            ]
         case .parentOfTheWrongType:
-            ["has no parent of type `MisuseParent`", "Its parents are `OtherParent`.", ".parent {"]
+            [
+                "has no parent of type `MisuseParent`", "Its parents are `OtherParent`, given from",
+                ".parent {",
+            ]
         case .parentCycle:
             ["cannot become a parent of `MisuseParent`", "Register parents from the wider scope down"]
         case .duplicateParent:
@@ -56,8 +62,9 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             ]
         case .wrongComponent:
             [
-                "`OtherParent` asked for the module `MisuseModule`, which is a `Module<MisuseComponent>`",
-                "declare the accessor on `MisuseComponent`",
+                "`OtherParent` was asked for the module `MisuseModule`, a module of `MisuseComponent`",
+                "Declare the accessor on `MisuseComponent`",
+                "If `OtherParent` is a child of `MisuseComponent`, reach the module through a parent accessor of `OtherParent`",
             ]
         case .foreignModule:
             [
@@ -110,7 +117,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .overrideOfAnotherType:
             [
                 "cannot override `MisuseModule.described()`: its `single` builds `Canary`",
-                "`single { Canary(...) as any CustomStringConvertible }`",
+                "`single { Canary() as any CustomStringConvertible }`",
             ]
         case .foreignError:
             [
@@ -139,21 +146,10 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
                 "was given a parent `MisuseParent` to register as `FakeMisuseParent`, which it is not",
                 "register the parent as its own type or as one of its superclasses",
             ]
-        case .notAModule:
-            [
-                "`MisuseComponent` was asked for `NotAModule`, which subclasses `AnyModule` directly",
-                "Subclass `Module<MisuseComponent>` instead",
-            ]
         case .lateSubclassModule:
             [
                 "registered `StubMisuseModule` for `MisuseModule` after `MisuseModule` was already in use",
                 "before the first resolution",
-            ]
-        case .moduleOfAnotherComponent:
-            [
-                "`OtherParent` was given the module `MisuseModule`, a module of `MisuseComponent`",
-                "Register the module on the `MisuseComponent` it belongs to",
-                "`var misuseComponent: MisuseComponent { parent() }`",
             ]
         case .lateParentDuplicateContribution:
             [
@@ -212,7 +208,8 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             _ = component.misuse.plain()
             component.module { MisuseModule($0) }
         case .wrongComponent:
-            _ = OtherParent().misuse
+            // The compiler refuses `var misuse: MisuseModule { module() }` in `OtherParent`.
+            _ = OtherParent().uncheckedModule(MisuseModule.self)
         case .foreignModule:
             let other = MisuseComponent()
             MisuseComponent().module { _ in MisuseModule(other) }
@@ -302,15 +299,10 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .parentOfAnotherType:
             let type: MisuseParent.Type = FakeMisuseParent.self
             MisuseComponent().parent(type) { MisuseParent() }
-        case .notAModule:
-            _ = MisuseComponent().notAModule
         case .lateSubclassModule:
             let component = MisuseComponent()
             _ = component.misuse.plain()
             component.module { StubMisuseModule($0) }
-        case .moduleOfAnotherComponent:
-            let owner = MisuseComponent()
-            OtherParent().module { _ in MisuseModule(owner) }
         case .lateParentDuplicateContribution:
             // The child contributes first; the parent that brings the same key comes later, so
             // listing the collection finds the duplicate.
@@ -361,7 +353,6 @@ class MisuseParent: Component, @unchecked Sendable {}
 final class FakeMisuseParent: MisuseParent, @unchecked Sendable {}
 
 final class OtherParent: Component, @unchecked Sendable {
-    var misuse: MisuseModule { module() }
     var ancestor: MisuseComponent { parent() }
 }
 
@@ -395,12 +386,8 @@ final class ScreenMisuseModule: MainActorModule<MisuseComponent>, @unchecked Sen
     func canary() -> Canary { transient { Canary() } }
 }
 
-/// Derives from the type-erased base instead of `Module<MisuseComponent>`.
-final class NotAModule: AnyModule, @unchecked Sendable {}
-
 final class MisuseComponent: Component, @unchecked Sendable {
     var misuse: MisuseModule { module() }
-    var notAModule: NotAModule { module() }
     var screens: ScreenMisuseModule { module() }
     var parentComponent: MisuseParent { parent() }
 }

@@ -130,7 +130,9 @@ struct AncestorTests {
         #expect(
             message.contains("Dirk: `CheckoutFlowComponent` has no ancestor that conforms to `CheckoutHost`.")
         )
-        #expect(message.contains("Its parents are `StoreFrontScreenComponent`."))
+        #expect(
+            message.contains(
+                "Its parents are `StoreFrontScreenComponent`, given from DirkTests/AncestorTests.swift:"))
         #expect(message.contains("`extension StoreFrontScreenComponent: CheckoutHost { ... }`"))
         #expect(message.contains("AncestorTests.swift:"), "names the accessor's file")
         #expect(

@@ -438,13 +438,13 @@ class RingModule: Module<RingComponent>, @unchecked Sendable {
         -> RingNode
     {
         single(
-            function: function, { RingNode() },
+            { RingNode() },
             configure: { node, c in
                 usleep(200)
                 node.next = next(c)
                 usleep(200)
                 node.isConfigured = true
-            })
+            }, function: function)
     }
 }
 

@@ -180,20 +180,6 @@ struct ModuleRegistrationTests {
             standardError(of: result).contains(
                 "was given the module `DataTestModule`, which was created for another component"))
     }
-
-    @Test("asking for a module of another component's type traps with a fix")
-    func wrongComponentTraps() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let component = MisdeclaredComponent()
-            _ = component.data
-        }
-        let message = standardError(of: result)
-        #expect(
-            message.contains(
-                "`MisdeclaredComponent` asked for the module `DataTestModule`, which is a `Module<AppTestComponent>`"
-            ))
-        #expect(message.contains("parent()"))
-    }
 }
 
 // MARK: Fixtures
@@ -223,10 +209,6 @@ class NetworkTestModule: Module<AppTestComponent>, @unchecked Sendable {
 
 final class StubNetworkTestModule: NetworkTestModule, @unchecked Sendable {
     override func api() -> String { single { "stub" } }
-}
-
-final class MisdeclaredComponent: Component, @unchecked Sendable {
-    var data: DataTestModule { module() }
 }
 
 final class NestingTestComponent: Component, @unchecked Sendable {

@@ -68,7 +68,7 @@ struct ParentTests {
         }
         let message = standardError(of: result)
         #expect(message.contains("Dirk: `LeafComponent` has no parent of type `RootComponent`"))
-        #expect(message.contains("Its parents are `SideComponent`."))
+        #expect(message.contains("Its parents are `SideComponent`, given from DirkTests/ParentTests.swift:"))
         #expect(message.contains("Register one on the new `LeafComponent` when you build it"))
         #expect(message.contains("`.parent { rootComponent }`"))
     }

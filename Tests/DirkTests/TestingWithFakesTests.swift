@@ -66,7 +66,7 @@ class ShopComponent: Component, @unchecked Sendable {
 
 final class FakeShopComponent: ShopComponent, @unchecked Sendable {
     override var pricing: PricingModule { fixed }
-    var fixed: FixedPricingModule { module() }
+    var fixed: FixedPricingModule { (self as ShopComponent).module() }
 }
 
 class PricingModule: Module<ShopComponent>, @unchecked Sendable {

@@ -1,6 +1,6 @@
 /// A dependency from an async provider, resolved on first use, once, without blocking a thread.
 ///
-/// Get one from a module with ``Module/asyncLazy(file:line:column:_:)``; read it with
+/// Get one from a module with ``Module/asyncLazy(_:file:line:column:)``; read it with
 /// `try await handle.value`. It behaves as ``Lazy`` does: tasks that read it while it resolves
 /// suspend until that one resolution ends, and it refers to its component without keeping it
 /// alive.
@@ -68,7 +68,7 @@ extension AsyncLazy {
 
 /// A dependency from an async provider, resolved anew on every call; see ``Provider``.
 ///
-/// Get one from a module with ``Module/asyncProvider(file:line:column:_:)``; call it with
+/// Get one from a module with ``Module/asyncProvider(_:file:line:column:)``; call it with
 /// `try await handle()`.
 public struct AsyncProvider<Value, Failure: Error>: Sendable {
     private let source: HandleSource<AsyncResolve<Value, Failure>>
@@ -108,15 +108,15 @@ extension Module {
     /// A handle that resolves the async `resolve` on first use, once; see ``AsyncLazy``.
     ///
     /// - Parameters:
+    ///   - resolve: Resolves the dependency from the component.
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     ///   - column: The caller's column, which tells apart handles made on one line; leave the
     ///     default.
-    ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func asyncLazy<T, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
+        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> AsyncLazy<T, Failure> {
         AsyncLazy(asyncHandleSource(file: file, line: line, column: column, resolve))
     }
@@ -124,15 +124,15 @@ extension Module {
     /// A handle that resolves the async `resolve` on every call; see ``AsyncProvider``.
     ///
     /// - Parameters:
+    ///   - resolve: Resolves the dependency from the component.
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     ///   - column: The caller's column, which tells apart handles made on one line; leave the
     ///     default.
-    ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func asyncProvider<T, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
+        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> AsyncProvider<T, Failure> {
         AsyncProvider(asyncHandleSource(file: file, line: line, column: column, resolve))
     }

@@ -1,6 +1,6 @@
 /// A dependency resolved on first use, once, even when several threads ask at once.
 ///
-/// Get one from a module with ``Module/lazy(file:line:column:_:)``. Taking a `Lazy` instead of the
+/// Get one from a module with ``Module/lazy(_:file:line:column:)``. Taking a `Lazy` instead of the
 /// instance itself breaks a construction cycle, since nothing is resolved until ``value`` is first
 /// read:
 ///
@@ -49,7 +49,7 @@ extension Lazy: @unchecked Sendable where Value: Sendable {}
 /// A dependency resolved anew on every call, for a consumer that needs several instances or needs
 /// one later than it is built.
 ///
-/// Get one from a module with ``Module/provider(file:line:column:_:)``. Taking it instead of the
+/// Get one from a module with ``Module/provider(_:file:line:column:)``. Taking it instead of the
 /// instance breaks a construction cycle:
 ///
 /// ```swift
@@ -136,15 +136,15 @@ extension Module {
     /// A handle that resolves `resolve` on first use, once; see ``Lazy``.
     ///
     /// - Parameters:
+    ///   - resolve: Resolves the dependency from the component.
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     ///   - column: The caller's column, which tells apart handles made on one line; leave the
     ///     default.
-    ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func lazy<T>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        _ resolve: @escaping @Sendable (C) -> T
+        _ resolve: @escaping @Sendable (C) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> Lazy<T> {
         Lazy(handleSource(file: file, line: line, column: column, resolve))
     }
@@ -152,15 +152,15 @@ extension Module {
     /// A handle that resolves `resolve` on every call; see ``Provider``.
     ///
     /// - Parameters:
+    ///   - resolve: Resolves the dependency from the component.
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     ///   - column: The caller's column, which tells apart handles made on one line; leave the
     ///     default.
-    ///   - resolve: Resolves the dependency from the component.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func provider<T>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        _ resolve: @escaping @Sendable (C) -> T
+        _ resolve: @escaping @Sendable (C) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> Provider<T> {
         Provider(handleSource(file: file, line: line, column: column, resolve))
     }

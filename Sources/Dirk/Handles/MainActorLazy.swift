@@ -1,7 +1,7 @@
 /// A dependency whose value belongs to the main actor, resolved on first use on the main actor,
 /// once.
 ///
-/// Get one from a module with ``Module/mainActorLazy(file:line:column:_:)``. The handle itself may be
+/// Get one from a module with ``Module/mainActorLazy(_:file:line:column:)``. The handle itself may be
 /// held anywhere, by objects of any isolation; its ``value`` is read on the main actor, which is
 /// where it resolves. It refers to its component without keeping it alive, as ``Lazy`` does.
 ///
@@ -38,7 +38,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
 /// A dependency whose value belongs to the main actor, resolved anew on every call; see
 /// ``Provider``.
 ///
-/// Get one from a module with ``Module/mainActorProvider(file:line:column:_:)``; call it on the main
+/// Get one from a module with ``Module/mainActorProvider(_:file:line:column:)``; call it on the main
 /// actor.
 public struct MainActorProvider<Value>: Sendable {
     private let source: HandleSource<MainActorResolve<Value>>
@@ -78,15 +78,15 @@ extension Module {
     /// main actor; see ``MainActorLazy``.
     ///
     /// - Parameters:
+    ///   - resolve: Resolves the dependency from the component, on the main actor.
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     ///   - column: The caller's column, which tells apart handles made on one line; leave the
     ///     default.
-    ///   - resolve: Resolves the dependency from the component, on the main actor.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorLazy<T>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        _ resolve: @escaping @MainActor @Sendable (C) -> T
+        _ resolve: @escaping @MainActor @Sendable (C) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> MainActorLazy<T> {
         MainActorLazy(mainActorHandleSource(file: file, line: line, column: column, resolve))
     }
@@ -95,15 +95,15 @@ extension Module {
     /// ``MainActorProvider``.
     ///
     /// - Parameters:
+    ///   - resolve: Resolves the dependency from the component, on the main actor.
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     ///   - column: The caller's column, which tells apart handles made on one line; leave the
     ///     default.
-    ///   - resolve: Resolves the dependency from the component, on the main actor.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorProvider<T>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        _ resolve: @escaping @MainActor @Sendable (C) -> T
+        _ resolve: @escaping @MainActor @Sendable (C) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> MainActorProvider<T> {
         MainActorProvider(mainActorHandleSource(file: file, line: line, column: column, resolve))
     }

@@ -1,6 +1,6 @@
 extension Module {
-    /// Provides one instance per component from a factory that awaits, such as opening a
-    /// database or reading configuration.
+    /// Provides one instance per component from an async factory that receives the component,
+    /// such as opening a database or reading configuration.
     ///
     /// ```swift
     /// func database() async throws -> Database {
@@ -22,71 +22,71 @@ extension Module {
     /// that wait for each other.
     ///
     /// - Parameters:
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
     ///     cached, the error reaches the caller and every task waiting for the same build (but for
     ///     the building task's own cancellation, above), and the next call tries again.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
+    ///     messages; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: (C) async throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
             file: file, line: line, column: column, function: function, make: factory,
             closing: Self.closing(close))
     }
 
-    /// Provides one instance per component from a factory that awaits and needs no component.
+    /// Provides one instance per component from an async factory that needs no component.
     /// See the async `single(_:)` that receives the component.
     ///
     /// - Parameters:
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
     ///   - factory: Builds the instance.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: () async throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
             file: file, line: line, column: column, function: function,
             make: { _ async throws(Failure) in try await factory() }, closing: Self.closing(close))
     }
 
-    /// Provides a new instance on every call, from a factory that awaits.
+    /// Provides a new instance on every call, from an async factory that receives the component.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance from the component's providers.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance from the component's providers.
     /// - Returns: A new instance.
     @inlinable
     public func transient<T, Failure: Error>(
+        _ factory: (C) async throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: (C) async throws(Failure) -> T
+        function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncTransient,
@@ -103,18 +103,18 @@ extension Module {
     /// ```
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
+    ///     kept.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
-    ///     kept.
     /// - Returns: This resolution's instance.
     @inlinable
     public func scoped<T: Sendable, Failure: Error>(
+        _ factory: (C) async throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: (C) async throws(Failure) -> T
+        function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncScoped,
@@ -158,8 +158,9 @@ extension Module {
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
             ) { component in
+                var closing = closing  // an override's instead, if an override builds
                 let made = try await self.make(
-                    make, key: key, strategy: strategy, component: component)
+                    make, key: key, strategy: strategy, component: component, closing: &closing)
                 // Recorded before the cell publishes the instance, so that a shutdown that waits
                 // for the build finds the action.
                 if let closing { addCloseAction(site: site, type: T.self, closing(made)) }

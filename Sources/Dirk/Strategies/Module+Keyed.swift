@@ -1,5 +1,6 @@
 extension Module {
-    /// Provides one instance per component per key, for providers that take arguments.
+    /// Provides one instance per component per key, for providers that take arguments, built by a
+    /// factory that needs no component.
     ///
     /// ```swift
     /// func user(id: String) -> User { single(key: id) { User(id: id) } }
@@ -16,23 +17,23 @@ extension Module {
     /// program.
     ///
     /// - Parameters:
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached, and every
     ///     caller waiting for the same key gets the error.
     ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``; leave it out
     ///     for instances that need no closing.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
+    ///     messages; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
     @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         key: Key,
         _ factory: () throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try keyedSingle(
             AnyHashable(key),
@@ -44,21 +45,21 @@ extension Module {
     /// component. See `single(key:_:)`.
     ///
     /// - Parameters:
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached.
     ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``; leave it out
     ///     for instances that need no closing.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
     @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         key: Key,
         _ factory: (C) throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try keyedSingle(
             AnyHashable(key),

@@ -1,7 +1,7 @@
 extension Module {
-    /// Provides one instance per resolution: every request made while one outermost provider
-    /// call runs (that call and everything it resolves) gets the same instance, and the next
-    /// outermost call gets a new one.
+    /// Provides one instance per resolution, built by a factory that needs no component: every
+    /// request made while one outermost provider call runs (that call and everything it resolves)
+    /// gets the same instance, and the next outermost call gets a new one.
     ///
     /// ```swift
     /// func request() -> RequestContext { scoped { RequestContext() } }
@@ -13,17 +13,17 @@ extension Module {
     /// resolution (`async let`), which may run at once: `T` must be `Sendable`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance. If it throws, nothing is kept.
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
     ///     messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
     @inlinable public func scoped<T: Sendable, Failure: Error>(
+        _ factory: () throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: () throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try perResolution(
             site: ProviderSite(file: file, line: line, column: column, function: function),
@@ -35,38 +35,39 @@ extension Module {
     /// See `scoped(_:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance from the component's other providers.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: This resolution's instance.
     @inlinable public func scoped<T: Sendable, Failure: Error>(
+        _ factory: (C) throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: (C) throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try perResolution(
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: false, configure: { (_, _) throws(Failure) in })
     }
 
-    /// Provides one instance per resolution and configures it once it is shared.
+    /// Provides one instance per resolution, built by a factory that receives the component, and
+    /// configures it once it is shared.
     /// See `scoped(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance. If it throws, nothing is kept.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
     @inlinable public func scoped<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void
+        configure: (T, C) throws(Failure) -> Void,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try perResolution(
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
@@ -77,18 +78,18 @@ extension Module {
     /// once it is shared. See `scoped(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance. If it throws, nothing is kept.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is kept.
     /// - Returns: This resolution's instance.
     @inlinable public func scoped<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void
+        configure: (T, C) throws(Failure) -> Void,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try perResolution(
             site: ProviderSite(file: file, line: line, column: column, function: function),

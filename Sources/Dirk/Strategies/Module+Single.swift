@@ -1,6 +1,6 @@
 extension Module {
-    /// Provides one instance per component, built on the first call and returned by every later
-    /// one.
+    /// Provides one instance per component, built on the first call by a factory that needs no
+    /// component and returned by every later call.
     ///
     /// ```swift
     /// func store() -> Store { single { Store() } }
@@ -15,23 +15,23 @@ extension Module {
     /// `transient`. See <doc:ProviderStrategies#Sendable-instances>.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance. If it throws, nothing is cached, the error reaches the
+    ///     caller and every caller waiting for the same build, and the next call tries again.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it. Leave it out for an instance that needs no closing.
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
     ///     messages; leave the default. See <doc:ProviderStrategies#Provider-identity>.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance. If it throws, nothing is cached, the error reaches the
-    ///     caller and every caller waiting for the same build, and the next call tries again.
-    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
-    ///     built after it. Leave it out for an instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function,
@@ -46,28 +46,29 @@ extension Module {
     /// ```
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance from the component's other providers.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
+    ///     built after it. Leave it out for an instance that needs no closing.
     ///   - file: Identifies the provider; leave the default. See the first `single` overload.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance from the component's other providers.
-    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
-    ///     built after it. Leave it out for an instance that needs no closing.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable
     public func single<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function, make: factory, configures: false,
             configure: { (_, _) throws(Failure) in }, closing: Self.closing(close))
     }
 
-    /// Provides one instance per component and configures it after it is cached.
+    /// Provides one instance per component, built by a factory that receives the component, and
+    /// configures it after it is cached.
     ///
     /// `configure` runs once per new instance, after the instance is cached and before the
     /// outermost provider call returns. Instances that refer to each other set those references
@@ -81,22 +82,22 @@ extension Module {
     /// ```
     ///
     /// - Parameters:
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
     ///   - factory: Builds the instance; it must not need the instances `configure` sets.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it. Leave it out for an instance that needs no closing.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable public func single<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function, make: factory, configures: true,
@@ -107,22 +108,22 @@ extension Module {
     /// is cached. See `single(_:configure:)`.
     ///
     /// - Parameters:
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance. If it throws, nothing is cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it. Leave it out for an instance that needs no closing.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
     /// - Returns: The component's instance.
     @_disfavoredOverload
     @inlinable public func single<T: Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
         configure: (T, C) throws(Failure) -> Void,
-        close: (@Sendable (T) async throws -> Void)? = nil
+        close: (@Sendable (T) async throws -> Void)? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             file: file, line: line, column: column, function: function,
@@ -175,14 +176,16 @@ extension Module {
         let key = ProviderKey(site: site, type: T.self)
         do {
             // A close action is recorded as soon as the instance exists, before its cell publishes
-            // it, so that a shutdown that waits for the build finds it; a `fresh` copy is its
-            // caller's to close.
-            let closes = closing != nil && !isFreshCall
+            // it, so that a shutdown that waits for the build finds it; a `fresh` copy, which only
+            // a module that someone watches builds, is its caller's to close.
+            let isFresh = storage.attention.relaxed != 0 && isFreshCall
             let object = try resolve(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
                 build: { component in
-                    let value = try self.make(make, key: key, strategy: strategy, component: component)
-                    if closes, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
+                    var closing = closing  // an override's instead, if an override builds
+                    let value = try self.make(
+                        make, key: key, strategy: strategy, component: component, closing: &closing)
+                    if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
                     return erase(value)
                 },
                 configures: configures,
@@ -197,7 +200,7 @@ extension Module {
 }
 
 /// How a provider closes the instance it built: the instance's close action, made from it.
-@usableFromInline typealias Closing<T> = (T) -> @Sendable () async throws -> Void
+@usableFromInline typealias Closing<T> = @Sendable (T) -> @Sendable () async throws -> Void
 
 extension Module {
     /// The close action of a `Sendable` instance, from the provider's `close:` parameter.

@@ -1,5 +1,5 @@
 extension Module {
-    /// Provides a new instance on every call.
+    /// Provides a new instance on every call, built by a factory that needs no component.
     ///
     /// ```swift
     /// func request() -> Request { transient { Request() } }
@@ -12,17 +12,17 @@ extension Module {
     /// Dirk cannot tell an endless recursion from one that ends.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance. Its error reaches the caller unchanged.
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
     ///     messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance. Its error reaches the caller unchanged.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
+        _ factory: () throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: () throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(
             site: ProviderSite(file: file, line: line, column: column, function: function),
@@ -38,16 +38,16 @@ extension Module {
     /// ```
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance from the component's other providers.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
+        _ factory: (C) throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: (C) throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)

@@ -1,6 +1,6 @@
 extension Module {
-    /// Provides the same instance for as long as anyone outside the component holds it, and a
-    /// new one after it was released.
+    /// Provides the same instance, built by a factory that needs no component, for as long as
+    /// anyone outside the component holds it, and a new one after it was released.
     ///
     /// ```swift
     /// func images() -> ImageCache { weak { ImageCache() } }
@@ -12,17 +12,17 @@ extension Module {
     /// Every caller that asks while it lives gets it, so `T` must be `Sendable`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance. If it throws, nothing is cached.
     ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
     ///     messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
     @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
+        _ factory: () throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: () throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
             site: ProviderSite(file: file, line: line, column: column, function: function),
@@ -34,38 +34,39 @@ extension Module {
     /// See `weak(_:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance from the component's other providers.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance from the component's other providers.
     /// - Returns: The live instance, or a new one.
     @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
+        _ factory: (C) throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
-        _ factory: (C) throws(Failure) -> T
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
             configures: false, configure: { (_, _) throws(Failure) in })
     }
 
-    /// Provides a weakly shared instance and configures each new one after it is cached.
+    /// Provides a weakly shared instance, built by a factory that receives the component, and
+    /// configures each new one after it is cached.
     /// See `weak(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes each new instance. If it throws, nothing is cached.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
     @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: (C) throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void
+        configure: (T, C) throws(Failure) -> Void,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
             site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
@@ -76,18 +77,18 @@ extension Module {
     /// one after it is cached. See `weak(_:)` and `single(_:configure:)`.
     ///
     /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes each new instance. If it throws, nothing is cached.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes each new instance. If it throws, nothing is cached.
     /// - Returns: The live instance, or a new one.
     @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function,
         _ factory: () throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void
+        configure: (T, C) throws(Failure) -> Void,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
             site: ProviderSite(file: file, line: line, column: column, function: function),

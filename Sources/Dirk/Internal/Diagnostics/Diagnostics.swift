@@ -174,22 +174,14 @@
     /// Two providers share one cell, that of `frame`'s provider, but cache differently: the first with
     /// `first`.
     static func providerClash(_ frame: Frame, first: ProviderStrategy) -> Never {
-        providerClash(
-            "\(frame.subject).\(frame.site.function)", component: frame.componentType, first: first.name,
-            second: frame.strategy.name, site: frame.site)
-    }
-
-    /// Two providers share one cache slot but cache differently.
-    @usableFromInline static func providerClash(
-        _ provider: String, component: Any.Type, first: String, second: String, site: ProviderSite
-    ) -> Never {
+        let site = frame.site
         fatalError(
             """
-            Dirk: two providers named `\(provider)` of `\(component)` call their strategy at \
-            \(site.location), column \(site.column), with one return type, so they would share one cache \
-            slot, but one uses `\(first)` and the other `\(second)`. This happens when a macro or \
-            `#sourceLocation` gives two providers one position. Give the providers different names, or have \
-            the generated code call each strategy at a position of its own.
+            Dirk: two providers named `\(frame.subject).\(site.function)` of `\(frame.componentType)` call \
+            their strategy at \(site.location), column \(site.column), with one return type, so they would \
+            share one cache slot, but one uses `\(first.name)` and the other `\(frame.strategy.name)`. This \
+            happens when a macro or `#sourceLocation` gives two providers one position. Give the providers \
+            different names, or have the generated code call each strategy at a position of its own.
             """, file: site.file, line: site.line)
     }
 
@@ -314,41 +306,43 @@
 
     // MARK: Parents
 
-    /// `overriding` is the place of an `overriding(_:with:)` under way on this thread, which
-    /// resolves its provider at once, before the parents registered after it in a chain.
-    /// `parentIsComponent` tells whether `parent` is a component class, which an ancestor can be.
+    /// The accessor at `file` and `line` found no ancestor of type `parent`. `overriding` is the
+    /// place of an `overriding(_:with:)` under way on this thread, which resolves its provider at
+    /// once, before the parents registered after it in a chain; `givenAt` is where the component was
+    /// first given a parent. `parentIsComponent` tells whether
+    /// `parent` is a component class, which an ancestor can be.
     static func missingParent(
         _ parent: Any.Type, parentIsComponent: Bool, component: Any.Type, registered: [Any.Type],
-        overriding: (file: StaticString, line: UInt)? = nil, file: StaticString, line: UInt
+        givenAt: (file: StaticString, line: UInt)? = nil, overriding: (file: StaticString, line: UInt)? = nil,
+        file: StaticString, line: UInt
     ) -> Never {
         if parent is AnyObject.Type && !parentIsComponent {
             fatalError(
                 """
                 Dirk: `\(component)` was asked for an ancestor of type `\(parent)`, a class that is not a \
-                component, which no ancestor can be. Ask for a component class, or for a protocol that a \
-                component conforms to.
+                component, which no ancestor can be. The accessor at \(file):\(line) asked for it. Ask for a \
+                component class, or for a protocol that a component conforms to.
                 """, file: file, line: line)
         }
         var known =
-            registered.isEmpty
-            ? "It has no parents."
-            : "Its parents are " + registered.map { "`\($0)`" }.joined(separator: ", ") + "."
+            "The accessor at \(file):\(line) asked for one. "
+            + (registered.isEmpty
+                ? "It has no parents."
+                : "Its parents are " + registered.map { "`\($0)`" }.joined(separator: ", ")
+                    + (givenAt.map { ", given from \($0.file):\($0.line)." } ?? "."))
         if let overriding {
             known +=
                 " The lookup was made by the `overriding(_:with:)` at \(overriding.file):\(overriding.line), "
                 + "which resolves its provider at once: register parents before overriding providers."
         }
+        let whenBuilt = "on the new `\(component)` when you build it, before its first resolution"
         guard parent is AnyObject.Type else {
             // `ancestor()` of a protocol: no ancestor conforms.
-            let fix: String
-            if let host = registered.first {
-                fix = "Make the parent that hosts it conform: `extension \(host): \(parent) { ... }`."
-            } else {
-                fix = """
-                    Register the component that hosts it, which conforms, on the new `\(component)` when you \
-                    build it, before its first resolution: `.parent { app }`.
-                    """
-            }
+            let fix =
+                registered.first.map {
+                    "Make the parent that hosts it conform: `extension \($0): \(parent) { ... }`."
+                }
+                ?? "Register the component that hosts it, which conforms, \(whenBuilt): `.parent { app }`."
             fatalError(
                 """
                 Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix) \
@@ -359,8 +353,7 @@
         fatalError(
             """
             Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \(known) \
-            Register one on the new `\(component)` when you build it, before its first resolution: \
-            `.parent { \(propertyName(for: parent)) }`.
+            Register one \(whenBuilt): `.parent { \(propertyName(for: parent)) }`.
             """, file: file, line: line)
     }
 
@@ -411,15 +404,19 @@
             """, file: file, line: line)
     }
 
-    static func wrongComponent(
-        module: Any.Type, expected: Any.Type, actual: Any.Type, file: StaticString, line: UInt
+    /// `component` was to create `module`, a module of `owner`, by a path that skipped the
+    /// accessor's compile-time check.
+    static func moduleOfAnotherComponent(
+        _ module: Any.Type, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
+        let (ownerName, moduleName) = (propertyName(for: owner), propertyName(for: module))
         fatalError(
             """
-            Dirk: `\(actual)` asked for the module `\(module)`, which is a `Module<\(expected)>`. A module \
-            can only be created for its own component: declare the accessor on `\(expected)` (or a subclass \
-            of it), and reach that component from `\(actual)`, for example through a parent accessor such as \
-            `var \(propertyName(for: expected)): \(expected) { parent() }`.
+            Dirk: `\(component)` was asked for the module `\(module)`, a module of `\(owner)`, which it \
+            cannot create: a module belongs to the component of its `Module<...>`. Declare the accessor on \
+            `\(owner)`, where the compiler checks it: `var \(moduleName): \(module) { module() }`. If \
+            `\(component)` is a child of `\(owner)`, reach the module through a parent accessor of \
+            `\(component)`: `var \(ownerName): \(owner) { parent() }`, then `\(ownerName).\(moduleName)`.
             """, file: file, line: line)
     }
 
@@ -436,22 +433,10 @@
             """, file: file, line: line)
     }
 
-    /// A component was given a module made for another component: one of another type,
-    /// `moduleComponent`, or, when that is nil, another instance.
-    static func foreignModule(
-        _ module: Any.Type, ofType moduleComponent: Any.Type?, component: Any.Type, file: StaticString,
-        line: UInt
-    ) -> Never {
-        if let moduleComponent {
-            fatalError(
-                """
-                Dirk: `\(component)` was given the module `\(module)`, a module of `\(moduleComponent)`: a \
-                component registers only modules of its own type. Register the module on the \
-                `\(moduleComponent)` it belongs to, and reach it from `\(component)` through a parent \
-                accessor such as \
-                `var \(propertyName(for: moduleComponent)): \(moduleComponent) { parent() }`.
-                """, file: file, line: line)
-        }
+    /// A component was given a module of its type made for another component.
+    static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
+        -> Never
+    {
         fatalError(
             """
             Dirk: `\(component)` was given the module `\(module)`, which was created for another component. \
@@ -484,15 +469,7 @@
             """, file: file, line: line)
     }
 
-    static func notAModule(_ type: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component)` was asked for `\(type)`, which subclasses `AnyModule` directly. Subclass \
-            `Module<\(component)>` instead, which ties the module to its component.
-            """, file: file, line: line)
-    }
-
-    // MARK: Reset
+    // MARK: Reset and shutdown
 
     static func resetDuringResolution(
         component: Any.Type, provider: String, file: StaticString, line: UInt
@@ -506,7 +483,17 @@
             """, file: file, line: line)
     }
 
-    // MARK: Shutdown
+    /// `shutdown()` was called inside one of the component's own resolutions.
+    static func shutdownDuringResolution(
+        component: Any.Type, provider: String, file: StaticString, line: UInt
+    ) -> Never {
+        fatalError(
+            """
+            Dirk: `\(component).shutdown()` was called while `\(provider)` of that component was being \
+            resolved on the same thread or task. Shutdown waits for the builds under way, so it would wait \
+            for itself. Call `shutdown()` outside providers, where the application or scope ends.
+            """, file: file, line: line)
+    }
 
     /// A provider was called, outside any build under way, after its component began to shut down.
     static func calledAfterShutdown(provider: String, component: Any.Type, site: ProviderSite) -> Never {
@@ -542,18 +529,6 @@
             Dirk: `\(component).shutdown()` was called by the close action of `\(provider)`, which that \
             shutdown runs, so it would wait for itself. A close action closes its own instance only: call \
             `shutdown()` once, where the application or scope ends.
-            """, file: file, line: line)
-    }
-
-    /// `shutdown()` was called inside one of the component's own resolutions.
-    static func shutdownDuringResolution(
-        component: Any.Type, provider: String, file: StaticString, line: UInt
-    ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component).shutdown()` was called while `\(provider)` of that component was being \
-            resolved on the same thread or task. Shutdown waits for the builds under way, so it would wait \
-            for itself. Call `shutdown()` outside providers, where the application or scope ends.
             """, file: file, line: line)
     }
 
@@ -688,13 +663,18 @@
         file: StaticString, line: UInt
     ) -> Never {
         let (built, returned) = (spelled(builds), spelled(returns))
+        // The strategy as a call spells it: `single(key:)` takes a key, an async one an `await`.
+        let call =
+            strategy == "single(key:)"
+            ? "single(key: key)"
+            : strategy.hasPrefix("async ") ? "await \(strategy.dropFirst(6))" : strategy
         fatalError(
             """
             Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy)` builds \
             `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed \
-            it back, so no other type can take its place. Make the strategy build the type the provider \
-            returns, as in `\(strategy) { \(built)(...) as \(returned) }`, or register a module subclass \
-            with `.module { }`.
+            it back, so no other type can take its place. Make the strategy build `\(returned)`: end its \
+            factory with `as \(returned)`, as in `\(call) { \(built)() as \(returned) }`. Or register a module \
+            subclass with `.module { }`.
             """, file: file, line: line)
     }
 
