@@ -9,7 +9,7 @@
 }
 
 /// The members of a component, each under a type, found without a lock: its modules, its parents,
-/// and the ancestors its searches found. (The component lists them in order under its lock too.) Dirk's one lock-free structure, because every provider
+/// and the ancestors its searches found. Dirk's one lock-free structure, because every provider
 /// call goes through an accessor: a lock here would add two mutex operations to every call.
 ///
 /// The directory lies in words its owner keeps at a fixed address (a `Locked` box's extra words): a
