@@ -59,10 +59,7 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
-            file: file, line: line, column: column, function: function,
-            make: { _ throws(Failure) in try factory() },
-            configures: false, configure: { (_, _) throws(Failure) in })
+        try cachedSingle(file, line, column, function, make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides one instance per component, of any type, on the main actor, built by a factory that
@@ -81,9 +78,7 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
-            file: file, line: line, column: column, function: function, make: factory, configures: false,
-            configure: { (_, _) throws(Failure) in })
+        try cachedSingle(file, line, column, function, make: factory)
     }
 
     /// Provides one instance per component, of any type, on the main actor, built by a factory that
@@ -105,9 +100,7 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
-            file: file, line: line, column: column, function: function, make: factory, configures: true,
-            configure: configure)
+        try cachedSingle(file, line, column, function, make: factory, configures: true, configure: configure)
     }
 
     /// Provides one instance per component, of any type, on the main actor, built without the
@@ -129,8 +122,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            file: file, line: line, column: column, function: function,
-            make: { _ throws(Failure) in try factory() },
-            configures: true, configure: configure)
+            file, line, column, function, make: { _ throws(Failure) in try factory() }, configures: true,
+            configure: configure)
     }
 }

@@ -35,9 +35,8 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try keyedSingle(
-            AnyHashable(key),
-            site: ProviderSite(file: file, line: line, column: column, function: function),
+        try shared(
+            .keyedSingle, file, line, column, function, keyValue: AnyHashable(key),
             make: { _ throws(Failure) in try factory() }, closing: Self.closing(close))
     }
 
@@ -61,22 +60,8 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try keyedSingle(
-            AnyHashable(key),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
+        try shared(
+            .keyedSingle, file, line, column, function, keyValue: AnyHashable(key), make: factory,
             closing: Self.closing(close))
-    }
-}
-
-extension Module {
-    /// A `single(key:)`'s value for `keyValue`, through the pipeline.
-    @inlinable @inline(never)
-    func keyedSingle<T, Failure: Error>(
-        _ keyValue: AnyHashable, site: ProviderSite, make: (C) throws(Failure) -> T, closing: Closing<T>?
-    ) throws(Failure) -> T {
-        try cached(
-            .keyedSingle, keyValue: keyValue, site: site, make: make, configures: false,
-            configure: { (_, _) throws(Failure) in }, erase: Erasure.object(of:),
-            restore: { Erasure.value(of: $0, as: T.self) }, closing: closing)
     }
 }

@@ -25,10 +25,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try perResolution(
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() },
-            configures: false, configure: { (_, _) throws(Failure) in })
+        try shared(.scoped, file, line, column, function, make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides one instance per resolution, built by a factory that receives the component.
@@ -46,9 +43,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try perResolution(
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
-            configures: false, configure: { (_, _) throws(Failure) in })
+        try shared(.scoped, file, line, column, function, make: factory)
     }
 
     /// Provides one instance per resolution, built by a factory that receives the component, and
@@ -69,9 +64,8 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try perResolution(
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
-            configures: true, configure: configure)
+        try shared(
+            .scoped, file, line, column, function, make: factory, configures: true, configure: configure)
     }
 
     /// Provides one instance per resolution, built without the component, and configures it
@@ -91,22 +85,8 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try perResolution(
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() },
+        try shared(
+            .scoped, file, line, column, function, make: { _ throws(Failure) in try factory() },
             configures: true, configure: configure)
-    }
-}
-
-extension Module {
-    /// A `scoped` provider's value, through the pipeline.
-    @inlinable @inline(never)
-    func perResolution<T, Failure: Error>(
-        site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
-        configure: (T, C) throws(Failure) -> Void
-    ) throws(Failure) -> T {
-        try cached(
-            .scoped, site: site, make: make, configures: configures, configure: configure,
-            erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) })
     }
 }

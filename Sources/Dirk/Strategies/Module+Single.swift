@@ -34,9 +34,8 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            file: file, line: line, column: column, function: function,
-            make: { _ throws(Failure) in try factory() },
-            configures: false, configure: { (_, _) throws(Failure) in }, closing: Self.closing(close))
+            file, line, column, function, make: { _ throws(Failure) in try factory() },
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component, built by a factory that receives the component.
@@ -62,9 +61,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
-            file: file, line: line, column: column, function: function, make: factory, configures: false,
-            configure: { (_, _) throws(Failure) in }, closing: Self.closing(close))
+        try cachedSingle(file, line, column, function, make: factory, closing: Self.closing(close))
     }
 
     /// Provides one instance per component, built by a factory that receives the component, and
@@ -100,8 +97,8 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            file: file, line: line, column: column, function: function, make: factory, configures: true,
-            configure: configure, closing: Self.closing(close))
+            file, line, column, function, make: factory, configures: true, configure: configure,
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component, built without the component and configured after it
@@ -126,21 +123,22 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            file: file, line: line, column: column, function: function,
-            make: { _ throws(Failure) in try factory() },
-            configures: true, configure: configure, closing: Self.closing(close))
+            file, line, column, function, make: { _ throws(Failure) in try factory() }, configures: true,
+            configure: configure, closing: Self.closing(close))
     }
 }
 
 extension Module {
     /// A `single`'s cached instance, read under its component's lock, or the one the pipeline builds.
+    /// Like the other strategies' entries, it takes the provider's site as `file`, `line`, `column`
+    /// and `function`, unlabelled.
     ///
     /// Only the lookup is inlined into the provider, so that the provider stays small.
     @inlinable @inline(__always)
     func cachedSingle<T, Failure: Error>(
-        file: StaticString, line: UInt, column: UInt, function: StaticString,
-        make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void,
-        closing: Closing<T>? = nil
+        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
+        make: (C) throws(Failure) -> T, configures: Bool = false,
+        configure: (T, C) throws(Failure) -> Void = { _, _ in }, closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
         if let object = storage.readyObject(for: cellKey(key), strategy: .single) {
@@ -148,20 +146,25 @@ extension Module {
         }
         // The slow path makes the key again from the site, so that the fast path does not lay the
         // key out in memory to pass it.
-        return try uncachedSingle(
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: make,
-            configures: configures, configure: configure, closing: closing)
+        return try shared(
+            .single, file, line, column, function, make: make, configures: configures, configure: configure,
+            closing: closing)
     }
 
-    /// A `single` that is not cached yet, or that someone watches.
+    /// The value of a `single` that is not cached yet (or that someone watches), a `single(key:)`'s
+    /// for `keyValue`, or a `scoped` provider's, through the pipeline, which holds it as an object.
+    /// It consumes `keyValue`, so that a provider that has no key has none to destroy after the call.
     @inlinable @inline(never)
-    func uncachedSingle<T, Failure: Error>(
-        site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
-        configure: (T, C) throws(Failure) -> Void, closing: Closing<T>?
+    func shared<T, Failure: Error>(
+        _ strategy: ProviderStrategy, _ file: StaticString, _ line: UInt, _ column: UInt,
+        _ function: StaticString, keyValue: consuming AnyHashable? = nil, make: (C) throws(Failure) -> T,
+        configures: Bool = false, configure: (T, C) throws(Failure) -> Void = { _, _ in },
+        closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         try cached(
-            .single, site: site, make: make, configures: configures, configure: configure,
-            erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) }, closing: closing)
+            strategy, file, line, column, function, keyValue: keyValue, make: make, configures: configures,
+            configure: configure, erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) },
+            closing: closing)
     }
 
     /// The value of a provider whose strategy caches, through the pipeline: the factory's value
@@ -169,10 +172,12 @@ extension Module {
     /// stops the program.
     @inlinable @inline(__always)
     func cached<T, Failure: Error>(
-        _ strategy: ProviderStrategy, keyValue: AnyHashable? = nil, site: ProviderSite,
-        make: (C) throws(Failure) -> T, configures: Bool, configure: (T, C) throws(Failure) -> Void,
-        erase: (T) -> AnyObject, restore: (AnyObject) -> T, closing: Closing<T>? = nil
+        _ strategy: ProviderStrategy, _ file: StaticString, _ line: UInt, _ column: UInt,
+        _ function: StaticString, keyValue: AnyHashable? = nil, make: (C) throws(Failure) -> T,
+        configures: Bool, configure: (T, C) throws(Failure) -> Void, erase: (T) -> AnyObject,
+        restore: (AnyObject) -> T, closing: Closing<T>? = nil
     ) throws(Failure) -> T {
+        let site = ProviderSite(file: file, line: line, column: column, function: function)
         let key = ProviderKey(site: site, type: T.self)
         do {
             // A close action is recorded as soon as the instance exists, before its cell publishes

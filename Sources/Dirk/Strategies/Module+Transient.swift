@@ -24,9 +24,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try uncached(
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() })
+        try uncached(file, line, column, function, make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides a new instance on every call, built by a factory that receives the component.
@@ -49,8 +47,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try uncached(
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+        try uncached(file, line, column, function, make: factory)
     }
 }
 
@@ -60,8 +57,10 @@ extension Module {
     /// pipeline.
     @inlinable @inline(__always)
     func uncached<T, Failure: Error>(
-        site: ProviderSite, make: (C) throws(Failure) -> T
+        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
+        make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
+        let site = ProviderSite(file: file, line: line, column: column, function: function)
         guard storage.attention.relaxed == 0 else {
             return try uncachedThroughPipeline(site: site, make: make)
         }

@@ -24,10 +24,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() },
-            configures: false, configure: { (_, _) throws(Failure) in })
+        try weaklyShared(file, line, column, function, make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides a weakly shared instance built by a factory that receives the component.
@@ -45,9 +42,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
-            configures: false, configure: { (_, _) throws(Failure) in })
+        try weaklyShared(file, line, column, function, make: factory)
     }
 
     /// Provides a weakly shared instance, built by a factory that receives the component, and
@@ -68,9 +63,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory,
-            configures: true, configure: configure)
+        try weaklyShared(file, line, column, function, make: factory, configures: true, configure: configure)
     }
 
     /// Provides a weakly shared instance built without the component and configures each new
@@ -91,9 +84,8 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            make: { _ throws(Failure) in try factory() },
-            configures: true, configure: configure)
+            file, line, column, function, make: { _ throws(Failure) in try factory() }, configures: true,
+            configure: configure)
     }
 }
 
@@ -101,11 +93,12 @@ extension Module {
     /// A `weak` provider's value, through the pipeline.
     @inlinable @inline(never)
     func weaklyShared<T: AnyObject, Failure: Error>(
-        site: ProviderSite, make: (C) throws(Failure) -> T, configures: Bool,
-        configure: (T, C) throws(Failure) -> Void
+        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
+        make: (C) throws(Failure) -> T, configures: Bool = false,
+        configure: (T, C) throws(Failure) -> Void = { _, _ in }
     ) throws(Failure) -> T {
         try cached(
-            .weak, site: site, make: make, configures: configures, configure: configure,
+            .weak, file, line, column, function, make: make, configures: configures, configure: configure,
             erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
 }
