@@ -42,9 +42,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await cachedAsyncSingle(
-            file: file, line: line, column: column, function: function, make: factory,
-            closing: Self.closing(close))
+        try await cachedAsyncSingle(file, line, column, function, make: factory, closing: Self.closing(close))
     }
 
     /// Provides one instance per component from an async factory that needs no component.
@@ -69,8 +67,8 @@ extension Module {
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
-            file: file, line: line, column: column, function: function,
-            make: { _ async throws(Failure) in try await factory() }, closing: Self.closing(close))
+            file, line, column, function, make: { _ async throws(Failure) in try await factory() },
+            closing: Self.closing(close))
     }
 
     /// Provides a new instance on every call, from an async factory that receives the component.
@@ -88,10 +86,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await resolveAsync(
-            .asyncTransient,
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+        try await resolveAsync(.asyncTransient, file, line, column, function, make: factory)
     }
 
     /// Provides one instance per async resolution, from a factory that awaits: every request made
@@ -116,10 +111,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await resolveAsync(
-            .asyncScoped,
-            key: ProviderKey(file: file, line: line, column: column, function: function, type: T.self),
-            site: ProviderSite(file: file, line: line, column: column, function: function), make: factory)
+        try await resolveAsync(.asyncScoped, file, line, column, function, make: factory)
     }
 }
 
@@ -133,24 +125,27 @@ extension Module {
     /// watches takes the pipeline.
     @inlinable @inline(__always)
     func cachedAsyncSingle<T, Failure: Error>(
-        file: StaticString, line: UInt, column: UInt, function: StaticString,
+        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
         make: (C) async throws(Failure) -> T, closing: Closing<T>?
     ) async throws(Failure) -> T {
         let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
         if let object = storage.readyObject(for: cellKey(key), strategy: .asyncSingle) {
             return Erasure.value(of: object, as: T.self)
         }
-        let site = ProviderSite(file: file, line: line, column: column, function: function)
-        return try await resolveAsync(.asyncSingle, key: key, site: site, make: make, closing: closing)
+        // As a synchronous `single`'s slow path, it makes the key again from the site.
+        return try await resolveAsync(
+            .asyncSingle, file, line, column, function, make: make, closing: closing)
     }
 
     /// An async provider's value through the async pipeline: the value travels as an object when
     /// it is cached, and is handed back directly when it is not.
     @inlinable @inline(never)
     func resolveAsync<T, Failure: Error>(
-        _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite,
-        make: (C) async throws(Failure) -> T, closing: Closing<T>? = nil
+        _ strategy: ProviderStrategy, _ file: StaticString, _ line: UInt, _ column: UInt,
+        _ function: StaticString, make: (C) async throws(Failure) -> T, closing: Closing<T>? = nil
     ) async throws(Failure) -> T {
+        let site = ProviderSite(file: file, line: line, column: column, function: function)
+        let key = ProviderKey(site: site, type: T.self)
         var value: T?
         do {
             // Whether a caller can receive `CancellationError` is decided here, where the
@@ -191,42 +186,28 @@ extension AnyModule {
         let frame = providerFrame(strategy, site: site, returning: type)
         return try await TaskAgent.withCurrent { (agent) async throws in
             let component = storage.enter(in: agent, for: frame)
+            func resolve() async throws -> AnyObject {
+                // Like a synchronous `transient`, an async one keeps nothing.
+                guard strategy != .asyncTransient else {
+                    return try await agent.run(frame, uncached: true) { try await build(component) }
+                }
+                // An async `scoped` keeps the resolution's instance in the provider's cell under the
+                // resolution's number.
+                let store = strategy == .asyncScoped ? agent.sharedScopes! : nil
+                let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: store?.id ?? 0)
+                let value = try await CellReference(host: storage, key: cell).resolve(
+                    in: agent, frame: frame, cancellable: cancellable, build: { try await build(component) })
+                if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
+                return value
+            }
             // An override that this task sets up, as in the synchronous pipeline.
             if storage.attention.relaxed != 0, let capture = OverrideCapture.currentInTask,
                 !capture.isSuspended
             {
                 setUpOverride(capture, key: key, frame: frame)
-                return try await capture.whileSuspendedAwaiting {
-                    try await self.resolveAsync(
-                        strategy, in: agent, key: key, frame: frame, cancellable: cancellable,
-                        build: { try await build(component) })
-                }
+                return try await capture.whileSuspendedAwaiting { try await resolve() }
             }
-            return try await resolveAsync(
-                strategy, in: agent, key: key, frame: frame, cancellable: cancellable,
-                build: { try await build(component) })
-        }
-    }
-
-    private func resolveAsync(
-        _ strategy: ProviderStrategy, in agent: TaskAgent, key: ProviderKey, frame: Frame, cancellable: Bool,
-        build: () async throws -> AnyObject
-    ) async throws -> AnyObject {
-        switch strategy {
-        case .asyncSingle:
-            return try await CellReference(host: storage, key: cellKey(key)).resolve(
-                in: agent, frame: frame, cancellable: cancellable, build: build)
-        case .asyncScoped:
-            // The resolution's instance, in the provider's cell under the resolution's number.
-            let store = agent.sharedScopes!
-            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: store.id)
-            let value = try await CellReference(host: storage, key: cell).resolve(
-                in: agent, frame: frame, cancellable: cancellable, build: build)
-            if !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
-            return value
-        default:
-            // Like a synchronous `transient`, it keeps nothing.
-            return try await agent.run(frame, uncached: true, build)
+            return try await resolve()
         }
     }
 }
