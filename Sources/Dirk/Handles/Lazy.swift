@@ -33,13 +33,7 @@ public final class Lazy<Value> {
     /// The dependency, resolved on the first read and the same instance on every later one.
     public var value: Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
-        let context = ResolutionContext.current
-        let frame = source.readFrame(owner: self, handle: Lazy.self, type: Value.self, in: context)
-        let value = cell.reference.resolveUnlessRetired(
-            in: context, frame: frame,
-            build: { Erasure.object(of: source.resolve(in: context, frame: frame)) },
-            configures: false, configure: { _ in })!
-        return Erasure.value(of: value, as: Value.self)
+        return source.read(cell, owner: self, handle: Lazy.self, source.resolve)
     }
 }
 
@@ -76,12 +70,7 @@ public struct Provider<Value>: Sendable {
     ///
     /// - Returns: What the provider returns now.
     public func callAsFunction() -> Value {
-        let context = ResolutionContext.current
-        let frame = source.frame(owner: nil, handle: Provider.self, type: Value.self)
-        context.enterUncached(isHandle: true) { frame }
-        let value = source.resolve(in: context, frame: frame)
-        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
-        return value
+        source.call(handle: Provider.self, source.resolve)
     }
 }
 
@@ -110,25 +99,35 @@ struct HandleSource<Resolve: Sendable>: Sendable {
             componentType: componentType)
     }
 
-    /// The step of a lazy handle's first read in `context`; stops the program if the handle is
-    /// being read from within its own resolution, which could never finish.
-    func readFrame(owner: AnyObject, handle: Any.Type, type: Any.Type, in context: ResolutionContext) -> Frame
-    {
-        let frame = frame(owner: owner, handle: handle, type: type)
+    /// The first read of the lazy handle `owner`: the value that `resolve` makes from the component,
+    /// which the thread's resolution enters, kept in `cell`. Stops the program if the handle is being
+    /// read from within its own resolution, which could never finish, or if the component is gone
+    /// or shut down.
+    func read<Value>(
+        _ cell: StandaloneCell, owner: AnyObject, handle: Any.Type, _ resolve: (Component) -> Value
+    ) -> Value {
+        let context = ResolutionContext.current
+        let frame = frame(owner: owner, handle: handle, type: Value.self)
         if context.enclosing(frame) != nil {
             Diagnostics.handleReadWhileResolving(frame.name, component: componentType, site: site)
         }
-        return frame
+        let value = cell.reference.resolveUnlessRetired(
+            in: context, frame: frame,
+            build: { Erasure.object(of: storage.object.withEntered(in: context, for: frame, resolve)) },
+            configures: false, configure: { _ in })!
+        return Erasure.value(of: value, as: Value.self)
     }
 
-}
-
-extension HandleSource {
-    /// The value, resolved now in the component, which the resolution of `context` enters; stops the
-    /// program if the component is gone or shut down. Call it inside the handle's step.
-    func resolve<Value>(in context: ResolutionContext, frame: Frame) -> Value
-    where Resolve == SyncResolve<Value> {
-        storage.object.withEntered(in: context, for: frame, resolve)
+    /// A call of a provider handle: the value that `resolve` makes now from the component, which
+    /// the thread's resolution enters, inside the handle's step. Stops the program if the component
+    /// is gone or shut down.
+    func call<Value>(handle: Any.Type, _ resolve: (Component) -> Value) -> Value {
+        let context = ResolutionContext.current
+        let frame = frame(owner: nil, handle: handle, type: Value.self)
+        context.enterUncached(isHandle: true) { frame }
+        let value = storage.object.withEntered(in: context, for: frame, resolve)
+        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+        return value
     }
 }
 

@@ -25,13 +25,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     @MainActor
     public var value: Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
-        let context = ResolutionContext.current
-        let frame = source.readFrame(owner: self, handle: MainActorLazy.self, type: Value.self, in: context)
-        let value = cell.reference.resolveUnlessRetired(
-            in: context, frame: frame,
-            build: { Erasure.object(of: source.resolve(in: context, frame: frame)) },
-            configures: false, configure: { _ in })!
-        return Erasure.value(of: value, as: Value.self)
+        return source.read(cell, owner: self, handle: MainActorLazy.self) { source.resolve($0) }
     }
 }
 
@@ -52,26 +46,12 @@ public struct MainActorProvider<Value>: Sendable {
     /// - Returns: What the provider returns now.
     @MainActor
     public func callAsFunction() -> Value {
-        let context = ResolutionContext.current
-        let frame = source.frame(owner: nil, handle: MainActorProvider.self, type: Value.self)
-        context.enterUncached(isHandle: true) { frame }
-        let value = source.resolve(in: context, frame: frame)
-        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
-        return value
+        source.call(handle: MainActorProvider.self) { source.resolve($0) }
     }
 }
 
 /// How a main-actor handle resolves its value on the main actor (see `SyncResolve`).
 typealias MainActorResolve<Value> = @MainActor @Sendable (Component) -> Value
-
-extension HandleSource {
-    /// The value, resolved now on the main actor (see the synchronous handles' `resolve`).
-    @MainActor
-    func resolve<Value>(in context: ResolutionContext, frame: Frame) -> Value
-    where Resolve == MainActorResolve<Value> {
-        storage.object.withEntered(in: context, for: frame) { component in resolve(component) }
-    }
-}
 
 extension Module {
     /// A handle whose value, resolved by `resolve` on the main actor on first use, belongs to the
