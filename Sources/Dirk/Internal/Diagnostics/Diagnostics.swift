@@ -9,32 +9,29 @@
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
     @usableFromInline static func cycle(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
-        fatalError(
-            """
-            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)`\(keySuffix(frame, keys)) of \
-            `\(frame.componentType)` requires itself while it is being built. \(cycleAdvice(path))
-            """, file: frame.site.file, line: frame.site.line)
+        """
+        Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)`\(keySuffix(frame, keys)) of \
+        `\(frame.componentType)` requires itself while it is being built. \(cycleAdvice(path))
+        """.stop(file: frame.site.file, line: frame.site.line)
     }
 
     /// A provider that caches nothing is already on the stack.
     @usableFromInline
     static func recursion(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         if frame.kind == .injection {
-            fatalError(
-                """
-                Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` from `\(frame.componentType)` \
-                fills the same object again while it fills it: what one of its properties resolves injects \
-                that object again with an injector of the same type, which would recurse without end. Inject \
-                an object once, from the code that owns it, and let providers return what its properties \
-                need without injecting it.
-                """, file: frame.site.file, line: frame.site.line)
-        }
-        fatalError(
             """
-            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` of `\(frame.componentType)` calls \
-            itself while it is being built. Dirk reports any recursion through one provider, even with other \
-            arguments, because it cannot tell an endless one from one that ends. \(recursionAdvice(path))
-            """, file: frame.site.file, line: frame.site.line)
+            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` from `\(frame.componentType)` \
+            fills the same object again while it fills it: what one of its properties resolves injects that \
+            object again with an injector of the same type, which would recurse without end. Inject an \
+            object once, from the code that owns it, and let providers return what its properties need \
+            without injecting it.
+            """.stop(file: frame.site.file, line: frame.site.line)
+        }
+        """
+        Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` of `\(frame.componentType)` calls \
+        itself while it is being built. Dirk reports any recursion through one provider, even with other \
+        arguments, because it cannot tell an endless one from one that ends. \(recursionAdvice(path))
+        """.stop(file: frame.site.file, line: frame.site.line)
     }
 
     /// How to end a recursion through `path`, with what its steps can take.
@@ -58,12 +55,11 @@
     /// Agents each wait for a build another of them runs.
     @usableFromInline
     static func cycleAcrossAgents(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
-        fatalError(
-            """
-            Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` and its \
-            parents, two or more threads or tasks each build an instance that needs an instance another of \
-            them is building, so none can finish. \(cycleAdvice(path))
-            """, file: frame.site.file, line: frame.site.line)
+        """
+        Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` and its \
+        parents, two or more threads or tasks each build an instance that needs an instance another of them \
+        is building, so none can finish. \(cycleAdvice(path))
+        """.stop(file: frame.site.file, line: frame.site.line)
     }
 
     /// How to break a cycle through `path`, with what its steps can take.
@@ -92,38 +88,35 @@
             let (first, next) = (providers[index], providers[(index + 1) % providers.count])
             return """
                 Break the cycle: build both objects without each other and let them set each other in \
-                `configure:` closures, as `\(first.name)` could with \
-                `\(first.strategy)({ ... }, configure: { made, c in made.<property> = c.<module>.\(next.site.function) })`, \
-                or construct one side from a value that does not need the other.
+                `configure:` closures, as `\(first.name)` could with `\(first.strategy)({ ... }, configure: \
+                { made, c in made.<property> = c.<module>.\(next.site.function) })`, or construct one side \
+                from a value that does not need the other.
                 """
         }
         return """
             Break the cycle: let one side take a handle to the other (`c.data.lazy { $0.data.b() }`, or \
             `asyncLazy` for async providers) and read it after both are built, or construct one side from a \
-            value that does not need the other. \
-            \(providers.contains { !$0.strategy.takesConfigure } ? "Async providers and `single(key:)` take no `configure:`." : "")
+            value that does not need the other. \(providers.contains { !$0.strategy.takesConfigure } ? "Async providers and `single(key:)` take no `configure:`." : "")
             """
     }
 
     /// A handle's value was read while the handle resolved it.
     static func handleReadWhileResolving(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
-        fatalError(
-            """
-            Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while \
-            it was resolving its own value, so it can never finish. Read it after the provider that builds \
-            the value has returned, for example in a method called later, not in the value's own factory or \
-            `configure:` closure.
-            """, file: site.file, line: site.line)
+        """
+        Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it \
+        was resolving its own value, so it can never finish. Read it after the provider that builds the \
+        value has returned, for example in a method called later, not in the value's own factory or \
+        `configure:` closure.
+        """.stop(file: site.file, line: site.line)
     }
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
     @usableFromInline static func keyReentered(at frame: Frame) -> Never {
-        fatalError(
-            """
-            Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` from its \
-            `hash(into:)` or `==`, which Dirk runs to find the key's instance, so finding it would never \
-            end. Make the key a plain value whose hashing and equality resolve nothing.
-            """, file: frame.site.file, line: frame.site.line)
+        """
+        Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` from its \
+        `hash(into:)` or `==`, which Dirk runs to find the key's instance, so finding it would never end. \
+        Make the key a plain value whose hashing and equality resolve nothing.
+        """.stop(file: frame.site.file, line: frame.site.line)
     }
 
     // MARK: Lifetime
@@ -131,42 +124,39 @@
     /// A provider needed its component after the component was released.
     @usableFromInline
     static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
-        fatalError(
-            """
-            Dirk: `\(provider)` was called after its component `\(component)` was released. A module does \
-            not keep its component alive: keep a reference to the component (for example in the object that \
-            owns its scope) for as long as you use its modules. A chain on a temporary, such as \
-            `\(component)().someModule.someProvider()`, releases the component before the provider runs: \
-            store the component in a constant first. A module kept in a property or captured by a closure \
-            does not keep it alive either: keep or capture the component, and reach the module through it. \
-            The call that used the module is the caller of `\(provider)` in the backtrace.
-            """, file: site.file, line: site.line)
+        """
+        Dirk: `\(provider)` was called after its component `\(component)` was released. A module does not \
+        keep its component alive: keep a reference to the component (for example in the object that owns its \
+        scope) for as long as you use its modules. A chain on a temporary, such as \
+        `\(component)().someModule.someProvider()`, releases the component before the provider runs: store \
+        the component in a constant first. A module kept in a property or captured by a closure does not \
+        keep it alive either: keep or capture the component, and reach the module through it. The call that \
+        used the module is the caller of `\(provider)` in the backtrace.
+        """.stop(file: site.file, line: site.line)
     }
 
     /// A component's accessor was used while the component was being deinitialized.
     @usableFromInline @inline(never) static func usedWhileDeinitializing(
         _ member: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(member)` of `\(component)` was used while `\(component)` was being deinitialized, for \
-            example from its `deinit`. A component cannot resolve anything once its release has begun: its \
-            instances are about to be released with it. Keep what the `deinit` needs in a stored property of \
-            the component, or clean up in the object that owns the component before it lets the component go.
-            """, file: file, line: line)
+        """
+        Dirk: `\(member)` of `\(component)` was used while `\(component)` was being deinitialized, for \
+        example from its `deinit`. A component cannot resolve anything once its release has begun: its \
+        instances are about to be released with it. Keep what the `deinit` needs in a stored property of the \
+        component, or clean up in the object that owns the component before it lets the component go.
+        """.stop(file: file, line: line)
     }
 
     /// A handle was read after its component was released.
     static func handleAfterRelease(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
-        fatalError(
-            """
-            Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
-            `\(component)` was released. A handle refers to its component without keeping it alive, so that \
-            an instance the component caches may hold one without a retain cycle: keep the component for as \
-            long as its handles are read. A handle read in the `deinit` of an instance the component cached \
-            runs while the component is being released: read it before, or keep what the `deinit` needs in a \
-            stored property of that instance.
-            """, file: site.file, line: site.line)
+        """
+        Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
+        `\(component)` was released. A handle refers to its component without keeping it alive, so that an \
+        instance the component caches may hold one without a retain cycle: keep the component for as long as \
+        its handles are read. A handle read in the `deinit` of an instance the component cached runs while \
+        the component is being released: read it before, or keep what the `deinit` needs in a stored \
+        property of that instance.
+        """.stop(file: site.file, line: site.line)
     }
 
     // MARK: Providers
@@ -175,14 +165,13 @@
     /// `first`.
     static func providerClash(_ frame: Frame, first: ProviderStrategy) -> Never {
         let site = frame.site
-        fatalError(
-            """
-            Dirk: two providers named `\(frame.subject).\(site.function)` of `\(frame.componentType)` call \
-            their strategy at \(site.location), column \(site.column), with one return type, so they would \
-            share one cache slot, but one uses `\(first.name)` and the other `\(frame.strategy.name)`. This \
-            happens when a macro or `#sourceLocation` gives two providers one position. Give the providers \
-            different names, or have the generated code call each strategy at a position of its own.
-            """, file: site.file, line: site.line)
+        """
+        Dirk: two providers named `\(frame.subject).\(site.function)` of `\(frame.componentType)` call their \
+        strategy at \(site.location), column \(site.column), with one return type, so they would share one \
+        cache slot, but one uses `\(first.name)` and the other `\(frame.strategy.name)`. This happens when a \
+        macro or `#sourceLocation` gives two providers one position. Give the providers different names, or \
+        have the generated code call each strategy at a position of its own.
+        """.stop(file: site.file, line: site.line)
     }
 
     /// `error`, thrown by a build that another caller of the same provider waited for, as the
@@ -251,13 +240,12 @@
                     + "override a provider that throws"
                 : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
                     + "type, override a provider that throws it"
-            fatalError(
-                """
-                Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
-                `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
-                provider cannot, on this call or on the build that this call waited for, and the provider's \
-                typed throws promise its callers that this never happens. \(fix).
-                """, file: site.file, line: site.line)
+            """
+            Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
+            `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
+            provider cannot, on this call or on the build that this call waited for, and the provider's \
+            typed throws promise its callers that this never happens. \(fix).
+            """.stop(file: site.file, line: site.line)
         }
         if let error = ended.failure.error as? Failure { return error }
         let failed = ended.failure.frame
@@ -293,15 +281,14 @@
                     "Resolve the provider with `try` and set the property yourself"
                 )
             }
-        fatalError(
-            """
-            Dirk: \(call): to break a cycle through `configure:`, its resolution took an instance from \
-            another thread before that thread's `configure:` closures had finished; then the `configure:` of \
-            `\(failed.name)` of `\(failed.componentType)` (\(failed.site.location)) threw \
-            `\(ended.failure.error)`, which dropped that instance or one it may refer to. What this call \
-            returns may refer to it, and \(cannot). \(fix), make the `configure:` closures of the cycle not \
-            throw, or resolve the cycle on one thread first, where the error reaches the caller.
-            """, file: site.file, line: site.line)
+        """
+        Dirk: \(call): to break a cycle through `configure:`, its resolution took an instance from another \
+        thread before that thread's `configure:` closures had finished; then the `configure:` of \
+        `\(failed.name)` of `\(failed.componentType)` (\(failed.site.location)) threw \
+        `\(ended.failure.error)`, which dropped that instance or one it may refer to. What this call returns \
+        may refer to it, and \(cannot). \(fix), make the `configure:` closures of the cycle not throw, or \
+        resolve the cycle on one thread first, where the error reaches the caller.
+        """.stop(file: site.file, line: site.line)
     }
 
     // MARK: Parents
@@ -317,12 +304,11 @@
         file: StaticString, line: UInt
     ) -> Never {
         if parent is AnyObject.Type && !parentIsComponent {
-            fatalError(
-                """
-                Dirk: `\(component)` was asked for an ancestor of type `\(parent)`, a class that is not a \
-                component, which no ancestor can be. The accessor at \(file):\(line) asked for it. Ask for a \
-                component class, or for a protocol that a component conforms to.
-                """, file: file, line: line)
+            """
+            Dirk: `\(component)` was asked for an ancestor of type `\(parent)`, a class that is not a \
+            component, which no ancestor can be. The accessor at \(file):\(line) asked for it. Ask for a \
+            component class, or for a protocol that a component conforms to.
+            """.stop(file: file, line: line)
         }
         var known =
             "The accessor at \(file):\(line) asked for one. "
@@ -343,49 +329,44 @@
                     "Make the parent that hosts it conform: `extension \($0): \(parent) { ... }`."
                 }
                 ?? "Register the component that hosts it, which conforms, \(whenBuilt): `.parent { app }`."
-            fatalError(
-                """
-                Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix) \
-                `ancestor()` finds components; to get an instance of `\(parent)` that a provider makes, call \
-                that provider instead.
-                """, file: file, line: line)
-        }
-        fatalError(
             """
-            Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \(known) \
-            Register one \(whenBuilt): `.parent { \(propertyName(for: parent)) }`.
-            """, file: file, line: line)
+            Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix) `ancestor()` \
+            finds components; to get an instance of `\(parent)` that a provider makes, call that provider \
+            instead.
+            """.stop(file: file, line: line)
+        }
+        """
+        Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \(known) \
+        Register one \(whenBuilt): `.parent { \(propertyName(for: parent)) }`.
+        """.stop(file: file, line: line)
     }
 
     static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never
     {
-        fatalError(
-            """
-            Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` itself or one \
-            of its descendants, so the two would hold each other forever. Register parents from the wider \
-            scope down: the application component is the parent of the session component, never the reverse.
-            """, file: file, line: line)
+        """
+        Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` itself or one of \
+        its descendants, so the two would hold each other forever. Register parents from the wider scope \
+        down: the application component is the parent of the session component, never the reverse.
+        """.stop(file: file, line: line)
     }
 
     static func duplicateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt)
         -> Never
     {
-        fatalError(
-            """
-            Dirk: `\(component)` already has a parent registered as `\(parent)`. A component has at most one \
-            parent per type, so that `parent()` is never ambiguous. Register it once, or build a new \
-            component to use another.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` already has a parent registered as `\(parent)`. A component has at most one \
+        parent per type, so that `parent()` is never ambiguous. Register it once, or build a new component \
+        to use another.
+        """.stop(file: file, line: line)
     }
 
     static func lateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched its \
-            parents (its own lookup, or that of a component under it), so earlier lookups could have found a \
-            different one. Register every `.parent { }` when you build the component, before the first \
-            resolution in it or in any component under it.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched its parents \
+        (its own lookup, or that of a component under it), so earlier lookups could have found a different \
+        one. Register every `.parent { }` when you build the component, before the first resolution in it or \
+        in any component under it.
+        """.stop(file: file, line: line)
     }
 
     // MARK: Modules
@@ -396,12 +377,11 @@
         let what =
             ObjectIdentifier(module) == ObjectIdentifier(registered)
             ? "a module for `\(module)`" : "`\(registered)` for `\(module)`"
-        fatalError(
-            """
-            Dirk: `\(component)` registered \(what) after `\(module)` was already in use, so some instances \
-            would come from the old module and some from the new one. Register modules with `.module { }` \
-            when you build the component, before the first resolution.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` registered \(what) after `\(module)` was already in use, so some instances \
+        would come from the old module and some from the new one. Register modules with `.module { }` when \
+        you build the component, before the first resolution.
+        """.stop(file: file, line: line)
     }
 
     /// `component` was to create `module`, a module of `owner`, by a path that skipped the
@@ -410,63 +390,57 @@
         _ module: Any.Type, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         let (ownerName, moduleName) = (propertyName(for: owner), propertyName(for: module))
-        fatalError(
-            """
-            Dirk: `\(component)` was asked for the module `\(module)`, a module of `\(owner)`, which it \
-            cannot create: a module belongs to the component of its `Module<...>`. Declare the accessor on \
-            `\(owner)`, where the compiler checks it: `var \(moduleName): \(module) { module() }`. If \
-            `\(component)` is a child of `\(owner)`, reach the module through a parent accessor of \
-            `\(component)`: `var \(ownerName): \(owner) { parent() }`, then `\(ownerName).\(moduleName)`.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` was asked for the module `\(module)`, a module of `\(owner)`, which it cannot \
+        create: a module belongs to the component of its `Module<...>`. Declare the accessor on `\(owner)`, \
+        where the compiler checks it: `var \(moduleName): \(module) { module() }`. If `\(component)` is a \
+        child of `\(owner)`, reach the module through a parent accessor of `\(component)`: \
+        `var \(ownerName): \(owner) { parent() }`, then `\(ownerName).\(moduleName)`.
+        """.stop(file: file, line: line)
     }
 
     static func registeredAsAnotherType(
         _ registered: Any.Type, as type: Any.Type, kind: String, component: Any.Type, file: StaticString,
         line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which it is \
-            not: accessors that ask for `\(type)` would get `\(registered)`. The type comes from a variable \
-            that holds a subclass's type; register the \(kind) as its own type or as one of its \
-            superclasses, or make the closure return a `\(type)`.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which it is not: \
+        accessors that ask for `\(type)` would get `\(registered)`. The type comes from a variable that \
+        holds a subclass's type; register the \(kind) as its own type or as one of its superclasses, or make \
+        the closure return a `\(type)`.
+        """.stop(file: file, line: line)
     }
 
     /// A component was given a module of its type made for another component.
     static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
         -> Never
     {
-        fatalError(
-            """
-            Dirk: `\(component)` was given the module `\(module)`, which was created for another component. \
-            Create the module from the component the closure receives: `.module { \(module)($0) }`.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` was given the module `\(module)`, which was created for another component. \
+        Create the module from the component the closure receives: `.module { \(module)($0) }`.
+        """.stop(file: file, line: line)
     }
 
     static func mainActorModuleOffMainThread(
         _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a thread \
-            other than the main thread, so the module would be created off the main actor. Ask for it on the \
-            main actor first, or declare the accessor that returns it `@MainActor` (as in \
-            `@MainActor var \(propertyName(for: module)): \(module) { module() }`), so that the compiler \
-            makes sure of it.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a thread other \
+        than the main thread, so the module would be created off the main actor. Ask for it on the main \
+        actor first, or declare the accessor that returns it `@MainActor` (as in \
+        `@MainActor var \(propertyName(for: module)): \(module) { module() }`), so that the compiler makes \
+        sure of it.
+        """.stop(file: file, line: line)
     }
 
     static func mainActorModuleRegisteredOffMainThread(
         _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component)` was given the module `\(module)`, a `MainActorModule`, on a thread other \
-            than the main thread, so the closure of `.module { }` created it off the main actor. Register it \
-            on the main actor: build the component in `@MainActor` code, or inside \
-            `await MainActor.run { ... }`.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` was given the module `\(module)`, a `MainActorModule`, on a thread other than \
+        the main thread, so the closure of `.module { }` created it off the main actor. Register it on the \
+        main actor: build the component in `@MainActor` code, or inside `await MainActor.run { ... }`.
+        """.stop(file: file, line: line)
     }
 
     // MARK: Reset and shutdown
@@ -474,62 +448,57 @@
     static func resetDuringResolution(
         component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component).reset()` was called while `\(provider)` of that component was being resolved \
-            on the same thread or task. Resetting would drop instances the resolution is still using. Call \
-            `reset()` outside providers and `configure:` closures, for example after the sign-out flow has \
-            finished.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component).reset()` was called while `\(provider)` of that component was being resolved on \
+        the same thread or task. Resetting would drop instances the resolution is still using. Call \
+        `reset()` outside providers and `configure:` closures, for example after the sign-out flow has \
+        finished.
+        """.stop(file: file, line: line)
     }
 
     /// `shutdown()` was called inside one of the component's own resolutions.
     static func shutdownDuringResolution(
         component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component).shutdown()` was called while `\(provider)` of that component was being \
-            resolved on the same thread or task. Shutdown waits for the builds under way, so it would wait \
-            for itself. Call `shutdown()` outside providers, where the application or scope ends.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component).shutdown()` was called while `\(provider)` of that component was being resolved \
+        on the same thread or task. Shutdown waits for the builds under way, so it would wait for itself. \
+        Call `shutdown()` outside providers, where the application or scope ends.
+        """.stop(file: file, line: line)
     }
 
     /// A provider was called, outside any build under way, after its component began to shut down.
     static func calledAfterShutdown(provider: String, component: Any.Type, site: ProviderSite) -> Never {
-        fatalError(
-            """
-            Dirk: `\(provider)` was called after its component `\(component)` was shut down. `shutdown()` \
-            closes what the component built, so the component serves nothing more. Finish the work that \
-            uses it before calling `shutdown()` (a server stops accepting requests first), or make a new \
-            component for new work. The call is the caller of `\(provider)` in the backtrace.
-            """, file: site.file, line: site.line)
+        """
+        Dirk: `\(provider)` was called after its component `\(component)` was shut down. `shutdown()` closes \
+        what the component built, so the component serves nothing more. Finish the work that uses it before \
+        calling `shutdown()` (a server stops accepting requests first), or make a new component for new \
+        work. The call is the caller of `\(provider)` in the backtrace.
+        """.stop(file: site.file, line: site.line)
     }
 
     /// A close action of `component` called `provider`, a provider of the component being shut down.
     static func calledByCloseAction(
         _ provider: String, component: Any.Type, closing: String, site: ProviderSite
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(provider)` was called by the close action of `\(closing)` while its component \
-            `\(component)` was shutting down. A close action runs after every call into the component has \
-            ended, and the component builds nothing more. Close the instance with what it holds: capture \
-            what the close action needs when the provider builds, as in \
-            `single { ... } close: { [pool = c.storage.pool()] in try await $0.close(using: pool) }`.
-            """, file: site.file, line: site.line)
+        """
+        Dirk: `\(provider)` was called by the close action of `\(closing)` while its component \
+        `\(component)` was shutting down. A close action runs after every call into the component has ended, \
+        and the component builds nothing more. Close the instance with what it holds: capture what the close \
+        action needs when the provider builds, as in \
+        `single { ... } close: { [pool = c.storage.pool()] in try await $0.close(using: pool) }`.
+        """.stop(file: site.file, line: site.line)
     }
 
     /// A close action of `component` called its `shutdown()`.
     static func shutdownInCloseAction(
         component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component).shutdown()` was called by the close action of `\(provider)`, which that \
-            shutdown runs, so it would wait for itself. A close action closes its own instance only: call \
-            `shutdown()` once, where the application or scope ends.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component).shutdown()` was called by the close action of `\(provider)`, which that shutdown \
+        runs, so it would wait for itself. A close action closes its own instance only: call `shutdown()` \
+        once, where the application or scope ends.
+        """.stop(file: file, line: line)
     }
 
     /// The message for a component released, without `shutdown()`, with instances to close.
@@ -537,8 +506,8 @@
         let names = providers.map { "`\($0)`" }.joined(separator: ", ")
         return """
             Dirk: warning: `\(component)` was released without `shutdown()` while it held instances with \
-            close actions, which never ran: \(names). Call `try await component.shutdown()` before \
-            releasing the component. (Debug builds only.)
+            close actions, which never ran: \(names). Call `try await component.shutdown()` before releasing \
+            the component. (Debug builds only.)
 
             """
     }
@@ -548,13 +517,12 @@
     static func duplicateContribution(
         key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` already \
-            uses in that collection. A component's contributions add to its parents' and never replace them, \
-            and keys are unique within a collection: choose another key, or contribute the element once, \
-            from the component that owns it.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` already uses \
+        in that collection. A component's contributions add to its parents' and never replace them, and keys \
+        are unique within a collection: choose another key, or contribute the element once, from the \
+        component that owns it.
+        """.stop(file: file, line: line)
     }
 
     /// A collection being listed holds two contributions under one key: `first`, an ancestor's or
@@ -563,45 +531,41 @@
     static func duplicateContributionListed(
         key: String, element: Any.Type, first: Any.Type, second: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: the collection of `\(element)` holds two contributions under the key "\(key)", one from \
-            `\(first)` and one from `\(second)`, found as the collection was listed here. `\(second)` \
-            contributed before `\(first)` became its ancestor, usually because a parent was registered after \
-            its child contributed, so the contribution could not be checked then. Keys are unique within a \
-            collection: choose another key for one of them, or contribute the element once, from the \
-            component that owns it; register parents before contributing, so that a clash stops at the \
-            contribution.
-            """, file: file, line: line)
+        """
+        Dirk: the collection of `\(element)` holds two contributions under the key "\(key)", one from \
+        `\(first)` and one from `\(second)`, found as the collection was listed here. `\(second)` \
+        contributed before `\(first)` became its ancestor, usually because a parent was registered after its \
+        child contributed, so the contribution could not be checked then. Keys are unique within a \
+        collection: choose another key for one of them, or contribute the element once, from the component \
+        that owns it; register parents before contributing, so that a clash stops at the contribution.
+        """.stop(file: file, line: line)
     }
 
     /// A contribution was resolved after the component that contributed it was released.
     static func contributionAfterRelease(
         key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: the contribution "\(key)" to the collection of `\(element)` was resolved after its \
-            component `\(component)` was released. A contribution refers to its component without keeping it \
-            alive, so that an instance the component caches may hold contributions without a retain cycle: \
-            keep the component for as long as you resolve its contributions. A contribution resolved in the \
-            `deinit` of an instance that the component cached runs as the component releases it: resolve it \
-            before, or keep what the `deinit` needs in a stored property of that instance.
-            """, file: file, line: line)
+        """
+        Dirk: the contribution "\(key)" to the collection of `\(element)` was resolved after its component \
+        `\(component)` was released. A contribution refers to its component without keeping it alive, so \
+        that an instance the component caches may hold contributions without a retain cycle: keep the \
+        component for as long as you resolve its contributions. A contribution resolved in the `deinit` of \
+        an instance that the component cached runs as the component releases it: resolve it before, or keep \
+        what the `deinit` needs in a stored property of that instance.
+        """.stop(file: file, line: line)
     }
 
     // MARK: Overrides
 
     static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never
     {
-        fatalError(
-            """
-            Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so some \
-            callers would have the original instance and some the override's. Override providers when you \
-            build the component, before the first resolution. An earlier `overriding(_:with:)` uses its \
-            provider at once, and with it what the override's factory uses: if such a factory uses \
-            `\(provider)`, override `\(provider)` first.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so some callers \
+        would have the original instance and some the override's. Override providers when you build the \
+        component, before the first resolution. An earlier `overriding(_:with:)` uses its provider at once, \
+        and with it what the override's factory uses: if such a factory uses `\(provider)`, override \
+        `\(provider)` first.
+        """.stop(file: file, line: line)
     }
 
     static func overrideCalledNoProvider(component: Any.Type, isAsync: Bool, file: StaticString, line: UInt)
@@ -611,51 +575,47 @@
             isAsync
             ? "`await overriding { await $0.data.database() } with: { _ in fakeDatabase }`"
             : "`overriding { $0.network.api() } with: { _ in fakeAPI }`"
-        fatalError(
-            """
-            Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of that \
-            component, so Dirk cannot tell which one to override. Call exactly one provider in it, through \
-            the component it receives, as in \(example): a provider reached through another instance of a \
-            component is not one of this component's.
-            """, file: file, line: line)
+        """
+        Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of that component, \
+        so Dirk cannot tell which one to override. Call exactly one provider in it, through the component it \
+        receives, as in \(example): a provider reached through another instance of a component is not one of \
+        this component's.
+        """.stop(file: file, line: line)
     }
 
     static func overrideCalledSeveralProviders(
         _ first: String, _ second: String, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: the closure given to `\(component).overriding(_:with:)` called `\(first)` and then \
-            `\(second)`; it must call exactly one provider, the one to override. Override each provider with \
-            its own `overriding(_:with:)` call.
-            """, file: file, line: line)
+        """
+        Dirk: the closure given to `\(component).overriding(_:with:)` called `\(first)` and then \
+        `\(second)`; it must call exactly one provider, the one to override. Override each provider with its \
+        own `overriding(_:with:)` call.
+        """.stop(file: file, line: line)
     }
 
     static func asyncOverrideOfSynchronousProvider(
         _ provider: String, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, whose strategy is \
-            synchronous and so cannot await the override's factory. If the provider is synchronous, override \
-            it with the synchronous `overriding(_:with:)`, with no `await` in either closure, as in \
-            `overriding { $0.data.store() } with: { _ in FakeStore() }`. If it is async, its strategy is \
-            synchronous because its factory does not await, so Swift chose the synchronous strategy (and \
-            warned that no async operations occur within `await`): write the strategy without `await`, or \
-            make its factory await.
-            """, file: file, line: line)
+        """
+        Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, whose strategy is \
+        synchronous and so cannot await the override's factory. If the provider is synchronous, override it \
+        with the synchronous `overriding(_:with:)`, with no `await` in either closure, as in \
+        `overriding { $0.data.store() } with: { _ in FakeStore() }`. If it is async, its strategy is \
+        synchronous because its factory does not await, so Swift chose the synchronous strategy (and warned \
+        that no async operations occur within `await`): write the strategy without `await`, or make its \
+        factory await.
+        """.stop(file: file, line: line)
     }
 
     static func overrideOfAnotherComponent(
         _ provider: String, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        fatalError(
-            """
-            Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to `\(owner)`, one \
-            of its ancestors. An override applies to the component that owns the provider, and would change \
-            it for every other child too: override it on `\(owner)` itself \
-            (`\(propertyName(for: owner)).overriding { ... } with: { ... }`).
-            """, file: file, line: line)
+        """
+        Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to `\(owner)`, one of \
+        its ancestors. An override applies to the component that owns the provider, and would change it for \
+        every other child too: override it on `\(owner)` itself \
+        (`\(propertyName(for: owner)).overriding { ... } with: { ... }`).
+        """.stop(file: file, line: line)
     }
 
     static func overrideOfAnotherType(
@@ -668,14 +628,13 @@
             strategy == "single(key:)"
             ? "single(key: key)"
             : strategy.hasPrefix("async ") ? "await \(strategy.dropFirst(6))" : strategy
-        fatalError(
-            """
-            Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy)` builds \
-            `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed \
-            it back, so no other type can take its place. Make the strategy build `\(returned)`: end its \
-            factory with `as \(returned)`, as in `\(call) { \(built)() as \(returned) }`. Or register a module \
-            subclass with `.module { }`.
-            """, file: file, line: line)
+        """
+        Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy)` builds \
+        `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed it \
+        back, so no other type can take its place. Make the strategy build `\(returned)`: end its factory \
+        with `as \(returned)`, as in `\(call) { \(built)() as \(returned) }`. Or register a module subclass \
+        with `.module { }`.
+        """.stop(file: file, line: line)
     }
 
     // MARK: Helpers
@@ -726,4 +685,11 @@
         "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
         "while",
     ]
+}
+
+extension String {
+    /// Stops the program with this message, reported at `file` and `line`.
+    fileprivate func stop(file: StaticString, line: UInt) -> Never {
+        fatalError(self, file: file, line: line)
+    }
 }
