@@ -144,19 +144,8 @@ extension Component {
 /// component, with the rest in its entry's tag, so that remembering an answer allocates nothing.
 struct FoundAncestor {
     let component: Component
-    let distance: Int
+    var distance: Int
     let isRegisteredAsType: Bool
-
-    init(component: Component, distance: Int, isRegisteredAsType: Bool) {
-        self.component = component
-        self.distance = distance
-        self.isRegisteredAsType = isRegisteredAsType
-    }
-
-    /// The ancestor kept in a table entry with `tag`.
-    init(component: Component, tag: UInt) {
-        self.init(component: component, distance: Int(tag >> 1), isRegisteredAsType: tag & 1 != 0)
-    }
 
     /// The tag that keeps `distance` and `isRegisteredAsType` in the table.
     var tag: UInt { UInt(distance) << 1 | (isRegisteredAsType ? 1 : 0) }
@@ -170,6 +159,13 @@ struct FoundAncestor {
     }
 }
 
+extension FoundAncestor {
+    /// The ancestor kept in a table entry with `tag`.
+    init(component: Component, tag: UInt) {
+        self.init(component: component, distance: Int(tag >> 1), isRegisteredAsType: tag & 1 != 0)
+    }
+}
+
 extension Component {
     /// The parents, in the order they were registered.
     var parentList: [Component] { storage.directory.members(.parent).map { $0.object as! Component } }
@@ -179,15 +175,12 @@ extension Component {
         _ parent: Component, as type: Component.Type, file: StaticString, line: UInt,
         afterAppending: () -> Void = {}
     ) {
+        let (parentType, ownType) = (Swift.type(of: parent), Swift.type(of: self))
         if !isInstance(parent, of: type) {
             Diagnostics.registeredAsAnotherType(
-                Swift.type(of: parent), as: type, kind: "parent", component: Swift.type(of: self), file: file,
-                line: line)
+                parentType, as: type, kind: "parent", component: ownType, file: file, line: line)
         }
-        if parent === self {
-            Diagnostics.parentCycle(
-                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
-        }
+        if parent === self { Diagnostics.parentCycle(parentType, component: ownType, file: file, line: line) }
         // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot
         // close a cycle: only components with children walk the new parent's ancestors. Each side
         // marks the other before it appends, and reads its own mark after appending, under its own
@@ -198,18 +191,17 @@ extension Component {
         let (recorders, isParent) = storage.withLock { state in
             state.parentsGivenAt = state.parentsGivenAt ?? (file, line)
             if state.hasSearchedParents {
-                Diagnostics.lateParent(type, component: Swift.type(of: self), file: file, line: line)
+                Diagnostics.lateParent(type, component: ownType, file: file, line: line)
             }
             if storage.directory.member(.parent, type) != nil {
-                Diagnostics.duplicateParent(type, component: Swift.type(of: self), file: file, line: line)
+                Diagnostics.duplicateParent(type, component: ownType, file: file, line: line)
             }
             storage.directory.add(parent, .parent, type, retired: &state.retired)
             return (state.extras?.recorders ?? [], storage.flags.set(0) & ComponentStorage.hasChildren != 0)
         }
         afterAppending()
         if isParent && parent.hasAncestor(self) {
-            Diagnostics.parentCycle(
-                Swift.type(of: parent), component: Swift.type(of: self), file: file, line: line)
+            Diagnostics.parentCycle(parentType, component: ownType, file: file, line: line)
         }
         for recorder in recorders { Component.watch(parent, andAncestorsExcept: [], for: recorder) }
     }
@@ -289,13 +281,11 @@ extension Component {
         }
         if best != nil { return best }
         for parent in parents {
-            guard let further = (parent.object as! Component).ancestor(type, matching: isMatch) else {
+            guard var further = (parent.object as! Component).ancestor(type, matching: isMatch) else {
                 continue
             }
-            let record = FoundAncestor(
-                component: further.component, distance: further.distance + 1,
-                isRegisteredAsType: further.isRegisteredAsType)
-            if record.isBetter(than: best) { best = record }
+            further.distance += 1
+            if further.isBetter(than: best) { best = further }
         }
         return best
     }
