@@ -21,12 +21,7 @@ extension Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     public func reset(file: StaticString = #fileID, line: UInt = #line) {
-        // The steps of this thread's resolution and the builds it holds, then the steps of this
-        // task's async resolution and of the tasks that started this one, while they run.
-        if let frame = Component.stepUnderWay(in: identity) {
-            Diagnostics.resetDuringResolution(
-                component: type(of: self), provider: frame.name, file: file, line: line)
-        }
+        checkNoStepUnderWay("reset()", file: file, line: line)
         // Released after the lock: deinitializers may run user code, even use the component.
         var dropped: [Any] = []
         storage.withLock { $0.table.reset(into: &dropped) }

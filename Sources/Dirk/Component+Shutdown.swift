@@ -46,10 +46,7 @@ extension Component {
             Diagnostics.shutdownInCloseAction(
                 component: type(of: self), provider: closing.provider, file: file, line: line)
         }
-        if let frame = Component.stepUnderWay(in: identity) {
-            Diagnostics.shutdownDuringResolution(
-                component: type(of: self), provider: frame.name, file: file, line: line)
-        }
+        checkNoStepUnderWay("shutdown()", file: file, line: line)
         let shutdown = storage.withLock { state in
             if let shutdown = state.extras?.shutdown { return shutdown.task }
             // Cached reads take the pipeline from now on, where the gate refuses them.
@@ -97,13 +94,18 @@ extension Component {
         return result
     }
 
-    /// A step of the component whose identity is `identity` that this thread's resolution or this
-    /// task's is running, if any.
-    static func stepUnderWay(in identity: UInt) -> Frame? {
+    /// Stops the program if this thread's resolution or this task's is running a step of the
+    /// component: `call`, `reset()` or `shutdown()`, would drop what the step uses, or wait for it.
+    func checkNoStepUnderWay(_ call: String, file: StaticString, line: UInt) {
+        // The steps of this thread's resolution and the builds it holds, then the steps of this
+        // task's async resolution and of the tasks that started this one, while they run.
         let context = ResolutionContext.current
-        return context.stack.all.first { $0.component == identity } ?? context.heldBuild(
-            ofComponent: identity)
-            ?? TaskAgent.stepUnderWay(in: identity)
+        if let frame = context.stack.all.first(where: { $0.component == identity })
+            ?? context.heldBuild(ofComponent: identity) ?? TaskAgent.stepUnderWay(in: identity)
+        {
+            Diagnostics.calledDuringResolution(
+                call, component: type(of: self), provider: frame.name, file: file, line: line)
+        }
     }
 
     /// Waits until no call is left in the gate, then runs the close actions, newest first.
@@ -138,10 +140,8 @@ extension Component {
         #if DEBUG
             // A debug build's warning, not a trap: the instances still go.
             guard !actions.isEmpty else { return }
-            var providers: [String] = []
-            for action in actions where !providers.contains(action.provider) {
-                providers.append(action.provider)
-            }
+            var named: Set<String> = []
+            let providers = actions.map(\.provider).filter { named.insert($0).inserted }
             let message = Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: providers)
             dirk_write_standard_error(message)
         #endif

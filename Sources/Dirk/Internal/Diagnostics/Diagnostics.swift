@@ -445,25 +445,19 @@
 
     // MARK: Reset and shutdown
 
-    static func resetDuringResolution(
-        component: Any.Type, provider: String, file: StaticString, line: UInt
+    /// `reset()` or `shutdown()`, `call`, was called inside one of the component's own resolutions.
+    static func calledDuringResolution(
+        _ call: String, component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
+        let consequence =
+            call == "reset()"
+            ? "Resetting would drop instances the resolution is still using. Call `reset()` outside providers "
+                + "and `configure:` closures, for example after the sign-out flow has finished."
+            : "Shutdown waits for the builds under way, so it would wait for itself. Call `shutdown()` outside "
+                + "providers, where the application or scope ends."
         """
-        Dirk: `\(component).reset()` was called while `\(provider)` of that component was being resolved on \
-        the same thread or task. Resetting would drop instances the resolution is still using. Call \
-        `reset()` outside providers and `configure:` closures, for example after the sign-out flow has \
-        finished.
-        """.stop(file: file, line: line)
-    }
-
-    /// `shutdown()` was called inside one of the component's own resolutions.
-    static func shutdownDuringResolution(
-        component: Any.Type, provider: String, file: StaticString, line: UInt
-    ) -> Never {
-        """
-        Dirk: `\(component).shutdown()` was called while `\(provider)` of that component was being resolved \
-        on the same thread or task. Shutdown waits for the builds under way, so it would wait for itself. \
-        Call `shutdown()` outside providers, where the application or scope ends.
+        Dirk: `\(component).\(call)` was called while `\(provider)` of that component was being resolved on \
+        the same thread or task. \(consequence)
         """.stop(file: file, line: line)
     }
 
