@@ -159,8 +159,7 @@ extension Component {
     func admit(_ frame: Frame) -> Bool {
         if admits() { return true }
         if let closing = ClosingComponent.current, closing.identity == identity {
-            Diagnostics.calledByCloseAction(
-                frame.name, component: type(of: self), closing: closing.provider, site: frame.site)
+            Diagnostics.calledByCloseAction(frame, closing: closing.provider, component: type(of: self))
         }
         Diagnostics.calledAfterShutdown(provider: frame.name, component: type(of: self), site: frame.site)
     }

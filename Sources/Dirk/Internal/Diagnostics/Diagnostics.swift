@@ -471,17 +471,15 @@
         """.stop(file: site.file, line: site.line)
     }
 
-    /// A close action of `component` called `provider`, a provider of the component being shut down.
-    static func calledByCloseAction(
-        _ provider: String, component: Any.Type, closing: String, site: ProviderSite
-    ) -> Never {
+    /// The close action of `closing`, run as `component` shuts down, called the provider of `frame`.
+    static func calledByCloseAction(_ frame: Frame, closing: String, component: Any.Type) -> Never {
         """
-        Dirk: `\(provider)` was called by the close action of `\(closing)` while its component \
+        Dirk: `\(frame.name)` was called by the close action of `\(closing)` while its component \
         `\(component)` was shutting down. A close action runs after every call into the component has ended, \
         and the component builds nothing more. Close the instance with what it holds: capture what the close \
         action needs when the provider builds, as in \
         `single { ... } close: { [pool = c.storage.pool()] in try await $0.close(using: pool) }`.
-        """.stop(file: site.file, line: site.line)
+        """.stop(file: frame.site.file, line: frame.site.line)
     }
 
     /// A close action of `component` called its `shutdown()`.
