@@ -8,7 +8,7 @@
     // MARK: Cycles
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
-    @usableFromInline static func cycle(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
+    static func cycle(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         """
         Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)`\(keySuffix(frame, keys)) of \
         `\(frame.componentType)` requires itself while it is being built. \(cycleAdvice(path))
@@ -16,7 +16,6 @@
     }
 
     /// A provider that caches nothing is already on the stack.
-    @usableFromInline
     static func recursion(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         if frame.kind == .injection {
             """
@@ -53,7 +52,6 @@
     }
 
     /// Agents each wait for a build another of them runs.
-    @usableFromInline
     static func cycleAcrossAgents(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         """
         Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` and its \
@@ -111,7 +109,7 @@
     }
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
-    @usableFromInline static func keyReentered(at frame: Frame) -> Never {
+    static func keyReentered(at frame: Frame) -> Never {
         """
         Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` from its \
         `hash(into:)` or `==`, which Dirk runs to find the key's instance, so finding it would never end. \
@@ -122,7 +120,6 @@
     // MARK: Lifetime
 
     /// A provider needed its component after the component was released.
-    @usableFromInline
     static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
         """
         Dirk: `\(provider)` was called after its component `\(component)` was released. A module does not \
@@ -180,9 +177,7 @@
     ///
     /// A `ResolutionEndFailure` stays one where the type admits any error, so that the strategy
     /// that rethrows it as the provider's own error names the provider (see the overload below).
-    @usableFromInline static func rethrown<Failure: Error>(
-        _ error: any Error, as type: Failure.Type, at frame: Frame
-    ) -> Failure {
+    static func rethrown<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure {
         if let error = error as? Failure { return error }
         return rethrown(
             error, as: Failure.self, step: frame.kind, name: frame.name, site: frame.site,
@@ -205,7 +200,6 @@
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
     /// nothing, cannot return (`ended`).
-    @usableFromInline
     static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never {
         rethrown(ended, as: Never.self, at: frame)
     }
