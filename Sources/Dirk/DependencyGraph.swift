@@ -26,14 +26,10 @@ public struct DependencyGraph: Sendable {
         /// `async single`.
         public var description: String {
             switch self {
-            case .single: "single"
             case .keyedSingle: "single(key:)"
-            case .weak: "weak"
-            case .scoped: "scoped"
-            case .transient: "transient"
-            case .asyncSingle: "async single"
-            case .asyncTransient: "async transient"
-            case .asyncScoped: "async scoped"
+            // `asyncSingle` is written `async single`.
+            case .asyncSingle, .asyncTransient, .asyncScoped: "async \(rawValue.dropFirst(5).lowercased())"
+            case .single, .weak, .scoped, .transient: rawValue
             }
         }
     }
