@@ -82,10 +82,8 @@ extension Component {
         let (ownType, elementType) = (Swift.type(of: self), ObjectIdentifier(type))
         var owner = contributions(of: type, file: file, line: line).first { $0.key == key }?.contributor
         if owner == nil {
-            let record = ContributionRecord(key: key, metadata: metadata) { component in
-                // Only this component builds its own contributions, so `component` is `self`.
-                resolve(component as! Self)
-            }
+            // Only this component builds its own contributions, so the component is `self`.
+            let record = ContributionRecord(key: key, metadata: metadata) { resolve($0 as! Self) }
             beforeLocking()
             // The component's own keys are checked again under the lock that guards them: another
             // thread may have contributed the same key since the check above.
@@ -165,10 +163,8 @@ extension Component {
     public func resolveContributionsByKey<Element>(
         of type: Element.Type, file: StaticString = #fileID, line: UInt = #line
     ) -> [String: Element] {
-        Dictionary(
-            uniqueKeysWithValues: contributions(of: type, file: file, line: line).map {
-                ($0.key, $0.resolve(file: file, line: line))
-            })
+        let all = contributions(of: type, file: file, line: line)
+        return Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0.resolve(file: file, line: line)) })
     }
 
     /// This component and its ancestors, each once and after its own parents, parents in the order
