@@ -157,16 +157,13 @@ extension Component {
 
     /// Sets up the override of the provider that `provider` calls: `overriding(_:with:)`.
     private consuming func override<T>(
-        _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
+        _ provider: (Self) throws -> T, with build: @escaping @Sendable (Self) throws -> T,
         closing: Closing<T>?, file: StaticString, line: UInt
     ) -> Self {
+        // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
             of: self, file: file, line: line, valueType: T.self, isAsync: false,
-            factory: OverrideFactory<T, SyncOverride<T>>(file: file, line: line, closing: closing) {
-                component in
-                // Only this component's providers are overridden, so `component` is `self`.
-                try factory(component as! Self)
-            })
+            factory: OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self) })
         let context = ResolutionContext.current
         let outer = context.capture
         context.capture = capture
@@ -182,16 +179,13 @@ extension Component {
     /// Sets up the override of the async provider that `provider` calls: the async
     /// `overriding(_:with:)`.
     nonisolated(nonsending) private consuming func override<T>(
-        _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
+        _ provider: (Self) async throws -> T, with build: @escaping @Sendable (Self) async throws -> T,
         closing: Closing<T>?, file: StaticString, line: UInt
     ) async -> Self {
+        // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
             of: self, file: file, line: line, valueType: T.self, isAsync: true,
-            factory: OverrideFactory<T, AsyncOverride<T>>(file: file, line: line, closing: closing) {
-                component in
-                // Only this component's providers are overridden, so `component` is `self`.
-                try await factory(component as! Self)
-            })
+            factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) { try await build($0 as! Self) })
         // The capture travels with the task, since the closure may resume on any thread; the
         // calls are sent down the path that sees it, as in the synchronous form.
         await OverrideCapture.$inTask.withValue(capture) {
@@ -202,26 +196,19 @@ extension Component {
     }
 }
 
-/// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it, with
-/// where that call is and the override's close action. `Make` is the factory's type:
-/// `SyncOverride<Value>` or `AsyncOverride<Value>`, by which a provider finds only a factory of its
-/// own kind and type.
+/// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it, with the
+/// override's close action. `Make` is the factory's type: `SyncOverride<Value>` or
+/// `AsyncOverride<Value>`, by which a provider finds only a factory of its own kind and type.
 @usableFromInline
-final class OverrideFactory<Value, Make: Sendable>: OverrideOrigin, Sendable {
+final class OverrideFactory<Value, Make: Sendable>: Sendable {
     @usableFromInline let make: Make
     /// The override's own close action for each instance `make` builds, if it has one.
     private let closing: Closing<Value>?
-    let file: StaticString
-    let line: UInt
 
-    init(file: StaticString, line: UInt, closing: Closing<Value>?, _ make: Make) {
-        self.file = file
-        self.line = line
+    init(closing: Closing<Value>?, _ make: Make) {
         self.closing = closing
         self.make = make
     }
-
-    var location: String { "\(file):\(line)" }
 
     /// The close action of an instance that `make` built for a provider of `strategy`: the
     /// override's own, for the strategies whose component keeps the instance until shutdown (those
@@ -237,12 +224,6 @@ final class OverrideFactory<Value, Make: Sendable>: OverrideOrigin, Sendable {
 /// The factory of an async provider's override, which makes a `T`.
 @usableFromInline typealias AsyncOverride<T> = @Sendable (Component) async throws -> T
 
-/// Where an override was set up, whatever type its factory makes.
-protocol OverrideOrigin: AnyObject {
-    /// The file and line of the `overriding(_:with:)` call: `AppTests/StoreTests.swift:12`.
-    var location: String { get }
-}
-
 extension AnyModule {
     /// Where the overrides of the provider at `site` were set up, one for each type it was
     /// overridden for, for messages; empty if it is not overridden.
@@ -253,7 +234,7 @@ extension AnyModule {
                 $0.key.owner == ObjectIdentifier(self) && $0.key.provider.hasSite(of: key)
             }
         }
-        return overrides.values.compactMap { ($0.factory as? any OverrideOrigin)?.location }.sorted()
+        return overrides.values.map(\.location).sorted()
     }
 }
 
@@ -339,13 +320,13 @@ extension AnyModule {
         }
         // A `transient` keeps nothing: overriding it again replaces its override.
         let replaces = frame.strategy == .transient || frame.strategy == .asyncTransient
+        let entry = OverrideEntry(
+            factory: capture.factory, strategy: frame.strategy, location: capture.location)
         let other = storage.withLock { state -> ProviderStrategy?? in
             // A cell means the provider was used; a transient, which keeps none, is never used.
             if let strategy = state.table.strategy(at: cellKey(key)) { return strategy }
             if let set = state.extras?.overrides[cellKey(key)], !replaces { return set.strategy }
-            state.withExtras {
-                $0.overrides[cellKey(key)] = OverrideEntry(factory: capture.factory, strategy: frame.strategy)
-            }
+            state.withExtras { $0.overrides[cellKey(key)] = entry }
             storage.flags.set(ComponentStorage.hasOverrides)
             return nil
         }
@@ -368,8 +349,11 @@ extension ComponentStorage {
     }
 }
 
-/// A factory that replaces a provider's, and the strategy of the provider it was set up for.
+/// A factory that replaces a provider's, the strategy of the provider it was set up for, and where
+/// it was set up.
 struct OverrideEntry {
     let factory: AnyObject
     let strategy: ProviderStrategy
+    /// The file and line of the `overriding(_:with:)` call: `AppTests/StoreTests.swift:12`.
+    let location: String
 }

@@ -19,6 +19,8 @@
     /// Where `overriding(_:with:)` was called, for messages.
     let file: StaticString
     let line: UInt
+    /// `file:line`, for messages: `AppTests/StoreTests.swift:12`.
+    var location: String { "\(file):\(line)" }
     /// The type the replacement factory makes, which must be the type the provider's strategy
     /// builds.
     let valueType: Any.Type
