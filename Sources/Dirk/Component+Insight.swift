@@ -27,8 +27,7 @@ extension Component {
             guard state.extras?.recording == nil else { return nil }
             let recorder = Recorder(of: self)
             state.withExtras { $0.recording = DependencyRecord(recorder: recorder) }
-            storage.addObservers(1, in: &state)
-            state.withExtras { $0.recorders.append(recorder) }
+            storage.addObservers(1, for: recorder, in: &state)
             return recorder
         }
         if let recorder {
@@ -59,12 +58,7 @@ extension Component {
         while true {
             let unwatched = walk(component).filter { ancestor in !watched.contains { $0 === ancestor } }
             guard !unwatched.isEmpty else { return }
-            for ancestor in unwatched {
-                ancestor.storage.withLock { state in
-                    ancestor.storage.addObservers(1, in: &state)
-                    state.withExtras { $0.recorders.append(recorder) }
-                }
-            }
+            addObservers(1, for: recorder, to: unwatched)
             guard recorder.withRecord({ $0.watched += unwatched }) != nil else {
                 unwatch(unwatched, for: recorder)
                 return
@@ -75,14 +69,7 @@ extension Component {
 
     /// Takes back one observer of `recorder`'s from each of `ancestors`.
     static func unwatch(_ ancestors: [Component], for recorder: Recorder) {
-        for ancestor in ancestors {
-            ancestor.storage.withLock { state in
-                ancestor.storage.addObservers(-1, in: &state)
-                if let index = state.extras?.recorders.firstIndex(where: { $0 === recorder }) {
-                    state.extras!.recorders.remove(at: index)
-                }
-            }
-        }
+        addObservers(-1, for: recorder, to: ancestors)
     }
 
     /// How many observers watch the component's providers: traces under way, its own recording,
@@ -100,7 +87,7 @@ extension Component {
             // storage with what other threads write under the lock. Sharing would be correct
             // (copy-on-write), but ThreadSanitizer cannot see it.
             (
-                state.table.copiedElementByElement(),
+                state.table.entries,
                 state.extras?.recording.map { $0.copiedElementByElement() },
                 (state.extras?.registeredModules.values).map { $0.map { type(of: $0) } } ?? [],
                 storage.directory.members(.module).map { type(of: $0.object) },
@@ -122,7 +109,7 @@ extension Component {
         var componentNames: [UInt: String] = [:]
         for (rank, component) in components.enumerated() {
             let (isOwn, identity) = (rank == 0, component.identity)
-            let table = isOwn ? ownTable : component.storage.withLock { $0.table.copiedElementByElement() }
+            let table = isOwn ? ownTable : component.storage.withLock { $0.table.entries }
             componentNames[identity] =
                 isOwn ? "`\(type(of: component))`" : "the ancestor `\(type(of: component))` \(rank)"
             for (key, cell) in table
@@ -130,9 +117,8 @@ extension Component {
                 let moduleType = cell.ownerType
                 if isOwn { modules[ObjectIdentifier(moduleType)] = "\(moduleType)" }
                 let provider = ProviderIdentity(component: identity, module: moduleType, key: key.provider)
-                if isOwn, strategies[provider] == nil, let strategy = DependencyGraph.Strategy(cell.strategy)
-                {
-                    strategies[provider] = strategy
+                if isOwn, strategies[provider] == nil {
+                    strategies[provider] = DependencyGraph.Strategy(cell.strategy)
                 }
                 statuses[provider] = table.status(of: key)
             }
@@ -173,37 +159,20 @@ extension Component {
         context.traces.append(
             .init(components: components.map(\.identity), firstCall: context.observedCalls.count))
         defer { context.traces.removeLast() }
-        let value = try Component.observing(components, body)
+        Component.addObservers(1, to: components)
+        defer { Component.addObservers(-1, to: components) }
+        let value = try body()
         return (value, context.traces[index].lines.map { $0 + "\n" }.joined())
     }
 
-    /// Runs `body` with one more observer on each of `components`, so that every call of their
-    /// providers, cached ones included, takes the path that observers see.
-    static func observing<T, Failure: Error>(_ components: [Component], _ body: () throws(Failure) -> T)
-        throws(Failure) -> T
-    {
+    /// Adds `delta`, which may be negative, to the observers of each of `components`, for
+    /// `recorder`'s recording if one is given (see `ComponentStorage.addObservers(_:for:in:)`):
+    /// while one more observes them, every call of their providers, cached ones included, takes
+    /// the path that observers see.
+    static func addObservers(_ delta: Int, for recorder: Recorder? = nil, to components: [Component]) {
         for component in components {
-            component.storage.withLock { component.storage.addObservers(1, in: &$0) }
+            component.storage.withLock { component.storage.addObservers(delta, for: recorder, in: &$0) }
         }
-        defer {
-            for component in components {
-                component.storage.withLock { component.storage.addObservers(-1, in: &$0) }
-            }
-        }
-        return try body()
-    }
-
-    /// `observing(_:_:)` for a body that awaits.
-    static func observingAwaiting<T>(_ components: [Component], _ body: () async -> T) async -> T {
-        for component in components {
-            component.storage.withLock { component.storage.addObservers(1, in: &$0) }
-        }
-        defer {
-            for component in components {
-                component.storage.withLock { component.storage.addObservers(-1, in: &$0) }
-            }
-        }
-        return await body()
     }
 
     /// This component and its ancestors, each once, nearest first. (Package-visible for tests.)
@@ -342,10 +311,16 @@ extension AnyModule {
 
 extension ComponentStorage {
     /// Adds `delta`, which may be negative, to the component's observers; call it holding the lock,
-    /// with the state it guards.
-    func addObservers(_ delta: Int, in state: inout ComponentState) {
+    /// with the state it guards. An observer for `recorder`'s recording also adds the recorder to
+    /// those that a parent registered later learns of, and taking it back takes the recorder back.
+    func addObservers(_ delta: Int, for recorder: Recorder? = nil, in state: inout ComponentState) {
         state.observers += delta
         attention.add(delta)
+        if let recorder, delta > 0 {
+            state.withExtras { $0.recorders.append(recorder) }
+        } else if let recorder, let index = state.extras?.recorders.firstIndex(where: { $0 === recorder }) {
+            state.extras!.recorders.remove(at: index)
+        }
     }
 }
 
@@ -354,11 +329,6 @@ struct CacheStatus {
     var holdsInstance = false
     var builds = 0
     var waiters = 0
-}
-
-extension CellTable {
-    /// The cells, copied element by element.
-    func copiedElementByElement() -> [(key: CellKey, cell: OnceStateMachine)] { entries }
 }
 
 extension [(key: CellKey, cell: OnceStateMachine)] {

@@ -170,7 +170,10 @@ extension Component {
         // Sends the provider calls of this component and its ancestors down the path that sees the
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
-        Component.observing(selfAndAncestors()) { _ = try? provider(self) }
+        let components = selfAndAncestors()
+        Component.addObservers(1, to: components)
+        _ = try? provider(self)
+        Component.addObservers(-1, to: components)
         context.capture = outer
         capture.finish()
         return self
@@ -188,9 +191,10 @@ extension Component {
             factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) { try await build($0 as! Self) })
         // The capture travels with the task, since the closure may resume on any thread; the
         // calls are sent down the path that sees it, as in the synchronous form.
-        await OverrideCapture.$inTask.withValue(capture) {
-            await Component.observingAwaiting(selfAndAncestors()) { _ = try? await provider(self) }
-        }
+        let components = selfAndAncestors()
+        Component.addObservers(1, to: components)
+        await OverrideCapture.$inTask.withValue(capture) { _ = try? await provider(self) }
+        Component.addObservers(-1, to: components)
         capture.finish()
         return self
     }
