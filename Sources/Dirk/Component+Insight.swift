@@ -131,8 +131,7 @@ extension Component {
                 let status = statuses[provider] ?? CacheStatus()
                 return .init(
                     name: name(provider), strategy: strategy, isCached: status.holdsInstance,
-                    builds: status.builds,
-                    waitingCallers: status.waiters)
+                    builds: status.builds, waitingCallers: status.waiters)
             }.sorted { $0.name < $1.name },
             dependencies: (recording?.edges ?? []).map { .init(from: name($0.from), to: name($0.to)) }
                 .sorted { ($0.from, $0.to) < ($1.from, $1.to) })

@@ -233,12 +233,11 @@ extension AnyModule {
     /// overridden for, for messages; empty if it is not overridden.
     @usableFromInline func overrideLocations(ofProviderAt site: ProviderSite) -> [String] {
         let key = ProviderKey(site: site, type: Never.self)
-        let overrides = storage.withLock { state in
+        return storage.withLock { state in
             (state.extras?.overrides ?? [:]).filter {
                 $0.key.owner == ObjectIdentifier(self) && $0.key.provider.hasSite(of: key)
-            }
-        }
-        return overrides.values.map(\.location).sorted()
+            }.map(\.value.location)
+        }.sorted()
     }
 }
 

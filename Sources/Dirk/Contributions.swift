@@ -114,8 +114,7 @@ extension Component {
         let elementType = ObjectIdentifier(type)
         let all = contributingComponents().flatMap { component in
             // Refers to the component's storage, not to the component: see `Contribution`.
-            let storage = SelfSynchronized(object: component.storage)
-            let owner = Swift.type(of: component)
+            let (storage, owner) = (SelfSynchronized(object: component.storage), Swift.type(of: component))
             return component.storage.withLock { $0.extras?.contributions[elementType] ?? [] }.map { record in
                 Contribution(key: record.key, metadata: record.metadata, contributor: owner) { file, line in
                     guard let component = storage.object.component else {
