@@ -162,7 +162,8 @@ extension Component {
     ) -> Self {
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
-            of: self, file: file, line: line, valueType: T.self, isAsync: false,
+            component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
+            isAsync: false,
             factory: OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self) })
         let context = ResolutionContext.current
         let outer = context.capture
@@ -187,7 +188,8 @@ extension Component {
     ) async -> Self {
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
-            of: self, file: file, line: line, valueType: T.self, isAsync: true,
+            component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
+            isAsync: true,
             factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) { try await build($0 as! Self) })
         // The capture travels with the task, since the closure may resume on any thread; the
         // calls are sent down the path that sees it, as in the synchronous form.

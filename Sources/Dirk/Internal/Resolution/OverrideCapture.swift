@@ -2,8 +2,9 @@
 /// thread's resolution (or, for the async form, in the task), and the first provider the closure
 /// calls is the one it overrides.
 ///
-/// Sendable because every field is a constant but `progress`, which its lock guards.
-@usableFromInline final class OverrideCapture: @unchecked Sendable {
+/// Sendable because every field is a constant but `progress`, which its lock guards; copies share
+/// that lock and what it guards.
+@usableFromInline struct OverrideCapture: @unchecked Sendable {
     /// The capture of the async `overriding(_:with:)` under way in this task and the tasks it
     /// starts: an async closure may call its provider on any thread. Tasks that outlive the
     /// closure keep it, finished.
@@ -38,19 +39,6 @@
         var isSuspended = false
         /// Whether `overriding(_:with:)` has returned.
         var isFinished = false
-    }
-
-    init(
-        of component: AnyObject, file: StaticString, line: UInt, valueType: Any.Type, isAsync: Bool,
-        factory: any AnyObject & Sendable
-    ) {
-        self.component = UInt(bitPattern: ObjectIdentifier(component))
-        self.componentType = type(of: component)
-        self.file = file
-        self.line = line
-        self.valueType = valueType
-        self.isAsync = isAsync
-        self.factory = factory
     }
 
     /// The override being set up by this thread, or by this task: nil but while an
