@@ -128,7 +128,7 @@ extension Component {
         return DependencyGraph(
             component: "\(type(of: self))", parents: parents, modules: modules.values.sorted(),
             nodes: strategies.map { provider, strategy in
-                let status = statuses[provider] ?? CacheStatus()
+                let status = statuses[provider] ?? (false, 0, 0)
                 return .init(
                     name: name(provider), strategy: strategy, isCached: status.holdsInstance,
                     builds: status.builds, waitingCallers: status.waiters)
@@ -275,9 +275,8 @@ extension AnyModule {
             let depth = context.observedCalls[trace.firstCall...].count {
                 trace.shows($0.provider.component) && $0.resolution == context.endedResolutions
             }
-            context.traces[index].lines.append(
-                String(repeating: "  ", count: depth)
-                    + "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")")
+            let line = "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")"
+            context.traces[index].lines.append(String(repeating: "  ", count: depth) + line)
         }
         let provider = ProviderIdentity(
             component: component, module: frame.subject, key: ProviderKey(site: frame.site, type: frame.type))
@@ -324,16 +323,12 @@ extension ComponentStorage {
 }
 
 /// What a provider's cells hold at one moment, for insight.
-struct CacheStatus {
-    var holdsInstance = false
-    var builds = 0
-    var waiters = 0
-}
+typealias CacheStatus = (holdsInstance: Bool, builds: Int, waiters: Int)
 
 extension [(key: CellKey, cell: OnceStateMachine)] {
     /// What the cells of the provider whose cell key is `key` hold: its own, and its keys'.
     func status(of key: CellKey) -> CacheStatus {
-        reduce(into: CacheStatus()) { total, entry in
+        reduce(into: (false, 0, 0)) { total, entry in
             guard entry.key.owner == key.owner, entry.key.provider == key.provider else { return }
             total.holdsInstance = total.holdsInstance || entry.cell.hasValue
             total.builds += entry.cell.isBuilding ? 1 : 0

@@ -304,24 +304,25 @@ extension AnyModule {
     /// it would leave a moment in which another thread finds the slot and builds the original,
     /// which would stay cached.)
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, frame: Frame) {
+        // The overriding component, and where `overriding(_:with:)` was called, for messages.
+        let (overriding, file, line) = (capture.componentType, capture.file, capture.line)
         if let first = capture.capture(frame.name) {
             Diagnostics.overrideCalledSeveralProviders(
-                first, frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+                first, frame.name, component: overriding, file: file, line: line)
         }
         guard storage.address == capture.component else {
             Diagnostics.overrideOfAnotherComponent(
-                frame.name, owner: componentType, component: capture.componentType, file: capture.file,
-                line: capture.line)
+                frame.name, owner: componentType, component: overriding, file: file, line: line)
         }
         guard frame.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
                 frame.name, strategy: frame.strategy.name, builds: frame.type, returns: capture.valueType,
-                component: capture.componentType, file: capture.file, line: capture.line)
+                component: overriding, file: file, line: line)
         }
         // (The synchronous form's closure cannot call an async provider.)
         if capture.isAsync && !frame.strategy.isAsync {
             Diagnostics.asyncOverrideOfSynchronousProvider(
-                frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+                frame.name, component: overriding, file: file, line: line)
         }
         // A `transient` keeps nothing: overriding it again replaces its override.
         let replaces = frame.strategy == .transient || frame.strategy == .asyncTransient
@@ -339,8 +340,7 @@ extension AnyModule {
             // A cell or an override of another strategy at the key is another provider's, which only
             // generated code can place there.
             if let other, other != frame.strategy { Diagnostics.providerClash(frame, first: other) }
-            Diagnostics.lateOverride(
-                frame.name, component: capture.componentType, file: capture.file, line: capture.line)
+            Diagnostics.lateOverride(frame.name, component: overriding, file: file, line: line)
         }
     }
 }
