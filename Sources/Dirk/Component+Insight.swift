@@ -115,12 +115,12 @@ extension Component {
             for (key, cell) in table
             where key.serial == 0 && key.owner != ObjectIdentifier(component.storage) {
                 let moduleType = cell.ownerType
-                if isOwn { modules[ObjectIdentifier(moduleType)] = "\(moduleType)" }
                 let provider = ProviderIdentity(component: identity, module: moduleType, key: key.provider)
-                if isOwn, strategies[provider] == nil {
-                    strategies[provider] = DependencyGraph.Strategy(cell.strategy)
-                }
                 statuses[provider] = table.status(of: key)
+                // The component's own modules and providers.
+                guard isOwn else { continue }
+                modules[ObjectIdentifier(moduleType)] = "\(moduleType)"
+                strategies[provider] = strategies[provider] ?? DependencyGraph.Strategy(cell.strategy)
             }
         }
         let names = ProviderIdentity.uniqueNames(of: strategies.keys, components: componentNames)
@@ -198,9 +198,7 @@ final class Recorder: @unchecked Sendable {
     /// The recording component's storage.
     let storage: ComponentStorage
 
-    init(of component: Component) {
-        storage = component.storage
-    }
+    init(of component: Component) { storage = component.storage }
 
     /// The recording component's address, compared only.
     var identity: UInt { storage.address }

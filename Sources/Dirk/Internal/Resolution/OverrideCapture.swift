@@ -71,9 +71,7 @@
     /// Whether the captured provider is resolving through its new factory, whose own provider
     /// calls are ordinary: on this thread, for the synchronous form, whose capture is the
     /// thread's; in this task and the tasks it starts, for the async form.
-    var isSuspended: Bool {
-        isAsync ? Self.isSuspendedInTask : progress.withLock { $0.isSuspended }
-    }
+    var isSuspended: Bool { isAsync ? Self.isSuspendedInTask : progress.withLock { $0.isSuspended } }
 
     /// Records `provider` as the one the closure called, unless it called another before: returns
     /// that other one.
