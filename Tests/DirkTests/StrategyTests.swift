@@ -59,6 +59,23 @@ struct StrategyTests {
         }
     }
 
+    @Test("a thread's scoped instances are released when each resolution ends, however many it made")
+    func scopedInstancesAreReleasedInLongRuns() {
+        let component = ScopedComponent()
+        let kept = Counter()
+        withWatchdog {
+            // A new thread, whose resolutions are numbered from the start: past 32,768 and 65,536.
+            onThreads(1) { _ in
+                for _ in 0..<70_000 {
+                    weak var released: Context?
+                    do { released = component.scopes.pair().left }
+                    if released != nil { kept.increment() }
+                }
+            }
+        }
+        #expect(kept.count == 0, "a scoped instance outlived its resolution \(kept.count) times")
+    }
+
     @Test(
         "scoped instances of different components or modules never mix, even when slots are freed and reused")
     func scopedInstancesBelongToTheirSlot() {

@@ -334,9 +334,12 @@
     /// store that lists them: the async resolution's, or, for a resolution of the thread's own, a
     /// number of its own (told from a store's by its top bit) and none.
     var scopes: (id: UInt64, store: ScopeStore?) {
+        // The address takes the low 48 bits, the count bits 48 to 62, and bit 63 stays set. (`|` and
+        // `^` group left to right, hence the parentheses.)
         (
-            sharedScopes?.id ?? 1 << 63 | UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ endedResolutions
-                << 48, sharedScopes
+            sharedScopes?.id ?? 1 << 63
+                | (UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ (endedResolutions & 0x7FFF) << 48),
+            sharedScopes
         )
     }
 
