@@ -5,7 +5,7 @@ extension ComponentStorage {
     /// alive until the resolution ends, unless the resolution entered it already. Stops the program,
     /// naming `frame`'s provider or handle, if the component was released or its shutdown refuses the
     /// call.
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     final func enter(in context: ResolutionContext, for frame: @autoclosure () -> Frame) -> Unmanaged<
         AnyObject
     > {
@@ -28,7 +28,7 @@ extension ComponentStorage {
 
     /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`),
     /// lent without a reference of its own: the resolution keeps it alive until it ends.
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     final func withEntered<Result>(
         in context: ResolutionContext, for frame: @autoclosure () -> Frame,
         _ body: (Component) throws -> Result
