@@ -255,5 +255,5 @@ enum CurrentTask {
     static var identity: Int { withUnsafeCurrentTask { $0?.hashValue ?? 0 } }
 
     /// Whether the caller runs in a task.
-    static var isRunning: Bool { withUnsafeCurrentTask { $0 != nil } }
+    static var isRunning: Bool { withUnsafeCurrentTask { task in task.map { _ in true } ?? false } }
 }
