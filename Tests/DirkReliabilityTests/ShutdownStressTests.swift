@@ -94,7 +94,7 @@ struct LoadTrial: Sendable {
         let trigger = Int.random(in: 1...total / 2, using: &random)
         let (start, endedCalls, admitted, refused) = (StartLine(), Counter(), Counter(), Counter())
         let shutdownCalled = Locked(false)
-        let shutdownBegins = AsyncLatch()
+        let shutdownBegins = Latch()
         // The handles are made before shutdown; the Lazy handles are read once each, at most.
         let lazies = (0..<threads).map { thread in app.load.lazy { $0.load.keyed(thread % Self.keys) } }
         let transients = app.load.provider { $0.load.transient(0) }
@@ -301,23 +301,5 @@ final class StartLine: @unchecked Sendable {
         isOpen = true
         condition.broadcast()
         condition.unlock()
-    }
-}
-
-/// Opens once; tasks that wait for it before then resume when it does. Safe to open from a thread.
-final class AsyncLatch: Sendable {
-    private let stream: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream()
-    }
-
-    func open() {
-        continuation.finish()
-    }
-
-    func wait() async {
-        for await _ in stream {}
     }
 }

@@ -546,21 +546,3 @@ final class ClassKeyComponent: Component, @unchecked Sendable {
 final class ClassKeyModule: Module<ClassKeyComponent>, @unchecked Sendable {
     func thing(for key: ClassKey) -> Thing { single(key: key) { Thing() } }
 }
-
-/// Opens once; tasks that wait for it before then resume when it does.
-final class Latch: Sendable {
-    private let stream: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream()
-    }
-
-    func open() {
-        continuation.finish()
-    }
-
-    func wait() async {
-        for await _ in stream {}
-    }
-}

@@ -67,7 +67,8 @@ extension CellReference {
         }
     }
 
-    /// Builds generation `generation` on this thread.
+    /// Builds generation `generation` on this thread, inside its step, and publishes it, holds it
+    /// until the resolution ends, or fails it.
     func build<Failure: Error>(
         _ generation: UInt64,
         in context: ResolutionContext,
@@ -80,9 +81,45 @@ extension CellReference {
         context.enter(frame)
         let value: Value
         do throws(Failure) {
-            value = try settle(
-                generation, in: context, frame: frame, build: build, configures: configures,
-                configure: configure, holdsBuild: holdsBuild)
+            do throws(Failure) {
+                value = try build()
+            } catch {
+                fail(generation: generation, with: error)
+                throw error
+            }
+            if configures {
+                let outcome = withMachine { machine, _ in machine.holdInstance(value, generation: generation)
+                }
+                let mark = context.beginConfiguring(
+                    BuildRecord(cell: self, generation: generation, outcome: outcome))
+                do throws(Failure) {
+                    try configure(value)
+                } catch {
+                    context.endConfiguring()
+                    // The instance goes, and its waiters get the error; then what was built meanwhile,
+                    // which may refer to it.
+                    fail(generation: generation, with: error)
+                    context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
+                    throw error
+                }
+                context.endConfiguring()
+            }
+            if holdsBuild && context.mustHoldNewBuilds {
+                // A `configure:` closure of an enclosing step still runs on this thread, and this
+                // value may already refer to its half-configured instance; or the resolution took
+                // another agent's half-configured instance, which this one may refer to. Other
+                // agents get it once the resolution ends, when all those are configured; an agent
+                // that takes it before then waits for them too.
+                if !configures {
+                    _ = withMachine { machine, _ in machine.holdInstance(value, generation: generation) }
+                }
+                markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
+                context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
+            } else if configures {
+                publish(generation: generation)
+            } else {
+                complete(value, generation: generation)
+            }
         } catch {
             _ = context.leave()
             throw error
@@ -90,59 +127,6 @@ extension CellReference {
         // Left after the build settles: leaving the outermost step ends the resolution, which may
         // wait for other agents' builds, and may find that the value refers to a dropped instance.
         if let failure = context.leave() { throw Diagnostics.rethrown(failure, as: Failure.self, at: frame) }
-        return value
-    }
-
-    /// Builds generation `generation` on this thread, inside its step, and publishes it, holds it
-    /// until the resolution ends, or fails it.
-    func settle<Failure: Error>(
-        _ generation: UInt64,
-        in context: ResolutionContext,
-        frame: Frame,
-        build: () throws(Failure) -> Value,
-        configures: Bool,
-        configure: (Value) throws(Failure) -> Void,
-        holdsBuild: Bool
-    ) throws(Failure) -> Value {
-        let value: Value
-        do throws(Failure) {
-            value = try build()
-        } catch {
-            fail(generation: generation, with: error)
-            throw error
-        }
-        if configures {
-            let outcome = withMachine { machine, _ in machine.holdInstance(value, generation: generation) }
-            let mark = context.beginConfiguring(
-                BuildRecord(cell: self, generation: generation, outcome: outcome))
-            do throws(Failure) {
-                try configure(value)
-            } catch {
-                context.endConfiguring()
-                // The instance goes, and its waiters get the error; then what was built meanwhile,
-                // which may refer to it.
-                fail(generation: generation, with: error)
-                context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
-                throw error
-            }
-            context.endConfiguring()
-        }
-        if holdsBuild && context.mustHoldNewBuilds {
-            // A `configure:` closure of an enclosing step still runs on this thread, and this
-            // value may already refer to its half-configured instance; or the resolution took
-            // another agent's half-configured instance, which this one may refer to. Other
-            // agents get it once the resolution ends, when all those are configured; an agent
-            // that takes it before then waits for them too.
-            if !configures {
-                _ = withMachine { machine, _ in machine.holdInstance(value, generation: generation) }
-            }
-            markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
-            context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
-        } else if configures {
-            publish(generation: generation)
-        } else {
-            complete(value, generation: generation)
-        }
         return value
     }
 
