@@ -69,7 +69,7 @@ struct CellTableTests {
         var waiter: UInt64?
         #expect(
             table.withCell(key) { machine, serials in
-                guard case .building(let build, _) = machine.state else { return }
+                guard let build = machine.build else { return }
                 waiter = machine.enqueue(
                     .thread(.make()), of: BuildAgent.standalone(), generation: build.generation,
                     serials: &serials)

@@ -265,7 +265,7 @@ final class ScriptedHost: WaitableHost {
 
     /// The generation of the build under way.
     var generation: UInt64 {
-        guard case .building(let build, _) = machine.state else { return 0 }
+        guard let build = machine.build else { return 0 }
         return build.generation
     }
 

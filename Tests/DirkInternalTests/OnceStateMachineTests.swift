@@ -62,7 +62,7 @@ struct OnceStateMachineTests {
         }
         #expect(serials != before, "the build took a number from the host's serials")
         machine.checkInvariants()
-        guard case .building(let build, let frame) = machine.state else {
+        guard let build = machine.build, let frame = machine.buildFrame else {
             Issue.record("a claimed cell must be building")
             return
         }
@@ -236,7 +236,7 @@ struct OnceStateMachineTests {
         // A cell the host dropped while a build was under way, made anew at the same key: the
         // waiter of the dropped build finds no build of its generation there, and claims again.
         _ = first.claim(by: agent, frame: frame, serials: &serials)
-        guard case .building(let dropped, _) = first.state else {
+        guard let dropped = first.build else {
             Issue.record("a claimed cell must be building")
             return
         }
@@ -285,7 +285,7 @@ struct OnceStateMachineTests {
         }
         #expect(ids == ids.sorted() && Set(ids).count == 3)
         #expect(machine.waiterIDs == ids)
-        guard case .building(let build, _) = machine.state else {
+        guard let build = machine.build else {
             Issue.record("a cell with waiters must be building")
             return
         }
@@ -326,7 +326,7 @@ struct OnceStateMachineTests {
                 == .cycle("Item.second()"))
         #expect(machine.build(ofGeneration: secondGeneration)?.frame.name == "Item.second()")
         #expect(machine.build(ofGeneration: firstGeneration) == nil)
-        guard case .building(_, let frame) = machine.state else {
+        guard machine.build != nil, let frame = machine.buildFrame else {
             Issue.record("a claimed cell must be building")
             return
         }
@@ -532,7 +532,7 @@ struct OnceStateMachineTests {
         #expect(abandoned === (heldInstance ? item : nil))
         #expect(parkerIDs(waiters) == identities(parkers))
         #expect(!machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
-        guard case .empty = machine.state else {
+        guard machine.build == nil, machine.readyValue == nil else {
             Issue.record("a failed build must leave the cell empty")
             return
         }
@@ -564,7 +564,7 @@ struct OnceStateMachineTests {
         machine.holdInstance(item, generation: generation)
         #expect(machine.reset() == nil)
         machine.checkInvariants()
-        guard case .building(let build, _) = machine.state else {
+        guard let build = machine.build else {
             Issue.record("reset must leave a build under way")
             return
         }
@@ -574,7 +574,7 @@ struct OnceStateMachineTests {
         // A weak cell gives back nothing to release: it held no reference of its own.
         #expect(machine.reset() === (keepsWeakly ? nil : item))
         machine.checkInvariants()
-        guard case .empty = machine.state else {
+        guard machine.build == nil, machine.readyValue == nil else {
             Issue.record("reset must empty a ready cell")
             return
         }
@@ -606,7 +606,7 @@ struct OnceStateMachineTests {
                 serials: &serials) == nil
         )
         #expect(machine.waiterCount == 2)
-        guard case .building(let waiting, _) = machine.state else {
+        guard let waiting = machine.build else {
             Issue.record("a held build stays under way until it is published")
             return
         }
@@ -619,7 +619,7 @@ struct OnceStateMachineTests {
         #expect(woken.count == 1, "only the agent waiting for the configuration is woken")
         #expect(parkerIDs(woken) == identities(parker))
         #expect(machine.waiterCount == 1)
-        guard case .building(let build, _) = machine.state else {
+        guard let build = machine.build else {
             Issue.record("a configured build stays under way until it is published")
             return
         }
@@ -704,7 +704,7 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        guard case .building(let build, _) = machine.state else {
+        guard let build = machine.build else {
             Issue.record("a claimed cell builds")
             return
         }
@@ -939,7 +939,7 @@ func parkerIDs(_ waiters: [Waiter]) -> [ObjectIdentifier] {
 extension OnceStateMachine {
     /// The identifiers of the waiters of the build under way, in order.
     var waiterIDs: [UInt64] {
-        guard case .building(let build, _) = state else { return [] }
+        guard let build = build else { return [] }
         return build.waiters.map(\.id)
     }
 

@@ -60,9 +60,7 @@ package struct CellReference {
 
     /// What `body` returns for the cell, nil when its host holds none.
     package func ifPresent<Result>(_ body: (inout OnceStateMachine, inout UInt64) -> Result) -> Result? {
-        var result: Result?
-        _ = host.withCell(key) { result = body(&$0, &$1) }
-        return result
+        host.withMachine(key, body)
     }
 
     /// The cell's build of generation `generation`, as the wait graph sees it.
@@ -249,17 +247,16 @@ package struct CellReference {
         }
         // The keys go after the lock, with `dropped`: their deinitializers may run user code.
         dropped.append(keys)
-        var live: [CellKey: [Int: [KeyEntry]]] = [:]
         for (provider, byHash) in keys {
-            for (hash, entries) in byHash {
+            keys[provider] = byHash.compactMapValues { entries in
                 let kept = entries.filter {
                     place(of: CellKey(owner: provider.owner, provider: provider.provider, serial: $0.serial))
                         != nil
                 }
-                if !kept.isEmpty { live[provider, default: [:]][hash] = kept }
+                return kept.isEmpty ? nil : kept
             }
+            if keys[provider]!.isEmpty { keys[provider] = nil }
         }
-        keys = live
     }
 
     /// Removes every cell that `owner` owns, adding what they held to `dropped`.

@@ -84,15 +84,7 @@ package final class TaskWaiter: Sendable {
 @usableFromInline package struct OnceStateMachine {
     package typealias Value = AnyObject
 
-    /// The states, as `state` shows them.
-    package enum State {
-        case empty
-        /// A build under way, and the step that builds.
-        case building(Build, frame: Frame)
-        case ready(AnyObject)
-    }
-
-    /// One build under way.
+    /// One build under way (`build`).
     package struct Build {
         package let builder: BuildAgent
         package let generation: UInt64
@@ -118,12 +110,12 @@ package final class TaskWaiter: Sendable {
     // The state is kept in variables rather than one enum, so that a cached read touches one
     // word: `ready` holds the value of a ready cell, `build` the build under way (and `buildFrame`
     // its step); at most one of `ready` and `build` is set.
-    var build: Build?
+    package var build: Build?
     /// The step that builds, for cycle paths: set when a build begins, and meaningful only while
     /// `build` is set (it is plain words, left in place when the build ends). It is kept beside
     /// the build, not in it: a build that held a frame of so many words would be copied and
     /// destroyed through its type's witnesses; a frame alone is copied as plain words.
-    var buildFrame: Frame?
+    package var buildFrame: Frame?
     /// The strategy of the provider whose cell it is (`none` for modules and handles): a `weak`
     /// cell keeps its value only while someone else holds it, in a `WeakBox` in `ready`; every other
     /// keeps it until it is reset, in `ready`.
@@ -139,13 +131,6 @@ package final class TaskWaiter: Sendable {
     package init(strategy: ProviderStrategy = .none, ownerType: Any.Type = Never.self) {
         self.strategy = strategy
         self.ownerType = ownerType
-    }
-
-    /// The state, as one value: a copy, to read.
-    package var state: State {
-        if let build { return .building(build, frame: buildFrame!) }
-        if let readyValue { return .ready(readyValue) }
-        return .empty
     }
 
     /// The ready value, if there is one. A weak value is read as a strong reference: a cell that

@@ -85,10 +85,9 @@ package enum CycleDetector {
         chain.allSatisfy { link in
             guard let build = link.target.build,
                 build.builder === link.build.builder, build.hasInstance == link.build.hasInstance,
-                let waiting = link.waiter.waitingFor, waiting.isSame(as: link.target),
-                waiting.forConfiguration == link.target.forConfiguration
+                let waiting = link.waiter.waitingFor
             else { return false }
-            return true
+            return waiting.isSame(as: link.target) && waiting.forConfiguration == link.target.forConfiguration
         }
     }
 
