@@ -102,17 +102,8 @@ extension CellReference {
                     continuation.resume(returning: Delivery(event: resumeAtOnce))
                     return
                 }
-                switch CycleDetector.check(agent, waitingFor: target) {
-                case .cycle(let chain):
-                    Diagnostics.cycleAcrossAgents(
-                        path: CycleDetector.path(of: chain, from: agent), at: frame,
-                        keys: ResolutionContext.stepKeys)
-                case .wake(let other, let otherTarget):
-                    otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
-                case .takeInstance, nil:
-                    // Async builds hold no instance before they end, so there is none to take.
-                    break
-                }
+                // Async builds hold no instance before they end, so there is none to take.
+                _ = Self.mayTakeInstance(agent, waitingFor: target, at: frame)
             }
         } onCancel: {
             guard cancellable else { return }

@@ -144,27 +144,36 @@ extension CellReference {
         let target = target(generation)
         context.waitingFor = target
         defer { context.waitingFor = nil }
-        switch CycleDetector.check(context, waitingFor: target) {
-        case nil:
-            break
-        case .takeInstance:
-            // As on the builder's own thread, the instance is complete enough to hand over; this
-            // resolution waits for its configuration to end before its outermost call returns.
-            if let (instance, outcome) = withMachine({ machine, _ in
+        // As on the builder's own thread, an instance that may be taken is complete enough to hand
+        // over; this resolution waits for its configuration to end before its outermost call returns.
+        if Self.mayTakeInstance(context, waitingFor: target, at: frame),
+            let (instance, outcome) = withMachine({ machine, _ in
                 machine.takeInstance(generation: generation, dequeuing: id)
-            }) {
-                context.waitWhenResolutionEnds(
-                    for: BuildRecord(cell: self, generation: generation, outcome: outcome))
-                return .finished(.success(instance))
-            }
-        case .wake(let agent, let other):
-            other.host.wakeToRecheck(agent, at: other.key)
-        case .cycle(let chain):
-            Diagnostics.cycleAcrossAgents(
-                path: CycleDetector.path(of: chain, from: context), at: frame,
-                keys: ResolutionContext.stepKeys)
+            })
+        {
+            context.waitWhenResolutionEnds(
+                for: BuildRecord(cell: self, generation: generation, outcome: outcome))
+            return .finished(.success(instance))
         }
         return parker.receive()
+    }
+
+    /// Whether `agent`, about to wait for `target` in the step `frame`, may take the instance of the
+    /// build it waits for as it is; wakes the agent that must look again first, if any, and stops the
+    /// program with the path on a cycle of waits.
+    static func mayTakeInstance(_ agent: BuildAgent, waitingFor target: WaitTarget, at frame: Frame) -> Bool {
+        switch CycleDetector.check(agent, waitingFor: target) {
+        case nil:
+            return false
+        case .takeInstance:
+            return true
+        case .wake(let other, let otherTarget):
+            otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
+            return false
+        case .cycle(let chain):
+            Diagnostics.cycleAcrossAgents(
+                path: CycleDetector.path(of: chain, from: agent), at: frame, keys: ResolutionContext.stepKeys)
+        }
     }
 }
 
