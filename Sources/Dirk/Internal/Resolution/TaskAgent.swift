@@ -87,11 +87,9 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         let task = CurrentTask.identity
         if let current, current.task == task, current.isUnderWay { return (current, false) }
         let startedIn = enclosingStep
-        if let current, let shared = current.sharedScopes {
-            // A child task of a resolution under way: its own agent, the resolution's scope.
-            return (TaskAgent(task: task, startedIn: startedIn, scopes: shared, ownsScopes: false), true)
-        }
-        return (TaskAgent(task: task, startedIn: startedIn, scopes: nil, ownsScopes: true), true)
+        // A child task of a resolution under way has its own agent, and the resolution's scope.
+        let shared = current?.sharedScopes
+        return (TaskAgent(task: task, startedIn: startedIn, scopes: shared, ownsScopes: shared == nil), true)
     }
 
     /// Whether the agent's outermost call is under way.
