@@ -48,6 +48,12 @@
         return (block ?? words + 2, count)
     }
 
+    /// The object of the entry at `entry`, which the directory retains.
+    @inlinable @inline(__always)
+    static func object(at entry: UnsafeMutablePointer<UInt>) -> Unmanaged<AnyObject> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: AtomicWord(entry + 2).relaxed)!)
+    }
+
     /// The member of `kind` under `type`, and its tag.
     @inlinable package func member(_ kind: MemberKind, _ type: Any.Type) -> (object: AnyObject, tag: UInt)? {
         let key = Self.key(kind, type)
@@ -56,11 +62,7 @@
         while index < count {
             let entry = entries + index &* 3
             if AtomicWord(entry).relaxed == key {
-                let address = UnsafeRawPointer(bitPattern: AtomicWord(entry + 2).relaxed)!
-                return (
-                    Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue(),
-                    AtomicWord(entry + 1).relaxed
-                )
+                return (Self.object(at: entry).takeUnretainedValue(), AtomicWord(entry + 1).relaxed)
             }
             index &+= 1
         }
@@ -81,9 +83,8 @@
             let entry = entries + index * 3
             let key = AtomicWord(entry).relaxed
             guard key & 3 == kind.rawValue else { return nil }
-            let address = UnsafeRawPointer(bitPattern: AtomicWord(entry + 2).relaxed)!
             return Member(
-                object: Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue(), key: key,
+                object: Self.object(at: entry).takeUnretainedValue(), key: key,
                 tag: AtomicWord(entry + 1).relaxed)
         }
     }
@@ -115,9 +116,7 @@
     /// directory.
     package func destroy(retired: [UnsafeMutablePointer<UInt>]) {
         let (entries, count) = entries
-        for index in 0..<count {
-            Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: entries[index * 3 + 2])!).release()
-        }
+        for index in 0..<count { Self.object(at: entries + index * 3).release() }
         if entries != words + 2 { entries.deallocate() }
         for block in retired { block.deallocate() }
     }
