@@ -21,9 +21,9 @@ extension ComponentStorage {
         if let entry = agent.entry(of: address) {
             return Erasure.component(entry.takeUnretainedValue(), as: Component.self)
         }
-        let component = admitted(for: frame)
-        agent.enter(component.object, storage: self, counted: component.counted)
-        return component.object
+        let (component, counted) = admitted(for: frame)
+        agent.enter(component, storage: self, counted: counted)
+        return component
     }
 
     /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`),
@@ -222,26 +222,23 @@ extension AnyModule {
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
         context: ResolutionContext
     ) -> Bool {
+        let serial: UInt64?
         switch strategy {
-        case .single, .weak:
-            return storage.withMachine(cellKey(key)) { machine, _ in machine.hasValue } ?? false
+        case .single, .weak: serial = 0
         case .keyedSingle:
             // Looked up without making the key's cell: a trace only looks.
-            let serial = hashing(at: frame, in: context) {
+            serial = hashing(at: frame, in: context) {
                 storage.keys(of: cellKey(key), hash: keyValue!.hashValue, frame: frame).keys
                     .first { $0.key == keyValue }?.serial
             }
-            guard let serial else { return false }
-            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
-            return storage.withMachine(cell) { machine, _ in machine.hasValue } ?? false
         case .scoped:
             if context.scopedInstance(cellKey(key), owner: self) != nil { return true }
-            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: context.scopes.id)
-            return storage.withMachine(cell) { machine, _ in machine.hasValue } ?? false
-
-        default:
-            return false
+            serial = context.scopes.id
+        default: return false
         }
+        guard let serial else { return false }
+        let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
+        return storage.withMachine(cell) { machine, _ in machine.hasValue } ?? false
     }
 
     /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning `type`,
