@@ -60,10 +60,13 @@
 /// `pthread_mutex_t` once, when the box is made, and which never move. A subclass may reserve words
 /// after it (`extraWords`), which it touches only through `AtomicWord`.
 @usableFromInline package class Locked<State>: ManagedBuffer<State, UInt> {
-    /// How many elements the mutex takes.
-    @inlinable static var mutexWords: Int {
-        (MemoryLayout<pthread_mutex_t>.stride + MemoryLayout<UInt>.stride - 1) / MemoryLayout<UInt>.stride
+    /// How many words a `T` takes.
+    @inlinable static func words<T>(for type: T.Type) -> Int {
+        (MemoryLayout<T>.stride + MemoryLayout<UInt>.stride - 1) / MemoryLayout<UInt>.stride
     }
+
+    /// How many elements the mutex takes.
+    @inlinable static var mutexWords: Int { words(for: pthread_mutex_t.self) }
 
     /// A lock guarding `state`, with `extraWords` more words for the subclass, each zero.
     @inlinable package static func make(_ state: @autoclosure () -> State, extraWords: Int = 0) -> Self {
@@ -79,9 +82,13 @@
         return box
     }
 
-    deinit {
+    deinit { MutexOperations.destroy(mutex) }
+
+    /// The mutex: the first elements, bound to `pthread_mutex_t` by `make(_:extraWords:)`, at a fixed
+    /// address for the box's lifetime.
+    final var mutex: UnsafeMutablePointer<pthread_mutex_t> {
         withUnsafeMutablePointerToElements {
-            MutexOperations.destroy(UnsafeMutableRawPointer($0).assumingMemoryBound(to: pthread_mutex_t.self))
+            UnsafeMutableRawPointer($0).assumingMemoryBound(to: pthread_mutex_t.self)
         }
     }
 
@@ -110,13 +117,9 @@
 /// configuration of one it took. The waker hands over what the sleeper needs (`deliver`), and the
 /// sleeper takes it (`receive`), both under the box's mutex, which ThreadSanitizer sees.
 @usableFromInline package final class Parker<Message>: Locked<Message?> {
-    private static var conditionWords: Int {
-        (MemoryLayout<pthread_cond_t>.stride + MemoryLayout<UInt>.stride - 1) / MemoryLayout<UInt>.stride
-    }
-
     /// An empty parker.
     package static func make() -> Parker {
-        let parker = make(nil, extraWords: conditionWords)
+        let parker = make(nil, extraWords: words(for: pthread_cond_t.self))
         let condition = parker.condition
         condition.initialize(to: pthread_cond_t())
         precondition(pthread_cond_init(condition, nil) == 0, "Dirk: pthread_cond_init failed")
@@ -137,9 +140,8 @@
 
     /// Sleeps until a message is delivered, and returns it.
     package func receive() -> Message {
-        withUnsafeMutablePointers { message, elements in
-            let mutex = UnsafeMutableRawPointer(elements).assumingMemoryBound(to: pthread_mutex_t.self)
-            return MutexOperations.withLock(mutex) {
+        withUnsafeMutablePointerToHeader { message in
+            MutexOperations.withLock(mutex) {
                 while message.pointee == nil { pthread_cond_wait(condition, mutex) }
                 return message.pointee.take()!
             }
