@@ -150,11 +150,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
                 // A resolution's instance: the provider's own cell records its strategy, for clashes
                 // and insight, and keeps nothing.
                 let marker = CellKey(owner: key.owner, provider: key.provider)
-                if let first = state.table.strategy(at: marker) {
-                    if first != frame.strategy { return .clash(first) }
-                } else {
-                    state.table.make(marker, for: frame)
-                }
+                let first = state.table.strategy(at: marker)
+                if let first, first != frame.strategy { return .clash(first) }
+                if first == nil { state.table.make(marker, for: frame) }
                 return state.table.claim(key, by: agent, frame: frame, makes: true)
             }
             // A key's cell is made with its key; a dropped one is looked up again.
