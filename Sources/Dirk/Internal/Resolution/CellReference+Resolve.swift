@@ -2,7 +2,8 @@ extension CellReference {
     package typealias Value = AnyObject
 
     /// The cell's value for a thread: the ready one, or the one this thread builds, or the one
-    /// another agent is building, waited for.
+    /// another agent is building, waited for; or nil without building when the cell was retired:
+    /// the caller finds the cell that its table holds now and resolves that one.
     ///
     /// - Parameters:
     ///   - context: The calling thread's resolution.
@@ -12,24 +13,8 @@ extension CellReference {
     ///   - configures: Whether to run `configure` on a new value.
     ///   - configure: Completes a new value after this thread can see it, for cycles through
     ///     `configure:`.
-    package func resolve<Failure: Error>(
-        in context: ResolutionContext,
-        frame: Frame,
-        build: () throws(Failure) -> Value,
-        configures: Bool,
-        configure: (Value) throws(Failure) -> Void
-    ) throws(Failure) -> Value {
-        guard
-            let value = try resolveUnlessRetired(
-                in: context, frame: frame, build: build, configures: configures, configure: configure)
-        else {
-            preconditionFailure("Dirk internal error: a retired cell was resolved")
-        }
-        return value
-    }
-
-    /// `resolve(in:frame:build:configures:configure:)`, or nil without building when the cell was
-    /// retired: the caller finds the cell that its table holds now and resolves that one.
+    ///   - holdsBuild: Whether a build that must wait for half-configured instances is held until the
+    ///     resolution ends; a module creation publishes at once.
     package func resolveUnlessRetired<Failure: Error>(
         in context: ResolutionContext,
         frame: Frame,
