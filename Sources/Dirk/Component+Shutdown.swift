@@ -155,9 +155,9 @@ private enum ClosingComponent {
 
 extension Component {
     /// Counts the call whose step is `frame` into the component's gate; stops the program if the gate
-    /// refuses it, once shutdown has begun. Returns whether the call is counted, which it always is.
-    func admit(_ frame: Frame) -> Bool {
-        if admits() { return true }
+    /// refuses it, once shutdown has begun.
+    func admit(_ frame: Frame) {
+        if admits() { return }
         if let closing = ClosingComponent.current, closing.identity == identity {
             Diagnostics.calledByCloseAction(frame, closing: closing.provider, component: type(of: self))
         }
@@ -183,7 +183,7 @@ extension Component {
             try context.asOutermost {
                 if context.entry(of: identity) == nil {
                     guard admits() else { return nil }
-                    context.enter(self, storage: storage, counted: true)
+                    context.enter(self, storage: storage)
                 }
                 return try body()
             }
@@ -195,7 +195,7 @@ extension Component {
         try await TaskAgent.withCurrent { (agent) async throws -> Result? in
             if agent.entry(of: identity) == nil {
                 guard admits() else { return nil }
-                agent.enter(self, storage: storage, counted: true)
+                agent.enter(self, storage: storage)
             }
             return try await body()
         }

@@ -10,9 +10,9 @@ extension ComponentStorage {
         AnyObject
     > {
         if let entry = context.entry(of: address) { return entry }
-        let (component, counted) = admitted(for: frame())
+        let component = admitted(for: frame())
         let entry = Unmanaged.passUnretained(component as AnyObject)
-        context.enter(component, storage: self, counted: counted)
+        context.enter(component, storage: self)
         return entry
     }
 
@@ -21,8 +21,8 @@ extension ComponentStorage {
         if let entry = agent.entry(of: address) {
             return Erasure.component(entry.takeUnretainedValue(), as: Component.self)
         }
-        let (component, counted) = admitted(for: frame)
-        agent.enter(component, storage: self, counted: counted)
+        let component = admitted(for: frame)
+        agent.enter(component, storage: self)
         return component
     }
 
@@ -40,7 +40,7 @@ extension ComponentStorage {
 
     /// The component, admitted through its gate for the call whose step is `frame`.
     @usableFromInline @inline(never)
-    final func admitted(for frame: Frame) -> (object: Component, counted: Bool) {
+    final func admitted(for frame: Frame) -> Component {
         guard let component else {
             if frame.kind == .handle {
                 Diagnostics.handleAfterRelease(frame.name, component: frame.componentType, site: frame.site)
@@ -48,7 +48,8 @@ extension ComponentStorage {
             Diagnostics.componentReleased(
                 provider: frame.name, component: frame.componentType, site: frame.site)
         }
-        return (component, component.admit(frame))
+        component.admit(frame)
+        return component
     }
 }
 

@@ -9,7 +9,7 @@
     func lastCallLeft()
 }
 
-/// A component that a resolution entered, and whether it counted itself in the component's gate.
+/// A component that a resolution entered, counted in the component's gate.
 ///
 /// **Why it is safe.** The resolution owns one strong reference to the component, taken when it
 /// entered (`object`), which it gives back when it ends, after leaving the gate, whose word that
@@ -18,22 +18,22 @@
 /// atomic operations fewer, and every resolution two more (see Architecture).
 @usableFromInline package struct Entered {
     @usableFromInline package let object: Unmanaged<AnyObject>
-    /// The component's gate word, if the resolution counted itself in.
-    @usableFromInline package let gate: UnsafeMutablePointer<UInt>?
+    /// The component's gate word.
+    @usableFromInline package let gate: UnsafeMutablePointer<UInt>
     /// The component's storage, which `object` keeps alive.
     @usableFromInline package unowned(unsafe) let storage: any EnteredComponent
 
     /// Takes over a strong reference to `component`, of which `storage` is the storage.
-    @inlinable init(_ component: AnyObject, storage: any EnteredComponent, counted: Bool) {
+    @inlinable init(_ component: AnyObject, storage: any EnteredComponent) {
         object = Unmanaged.passRetained(component)
         self.storage = storage
-        gate = counted ? storage.gateWord : nil
+        gate = storage.gateWord
     }
 
-    /// Leaves the gate, if the resolution counted itself in, and gives back the reference.
+    /// Leaves the gate and gives back the reference.
     func leave() {
         // The last call out of a component whose shutdown has begun resumes it: a rare path.
-        if let gate, AtomicWord(gate).add(-2) == 3 { storage.lastCallLeft() }
+        if AtomicWord(gate).add(-2) == 3 { storage.lastCallLeft() }
         object.release()
     }
 }
@@ -55,8 +55,7 @@
     @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>(buckets: 1_024)
     /// What this thread waits for (see `BuildAgent.waitingFor`).
     private let waiting = Locked<WaitTarget?>.make(nil)
-    /// The components the resolution entered, each once, and whether it counted itself in the
-    /// component's gate.
+    /// The components the resolution entered, each once, each counted in its gate.
     @usableFromInline @exclusivity(unchecked) var entered: [Entered] = []
     /// What the resolution must do when it ends, beyond popping: `EndWork` flags, zero for none.
     @usableFromInline @exclusivity(unchecked) var endWork: UInt8 = 0
@@ -194,10 +193,10 @@
         return nil
     }
 
-    /// Records that the resolution entered `component`, counted in its gate or not: the resolution
-    /// keeps it until it ends.
-    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent, counted: Bool) {
-        entered.append(Entered(component, storage: storage, counted: counted))
+    /// Records that the resolution entered `component`, counted in its gate: the resolution keeps it
+    /// until it ends.
+    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) {
+        entered.append(Entered(component, storage: storage))
         endWork |= EndWork.components
     }
 

@@ -181,8 +181,8 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     }
 
     /// Records that the agent's call entered `component` (see `ResolutionContext.enter`).
-    func enter(_ component: AnyObject, storage: any EnteredComponent, counted: Bool) {
-        state.withLock { $0.entered.append(Entered(component, storage: storage, counted: counted)) }
+    func enter(_ component: AnyObject, storage: any EnteredComponent) {
+        state.withLock { $0.entered.append(Entered(component, storage: storage)) }
     }
 
     // MARK: Steps
