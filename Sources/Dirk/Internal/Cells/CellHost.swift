@@ -150,21 +150,22 @@ package struct CellReference {
     /// Makes the empty cell at `key` for the provider whose step is `frame`, and returns its place.
     @discardableResult
     package mutating func make(_ key: CellKey, for frame: Frame) -> Int {
-        insert(OnceStateMachine(strategy: frame.strategy, ownerType: frame.subject), at: key)
+        insert(at: key, strategy: frame.strategy, ownerType: frame.subject)
     }
 
+    /// Makes an empty cell at `key`, built in its place rather than copied there: a cell is many words.
     @discardableResult
-    private mutating func insert(_ machine: OnceStateMachine, at key: CellKey) -> Int {
-        let cell = Cell(key: key, machine: machine)
+    private mutating func insert(at key: CellKey, strategy: ProviderStrategy, ownerType: Any.Type) -> Int {
         let place: Int
-        if freeCount > 0, let free = cells.indices.first(where: { cells[$0].key == nil }) {
+        if freeCount > 0, let free = cells.firstIndex(where: { $0.key == nil }) {
             (place, freeCount) = (free, freeCount - 1)
-            cells[place] = cell
+            cells[place].key = key
+            cells[place].machine = OnceStateMachine(strategy: strategy, ownerType: ownerType)
         } else {
             // A few places at once: most components cache a few providers.
             if cells.isEmpty { cells.reserveCapacity(4) }
             place = cells.count
-            cells.append(cell)
+            cells.append(Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType)))
         }
         if index != nil {
             index![key] = place
@@ -178,13 +179,18 @@ package struct CellReference {
     /// Removes the cell at `key`, and returns it.
     @discardableResult
     package mutating func remove(_ key: CellKey) -> OnceStateMachine? {
-        guard let place = place(of: key) else { return nil }
-        index?[key] = nil
+        place(of: key).map { remove(at: $0) }
+    }
+
+    /// Removes the cell at `place`, whose key is `key`, and returns it.
+    private mutating func remove(at place: Int) -> OnceStateMachine {
+        if let key = cells[place].key { index?[key] = nil }
         if place == cells.count - 1 { return cells.removeLast().machine }
         freeCount += 1
-        var taken = Cell(key: nil, machine: OnceStateMachine())
-        swap(&taken, &cells[place])
-        return taken.machine
+        cells[place].key = nil
+        var taken = OnceStateMachine()
+        swap(&taken, &cells[place].machine)
+        return taken
     }
 
     /// `CellHost.withMachine` for this table: `body` runs on the cell in place. A cell that `moves`
@@ -197,7 +203,7 @@ package struct CellReference {
         body(&cells[place].machine, &serials)
         if moves, let value = cells[place].machine.ready {
             moved(value)
-            remove(key)
+            _ = remove(at: place)
         }
         return true
     }
@@ -205,7 +211,7 @@ package struct CellReference {
     /// Removes the cell at `key` unless a build is under way in it, and returns it.
     package mutating func drop(_ key: CellKey) -> OnceStateMachine? {
         guard let place = place(of: key), !cells[place].machine.isBuilding else { return nil }
-        return remove(key)
+        return remove(at: place)
     }
 
     /// The keys of the `single(key:)` provider whose cell key is `provider` that hash to `hash`, and
@@ -224,12 +230,10 @@ package struct CellReference {
         keysVersion &+= 1
         serials &+= 1
         // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
-        if place(of: provider) == nil {
-            insert(OnceStateMachine(strategy: .keyedSingle, ownerType: ownerType), at: provider)
-        }
+        if place(of: provider) == nil { insert(at: provider, strategy: .keyedSingle, ownerType: ownerType) }
         keys[provider, default: [:]][hash, default: []].append(KeyEntry(key: key, serial: serials))
         let cell = CellKey(owner: provider.owner, provider: provider.provider, serial: serials)
-        insert(OnceStateMachine(strategy: .keyedSingle, ownerType: ownerType), at: cell)
+        insert(at: cell, strategy: .keyedSingle, ownerType: ownerType)
         return cell
     }
 
@@ -240,7 +244,7 @@ package struct CellReference {
         for place in cells.indices {
             guard let key = cells[place].key, !cells[place].machine.isBuilding else { continue }
             if key.serial != 0 {
-                dropped.append(remove(key)!)
+                dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {
                 dropped.append(value)
             }

@@ -428,8 +428,9 @@
         // may run user code, even resolve again on this thread, which then starts a resolution of its
         // own.
         if work & EndWork.scopes != 0 {
-            var ended = Array(scoped.reversed())
+            var ended = scoped
             (scoped, sharedScopes, hasChosenScopes) = ([], nil, false)
+            ended.reverse()
             while let instance = ended.popLast() { _ = consume instance }
         }
         if work & EndWork.components != 0 {
