@@ -46,10 +46,10 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     deinit {
         // What the component keeps is released after the lock, since deinitializers run user code.
         let taken = storage.release()
-        warnIfReleasedOpen(taken.unclosed)
-        // Only a recording component watches its ancestors.
-        if let recording = taken.extras?.recording {
-            Component.unwatch(recording.watched, for: recording.recorder)
+        if let extras = taken.extras {
+            warnIfReleasedOpen(taken.unclosed)
+            // Only a recording component watches its ancestors.
+            if let recording = extras.recording { Component.unwatch(recording.watched, for: recording.recorder) }
         }
         withExtendedLifetime(taken) {}
         storage.directory.destroy(retired: taken.retired)
@@ -213,9 +213,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     /// What a component's release releases.
     struct Taken {
-        let table: CellTable
+        var table: CellTable
         let extras: ComponentExtras?
-        let retired: [UnsafeMutablePointer<UInt>]
+        var retired: [UnsafeMutablePointer<UInt>]
         /// The close actions of a component never shut down, which never ran.
         var unclosed: [CloseAction] { extras?.shutdown == nil ? extras?.closeActions ?? [] : [] }
     }
@@ -223,8 +223,10 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
     /// component's memory must outlive its storage's users.)
     mutating func takeAll() -> Taken {
-        defer { (table, extras, retired) = (CellTable(), nil, []) }
-        return Taken(table: table, extras: extras, retired: retired)
+        var taken = Taken(table: CellTable(), extras: extras.take(), retired: [])
+        swap(&taken.table, &table)
+        swap(&taken.retired, &retired)
+        return taken
     }
 }
 

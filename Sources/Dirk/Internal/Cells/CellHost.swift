@@ -87,7 +87,7 @@ package struct CellReference {
     /// The numbers of builds and waits, and of keys (see `OnceStateMachine`).
     package var serials: UInt64 = 0
     /// The keys of each `single(key:)` provider, by their hash values, each with its cell's serial.
-    var keys: [CellKey: [Int: [KeyEntry]]] = [:]
+    var keys = [CellKey: [Int: [KeyEntry]]]()
     /// Grows by one with every key added.
     var keysVersion: UInt64 = 0
 
