@@ -49,7 +49,8 @@
     // for `waiting`, which its lock guards, and `stack`, which another agent reads to describe a
     // cycle only while this thread is blocked (see `BuildAgent.steps`). Swift's run-time
     // exclusivity checks, which one thread's accesses cannot fail, are off for the variables that
-    // every provider call touches: they cost a third of a `transient` (see Architecture).
+    // every provider call, every build or every `scoped` call touches: they cost a third of a
+    // `transient` (see Architecture).
 
     /// The steps this thread is inside, outermost first.
     @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>(buckets: 1_024)
@@ -85,13 +86,13 @@
     /// each with the mark from which the builds it holds may refer to that instance (see
     /// `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they depend
     /// on, are configured before it ends; if one fails instead, it drops those builds.
-    private var borrowed: [(record: BuildRecord, heldMark: Int)] = []
+    @exclusivity(unchecked) private var borrowed: [(record: BuildRecord, heldMark: Int)] = []
     /// The builds in cells whose `configure:` closures are running on this thread, outermost first:
     /// what an instance built meanwhile may refer to half-configured. Each with what the resolution
     /// held when its `configure:` began: what it held since may refer to it.
     private var configuring: [(record: BuildRecord, mark: ConfigurationMark)] = []
     /// How many `configure:` closures are running on this thread.
-    var configurationDepth = 0
+    @exclusivity(unchecked) var configurationDepth = 0
 
     /// How many builds, and how many `scoped` instances of its own, the resolution held when a
     /// `configure:` closure began.
@@ -101,11 +102,11 @@
     }
 
     /// The `scoped` instances of the resolution under way, in the order it asked for them.
-    private var scoped: [ScopedInstance] = []
+    @exclusivity(unchecked) private var scoped: [ScopedInstance] = []
     /// The store of the async resolution that this thread's resolution runs a part of, if any, once a
     /// `scoped` provider asked (`hasChosenScopes`).
-    private var sharedScopes: ScopeStore?
-    private var hasChosenScopes = false
+    @exclusivity(unchecked) private var sharedScopes: ScopeStore?
+    @exclusivity(unchecked) private var hasChosenScopes = false
 
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     var freshRequest: (module: ObjectIdentifier, depth: Int)?
