@@ -46,10 +46,10 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     deinit {
         // What the component keeps is released after the lock, since deinitializers run user code.
         let taken = storage.release()
-        if let extras = taken.extras {
-            warnIfReleasedOpen(taken.unclosed)
-            // Only a recording component watches its ancestors.
-            if let recording = extras.recording { Component.unwatch(recording.watched, for: recording.recorder) }
+        if taken.extras != nil { warnIfReleasedOpen(taken.unclosed) }
+        // Only a recording component watches its ancestors.
+        if let recording = taken.extras?.recording {
+            Component.unwatch(recording.watched, for: recording.recorder)
         }
         withExtendedLifetime(taken) {}
         storage.directory.destroy(retired: taken.retired)
