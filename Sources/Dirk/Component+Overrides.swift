@@ -245,51 +245,40 @@ extension AnyModule {
 
 extension Module {
     /// What the factory that replaces the provider at `key`, a provider of `strategy`, makes, if one
-    /// does, or else what `factory` makes; checked when the provider builds, so that an override set
-    /// up after the provider's slot was made still applies. An override's instance takes the
-    /// override's close action, if any, in `closing`, instead of the provider's.
+    /// does, or else what `factory` makes, with the close action of what it made: an override's
+    /// instance takes the override's close action, if any, instead of the provider's `closing`.
+    /// Checked when the provider builds, so that an override set up after the provider's slot was
+    /// made still applies.
     ///
     /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
     /// else.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
-        component: Component, closing: inout Closing<T>?
-    ) throws -> T {
+        component: Component, closing: Closing<T>? = nil
+    ) throws -> (value: T, closing: Closing<T>?) {
         if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key()), strategy: strategy)
                 as? OverrideFactory<T, SyncOverride<T>>
         {
-            closing = override.closing(for: strategy)
-            return try override.make(component)
+            return (try override.make(component), override.closing(for: strategy))
         }
-        return try factory(Erasure.component(component, as: C.self))
-    }
-
-    /// `make(_:key:strategy:component:closing:)` for a `transient`, which closes nothing.
-    @inlinable @inline(__always)
-    func make<T, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
-        component: Component
-    ) throws -> T {
-        var closing: Closing<T>?
-        return try make(factory, key: key(), strategy: strategy, component: component, closing: &closing)
+        return (try factory(Erasure.component(component, as: C.self)), closing)
     }
 
     /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
-        component: Component, closing: inout Closing<T>?
-    ) async throws -> T {
+        component: Component, closing: Closing<T>?
+    ) async throws -> (value: T, closing: Closing<T>?) {
         if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key), strategy: strategy)
                 as? OverrideFactory<T, AsyncOverride<T>>
         {
-            closing = override.closing(for: strategy)
-            return try await override.make(component)
+            return (try await override.make(component), override.closing(for: strategy))
         }
-        return try await factory(Erasure.component(component, as: C.self))
+        return (try await factory(Erasure.component(component, as: C.self)), closing)
     }
 }
 

@@ -153,9 +153,9 @@ extension Module {
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
             ) { component in
-                var closing = closing  // an override's instead, if an override builds
-                let made = try await self.make(
-                    make, key: key, strategy: strategy, component: component, closing: &closing)
+                // An override's close action instead, if an override builds.
+                let (made, closing) = try await self.make(
+                    make, key: key, strategy: strategy, component: component, closing: closing)
                 // Recorded before the cell publishes the instance, so that a shutdown that waits
                 // for the build finds the action.
                 if let closing { addCloseAction(site: site, type: T.self, closing(made)) }

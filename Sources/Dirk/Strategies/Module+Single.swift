@@ -187,9 +187,9 @@ extension Module {
             let object = try resolve(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
                 build: { component in
-                    var closing = closing  // an override's instead, if an override builds
-                    let value = try self.make(
-                        make, key: key, strategy: strategy, component: component, closing: &closing)
+                    // An override's close action instead, if an override builds.
+                    let (value, closing) = try self.make(
+                        make, key: key, strategy: strategy, component: component, closing: closing)
                     if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
                     return erase(value)
                 },

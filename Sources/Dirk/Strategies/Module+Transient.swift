@@ -69,7 +69,8 @@ extension Module {
                 try runTransient(site: site, type: T.self, in: context) { component in
                     try self.make(
                         make, key: ProviderKey(site: site, type: T.self), strategy: .transient,
-                        component: component)
+                        component: component
+                    ).value
                 }
             }
         } catch {
@@ -89,7 +90,7 @@ extension Module {
             _ = try resolve(
                 .transient, keyValue: nil, key: key, site: site, type: T.self,
                 build: { component in
-                    value = try self.make(make, key: key, strategy: .transient, component: component)
+                    value = try self.make(make, key: key, strategy: .transient, component: component).value
                     return nil
                 }, configures: false, configure: { _, _ in })
         } catch {
