@@ -53,15 +53,9 @@ extension CellReference {
                     return value
                 case .finished(.failure(let error)):
                     throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-                case .cancelled:
-                    // Reached only when `cancellable`, which the caller passes only when `Failure`
-                    // holds it.
-                    guard let cancellation = CancellationError() as? Failure else {
-                        preconditionFailure("Dirk internal error: a wait that cannot be cancelled was")
-                    }
-                    throw cancellation
-                case .recheck:
-                    // A cancelled task that may stop stops here rather than build anew.
+                case .recheck, .cancelled:
+                    // A cancelled task that may stop stops here rather than build anew: a wait ends
+                    // as `cancelled` only for such a task.
                     if cancellable && Task.isCancelled, let cancellation = CancellationError() as? Failure {
                         throw cancellation
                     }
