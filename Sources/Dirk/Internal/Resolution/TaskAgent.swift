@@ -151,15 +151,8 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     ) async throws(Failure) -> Result {
         let (agent, isNew) = forCurrentTask()
         guard isNew else { return try await body(agent) }
-        let result: Swift.Result<Result, Failure> = await $current.withValue(agent) {
-            do throws(Failure) {
-                return .success(try await body(agent))
-            } catch {
-                return .failure(error)
-            }
-        }
-        agent.end()
-        return try result.get()
+        defer { agent.end() }
+        return try await $current.withTypedValue(agent) { () async throws(Failure) in try await body(agent) }
     }
 
     /// Ends the agent's outermost call: its scope, if it owns it, and its components.
@@ -215,16 +208,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
                 state.serials.removeLast()
             }
         }
-        let result: Swift.Result<Result, Failure> = await Self.$enclosingStep.withValue(
-            StepMarker(agent: self, serial: serial)
-        ) {
-            do throws(Failure) {
-                return .success(try await body())
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        return try await Self.$enclosingStep.withTypedValue(StepMarker(agent: self, serial: serial), body)
     }
 
     /// The step already on this task's stack that is the same as `frame`, if any.
@@ -235,6 +219,23 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     override func steps(from frame: Frame) -> [Frame] {
         let stack = state.withLock { $0.stack.all }
         return Array(stack[(stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex)...])
+    }
+}
+
+extension TaskLocal {
+    /// `withValue(_:operation:)` for an operation whose error type `Failure` that method's
+    /// `rethrows` would erase: runs `body` with the value bound to `value`.
+    func withTypedValue<Success, Failure: Error>(
+        _ value: Value, _ body: () async throws(Failure) -> Success
+    ) async throws(Failure) -> Success {
+        let result: Result<Success, Failure> = await withValue(value) {
+            do throws(Failure) {
+                return .success(try await body())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 }
 
