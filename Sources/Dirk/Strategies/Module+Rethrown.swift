@@ -5,8 +5,9 @@ extension Module {
     /// One call for every strategy, so that no provider carries the message's code. (Speed only.)
     @inlinable @inline(never)
     func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite) -> Failure {
+        // The step as far as the message names it: the strategy and the return type are left out.
         Diagnostics.rethrown(
-            error, as: Failure.self, provider: "\(Self.self).\(site.function)", site: site, component: C.self,
+            error, as: Failure.self, provider: providerFrame(.none, site: site, returning: Never.self),
             overrides: overrideLocations(ofProviderAt: site))
     }
 }

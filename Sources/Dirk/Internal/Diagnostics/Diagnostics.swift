@@ -179,23 +179,18 @@
     /// that rethrows it as the provider's own error names the provider (see the overload below).
     static func rethrown<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure {
         if let error = error as? Failure { return error }
-        return rethrown(
-            error, as: Failure.self, step: frame.kind, name: frame.name, site: frame.site,
-            component: frame.componentType)
+        return rethrown(error, as: Failure.self, by: frame)
     }
 
-    /// The same, for the provider named `provider` (`DataModule.store()`) of a `component` at
-    /// `site`, whose overrides were set up at `overrides`; the message leaves the component out
-    /// when `component` is nil. A `ResolutionEndFailure` becomes the error of the build it names.
+    /// The same, for the provider whose step is `frame`, whose overrides were set up at
+    /// `overrides`. A `ResolutionEndFailure` becomes the error of the build it names.
     @usableFromInline
     static func rethrown<Failure: Error>(
-        _ error: any Error, as type: Failure.Type, provider: @autoclosure () -> String, site: ProviderSite,
-        component: Any.Type? = nil, overrides: @autoclosure () -> [String] = []
+        _ error: any Error, as _: Failure.Type, provider frame: @autoclosure () -> Frame,
+        overrides: @autoclosure () -> [String]
     ) -> Failure {
         if !(error is ResolutionEndFailure), let error = error as? Failure { return error }
-        return rethrown(
-            error, as: Failure.self, step: .provider, name: provider(), site: site, component: component,
-            overrides: overrides())
+        return rethrown(error, as: Failure.self, by: frame(), overrides: overrides())
     }
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
@@ -204,19 +199,18 @@
         rethrown(ended, as: Never.self, at: frame)
     }
 
-    /// `error`, which a step (`step`, named `name`, of a `component` at `site`: a provider, or a
-    /// handle, a module's creation or a key's hashing, which throw nothing) got but cannot throw as
-    /// it is, as the step's error type; stops the program when the step cannot throw it.
+    /// `error`, which the step `frame` (a provider, or a handle, a module's creation, a key's hashing
+    /// or an injection, which throw nothing) got but cannot throw as it is, as the step's error
+    /// type; stops the program when the step cannot throw it.
     ///
     /// A `ResolutionEndFailure` (`ended`) made the outermost step of a resolution fail: it becomes
     /// the error of the build it names. Any other error has another type than the provider
     /// throws: only an override's factory (of those at `overrides`), which throws untyped, can do
     /// that.
     private static func rethrown<Failure: Error>(
-        _ error: any Error, as _: Failure.Type, step: Frame.Kind, name: String, site: ProviderSite,
-        component: Any.Type?, overrides: @autoclosure () -> [String] = []
+        _ error: any Error, as _: Failure.Type, by frame: Frame, overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        let owner = component.map { " of `\($0)`" } ?? ""
+        let (name, site, owner) = (frame.name, frame.site, " of `\(frame.componentType)`")
         let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         guard let ended = error as? ResolutionEndFailure else {
             let places = overrides()
@@ -244,7 +238,7 @@
         if let error = ended.failure.error as? Failure { return error }
         let failed = ended.failure.frame
         let (call, cannot, fix) =
-            switch step {
+            switch frame.kind {
             case .provider:
                 (
                     "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return",
