@@ -104,8 +104,7 @@ extension Component {
     public consuming func parent<P: Component>(
         _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        register(make(), as: P.self, file: file, line: line)
-        return self
+        parent(P.self, make, file: file, line: line)
     }
 
     /// `parent(_:file:line:)`, which runs `afterAppending` once the parent is in the list and
