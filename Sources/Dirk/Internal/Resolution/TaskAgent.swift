@@ -126,12 +126,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         guard let step = enclosingStep else { return nil }
         let own = startersOnly && step.agent === current && step.agent.entry(of: component) == nil
         let all = (own ? [] : [StarterStep(agent: step.agent, serial: step.serial)]) + step.agent.starters
-        for starter in all {
-            if let frame = starter.agent?.outermostStep(in: component, enclosing: starter.serial) {
-                return frame
-            }
-        }
-        return nil
+        return all.lazy.compactMap { $0.agent?.outermostStep(in: component, enclosing: $0.serial) }.first
     }
 
     /// The outermost step in `component` among the step whose serial is `serial` and the steps under
