@@ -65,16 +65,15 @@ package enum CycleDetector {
     private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
         var chain: [Link] = []
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(agent)]
-        var waiter = agent
         var target = target
         while true {
             guard let build = target.build else { return nil }
-            chain.append(Link(waiter: waiter, target: target, build: build))
+            // Each link's waiter is the builder of the link before it.
+            chain.append(Link(waiter: chain.last?.build.builder ?? agent, target: target, build: build))
             if build.builder === agent { return chain }
             // A cycle among other agents, which one of them reports, or a chain that moved on.
             guard visited.insert(ObjectIdentifier(build.builder)).inserted else { return nil }
             guard let next = build.builder.waitingFor else { return nil }
-            waiter = build.builder
             target = next
         }
     }
