@@ -175,13 +175,19 @@ extension Component {
     }
 
     /// This component and its ancestors, each once, nearest first. (Package-visible for tests.)
+    ///
+    /// Each component's parents are read under its lock, which a registration that appends holds,
+    /// so that a registration's check for a cycle sees another's (see `register`). Each ancestor
+    /// is visited once, however many paths lead to it, so a hierarchy of shared ancestors costs
+    /// what its components do.
     package func selfAndAncestors() -> [Component] {
         var all: [Component] = [self]
+        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
         var index = 0
         while index < all.count {
-            for parent in all[index].parentList where !all.contains(where: { $0 === parent }) {
-                all.append(parent)
-            }
+            let component = all[index]
+            let parents = component.storage.withLock { _ in component.parentList }
+            all += parents.filter { visited.insert(ObjectIdentifier($0)).inserted }
             index += 1
         }
         return all

@@ -199,25 +199,10 @@ extension Component {
             return (state.extras?.recorders ?? [], storage.flags.set(0) & ComponentStorage.hasChildren != 0)
         }
         afterAppending()
-        if isParent && parent.hasAncestor(self) {
+        if isParent && parent.selfAndAncestors().contains(where: { $0 === self }) {
             Diagnostics.parentCycle(parentType, component: ownType, file: file, line: line)
         }
         for recorder in recorders { Component.watch(parent, andAncestorsExcept: [], for: recorder) }
-    }
-
-    /// Whether `candidate` is this component or one of its ancestors. Each ancestor is visited
-    /// once, however many paths lead to it, so a hierarchy of shared ancestors costs what its
-    /// components do.
-    private func hasAncestor(_ candidate: Component) -> Bool {
-        var visited: Set<ObjectIdentifier> = []
-        var pending: [Component] = [self]
-        while let component = pending.popLast() {
-            if component === candidate { return true }
-            guard visited.insert(ObjectIdentifier(component)).inserted else { continue }
-            // Read under the lock, which the registration that appends holds: see `register`.
-            pending += component.storage.withLock { _ in component.parentList }
-        }
-        return false
     }
 
     /// The nearest ancestor that is a `type`, found from this component's parents and their own
