@@ -29,10 +29,7 @@ public final class AsyncLazy<Value, Failure: Error> {
         let source = source
         let value = try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: self, handle: AsyncLazy.self, type: Value.self)
-            if agent.enclosing(frame) != nil {
-                Diagnostics.handleReadWhileResolving(
-                    frame.name, component: source.componentType, site: source.site)
-            }
+            if agent.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
             return try await cell.reference.resolve(
                 in: agent, frame: frame, cancellable: CancellationError() is Failure
             ) {

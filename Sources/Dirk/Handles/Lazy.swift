@@ -108,9 +108,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     ) -> Value {
         let context = ResolutionContext.current
         let frame = frame(owner: owner, handle: handle, type: Value.self)
-        if context.enclosing(frame) != nil {
-            Diagnostics.handleReadWhileResolving(frame.name, component: componentType, site: site)
-        }
+        if context.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
         let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
             build: { Erasure.object(of: storage.object.withEntered(in: context, for: frame, resolve)) },

@@ -98,8 +98,9 @@
             """
     }
 
-    /// A handle's value was read while the handle resolved it.
-    static func handleReadWhileResolving(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
+    /// A handle's value was read while the handle, whose step is `frame`, resolved it.
+    static func handleReadWhileResolving(_ frame: Frame) -> Never {
+        let (handle, component, site) = (frame.name, frame.componentType, frame.site)
         """
         Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it \
         was resolving its own value, so it can never finish. Read it after the provider that builds the \
