@@ -214,12 +214,11 @@ extension Component {
         _ type: Any.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> Component {
         guard let found = ancestor(type, matching: isMatch) else {
-            let capture = OverrideCapture.current(on: ResolutionContext.current)
             Diagnostics.missingParent(
                 type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
                 registered: parentList.map { Swift.type(of: $0) },
                 givenAt: storage.withLock { $0.parentsGivenAt },
-                overriding: capture.map { ($0.file, $0.line) }, file: file, line: line)
+                overriding: OverrideCapture.current(on: .current)?.location, file: file, line: line)
         }
         return found.component
     }

@@ -283,13 +283,13 @@
     // MARK: Parents
 
     /// The accessor at `file` and `line` found no ancestor of type `parent`. `overriding` is the
-    /// place of an `overriding(_:with:)` under way on this thread, which resolves its provider at
+    /// `file:line` of an `overriding(_:with:)` under way on this thread, which resolves its provider at
     /// once, before the parents registered after it in a chain; `givenAt` is where the component was
     /// first given a parent. `parentIsComponent` tells whether
     /// `parent` is a component class, which an ancestor can be.
     static func missingParent(
         _ parent: Any.Type, parentIsComponent: Bool, component: Any.Type, registered: [Any.Type],
-        givenAt: (file: StaticString, line: UInt)? = nil, overriding: (file: StaticString, line: UInt)? = nil,
+        givenAt: (file: StaticString, line: UInt)? = nil, overriding: String? = nil,
         file: StaticString, line: UInt
     ) -> Never {
         if parent is AnyObject.Type && !parentIsComponent {
@@ -307,7 +307,7 @@
                     + (givenAt.map { ", given from \($0.file):\($0.line)." } ?? "."))
         if let overriding {
             known +=
-                " The lookup was made by the `overriding(_:with:)` at \(overriding.file):\(overriding.line), "
+                " The lookup was made by the `overriding(_:with:)` at \(overriding), "
                 + "which resolves its provider at once: register parents before overriding providers."
         }
         let whenBuilt = "on the new `\(component)` when you build it, before its first resolution"
