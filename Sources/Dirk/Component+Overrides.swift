@@ -315,8 +315,7 @@ extension AnyModule {
         }
         // A `transient` keeps nothing: overriding it again replaces its override.
         let replaces = frame.strategy == .transient || frame.strategy == .asyncTransient
-        let entry = OverrideEntry(
-            factory: capture.factory, strategy: frame.strategy, location: capture.location)
+        let entry: OverrideEntry = (capture.factory, frame.strategy, capture.location)
         let other = storage.withLock { state -> ProviderStrategy?? in
             // A cell means the provider was used; a transient, which keeps none, is never used.
             if let strategy = state.table.strategy(at: cellKey(key)) { return strategy }
@@ -344,10 +343,6 @@ extension ComponentStorage {
 }
 
 /// A factory that replaces a provider's, the strategy of the provider it was set up for, and where
-/// it was set up.
-struct OverrideEntry {
-    let factory: AnyObject
-    let strategy: ProviderStrategy
-    /// The file and line of the `overriding(_:with:)` call: `AppTests/StoreTests.swift:12`.
-    let location: String
-}
+/// it was set up: the file and line of the `overriding(_:with:)` call,
+/// `AppTests/StoreTests.swift:12`.
+typealias OverrideEntry = (factory: AnyObject, strategy: ProviderStrategy, location: String)
