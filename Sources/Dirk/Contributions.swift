@@ -83,7 +83,7 @@ extension Component {
         var owner = contributions(of: type, file: file, line: line).first { $0.key == key }?.contributor
         if owner == nil {
             // Only this component builds its own contributions, so the component is `self`.
-            let record = ContributionRecord(key: key, metadata: metadata) { resolve($0 as! Self) }
+            let record: ContributionRecord = (key, metadata, { resolve($0 as! Self) })
             beforeLocking()
             // The component's own keys are checked again under the lock that guards them: another
             // thread may have contributed the same key since the check above.
@@ -180,10 +180,6 @@ extension Component {
     }
 }
 
-/// One contribution as a component keeps it.
-struct ContributionRecord: Sendable {
-    let key: String
-    let metadata: (any Sendable)?
-    /// Builds the element from the contributing component; runs user code, never under a lock.
-    let build: @Sendable (Component) -> Any
-}
+/// One contribution as a component keeps it: its key, its metadata, and how it builds the element
+/// from the contributing component, which runs user code, never under a lock.
+typealias ContributionRecord = (key: String, metadata: (any Sendable)?, build: @Sendable (Component) -> Any)
