@@ -81,17 +81,6 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         set { state.withLock { $0.waitingFor = newValue } }
     }
 
-    /// The current task's agent: the one bound for this task, or a new one (and whether it is new, in
-    /// which case the caller binds it with `TaskAgent.$current.withValue`).
-    static func forCurrentTask() -> (agent: TaskAgent, isNew: Bool) {
-        let task = CurrentTask.identity
-        if let current, current.task == task, current.isUnderWay { return (current, false) }
-        let startedIn = enclosingStep
-        // A child task of a resolution under way has its own agent, and the resolution's scope.
-        let shared = current?.sharedScopes
-        return (TaskAgent(task: task, startedIn: startedIn, scopes: shared, ownsScopes: shared == nil), true)
-    }
-
     /// Whether the agent's outermost call is under way.
     private var isUnderWay: Bool { state.withLock { $0.isUnderWay } }
 
@@ -138,14 +127,17 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with the current task's agent, bound for the tasks it starts; when this call began
-    /// the agent's outermost call, ends it after `body`: leaves the components it entered and ends
-    /// the scope it owns.
+    /// Runs `body` with the current task's agent: the one bound for this task, or else a new one,
+    /// bound for the tasks it starts. When this call began the agent's outermost call, it ends it
+    /// after `body`: leaves the components it entered and ends the scope it owns.
     static func withCurrent<Result, Failure: Error>(
         _ body: (TaskAgent) async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        let (agent, isNew) = forCurrentTask()
-        guard isNew else { return try await body(agent) }
+        let task = CurrentTask.identity
+        if let current, current.task == task, current.isUnderWay { return try await body(current) }
+        // A child task of a resolution under way has its own agent, and the resolution's scope.
+        let shared = current?.sharedScopes
+        let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: shared, ownsScopes: shared == nil)
         defer { agent.end() }
         return try await $current.withTypedValue(agent) { () async throws(Failure) in try await body(agent) }
     }
