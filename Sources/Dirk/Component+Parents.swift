@@ -153,8 +153,7 @@ struct FoundAncestor {
     /// the type asked for. The earlier of two equal answers stays.
     func isBetter(than other: FoundAncestor?) -> Bool {
         guard let other else { return true }
-        if distance != other.distance { return distance < other.distance }
-        return isRegisteredAsType && !other.isRegisteredAsType
+        return (distance, isRegisteredAsType ? 0 : 1) < (other.distance, other.isRegisteredAsType ? 0 : 1)
     }
 }
 
