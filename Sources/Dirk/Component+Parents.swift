@@ -262,10 +262,8 @@ extension Component {
             if record.isBetter(than: best) { best = record }
         }
         if best != nil { return best }
-        for parent in parents {
-            guard var further = (parent.object as! Component).ancestor(type, matching: isMatch) else {
-                continue
-            }
+        let found = parents.compactMap { ($0.object as! Component).ancestor(type, matching: isMatch) }
+        for var further in found {
             further.distance += 1
             if further.isBetter(than: best) { best = further }
         }
