@@ -177,21 +177,11 @@
     /// override threw what the provider cannot.
     ///
     /// A `ResolutionEndFailure` stays one where the type admits any error, so that the strategy
-    /// that rethrows it as the provider's own error names the provider (see the overload below).
+    /// that rethrows it as the provider's own error names the provider (see
+    /// `rethrown(_:as:step:overrides:)`).
     static func rethrown<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure {
         if let error = error as? Failure { return error }
-        return rethrown(error, as: Failure.self, by: frame)
-    }
-
-    /// The same, for the provider whose step is `frame`, whose overrides were set up at
-    /// `overrides`. A `ResolutionEndFailure` becomes the error of the build it names.
-    @usableFromInline
-    static func rethrown<Failure: Error>(
-        _ error: any Error, as _: Failure.Type, provider frame: @autoclosure () -> Frame,
-        overrides: @autoclosure () -> [String]
-    ) -> Failure {
-        if !(error is ResolutionEndFailure), let error = error as? Failure { return error }
-        return rethrown(error, as: Failure.self, by: frame(), overrides: overrides())
+        return rethrown(error, as: Failure.self, step: frame)
     }
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
@@ -201,16 +191,21 @@
     }
 
     /// `error`, which the step `frame` (a provider, or a handle, a module's creation, a key's hashing
-    /// or an injection, which throw nothing) got but cannot throw as it is, as the step's error
-    /// type; stops the program when the step cannot throw it.
+    /// or an injection, which throw nothing) got, as the step's error type; stops the program when
+    /// the step cannot throw it. The providers' own rethrow, for which `frame` is made only if it
+    /// is needed.
     ///
     /// A `ResolutionEndFailure` (`ended`) made the outermost step of a resolution fail: it becomes
-    /// the error of the build it names. Any other error has another type than the provider
-    /// throws: only an override's factory (of those at `overrides`), which throws untyped, can do
-    /// that.
-    private static func rethrown<Failure: Error>(
-        _ error: any Error, as _: Failure.Type, by frame: Frame, overrides: @autoclosure () -> [String] = []
+    /// the error of the build it names. Any other error that is not a `Failure` has another type
+    /// than the provider throws: only an override's factory (of those at `overrides`), which throws
+    /// untyped, can do that.
+    @usableFromInline
+    static func rethrown<Failure: Error>(
+        _ error: any Error, as _: Failure.Type, step frame: @autoclosure () -> Frame,
+        overrides: @autoclosure () -> [String] = []
     ) -> Failure {
+        if !(error is ResolutionEndFailure), let error = error as? Failure { return error }
+        let frame = frame()
         let (name, site, owner) = (frame.name, frame.site, " of `\(frame.componentType)`")
         let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         guard let ended = error as? ResolutionEndFailure else {
