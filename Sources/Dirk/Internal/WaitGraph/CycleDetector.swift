@@ -16,6 +16,10 @@ package enum CycleDetector {
         package let waiter: BuildAgent
         package let target: WaitTarget
         package let build: BuildSnapshot
+
+        /// Whether the waiter may take the build's instance as it is, which breaks the cycle: the
+        /// instance exists, and the waiter waits for it rather than for its configuration.
+        var mayTakeInstance: Bool { build.hasInstance && !target.forConfiguration }
     }
 
     /// What a closed chain of waits means for the agent that closed it.
@@ -40,9 +44,7 @@ package enum CycleDetector {
             checkInvariants(of: chain, from: agent)
         #endif
         if chain[0].build.hasInstance { return .takeInstance }
-        if let link = chain.first(where: { $0.build.hasInstance && !$0.target.forConfiguration }) {
-            return .wake(link.waiter, link.target)
-        }
+        if let link = chain.first(where: \.mayTakeInstance) { return .wake(link.waiter, link.target) }
         return .cycle(chain)
     }
 
@@ -55,9 +57,7 @@ package enum CycleDetector {
     /// cycle.
     static func agentToWake(_ agent: BuildAgent, waitingFor target: WaitTarget) -> (BuildAgent, WaitTarget)? {
         guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
-        guard
-            let link = chain.dropFirst().last(where: { $0.build.hasInstance && !$0.target.forConfiguration })
-        else { return nil }
+        guard let link = chain.dropFirst().last(where: \.mayTakeInstance) else { return nil }
         return (link.waiter, link.target)
     }
 
