@@ -26,7 +26,6 @@ public final class AsyncLazy<Value, Failure: Error> {
     /// task that was not cancelled does not get: it resolves anew.
     func resolvedValue() async throws(Failure) -> Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
-        let source = source
         let value = try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: self, handle: AsyncLazy.self, type: Value.self)
             if agent.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
@@ -78,7 +77,6 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
     ///
     /// - Returns: What the provider returns now.
     public func callAsFunction() async throws(Failure) -> Value {
-        let source = source
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: nil, handle: AsyncProvider.self, type: Value.self)
             return try await agent.run(frame, uncached: true, isHandle: true) { () async throws(Failure) in
