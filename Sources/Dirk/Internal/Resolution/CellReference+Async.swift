@@ -71,16 +71,15 @@ extension CellReference {
         for generation: UInt64, in agent: TaskAgent, frame: Frame, cancellable: Bool
     ) async -> WaitEvent {
         if cancellable && Task.isCancelled { return .cancelled }
-        let registration = Locked<Registration>.make(.pending)
         // It synchronizes itself; the cancellation handler may run on any thread.
-        let sharedRegistration = SelfSynchronized(object: registration)
+        let registration = SelfSynchronized(object: Locked<Registration>.make(.pending))
         let cell = SelfSynchronized(object: self)
         let target = target(generation)
         agent.waitingFor = target
         defer { agent.waitingFor = nil }
         let event = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
-                let resumeAtOnce: WaitEvent? = registration.withLock { registration in
+                let resumeAtOnce: WaitEvent? = registration.object.withLock { registration in
                     if case .cancelled = registration, cancellable { return .cancelled }
                     guard
                         let id = ifPresent({ machine, serials in
@@ -101,7 +100,7 @@ extension CellReference {
             }
         } onCancel: {
             guard cancellable else { return }
-            let waiter: Waiter? = sharedRegistration.object.withLock { registration in
+            let waiter: Waiter? = registration.object.withLock { registration in
                 defer { registration = .cancelled }
                 guard case .waiting(let id) = registration else { return nil }
                 return cell.object.ifPresent { machine, _ in machine.dequeue(id) }
