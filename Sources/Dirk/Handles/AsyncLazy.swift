@@ -79,7 +79,7 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
     public func callAsFunction() async throws(Failure) -> Value {
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: nil, handle: AsyncProvider.self, type: Value.self)
-            return try await agent.run(frame, uncached: true, isHandle: true) { () async throws(Failure) in
+            return try await agent.run(frame, uncached: true) { () async throws(Failure) in
                 try await source.resolve(in: agent, frame: frame)
             }
         }

@@ -122,7 +122,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     func call<Value>(handle: Any.Type, _ resolve: (Component) -> Value) -> Value {
         let context = ResolutionContext.current
         let frame = frame(owner: nil, handle: handle, type: Value.self)
-        context.enterUncached(isHandle: true) { frame }
+        context.enterUncached { frame }
         let value = storage.object.withEntered(in: context, for: frame, resolve)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
         return value

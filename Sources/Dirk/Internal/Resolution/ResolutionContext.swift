@@ -279,25 +279,13 @@
     }
 
     /// Enters the step whose frame `makeFrame` makes, of a provider that caches nothing (a
-    /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call
-    /// (`isHandle`); stops the program with the path if the same step is under way already, which
-    /// would recurse without end. A handle's step may come back through a caching provider's build,
-    /// whose cell ends the call.
+    /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call;
+    /// stops the program with the path if the same step is under way already, which would recurse
+    /// without end (see `StepStack.stopIfRecursing()`).
     @inlinable @inline(__always)
-    func enterUncached(isHandle: Bool = false, _ makeFrame: () -> Frame) {
+    func enterUncached(_ makeFrame: () -> Frame) {
         stack.push(makeFrame)
-        if let index = stack.indexOfTopBelowItself(),
-            !isHandle || !(index + 1..<depth - 1).contains(where: { stack[$0].isCachingBuild })
-        {
-            stopRecursion(at: index)
-        }
-    }
-
-    /// Stops the program with the path from the step at `index` to the top one, the same step.
-    @usableFromInline @inline(never)
-    func stopRecursion(at index: Int) -> Never {
-        let path = Array(stack.all[index...])
-        Diagnostics.recursion(path: path, at: path[path.count - 1], keys: ResolutionContext.stepKeys)
+        stack.stopIfRecursing()
     }
 
     /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns why
@@ -480,5 +468,26 @@
             }
         }
         return nil
+    }
+}
+
+extension StepStack where Step == Frame {
+    /// Stops the program with the path if the top step, which caches nothing, is under way already
+    /// below it, which would recurse without end. A handle's step may come back through a caching
+    /// provider's build, whose cell ends the call.
+    @inlinable @inline(__always)
+    func stopIfRecursing() {
+        guard let index = indexOfTopBelowItself(),
+            self[depth &- 1].kind != .handle
+                || !(index + 1..<depth - 1).contains(where: { self[$0].isCachingBuild })
+        else { return }
+        stopRecursion(at: index)
+    }
+
+    /// Stops the program with the path from the step at `index` to the top one, the same step.
+    @usableFromInline @inline(never)
+    func stopRecursion(at index: Int) -> Never {
+        let path = Array(all[index...])
+        Diagnostics.recursion(path: path, at: path[path.count - 1], keys: ResolutionContext.stepKeys)
     }
 }

@@ -168,26 +168,17 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     // MARK: Steps
 
     /// Runs `body` as the step `frame` of this task, marked for the tasks it starts. A step of a
-    /// provider that caches nothing (`uncached`), or of a handle that resolves anew on every call
-    /// (`isHandle`), stops the program with the path if the same step is under way already, as on a
-    /// thread (see `ResolutionContext.enterUncached`).
+    /// provider or handle that caches nothing (`uncached`) stops the program with the path if the
+    /// same step is under way already, as on a thread (see `ResolutionContext.enterUncached`).
     func run<Result, Failure: Error>(
-        _ frame: Frame, uncached: Bool = false, isHandle: Bool = false,
-        _ body: () async throws(Failure) -> Result
+        _ frame: Frame, uncached: Bool = false, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        let (serial, recursion) = state.withLock { state in
+        let serial = state.withLock { state in
             state.lastSerial += 1
             state.stack.push { frame }
             state.serials.append(state.lastSerial)
-            guard uncached, let index = state.stack.indexOfTopBelowItself(),
-                !isHandle
-                    || !(index + 1..<state.stack.depth - 1).contains(where: { state.stack[$0].isCachingBuild }
-                    )
-            else { return (state.lastSerial, nil as [Frame]?) }
-            return (state.lastSerial, Array(state.stack.all[index...]))
-        }
-        if let recursion {
-            Diagnostics.recursion(path: recursion, at: frame, keys: ResolutionContext.stepKeys)
+            if uncached { state.stack.stopIfRecursing() }
+            return state.lastSerial
         }
         defer {
             state.withLock { state in
