@@ -120,21 +120,15 @@ extension AnyModule {
         configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         if fresh || strategy == .transient {
-            context.enterUncached { frame }
-            let value: AnyObject?
-            do {
-                value = try build()
+            return try context.run(frame, uncached: true) {
+                let value = try build()
                 if configures, let value {
                     context.configurationDepth += 1
                     defer { context.configurationDepth -= 1 }
                     try configure(value)
                 }
-            } catch {
-                _ = context.leave()
-                throw error
+                return value
             }
-            if let failure = context.leave() { throw failure }
-            return value
         }
         func resolve(_ cell: CellReference, as frame: Frame) throws -> AnyObject? {
             try cell.resolveUnlessRetired(
@@ -212,9 +206,7 @@ extension AnyModule {
             site: frame.site,
             type: frame.type, subject: frame.subject, componentType: frame.componentType)
         if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
-        context.enter(hashing)
-        defer { _ = context.leave() }
-        return body()
+        return context.run(hashing, body)
     }
 
     /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
@@ -249,16 +241,9 @@ extension AnyModule {
     final func runTransient<T>(
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
-        context.enterUncached { providerFrame(.transient, site: site, returning: type) }
-        let value: T
-        do {
-            value = try storage.withEntered(in: context, for: context.topFrame, build)
-        } catch {
-            _ = context.leave()
-            throw error
+        try context.run(providerFrame(.transient, site: site, returning: type), uncached: true) {
+            try storage.withEntered(in: context, for: context.topFrame, build)
         }
-        if let failure = context.leave() { throw failure }
-        return value
     }
 }
 

@@ -122,10 +122,9 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     func call<Value>(handle: Any.Type, _ resolve: (Component) -> Value) -> Value {
         let context = ResolutionContext.current
         let frame = frame(owner: nil, handle: handle, type: Value.self)
-        context.enterUncached { frame }
-        let value = storage.object.withEntered(in: context, for: frame, resolve)
-        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
-        return value
+        return context.run(frame, uncached: true) {
+            storage.object.withEntered(in: context, for: frame, resolve)
+        }
     }
 }
 

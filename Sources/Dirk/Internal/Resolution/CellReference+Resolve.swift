@@ -63,9 +63,10 @@ extension CellReference {
         configure: (Value) throws(Failure) -> Void,
         holdsBuild: Bool
     ) throws(Failure) -> Value {
-        context.enter(frame)
-        let value: Value
-        do throws(Failure) {
+        // Left after the build settles: leaving the outermost step ends the resolution, which may
+        // wait for other agents' builds, and may find that the value refers to a dropped instance.
+        try context.run(frame) { () throws(Failure) -> Value in
+            let value: Value
             do throws(Failure) {
                 value = try build()
             } catch {
@@ -105,14 +106,8 @@ extension CellReference {
             } else {
                 complete(value, generation: generation)
             }
-        } catch {
-            _ = context.leave()
-            throw error
+            return value
         }
-        // Left after the build settles: leaving the outermost step ends the resolution, which may
-        // wait for other agents' builds, and may find that the value refers to a dropped instance.
-        if let failure = context.leave() { throw Diagnostics.rethrown(failure, as: Failure.self, at: frame) }
-        return value
     }
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
