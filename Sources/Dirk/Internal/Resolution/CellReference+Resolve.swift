@@ -181,9 +181,7 @@ extension CellReference {
             // This resolution is over: it builds nothing more, and every build of its own is
             // configured, held for its end with its instance. An agent waiting for one of those
             // may take it as it is, which lets the build this one waits for go on.
-            if let (other, otherTarget) = CycleDetector.agentToWake(agent, waitingFor: target) {
-                otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
-            }
+            CycleDetector.wakeAgentThatMayTake(agent, waitingFor: target)
             // Configured, ended, or woken to look again: the loop looks.
             _ = parker.receive()
         }

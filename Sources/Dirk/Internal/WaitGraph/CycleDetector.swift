@@ -49,16 +49,16 @@ package enum CycleDetector {
     }
 
     /// For `agent`, which waits at its resolution's end until the build of `target` is
-    /// configured: the agent to wake in the closed chain of waits it completes, nil if there is
-    /// none.
+    /// configured: wakes the agent that may break the closed chain of waits it completes, if any.
     ///
     /// The caller can take nothing, but every build of its own is held with its instance, so the
     /// agent that waits for one of those (the chain's last link) may take it, which breaks the
     /// cycle.
-    static func agentToWake(_ agent: BuildAgent, waitingFor target: WaitTarget) -> (BuildAgent, WaitTarget)? {
-        guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
-        guard let link = chain.dropFirst().last(where: \.mayTakeInstance) else { return nil }
-        return (link.waiter, link.target)
+    static func wakeAgentThatMayTake(_ agent: BuildAgent, waitingFor target: WaitTarget) {
+        guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain),
+            let link = chain.dropFirst().last(where: \.mayTakeInstance)
+        else { return }
+        link.target.host.wakeToRecheck(link.waiter, at: link.target.key)
     }
 
     /// The closed chain of waits from `agent`, or nil when it ends at an agent that is not waiting.
