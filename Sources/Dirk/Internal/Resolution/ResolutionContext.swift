@@ -44,18 +44,16 @@
 /// A resolution begins when a thread calls a provider while inside none, and ends when that
 /// outermost call returns. Until then it keeps every component it entered alive and counted in the
 /// component's gate, so that deeper calls into the same component neither count nor retain again.
-@usableFromInline package final class ResolutionContext: BuildAgent, @unchecked Sendable {
+@usableFromInline package final class ResolutionContext: LockedWaitAgent, @unchecked Sendable {
     // Everything below belongs to the context's own thread, which alone reads and writes it, but
-    // for `waiting`, which its lock guards, and `stack`, which another agent reads to describe a
-    // cycle only while this thread is blocked (see `BuildAgent.steps`). Swift's run-time
+    // for `stack`, which another agent reads to describe a cycle only while this thread is blocked
+    // (see `BuildAgent.steps`); what it waits for is under `LockedWaitAgent`'s lock. Swift's run-time
     // exclusivity checks, which one thread's accesses cannot fail, are off for the variables that
     // every provider call, every build or every `scoped` call touches: they cost a third of a
     // `transient` (see Architecture).
 
     /// The steps this thread is inside, outermost first.
     @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>(buckets: 1_024)
-    /// What this thread waits for (see `BuildAgent.waitingFor`).
-    private let waiting = Locked<WaitTarget?>.make(nil)
     /// The components the resolution entered, each once, each counted in its gate.
     @usableFromInline @exclusivity(unchecked) var entered: [Entered] = []
     /// What the resolution must do when it ends, beyond popping: `EndWork` flags, zero for none.
@@ -153,11 +151,6 @@
 
     deinit {
         stack.deallocate()
-    }
-
-    package override var waitingFor: WaitTarget? {
-        get { waiting.withLock { $0 } }
-        set { waiting.withLock { $0 = newValue } }
     }
 
     /// How many steps deep the thread is: zero outside any resolution.

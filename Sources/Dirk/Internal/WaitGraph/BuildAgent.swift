@@ -15,8 +15,9 @@
         set { preconditionFailure("Dirk internal error: an agent of no kind") }
     }
 
-    /// An agent that is neither a thread's nor a task's, for tests of the wait graph.
-    package static func standalone() -> BuildAgent { StandaloneAgent() }
+    /// An agent that is neither a thread's nor a task's, for tests of the wait graph: it records
+    /// what it waits for, and has no steps.
+    package static func standalone() -> BuildAgent { LockedWaitAgent() }
 
     /// The agent's steps from the one that runs `frame` up to the innermost, for cycle messages.
     ///
@@ -70,12 +71,13 @@ package struct BuildSnapshot {
     package let hasInstance: Bool
 }
 
-/// An agent for tests of the wait graph: it records what it waits for, and has no steps.
-private final class StandaloneAgent: BuildAgent, @unchecked Sendable {
+/// An agent that keeps what it waits for under a lock of its own: a thread's (`ResolutionContext`),
+/// and, as it is, an agent for tests of the wait graph (`BuildAgent.standalone()`).
+@usableFromInline package class LockedWaitAgent: BuildAgent, @unchecked Sendable {
     // `waiting` is guarded by its own lock.
     private let waiting = Locked<WaitTarget?>.make(nil)
 
-    override var waitingFor: WaitTarget? {
+    package override var waitingFor: WaitTarget? {
         get { waiting.withLock { $0 } }
         set { waiting.withLock { $0 = newValue } }
     }
