@@ -202,13 +202,12 @@
         isOutermostCall = true
         let result: Result
         do {
+            defer { isOutermostCall = false }
             result = try body()
         } catch {
-            isOutermostCall = false
             if hasEndWork { _ = endResolution() }
             throw error
         }
-        isOutermostCall = false
         if hasEndWork, let failure = endResolution() { throw failure }
         return result
     }
