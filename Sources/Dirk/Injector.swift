@@ -87,11 +87,11 @@ public struct Injector<Target, C: Component>: Sendable {
             site: ProviderSite(file: file, line: line, column: 0, function: "inject(into:from:)"),
             type: Target.self, subject: Target.self, componentType: C.self)
         ResolutionContext.withCurrent { context in
-            context.run(frame, uncached: true) {
-                // One call into the component, through its gate, for all the properties.
-                _ = component.storage.enter(in: context, for: frame)  // kept by the resolution
-                for step in steps { step(target, component, file, line) }
-            }
+            context.enterUncached { frame }
+            // One call into the component, through its gate, for all the properties.
+            _ = component.storage.enter(in: context, for: frame)  // kept by the resolution
+            for step in steps { step(target, component, file, line) }
+            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
         }
     }
 }

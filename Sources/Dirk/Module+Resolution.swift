@@ -120,15 +120,21 @@ extension AnyModule {
         configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         if fresh || strategy == .transient {
-            return try context.run(frame, uncached: true) {
-                let value = try build()
+            context.enterUncached { frame }
+            let value: AnyObject?
+            do {
+                value = try build()
                 if configures, let value {
                     context.configurationDepth += 1
                     defer { context.configurationDepth -= 1 }
                     try configure(value)
                 }
-                return value
+            } catch {
+                _ = context.leave()
+                throw error
             }
+            if let failure = context.leave() { throw failure }
+            return value
         }
         func resolve(_ cell: CellReference, as frame: Frame) throws -> AnyObject? {
             try cell.resolveUnlessRetired(
@@ -206,7 +212,9 @@ extension AnyModule {
             site: frame.site,
             type: frame.type, subject: frame.subject, componentType: frame.componentType)
         if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
-        return context.run(hashing, body)
+        context.enter(hashing)
+        defer { _ = context.leave() }
+        return body()
     }
 
     /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
@@ -241,9 +249,16 @@ extension AnyModule {
     final func runTransient<T>(
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
-        try context.run(providerFrame(.transient, site: site, returning: type), uncached: true) {
-            try storage.withEntered(in: context, for: context.topFrame, build)
+        context.enterUncached { providerFrame(.transient, site: site, returning: type) }
+        let value: T
+        do {
+            value = try storage.withEntered(in: context, for: context.topFrame, build)
+        } catch {
+            _ = context.leave()
+            throw error
         }
+        if let failure = context.leave() { throw failure }
+        return value
     }
 }
 

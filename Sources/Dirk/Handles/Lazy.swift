@@ -122,9 +122,10 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     func call<Value>(handle: Any.Type, _ resolve: (Component) -> Value) -> Value {
         let context = ResolutionContext.current
         let frame = frame(owner: nil, handle: handle, type: Value.self)
-        return context.run(frame, uncached: true) {
-            storage.object.withEntered(in: context, for: frame, resolve)
-        }
+        context.enterUncached { frame }
+        let value = storage.object.withEntered(in: context, for: frame, resolve)
+        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+        return value
     }
 }
 

@@ -63,10 +63,9 @@ extension CellReference {
         configure: (Value) throws(Failure) -> Void,
         holdsBuild: Bool
     ) throws(Failure) -> Value {
-        // Left after the build settles: leaving the outermost step ends the resolution, which may
-        // wait for other agents' builds, and may find that the value refers to a dropped instance.
-        try context.run(frame) { () throws(Failure) -> Value in
-            let value: Value
+        context.enter(frame)
+        let value: Value
+        do throws(Failure) {
             do throws(Failure) {
                 value = try build()
             } catch {
@@ -106,8 +105,14 @@ extension CellReference {
             } else {
                 complete(value, generation: generation)
             }
-            return value
+        } catch {
+            _ = context.leave()
+            throw error
         }
+        // Left after the build settles: leaving the outermost step ends the resolution, which may
+        // wait for other agents' builds, and may find that the value refers to a dropped instance.
+        if let failure = context.leave() { throw Diagnostics.rethrown(failure, as: Failure.self, at: frame) }
+        return value
     }
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits

@@ -255,6 +255,12 @@
 
     // MARK: Steps
 
+    /// Enters the step `frame`. Pair every call with `leave()`.
+    @inlinable @inline(__always)
+    func enter(_ frame: Frame) {
+        stack.push { frame }
+    }
+
     /// The frame of the step entered last.
     @inlinable var topFrame: Frame { stack[depth &- 1] }
 
@@ -264,36 +270,14 @@
         stack.lastIndex(ofSameAs: frame).map { stack[$0] }
     }
 
-    /// Runs `body` inside the step `frame`, and leaves it; when it was the outermost, ends the
-    /// resolution, and throws why its outermost call must throw instead of returning, if it must, as
-    /// the step's error (see `leave()`). The step of a provider that caches nothing (a `transient`, a
-    /// fresh instance, an injection) or of a handle that resolves anew on every call (`uncached`)
+    /// Enters the step whose frame `makeFrame` makes, of a provider that caches nothing (a
+    /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call;
     /// stops the program with the path if the same step is under way already, which would recurse
     /// without end (see `StepStack.stopIfRecursing()`).
     @inlinable @inline(__always)
-    func run<Result, Failure: Error>(
-        _ frame: @autoclosure () -> Frame, uncached: Bool = false, _ body: () throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        stack.push(frame)
-        if uncached { stack.stopIfRecursing() }
-        let result: Result
-        do throws(Failure) {
-            result = try body()
-        } catch {
-            _ = leave()
-            throw error
-        }
-        if let failure = leave() { throw Self.rethrown(failure, as: Failure.self, at: frame()) }
-        return result
-    }
-
-    /// `failure`, why the resolution's outermost call, the step `frame`, must throw, as that step's
-    /// error type (see `Diagnostics.rethrown`).
-    @usableFromInline @inline(never)
-    static func rethrown<Failure: Error>(_ failure: ResolutionEndFailure, as _: Failure.Type, at frame: Frame)
-        -> Failure
-    {
-        Diagnostics.rethrown(failure, as: Failure.self, at: frame)
+    func enterUncached(_ makeFrame: () -> Frame) {
+        stack.push(makeFrame)
+        stack.stopIfRecursing()
     }
 
     /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns why

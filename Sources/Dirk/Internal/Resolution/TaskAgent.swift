@@ -169,7 +169,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
 
     /// Runs `body` as the step `frame` of this task, marked for the tasks it starts. A step of a
     /// provider or handle that caches nothing (`uncached`) stops the program with the path if the
-    /// same step is under way already, as on a thread (see `ResolutionContext.run`).
+    /// same step is under way already, as on a thread (see `ResolutionContext.enterUncached`).
     func run<Result, Failure: Error>(
         _ frame: Frame, uncached: Bool = false, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
