@@ -51,7 +51,8 @@ package struct CellReference {
     package func withMachine<Result>(_ body: (inout OnceStateMachine, inout UInt64) -> Result)
         -> Result
     {
-        guard let result = host.withMachine(key, body) else {
+        var result: Result?
+        guard host.withCell(key, { result = body(&$0, &$1) }), let result else {
             preconditionFailure("Dirk internal error: a cell went while a build was under way in it")
         }
         return result
