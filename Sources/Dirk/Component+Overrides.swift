@@ -86,8 +86,7 @@ extension Component {
         close: @escaping @Sendable (T) async throws -> Void,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        override(
-            provider, with: factory, closing: { value in { try await close(value) } }, file: file, line: line)
+        override(provider, with: factory, closing: Module<Self>.closing(close), file: file, line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
@@ -151,8 +150,7 @@ extension Component {
         close: @escaping @Sendable (T) async throws -> Void,
         file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
-        await override(
-            provider, with: factory, closing: { value in { try await close(value) } }, file: file, line: line)
+        await override(provider, with: factory, closing: Module<Self>.closing(close), file: file, line: line)
     }
 
     /// Sets up the override of the provider that `provider` calls: `overriding(_:with:)`.
@@ -305,7 +303,7 @@ extension AnyModule {
         }
         guard frame.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
-                frame.name, strategy: frame.strategy.name, builds: frame.type, returns: capture.valueType,
+                frame.name, strategy: frame.strategy, builds: frame.type, returns: capture.valueType,
                 component: overriding, file: file, line: line)
         }
         // (The synchronous form's closure cannot call an async provider.)

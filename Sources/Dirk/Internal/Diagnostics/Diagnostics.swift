@@ -595,17 +595,16 @@
     }
 
     static func overrideOfAnotherType(
-        _ provider: String, strategy: String, builds: Any.Type, returns: Any.Type, component: Any.Type,
-        file: StaticString, line: UInt
+        _ provider: String, strategy: ProviderStrategy, builds: Any.Type, returns: Any.Type,
+        component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         let (built, returned) = (spelled(builds), spelled(returns))
         // The strategy as a call spells it: `single(key:)` takes a key, an async one an `await`.
         let call =
-            strategy == "single(key:)"
-            ? "single(key: key)"
-            : strategy.hasPrefix("async ") ? "await \(strategy.dropFirst(6))" : strategy
+            strategy == .keyedSingle
+            ? "single(key: key)" : strategy.isAsync ? "await \(strategy.name.dropFirst(6))" : strategy.name
         """
-        Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy)` builds \
+        Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy.name)` builds \
         `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed it \
         back, so no other type can take its place. Make the strategy build `\(returned)`: end its factory \
         with `as \(returned)`, as in `\(call) { \(built)() as \(returned) }`. Or register a module subclass \
