@@ -138,30 +138,19 @@ extension Component {
     }
 }
 
-/// An ancestor that `parent()` found by searching: the component, how many parent steps away it
-/// is, and whether it was registered as the type asked for. The table of ancestors keeps the
-/// component, with the rest in its entry's tag, so that remembering an answer allocates nothing.
+/// An ancestor that `parent()` found by searching, and how good an answer it is. The table of
+/// ancestors keeps the component, with its rank in its entry's tag, so that remembering an answer
+/// allocates nothing.
 struct FoundAncestor {
     let component: Component
-    var distance: Int
-    let isRegisteredAsType: Bool
+    /// Twice how many parent steps away the ancestor is, plus one unless it was registered as the
+    /// type asked for: the lower the rank, the better the answer, nearer, or as near and registered
+    /// as the type asked for.
+    var rank: UInt
 
-    /// The tag that keeps `distance` and `isRegisteredAsType` in the table.
-    var tag: UInt { UInt(distance) << 1 | (isRegisteredAsType ? 1 : 0) }
-
-    /// Whether this ancestor is a better answer than `other`: nearer, or as near and registered as
-    /// the type asked for. The earlier of two equal answers stays.
-    func isBetter(than other: FoundAncestor?) -> Bool {
-        guard let other else { return true }
-        return (distance, isRegisteredAsType ? 0 : 1) < (other.distance, other.isRegisteredAsType ? 0 : 1)
-    }
-}
-
-extension FoundAncestor {
-    /// The ancestor kept in a table entry with `tag`.
-    init(component: Component, tag: UInt) {
-        self.init(component: component, distance: Int(tag >> 1), isRegisteredAsType: tag & 1 != 0)
-    }
+    /// Whether this ancestor is a better answer than `other`. The earlier of two equal answers
+    /// stays.
+    func isBetter(than other: FoundAncestor?) -> Bool { rank < other?.rank ?? .max }
 }
 
 extension Component {
@@ -240,7 +229,8 @@ extension Component {
                 state.hasSearchedParents = true
                 guard let best else { return .some(nil) }
                 if let kept = keptAncestor(type) { return kept }
-                storage.directory.add(best.component, .ancestor, type, tag: best.tag, retired: &state.retired)
+                storage.directory.add(
+                    best.component, .ancestor, type, tag: best.rank, retired: &state.retired)
                 return best
             }
             if let outcome { return outcome }
@@ -258,13 +248,14 @@ extension Component {
             let parent = registered.object as! Component
             let isRegisteredAsType = registered.key == Directory.key(.parent, type)
             guard isRegisteredAsType || isMatch(parent) else { continue }
-            let record = FoundAncestor(component: parent, distance: 1, isRegisteredAsType: isRegisteredAsType)
-            if record.isBetter(than: best) { best = record }
+            // One step away.
+            let found = FoundAncestor(component: parent, rank: isRegisteredAsType ? 2 : 3)
+            if found.isBetter(than: best) { best = found }
         }
         if best != nil { return best }
         let found = parents.compactMap { ($0.object as! Component).ancestor(type, matching: isMatch) }
         for var further in found {
-            further.distance += 1
+            further.rank += 2
             if further.isBetter(than: best) { best = further }
         }
         return best
@@ -273,7 +264,7 @@ extension Component {
     /// The ancestor that an earlier search for `type` found and kept, if any.
     private func keptAncestor(_ type: Any.Type) -> FoundAncestor? {
         storage.directory.member(.ancestor, type).map {
-            FoundAncestor(component: $0.object as! Component, tag: $0.tag)
+            FoundAncestor(component: $0.object as! Component, rank: $0.tag)
         }
     }
 }
