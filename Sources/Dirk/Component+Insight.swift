@@ -60,16 +60,11 @@ extension Component {
             guard !unwatched.isEmpty else { return }
             addObservers(1, for: recorder, to: unwatched)
             guard recorder.withRecord({ $0.watched += unwatched }) != nil else {
-                unwatch(unwatched, for: recorder)
+                addObservers(-1, for: recorder, to: unwatched)
                 return
             }
             watched += unwatched
         }
-    }
-
-    /// Takes back one observer of `recorder`'s from each of `ancestors`.
-    static func unwatch(_ ancestors: [Component], for recorder: Recorder) {
-        addObservers(-1, for: recorder, to: ancestors)
     }
 
     /// How many observers watch the component's providers: traces under way, its own recording,
