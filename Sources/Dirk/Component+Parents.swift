@@ -147,10 +147,6 @@ struct FoundAncestor {
     /// type asked for: the lower the rank, the better the answer, nearer, or as near and registered
     /// as the type asked for.
     var rank: UInt
-
-    /// Whether this ancestor is a better answer than `other`. The earlier of two equal answers
-    /// stays.
-    func isBetter(than other: FoundAncestor?) -> Bool { rank < other?.rank ?? .max }
 }
 
 extension Component {
@@ -243,22 +239,20 @@ extension Component {
         _ parents: [Directory.Member], _ type: Any.Type,
         matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
-        var best: FoundAncestor?
-        for registered in parents {
+        // `min(by:)` keeps the earlier of two equal answers.
+        let matching = parents.compactMap { registered -> FoundAncestor? in
             let parent = registered.object as! Component
             let isRegisteredAsType = registered.key == Directory.key(.parent, type)
-            guard isRegisteredAsType || isMatch(parent) else { continue }
+            guard isRegisteredAsType || isMatch(parent) else { return nil }
             // One step away.
-            let found = FoundAncestor(component: parent, rank: isRegisteredAsType ? 2 : 3)
-            if found.isBetter(than: best) { best = found }
+            return FoundAncestor(component: parent, rank: isRegisteredAsType ? 2 : 3)
         }
-        if best != nil { return best }
+        if let nearest = matching.min(by: { $0.rank < $1.rank }) { return nearest }
         let found = parents.compactMap { ($0.object as! Component).ancestor(type, matching: isMatch) }
-        for var further in found {
-            further.rank += 2
-            if further.isBetter(than: best) { best = further }
-        }
-        return best
+        // One step further than the parent that found it.
+        guard var nearest = found.min(by: { $0.rank < $1.rank }) else { return nil }
+        nearest.rank += 2
+        return nearest
     }
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
