@@ -138,16 +138,12 @@ extension Component {
     }
 }
 
-/// An ancestor that `parent()` found by searching, and how good an answer it is. The table of
+/// An ancestor that `parent()` found by searching, and its rank: twice how many parent steps away
+/// it is, plus one unless it was registered as the type asked for, so that the lower the rank, the
+/// better the answer, nearer, or as near and registered as the type asked for. The table of
 /// ancestors keeps the component, with its rank in its entry's tag, so that remembering an answer
 /// allocates nothing.
-struct FoundAncestor {
-    let component: Component
-    /// Twice how many parent steps away the ancestor is, plus one unless it was registered as the
-    /// type asked for: the lower the rank, the better the answer, nearer, or as near and registered
-    /// as the type asked for.
-    var rank: UInt
-}
+typealias FoundAncestor = (component: Component, rank: UInt)
 
 extension Component {
     /// The parents, in the order they were registered.
@@ -245,7 +241,7 @@ extension Component {
             let isRegisteredAsType = registered.key == Directory.key(.parent, type)
             guard isRegisteredAsType || isMatch(parent) else { return nil }
             // One step away.
-            return FoundAncestor(component: parent, rank: isRegisteredAsType ? 2 : 3)
+            return (parent, isRegisteredAsType ? 2 : 3)
         }
         if let nearest = matching.min(by: { $0.rank < $1.rank }) { return nearest }
         let found = parents.compactMap { ($0.object as! Component).ancestor(type, matching: isMatch) }
@@ -257,8 +253,6 @@ extension Component {
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
     private func keptAncestor(_ type: Any.Type) -> FoundAncestor? {
-        storage.directory.member(.ancestor, type).map {
-            FoundAncestor(component: $0.object as! Component, rank: $0.tag)
-        }
+        storage.directory.member(.ancestor, type).map { ($0.object as! Component, $0.tag) }
     }
 }
