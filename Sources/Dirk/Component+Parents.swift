@@ -246,9 +246,7 @@ extension Component {
         if let nearest = matching.min(by: { $0.rank < $1.rank }) { return nearest }
         let found = parents.compactMap { ($0.object as! Component).ancestor(type, matching: isMatch) }
         // One step further than the parent that found it.
-        guard var nearest = found.min(by: { $0.rank < $1.rank }) else { return nil }
-        nearest.rank += 2
-        return nearest
+        return found.min(by: { $0.rank < $1.rank }).map { ($0.component, $0.rank + 2) }
     }
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
