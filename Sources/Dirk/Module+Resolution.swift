@@ -164,7 +164,7 @@ extension AnyModule {
                 return nil
             }
             if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
-            context.keep(ScopedInstance(key: cellKey(key), value: value, owner: self))
+            context.keep((key: cellKey(key), value: value, owner: self))
             return value
         default:
             return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)

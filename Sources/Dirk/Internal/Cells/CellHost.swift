@@ -94,10 +94,7 @@ package struct CellReference {
     var keysVersion: UInt64 = 0
 
     /// A key of a `single(key:)` provider, and the serial of its cell.
-    package struct KeyEntry {
-        package let key: AnyHashable
-        package let serial: UInt64
-    }
+    package typealias KeyEntry = (key: AnyHashable, serial: UInt64)
 
     /// How many cells a table searches in order before it keeps an index.
     @inlinable static var searchLimit: Int { 8 }
@@ -233,7 +230,7 @@ package struct CellReference {
         serials &+= 1
         // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
         if place(of: provider) == nil { insert(at: provider, strategy: .keyedSingle, ownerType: ownerType) }
-        keys[provider, default: [:]][hash, default: []].append(KeyEntry(key: key, serial: serials))
+        keys[provider, default: [:]][hash, default: []].append((key: key, serial: serials))
         let cell = CellKey(owner: provider.owner, provider: provider.provider, serial: serials)
         insert(at: cell, strategy: .keyedSingle, ownerType: ownerType)
         return cell

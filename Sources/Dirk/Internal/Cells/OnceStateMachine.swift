@@ -47,12 +47,7 @@ package enum Waiter {
 
 /// An agent waiting for a build: for its instance, or (`forConfiguration`) only until the instance
 /// is configured, as a resolution that took it half-configured does before it ends.
-package struct Waiting {
-    package let id: UInt64
-    package let agent: BuildAgent
-    package let waiter: Waiter
-    package let forConfiguration: Bool
-}
+package typealias Waiting = (id: UInt64, agent: BuildAgent, waiter: Waiter, forConfiguration: Bool)
 
 /// A suspended task waiting for a build, as a `Waiter` keeps it.
 package final class TaskWaiter: Sendable {
@@ -197,7 +192,7 @@ package final class TaskWaiter: Sendable {
         defer { debugCheck() }
         guard build?.generation == generation else { return nil }
         serials &+= 1
-        build!.waiters.append(Waiting(id: serials, agent: agent, waiter: waiter, forConfiguration: false))
+        build!.waiters.append((id: serials, agent: agent, waiter: waiter, forConfiguration: false))
         return serials
     }
 
@@ -217,7 +212,7 @@ package final class TaskWaiter: Sendable {
         }
         if let dependencies = build.dependencies { return .configured(dependsOn: dependencies) }
         serials &+= 1
-        self.build!.waiters.append(Waiting(id: serials, agent: agent, waiter: waiter, forConfiguration: true))
+        self.build!.waiters.append((id: serials, agent: agent, waiter: waiter, forConfiguration: true))
         return nil
     }
 

@@ -94,10 +94,7 @@
 
     /// How many builds, and how many `scoped` instances of its own, the resolution held when a
     /// `configure:` closure began.
-    struct ConfigurationMark {
-        let heldBuilds: Int
-        let ownScoped: Int
-    }
+    typealias ConfigurationMark = (heldBuilds: Int, ownScoped: Int)
 
     /// The `scoped` instances of the resolution under way, in the order it asked for them.
     @exclusivity(unchecked) private var scoped: [ScopedInstance] = []
@@ -241,7 +238,7 @@
     /// the mark after which what the resolution holds may refer to the instance. Pair every call with
     /// `endConfiguring()`.
     func beginConfiguring(_ record: BuildRecord) -> ConfigurationMark {
-        let mark = ConfigurationMark(heldBuilds: heldBuilds.count, ownScoped: scoped.count)
+        let mark = (heldBuilds: heldBuilds.count, ownScoped: scoped.count)
         configurationDepth += 1
         configuring.append((record, mark))
         return mark
@@ -345,7 +342,8 @@
         // Released after they are out of the list: deinitializers may run user code.
         var dropped = Array(scoped[mark.ownScoped...].reversed())
         scoped.removeSubrange(mark.ownScoped...)
-        while let instance = dropped.popLast() { _ = consume instance }
+        // Each goes as it is popped, first the first kept.
+        while dropped.popLast() != nil {}
     }
 
     /// Ends, instead of publishing them, the builds held since `mark`: built while a `configure:`
@@ -412,7 +410,8 @@
             var ended = scoped
             (scoped, sharedScopes, hasChosenScopes) = ([], nil, false)
             ended.reverse()
-            while let instance = ended.popLast() { _ = consume instance }
+            // Each goes as it is popped, first the first kept.
+            while ended.popLast() != nil {}
         }
         if work & EndWork.components != 0 {
             // One at a time, each after its gate: a component's release may run user code that

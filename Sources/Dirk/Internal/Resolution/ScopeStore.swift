@@ -1,11 +1,7 @@
 /// A `scoped` instance that a synchronous resolution keeps: the provider's cell key, the instance,
 /// and the provider's module, which the resolution keeps alive so that no other module takes its
 /// address, and key, meanwhile.
-struct ScopedInstance {
-    let key: CellKey
-    let value: AnyObject
-    let owner: AnyObject
-}
+typealias ScopedInstance = (key: CellKey, value: AnyObject, owner: AnyObject)
 
 /// The `scoped` instances of one async resolution, which its tasks and the synchronous resolutions
 /// inside it share.

@@ -20,10 +20,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     @TaskLocal static var enclosingStep: StepMarker?
 
     /// A step of an agent, as the tasks started inside it remember it.
-    struct StepMarker: Sendable {
-        let agent: TaskAgent
-        let serial: UInt64
-    }
+    typealias StepMarker = (agent: TaskAgent, serial: UInt64)
 
     /// A step that started a task, or the task that started that one, and so on, as an agent
     /// remembers it: weakly, so that agents do not keep each other alive in a chain that grows with
@@ -186,7 +183,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
                 state.serials.removeLast()
             }
         }
-        return try await Self.$enclosingStep.withTypedValue(StepMarker(agent: self, serial: serial), body)
+        return try await Self.$enclosingStep.withTypedValue((agent: self, serial: serial), body)
     }
 
     /// The step already on this task's stack that is the same as `frame`, if any.
