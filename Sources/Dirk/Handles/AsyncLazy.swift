@@ -67,11 +67,7 @@ extension AsyncLazy {
 /// Get one from a module with ``Module/asyncProvider(_:file:line:column:)``; call it with
 /// `try await handle()`.
 public struct AsyncProvider<Value, Failure: Error>: Sendable {
-    private let source: HandleSource<AsyncResolve<Value, Failure>>
-
-    init(_ source: HandleSource<AsyncResolve<Value, Failure>>) {
-        self.source = source
-    }
+    fileprivate let source: HandleSource<AsyncResolve<Value, Failure>>
 
     /// Resolves the dependency now, with whatever strategy its provider uses.
     ///
@@ -129,7 +125,7 @@ extension Module {
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> AsyncProvider<T, Failure> {
-        AsyncProvider(asyncHandleSource(file: file, line: line, column: column, resolve))
+        AsyncProvider(source: asyncHandleSource(file: file, line: line, column: column, resolve))
     }
 
     private func asyncHandleSource<T, Failure: Error>(

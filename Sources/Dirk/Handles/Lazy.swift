@@ -60,11 +60,7 @@ extension Lazy: @unchecked Sendable where Value: Sendable {}
 /// `single`, `weak`, `scoped` or keyed provider being built is not one: that provider's cell ends
 /// it, handing a `configure:` closure's instance to its own thread, or reporting the cycle.
 public struct Provider<Value>: Sendable {
-    private let source: HandleSource<SyncResolve<Value>>
-
-    init(_ source: HandleSource<SyncResolve<Value>>) {
-        self.source = source
-    }
+    fileprivate let source: HandleSource<SyncResolve<Value>>
 
     /// Resolves the dependency now, with whatever strategy its provider uses.
     ///
@@ -159,7 +155,7 @@ extension Module {
         _ resolve: @escaping @Sendable (C) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> Provider<T> {
-        Provider(handleSource(file: file, line: line, column: column, resolve))
+        Provider(source: handleSource(file: file, line: line, column: column, resolve))
     }
 
     /// The source of a handle made at `file` and `line` that resolves with `resolve`.

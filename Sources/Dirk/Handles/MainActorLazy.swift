@@ -35,11 +35,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
 /// Get one from a module with ``Module/mainActorProvider(_:file:line:column:)``; call it on the main
 /// actor.
 public struct MainActorProvider<Value>: Sendable {
-    private let source: HandleSource<MainActorResolve<Value>>
-
-    init(_ source: HandleSource<MainActorResolve<Value>>) {
-        self.source = source
-    }
+    fileprivate let source: HandleSource<MainActorResolve<Value>>
 
     /// Resolves the dependency now, on the main actor, with whatever strategy its provider uses.
     ///
@@ -85,7 +81,8 @@ extension Module {
         _ resolve: @escaping @MainActor @Sendable (C) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> MainActorProvider<T> {
-        MainActorProvider(mainActorHandleSource(file: file, line: line, column: column, resolve))
+        MainActorProvider(
+            source: mainActorHandleSource(file: file, line: line, column: column, resolve))
     }
 
     private func mainActorHandleSource<T>(
