@@ -4,11 +4,6 @@
 @usableFromInline package struct BuildFailure {
     @usableFromInline package let error: any Error
     @usableFromInline package let frame: Frame
-
-    @usableFromInline package init(error: any Error, frame: Frame) {
-        self.error = error
-        self.frame = frame
-    }
 }
 
 /// Why a resolution's outermost call cannot return its value: the resolution took another agent's
