@@ -7,8 +7,6 @@
 /// at least one sees the other's wait (each records under its own lock, then reads the other's
 /// under the other's lock).
 @usableFromInline package class BuildAgent: @unchecked Sendable {
-    init() {}
-
     /// The build this agent is waiting for, if any; read and written under the agent's lock.
     package var waitingFor: WaitTarget? {
         get { preconditionFailure("Dirk internal error: an agent of no kind") }
