@@ -18,10 +18,7 @@ import CDirk
 @usableFromInline enum ThreadContext<Object: AnyObject> {
     /// The calling thread's object, made by `make` if the thread has none yet.
     @inlinable static func current(_ make: () -> Object) -> Object {
-        if let existing = dirk_get_thread_context() {
-            return Unmanaged<Object>.fromOpaque(existing).takeUnretainedValue()
-        }
-        return keep(make())
+        withCurrent(make) { $0 }
     }
 
     /// Runs `body` with the calling thread's object, made by `make` if the thread has none yet, lent
