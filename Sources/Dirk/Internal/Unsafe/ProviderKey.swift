@@ -52,6 +52,12 @@
         ObjectIdentifier(lhs.returnType) == ObjectIdentifier(rhs.returnType) && lhs.hasSite(of: rhs)
     }
 
+    /// Hashes the type and the position, which tell providers apart, and not the names.
+    @inlinable package func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(returnType))
+        hasher.combine(position)
+    }
+
     /// Whether `other` is the key of a provider at the same site: the same name and position,
     /// whatever its type.
     @inlinable @inline(__always)
@@ -70,13 +76,5 @@
         lhsLength == rhsLength
             && UnsafeRawBufferPointer(start: lhs, count: lhsLength)
                 .elementsEqual(UnsafeRawBufferPointer(start: rhs, count: rhsLength))
-    }
-}
-
-extension ProviderKey {
-    /// Hashes the type and the position, which tell providers apart, and not the names.
-    @inlinable package func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(returnType))
-        hasher.combine(position)
     }
 }
