@@ -65,17 +65,16 @@ package enum CycleDetector {
     private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
         var chain: [Link] = []
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(agent)]
-        var target = target
-        while true {
-            guard let build = target.build else { return nil }
+        var next: WaitTarget? = target
+        while let target = next, let build = target.build {
             // Each link's waiter is the builder of the link before it.
             chain.append(Link(waiter: chain.last?.build.builder ?? agent, target: target, build: build))
             if build.builder === agent { return chain }
             // A cycle among other agents, which one of them reports, or a chain that moved on.
             guard visited.insert(ObjectIdentifier(build.builder)).inserted else { return nil }
-            guard let next = build.builder.waitingFor else { return nil }
-            target = next
+            next = build.builder.waitingFor
         }
+        return nil
     }
 
     /// Whether every link still holds: each build still under way by the same builder, each
