@@ -27,12 +27,9 @@ import CDirk
         rethrows
         -> Result
     {
-        let object: Unmanaged<Object>
-        if let existing = dirk_get_thread_context() {
-            object = Unmanaged<Object>.fromOpaque(existing)
-        } else {
-            object = Unmanaged.passUnretained(keep(make()))
-        }
+        let object =
+            dirk_get_thread_context().map { Unmanaged<Object>.fromOpaque($0) }
+            ?? Unmanaged.passUnretained(keep(make()))
         return try object._withUnsafeGuaranteedRef(body)
     }
 
