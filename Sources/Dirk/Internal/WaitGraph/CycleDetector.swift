@@ -105,10 +105,8 @@ package enum CycleDetector {
     /// messages show them: `A.left() -> A.right() -> A.left()`.
     package static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
         // The caller builds the last link's instance; its steps from there lead to the first wait.
-        var frames = agent.steps(from: chain[chain.count - 1].build.frame)
-        for link in chain.dropLast() {
-            frames += link.build.builder.steps(from: link.build.frame)
-        }
-        return frames + [chain[chain.count - 1].build.frame]
+        let last = chain[chain.count - 1].build.frame
+        let others = chain.dropLast().flatMap { $0.build.builder.steps(from: $0.build.frame) }
+        return agent.steps(from: last) + others + [last]
     }
 }
