@@ -15,10 +15,9 @@ import CDirk
     /// A strong reference to the object at `address`, or nil if it has begun to deinitialize.
     @inlinable
     static func retainIfAlive<Object: AnyObject>(_ address: UInt, as type: Object.Type) -> Object? {
-        guard let retained = swift_tryRetain(UnsafeMutableRawPointer(bitPattern: address)!) else {
-            return nil
+        swift_tryRetain(UnsafeMutableRawPointer(bitPattern: address)!).map {
+            Unmanaged<Object>.fromOpaque($0).takeRetainedValue()
         }
-        return Unmanaged<Object>.fromOpaque(retained).takeRetainedValue()
     }
 
     /// Whether `object`, which the caller holds, has begun to deinitialize: true only inside its own
