@@ -211,7 +211,6 @@ extension Module {
     /// The close action of a `Sendable` instance, from the provider's `close:` parameter.
     @inlinable static func closing<T: Sendable>(_ close: (@Sendable (T) async throws -> Void)?) -> Closing<T>?
     {
-        guard let close else { return nil }
-        return { value in { try await close(value) } }
+        close.map { close -> Closing<T> in { value in { try await close(value) } } }
     }
 }
