@@ -180,8 +180,7 @@
     /// that rethrows it as the provider's own error names the provider (see
     /// `rethrown(_:as:step:overrides:)`).
     static func rethrown<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure {
-        if let error = error as? Failure { return error }
-        return rethrown(error, as: Failure.self, step: frame)
+        error as? Failure ?? rethrown(error, as: Failure.self, step: frame)
     }
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
