@@ -221,12 +221,6 @@ extension ComponentStorage: EnteredComponent {
 }
 
 extension AnyModule {
-    /// Whether a provider of this module called now makes a `fresh` copy, which is cached nowhere
-    /// and is its caller's to close.
-    @usableFromInline var isFreshCall: Bool {
-        ResolutionContext.current.isFreshRequest(for: ObjectIdentifier(self))
-    }
-
     /// Makes the component run `close`, which closes an instance that the provider at `site`
     /// returning `type` built, at `shutdown()`, after the instances built after it.
     @usableFromInline func addCloseAction(

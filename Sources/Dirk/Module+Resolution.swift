@@ -74,11 +74,12 @@ extension AnyModule {
     /// setting up; when someone watches the component, serve a fresh request and the observers;
     /// then resolve through the provider's cell: the component's (`single`, `weak`, a key's), the
     /// resolution's (`scoped`), or none (`transient`, a fresh instance). `build` runs the factory,
-    /// which consults overrides.
+    /// which consults overrides, and learns whether it makes a fresh instance, which is cached nowhere
+    /// and is its caller's to close.
     @usableFromInline final func resolve(
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
         type: Any.Type,
-        build: (Component) throws -> AnyObject?, configures: Bool,
+        build: (Component, _ fresh: Bool) throws -> AnyObject?, configures: Bool,
         configure: (AnyObject, Component) throws -> Void
     ) throws -> AnyObject? {
         try ResolutionContext.withCurrent { context in
@@ -91,7 +92,7 @@ extension AnyModule {
                         return try resolveEntered(
                             strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
                             context: context,
-                            build: { try build(component) }, configures: configures,
+                            build: { try build(component, fresh) }, configures: configures,
                             configure: { try configure($0, component) })
                     }
                 }

@@ -180,14 +180,13 @@ extension Module {
         let site = ProviderSite(file: file, line: line, column: column, function: function)
         let key = ProviderKey(site: site, type: T.self)
         do {
-            // A close action is recorded as soon as the instance exists, before its cell publishes
-            // it, so that a shutdown that waits for the build finds it; a `fresh` copy, which only
-            // a module that someone watches builds, is its caller's to close.
-            let isFresh = storage.attention.relaxed != 0 && isFreshCall
             let object = try resolve(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
-                build: { component in
-                    // An override's close action instead, if an override builds.
+                build: { component, isFresh in
+                    // A close action is recorded as soon as the instance exists, before its cell
+                    // publishes it, so that a shutdown that waits for the build finds it; a `fresh`
+                    // copy is its caller's to close. An override's close action instead, if an
+                    // override builds.
                     let (value, closing) = try self.make(
                         make, key: key, strategy: strategy, component: component, closing: closing)
                     if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(value)) }

@@ -89,7 +89,7 @@ extension Module {
         do {
             _ = try resolve(
                 .transient, keyValue: nil, key: key, site: site, type: T.self,
-                build: { component in
+                build: { component, _ in
                     value = try self.make(make, key: key, strategy: .transient, component: component).value
                     return nil
                 }, configures: false, configure: { _, _ in })
