@@ -49,6 +49,22 @@ struct OverrideCloseTests {
         #expect(closed.names == ["pool", "fake settings (override)"], "a second shutdown closes nothing")
     }
 
+    @Test("an override named through fresh(_:) is cached like any other, and its close runs at shutdown")
+    func overrideNamedThroughFreshIsClosed() async throws {
+        let closed = Closed()
+        let app = ServerComponent(closed: closed)
+            .overriding {
+                $0.storage.fresh { $0.settings() }
+            } with: { _ in
+                Resource("fake settings")
+            } close: {
+                closed.add("\($0.name) (override)")
+            }
+        #expect(app.storage.settings() === app.storage.settings(), "the override's instance is cached")
+        try await app.shutdown()
+        #expect(closed.names == ["fake settings (override)"])
+    }
+
     @Test("a single(key:) override's close runs once per key, newest key first")
     func keyedOverrideClosesEachKey() async throws {
         let closed = Closed()
