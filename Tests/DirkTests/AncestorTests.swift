@@ -59,6 +59,9 @@ final class StoreFrontSessionComponent: Component, CheckoutHost, @unchecked Send
 /// A component between the application and the feature that conforms to nothing.
 final class StoreFrontScreenComponent: Component, @unchecked Sendable {}
 
+/// Another component that conforms to nothing, for a second path as long as a screen's.
+final class StoreFrontTabComponent: Component, @unchecked Sendable {}
+
 /// A test's host.
 final class FakeCheckoutHost: Component, CheckoutHost, @unchecked Sendable {
     let payments = PaymentsClient()
@@ -88,6 +91,19 @@ struct AncestorTests {
         #expect(throughSession.checkout.checkout().payments === session.payments)
         // The session does not conform to `HostGreeting`: the search goes on to the application.
         #expect(throughSession.greeter.greeting == "front")
+    }
+
+    @Test("of two answers as near, the one through the parent registered first wins")
+    func earlierOfEqualAnswers() {
+        let (session, fake) = (StoreFrontSessionComponent(), FakeCheckoutHost())
+        #expect(CheckoutFlowComponent().parent { session }.parent { fake }.host === session)
+        #expect(CheckoutFlowComponent().parent { fake }.parent { session }.host === fake)
+        // Two steps away on each side.
+        let (screen, tab) = (
+            StoreFrontScreenComponent().parent { session }, StoreFrontTabComponent().parent { fake }
+        )
+        #expect(CheckoutFlowComponent().parent { screen }.parent { tab }.host === session)
+        #expect(CheckoutFlowComponent().parent { tab }.parent { screen }.host === fake)
     }
 
     @Test("a test hosts the feature with a fake component that conforms")
