@@ -181,7 +181,7 @@ package struct CellReference {
         place(of: key).map { remove(at: $0) }
     }
 
-    /// Removes the cell at `place`, whose key is `key`, and returns it.
+    /// Removes the cell at `place`, and returns it.
     private mutating func remove(at place: Int) -> OnceStateMachine {
         if let key = cells[place].key { index?[key] = nil }
         if place == cells.count - 1 { return cells.removeLast().machine }
