@@ -287,10 +287,7 @@
         return nil
     }
 
-    package override func steps(from frame: Frame) -> [Frame] {
-        let all = stack.all
-        return Array(all[(all.lastIndex { $0.isSame(as: frame) } ?? all.endIndex)...])
-    }
+    package override func steps(from frame: Frame) -> [Frame] { stack.all(from: frame) }
 
     // MARK: Scoped instances
 

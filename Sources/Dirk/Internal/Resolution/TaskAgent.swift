@@ -191,10 +191,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         state.withLock { state in state.stack.lastIndex(ofSameAs: frame).map { state.stack[$0] } }
     }
 
-    override func steps(from frame: Frame) -> [Frame] {
-        let stack = state.withLock { $0.stack.all }
-        return Array(stack[(stack.lastIndex { $0.isSame(as: frame) } ?? stack.endIndex)...])
-    }
+    override func steps(from frame: Frame) -> [Frame] { state.withLock { $0.stack.all(from: frame) } }
 }
 
 extension TaskLocal {

@@ -109,4 +109,8 @@
 
     /// The steps, bottom first.
     var all: [Step] { (0..<depth).map { steps[$0] } }
+
+    /// The steps from the topmost one that is the same as `step` up to the top, bottom first; none
+    /// if no step is the same.
+    func all(from step: Step) -> [Step] { ((lastIndex(ofSameAs: step) ?? depth)..<depth).map { steps[$0] } }
 }
