@@ -13,14 +13,14 @@ extension Component {
     ///
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func startRecordingDependencies() -> Self {
+    public func startRecordingDependencies() -> Self {
         startRecordingDependencies(walkingAncestorsWith: { $0.selfAndAncestors() })
     }
 
     /// ``startRecordingDependencies()``, walking a component's ancestors with `walk`. A test hook:
     /// a test's walk registers parents as it goes.
     @discardableResult
-    package consuming func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component])
+    package func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component])
         -> Self
     {
         let recorder = storage.withLock { state -> Recorder? in

@@ -1,10 +1,11 @@
-/// What lets a component's module accessors name the component's own type, so that the compiler
-/// checks that each accessor asks for a module of its component.
+/// What lets Dirk's methods name the type of the component or module they are called on, so that
+/// the compiler checks what their closures receive.
 ///
-/// ``Component`` conforms; you never conform to it or name it. Its extension declares
-/// ``Component/module(file:line:)`` and the `.module { }` forms with `Self`, the type of the
-/// component that declares the accessor or registers the module, which a method of the class
-/// cannot name:
+/// ``Component`` and ``Module`` conform; you never conform to it or name it. Its extensions declare
+/// ``Component/module(file:line:)``, the `.module { }` forms, `overriding`, `contribute`,
+/// `withShutdown` and ``Module/fresh(_:)`` with `Self`: the type of the component that declares
+/// the accessor or registers the module, or of the module called. In an extension of the class,
+/// `Self` could not name a subclass's members on every Swift 6 compiler:
 ///
 /// ```swift
 /// final class SessionComponent: Component, @unchecked Sendable {
@@ -18,6 +19,8 @@
 public protocol ModuleOwner: AnyObject {}
 
 extension Component: ModuleOwner {}
+
+extension AnyModule: ModuleOwner {}
 
 extension ModuleOwner where Self: Component {
     /// The component's module of type `M`: the one registered with ``Component/module(_:file:line:)``,
@@ -83,7 +86,7 @@ extension ModuleOwner where Self: Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func module(
+    public func module(
         _ make: (Self) -> Module<Self>, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         let module = make(self)
@@ -107,7 +110,7 @@ extension ModuleOwner where Self: Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func module<M: Module<Self>>(
+    public func module<M: Module<Self>>(
         _ type: M.Type, _ make: (Self) -> M, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(self), as: [type], file: file, line: line)

@@ -1,4 +1,4 @@
-extension Component {
+extension ModuleOwner where Self: Component {
     /// Replaces the factory of the one provider that `provider` calls, for this component and the
     /// children that reach it through their parents: the way to put a test's fake behind one
     /// provider without writing a module subclass.
@@ -44,7 +44,7 @@ extension Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func overriding<T>(
+    public func overriding<T>(
         _ provider: (Self) throws -> T,
         with factory: @escaping @Sendable (Self) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
@@ -80,7 +80,7 @@ extension Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func overriding<T: Sendable>(
+    public func overriding<T: Sendable>(
         _ provider: (Self) throws -> T,
         with factory: @escaping @Sendable (Self) throws -> T,
         close: @escaping @Sendable (T) async throws -> Void,
@@ -108,16 +108,18 @@ extension Component {
     /// - Parameters:
     ///   - provider: Calls the one async provider to override, on this component.
     ///   - factory: Builds the provider's instances from now on.
+    ///   - isolation: The actor that `provider` runs on; leave the default, the caller's.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    nonisolated(nonsending) public consuming func overriding<T>(
+    public func overriding<T>(
         _ provider: (Self) async throws -> T,
         with factory: @escaping @Sendable (Self) async throws -> T,
+        isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
-        await override(provider, with: factory, closing: nil, file: file, line: line)
+        await override(provider, with: factory, closing: nil, isolation: isolation, file: file, line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
@@ -140,21 +142,25 @@ extension Component {
     ///   - provider: Calls the one async provider to override, on this component.
     ///   - factory: Builds the provider's instances from now on.
     ///   - close: Closes each instance `factory` built, at ``Component/shutdown(file:line:)``.
+    ///   - isolation: The actor that `provider` runs on; leave the default, the caller's.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    nonisolated(nonsending) public consuming func overriding<T: Sendable>(
+    public func overriding<T: Sendable>(
         _ provider: (Self) async throws -> T,
         with factory: @escaping @Sendable (Self) async throws -> T,
         close: @escaping @Sendable (T) async throws -> Void,
+        isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
-        await override(provider, with: factory, closing: Module<Self>.closing(close), file: file, line: line)
+        await override(
+            provider, with: factory, closing: Module<Self>.closing(close), isolation: isolation, file: file,
+            line: line)
     }
 
     /// Sets up the override of the provider that `provider` calls: `overriding(_:with:)`.
-    private consuming func override<T>(
+    private func override<T>(
         _ provider: (Self) throws -> T, with build: @escaping @Sendable (Self) throws -> T,
         closing: Closing<T>?, file: StaticString, line: UInt
     ) -> Self {
@@ -180,9 +186,9 @@ extension Component {
 
     /// Sets up the override of the async provider that `provider` calls: the async
     /// `overriding(_:with:)`.
-    nonisolated(nonsending) private consuming func override<T>(
+    private func override<T>(
         _ provider: (Self) async throws -> T, with build: @escaping @Sendable (Self) async throws -> T,
-        closing: Closing<T>?, file: StaticString, line: UInt
+        closing: Closing<T>?, isolation: isolated (any Actor)?, file: StaticString, line: UInt
     ) async -> Self {
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(

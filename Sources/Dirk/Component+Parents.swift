@@ -101,7 +101,7 @@ extension Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func parent<P: Component>(
+    public func parent<P: Component>(
         _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         parent(P.self, make, file: file, line: line)
@@ -130,7 +130,7 @@ extension Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func parent<P: Component>(
+    public func parent<P: Component>(
         _ type: P.Type, _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(), as: type, file: file, line: line)

@@ -59,7 +59,9 @@ extension Component {
         let failures = await shutdown.value
         if !failures.isEmpty { throw ShutdownError(component: "\(type(of: self))", failures: failures) }
     }
+}
 
+extension ModuleOwner where Self: Component {
     /// Runs `body` with this component, then shuts the component down, whether `body` returned or
     /// threw: the structured form of ``shutdown(file:line:)``, which a test or a server cannot forget.
     ///
@@ -75,17 +77,19 @@ extension Component {
     ///
     /// - Parameters:
     ///   - body: The work that uses the component, run in the caller's isolation.
+    ///   - isolation: The actor that `body` runs on; leave the default, the caller's.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or else ``ShutdownError``.
     @discardableResult
-    nonisolated(nonsending) public func withShutdown<Result>(
-        _ body: (Self) async throws -> Result, file: StaticString = #fileID, line: UInt = #line
-    ) async throws -> Result {
+    public func withShutdown<Result>(
+        _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID, line: UInt = #line
+    ) async throws -> sending Result {
         let result: Result
         do {
-            result = try await body(self as! Self)
+            result = try await body(self)
         } catch {
             try? await shutdown(file: file, line: line)
             throw error
@@ -93,7 +97,9 @@ extension Component {
         try await shutdown(file: file, line: line)
         return result
     }
+}
 
+extension Component {
     /// Stops the program if this thread's resolution or this task's is running a step of the
     /// component: `call`, `reset()` or `shutdown()`, would drop what the step uses, or wait for it.
     func checkNoStepUnderWay(_ call: String, file: StaticString, line: UInt) {
@@ -138,12 +144,12 @@ extension Component {
     /// to close, naming each provider once. Call it from `deinit`.
     func warnIfReleasedOpen(_ actions: [CloseAction]) {
         #if DEBUG
-            // A debug build's warning, not a trap: the instances still go.
-            guard !actions.isEmpty else { return }
-            var named: Set<String> = []
-            let providers = actions.map(\.provider).filter { named.insert($0).inserted }
-            let message = Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: providers)
-            dirk_write_standard_error(message)
+        // A debug build's warning, not a trap: the instances still go.
+        guard !actions.isEmpty else { return }
+        var named: Set<String> = []
+        let providers = actions.map(\.provider).filter { named.insert($0).inserted }
+        let message = Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: providers)
+        dirk_write_standard_error(message)
         #endif
     }
 }

@@ -41,7 +41,7 @@ public struct Contribution<Element>: Sendable {
     }
 }
 
-extension Component {
+extension ModuleOwner where Self: Component {
     /// Contributes an element to the collection of `type`, under `key`, built by `resolve` only
     /// when someone asks for it.
     ///
@@ -63,7 +63,7 @@ extension Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public consuming func contribute<Element>(
+    public func contribute<Element>(
         _ type: Element.Type, key: String, metadata: (any Sendable)? = nil,
         _ resolve: @escaping @Sendable (Self) -> Element,
         file: StaticString = #fileID, line: UInt = #line
@@ -98,7 +98,9 @@ extension Component {
                 key: key, element: type, component: ownType, owner: owner, file: file, line: line)
         }
     }
+}
 
+extension Component {
     /// Every contribution to the collection of `type`: the ancestors' first, each ancestor's after
     /// its own parents' and the parents taken in the order they were registered, then this
     /// component's; each component's in the order it made them. Nothing is built.

@@ -56,7 +56,7 @@ struct DirectoryTests {
             let expected = objects.map(ObjectIdentifier.init)
             let box = Unchecked(DirectoryBox())
             // How many adds have returned; the writer sets it after each.
-            let added = DirkTestSupport.Locked(0)
+            let added = LockedBox(0)
             let checks = OffThreadChecks()
             withWatchdog {
                 onThreads(readers + 1) { thread in

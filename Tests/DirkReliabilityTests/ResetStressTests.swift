@@ -74,7 +74,7 @@ final class Canary: @unchecked Sendable {
 
 /// A count of live canaries; safe from any thread.
 final class LiveCount: @unchecked Sendable {
-    private let counter = Locked(0)
+    private let counter = LockedBox(0)
 
     func add(_ delta: Int) { counter.withLock { $0 += delta } }
 

@@ -9,16 +9,16 @@ struct ShutdownStressTests {
     /// How many trials the stress test makes, each on a fresh component: at least 1,000 in release
     /// builds; fewer in debug builds, several times slower, and under ThreadSanitizer.
     #if DEBUG
-        static let trials = stressRounds(500)
+    static let trials = stressRounds(500)
     #else
-        static let trials = stressRounds(1_000)
+    static let trials = stressRounds(1_000)
     #endif
 
     /// How many threads each trial starts, beside its tasks: 64 in release builds.
     #if DEBUG
-        static let threads = isUnderThreadSanitizer ? 16 : 32
+    static let threads = isUnderThreadSanitizer ? 16 : 32
     #else
-        static let threads = isUnderThreadSanitizer ? 16 : 64
+    static let threads = isUnderThreadSanitizer ? 16 : 64
     #endif
 
     /// How many tasks each trial starts, beside its threads.
@@ -93,7 +93,7 @@ struct LoadTrial: Sendable {
         let total = (threads + tasks) * Self.callsEach
         let trigger = Int.random(in: 1...total / 2, using: &random)
         let (start, endedCalls, admitted, refused) = (StartLine(), Counter(), Counter(), Counter())
-        let shutdownCalled = Locked(false)
+        let shutdownCalled = LockedBox(false)
         let shutdownBegins = Latch()
         // The handles are made before shutdown; the Lazy handles are read once each, at most.
         let lazies = (0..<threads).map { thread in app.load.lazy { $0.load.keyed(thread % Self.keys) } }
@@ -155,7 +155,7 @@ struct LoadTrial: Sendable {
         }
         start.open()
 
-        let returned = Locked(false)
+        let returned = LockedBox(false)
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<tasks {
                 group.addTask {
@@ -212,8 +212,8 @@ struct LoadCall: Sendable, CustomStringConvertible {
 /// The ids of the instances built with a close action, and of those closed, in order.
 final class LoadLedger: Sendable {
     private let ids = Counter()
-    private let builtIDs = Locked<Set<Int>>([])
-    private let closedIDs = Locked<[Int]>([])
+    private let builtIDs = LockedBox<Set<Int>>([])
+    private let closedIDs = LockedBox<[Int]>([])
 
     var built: Set<Int> { builtIDs.withLock { $0 } }
     var closed: [Int] { closedIDs.withLock { $0 } }

@@ -1,20 +1,20 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Whether this process runs under ThreadSanitizer (`swift test --sanitize=thread`), whose runtime
 /// the process then carries: its entry point is found among the process's symbols.
 public let isUnderThreadSanitizer: Bool = {
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        guard let process = dlopen(nil, RTLD_NOW) else { return false }
-        defer { dlclose(process) }
-        return dlsym(process, "__tsan_init") != nil
+    guard let process = dlopen(nil, RTLD_NOW) else { return false }
+    defer { dlclose(process) }
+    return dlsym(process, "__tsan_init") != nil
     #else
-        return false
+    return false
     #endif
 }()
 

@@ -6,11 +6,11 @@ import Testing
 /// Guarded by a lock rather than an `Atomic`, whose `Synchronization` module needs macOS 15, above
 /// the platforms Dirk supports.
 public final class Counter: Sendable {
-    private let value: Locked<Int>
+    private let value: LockedBox<Int>
 
     /// A counter that starts at `start`.
     public init(start: Int = 0) {
-        value = Locked(start)
+        value = LockedBox(start)
     }
 
     /// Adds one and returns the new count.
@@ -26,7 +26,7 @@ public final class Counter: Sendable {
 }
 
 /// A value guarded by a lock, for collecting results from many threads.
-public final class Locked<Value>: @unchecked Sendable {
+public final class LockedBox<Value>: @unchecked Sendable {
     // `value` is guarded by `lock` (an NSLock, which ThreadSanitizer sees).
     private let lock = NSLock()
     private var value: Value
@@ -40,10 +40,12 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 }
 
+#if compiler(>=6.2)  // Exit tests need Swift 6.2; Swift 6.0 and 6.1 do not have them.
 /// What a trapped child process wrote to standard error.
 public func standardError(of result: ExitTest.Result?) -> String {
     String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }
+#endif
 
 /// Prints a figure that a reliability test measured (seeds, counts), only when the environment
 /// variable `DIRK_TEST_REPORT` is set, so that `swift test` prints nothing else by default:

@@ -3,11 +3,11 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// How long a watchdog waits by default: 60 s, or ten times that under ThreadSanitizer.
@@ -117,7 +117,7 @@ public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 /// Swift Testing cannot tell which test an issue belongs to. `expectNone()`, called on the test's
 /// thread afterwards, reports the failed checks there, credited to the test.
 public final class OffThreadChecks: Sendable {
-    private let failures = Locked<[String]>([])
+    private let failures = LockedBox<[String]>([])
 
     public init() {}
 

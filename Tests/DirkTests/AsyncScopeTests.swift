@@ -155,11 +155,11 @@ final class EdgeModule: Module<EdgeComponent>, @unchecked Sendable {
 final class SplitScopeComponent: Component, @unchecked Sendable {
     let firstGot = Latch()
     let proceed = DispatchSemaphore(value: 0)
-    let outcome = Locked<(same: Bool, laterAlive: Bool)?>(nil)
+    let outcome = LockedBox<(same: Bool, laterAlive: Bool)?>(nil)
     /// Runs the task that blocks, so that it holds no thread of the shared pool.
     let executor = OneThreadExecutor()
     /// The instance that only the async resolution asks for.
-    let rootOnly = Locked(WeakThing())
+    let rootOnly = LockedBox(WeakThing())
     var split: SplitScopeModule { module() }
 }
 

@@ -34,19 +34,19 @@ struct ComponentMemoryTests {
         // release began before the component's ended, and ended after it began, raced it. The
         // rounds go on until one did, within a bound; the checks are made outside the watchdog's
         // thread, so that they count for this test.
-        let outcome = Locked<(rounds: Int, raced: Int, kept: Int)?>(nil)
+        let outcome = LockedBox<(rounds: Int, raced: Int, kept: Int)?>(nil)
         withWatchdog {
             var (rounds, raced, kept) = (0, 0, 0)
             while rounds < stressRounds(200) || (raced == 0 && rounds < stressRounds(2_000)) {
                 rounds += 1
                 let clock = Counter()
-                let componentRelease = Locked<(begin: Int, end: Int)>((0, 0))
-                let moduleReleases = Locked<[(begin: Int, end: Int)]>(Array(repeating: (0, 0), count: 3))
+                let componentRelease = LockedBox<(begin: Int, end: Int)>((0, 0))
+                let moduleReleases = LockedBox<[(begin: Int, end: Int)]>(Array(repeating: (0, 0), count: 3))
                 var instances: [WeakThing] = []
                 do {
-                    let component = Locked<MemoryComponent?>(
+                    let component = LockedBox<MemoryComponent?>(
                         RacingComponent { componentRelease.withLock { $0.begin = clock.increment() } })
-                    let modules = Locked(
+                    let modules = LockedBox(
                         component.withLock { owner in
                             (0..<3).map { index in
                                 RacingModule(owner!) {

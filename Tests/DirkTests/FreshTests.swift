@@ -48,7 +48,7 @@ struct FreshTests {
         let cached = component.things.single()
         // The other thread resolves while the fresh request is under way: it holds until then.
         let (inFresh, resolved) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let results = Locked<(fresh: Thing?, other: Thing?)>((nil, nil))
+        let results = LockedBox<(fresh: Thing?, other: Thing?)>((nil, nil))
         withWatchdog {
             onThreads(2) { index in
                 if index == 0 {

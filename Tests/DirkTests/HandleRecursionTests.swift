@@ -4,6 +4,7 @@ import Testing
 
 @Suite("Handles that call themselves")
 struct HandleRecursionTests {
+    #if compiler(>=6.2)  // Exit tests need Swift 6.2; Swift 6.0 and 6.1 do not have them.
     @Test(
         "a provider handle called from within its own resolution stops with the path",
         arguments: SelfCallingHandle.allCases)
@@ -22,6 +23,7 @@ struct HandleRecursionTests {
         let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
         #expect(trap.hasPrefix("DirkTests/HandleRecursionTests.swift:"), "\(handle): \(trap)")
     }
+    #endif
 
     @Test("a provider handle may call another one made elsewhere, of the same type")
     func handleCallsAnotherHandle() {

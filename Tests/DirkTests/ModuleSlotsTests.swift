@@ -127,7 +127,7 @@ struct ModuleSlotsTests {
         let checks = OffThreadChecks()
         withWatchdog {
             for _ in 0..<stressRounds(300) {
-                let handOver = Locked<SlotsModule?>(nil)
+                let handOver = LockedBox<SlotsModule?>(nil)
                 let made = DispatchSemaphore(value: 0)
                 onThreads(2) { index in
                     if index == 0 {
@@ -164,7 +164,7 @@ struct ModuleSlotsTests {
             for _ in 0..<stressRounds(200) {
                 let component = SlotsComponent()
                 let arrived = Counter()
-                let singles = Locked<[Thing]>([])
+                let singles = LockedBox<[Thing]>([])
                 onThreads(4) { index in
                     let module = component.makers
                     _ = arrived.increment()
@@ -196,7 +196,7 @@ struct ModuleSlotsTests {
         withWatchdog {
             for _ in 0..<stressRounds(200) {
                 let component = SlotsComponent()
-                let firsts = Locked<[Int: [Thing]]>([:])
+                let firsts = LockedBox<[Int: [Thing]]>([:])
                 let arrived = Counter()
                 onThreads(4) { index in
                     let module = component.makers

@@ -91,7 +91,7 @@ final class Note {
 
 /// `Sendable` with a property that `configure:` sets: the property is guarded by a lock.
 final class Parent: Sendable {
-    let child = Locked<Child?>(nil)
+    let child = LockedBox<Child?>(nil)
 }
 
 final class Child: Sendable {}

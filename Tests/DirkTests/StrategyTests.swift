@@ -265,7 +265,7 @@ class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
     let resolvingMade = Counter()
     /// For each deinitializer of a `ResolvingContext` that resolved: whether it got an instance
     /// other than the one being released.
-    let seenFromDeinitializer = Locked<[Bool]>([])
+    let seenFromDeinitializer = LockedBox<[Bool]>([])
 
     /// A context whose deinitializer, the first time, resolves `resolving()` again.
     func resolving() -> ResolvingContext {
@@ -286,9 +286,9 @@ class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
     let earlierMade = Counter()
     /// For the deinitializer of `later()`'s instance: whether `earlier()` gave it an instance
     /// other than the one its resolution had yet to release.
-    let seenByLater = Locked<[Bool]>([])
+    let seenByLater = LockedBox<[Bool]>([])
     /// What the deinitializer of `later()`'s instance got, kept weakly, and how many it got.
-    let fromLater = Locked(WeaklyKept())
+    let fromLater = LockedBox(WeaklyKept())
 
     func earlier() -> ResolvingContext {
         scoped { c in
@@ -315,7 +315,7 @@ class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
     }
 
     /// The numbers of the instances of `numbered(_:)`, in the order they were released.
-    let releases = Locked<[Int]>([])
+    let releases = LockedBox<[Int]>([])
 
     /// A scoped instance that records its number when it is released; one provider per number, so
     /// that one resolution holds several.
@@ -438,7 +438,7 @@ final class FlakyScopeComponent: Component, @unchecked Sendable {
 }
 
 final class FlakyScopeModule: Module<FlakyScopeComponent>, @unchecked Sendable {
-    let failsOnce = Locked(true)
+    let failsOnce = LockedBox(true)
 
     func context() throws -> Thing {
         try scoped { c in

@@ -59,6 +59,7 @@ struct ThrowingConfigureAcrossThreadsTests {
         withExtendedLifetime(component) {}
     }
 
+    #if compiler(>=6.2)  // Exit tests need Swift 6.2; Swift 6.0 and 6.1 do not have them.
     @Test("a provider that throws nothing and whose resolution took such an instance stops with the reason")
     func nonThrowingBorrowerStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -113,11 +114,12 @@ struct ThrowingConfigureAcrossThreadsTests {
         #expect(message.contains("cannot return its value"))
         #expect(message.contains("Call the provider with `try` instead of through the handle"))
     }
+    #endif
 }
 
 struct CrossFailure: Error {}
 
-extension DirkTestSupport.Locked where Value == Int {
+extension LockedBox where Value == Int {
     /// Counts one more attempt; returns whether it is the first.
     func isFirstAttempt() -> Bool {
         withLock {
@@ -134,8 +136,8 @@ func onTwoThreads<First, Second>(
     _ first: @escaping @Sendable () throws -> First, thenOnceSignalled signal: DispatchSemaphore,
     _ second: @escaping @Sendable () throws -> Second
 ) -> (first: Result<First, any Error>, second: Result<Second, any Error>) {
-    let firstResult = Locked<Result<First, any Error>?>(nil)
-    let secondResult = Locked<Result<Second, any Error>?>(nil)
+    let firstResult = LockedBox<Result<First, any Error>?>(nil)
+    let secondResult = LockedBox<Result<Second, any Error>?>(nil)
     withWatchdog {
         onThreads(2) { index in
             if index == 0 {
@@ -182,10 +184,10 @@ final class CrossComponent: Component, @unchecked Sendable {
 
     let aIsConfiguring = DispatchSemaphore(value: 0)
     let bIsConfiguring = DispatchSemaphore(value: 0)
-    let attempts = Locked(0)
-    let bAttempts = Locked(0)
+    let attempts = LockedBox(0)
+    let bAttempts = LockedBox(0)
     /// Whether `b()`'s `configure:` got `a` before a's `configure:` finished.
-    let bTookAHalfConfigured = Locked(false)
+    let bTookAHalfConfigured = LockedBox(false)
     var cross: CrossModule { module() }
 }
 
@@ -231,8 +233,8 @@ final class CrossModule: Module<CrossComponent>, @unchecked Sendable {
 final class ThrowingNestingComponent: Component, @unchecked Sendable {
     let yIsBuilt = DispatchSemaphore(value: 0)
     let zIsConfiguring = DispatchSemaphore(value: 0)
-    let attempts = Locked(0)
-    let zAttempts = Locked(0)
+    let attempts = LockedBox(0)
+    let zAttempts = LockedBox(0)
     var nesting: ThrowingNestingModule { module() }
 }
 
@@ -322,8 +324,8 @@ struct ThrowingConfigureHeldBuildsTests {
     )
     func waiterOfADroppedBuild() throws {
         let component = BystanderComponent()
-        let top = Locked<Result<BystanderTop, any Error>?>(nil)
-        let k = Locked<BystanderNode?>(nil)
+        let top = LockedBox<Result<BystanderTop, any Error>?>(nil)
+        let k = LockedBox<BystanderNode?>(nil)
         withWatchdog {
             onThreads(3) { index in
                 switch index {
@@ -390,7 +392,8 @@ struct ThrowingConfigureDropTests {
         let component = ScopedDropComponent()
         let outer = try component.m.outer()
         #expect(outer.scoped.p === outer.p, "the cached outer refers, through s, to a dropped p")
-        #expect(outer.p === (try component.m.p()))
+        let p = try component.m.p()
+        #expect(outer.p === p)
     }
 }
 
@@ -402,8 +405,8 @@ final class DroppedWaitOwner: @unchecked Sendable {
 
 final class DroppedWaitComponent: Component, @unchecked Sendable {
     let dependencyIsBuilt = DispatchSemaphore(value: 0)
-    let attempts = Locked(0)
-    let dependencies = Locked(0)
+    let attempts = LockedBox(0)
+    let dependencies = LockedBox(0)
     var m: DroppedWaitModule { module() }
 }
 
@@ -442,8 +445,8 @@ final class EnclosingScopedNode: @unchecked Sendable {
 }
 
 final class EnclosingScopedComponent: Component, @unchecked Sendable {
-    let attempts = Locked(0)
-    let sBuilds = Locked(0)
+    let attempts = LockedBox(0)
+    let sBuilds = LockedBox(0)
     var m: EnclosingScopedModule { module() }
 }
 
@@ -512,8 +515,9 @@ final class ScopedDropP: @unchecked Sendable {
     var scoped: ScopedDropS?
 }
 
-final class ScopedDropS: Sendable {
-    weak let p: ScopedDropP?
+// `@unchecked`: `p` is written once, in `init` (a `weak let`, which Swift 6.0 does not have).
+final class ScopedDropS: @unchecked Sendable {
+    private(set) weak var p: ScopedDropP?
     init(p: ScopedDropP) { self.p = p }
 }
 
@@ -527,7 +531,7 @@ final class ScopedDropOuter: Sendable {
 }
 
 final class ScopedDropComponent: Component, @unchecked Sendable {
-    let attempts = Locked(0)
+    let attempts = LockedBox(0)
     var m: ScopedDropModule { module() }
 }
 
@@ -571,8 +575,8 @@ final class EarlierNode: @unchecked Sendable {
 final class EarlierComponent: Component, @unchecked Sendable {
     let yIsBuilt = DispatchSemaphore(value: 0)
     let zIsConfiguring = DispatchSemaphore(value: 0)
-    let xAttempts = Locked(0)
-    let zAttempts = Locked(0)
+    let xAttempts = LockedBox(0)
+    let zAttempts = LockedBox(0)
     var m: EarlierModule { module() }
 }
 
@@ -637,8 +641,8 @@ final class StaleOuter: Sendable {
 final class StaleComponent: Component, @unchecked Sendable {
     let aIsConfiguring = DispatchSemaphore(value: 0)
     let xIsConfiguring = DispatchSemaphore(value: 0)
-    let aAttempts = Locked(0)
-    let xAttempts = Locked(0)
+    let aAttempts = LockedBox(0)
+    let xAttempts = LockedBox(0)
     let aHoldsABuild: Bool
     var m: StaleModule { module() }
 
@@ -708,7 +712,7 @@ final class BystanderComponent: Component, @unchecked Sendable {
     let aIsConfiguring = DispatchSemaphore(value: 0)
     let xIsConfiguring = DispatchSemaphore(value: 0)
     let kIsHeld = DispatchSemaphore(value: 0)
-    let xAttempts = Locked(0)
+    let xAttempts = LockedBox(0)
     var m: BystanderModule { module() }
 }
 

@@ -12,7 +12,7 @@ struct WaitingTests {
         let gate = Gate()
         component.failing.gate = gate
         let callers = 16
-        let errors = Locked<[Int]>([])
+        let errors = LockedBox<[Int]>([])
         withWatchdog {
             DispatchQueue.global().async {
                 gate.entered.wait()

@@ -132,9 +132,9 @@ extension Module {
         file: StaticString, line: UInt, column: UInt,
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
     ) -> HandleSource<AsyncResolve<T, Failure>> {
-        handleSource(file: file, line: line, column: column, function: "asyncLazy(_:)") {
-            (component) async throws(Failure) -> T in
+        let erased: AsyncResolve<T, Failure> = { component async throws(Failure) -> T in
             try await resolve(Erasure.component(component, as: C.self))
         }
+        return handleSource(file: file, line: line, column: column, function: "asyncLazy(_:)", erased)
     }
 }

@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleOwner where Self: AnyModule {
     /// Calls `provider` so that every cached provider it calls directly (`single`,
     /// `single(key:)` or `weak`) builds a new instance and caches nothing: a fresh copy, while the
     /// cached instance stays in place for everyone else.
@@ -23,6 +23,6 @@ extension Module {
             storage.attention.add(-1)
             context.freshRequest = previous
         }
-        return try provider(self as! Self)
+        return try provider(self)
     }
 }

@@ -360,7 +360,7 @@ package final class TaskWaiter: Sendable {
     @inline(__always)
     private func debugCheck() {
         #if DEBUG
-            checkInvariants()
+        checkInvariants()
         #endif
     }
 

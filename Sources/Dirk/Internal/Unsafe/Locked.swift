@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// Every call Dirk makes to the platform's mutex and condition, in one place, as swift-nio's
@@ -18,13 +18,13 @@
     /// Initializes the mutex at `mutex`, which must not move until `destroy(_:)`.
     @usableFromInline static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         #if DEBUG
-            var attributes = pthread_mutexattr_t()
-            pthread_mutexattr_init(&attributes)
-            pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
-            let result = pthread_mutex_init(mutex, &attributes)
-            pthread_mutexattr_destroy(&attributes)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
+        let result = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         #else
-            let result = pthread_mutex_init(mutex, nil)
+        let result = pthread_mutex_init(mutex, nil)
         #endif
         precondition(result == 0, "Dirk: pthread_mutex_init failed with \(result)")
     }

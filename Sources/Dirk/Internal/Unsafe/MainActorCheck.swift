@@ -10,13 +10,21 @@ import Dispatch
 /// than the main thread may drain. So the answer is yes on the main thread, and yes in work of the
 /// main queue, which carries a value of its own.
 enum MainActorCheck {
-    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+    /// The key under which the main queue carries `true`.
+    ///
+    /// `@unchecked Sendable`: the key is a token that nothing mutates after it is made, and Dispatch
+    /// marks it `Sendable` only from Swift 6.1 on.
+    private struct MainQueueKey: @unchecked Sendable {
         let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
+    }
+
+    private static let mainQueue: MainQueueKey = {
+        let token = MainQueueKey()
+        DispatchQueue.main.setSpecific(key: token.key, value: true)
+        return token
     }()
 
     static var isOnMainActor: Bool {
-        dirk_is_main_thread() || DispatchQueue.getSpecific(key: mainQueueKey) == true
+        dirk_is_main_thread() || DispatchQueue.getSpecific(key: mainQueue.key) == true
     }
 }

@@ -1,11 +1,11 @@
 import CDirk
 
 #if canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// The object that each thread keeps for itself, made on first need and released when the thread

@@ -41,7 +41,7 @@ package enum CycleDetector {
     {
         guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
         #if DEBUG
-            checkInvariants(of: chain, from: agent)
+        checkInvariants(of: chain, from: agent)
         #endif
         if chain[0].build.hasInstance { return .takeInstance }
         if let link = chain.first(where: \.mayTakeInstance) { return .wake(link.waiter, link.target) }
