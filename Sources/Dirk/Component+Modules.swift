@@ -3,7 +3,7 @@
 ///
 /// ``Component`` and ``Module`` conform; you never conform to it or name it. Its extensions declare
 /// ``Component/module(file:line:)``, the `.module { }` forms, `overriding`, `contribute`,
-/// `withShutdown` and ``Module/fresh(_:)`` with `Self`: the type of the component that declares
+/// `withShutdown` and ``AnyModule/fresh(_:)`` with `Self`: the type of the component that declares
 /// the accessor or registers the module, or of the module called. In an extension of the class,
 /// `Self` could not name a subclass's members on every Swift 6 compiler:
 ///

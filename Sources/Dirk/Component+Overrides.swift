@@ -19,7 +19,7 @@ extension ModuleOwner where Self: Component {
     /// The provider's `close:` action never runs on what `factory` builds, since a fake has nothing
     /// of the real instance to close: ``Component/shutdown(file:line:)`` leaves it alone. To close
     /// it, give the override a close action of its own with
-    /// ``overriding(_:with:close:file:line:)-7m6vs``.
+    /// ``overriding(_:with:close:file:line:)``.
     ///
     /// `factory` makes the type that the provider's strategy builds. To override a provider that
     /// returns a protocol with another implementation, build the protocol in the provider:
@@ -27,7 +27,7 @@ extension ModuleOwner where Self: Component {
     /// whose strategy builds a `LiveAPI`.
     ///
     /// An async provider is overridden with the async form of this method,
-    /// ``overriding(_:with:file:line:)-s9yx``, whose closures may await. A main-actor provider's
+    /// ``overriding(_:with:isolation:file:line:)``, whose closures may await. A main-actor provider's
     /// fake is built inside `MainActor.assumeIsolated`, since the factory runs where the provider
     /// is called, on the main actor (see <doc:MainActor#Overriding-main-actor-providers>).
     ///
@@ -64,7 +64,7 @@ extension ModuleOwner where Self: Component {
     /// }
     /// ```
     ///
-    /// Everything said of ``overriding(_:with:file:line:)-5ilxa`` holds; in addition,
+    /// Everything said of ``overriding(_:with:file:line:)`` holds; in addition,
     /// ``Component/shutdown(file:line:)`` runs `close` once for each instance `factory` built for
     /// the component to keep: the one instance of a `single`, each key's of a `single(key:)`, in the
     /// reverse order of the builds, as it runs every close action. The provider's own `close:`
@@ -91,7 +91,7 @@ extension ModuleOwner where Self: Component {
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
     /// await, for this component and the children that reach it through their parents:
-    /// ``overriding(_:with:file:line:)-5ilxa`` for providers that await.
+    /// ``overriding(_:with:file:line:)`` for providers that await.
     ///
     /// ```swift
     /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in
@@ -124,7 +124,7 @@ extension ModuleOwner where Self: Component {
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
     /// await, and closes what it builds with `close` at shutdown:
-    /// ``overriding(_:with:close:file:line:)-7m6vs`` for providers that await.
+    /// ``overriding(_:with:close:file:line:)`` for providers that await.
     ///
     /// ```swift
     /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in

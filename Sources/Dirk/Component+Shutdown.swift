@@ -35,7 +35,7 @@ extension Component {
     /// Calling it from inside a provider, `configure:` closure or close action of this component
     /// stops the program, as it would wait for itself. A component released with instances to close
     /// and without `shutdown()` says so on standard error, once, in debug builds.
-    /// ``withShutdown(_:file:line:)`` shuts a component down when the code that uses it ends.
+    /// ``withShutdown(_:isolation:file:line:)`` shuts a component down when the code that uses it ends.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
@@ -63,7 +63,7 @@ extension Component {
 
 extension ModuleOwner where Self: Component {
     /// Runs `body` with this component, then shuts the component down, whether `body` returned or
-    /// threw: the structured form of ``shutdown(file:line:)``, which a test or a server cannot forget.
+    /// threw: the structured form of ``Component/shutdown(file:line:)``, which a test or a server cannot forget.
     ///
     /// ```swift
     /// try await AppComponent().withShutdown { app in
