@@ -15,9 +15,9 @@ enum Database {
         ]
     ]
 
-    /// How long a statement waits for another connection (another process on the same file) to
-    /// release the database before it fails as busy: 5 seconds. Without it, SQLiteNIO's own busy
-    /// handler would wait for ever, or SQLite would fail at once with "database is locked".
+    /// How long a statement waits for another connection (another process on the same file, a
+    /// backup) to release the database before it fails as busy: 5 seconds. It replaces
+    /// SQLiteNIO's own busy handler, which waits without a limit.
     static let busyTimeout: Duration = .seconds(5)
 
     /// Opens the database at `path`, creating the file if it is missing, and applies the versions

@@ -12,10 +12,11 @@ import ServiceLifecycle
 func makeServiceGroup(
     running server: some Service, configuration: ServerConfiguration, logger: Logger
 ) -> ServiceGroup {
+    let deadline = configuration.shutdownDeadline
+    let logged = ShutdownLog(server: server, deadline: deadline, logger: logger)
     var services = ServiceGroupConfiguration(
-        services: [ShutdownLog(server: server, deadline: configuration.shutdownDeadline, logger: logger)],
-        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-    services.maximumGracefulShutdownDuration = configuration.shutdownDeadline
+        services: [logged], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    services.maximumGracefulShutdownDuration = deadline
     // A cancelled request ends at once. Code that ignored cancellation would keep the process for
     // ever: after this long the group stops it with a fatal error instead.
     services.maximumCancellationDuration = .seconds(5)
