@@ -25,8 +25,8 @@ struct ServerConfiguration: Sendable {
     /// How many entries the audit log keeps, the newest: `AUDIT_ENTRIES`, by default 1,000.
     let auditEntries: Int
 
-    /// Reads the settings from `environment`; a variable that is unset, empty, not a number or
-    /// not positive (where it must be) gets its default.
+    /// Reads the settings from `environment`; a variable that is unset, empty, not a number, or
+    /// out of range (a count not above 0, a time not above 0 or above a day) gets its default.
     init(environment: Environment) {
         host = environment.get("HOST") ?? "127.0.0.1"
         port = environment.get("PORT", as: Int.self) ?? 8080
@@ -45,9 +45,10 @@ struct ServerConfiguration: Sendable {
     /// Every setting at its default, whatever the process's environment says.
     static var defaults: ServerConfiguration { ServerConfiguration(environment: [:]) }
 
-    /// The positive number of seconds, such as `2.5`, that the variable `name` holds, if it holds one.
+    /// The number of seconds, such as `2.5`, that the variable `name` holds, if it holds one above
+    /// 0 and at most a day.
     private static func seconds(_ environment: Environment, _ name: String) -> Duration? {
-        guard let seconds = environment.get(name, as: Double.self), seconds > 0, seconds.isFinite else {
+        guard let seconds = environment.get(name, as: Double.self), seconds > 0, seconds <= 86_400 else {
             return nil
         }
         return .milliseconds(Int64(seconds * 1_000))

@@ -23,11 +23,11 @@ import Testing
         #expect(configuration.database == "/var/lib/todos.sqlite")
     }
 
-    @Test("a variable that is unset, empty or not a number gets its default")
+    @Test("a variable that is unset, empty, not a number or out of range gets its default")
     func defaults() {
         let configuration = ServerConfiguration(
             environment: [
-                "PORT": "eighty", "TODO_LIMIT": "", "TODO_DATABASE": "", "SHUTDOWN_DEADLINE": "0",
+                "PORT": "eighty", "TODO_LIMIT": "", "TODO_DATABASE": "", "SHUTDOWN_DEADLINE": "1e300",
                 "IDLE_TIMEOUT": "-1", "AUDIT_ENTRIES": "none",
             ])
         #expect(configuration.shutdownDeadline == .seconds(10))
