@@ -40,6 +40,8 @@ let package = Package(
             dependencies: [
                 "TodoServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // `ClientBootstrap`, for a client that stalls in the middle of a request.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ]

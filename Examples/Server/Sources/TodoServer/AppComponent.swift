@@ -38,8 +38,10 @@ final class StorageModule: Module<AppComponent>, @unchecked Sendable {
         try await single { c in TodoStore(database: try await c.storage.database()) }
     }
 
-    /// One audit log for the whole application.
-    func auditLog() -> AuditLog { single { AuditLog() } }
+    /// One audit log for the whole application, which keeps the newest `AUDIT_ENTRIES` entries.
+    func auditLog() -> AuditLog {
+        single { c in AuditLog(capacity: c.configuration.auditEntries) }
+    }
 }
 
 /// The mail service. Not final: tests replace it with a module whose mailer records what it sends.

@@ -1,19 +1,47 @@
 import Synchronization
 
-/// Every change made through the server, oldest first.
+/// The newest changes made through the server: at most `capacity` entries, each of them small.
+///
+/// The log keeps what an audit needs (the request, the user, what changed, by id) and never a
+/// payload such as a title, so its memory is bounded by `capacity` whatever clients send. Once it
+/// is full, each new entry replaces the oldest.
 ///
 /// Thread-safe: one `Mutex` guards the entries, so concurrent requests may append to it.
 final class AuditLog: Sendable {
-    private let entries = Mutex<[AuditEntry]>([])
+    /// The entries, in a ring: once it is full, `next` is the oldest, which the next entry replaces.
+    private struct Ring {
+        var entries: [AuditEntry] = []
+        var next = 0
+    }
+
+    /// How many entries the log keeps: the newest.
+    let capacity: Int
+    private let ring = Mutex(Ring())
+
+    /// An empty log that keeps the newest `capacity` entries (at least one).
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+    }
 
     /// Appends entries together, so that no other request's entries come between them.
     func append(_ newEntries: [AuditEntry]) {
-        entries.withLock { $0.append(contentsOf: newEntries) }
+        ring.withLock { ring in
+            for entry in newEntries {
+                if ring.entries.count < capacity {
+                    ring.entries.append(entry)
+                } else {
+                    ring.entries[ring.next] = entry
+                    ring.next = (ring.next + 1) % capacity
+                }
+            }
+        }
     }
 
-    /// The entries of the user's requests, oldest first.
+    /// The entries of the user's requests that the log still keeps, oldest first.
     func entries(of user: User) -> [AuditEntry] {
-        entries.withLock { $0.filter { $0.user == user.name } }
+        ring.withLock { ring in
+            (ring.entries[ring.next...] + ring.entries[..<ring.next]).filter { $0.user == user.name }
+        }
     }
 }
 
@@ -36,7 +64,8 @@ final class AuditTrail: Sendable {
         self.log = log
     }
 
-    /// Notes one change; nothing reaches the log before `commit()`.
+    /// Notes one change, in a few words that name what changed by its id; nothing reaches the log
+    /// before `commit()`.
     func record(_ action: String) {
         actions.withLock { $0.append(action) }
     }

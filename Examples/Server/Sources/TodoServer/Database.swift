@@ -15,8 +15,14 @@ enum Database {
         ]
     ]
 
+    /// How long a statement waits for another connection (another process on the same file, a
+    /// backup) to release the database before it fails as busy: 5 seconds. It replaces
+    /// SQLiteNIO's own busy handler, which waits without a limit.
+    static let busyTimeout: Duration = .seconds(5)
+
     /// Opens the database at `path`, creating the file if it is missing, and applies the versions
-    /// of the schema that it lacks. `:memory:` opens a new database in memory.
+    /// of the schema that it lacks. `:memory:` opens a new database in memory; a `file:` URI
+    /// passes SQLite's options, such as `?mode=ro`.
     ///
     /// The connection is the caller's to close, with `close()`.
     ///
@@ -26,6 +32,7 @@ enum Database {
         let connection = try await SQLiteConnection.open(
             storage: path == ":memory:" ? .memory : .file(path: path))
         do {
+            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeout.components.seconds * 1_000)")
             // Write-ahead logging: readers do not wait for a writer, and a commit costs one write.
             // With `synchronous = NORMAL`, a committed write survives the server's crash, though
             // not the machine's.

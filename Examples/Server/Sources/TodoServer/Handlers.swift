@@ -14,6 +14,20 @@ struct ListTodos {
     }
 }
 
+/// `GET /todos/:id`: one of the user's todos.
+struct ShowTodo {
+    /// The user's todos.
+    let todos: TodoRepository
+
+    /// Returns the todo.
+    ///
+    /// - Throws: `HTTPError(.notFound)` if the user has no todo with this id.
+    func handle(id: Int) async throws -> Todo {
+        guard let todo = try await todos.find(id: id) else { throw noTodo(id) }
+        return todo
+    }
+}
+
 /// `POST /todos`: adds a todo, mails the user, and audits both.
 struct CreateTodo {
     /// The user's todos.
@@ -25,16 +39,37 @@ struct CreateTodo {
 
     /// Adds the todo and returns it, once it is in the database.
     ///
-    /// - Throws: `HTTPError(.badRequest)` for a blank title, `HTTPError(.unprocessableContent)`
-    ///   when the user has reached the limit.
+    /// - Throws: `HTTPError(.badRequest)` for a blank title or one longer than
+    ///   `Limits.titleCharacters`, `HTTPError(.unprocessableContent)` when the user has reached the
+    ///   limit.
     func handle(_ new: NewTodo) async throws -> Todo {
-        guard !new.title.allSatisfy(\.isWhitespace) else {
-            throw HTTPError(.badRequest, message: "A todo needs a title.")
-        }
+        try checkTitle(new.title)
         guard let todo = try await todos.add(title: new.title) else {
             throw HTTPError(.unprocessableContent, message: "Remove a todo before adding more.")
         }
-        await notifier.notify("New todo: \(todo.title)")
+        await notifier.notify(added: todo)
+        trail.commit()
+        return todo
+    }
+}
+
+/// `PATCH /todos/:id`: changes what the patch names of one of the user's todos, and audits it.
+struct UpdateTodo {
+    /// The user's todos.
+    let todos: TodoRepository
+    /// The trail that `todos` notes its change in.
+    let trail: AuditTrail
+
+    /// Applies the patch and returns the todo as it is now; an empty patch changes nothing.
+    ///
+    /// - Throws: `HTTPError(.notFound)` if the user has no todo with this id, and
+    ///   `HTTPError(.badRequest)` for a title that `POST /todos` would refuse.
+    func handle(id: Int, _ patch: TodoPatch) async throws -> Todo {
+        guard let title = patch.title else {
+            return try await ShowTodo(todos: todos).handle(id: id)
+        }
+        try checkTitle(title)
+        guard let todo = try await todos.rename(id: id, to: title) else { throw noTodo(id) }
         trail.commit()
         return todo
     }
@@ -51,9 +86,7 @@ struct DeleteTodo {
     ///
     /// - Throws: `HTTPError(.notFound)` if the user has no todo with this id.
     func handle(id: Int) async throws -> HTTPResponse.Status {
-        guard try await todos.remove(id: id) else {
-            throw HTTPError(.notFound, message: "You have no todo \(id).")
-        }
+        guard try await todos.remove(id: id) else { throw noTodo(id) }
         trail.commit()
         return .noContent
     }
@@ -66,8 +99,25 @@ struct ListAudit {
     /// The application's audit log.
     let log: AuditLog
 
-    /// Returns the entries of the user's requests, oldest first.
+    /// Returns the entries of the user's requests that the log still keeps, oldest first.
     func handle() -> [AuditEntry] {
         log.entries(of: user)
     }
+}
+
+/// Checks a title that a request would store.
+///
+/// - Throws: `HTTPError(.badRequest)` for a blank title or one longer than `Limits.titleCharacters`.
+private func checkTitle(_ title: String) throws(HTTPError) {
+    guard !title.allSatisfy(\.isWhitespace) else {
+        throw HTTPError(.badRequest, message: "A todo needs a title.")
+    }
+    guard title.count <= Limits.titleCharacters else {
+        throw HTTPError(.badRequest, message: "A title has at most \(Limits.titleCharacters) characters.")
+    }
+}
+
+/// The answer when the user has no todo `id`: 404, whether it is missing or another user's.
+private func noTodo(_ id: Int) -> HTTPError {
+    HTTPError(.notFound, message: "You have no todo \(id).")
 }

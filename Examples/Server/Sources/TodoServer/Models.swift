@@ -17,8 +17,14 @@ struct Todo: ResponseCodable, Equatable {
 
 /// The body of `POST /todos`.
 struct NewTodo: Codable {
-    /// What to do; must not be blank.
+    /// What to do; must not be blank, and has at most `Limits.titleCharacters` characters.
     let title: String
+}
+
+/// The body of `PATCH /todos/:id`: the fields to change, each optional.
+struct TodoPatch: Codable {
+    /// The new title, if it changes; must not be blank.
+    let title: String?
 }
 
 /// One change made through the server, stamped with the request that made it.
@@ -27,7 +33,7 @@ struct AuditEntry: ResponseCodable, Equatable {
     let requestID: String
     /// The user the request acted for.
     let user: String
-    /// What changed, in words.
+    /// What changed, in a few words that name it by its id, such as `added todo 12`.
     let action: String
 }
 

@@ -34,10 +34,15 @@ extension AppComponent {
     /// Hold the result for as long as the request uses it: a module does not keep its component
     /// alive. `RequestScopeMiddleware` keeps it in the request's context.
     ///
-    /// - Throws: `HTTPError(.unauthorized)` when the request names no user.
+    /// - Throws: `HTTPError(.unauthorized)` when the request names no user, and
+    ///   `HTTPError(.badRequest)` when the name is longer than `Limits.userCharacters`.
     func openRequest(_ request: Request, context: some RequestContext) throws -> RequestComponent {
         guard let name = request.headers[.user], !name.isEmpty else {
             throw HTTPError(.unauthorized, message: "Name the user in the X-User header.")
+        }
+        guard name.count <= Limits.userCharacters else {
+            throw HTTPError(
+                .badRequest, message: "A user's name has at most \(Limits.userCharacters) characters.")
         }
         return RequestComponent(requestID: context.id, user: User(name: name)).parent { self }
     }

@@ -17,12 +17,26 @@ struct TodoRepository {
         try await store.todos(of: user)
     }
 
+    /// One of the user's todos, or `nil` if the user has no todo with this id.
+    func find(id: Int) async throws -> Todo? {
+        try await store.todo(id: id, of: user)
+    }
+
     /// Adds a todo and notes it.
     ///
     /// - Returns: The new todo, or `nil` if the user has reached the limit.
     func add(title: String) async throws -> Todo? {
         guard let todo = try await store.add(title: title, for: user, limit: limit) else { return nil }
         trail.record("added todo \(todo.id)")
+        return todo
+    }
+
+    /// Changes the title of one of the user's todos and notes it.
+    ///
+    /// - Returns: The todo as it is now, or `nil` if the user has no todo with this id.
+    func rename(id: Int, to title: String) async throws -> Todo? {
+        guard let todo = try await store.rename(id: id, of: user, to: title) else { return nil }
+        trail.record("renamed todo \(id)")
         return todo
     }
 
@@ -45,9 +59,10 @@ struct Notifier {
     /// Where sent mails are noted.
     let trail: AuditTrail
 
-    /// Mails the user and notes it.
-    func notify(_ subject: String) async {
-        await mailer.send(Mail(to: user.name, subject: subject))
-        trail.record("mailed “\(subject)”")
+    /// Mails the user about a new todo, and notes it by the todo's id: the audit log keeps no
+    /// titles.
+    func notify(added todo: Todo) async {
+        await mailer.send(Mail(to: user.name, subject: "New todo: \(todo.title)"))
+        trail.record("mailed about todo \(todo.id)")
     }
 }

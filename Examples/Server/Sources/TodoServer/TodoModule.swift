@@ -24,6 +24,11 @@ final class TodoModule: Module<RequestComponent>, @unchecked Sendable {
         try await transient { c in ListTodos(todos: try await c.todos.repository()) }
     }
 
+    /// `GET /todos/:id`.
+    func show() async throws -> ShowTodo {
+        try await transient { c in ShowTodo(todos: try await c.todos.repository()) }
+    }
+
     /// `POST /todos`: its repository and notifier note their changes in its trail.
     func create() async throws -> CreateTodo {
         try await transient { c in
@@ -31,6 +36,11 @@ final class TodoModule: Module<RequestComponent>, @unchecked Sendable {
                 todos: try await c.todos.repository(), notifier: c.todos.notifier(),
                 trail: c.audit.trail())
         }
+    }
+
+    /// `PATCH /todos/:id`.
+    func update() async throws -> UpdateTodo {
+        try await transient { c in UpdateTodo(todos: try await c.todos.repository(), trail: c.audit.trail()) }
     }
 
     /// `DELETE /todos/:id`.

@@ -19,6 +19,13 @@ final class TodoStore: Sendable {
         ).map(Todo.init(row:))
     }
 
+    /// One of the user's todos, or `nil` if the user has no todo with this id.
+    func todo(id: Int, of user: User) async throws -> Todo? {
+        try await database.query(
+            "SELECT id, title FROM todos WHERE id = ?1 AND user = ?2", [.integer(id), .text(user.name)]
+        ).first.map(Todo.init(row:))
+    }
+
     /// Adds a todo to the user's list.
     ///
     /// One statement counts the user's todos and inserts the new one, so that no other request's
@@ -34,6 +41,16 @@ final class TodoStore: Sendable {
             """,
             [.text(user.name), .text(title), .integer(limit)])
         return try rows.first.map(Todo.init(row:))
+    }
+
+    /// Changes the title of one of the user's todos.
+    ///
+    /// - Returns: The todo as it is now, or `nil` if the user has no todo with this id.
+    func rename(id: Int, of user: User, to title: String) async throws -> Todo? {
+        try await database.query(
+            "UPDATE todos SET title = ?3 WHERE id = ?1 AND user = ?2 RETURNING id, title",
+            [.integer(id), .text(user.name), .text(title)]
+        ).first.map(Todo.init(row:))
     }
 
     /// Removes one of the user's todos.

@@ -8,7 +8,8 @@ import Testing
     @Test(
         "every route answers 401 without an X-User header",
         arguments: [
-            (HTTPRequest.Method.get, "/todos"), (.post, "/todos"), (.delete, "/todos/1"), (.get, "/audit"),
+            (HTTPRequest.Method.get, "/todos"), (.post, "/todos"), (.get, "/todos/1"), (.patch, "/todos/1"),
+            (.delete, "/todos/1"), (.get, "/audit"),
         ])
     func unauthorized(method: HTTPRequest.Method, uri: String) async throws {
         try await testRoutes { client in
@@ -53,6 +54,55 @@ import Testing
         }
     }
 
+    @Test("GET /todos/:id answers the user's todo, and 404 for another user's or a missing one")
+    func show() async throws {
+        try await testRoutes { client in
+            let todo = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+                .json(Todo.self)
+            let shown = try await client.send(.get, "/todos/\(todo.id)", as: "ada")
+            #expect(shown.status == .ok)
+            #expect(try shown.json(Todo.self) == todo)
+            #expect(try await client.send(.get, "/todos/\(todo.id)", as: "bob").status == .notFound)
+            #expect(try await client.send(.get, "/todos/\(todo.id + 1)", as: "ada").status == .notFound)
+        }
+    }
+
+    @Test("PATCH /todos/:id renames the user's todo, answers with it, and audits it; 404 for another user's")
+    func update() async throws {
+        try await testRoutes { client in
+            let todo = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+                .json(Todo.self)
+            let stolen = try await client.send(
+                .patch, "/todos/\(todo.id)", as: "bob", json: #"{"title": "mine"}"#)
+            #expect(stolen.status == .notFound)
+
+            let renamed = try await client.send(
+                .patch, "/todos/\(todo.id)", as: "ada", json: #"{"title": "oat milk"}"#)
+            #expect(renamed.status == .ok)
+            #expect(try renamed.json(Todo.self) == Todo(id: todo.id, title: "oat milk"))
+            #expect(
+                try await client.send(.get, "/todos/\(todo.id)", as: "ada").json(Todo.self).title
+                    == "oat milk")
+            let entries = try await client.send(.get, "/audit", as: "ada").json([AuditEntry].self)
+            #expect(entries.last?.action == "renamed todo \(todo.id)")
+        }
+    }
+
+    @Test("PATCH /todos/:id with an empty patch changes nothing, and refuses a blank title with 400")
+    func updateNothingOrBlank() async throws {
+        try await testRoutes { client in
+            let todo = try await client.send(.post, "/todos", as: "ada", json: #"{"title": "milk"}"#)
+                .json(Todo.self)
+            let unchanged = try await client.send(.patch, "/todos/\(todo.id)", as: "ada", json: "{}")
+            #expect(unchanged.status == .ok)
+            #expect(try unchanged.json(Todo.self) == todo)
+            let blank = try await client.send(
+                .patch, "/todos/\(todo.id)", as: "ada", json: #"{"title": " "}"#)
+            #expect(blank.status == .badRequest)
+            #expect(try await client.send(.get, "/todos/\(todo.id)", as: "ada").json(Todo.self) == todo)
+        }
+    }
+
     @Test("POST /todos refuses a blank title with 400")
     func blankTitle() async throws {
         try await testRoutes { client in
@@ -83,7 +133,7 @@ import Testing
             _ = try await client.send(.post, "/todos", as: "bob", json: #"{"title": "bread"}"#)
 
             let entries = try await client.send(.get, "/audit", as: "ada").json([AuditEntry].self)
-            #expect(entries.map(\.action) == ["added todo 1", "mailed “New todo: milk”", "removed todo 1"])
+            #expect(entries.map(\.action) == ["added todo 1", "mailed about todo 1", "removed todo 1"])
             #expect(entries.allSatisfy { $0.user == "ada" })
             #expect(entries[0].requestID == entries[1].requestID)
             #expect(entries[1].requestID != entries[2].requestID)
