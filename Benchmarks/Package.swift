@@ -48,5 +48,8 @@ let package = Package(
         // The processors the process may use, and pinning a thread to one (Linux), for the
         // parallel scenarios.
         .target(name: "ProcessorAffinity"),
+        // Writes the sources of the scenarios that need hundreds of types and providers
+        // (`cold1000`, `deep100`, `scale1000`); the GenerateScenarioSources plugin runs it.
+        .executableTarget(name: "ScenarioSourceGenerator"),
     ]
 )
