@@ -34,7 +34,8 @@ let package = Package(
                 .product(name: "Swinject", package: "Swinject"),
                 "CrossModuleFixtures",
                 "ProcessorAffinity",
-            ]
+            ],
+            plugins: ["GenerateScenarioSources"]
         ),
         // Components, modules and hand-written code of `single_xmod`, declared outside the
         // module that calls them.
@@ -48,5 +49,14 @@ let package = Package(
         // The processors the process may use, and pinning a thread to one (Linux), for the
         // parallel scenarios.
         .target(name: "ProcessorAffinity"),
+        // Writes the sources of the scenarios that need hundreds of types and providers
+        // (`cold1000`, `deep100`, `scale1000`) ...
+        .executableTarget(name: "ScenarioSourceGenerator"),
+        // ... into the build folder, when DirkBenchmarkSuite is built.
+        .plugin(
+            name: "GenerateScenarioSources",
+            capability: .buildTool(),
+            dependencies: ["ScenarioSourceGenerator"]
+        ),
     ]
 )

@@ -8,8 +8,8 @@ import Swinject
 /// service but the first needs one earlier service, so a first resolution also resolves a
 /// dependency, cached or, for a transient, new. Dirk's 1,000 providers share one module, as in
 /// `scale1000`; Swinject registers all 1,000 services in a new container, as creating such a scope
-/// requires. The services and the three graphs are in `Cold1000+Generated.swift`, written by
-/// `Scripts/generate-cold1000.py`.
+/// requires. The services and the three graphs are in `Cold1000+Generated.swift`, written at
+/// build time by `ScenarioSourceGenerator` (`Cold1000Source.swift`).
 enum Cold1000Scenario {
     static var scenario: Scenario {
         Scenario(

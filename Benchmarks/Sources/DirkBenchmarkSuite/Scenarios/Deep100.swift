@@ -5,8 +5,8 @@ import Swinject
 /// `Node001`, ends in the cached singleton `Node000`; one operation resolves `Node100`, which
 /// builds 100 new objects.
 ///
-/// The nodes and the three graphs are in `Deep100+Generated.swift`, written by
-/// `Scripts/generate-deep100.py`.
+/// The nodes and the three graphs are in `Deep100+Generated.swift`, written at
+/// build time by `ScenarioSourceGenerator` (`Deep100Source.swift`).
 enum Deep100Scenario {
     static var scenario: Scenario {
         Scenario(

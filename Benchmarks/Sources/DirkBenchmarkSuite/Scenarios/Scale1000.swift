@@ -9,8 +9,8 @@ import Swinject
 /// Eight different providers, rather than one, keep a lucky or unlucky position in a hash table
 /// from deciding the result. Compare with `single`, the same operation in a scope of one provider.
 /// Dirk's 1,000 providers share one module, the worst case for its per-module slot table.
-/// The services and the three graphs are in `Scale1000+Generated.swift`, written by
-/// `Scripts/generate-scale1000.py`.
+/// The services and the three graphs are in `Scale1000+Generated.swift`, written at
+/// build time by `ScenarioSourceGenerator` (`Scale1000Source.swift`).
 enum Scale1000Scenario {
     static var scenario: Scenario {
         Scenario(
