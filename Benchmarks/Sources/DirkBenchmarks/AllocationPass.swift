@@ -58,9 +58,9 @@ enum AllocationPass {
     /// at compile time, is `PACKAGE/Sources/DirkBenchmarks/AllocationPass.swift`.
     private static func build(beside executable: URL) -> String? {
         #if DEBUG
-            let configuration = "debug"
+        let configuration = "debug"
         #else
-            let configuration = "release"
+        let configuration = "release"
         #endif
         let configurationFolder = executable.deletingLastPathComponent()
         guard configurationFolder.lastPathComponent == configuration else {

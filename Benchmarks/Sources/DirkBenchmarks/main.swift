@@ -7,7 +7,7 @@ import DirkBenchmarkSuite
 let options = Options.parseCommandLine(program: "DirkBenchmarks")
 
 #if DEBUG
-    printError("DirkBenchmarks: this is a debug build; measure with `swift run -c release`.")
+printError("DirkBenchmarks: this is a debug build; measure with `swift run -c release`.")
 #endif
 
 var bench = Bench(plan: options.plan)
