@@ -150,7 +150,9 @@ struct AncestorTests {
         #expect(
             message.contains(
                 "Its parents are `StoreFrontScreenComponent`, given from DirkTests/AncestorTests.swift:"))
-        #expect(message.contains("`extension StoreFrontScreenComponent: CheckoutHost { ... }`"))
+        #expect(
+            message.contains(
+                "Make the parent that hosts it, `StoreFrontScreenComponent`, conform to `CheckoutHost`."))
         #expect(message.contains("AncestorTests.swift:"), "names the accessor's file")
         #expect(
             message.contains("to get an instance of `CheckoutHost` that a provider makes, call that provider")
@@ -182,7 +184,7 @@ struct AncestorTests {
             message.contains("Dirk: `CheckoutFlowComponent` has no ancestor that conforms to `HostGreeting`.")
         )
         #expect(message.contains("It has no parents."))
-        #expect(message.contains("`.parent { app }`"))
+        #expect(message.contains("before its first resolution, with `.parent { }`."))
     }
     #endif
 }

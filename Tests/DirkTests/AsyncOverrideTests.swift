@@ -159,8 +159,7 @@ struct AsyncOverrideTests {
         }
         let message = standardError(of: result)
         #expect(message.contains("called no provider"))
-        #expect(
-            message.contains("`await overriding { await $0.data.database() } with: { _ in fakeDatabase }`"))
+        #expect(message.contains("through the component it receives: `await $0.` then a module accessor"))
     }
 
     @Test("an async override's factory that throws what its provider cannot is named by file and line")

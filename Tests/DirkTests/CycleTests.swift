@@ -19,8 +19,8 @@ struct CycleTests {
         #expect(message.contains("`CycleComponent`"))
         #expect(
             message.contains(
-                "as `CycleModule.a()` could with `single({ ... }, configure: { made, c in made.<property> = c.<module>.b() })`"
-            ), "the example names the providers of the path")
+                "as `CycleModule.a()` could: build its instance without `CycleModule.b()`, and set the reference in a `configure:` closure passed to its `single`"
+            ), "the advice names the providers of the path")
     }
     #endif
 
@@ -43,7 +43,7 @@ struct CycleTests {
         }
         #expect(standardError(of: result).contains(advice.expected))
         if advice != .single {
-            #expect(!standardError(of: result).contains("`single({ ... }, configure:"))
+            #expect(!standardError(of: result).contains("passed to its `single`"))
         }
     }
     #endif
@@ -271,13 +271,13 @@ enum CycleAdvice: String, CaseIterable, Sendable, Codable, CustomTestStringConve
     var expected: String {
         switch self {
         case .single:
-            "as `CycleModule.a()` could with `single({ ... }, configure: { made, c in made.<property> = c.<module>.b() })`"
+            "as `CycleModule.a()` could: build its instance without `CycleModule.b()`, and set the reference in a `configure:` closure passed to its `single`"
         case .weak:
-            "as `CycleModule.weakA()` could with `weak({ ... }, configure: { made, c in made.<property> = c.<module>.weakB() })`"
+            "as `CycleModule.weakA()` could: build its instance without `CycleModule.weakB()`, and set the reference in a `configure:` closure passed to its `weak`"
         case .scoped:
-            "as `CycleModule.scopedA()` could with `scoped({ ... }, configure: { made, c in made.<property> = c.<module>.scopedB() })`"
+            "as `CycleModule.scopedA()` could: build its instance without `CycleModule.scopedB()`, and set the reference in a `configure:` closure passed to its `scoped`"
         case .scopedThroughTransient:
-            "as `CycleModule.mixedScoped()` could with `scoped({ ... }, configure: { made, c in made.<property> = c.<module>.mixedTransient() })`"
+            "as `CycleModule.mixedScoped()` could: build its instance without `CycleModule.mixedTransient()`, and set the reference in a `configure:` closure passed to its `scoped`"
         case .keyed: "Async providers and `single(key:)` take no `configure:`."
         }
     }

@@ -45,7 +45,8 @@ struct MisuseMessageTests {
         }
         let message = standardError(of: result)
         #expect(message.contains("its `async single` builds `MessageLabel`"))
-        #expect(message.contains("`await single { MessageLabel() as any CustomStringConvertible }`"))
+        #expect(
+            message.contains("end its factory with `as any CustomStringConvertible`, after what it awaits"))
     }
     #endif
 }

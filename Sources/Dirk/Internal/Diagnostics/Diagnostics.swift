@@ -86,13 +86,14 @@
             let (first, next) = (providers[index], providers[(index + 1) % providers.count])
             return """
                 Break the cycle: build both objects without each other and let them set each other in \
-                `configure:` closures, as `\(first.name)` could with `\(first.strategy)({ ... }, configure: \
-                { made, c in made.<property> = c.<module>.\(next.site.function) })`, or construct one side \
-                from a value that does not need the other.
+                `configure:` closures, as `\(first.name)` could: build its instance without \
+                `\(next.name)`, and set the reference in a `configure:` closure passed to its \
+                `\(first.strategy)`, which receives the new instance and the component once it is cached. \
+                Or construct one side from a value that does not need the other.
                 """
         }
         return """
-            Break the cycle: let one side take a handle to the other (`c.data.lazy { $0.data.b() }`, or \
+            Break the cycle: let one side take a handle to the other (a `Lazy` made by the module's `lazy`, or \
             `asyncLazy` for async providers) and read it after both are built, or construct one side from a \
             value that does not need the other. \(providers.contains { !$0.strategy.takesConfigure } ? "Async providers and `single(key:)` take no `configure:`." : "")
             """
@@ -308,10 +309,8 @@
         guard parent is AnyObject.Type else {
             // `ancestor()` of a protocol: no ancestor conforms.
             let fix =
-                registered.first.map {
-                    "Make the parent that hosts it conform: `extension \($0): \(parent) { ... }`."
-                }
-                ?? "Register the component that hosts it, which conforms, \(whenBuilt): `.parent { app }`."
+                registered.first.map { "Make the parent that hosts it, `\($0)`, conform to `\(parent)`." }
+                ?? "Register the component that hosts it, which conforms, \(whenBuilt), with `.parent { }`."
             """
             Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix) `ancestor()` \
             finds components; to get an instance of `\(parent)` that a provider makes, call that provider \
@@ -422,7 +421,7 @@
         """
         Dirk: `\(component)` was given the module `\(module)`, a `MainActorModule`, on a thread other than \
         the main thread, so the closure of `.module { }` created it off the main actor. Register it on the \
-        main actor: build the component in `@MainActor` code, or inside `await MainActor.run { ... }`.
+        main actor: build the component in `@MainActor` code, or in a closure that `MainActor.run` runs.
         """.stop(file: file, line: line)
     }
 
@@ -546,15 +545,12 @@
     static func overrideCalledNoProvider(component: Any.Type, isAsync: Bool, file: StaticString, line: UInt)
         -> Never
     {
-        let example =
-            isAsync
-            ? "`await overriding { await $0.data.database() } with: { _ in fakeDatabase }`"
-            : "`overriding { $0.network.api() } with: { _ in fakeAPI }`"
+        let call = isAsync ? "`await $0.`" : "`$0.`"
         """
         Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of that component, \
         so Dirk cannot tell which one to override. Call exactly one provider in it, through the component it \
-        receives, as in \(example): a provider reached through another instance of a component is not one of \
-        this component's.
+        receives: \(call) then a module accessor and the provider. A provider reached through another \
+        instance of a component is not one of this component's.
         """.stop(file: file, line: line)
     }
 
@@ -574,11 +570,10 @@
         """
         Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, whose strategy is \
         synchronous and so cannot await the override's factory. If the provider is synchronous, override it \
-        with the synchronous `overriding(_:with:)`, with no `await` in either closure, as in \
-        `overriding { $0.data.store() } with: { _ in FakeStore() }`. If it is async, its strategy is \
-        synchronous because its factory does not await, so Swift chose the synchronous strategy (and warned \
-        that no async operations occur within `await`): write the strategy without `await`, or make its \
-        factory await.
+        with the synchronous `overriding(_:with:)`, with no `await` in either closure. If it is async, its \
+        strategy is synchronous because its factory does not await, so Swift chose the synchronous strategy \
+        (and warned that no async operations occur within `await`): write the strategy without `await`, or \
+        make its factory await.
         """.stop(file: file, line: line)
     }
 
@@ -588,8 +583,8 @@
         """
         Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to `\(owner)`, one of \
         its ancestors. An override applies to the component that owns the provider, and would change it for \
-        every other child too: override it on `\(owner)` itself \
-        (`\(propertyName(for: owner)).overriding { ... } with: { ... }`).
+        every other child too: override it on `\(owner)` itself, with the same closures, before it becomes \
+        a parent.
         """.stop(file: file, line: line)
     }
 
@@ -598,16 +593,38 @@
         component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         let (built, returned) = (spelled(builds), spelled(returns))
-        // The strategy as a call spells it: `single(key:)` takes a key, an async one an `await`.
-        let call =
-            strategy == .keyedSingle
-            ? "single(key: key)" : strategy.isAsync ? "await \(strategy.name.dropFirst(6))" : strategy.name
+        // The strategy builds a `@Sendable` closure, and Swift took the override's type from a
+        // closure that is not: the fix is in the override.
+        if built == "@Sendable " + returned {
+            """
+            Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy.name)` \
+            builds `\(built)`, and the override's factory makes `\(returned)`, the same type without \
+            `@Sendable`, since Swift took the override's type from the closure its factory returns, which is \
+            not `@Sendable`. Give that closure the provider's type: end it with `as \(built)`, or write \
+            `@Sendable` after its opening brace.
+            """.stop(file: file, line: line)
+        }
+        // The strategy as a call spells it: `single(key:)` takes a key, a `weak` of a protocol type
+        // its object. An async factory's value is the user's to await, so it has no example.
+        let call = strategy == .keyedSingle ? "single(key: key)" : strategy.name
+        let object = strategy == .weak ? " object: { $0 }" : ""
+        let example =
+            strategy.isAsync
+            ? "after what it awaits" : "as in `\(call) { \(built)() as \(returned) }\(object)`"
+        // A shared instance of a protocol type needs a `Sendable` protocol, and a `weak` one a
+        // class-bound protocol, which the type's name does not tell.
+        let (name, shares) = (returned.dropFirst(4), strategy != .transient && strategy != .asyncTransient)
+        let make =
+            !returned.hasPrefix("any ") || !shares
+            ? "Make"
+            : strategy == .weak
+                ? "If `\(name)` is `Sendable` and requires `AnyObject`, make"
+                : "If `\(name)` is `Sendable`, make"
         """
         Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy.name)` builds \
         `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed it \
-        back, so no other type can take its place. Make the strategy build `\(returned)`: end its factory \
-        with `as \(returned)`, as in `\(call) { \(built)() as \(returned) }`. Or register a module subclass \
-        with `.module { }`.
+        back, so no other type can take its place. \(make) the strategy build `\(returned)`: end its factory \
+        with `as \(returned)`, \(example). Or register a module subclass with `.module { }`.
         """.stop(file: file, line: line)
     }
 
