@@ -161,10 +161,11 @@ extension AnyModule {
             if let instance = context.scopedInstance(cellKey(key), owner: self) { return instance }
             let (id, store) = context.scopes
             let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: id)
+            // Listed whether the build succeeds or fails, so that the store drops the cell either way.
+            defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
             guard let value = try resolve(CellReference(host: storage, key: cell), as: frame) else {
                 return nil
             }
-            if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
             context.keep((key: cellKey(key), value: value, owner: self))
             return value
         default:
