@@ -241,7 +241,9 @@ extension AnyModule {
         }
         guard let serial else { return false }
         let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
-        return storage.withMachine(cell) { machine, _ in machine.hasValue } ?? false
+        // The value itself, let go here, after the lock: a `weak` one's reference may be the last.
+        let value = storage.withMachine(cell) { machine, _ in machine.readyValue } ?? nil
+        return value != nil
     }
 
     /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning `type`,
