@@ -38,6 +38,23 @@ extension ComponentStorage {
         }
     }
 
+    /// `withEntered(in:for:_:)` for the read of a handle, the step `frame`. A read that the
+    /// component's shutdown refuses runs `read` all the same, without entering the component, so that
+    /// the first of the component's providers it calls is refused in turn and named as what the
+    /// handle reads (see `RefusedRead`).
+    final func withEntered<Result>(
+        reading frame: Frame, in context: ResolutionContext, _ read: (Component) -> Result
+    ) -> Result {
+        if context.entry(of: address) == nil, let component {
+            guard component.admits() else {
+                RefusedRead.$current.withValue((address, frame.name, frame.site)) { _ = read(component) }
+                component.refusedRead(frame)
+            }
+            context.enter(component, storage: self)
+        }
+        return withEntered(in: context, for: frame, read)
+    }
+
     /// The component, admitted through its gate for the call whose step is `frame`.
     @usableFromInline @inline(never)
     final func admitted(for frame: Frame) -> Component {

@@ -107,7 +107,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         if context.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
         let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
-            build: { Erasure.object(of: storage.object.withEntered(in: context, for: frame, resolve)) },
+            build: { Erasure.object(of: storage.object.withEntered(reading: frame, in: context, resolve)) },
             configures: false, configure: { _ in })!
         return Erasure.value(of: value, as: Value.self)
     }
@@ -119,7 +119,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         let context = ResolutionContext.current
         let frame = frame(owner: nil, handle: handle, type: Value.self)
         context.enterUncached { frame }
-        let value = storage.object.withEntered(in: context, for: frame, resolve)
+        let value = storage.object.withEntered(reading: frame, in: context, resolve)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
         return value
     }

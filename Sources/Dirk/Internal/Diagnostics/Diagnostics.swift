@@ -454,14 +454,28 @@
         """.stop(file: site.file, line: site.line)
     }
 
+    /// A handle, `handle` made at `site`, was read after its component began to shut down; reading
+    /// it calls `provider`, if its closure called one of the component's providers before it returned.
+    static func handleReadAfterShutdown(
+        _ handle: String, site: ProviderSite, provider: String?, component: Any.Type
+    ) -> Never {
+        let reads = provider.map { ": reading it calls `\($0)`, which the component no longer serves" } ?? ""
+        """
+        Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
+        `\(component)` was shut down\(reads). `shutdown()` closes what the component built, so the component \
+        serves nothing more. Read the handle before calling `shutdown()`, in the work that the shutdown \
+        waits for (a `Lazy` read once keeps its value), or make a new component for new work.
+        """.stop(file: site.file, line: site.line)
+    }
+
     /// The close action of `closing`, run as `component` shuts down, called the provider of `frame`.
     static func calledByCloseAction(_ frame: Frame, closing: String, component: Any.Type) -> Never {
         """
         Dirk: `\(frame.name)` was called by the close action of `\(closing)` while its component \
         `\(component)` was shutting down. A close action runs after every call into the component has ended, \
-        and the component builds nothing more. Close the instance with what it holds: capture what the close \
-        action needs when the provider builds, as in \
-        `single { ... } close: { [pool = c.storage.pool()] in try await $0.close(using: pool) }`.
+        and the component builds nothing more. Close the instance with what it holds: give it what its close \
+        action needs in the factory, where the component `c` is at hand, as in \
+        `single { c in Connection(pool: c.storage.pool()) } close: { await $0.close() }`.
         """.stop(file: frame.site.file, line: frame.site.line)
     }
 
