@@ -32,23 +32,36 @@ enum FailingScopedCall: String, CaseIterable, Sendable, CustomTestStringConverti
     case droppedByEnclosingConfigure
     /// An async `scoped` whose factory throws, each call an async resolution of its own.
     case asyncFactoryThrows
+    /// The same, in many async resolutions under way at once.
+    case asyncFactoryThrowsAtOnce
     /// A synchronous `scoped` whose factory throws, called many times inside one async resolution.
     case throwsInsideOneAsyncResolution
 
     var testDescription: String { rawValue }
 
-    /// Makes `count` failing calls, each an outermost call but in the last case, which makes them
-    /// all inside one async resolution.
+    /// Makes `count` failing calls: outermost calls one after another, or at once, or all inside one
+    /// async resolution.
     func fail(_ count: Int, on component: FailingScopeComponent) async {
         let failing = component.failing
-        for _ in 0..<(self == .throwsInsideOneAsyncResolution ? 1 : count) {
-            switch self {
-            case .factoryThrows: _ = try? failing.throwing()
-            case .configureThrows: _ = try? failing.throwingConfigure()
-            case .droppedByEnclosingConfigure: _ = try? failing.dropsScoped()
-            case .asyncFactoryThrows: _ = try? await failing.asyncThrowing()
-            case .throwsInsideOneAsyncResolution: _ = try? await failing.throwingInside(count)
+        switch self {
+        case .throwsInsideOneAsyncResolution:
+            _ = try? await failing.throwingInside(count)
+        case .asyncFactoryThrowsAtOnce:
+            // Resolutions under way at once, each building under a number of its own.
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<count { group.addTask { _ = try? await failing.asyncThrowing() } }
             }
+        default:
+            for _ in 0..<count { await failOnce(failing) }
+        }
+    }
+
+    private func failOnce(_ failing: FailingScopeModule) async {
+        switch self {
+        case .factoryThrows: _ = try? failing.throwing()
+        case .configureThrows: _ = try? failing.throwingConfigure()
+        case .droppedByEnclosingConfigure: _ = try? failing.dropsScoped()
+        default: _ = try? await failing.asyncThrowing()
         }
     }
 }
