@@ -71,6 +71,10 @@ extension Component {
     /// and the recordings of its descendants. A test hook.
     package var observerCount: Int { storage.withLock { $0.observers } }
 
+    /// How many cells the component keeps now: its providers', their keys', and those of builds under
+    /// way. A test hook.
+    package var liveCellCount: Int { storage.withLock { $0.table.entries.count } }
+
     /// The component's structure now: parents, modules, the providers its modules have seen with
     /// their strategies and cached state, and, while recording is on, which provider resolved
     /// which. Transients, which keep nothing in their module, appear only while recording.

@@ -159,6 +159,13 @@ private enum ClosingComponent {
     @TaskLocal static var current: (identity: UInt, provider: String)?
 }
 
+/// A handle's read that its component's shutdown refused, while the handle's closure runs all the
+/// same, without entering the component, so that the first of the component's providers it calls is
+/// refused in turn and named as what the handle reads.
+enum RefusedRead {
+    @TaskLocal static var current: (identity: UInt, handle: String, site: ProviderSite)?
+}
+
 extension Component {
     /// Counts the call whose step is `frame` into the component's gate; stops the program if the gate
     /// refuses it, once shutdown has begun.
@@ -167,13 +174,25 @@ extension Component {
         if let closing = ClosingComponent.current, closing.identity == identity {
             Diagnostics.calledByCloseAction(frame, closing: closing.provider, component: type(of: self))
         }
+        if let read = RefusedRead.current, read.identity == identity {
+            Diagnostics.handleReadAfterShutdown(
+                read.handle, site: read.site, provider: frame.kind == .provider ? frame.name : nil,
+                component: type(of: self))
+        }
         Diagnostics.calledAfterShutdown(provider: frame.name, component: type(of: self), site: frame.site)
+    }
+
+    /// Stops the program: the read of a handle, the step `frame`, which the component's shutdown
+    /// refused, called none of the component's providers (see `RefusedRead`).
+    func refusedRead(_ frame: Frame) -> Never {
+        Diagnostics.handleReadAfterShutdown(
+            frame.name, site: frame.site, provider: nil, component: type(of: self))
     }
 
     /// Counts a call into the component's gate, unless the gate refuses it: once shutdown has begun,
     /// only a call that a task started by a call under way in the component makes goes on, counted,
     /// so that shutdown waits for it.
-    private func admits() -> Bool {
+    func admits() -> Bool {
         if storage.gate.add(2) & 1 == 0 || TaskAgent.stepUnderWay(in: identity, startersOnly: true) != nil {
             return true
         }

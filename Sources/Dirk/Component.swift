@@ -164,7 +164,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         withLock { state in
             // A cell whose instance moves elsewhere once built goes then, under the lock of its
             // build's end: a module's, to the directory; a `scoped` instance of a thread's own
-            // resolution, to that resolution (told by the top bit of its number).
+            // resolution, to that resolution (told by the top bit of its number). It goes too when
+            // its build fails or is dropped: that resolution's number is never asked for again.
             let isCreation = isModuleCreation(key)
             return state.table.withCell(key, moves: isCreation || key.serial >> 63 != 0, body) { instance in
                 if isCreation {

@@ -38,6 +38,23 @@ extension ComponentStorage {
         }
     }
 
+    /// `withEntered(in:for:_:)` for the read of a handle, the step `frame`. A read that the
+    /// component's shutdown refuses runs `read` all the same, without entering the component, so that
+    /// the first of the component's providers it calls is refused in turn and named as what the
+    /// handle reads (see `RefusedRead`).
+    final func withEntered<Result>(
+        reading frame: Frame, in context: ResolutionContext, _ read: (Component) -> Result
+    ) -> Result {
+        if context.entry(of: address) == nil, let component {
+            guard component.admits() else {
+                RefusedRead.$current.withValue((address, frame.name, frame.site)) { _ = read(component) }
+                component.refusedRead(frame)
+            }
+            context.enter(component, storage: self)
+        }
+        return withEntered(in: context, for: frame, read)
+    }
+
     /// The component, admitted through its gate for the call whose step is `frame`.
     @usableFromInline @inline(never)
     final func admitted(for frame: Frame) -> Component {
@@ -161,10 +178,11 @@ extension AnyModule {
             if let instance = context.scopedInstance(cellKey(key), owner: self) { return instance }
             let (id, store) = context.scopes
             let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: id)
+            // Listed whether the build succeeds or fails, so that the store drops the cell either way.
+            defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
             guard let value = try resolve(CellReference(host: storage, key: cell), as: frame) else {
                 return nil
             }
-            if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
             context.keep((key: cellKey(key), value: value, owner: self))
             return value
         default:
@@ -240,7 +258,9 @@ extension AnyModule {
         }
         guard let serial else { return false }
         let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
-        return storage.withMachine(cell) { machine, _ in machine.hasValue } ?? false
+        // The value itself, let go here, after the lock: a `weak` one's reference may be the last.
+        let value = storage.withMachine(cell) { machine, _ in machine.readyValue } ?? nil
+        return value != nil
     }
 
     /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning `type`,

@@ -87,6 +87,34 @@ struct LockDisciplineTests {
         }
         #expect(component.keys.released.count == 100)
     }
+
+    @Test(
+        "a weak instance whose deinit resolves in its component never deinitializes under the component's lock, racing traced and debug-checked calls"
+    )
+    func weakInstanceDeinitializesOutsideTheLock() {
+        let component = KeyComponent()
+        let checks = OffThreadChecks()
+        withWatchdog {
+            // Each thread asks for the instance and lets it go at once, so that the last reference
+            // can be any thread's, at any moment: a plain call's (whose cell debug builds check
+            // after every change), a traced call's (which looks whether the cell holds a value), or
+            // the one a cell's check reads while another thread lets the instance go.
+            onThreads(3) { thread in
+                for _ in 0..<stressRounds(20_000) {
+                    switch thread {
+                    case 0: _ = component.keys.weakResolvingOnRelease()
+                    case 1: _ = component.trace { component.keys.weakResolvingOnRelease() }
+                    default:
+                        let (_, trace) = component.trace { component.keys.plain() }
+                        checks.check(
+                            trace.contains("KeyModule.plain()"), "a trace without its call: \(trace)")
+                    }
+                }
+            }
+        }
+        checks.expectNone()
+        #expect(component.keys.released.count > 0, "no weak instance was released")
+    }
 }
 
 // MARK: Fixtures
@@ -128,6 +156,16 @@ final class KeyModule: Module<KeyComponent>, @unchecked Sendable {
 
     func plain() -> Thing { single { Thing() } }
     func keyed(_ key: ResolvingKey) -> Thing { single(key: key) { Thing(number: key.number) } }
+    /// A `weak` instance whose deinitializer resolves a provider of the same component.
+    func weakResolvingOnRelease() -> Resolving {
+        weak { c in
+            Resolving {
+                _ = c.keys.plain()
+                c.keys.released.increment()
+            }
+        }
+    }
+
     /// An instance whose deinitializer resolves a provider of the same component.
     func resolvingOnRelease() -> Resolving {
         single { c in

@@ -10,7 +10,7 @@ import Testing
 struct ShutdownGateTests {
     #if compiler(>=6.3)  // An exit test that captures a value needs Swift 6.3.
     @Test(
-        "a handle made before shutdown and called after it stops with a message",
+        "a handle made before shutdown and read after it stops with a message that names the provider it reads and where it was made",
         arguments: ShutHandle.allCases)
     func handleAfterShutdownTraps(handle: ShutHandle) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -21,8 +21,16 @@ struct ShutdownGateTests {
         let message = standardError(of: result)
         #expect(
             message.contains(
-                "Dirk: `\(handle.typeName)` was called after its component `DrainComponent` was shut down."),
+                "Dirk: \(handle.article) `\(handle.typeName)` made at DirkTests/ShutdownGateTests.swift:"),
             "\(handle): \(message)")
+        let reads =
+            handle.provider.map { ": reading it calls `\($0)`, which the component no longer serves." } ?? "."
+        #expect(
+            message.contains("was read after its component `DrainComponent` was shut down\(reads)"),
+            "\(handle): \(message)")
+        #expect(message.contains("Read the handle before calling `shutdown()`"), "\(handle): \(message)")
+        let trap = message.split(separator: "\n").first { $0.contains("Fatal error: Dirk:") } ?? ""
+        #expect(trap.hasPrefix("DirkTests/ShutdownGateTests.swift:"), "\(handle): \(trap)")
         #expect(!message.contains("watchdog:"), "\(handle): the call after shutdown did not stop the program")
     }
     #endif
@@ -64,6 +72,11 @@ struct ShutdownGateTests {
         #expect(
             standardError(of: provider).contains(
                 "Dirk: `DrainModule.resource()` was called by the close action of `DrainModule.callsProviderOnClose()` while its component `DrainComponent` was shutting down."
+            ), "\(standardError(of: provider))")
+        // The advice that ends the message; ErrorMessages compiles it as printed.
+        #expect(
+            standardError(of: provider).contains(
+                "give it what its close action needs in the factory, where the component `c` is at hand, as in `single { c in Connection(pool: c.storage.pool()) } close: { await $0.close() }`."
             ), "\(standardError(of: provider))")
     }
     #endif
@@ -264,7 +277,9 @@ struct ShutdownGateTests {
 
 /// The handles made before shutdown and called after it, each in a child process.
 enum ShutHandle: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
-    case provider, asyncProvider, lazy, asyncLazy
+    case provider, asyncProvider, lazy, asyncLazy, mainActorLazy
+    /// A handle whose closure calls none of the component's providers.
+    case lazyOfNoProvider
 
     var testDescription: String { rawValue }
 
@@ -272,8 +287,21 @@ enum ShutHandle: String, CaseIterable, Codable, Sendable, CustomTestStringConver
         switch self {
         case .provider: "Provider<Resource>"
         case .asyncProvider: "AsyncProvider<Resource, Never>"
-        case .lazy: "Lazy<Resource>"
+        case .lazy, .lazyOfNoProvider: "Lazy<Resource>"
         case .asyncLazy: "AsyncLazy<Resource, Never>"
+        case .mainActorLazy: "MainActorLazy<Resource>"
+        }
+    }
+
+    /// The article the message puts before the handle's type.
+    var article: String { self == .asyncProvider || self == .asyncLazy ? "an" : "a" }
+
+    /// The provider the handle reads, which the message names.
+    var provider: String? {
+        switch self {
+        case .provider, .lazy, .mainActorLazy: "DrainModule.resource()"
+        case .asyncProvider, .asyncLazy: "DrainModule.asyncResource()"
+        case .lazyOfNoProvider: nil
         }
     }
 
@@ -297,6 +325,14 @@ enum ShutHandle: String, CaseIterable, Codable, Sendable, CustomTestStringConver
             let handle = app.parts.asyncLazy { await $0.parts.asyncResource() }
             try? await app.shutdown()
             _ = await handle.value
+        case .mainActorLazy:
+            let handle = app.parts.mainActorLazy { $0.parts.resource() }
+            try? await app.shutdown()
+            await MainActor.run { _ = handle.value }
+        case .lazyOfNoProvider:
+            let handle = app.parts.lazy { _ in Resource("made by the handle") }
+            try? await app.shutdown()
+            _ = handle.value
         }
     }
 }

@@ -88,10 +88,22 @@ typealias AsyncResolve<Value, Failure: Error> = @Sendable (Component) async thro
 
 extension HandleSource {
     /// The value, resolved now in the component, which `agent`'s resolution enters; stops the program
-    /// if the component is gone or shut down.
+    /// if the component is gone or shut down. A read that the shutdown refuses runs `resolve` all the
+    /// same, without entering the component, so that the message names the provider it reads (see
+    /// `ComponentStorage.withEntered(reading:in:_:)`).
     func resolve<Value, Failure: Error>(in agent: TaskAgent, frame: Frame) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
-        try await resolve(storage.object.enter(in: agent, for: frame))
+        let storage = storage.object
+        if agent.entry(of: storage.address) == nil, let component = storage.component {
+            guard component.admits() else {
+                await RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) {
+                    _ = try? await resolve(component)
+                }
+                component.refusedRead(frame)
+            }
+            agent.enter(component, storage: storage)
+        }
+        return try await resolve(storage.enter(in: agent, for: frame))
     }
 }
 

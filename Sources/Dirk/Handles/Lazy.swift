@@ -15,8 +15,9 @@
 ///
 /// **Lifetime:** a handle refers to its component without keeping it alive, so an instance that
 /// the component caches may hold one without forming a retain cycle. Reading ``value`` for the
-/// first time after the component was released stops the program with a message that says so;
-/// once resolved, the value stays readable.
+/// first time after the component was released, or after its shutdown began, stops the program
+/// with a message that says so, and names the provider the handle reads when the component is
+/// still there; once resolved, the value stays readable.
 ///
 /// **Thread safety:** threads that read ``value`` while it resolves wait for that one resolution.
 /// Reading it from within its own resolution stops the program. A `Lazy` hands one value to every
@@ -52,7 +53,8 @@ extension Lazy: @unchecked Sendable where Value: Sendable {}
 /// ```
 ///
 /// **Lifetime:** a handle refers to its component without keeping it alive; calling it after the
-/// component was released stops the program with a message that says so.
+/// component was released, or after its shutdown began, stops the program with a message that says
+/// so.
 ///
 /// **Recursion:** calling the handle from within its own resolution (or one that the same module
 /// made at the same place for the same component) stops the program with the path, as a
@@ -107,7 +109,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         if context.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
         let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
-            build: { Erasure.object(of: storage.object.withEntered(in: context, for: frame, resolve)) },
+            build: { Erasure.object(of: storage.object.withEntered(reading: frame, in: context, resolve)) },
             configures: false, configure: { _ in })!
         return Erasure.value(of: value, as: Value.self)
     }
@@ -119,7 +121,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         let context = ResolutionContext.current
         let frame = frame(owner: nil, handle: handle, type: Value.self)
         context.enterUncached { frame }
-        let value = storage.object.withEntered(in: context, for: frame, resolve)
+        let value = storage.object.withEntered(reading: frame, in: context, resolve)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
         return value
     }

@@ -195,10 +195,11 @@ extension AnyModule {
                 // resolution's number.
                 let store = strategy == .asyncScoped ? agent.sharedScopes! : nil
                 let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: store?.id ?? 0)
-                let value = try await CellReference(host: storage, key: cell).resolve(
+                // Listed whether the build succeeds or fails, so that the store drops the cell either
+                // way.
+                defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
+                return try await CellReference(host: storage, key: cell).resolve(
                     in: agent, frame: frame, cancellable: cancellable, build: { try await build(component) })
-                if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) }
-                return value
             }
             // An override that this task sets up, as in the synchronous pipeline.
             if storage.attention.relaxed != 0, let capture = OverrideCapture.currentInTask,

@@ -128,8 +128,9 @@ package final class TaskWaiter: Sendable {
         self.ownerType = ownerType
     }
 
-    /// The ready value, if there is one. A weak value is read as a strong reference: a cell that
-    /// reads it under its lock lets it go after the lock, since it may be the last one.
+    /// The ready value, if there is one. A weak value is read as a strong reference, which may become
+    /// the last one: whoever reads it under the host's lock lets it go only after the lock, since
+    /// its `deinit` may run user code.
     package var readyValue: Value? {
         keepsWeakly ? (ready as! WeakBox?)?.object : ready
     }
@@ -139,7 +140,8 @@ package final class TaskWaiter: Sendable {
         ready = keepsWeakly ? WeakBox(value) : value
     }
 
-    /// Whether the cell holds a value now; reads the value (see `readyValue`).
+    /// Whether the cell holds a value now. It reads the value (see `readyValue`) and lets it go at
+    /// once: never under the host's lock.
     package var hasValue: Bool { readyValue != nil }
 
     // MARK: Claiming
@@ -175,7 +177,8 @@ package final class TaskWaiter: Sendable {
             return .wait(generation: build.generation)
         }
         if let value = readyValue { return .ready(value) }
-        // Empty, or a weak value that is gone.
+        // Empty, or a weak value that is gone, whose box goes now: a building cell holds no value.
+        ready = nil
         serials &+= 1
         build = Build(builder: agent, generation: serials)
         buildFrame = frame
@@ -365,11 +368,12 @@ package final class TaskWaiter: Sendable {
     }
 
     /// Stops the program if the state is inconsistent: a build and a value at once, a build with no
-    /// frame, waiters with duplicate identifiers or out of order, a build configured without an instance or still
-    /// keeping waiters for its configuration, a held instance without an outcome (or the
-    /// reverse), or a strong ready value that is gone.
+    /// frame, waiters with duplicate identifiers or out of order, a build configured without an
+    /// instance or still keeping waiters for its configuration, a held instance without an outcome
+    /// (or the reverse), or a weak value held strongly. It runs under the host's lock, so it reads no
+    /// weak value: that would make a strong reference, which could be the last one.
     package func checkInvariants() {
-        precondition(readyValue == nil || build == nil, "Dirk internal error: a cell both ready and building")
+        precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
         precondition(
             !keepsWeakly || ready == nil || ready is WeakBox,
             "Dirk internal error: a weak cell holds its value strongly")

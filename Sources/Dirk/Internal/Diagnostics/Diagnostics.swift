@@ -3,11 +3,15 @@
 /// Each message starts with `Dirk:`, names the component, module and provider involved in
 /// backticks, and ends with how to fix the problem. The trap reports the user's file and line: the
 /// provider's for cycles and released components, the accessor's or builder call's for the others.
-/// The Errors article lists every message; `DirkReliabilityTests/MisuseTests` checks each one.
+/// The Errors article lists every message; `DirkReliabilityTests/MisuseTests` checks each one. Each
+/// function names the article's entry for each message it prints, in order, on lines
+/// `/// ErrorMessages: "..."` of its doc comment, and `.ci/check-error-catalog` checks that every
+/// message has its entry.
 @usableFromInline package enum Diagnostics {
     // MARK: Cycles
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
+    /// ErrorMessages: "dependency cycle"
     static func cycle(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         """
         Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)`\(keySuffix(frame, keys)) of \
@@ -16,6 +20,8 @@
     }
 
     /// A provider that caches nothing is already on the stack.
+    /// ErrorMessages: "dependency cycle"
+    /// ErrorMessages: "dependency cycle"
     static func recursion(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         if frame.kind == .injection {
             """
@@ -52,6 +58,7 @@
     }
 
     /// Agents each wait for a build another of them runs.
+    /// ErrorMessages: "dependency cycle across threads"
     static func cycleAcrossAgents(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
         """
         Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` and its \
@@ -100,6 +107,7 @@
     }
 
     /// A handle's value was read while the handle, whose step is `frame`, resolved it.
+    /// ErrorMessages: "a Lazy<...> of ..., made at ..., was read while it was resolving its own value"
     static func handleReadWhileResolving(_ frame: Frame) -> Never {
         let (handle, component, site) = (frame.name, frame.componentType, frame.site)
         """
@@ -111,6 +119,7 @@
     }
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
+    /// ErrorMessages: "the key of ... called ... from its hash(into:) or =="
     static func keyReentered(at frame: Frame) -> Never {
         """
         Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` from its \
@@ -122,6 +131,7 @@
     // MARK: Lifetime
 
     /// A provider needed its component after the component was released.
+    /// ErrorMessages: "was called after its component ... was released"
     static func componentReleased(provider: String, component: Any.Type, site: ProviderSite) -> Never {
         """
         Dirk: `\(provider)` was called after its component `\(component)` was released. A module does not \
@@ -135,6 +145,7 @@
     }
 
     /// A component's accessor was used while the component was being deinitialized.
+    /// ErrorMessages: "was used while ... was being deinitialized"
     @usableFromInline @inline(never) static func usedWhileDeinitializing(
         _ member: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -147,6 +158,7 @@
     }
 
     /// A handle was read after its component was released.
+    /// ErrorMessages: "... made at ... was read after its component ... was released"
     static func handleAfterRelease(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
         """
         Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
@@ -162,6 +174,7 @@
 
     /// Two providers share one cell, that of `frame`'s provider, but cache differently: the first with
     /// `first`.
+    /// ErrorMessages: "two providers named ... would share one cache slot"
     static func providerClash(_ frame: Frame, first: ProviderStrategy) -> Never {
         let site = frame.site
         """
@@ -199,6 +212,8 @@
     /// the error of the build it names. Any other error that is not a `Failure` has another type
     /// than the provider throws: only an override's factory (of those at `overrides`), which throws
     /// untyped, can do that.
+    /// ErrorMessages: "got an error of type ..., which it cannot throw"
+    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
     @usableFromInline
     static func rethrown<Failure: Error>(
         _ error: any Error, as _: Failure.Type, step frame: @autoclosure () -> Frame,
@@ -282,6 +297,9 @@
     /// once, before the parents registered after it in a chain; `givenAt` is where the component was
     /// first given a parent. `parentIsComponent` tells whether
     /// `parent` is a component class, which an ancestor can be.
+    /// ErrorMessages: "was asked for an ancestor of type ..., a class that is not a component"
+    /// ErrorMessages: "has no ancestor that conforms to"
+    /// ErrorMessages: "has no parent of type"
     static func missingParent(
         _ parent: Any.Type, parentIsComponent: Bool, component: Any.Type, registered: [Any.Type],
         givenAt: (file: StaticString, line: UInt)? = nil, overriding: String? = nil,
@@ -323,6 +341,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "cannot become a parent of"
     static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never
     {
         """
@@ -332,6 +351,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "already has a parent registered as"
     static func duplicateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt)
         -> Never
     {
@@ -342,6 +362,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "gained the parent ... after a parent lookup had searched its parents"
     static func lateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
         """
         Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched its parents \
@@ -353,6 +374,7 @@
 
     // MARK: Modules
 
+    /// ErrorMessages: "registered a module for ... after ... was already in use"
     static func lateModule(
         _ module: Any.Type, registered: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -368,6 +390,7 @@
 
     /// `component` was to create `module`, a module of `owner`, by a path that skipped the
     /// accessor's compile-time check.
+    /// ErrorMessages: "was asked for the module ..., a module of ..."
     static func moduleOfAnotherComponent(
         _ module: Any.Type, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -381,6 +404,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "was given a ... to register as ..., which it is not"
     static func registeredAsAnotherType(
         _ registered: Any.Type, as type: Any.Type, kind: String, component: Any.Type, file: StaticString,
         line: UInt
@@ -394,6 +418,7 @@
     }
 
     /// A component was given a module of its type made for another component.
+    /// ErrorMessages: "was given the module ..., which was created for another component"
     static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
         -> Never
     {
@@ -403,6 +428,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "was asked for its module ..., a MainActorModule, on a thread other than the main thread"
     static func mainActorModuleOffMainThread(
         _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -415,6 +441,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "was given the module ..., a MainActorModule, on a thread other than the main thread"
     static func mainActorModuleRegisteredOffMainThread(
         _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -428,6 +455,7 @@
     // MARK: Reset and shutdown
 
     /// `reset()` or `shutdown()`, `call`, was called inside one of the component's own resolutions.
+    /// ErrorMessages: "reset() was called while ... was being resolved", "shutdown() was called while ... was being resolved"
     static func calledDuringResolution(
         _ call: String, component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
@@ -444,6 +472,7 @@
     }
 
     /// A provider was called, outside any build under way, after its component began to shut down.
+    /// ErrorMessages: "was called after its component ... was shut down"
     static func calledAfterShutdown(provider: String, component: Any.Type, site: ProviderSite) -> Never {
         """
         Dirk: `\(provider)` was called after its component `\(component)` was shut down. `shutdown()` closes \
@@ -453,18 +482,35 @@
         """.stop(file: site.file, line: site.line)
     }
 
+    /// A handle, `handle` made at `site`, was read after its component began to shut down; reading
+    /// it calls `provider`, if its closure called one of the component's providers before it returned.
+    /// ErrorMessages: "... made at ... was read after its component ... was shut down"
+    static func handleReadAfterShutdown(
+        _ handle: String, site: ProviderSite, provider: String?, component: Any.Type
+    ) -> Never {
+        let reads = provider.map { ": reading it calls `\($0)`, which the component no longer serves" } ?? ""
+        """
+        Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
+        `\(component)` was shut down\(reads). `shutdown()` closes what the component built, so the component \
+        serves nothing more. Read the handle before calling `shutdown()`, in the work that the shutdown \
+        waits for (a `Lazy` read once keeps its value), or make a new component for new work.
+        """.stop(file: site.file, line: site.line)
+    }
+
     /// The close action of `closing`, run as `component` shuts down, called the provider of `frame`.
+    /// ErrorMessages: "was called by the close action of ... while its component ... was shutting down"
     static func calledByCloseAction(_ frame: Frame, closing: String, component: Any.Type) -> Never {
         """
         Dirk: `\(frame.name)` was called by the close action of `\(closing)` while its component \
         `\(component)` was shutting down. A close action runs after every call into the component has ended, \
-        and the component builds nothing more. Close the instance with what it holds: capture what the close \
-        action needs when the provider builds, as in \
-        `single { ... } close: { [pool = c.storage.pool()] in try await $0.close(using: pool) }`.
+        and the component builds nothing more. Close the instance with what it holds: give it what its close \
+        action needs in the factory, where the component `c` is at hand, as in \
+        `single { c in Connection(pool: c.storage.pool()) } close: { await $0.close() }`.
         """.stop(file: frame.site.file, line: frame.site.line)
     }
 
     /// A close action of `component` called its `shutdown()`.
+    /// ErrorMessages: "shutdown() was called by the close action of ..."
     static func shutdownInCloseAction(
         component: Any.Type, provider: String, file: StaticString, line: UInt
     ) -> Never {
@@ -476,6 +522,7 @@
     }
 
     /// The message for a component released, without `shutdown()`, with instances to close.
+    /// ErrorMessages: "was released without shutdown() while it held instances with close actions"
     static func releasedWithoutShutdown(component: Any.Type, providers: [String]) -> String {
         let names = providers.map { "`\($0)`" }.joined(separator: ", ")
         return """
@@ -488,6 +535,7 @@
 
     // MARK: Contributions
 
+    /// ErrorMessages: "contributed ... under the key ..., which ... already uses"
     static func duplicateContribution(
         key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -502,6 +550,7 @@
     /// A collection being listed holds two contributions under one key: `first`, an ancestor's or
     /// the component's own, and `second`, made by a component that could not see `first` when it
     /// contributed (a parent registered after its child contributed).
+    /// ErrorMessages: "the collection of ... holds two contributions under the key ..."
     static func duplicateContributionListed(
         key: String, element: Any.Type, first: Any.Type, second: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -516,6 +565,7 @@
     }
 
     /// A contribution was resolved after the component that contributed it was released.
+    /// ErrorMessages: "the contribution ... was resolved after its component ... was released"
     static func contributionAfterRelease(
         key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -531,6 +581,7 @@
 
     // MARK: Overrides
 
+    /// ErrorMessages: "overrode ... after that provider was already used"
     static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never
     {
         """
@@ -542,6 +593,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "the closure given to ... overriding(_:with:) called no provider"
     static func overrideCalledNoProvider(component: Any.Type, isAsync: Bool, file: StaticString, line: UInt)
         -> Never
     {
@@ -554,6 +606,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "the closure given to ... overriding(_:with:) called ... and then ..."
     static func overrideCalledSeveralProviders(
         _ first: String, _ second: String, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -564,6 +617,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "the async ... overriding(_:with:) called ..., whose strategy is synchronous"
     static func asyncOverrideOfSynchronousProvider(
         _ provider: String, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -577,6 +631,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "overriding(_:with:) called ..., which belongs to ..., one of its ancestors"
     static func overrideOfAnotherComponent(
         _ provider: String, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
@@ -588,6 +643,7 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "cannot override ...: its ... builds ..., which becomes the ... that the provider returns"
     static func overrideOfAnotherType(
         _ provider: String, strategy: ProviderStrategy, builds: Any.Type, returns: Any.Type,
         component: Any.Type, file: StaticString, line: UInt
