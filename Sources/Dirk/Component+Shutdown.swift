@@ -47,6 +47,10 @@ extension Component {
                 component: type(of: self), provider: closing.provider, file: file, line: line)
         }
         checkNoStepUnderWay("shutdown()", file: file, line: line)
+        if let frame = TaskAgent.stepOfResolution(thatEntered: identity) {
+            Diagnostics.shutdownAwaitedByResolution(
+                component: type(of: self), frame: frame, file: file, line: line)
+        }
         let shutdown = storage.withLock { state in
             if let shutdown = state.extras?.shutdown { return shutdown.task }
             // Cached reads take the pipeline from now on, where the gate refuses them.
@@ -168,7 +172,7 @@ extension Component {
     /// only a call that a task started by a call under way in the component makes goes on, counted,
     /// so that shutdown waits for it.
     private func admits() -> Bool {
-        if storage.gate.add(2) & 1 == 0 || TaskAgent.stepUnderWay(in: identity, startersOnly: true) != nil {
+        if storage.gate.add(2) & 1 == 0 || TaskAgent.stepOfResolution(thatEntered: identity) != nil {
             return true
         }
         storage.leaveGate()

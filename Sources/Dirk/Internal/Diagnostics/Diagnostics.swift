@@ -444,6 +444,20 @@
         """.stop(file: file, line: line)
     }
 
+    /// `component`'s `shutdown()` was called in a resolution that has entered the component, in the
+    /// step `frame` of another component.
+    static func shutdownAwaitedByResolution(
+        component: Any.Type, frame: Frame, file: StaticString, line: UInt
+    ) -> Never {
+        """
+        Dirk: `\(component).shutdown()` was called in `\(frame.name)` of `\(frame.componentType)`, whose \
+        resolution has entered `\(component)`: it called a provider of `\(component)`, directly or through \
+        other components or tasks, and counts as a call in `\(component)` until it ends. Shutdown waits \
+        for every call in the component to end, so it would wait for itself. Call `shutdown()` outside \
+        providers, where the application or scope ends, once the work that uses `\(component)` is done.
+        """.stop(file: file, line: line)
+    }
+
     /// A provider was called, outside any build under way, after its component began to shut down.
     static func calledAfterShutdown(provider: String, component: Any.Type, site: ProviderSite) -> Never {
         """
