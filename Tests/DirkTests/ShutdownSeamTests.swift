@@ -57,7 +57,7 @@ struct ShutdownSeamTests {
         let message = standardError(of: result)
         #expect(
             message.contains(
-                "Dirk: `SeamApp.shutdown()` was called in `SeamRequestModule.shutsDownApp(_:)` of `SeamRequest`, whose resolution has entered `SeamApp`"
+                "Dirk: `SeamApp.shutdown()` was called in `SeamRequestModule.shutsDownApp(_:)` of `SeamRequest`, whose resolution has entered `SeamApp`: it called a provider of `SeamApp`, directly or through other components or tasks, and counts as a call in `SeamApp` until it ends. Shutdown waits for every call in the component to end, so it would wait for itself. Call `shutdown()` outside providers, where the application or scope ends, once the work that uses `SeamApp` is done."
             ), "\(shape): \(message)")
         #expect(!message.contains("watchdog:"), "\(shape): the shutdown hung instead of stopping the program")
     }
