@@ -46,7 +46,8 @@
 ///
 /// A resolution begins when a thread calls a provider while inside none, and ends when that
 /// outermost call returns. Until then it keeps every component it entered alive and counted in the
-/// component's gate, so that deeper calls into the same component neither count nor retain again.
+/// component's gate, so that deeper calls into the same component neither count nor retain again;
+/// when it runs a part of an async resolution, it then hands them to that one (`TaskAgent.adopt`).
 @usableFromInline package final class ResolutionContext: LockedWaitAgent, @unchecked Sendable {
     // Everything below belongs to the context's own thread, which alone reads and writes it, but
     // for `stack`, which another agent reads to describe a cycle only while this thread is blocked

@@ -10,7 +10,9 @@
 ///
 /// A task keeps its agent until its outermost provider call returns, even when the resolution whose
 /// scope it shares ends first (an unstructured `Task { }` that outlives the provider that started
-/// it): it then opens a scope of its own for the rest of that call.
+/// it): it then opens a scope of its own for the rest of that call. When that call returns, the agent
+/// hands the components it entered to the agent whose step started its task, while that one's call
+/// is under way, so that the resolution counts them in their gates until it ends.
 ///
 /// Each step binds a task-local marker, so that a task started inside the step (`async let`, a task
 /// group, `Task { }`) knows which step of which agent started it, and whether that step still runs.
