@@ -17,10 +17,13 @@ extension Component {
     /// Every provider call, handle and injection that may build in the component passes through the
     /// component's gate, and `shutdown()` closes it. In order, it:
     /// 1. refuses every call that begins from now on: such a call stops the program with a message
-    ///    that says the component was shut down. A call made by a call already under way in the
-    ///    component, on the same thread or in a task that such a call started and still awaits,
-    ///    goes on;
-    /// 2. waits, without blocking a thread, until no call is left in the gate;
+    ///    that says the component was shut down. A call of a resolution that has entered the
+    ///    component goes on, sync or async: a resolution is an outermost provider call with every
+    ///    call it makes, on its thread, through other components and handles, and in the tasks
+    ///    that its async factories start, while the step that started them runs; a call that
+    ///    returned an instance the component had built already entered nothing;
+    /// 2. waits, without blocking a thread, until no call is left in the gate: until every
+    ///    resolution that entered the component has ended;
     /// 3. runs each close action once, in the reverse order of the builds: an instance closes before
     ///    the instances it was built from (repositories before the pool they use);
     /// 4. throws ``ShutdownError`` with every error the close actions threw, after running them all.
@@ -32,9 +35,13 @@ extension Component {
     /// ``reset(file:line:)`` does not close what it drops, since it cannot wait: a dropped instance
     /// stays open until `shutdown()` closes it. A `fresh` copy is its caller's to close.
     ///
-    /// Calling it from inside a provider, `configure:` closure or close action of this component
-    /// stops the program, as it would wait for itself. A component released with instances to close
-    /// and without `shutdown()` says so on standard error, once, in debug builds.
+    /// Calling it from inside a provider, `configure:` closure or close action of this component, or
+    /// in a resolution that has entered this component through another, stops the program, as it
+    /// would wait for itself; so does calling it in a task that such a resolution started, while
+    /// the step that started it runs. A `Task.detached` inherits nothing from the resolution, so
+    /// Dirk cannot tell that it belongs to it: a resolution that awaits one that calls `shutdown()`
+    /// waits forever. A component released with instances to close and without `shutdown()` says so
+    /// on standard error, once, in debug builds.
     /// ``withShutdown(_:isolation:file:line:)`` shuts a component down when the code that uses it ends.
     ///
     /// - Parameters:
@@ -47,6 +54,10 @@ extension Component {
                 component: type(of: self), provider: closing.provider, file: file, line: line)
         }
         checkNoStepUnderWay("shutdown()", file: file, line: line)
+        if let frame = TaskAgent.stepOfResolution(thatEntered: identity) {
+            Diagnostics.shutdownAwaitedByResolution(
+                component: type(of: self), frame: frame, file: file, line: line)
+        }
         let shutdown = storage.withLock { state in
             if let shutdown = state.extras?.shutdown { return shutdown.task }
             // Cached reads take the pipeline from now on, where the gate refuses them.
@@ -190,10 +201,10 @@ extension Component {
     }
 
     /// Counts a call into the component's gate, unless the gate refuses it: once shutdown has begun,
-    /// only a call that a task started by a call under way in the component makes goes on, counted,
-    /// so that shutdown waits for it.
+    /// only a call of an async resolution that has entered the component goes on, counted, so that
+    /// shutdown waits for it.
     func admits() -> Bool {
-        if storage.gate.add(2) & 1 == 0 || TaskAgent.stepUnderWay(in: identity, startersOnly: true) != nil {
+        if storage.gate.add(2) & 1 == 0 || TaskAgent.stepOfResolution(thatEntered: identity) != nil {
             return true
         }
         storage.leaveGate()

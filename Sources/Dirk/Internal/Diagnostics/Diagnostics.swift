@@ -471,6 +471,21 @@
         """.stop(file: file, line: line)
     }
 
+    /// `component`'s `shutdown()` was called in a resolution that has entered the component, in the
+    /// step `frame` of another component.
+    /// ErrorMessages: "shutdown() was called in ... of ..., whose resolution has entered ..."
+    static func shutdownAwaitedByResolution(
+        component: Any.Type, frame: Frame, file: StaticString, line: UInt
+    ) -> Never {
+        """
+        Dirk: `\(component).shutdown()` was called in `\(frame.name)` of `\(frame.componentType)`, whose \
+        resolution has entered `\(component)`: it called a provider of `\(component)`, directly or through \
+        other components or tasks, and counts as a call in `\(component)` until it ends. Shutdown waits \
+        for every call in the component to end, so it would wait for itself. Call `shutdown()` outside \
+        providers, where the application or scope ends, once the work that uses `\(component)` is done.
+        """.stop(file: file, line: line)
+    }
+
     /// A provider was called, outside any build under way, after its component began to shut down.
     /// ErrorMessages: "was called after its component ... was shut down"
     static func calledAfterShutdown(provider: String, component: Any.Type, site: ProviderSite) -> Never {
@@ -643,6 +658,9 @@
         """.stop(file: file, line: line)
     }
 
+    /// A closure that is not `@Sendable`, for a strategy that builds one, has its own wording in the
+    /// same entry.
+    /// ErrorMessages: "cannot override ...: its ... builds ..., which becomes the ... that the provider returns"
     /// ErrorMessages: "cannot override ...: its ... builds ..., which becomes the ... that the provider returns"
     static func overrideOfAnotherType(
         _ provider: String, strategy: ProviderStrategy, builds: Any.Type, returns: Any.Type,

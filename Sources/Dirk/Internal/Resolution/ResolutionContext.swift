@@ -23,6 +23,9 @@
     /// The component's storage, which `object` keeps alive.
     @usableFromInline package unowned(unsafe) let storage: any EnteredComponent
 
+    /// The component's identity: its address.
+    var identity: UInt { UInt(bitPattern: object.toOpaque()) }
+
     /// Takes over a strong reference to `component`, of which `storage` is the storage.
     @inlinable init(_ component: AnyObject, storage: any EnteredComponent) {
         object = Unmanaged.passRetained(component)
@@ -43,7 +46,8 @@
 ///
 /// A resolution begins when a thread calls a provider while inside none, and ends when that
 /// outermost call returns. Until then it keeps every component it entered alive and counted in the
-/// component's gate, so that deeper calls into the same component neither count nor retain again.
+/// component's gate, so that deeper calls into the same component neither count nor retain again;
+/// when it runs a part of an async resolution, it then hands them to that one (`TaskAgent.adopt`).
 @usableFromInline package final class ResolutionContext: LockedWaitAgent, @unchecked Sendable {
     // Everything below belongs to the context's own thread, which alone reads and writes it, but
     // for `stack`, which another agent reads to describe a cycle only while this thread is blocked
@@ -299,7 +303,7 @@
         if let index = scoped.indices.first(where: { scoped[$0].key == key }) { return scoped[index].value }
         if !hasChosenScopes {
             hasChosenScopes = true
-            sharedScopes = TaskAgent.scopesOfCurrentTask.flatMap { $0.hasEnded ? nil : $0 }
+            sharedScopes = TaskAgent.ofCurrentTask?.sharedScopes.flatMap { $0.hasEnded ? nil : $0 }
         }
         return nil
     }
@@ -411,8 +415,11 @@
             while ended.popLast() != nil {}
         }
         if work & EndWork.components != 0 {
-            // One at a time, each after its gate: a component's release may run user code that
-            // resolves again on this thread, whose resolution takes the rest.
+            // A resolution that runs a part of an async one gives it its components, which it counts
+            // in their gates until it ends. The rest, one at a time, each after its gate: a
+            // component's release may run user code that resolves again on this thread, whose
+            // resolution takes the rest.
+            if let agent = TaskAgent.ofCurrentTask { entered = agent.adopt(entered) }
             while let entry = entered.popLast() { entry.leave() }
         }
         return failure

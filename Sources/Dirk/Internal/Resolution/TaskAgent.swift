@@ -10,7 +10,9 @@
 ///
 /// A task keeps its agent until its outermost provider call returns, even when the resolution whose
 /// scope it shares ends first (an unstructured `Task { }` that outlives the provider that started
-/// it): it then opens a scope of its own for the rest of that call.
+/// it): it then opens a scope of its own for the rest of that call. When that call returns, the agent
+/// hands the components it entered to the agent whose step started its task, while that one's call
+/// is under way, so that the resolution counts them in their gates until it ends.
 ///
 /// Each step binds a task-local marker, so that a task started inside the step (`async let`, a task
 /// group, `Task { }`) knows which step of which agent started it, and whether that step still runs.
@@ -81,11 +83,12 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     /// Whether the agent's outermost call is under way.
     private var isUnderWay: Bool { state.withLock { $0.isUnderWay } }
 
-    /// The scope that a synchronous resolution of the current task shares, if any. Outside any task
-    /// there is none, and the task-local value is not read. (Speed only.)
-    static var scopesOfCurrentTask: ScopeStore? {
+    /// The agent of the async resolution that the current task runs a part of, if any: the task's own,
+    /// or the one it inherited. Outside any task there is none, and the task-local value is not read.
+    /// (Speed only.)
+    static var ofCurrentTask: TaskAgent? {
         guard CurrentTask.isRunning else { return nil }
-        return current?.sharedScopes
+        return current
     }
 
     /// The scope that the agent's task, and the tasks that inherit the agent, share: while the
@@ -103,16 +106,35 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         }
     }
 
+    /// The async step that runs the caller or started its task, then the steps that started that
+    /// step's task, and so on, nearest first.
+    private static var enclosingSteps: [StarterStep] {
+        enclosingStep.map { [StarterStep(agent: $0.agent, serial: $0.serial)] + $0.agent.starters } ?? []
+    }
+
     /// The outermost step in the component whose identity is `component` among the async steps that
     /// run the caller or started its task, and the steps that started those steps' tasks, as long as
     /// they run.
-    /// With `startersOnly`, the current task's own steps count only once its call has entered the
-    /// component: a handle steps in before it enters, and that step is no call under way.
-    static func stepUnderWay(in component: UInt, startersOnly: Bool = false) -> Frame? {
-        guard let step = enclosingStep else { return nil }
-        let own = startersOnly && step.agent === current && step.agent.entry(of: component) == nil
-        let all = (own ? [] : [StarterStep(agent: step.agent, serial: step.serial)]) + step.agent.starters
-        return all.lazy.compactMap { $0.agent?.outermostStep(in: component, enclosing: $0.serial) }.first
+    static func stepUnderWay(in component: UInt) -> Frame? {
+        enclosingSteps.lazy.compactMap { $0.agent?.outermostStep(in: component, enclosing: $0.serial) }.first
+    }
+
+    /// The nearest of the async steps that run the caller or started its task whose resolution has
+    /// entered the component whose identity is `component`, and so counts in its gate, as long as
+    /// it runs: the caller runs a part of that resolution. A part of a resolution gives it the
+    /// components it entered when it ends (`adopt(_:)`): a synchronous resolution in one of its
+    /// tasks, and a task that one of its steps started.
+    static func stepOfResolution(thatEntered component: UInt) -> Frame? {
+        enclosingSteps.lazy.compactMap { $0.agent?.step($0.serial, ifEntered: component) }.first
+    }
+
+    /// The step whose serial is `serial`, if it still runs and the agent's call has entered
+    /// `component`.
+    private func step(_ serial: UInt64, ifEntered component: UInt) -> Frame? {
+        state.withLock { state in
+            guard state.entered.contains(where: { $0.identity == component }) else { return nil }
+            return state.serials.lastIndex(of: serial).map { state.stack[$0] }
+        }
     }
 
     /// The outermost step in `component` among the step whose serial is `serial` and the steps under
@@ -139,7 +161,9 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
         return try await $current.withTypedValue(agent) { () async throws(Failure) in try await body(agent) }
     }
 
-    /// Ends the agent's outermost call: its scope, if it owns it, and its components.
+    /// Ends the agent's outermost call: its scope, if it owns it, and its components, which go to the
+    /// agent whose step started its task, if that one's call is still under way: the resolution counts
+    /// them in their gates until it ends.
     private func end() {
         let (owned, entered) = state.withLock { state in
             state.isUnderWay = false
@@ -147,14 +171,26 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
             return (state.ownsScopes ? state.scopes : nil, state.entered)
         }
         owned?.end()
-        for entry in entered { entry.leave() }
+        for entry in starters.first?.agent?.adopt(entered) ?? entered { entry.leave() }
     }
 
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the agent's call entered it.
     func entry(of identity: UInt) -> Unmanaged<AnyObject>? {
-        state.withLock { $0.entered.first { UInt(bitPattern: $0.object.toOpaque()) == identity }?.object }
+        state.withLock { $0.entered.first { $0.identity == identity }?.object }
+    }
+
+    /// Takes over `entries`, the components that a part of the agent's resolution entered, to count
+    /// them in their gates until its call ends; returns the entries to leave: those of components it
+    /// entered already, and all of them once its call has ended.
+    func adopt(_ entries: [Entered]) -> [Entered] {
+        state.withLock { state in
+            guard state.isUnderWay else { return entries }
+            let known = Set(state.entered.map(\.identity))
+            state.entered += entries.filter { !known.contains($0.identity) }
+            return entries.filter { known.contains($0.identity) }
+        }
     }
 
     /// Records that the agent's call entered `component` (see `ResolutionContext.enter`).
