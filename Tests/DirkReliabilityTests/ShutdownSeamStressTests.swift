@@ -7,9 +7,9 @@ struct ShutdownSeamStressTests {
     /// How many trials the stress test makes, each on a fresh parent: at least 1,000 in release
     /// builds; fewer in debug builds, several times slower, and under ThreadSanitizer.
     #if DEBUG
-        static let trials = stressRounds(300)
+    static let trials = stressRounds(300)
     #else
-        static let trials = stressRounds(1_000)
+    static let trials = stressRounds(1_000)
     #endif
 
     /// How many child components each trial runs a request in.
