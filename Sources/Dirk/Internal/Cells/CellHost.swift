@@ -193,17 +193,13 @@ package struct CellReference {
     }
 
     /// `CellHost.withMachine` for this table: `body` runs on the cell in place. A cell that `moves`
-    /// its value elsewhere once built goes then, and the value is passed to `moved`.
+    /// its value elsewhere once built goes then.
     package mutating func withCell(
-        _ key: CellKey, moves: Bool = false, _ body: (inout OnceStateMachine, inout UInt64) -> Void,
-        moved: (AnyObject) -> Void = { _ in }
+        _ key: CellKey, moves: Bool = false, _ body: (inout OnceStateMachine, inout UInt64) -> Void
     ) -> Bool {
         guard let place = place(of: key) else { return false }
         body(&cells[place].machine, &serials)
-        if moves, let value = cells[place].machine.ready {
-            moved(value)
-            _ = remove(at: place)
-        }
+        if moves, cells[place].machine.ready != nil { _ = remove(at: place) }
         return true
     }
 
