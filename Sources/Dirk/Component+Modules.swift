@@ -44,9 +44,10 @@ extension ModuleOwner where Self: Component {
     /// }
     /// ```
     ///
-    /// When many threads ask for a module first at once, one creates it and the others wait for
-    /// that one. A module whose initializer needs itself, through other modules, stops the program
-    /// with the path.
+    /// When many threads ask for a module first at once, each may create one: they all get the first
+    /// one published, and the others are released, with what their initializers cached, and their
+    /// close actions never run. A module whose initializer needs itself, through other modules, stops
+    /// the program with the path.
     ///
     /// **Complexity:** a lookup in the component's directory, without a lock, once the module exists.
     ///
@@ -56,7 +57,7 @@ extension ModuleOwner where Self: Component {
     /// - Returns: The module; the same instance on every call.
     @inlinable @inline(__always)
     public func module<M: Module<Self>>(file: StaticString = #fileID, line: UInt = #line) -> M {
-        if !ObjectLifetime.isDeinitializing(self), let module = storage.directory.member(.module, M.self) {
+        if let module = storage.directory.member(.module, M.self), !ObjectLifetime.isDeinitializing(self) {
             return Erasure.module(module.object, as: M.self)
         }
         return Erasure.module(uncachedModule(of: M.self, file: file, line: line), as: M.self)
@@ -138,11 +139,9 @@ extension Component {
                 line: line)
         }
         let replaced = storage.withLock { state in
-            types.compactMap { type -> AnyModule? in
-                if storage.directory.member(.module, type) != nil
-                    || state.table.strategy(at: .moduleCreation(of: type, owner: ObjectIdentifier(storage)))
-                        != nil
-                {
+            storage.flags.set(ComponentStorage.hasRegisteredModules)
+            return types.compactMap { type -> AnyModule? in
+                if storage.directory.member(.module, type) != nil {
                     Diagnostics.lateModule(
                         type, registered: Swift.type(of: module), component: Swift.type(of: self), file: file,
                         line: line)
@@ -158,42 +157,63 @@ extension Component {
 
     /// `module()` when the directory holds no module of `type` yet, or when the component's release
     /// has begun (which stops the program): publishes the registered module of `type`, or creates the
-    /// default one, exactly once, in the directory, and returns it: an instance of `type`.
+    /// default one, in the directory, and returns the module published: an instance of `type`.
     ///
-    /// The module is created in a build-once cell of the component's, as any instance is, so that
-    /// the threads that ask meanwhile wait for it, and a module whose initializer needs itself stops
-    /// the program with the path. Not generic, so that it is compiled once.
+    /// The module is created with no lock held, in a step of the thread's resolution, so that a
+    /// module whose initializer needs itself stops the program with the path. Threads that create
+    /// the same module at once each create one; the first published is everyone's, and the others
+    /// are dropped, with their close actions, and released after the lock (their deinitializers take
+    /// it). Not generic, so that it is compiled once.
     @usableFromInline func uncachedModule(of type: AnyModule.Type, file: StaticString, line: UInt)
         -> AnyModule
     {
         checkNotDeinitializing(type, file: file, line: line)
+        // A registration that this thread has not seen yet is found when the module is published.
+        if storage.flags.relaxed & ComponentStorage.hasRegisteredModules != 0,
+            let module = storage.withLock({ storage.publishedModule(type, in: &$0) })
+        {
+            return module
+        }
         let frame = Frame(
             .moduleCreation, owner: identity, component: identity,
             site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
-            subject: type,
-            componentType: Swift.type(of: self))
-        let cell = CellReference(
-            host: storage, key: .moduleCreation(of: type, owner: ObjectIdentifier(storage)))
-        return ResolutionContext.withCurrent { context in
-            // A main-actor module's `makeDefault` checks the thread. The cell publishes the module
-            // in the directory as soon as it is made, even while a `configure:` closure runs.
-            let module = cell.resolveUnlessRetired(
-                in: context, frame: frame, build: { type.makeDefault(for: self, file: file, line: line) },
-                configures: false, configure: { _ in }, holdsBuild: false)
-            return module as! AnyModule
+            subject: type, componentType: Swift.type(of: self))
+        let made = ResolutionContext.withCurrent { context in
+            if context.enclosing(frame) != nil {
+                Diagnostics.cycle(
+                    path: context.steps(from: frame) + [frame], at: frame, keys: ResolutionContext.stepKeys)
+            }
+            context.enter(frame)
+            // A main-actor module's `makeDefault` checks the thread.
+            let made = type.makeDefault(for: self, file: file, line: line)
+            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+            return made
         }
+        let (module, dropped) = storage.withLock { state -> (AnyModule, [Any]) in
+            guard let published = storage.publishedModule(type, in: &state) else {
+                storage.directory.add(made, .module, type, retired: &state.retired)
+                return (made, [])
+            }
+            let id = ObjectIdentifier(made)
+            guard let actions = state.extras?.closeActions, actions.contains(where: { $0.module == id })
+            else {
+                return (published, [made])
+            }
+            state.extras!.closeActions = actions.filter { $0.module != id }
+            return (published, [made, actions])
+        }
+        withExtendedLifetime(dropped) {}
+        return module
     }
 }
 
 extension ComponentStorage {
-    /// Whether `key` is the key of a module this component creates.
-    func isModuleCreation(_ key: CellKey) -> Bool { key.owner == ObjectIdentifier(self) }
-
-    /// The module that the directory holds under the type of the creation cell `key`, or the one
-    /// registered for it, which is published now.
-    func publishedModule(_ key: CellKey, in state: inout ComponentState) -> AnyObject? {
-        let type = key.provider.returnType
-        if let published = directory.member(.module, type) { return published.object }
+    /// The module that the directory holds under `type`, or the one registered for it, which is
+    /// published now.
+    func publishedModule(_ type: AnyModule.Type, in state: inout ComponentState) -> AnyModule? {
+        if let published = directory.member(.module, type) {
+            return Erasure.module(published.object, as: AnyModule.self)
+        }
         guard state.extras?.registeredModules.isEmpty == false,
             let registered = state.extras!.registeredModules.removeValue(forKey: ObjectIdentifier(type))
         else { return nil }
@@ -203,14 +223,6 @@ extension ComponentStorage {
 }
 
 extension Component {
-    /// How many callers wait for the module of `type` that this component's first use of it is
-    /// creating: none when none does, or when the module is not being created. A test hook.
-    package func callersWaiting(forModule type: AnyModule.Type) -> Int {
-        storage.withMachine(.moduleCreation(of: type, owner: ObjectIdentifier(storage))) { machine, _ in
-            machine.waiterCount
-        } ?? 0
-    }
-
     /// `module()` of a module type that the compiler has not checked, which may belong to another
     /// component: a test hook for the check that guards module creation.
     package func uncheckedModule(_ type: AnyModule.Type, file: StaticString = #fileID, line: UInt = #line)

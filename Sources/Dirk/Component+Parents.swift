@@ -25,7 +25,7 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable @inline(__always)
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if !ObjectLifetime.isDeinitializing(self), let parent = storage.directory.member(.parent, P.self) {
+        if let parent = storage.directory.member(.parent, P.self), !ObjectLifetime.isDeinitializing(self) {
             return Erasure.component(parent.object, as: P.self)
         }
         return unregisteredParent(file: file, line: line)
@@ -165,8 +165,13 @@ extension Component {
         // marks the other before it appends, and reads its own mark after appending, under its own
         // lock (the marks are atomic read-modify-writes); a walk reads each component's parents under
         // that component's lock. So of two registrations that would close a cycle together, at least
-        // one sees the other.
-        parent.storage.flags.set(ComponentStorage.hasChildren)
+        // one sees the other. A mark is never cleared, and every change of the word is a
+        // read-modify-write: a mark found set by an acquiring load, which synchronizes with every
+        // change before it, is as good as one set now, and the parent's word, which every child of a
+        // server's component shares, is not written again.
+        if parent.storage.flags.acquired & ComponentStorage.hasChildren == 0 {
+            parent.storage.flags.set(ComponentStorage.hasChildren)
+        }
         let (recorders, isParent) = storage.withLock { state in
             state.parentsGivenAt = state.parentsGivenAt ?? (file, line)
             if state.hasSearchedParents {

@@ -264,14 +264,14 @@ extension AnyModule {
     ) {
         let provider = providerFrame(.single, site: site, returning: type).name
         storage.withLock {
-            $0.withExtras { $0.closeActions.append((provider, close)) }
+            $0.withExtras { $0.closeActions.append((provider, close, ObjectIdentifier(self))) }
         }
     }
 }
 
-/// How one instance built with a close action is closed: `close`, and `provider`, the provider that
-/// built it, as messages name it.
-typealias CloseAction = (provider: String, close: @Sendable () async throws -> Void)
+/// How one instance built with a close action is closed: `close`; `provider`, the provider that
+/// built it, as messages name it; and the module whose provider that is.
+typealias CloseAction = (provider: String, close: @Sendable () async throws -> Void, module: ObjectIdentifier)
 
 /// The errors that close actions threw during ``Component/shutdown(file:line:)``, which ran every
 /// close action nevertheless.

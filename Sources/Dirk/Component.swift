@@ -101,7 +101,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     @inlinable static var attentionWord: Int { 1 }
     /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
     @inlinable static var gateWord: Int { 2 }
-    /// Flags: `hasChildren`, `hasOverrides`, `isReleased`.
+    /// Flags: `hasChildren`, `hasOverrides`, `isReleased`, `hasRegisteredModules`.
     @inlinable static var flagsWord: Int { 3 }
     @inlinable static var directoryWord: Int { 4 }
 
@@ -131,6 +131,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     static let hasChildren: UInt = 1
     @usableFromInline static let hasOverrides: UInt = 2
     static let isReleased: UInt = 4
+    static let hasRegisteredModules: UInt = 8
 
     /// The object the `single` at `key` (sync or async, as `strategy` tells) has cached, read under
     /// the lock; nil when it has none yet or someone watches the component, and the call must take
@@ -145,7 +146,6 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim {
         withLock { state in
-            if isModuleCreation(key), let module = publishedModule(key, in: &state) { return .ready(module) }
             if key.serial != 0, frame.strategy == .scoped || frame.strategy == .asyncScoped {
                 // A resolution's instance: the provider's own cell records its strategy, for clashes
                 // and insight, and keeps nothing.
@@ -161,18 +161,11 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     }
 
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        withLock { state in
-            // A cell whose instance moves elsewhere once built goes then, under the lock of its
-            // build's end: a module's, to the directory; a `scoped` instance of a thread's own
-            // resolution, to that resolution (told by the top bit of its number). It goes too when
-            // its build fails or is dropped: that resolution's number is never asked for again.
-            let isCreation = isModuleCreation(key)
-            return state.table.withCell(key, moves: isCreation || key.serial >> 63 != 0, body) { instance in
-                if isCreation {
-                    directory.add(instance, .module, key.provider.returnType, retired: &state.retired)
-                }
-            }
-        }
+        // A `scoped` instance of a thread's own resolution (told by the top bit of its number) moves
+        // to that resolution once built: its cell goes when its build ends, under the lock of that
+        // end, whether the build left an instance or failed or was dropped, since that resolution's
+        // number is never asked for again.
+        withLock { $0.table.withCell(key, moves: key.serial >> 63 != 0, body) }
     }
 
     func drop(_ key: CellKey) -> OnceStateMachine? {

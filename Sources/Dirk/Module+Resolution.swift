@@ -6,12 +6,10 @@ extension ComponentStorage {
     /// naming `frame`'s provider or handle, if the component was released or its shutdown refuses the
     /// call.
     @inlinable @inline(__always)
-    final func enter(in context: ResolutionContext, for frame: @autoclosure () -> Frame) -> Unmanaged<
-        AnyObject
-    > {
-        if let entry = context.entry(of: address) { return entry }
+    final func enter(in context: ResolutionContext, for frame: @autoclosure () -> Frame) -> LentObject {
+        if let entry = context.entry(of: address) { return LentObject(entry) }
         let component = admitted(for: frame())
-        let entry = Unmanaged.passUnretained(component as AnyObject)
+        let entry = LentObject(component)
         context.enter(component, storage: self)
         return entry
     }
@@ -19,7 +17,7 @@ extension ComponentStorage {
     /// The component, entered by the task's async resolution; see `enter(in:for:)`.
     final func enter(in agent: TaskAgent, for frame: Frame) -> Component {
         if let entry = agent.entry(of: address) {
-            return Erasure.component(entry.takeUnretainedValue(), as: Component.self)
+            return Erasure.component(LentObject(entry).object, as: Component.self)
         }
         let component = admitted(for: frame)
         agent.enter(component, storage: self)
@@ -33,7 +31,7 @@ extension ComponentStorage {
         in context: ResolutionContext, for frame: @autoclosure () -> Frame,
         _ body: (Component) throws -> Result
     ) rethrows -> Result {
-        try enter(in: context, for: frame())._withUnsafeGuaranteedRef {
+        try enter(in: context, for: frame()).withObject {
             try body(Erasure.component($0, as: Component.self))
         }
     }
@@ -104,7 +102,7 @@ extension AnyModule {
             return try context.asOutermost {
                 let component = storage.enter(in: context, for: frame)
                 func resolve(fresh: Bool = false) throws -> AnyObject? {
-                    try component._withUnsafeGuaranteedRef { object in
+                    try component.withObject { object in
                         let component = Erasure.component(object, as: Component.self)
                         return try resolveEntered(
                             strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,

@@ -84,21 +84,48 @@ struct ModuleRegistrationTests {
         #expect(component.network.api() == "stub")
     }
 
-    @Test("tasks that ask for a module while a thread creates it get that one module")
+    @Test(
+        "threads that create a module at once all get the one published first; the others' modules are released, and their close actions never run"
+    )
+    func racingCreatorsShareOneModule() async throws {
+        let component = RaceTestComponent()
+        // Each initializer goes on once all four threads are creating the module, so that all four
+        // create one.
+        component.creatorsToAwait = 4
+        let modules = LockedBox<[ObjectIdentifier]>([])
+        await Self.onNewThread {
+            withWatchdog {
+                onThreads(4) { _ in
+                    let module = component.racing
+                    modules.withLock { $0.append(ObjectIdentifier(module)) }
+                }
+            }
+        }
+        #expect(modules.withLock { $0.count } == 4)
+        #expect(Set(modules.withLock { $0 }).count == 1)
+        #expect(component.racing === component.racing)
+        #expect(component.created.count == 4)
+        #expect(component.sawRace.withLock { $0 }, "the threads did not create the module at once")
+        #expect(component.released.count == 3, "the dropped modules were not released")
+        try await component.shutdown()
+        #expect(component.closed.names == ["connection"], "a dropped module's close action ran")
+    }
+
+    @Test("tasks that ask for a module while a thread creates it all get one module")
     func concurrentFirstUse() async {
-        let component = GatedModuleComponent()
-        // The initializer waits, within the watchdog's bound, until a task waits for the module,
+        let component = RaceTestComponent()
+        // The initializer waits, within the watchdog's bound, until a task creates the module too,
         // so that the tasks ask while the module is being created, however busy the pool is.
-        component.waitersToAwait = 1
+        component.creatorsToAwait = 2
         // The creator runs on a thread of its own: its initializer holds no thread of the pool,
         // which the tasks need.
-        let creation = Task.detached { await Self.onNewThread { ObjectIdentifier(component.gated) } }
+        let creation = Task.detached { await Self.onNewThread { ObjectIdentifier(component.racing) } }
         let seen = await withTaskGroup(of: ObjectIdentifier.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     // Without blocking a thread of the pool until the creator is in the initializer.
                     while component.created.count == 0 { await Task.yield() }
-                    return ObjectIdentifier(component.gated)
+                    return ObjectIdentifier(component.racing)
                 }
             }
             var seen: Set<ObjectIdentifier> = [await creation.value]
@@ -106,9 +133,9 @@ struct ModuleRegistrationTests {
             return seen
         }
         #expect(seen.count == 1)
-        #expect(component.created.count == 1)
-        #expect(
-            component.sawWaiters.withLock { $0 }, "no task waited for the module while it was being created")
+        #expect(component.created.count >= 2)
+        #expect(component.released.count == component.created.count - 1)
+        #expect(component.sawRace.withLock { $0 }, "no task created the module while the thread did")
     }
 
     /// What `body` returns, run on a thread of its own.
@@ -116,26 +143,6 @@ struct ModuleRegistrationTests {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: body()) }
         }
-    }
-
-    @Test("threads that ask for a module while another thread creates it wait for that one module")
-    func waitersGetTheCreatorsModule() {
-        let component = GatedModuleComponent()
-        // The initializer goes on once the other three threads wait for the module.
-        component.waitersToAwait = 3
-        let modules = LockedBox<[ObjectIdentifier]>([])
-        withWatchdog {
-            onThreads(4) { index in
-                // The others ask once the first is inside the module's initializer.
-                if index > 0 { component.creating.wait() }
-                let module = component.gated
-                modules.withLock { $0.append(ObjectIdentifier(module)) }
-            }
-        }
-        #expect(modules.withLock { $0.count } == 4)
-        #expect(Set(modules.withLock { $0 }).count == 1)
-        #expect(component.created.count == 1)
-        #expect(component.sawWaiters.withLock { $0 }, "the threads did not wait for the module")
     }
 
     #if compiler(>=6.2)  // Exit tests need Swift 6.2; Swift 6.0 and 6.1 do not have them.
@@ -149,10 +156,13 @@ struct ModuleRegistrationTests {
             DispatchQueue.global().async(group: group) { _ = component.right }
             group.wait()
         }
+        // Each thread creates the module the other is creating, whose initializer needs the module
+        // that thread is creating.
         let message = standardError(of: result)
-        #expect(message.contains("Dirk: dependency cycle across threads"))
+        #expect(message.contains("Dirk: dependency cycle: "))
         #expect(message.contains("LeftCrossedModule.init(_:)"))
         #expect(message.contains("RightCrossedModule.init(_:)"))
+        #expect(message.contains("A module's initializer runs when its component first needs the module"))
     }
 
     @Test("registering a module that is already in use traps")
@@ -232,33 +242,40 @@ final class InnerTestModule: Module<NestingTestComponent>, @unchecked Sendable {
     func thing() -> Thing { single { Thing() } }
 }
 
-/// A component whose module's initializer lets three threads ask for the module, then takes a
-/// while.
-final class GatedModuleComponent: Component, @unchecked Sendable {
+/// A component whose module's initializer waits, within the watchdog's bound, until as many callers
+/// as it is told create the module at once.
+final class RaceTestComponent: Component, @unchecked Sendable {
     let created = Counter()
-    let creating = DispatchSemaphore(value: 0)
-    /// Set before the first use: how many callers the initializer waits for, as waiting for the
-    /// module.
-    nonisolated(unsafe) var waitersToAwait = 0
-    /// Whether the initializer saw them wait.
-    let sawWaiters = LockedBox(false)
-    var gated: GatedModule { module() }
+    let released = Counter()
+    let closed = Closed()
+    /// Set before the first use: how many creators each initializer waits for.
+    nonisolated(unsafe) var creatorsToAwait = 0
+    /// Whether every initializer saw them.
+    let sawRace = LockedBox(true)
+    var racing: RaceTestModule { module() }
 }
 
-final class GatedModule: Module<GatedModuleComponent>, @unchecked Sendable {
-    required init(_ component: GatedModuleComponent) {
+final class RaceTestModule: Module<RaceTestComponent>, @unchecked Sendable {
+    let released: Counter
+
+    required init(_ component: RaceTestComponent) {
+        released = component.released
         super.init(component)
+        _ = connection()
         component.created.increment()
-        for _ in 0..<3 { component.creating.signal() }
-        // Within the watchdog's bound: a test that waits for waiters fails without them.
+        // Within the watchdog's bound: a test that waits for creators fails without them.
         let deadline = Date() + Double(defaultWatchdogSeconds)
-        while component.callersWaiting(forModule: GatedModule.self) < component.waitersToAwait,
-            Date() < deadline
-        {
-            usleep(1_000)
-        }
-        component.sawWaiters.withLock {
-            $0 = component.callersWaiting(forModule: GatedModule.self) >= component.waitersToAwait
+        while component.created.count < component.creatorsToAwait, Date() < deadline { usleep(1_000) }
+        if component.created.count < component.creatorsToAwait { component.sawRace.withLock { $0 = false } }
+    }
+
+    deinit { released.increment() }
+
+    func connection() -> Resource {
+        single {
+            Resource("connection")
+        } close: { [closed = component().closed] in
+            closed.add($0.name)
         }
     }
 }

@@ -193,18 +193,14 @@ package struct CellReference {
     }
 
     /// `CellHost.withMachine` for this table: `body` runs on the cell in place. A cell that `moves`
-    /// its value elsewhere once built goes when its build ends: the value, if the build left one, is
-    /// passed to `moved`; a build that failed or was dropped leaves nothing behind.
+    /// its value elsewhere once built goes when its build ends, whether the build left a value, or
+    /// failed or was dropped and left nothing.
     package mutating func withCell(
-        _ key: CellKey, moves: Bool = false, _ body: (inout OnceStateMachine, inout UInt64) -> Void,
-        moved: (AnyObject) -> Void = { _ in }
+        _ key: CellKey, moves: Bool = false, _ body: (inout OnceStateMachine, inout UInt64) -> Void
     ) -> Bool {
         guard let place = place(of: key) else { return false }
         body(&cells[place].machine, &serials)
-        if moves, !cells[place].machine.isBuilding {
-            if let value = cells[place].machine.ready { moved(value) }
-            _ = remove(at: place)
-        }
+        if moves, !cells[place].machine.isBuilding { _ = remove(at: place) }
         return true
     }
 
