@@ -45,9 +45,10 @@ extension ModuleOwner where Self: Component {
     /// ```
     ///
     /// When many threads ask for a module first at once, each may create one: they all get the first
-    /// one published, and the others are released, with what their initializers cached, and their
-    /// close actions never run. A module whose initializer needs itself, through other modules, stops
-    /// the program with the path.
+    /// one published. The component keeps the others until it goes, and ``Component/shutdown(file:line:)``
+    /// closes what their initializers built with a close action, as it closes everything the
+    /// component built. A module whose initializer needs itself, through other modules, stops the
+    /// program with the path.
     ///
     /// **Complexity:** a lookup in the component's directory, without a lock, once the module exists.
     ///
@@ -161,9 +162,10 @@ extension Component {
     ///
     /// The module is created with no lock held, in a step of the thread's resolution, so that a
     /// module whose initializer needs itself stops the program with the path. Threads that create
-    /// the same module at once each create one; the first published is everyone's, and the others
-    /// are dropped, with their close actions, and released after the lock (their deinitializers take
-    /// it). Not generic, so that it is compiled once.
+    /// the same module at once each create one; the first published is everyone's, and the component
+    /// keeps the others until it goes, since what their initializers started may still use them: a
+    /// build held until its resolution ends, instances whose close actions shutdown runs. Not
+    /// generic, so that it is compiled once.
     @usableFromInline func uncachedModule(of type: AnyModule.Type, file: StaticString, line: UInt)
         -> AnyModule
     {
@@ -189,21 +191,14 @@ extension Component {
             if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
             return made
         }
-        let (module, dropped) = storage.withLock { state -> (AnyModule, [Any]) in
+        return storage.withLock { state in
             guard let published = storage.publishedModule(type, in: &state) else {
                 storage.directory.add(made, .module, type, retired: &state.retired)
-                return (made, [])
+                return made
             }
-            let id = ObjectIdentifier(made)
-            guard let actions = state.extras?.closeActions, actions.contains(where: { $0.module == id })
-            else {
-                return (published, [made])
-            }
-            state.extras!.closeActions = actions.filter { $0.module != id }
-            return (published, [made, actions])
+            state.withExtras { $0.racedModules.append(made) }
+            return published
         }
-        withExtendedLifetime(dropped) {}
-        return module
     }
 }
 

@@ -54,10 +54,6 @@ extension Component {
                 component: type(of: self), provider: closing.provider, file: file, line: line)
         }
         checkNoStepUnderWay("shutdown()", file: file, line: line)
-        if let frame = TaskAgent.stepOfResolution(thatEntered: identity) {
-            Diagnostics.shutdownAwaitedByResolution(
-                component: type(of: self), frame: frame, file: file, line: line)
-        }
         let shutdown = storage.withLock { state in
             if let shutdown = state.extras?.shutdown { return shutdown.task }
             // Cached reads take the pipeline from now on, where the gate refuses them.
@@ -66,6 +62,12 @@ extension Component {
             let shutdown = Task { await self.closeAll() }
             state.withExtras { $0.shutdown = Shutdown(shutdown) }
             return shutdown
+        }
+        // Asked once shutdown has begun: a part of the caller's resolution that ends from now on
+        // leaves the component instead of handing it to the resolution (`TaskAgent.adopt`).
+        if let frame = TaskAgent.stepOfResolution(thatEntered: identity) {
+            Diagnostics.shutdownAwaitedByResolution(
+                component: type(of: self), frame: frame, file: file, line: line)
         }
         let failures = await shutdown.value
         if !failures.isEmpty { throw ShutdownError(component: "\(type(of: self))", failures: failures) }
@@ -264,14 +266,14 @@ extension AnyModule {
     ) {
         let provider = providerFrame(.single, site: site, returning: type).name
         storage.withLock {
-            $0.withExtras { $0.closeActions.append((provider, close, ObjectIdentifier(self))) }
+            $0.withExtras { $0.closeActions.append((provider, close)) }
         }
     }
 }
 
 /// How one instance built with a close action is closed: `close`; `provider`, the provider that
-/// built it, as messages name it; and the module whose provider that is.
-typealias CloseAction = (provider: String, close: @Sendable () async throws -> Void, module: ObjectIdentifier)
+/// built it, as messages name it.
+typealias CloseAction = (provider: String, close: @Sendable () async throws -> Void)
 
 /// The errors that close actions threw during ``Component/shutdown(file:line:)``, which ran every
 /// close action nevertheless.

@@ -230,6 +230,9 @@ struct ComponentExtras {
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for; the
     /// first `module()` of a type publishes its module in the directory.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]
+    /// Modules that lost a race to create them: another thread's was published (see
+    /// `Component.uncachedModule(of:file:line:)`). Kept until the component goes.
+    var racedModules: [AnyModule] = []
     /// Factories that replace providers (`Component.overriding`), by their cells' keys.
     var overrides: [CellKey: OverrideEntry] = [:]
     /// The contributions this component made, by element type.

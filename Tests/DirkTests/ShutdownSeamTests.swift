@@ -44,6 +44,17 @@ struct ShutdownSeamTests {
             "every instance built with a close action is closed exactly once")
     }
 
+    @Test(
+        "a resolution that shuts a component down while a child task of its own is inside it goes on once the child ends, and the child's instance is closed"
+    )
+    func shutdownWhileOwnChildTaskIsInside() async {
+        let trial = SeamTrial()
+        let result = await withAsyncWatchdog { await trial.request.r.shutsDownAppWhileChildIsInside() }
+        #expect(result == 1)
+        #expect(trial.app.ledger.built == ["async entry"])
+        #expect(trial.app.ledger.closed == ["async entry"], "the shutdown closed what the child built")
+    }
+
     #if compiler(>=6.3)  // An exit test that captures a value needs Swift 6.3.
     @Test(
         "a resolution that awaits the shutdown of a component it entered stops with a message that names both components and the provider",
@@ -247,6 +258,27 @@ final class SeamRequestModule: Module<SeamRequest>, @unchecked Sendable {
             c.entered.open()
             await c.proceed.pass()
             return "\(entry), \(await next.take(in: c.app))"
+        }
+    }
+
+    /// Enters `SeamApp` in a child task, which stays in it until its shutdown has begun, and shuts
+    /// `SeamApp` down meanwhile, without having entered it itself.
+    func shutsDownAppWhileChildIsInside() async -> Int {
+        await transient { c in
+            async let child = c.r.staysInAppUntilItShutsDown()
+            await c.entered.wait()
+            try? await c.app.shutdown()
+            return await child
+        }
+    }
+
+    /// Enters `SeamApp`, then returns once its shutdown has begun.
+    func staysInAppUntilItShutsDown() async -> Int {
+        await transient { c in
+            _ = await c.app.a.asyncEntry()
+            c.entered.open()
+            while !c.app.isShuttingDown { try? await Task.sleep(nanoseconds: 1_000_000) }
+            return 1
         }
     }
 

@@ -183,13 +183,15 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
 
     /// Takes over `entries`, the components that a part of the agent's resolution entered, to count
     /// them in their gates until its call ends; returns the entries to leave: those of components it
-    /// entered already, and all of them once its call has ended.
+    /// entered already or whose shutdown has begun (which the resolution may be awaiting: kept, they
+    /// would hold that shutdown for ever), and all of them once its call has ended.
     func adopt(_ entries: [Entered]) -> [Entered] {
         state.withLock { state in
             guard state.isUnderWay else { return entries }
             let known = Set(state.entered.map(\.identity))
-            state.entered += entries.filter { !known.contains($0.identity) }
-            return entries.filter { known.contains($0.identity) }
+            let kept = entries.filter { !known.contains($0.identity) && AtomicWord($0.gate).relaxed & 1 == 0 }
+            state.entered += kept
+            return entries.filter { entry in !kept.contains { $0.identity == entry.identity } }
         }
     }
 
