@@ -31,16 +31,14 @@ enum Cold1000Source {
             return "S.\(name(i))(\(resolve(need)))"
         }
 
-        var lines = [
-            generatedHeader,
-            "",
-            "import Dirk",
-            "import Swinject",
-            "",
-            "/// The \(grouped(count)) services of `cold1000`, one type each; each but the first needs an earlier one.",
-            "enum Cold1000Services {",
-            "    final class \(name(0)): Sendable {}",
-        ]
+        var lines =
+            sourceHeader(
+                describing:
+                    "/// The \(grouped(count)) services of `cold1000`, one type each; each but the first needs an earlier one."
+            ) + [
+                "enum Cold1000Services {",
+                "    final class \(name(0)): Sendable {}",
+            ]
         for i in 1..<count {
             let dependency = name(needs[i]!)
             lines += [
@@ -99,14 +97,9 @@ enum Cold1000Source {
             "        var services: ServicesModule { module() }",
             "",
             "        /// Resolves every service in order; returns their identifiers, summed.",
-            "        func resolveAll() -> UInt {",
-            "            let services = services",
-            "            var sink: UInt = 0",
         ]
-        lines += (0..<count).map { i in "            sink &+= bits(of: services.\(accessor(i))())" }
+        lines += resolveAllThroughServices(count: count, accessor: accessor)
         lines += [
-            "            return sink",
-            "        }",
             "    }",
             "",
             "    /// One module with all \(grouped(count)) providers, as in `scale1000`.",

@@ -10,17 +10,15 @@ enum Deep100Source {
 
     static func text() -> String {
         let top = depth
-        var lines = [
-            generatedHeader,
-            "",
-            "import Dirk",
-            "import Swinject",
-            "",
-            "/// The nodes of `deep100`: `\(name(top))` needs `\(name(top - 1))`, … , `\(name(1))` needs the singleton",
-            "/// `\(name(0))`.",
-            "enum Deep100Nodes {",
-            "    final class \(name(0)): Sendable {}",
-        ]
+        var lines =
+            sourceHeader(
+                describing:
+                    "/// The nodes of `deep100`: `\(name(top))` needs `\(name(top - 1))`, … , `\(name(1))` needs the singleton"
+            ) + [
+                "/// `\(name(0))`.",
+                "enum Deep100Nodes {",
+                "    final class \(name(0)): Sendable {}",
+            ]
         for i in 1...depth {
             lines += [
                 "",

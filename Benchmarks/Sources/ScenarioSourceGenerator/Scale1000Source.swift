@@ -22,15 +22,10 @@ enum Scale1000Source {
 
     static func text() -> String {
         let sampleList = sample.map(String.init).joined(separator: ", ")
-        var lines = [
-            generatedHeader,
-            "",
-            "import Dirk",
-            "import Swinject",
-            "",
-            "/// The \(grouped(count)) services of `scale1000`, one type each.",
-            "enum Scale1000Services {",
-        ]
+        var lines =
+            sourceHeader(describing: "/// The \(grouped(count)) services of `scale1000`, one type each.") + [
+                "enum Scale1000Services {"
+            ]
         lines += (0..<count).map { i in "    final class \(name(i)): Sendable {}" }
         lines += ["}", "", "extension Scale1000Scenario {"]
 
@@ -76,14 +71,9 @@ enum Scale1000Source {
             "",
             "        /// Resolves every service; returns their identifiers, summed.",
             setUpOnly,
-            "        func resolveAll() -> UInt {",
-            "            let services = services",
-            "            var sink: UInt = 0",
         ]
-        lines += (0..<count).map { i in "            sink &+= bits(of: services.\(accessor(i))())" }
+        lines += resolveAllThroughServices(count: count, accessor: accessor)
         lines += [
-            "            return sink",
-            "        }",
             "",
             "        /// Resolves services \(sampleList), each through the component.",
             "        func resolveSample() -> UInt {",

@@ -2,6 +2,23 @@
 let generatedHeader =
     "// Generated at build time by Benchmarks/Sources/ScenarioSourceGenerator. Do not edit."
 
+/// The lines every generated source begins with: its header, its imports, and the doc comment
+/// `doc` of its first declaration.
+func sourceHeader(describing doc: String) -> [String] {
+    [generatedHeader, "", "import Dirk", "import Swinject", "", doc]
+}
+
+/// The lines of a component's `resolveAll()`, which calls `services.\(accessor(i))()` for each of
+/// `count` services and sums their identifiers, up to the brace that closes the function.
+func resolveAllThroughServices(count: Int, accessor: (Int) -> String) -> [String] {
+    [
+        "        func resolveAll() -> UInt {", "            let services = services",
+        "            var sink: UInt = 0",
+    ]
+        + (0..<count).map { i in "            sink &+= bits(of: services.\(accessor(i))())" }
+        + ["            return sink", "        }"]
+}
+
 /// `value` in decimal, with leading zeros up to `width` digits: `zeroPadded(7, width: 4)` is
 /// `"0007"`.
 func zeroPadded(_ value: Int, width: Int) -> String {
