@@ -1,11 +1,11 @@
 /// What lets Dirk's methods name the type of the component or module they are called on, so that
 /// the compiler checks what their closures receive.
 ///
-/// ``Component`` and ``Module`` conform; you never conform to it or name it. Its extensions declare
-/// ``Component/module(file:line:)``, the `.module { }` forms, `overriding`, `contribute`,
-/// `withShutdown` and ``AnyModule/fresh(_:)`` with `Self`: the type of the component that declares
-/// the accessor or registers the module, or of the module called. In an extension of the class,
-/// `Self` could not name a subclass's members on every Swift 6 compiler:
+/// ``Component`` and ``AnyModule``, so every ``Module``, conform; you never conform to it or name
+/// it. Its extensions declare ``Component/module(file:line:)``, the `.module { }` forms,
+/// `overriding`, `contribute`, `withShutdown` and ``AnyModule/fresh(_:)`` with `Self`: the type of
+/// the component that declares the accessor or registers the module, or of the module called. In
+/// an extension of the class, `Self` could not name a subclass's members on every Swift 6 compiler:
 ///
 /// ```swift
 /// final class SessionComponent: Component, @unchecked Sendable {
