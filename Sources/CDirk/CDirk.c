@@ -10,6 +10,8 @@
 
 _Thread_local void *_Nullable dirk_thread_context = 0;
 
+_Atomic(intptr_t) dirk_task_agents = 0;
+
 // The one platform branch of the C target. Apple's platforms answer directly. On Linux, the main
 // thread is the one whose thread id is the process id; Swift cannot call `syscall`, which is
 // variadic, hence C. Neither depends on which thread loaded Dirk, so a plug-in loaded with

@@ -27,6 +27,22 @@ static inline void *_Nullable dirk_get_thread_context(void) { return dirk_thread
 /// Sets the calling thread's resolution context.
 static inline void dirk_set_thread_context(void *_Nullable context) { dirk_thread_context = context; }
 
+// MARK: Task agents
+
+// How many task agents are alive, in every thread: while none is, no task has one.
+extern _Atomic(intptr_t) dirk_task_agents;
+
+/// Counts a task agent made (+1) or released (-1).
+static inline void dirk_count_task_agents(intptr_t delta) {
+    atomic_fetch_add_explicit(&dirk_task_agents, delta, memory_order_relaxed);
+}
+
+/// Whether any task agent is alive. A task that made or inherited an agent, which its binding keeps
+/// alive, counted it before it asks: the answer is then true, on whichever thread it asks.
+static inline bool dirk_task_agents_alive(void) {
+    return atomic_load_explicit(&dirk_task_agents, memory_order_relaxed) != 0;
+}
+
 // MARK: The main thread
 
 /// Whether the calling thread is the process's main thread, as the platform tells it (see CDirk.c).

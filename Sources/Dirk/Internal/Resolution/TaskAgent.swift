@@ -1,3 +1,5 @@
+import CDirk
+
 /// One task's part in an async resolution: its agent in the wait graph, its steps, the components it
 /// entered, and the `scoped` instances of the resolution it belongs to.
 ///
@@ -69,10 +71,12 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
                     + step.agent.starters.filter { $0.agent != nil }
             } ?? []
         state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
+        dirk_count_task_agents(1)
     }
 
     deinit {
         state.withLock { $0.stack.deallocate() }
+        dirk_count_task_agents(-1)
     }
 
     override var waitingFor: WaitTarget? {
@@ -84,10 +88,10 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
     private var isUnderWay: Bool { state.withLock { $0.isUnderWay } }
 
     /// The agent of the async resolution that the current task runs a part of, if any: the task's own,
-    /// or the one it inherited. Outside any task there is none, and the task-local value is not read.
-    /// (Speed only.)
+    /// or the one it inherited. While no agent is alive, or outside any task, there is none, and the
+    /// task-local value is not read: every synchronous resolution asks when it ends. (Speed only.)
     static var ofCurrentTask: TaskAgent? {
-        guard CurrentTask.isRunning else { return nil }
+        guard dirk_task_agents_alive(), CurrentTask.isRunning else { return nil }
         return current
     }
 
