@@ -71,8 +71,10 @@ extension ComponentStorage {
 extension AnyModule {
     // MARK: The pipeline
 
-    /// The step of this module's provider at `site`, returning `type`, with `strategy`.
-    @usableFromInline final func providerFrame(
+    /// The step of this module's provider at `site`, returning `type`, with `strategy`: inlined, so
+    /// that a provider call builds its step in place on the step stack rather than copying it there.
+    @inlinable @inline(__always)
+    final func providerFrame(
         _ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type
     ) -> Frame {
         Frame(

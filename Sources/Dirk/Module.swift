@@ -7,7 +7,7 @@ open class AnyModule: @unchecked Sendable {
     /// The component's storage, which holds its caches; the module holds it, not the component.
     @usableFromInline let storage: ComponentStorage
     /// The component's type, for messages.
-    let componentType: Component.Type
+    @usableFromInline let componentType: Component.Type
 
     init(for component: Component, as componentType: Component.Type) {
         storage = component.storage

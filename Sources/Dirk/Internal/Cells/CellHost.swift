@@ -101,8 +101,9 @@ package struct CellReference {
 
     package init() {}
 
-    /// The place of the cell at `key`, if there is one.
-    @inlinable func place(of key: CellKey) -> Int? {
+    /// The place of the cell at `key`, if there is one. Inlined, so that a provider's cached read
+    /// compares the cells' keys with its own key's constant words.
+    @inlinable @inline(__always) func place(of key: CellKey) -> Int? {
         if let index { return index[key] }
         var place = 0
         while place < cells.count {
@@ -129,7 +130,8 @@ package struct CellReference {
 
     /// The strong value of the ready cell at `key`, if it belongs to a provider of `strategy`: what a
     /// cached read reads, in place.
-    @inlinable package func ready(at key: CellKey, for strategy: ProviderStrategy) -> AnyObject? {
+    @inlinable @inline(__always)
+    package func ready(at key: CellKey, for strategy: ProviderStrategy) -> AnyObject? {
         guard let place = place(of: key), cells[place].machine.strategy == strategy, strategy != .weak else {
             return nil
         }
