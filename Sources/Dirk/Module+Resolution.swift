@@ -1,27 +1,16 @@
 extension ComponentStorage {
     // MARK: Entering the component
 
-    /// The component, entered by the thread's resolution: counted in the component's gate and kept
-    /// alive until the resolution ends, unless the resolution entered it already. Stops the program,
-    /// naming `frame`'s provider or handle, if the component was released or its shutdown refuses the
-    /// call.
+    /// The component, entered by the resolution `context` (the thread's, or a task's part of an
+    /// async one): counted in the component's gate and kept alive until the resolution ends, unless
+    /// the resolution entered it already. Stops the program, naming `frame`'s provider or handle, if the
+    /// component was released or its shutdown refuses the call.
     @inlinable @inline(__always)
-    final func enter(in context: ResolutionContext, for frame: @autoclosure () -> Frame) -> LentObject {
+    final func enter(in context: some EnteringResolution, for frame: @autoclosure () -> Frame) -> LentObject {
         if let entry = context.entry(of: address) { return LentObject(entry) }
         let component = admitted(for: frame())
-        let entry = LentObject(component)
         context.enter(component, storage: self)
-        return entry
-    }
-
-    /// The component, entered by the task's async resolution; see `enter(in:for:)`.
-    final func enter(in agent: TaskAgent, for frame: Frame) -> Component {
-        if let entry = agent.entry(of: address) {
-            return Erasure.component(LentObject(entry).object, as: Component.self)
-        }
-        let component = admitted(for: frame)
-        agent.enter(component, storage: self)
-        return component
+        return LentObject(component)
     }
 
     /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`),
@@ -138,21 +127,15 @@ extension AnyModule {
         configure: (AnyObject) throws -> Void
     ) throws -> AnyObject? {
         if fresh || strategy == .transient {
-            context.enterUncached { frame }
-            let value: AnyObject?
-            do {
-                value = try build()
+            return try context.inUncachedStep(frame) {
+                let value = try build()
                 if configures, let value {
                     context.configurationDepth += 1
                     defer { context.configurationDepth -= 1 }
                     try configure(value)
                 }
-            } catch {
-                _ = context.leave()
-                throw error
+                return value
             }
-            if let failure = context.leave() { throw failure }
-            return value
         }
         func resolve(_ cell: CellReference, as frame: Frame) throws -> AnyObject? {
             try cell.resolveUnlessRetired(
@@ -270,16 +253,9 @@ extension AnyModule {
     final func runTransient<T>(
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
-        context.enterUncached { providerFrame(.transient, site: site, returning: type) }
-        let value: T
-        do {
-            value = try storage.withEntered(in: context, for: context.topFrame, build)
-        } catch {
-            _ = context.leave()
-            throw error
+        try context.inUncachedStep(providerFrame(.transient, site: site, returning: type)) {
+            try storage.withEntered(in: context, for: context.topFrame, build)
         }
-        if let failure = context.leave() { throw failure }
-        return value
     }
 }
 

@@ -103,7 +103,8 @@ extension HandleSource {
             }
             agent.enter(component, storage: storage)
         }
-        return try await resolve(storage.enter(in: agent, for: frame))
+        return try await resolve(
+            Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self))
     }
 }
 

@@ -185,7 +185,7 @@ extension AnyModule {
     ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
         return try await TaskAgent.withCurrent { (agent) async throws in
-            let component = storage.enter(in: agent, for: frame)
+            let component = Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self)
             func resolve() async throws -> AnyObject {
                 // Like a synchronous `transient`, an async one keeps nothing.
                 guard strategy != .asyncTransient else {

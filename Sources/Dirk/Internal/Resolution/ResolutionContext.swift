@@ -291,6 +291,25 @@
         return nil
     }
 
+    /// Runs `body` inside the step `frame`, which stops the program if it recurses,
+    /// and leaves the step on every path. Throws what `body` throws, or the failure of the
+    /// resolution's end when leaving the step ends the resolution.
+    @inlinable @inline(__always)
+    func inUncachedStep<Result>(_ frame: @autoclosure () -> Frame, _ body: () throws -> Result) throws
+        -> Result
+    {
+        enterUncached(frame)
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            _ = leave()
+            throw error
+        }
+        if let failure = leave() { throw failure }
+        return result
+    }
+
     package override func steps(from frame: Frame) -> [Frame] { stack.all(from: frame) }
 
     // MARK: Scoped instances
@@ -465,6 +484,18 @@
         return nil
     }
 }
+
+/// A resolution that enters components, and keeps each it entered until it ends: a thread's
+/// (`ResolutionContext`), or a task's part of an async one (`TaskAgent`).
+@usableFromInline protocol EnteringResolution: AnyObject {
+    /// The component with the address `identity`, if the resolution entered it.
+    func entry(of identity: UInt) -> Unmanaged<AnyObject>?
+
+    /// Records `component`, which its gate admitted, as entered.
+    func enter(_ component: AnyObject, storage: any EnteredComponent)
+}
+
+extension ResolutionContext: EnteringResolution {}
 
 extension StepStack where Step == Frame {
     /// Stops the program with the path if the top step, which caches nothing, is under way already

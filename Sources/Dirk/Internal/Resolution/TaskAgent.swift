@@ -18,7 +18,7 @@ import CDirk
 ///
 /// Each step binds a task-local marker, so that a task started inside the step (`async let`, a task
 /// group, `Task { }`) knows which step of which agent started it, and whether that step still runs.
-final class TaskAgent: BuildAgent, @unchecked Sendable {
+final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     @TaskLocal static var current: TaskAgent?
     /// The innermost async step that runs the caller or started its task.
     @TaskLocal static var enclosingStep: StepMarker?
@@ -175,7 +175,7 @@ final class TaskAgent: BuildAgent, @unchecked Sendable {
             return (state.ownsScopes ? state.scopes : nil, state.entered)
         }
         owned?.end()
-        for entry in starters.first?.agent?.adopt(entered) ?? entered { entry.leave() }
+        for entry in (starters.first?.agent?.adopt(entered) ?? entered).reversed() { entry.leave() }
     }
 
     // MARK: Entering components
