@@ -82,7 +82,6 @@ extension Component {
     public func ancestor<P>(file: StaticString = #fileID, line: UInt = #line) -> P {
         checkNotDeinitializing(P.self, file: file, line: line)
         if let parent = storage.directory.member(.parent, P.self) { return parent.object as! P }
-        if let ancestor = storage.directory.member(.ancestor, P.self) { return ancestor.object as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
@@ -190,8 +189,9 @@ extension Component {
         for recorder in recorders { Component.watch(parent, andAncestorsExcept: [], for: recorder) }
     }
 
-    /// The nearest ancestor that is a `type`, found from this component's parents and their own
-    /// answers, and kept for later calls; stops the program when there is none.
+    /// The nearest ancestor that is a `type`, kept by an earlier call, or else found from this
+    /// component's parents and their own answers, and kept for later calls; stops the program when
+    /// there is none.
     ///
     /// `isMatch` runs during the search, with no lock held. (A test hook: tests register a parent
     /// from it, in the middle of a search.)
@@ -213,15 +213,16 @@ extension Component {
     ///
     /// The parents are walked without the lock, and the answer is kept under it, after which
     /// registering a parent stops the program (`hasSearchedParents`). A parent registered during the
-    /// walk came before that and is allowed, but the walk may have missed it: the search then starts
-    /// again, so that no answer is kept that a registered parent would change.
+    /// walk came before that and is allowed, but the walk may have missed it: when any member was
+    /// added during the walk, the search starts again, so that no answer is kept that a registered
+    /// parent would change.
     private func ancestor(_ type: Any.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
         while true {
             if let kept = keptAncestor(type) { return kept }
             let parents = storage.directory.members(.parent)
             let best = nearestAmong(parents, type, matching: isMatch)
             let outcome = storage.withLock { state -> FoundAncestor?? in
-                guard storage.directory.members(.parent).count == parents.count else { return .none }
+                guard storage.directory.entries.count == parents.entries.count else { return .none }
                 // An answer of none is an answer too: a parent registered later could change it.
                 state.hasSearchedParents = true
                 guard let best else { return .some(nil) }
@@ -237,21 +238,22 @@ extension Component {
     /// The nearest ancestor that is a `type` among `parents` and, if none of them is one, among their
     /// ancestors, from their own answers.
     private func nearestAmong(
-        _ parents: [Directory.Member], _ type: Any.Type,
-        matching isMatch: (Component) -> Bool
+        _ parents: Directory.Members, _ type: Any.Type, matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
-        // `min(by:)` keeps the earlier of two equal answers.
-        let matching = parents.compactMap { registered -> FoundAncestor? in
-            let parent = registered.object as! Component
-            let isRegisteredAsType = registered.key == Directory.key(.parent, type)
-            guard isRegisteredAsType || isMatch(parent) else { return nil }
-            // One step away.
-            return (parent, isRegisteredAsType ? 2 : 3)
+        // One step away. Of two answers as near, the earlier wins.
+        var nearest: FoundAncestor?
+        for (object, key) in parents {
+            let rank: UInt = key == Directory.key(.parent, type) ? 2 : 3
+            guard rank == 2 || isMatch(object as! Component) else { continue }
+            if rank < nearest?.rank ?? .max { nearest = (object as! Component, rank) }
         }
-        if let nearest = matching.min(by: { $0.rank < $1.rank }) { return nearest }
-        let found = parents.compactMap { ($0.object as! Component).ancestor(type, matching: isMatch) }
+        if nearest != nil { return nearest }
         // One step further than the parent that found it.
-        return found.min(by: { $0.rank < $1.rank }).map { ($0.component, $0.rank + 2) }
+        for (object, _) in parents {
+            guard let found = (object as! Component).ancestor(type, matching: isMatch) else { continue }
+            if found.rank + 2 < nearest?.rank ?? .max { nearest = (found.component, found.rank + 2) }
+        }
+        return nearest
     }
 
     /// The ancestor that an earlier search for `type` found and kept, if any.

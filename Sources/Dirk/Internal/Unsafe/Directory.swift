@@ -69,25 +69,27 @@
         return nil
     }
 
-    /// A member as `members(_:)` lists it: the object, the key of the type it is under, and its tag.
-    package struct Member {
-        package let object: AnyObject
-        package let key: UInt
-        package let tag: UInt
-    }
+    /// The members of `kind`, in the order they were added, each once per type it is under, with
+    /// the key of that type. It reads, as it goes and without allocating, the entries counted when
+    /// it was made, which stay where they are (see above); use it while the owner lives.
+    package struct Members: Sequence, IteratorProtocol {
+        let entries: (words: UnsafeMutablePointer<UInt>, count: Int), kind: MemberKind
+        var index = 0
 
-    /// The members of `kind`, in the order they were added, each once per type it is under.
-    package func members(_ kind: MemberKind) -> [Member] {
-        let (entries, count) = entries
-        return (0..<count).compactMap { index in
-            let entry = entries + index * 3
-            let key = AtomicWord(entry).relaxed
-            guard key & 3 == kind.rawValue else { return nil }
-            return Member(
-                object: Self.object(at: entry).takeUnretainedValue(), key: key,
-                tag: AtomicWord(entry + 1).relaxed)
+        package mutating func next() -> (object: AnyObject, key: UInt)? {
+            while index < entries.count {
+                let entry = entries.words + index * 3
+                index += 1
+                let key = AtomicWord(entry).relaxed
+                guard key & 3 == kind.rawValue else { continue }
+                return (Directory.object(at: entry).takeUnretainedValue(), key)
+            }
+            return nil
         }
     }
+
+    /// The members of `kind` (see `Members`).
+    package func members(_ kind: MemberKind) -> Members { Members(entries: entries, kind: kind) }
 
     /// Adds `object` as the member of `kind` under `type`, with `tag`. Call it holding the owner's
     /// lock, and keep `retired` under it too.
