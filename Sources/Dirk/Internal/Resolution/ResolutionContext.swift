@@ -179,7 +179,7 @@
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the resolution entered it.
-    @inlinable func entry(of identity: UInt) -> Unmanaged<AnyObject>? {
+    @inlinable @inline(__always) func entry(of identity: UInt) -> Unmanaged<AnyObject>? {
         var index = 0
         while index < entered.count {
             if UInt(bitPattern: entered[index].object.toOpaque()) == identity { return entered[index].object }
