@@ -45,7 +45,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     deinit {
         // What the component keeps is released after the lock, since deinitializers run user code.
-        guard let taken = storage.release() else { return storage.directory.destroy(retired: []) }
+        let taken = storage.release()
         if taken.extras != nil { warnIfReleasedOpen(taken.unclosed) }
         // Only a recording component watches its ancestors.
         if let recording = taken.extras?.recording {
@@ -173,9 +173,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     }
 
     /// Marks the component released and takes what its release releases, leaving nothing: its cells,
-    /// its registered modules, its recording, and the close actions that never ran; nil when it kept
-    /// none of them.
-    func release() -> ComponentState.Taken? {
+    /// its registered modules, its recording, and the close actions that never ran.
+    func release() -> ComponentState.Taken {
         flags.set(Self.isReleased)
         attention.add(1)
         return withLock { $0.takeAll() }
@@ -217,10 +216,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
     /// component's memory must outlive its storage's users.)
-    mutating func takeAll() -> Taken? {
-        guard extras != nil || !table.cells.isEmpty || !table.keys.isEmpty || !retired.isEmpty else {
-            return nil
-        }
+    mutating func takeAll() -> Taken {
         var taken = Taken(table: CellTable(), extras: extras.take(), retired: [])
         swap(&taken.table, &table)
         swap(&taken.retired, &retired)
