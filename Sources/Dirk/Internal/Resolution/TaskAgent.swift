@@ -89,7 +89,9 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     /// The agent of the async resolution that the current task runs a part of, if any: the task's own,
     /// or the one it inherited. While no agent is alive, or outside any task, there is none, and the
-    /// task-local value is not read: every synchronous resolution asks when it ends. (Speed only.)
+    /// task-local value is not read: every synchronous resolution asks when it ends. (Speed only: a
+    /// long-running task started inside an async step keeps its agent, and so this question, alive;
+    /// the answer stays right.)
     static var ofCurrentTask: TaskAgent? {
         guard dirk_task_agents_alive(), CurrentTask.isRunning else { return nil }
         return current
