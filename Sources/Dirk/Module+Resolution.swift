@@ -32,14 +32,22 @@ extension ComponentStorage {
     final func withEntered<Result>(
         reading frame: Frame, in context: ResolutionContext, _ read: (Component) -> Result
     ) -> Result {
-        if context.entry(of: address) == nil, let component {
-            guard component.admits() else {
-                RefusedRead.$current.withValue((address, frame.name, frame.site)) { _ = read(component) }
-                component.refusedRead(frame)
-            }
-            context.enter(component, storage: self)
+        if let refused = enterForRead(in: context) {
+            RefusedRead.$current.withValue((address, frame.name, frame.site)) { _ = read(refused) }
+            refused.refusedRead(frame)
         }
         return withEntered(in: context, for: frame, read)
+    }
+
+    /// Enters the component for a handle's read by the resolution `context`, unless it entered it
+    /// already, and returns nil; or returns the component when its shutdown refuses the read, which
+    /// the caller then runs without entering it, under `RefusedRead`. A component that is gone is
+    /// left to `enter(in:for:)`, which names it.
+    final func enterForRead(in context: some EnteringResolution) -> Component? {
+        guard context.entry(of: address) == nil, let component else { return nil }
+        guard component.admits() else { return component }
+        context.enter(component, storage: self)
+        return nil
     }
 
     /// The component, admitted through its gate for the call whose step is `frame`.

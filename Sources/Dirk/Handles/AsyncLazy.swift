@@ -90,18 +90,15 @@ extension HandleSource {
     /// The value, resolved now in the component, which `agent`'s resolution enters; stops the program
     /// if the component is gone or shut down. A read that the shutdown refuses runs `resolve` all the
     /// same, without entering the component, so that the message names the provider it reads (see
-    /// `ComponentStorage.withEntered(reading:in:_:)`).
+    /// `ComponentStorage.enterForRead(in:)`).
     func resolve<Value, Failure: Error>(in agent: TaskAgent, frame: Frame) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
         let storage = storage.object
-        if agent.entry(of: storage.address) == nil, let component = storage.component {
-            guard component.admits() else {
-                await RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) {
-                    _ = try? await resolve(component)
-                }
-                component.refusedRead(frame)
+        if let refused = storage.enterForRead(in: agent) {
+            await RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) {
+                _ = try? await resolve(refused)
             }
-            agent.enter(component, storage: storage)
+            refused.refusedRead(frame)
         }
         return try await resolve(
             Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self))
