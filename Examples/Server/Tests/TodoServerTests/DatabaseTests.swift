@@ -6,10 +6,9 @@ import Testing
 @Suite struct DatabaseTests {
     @Test("a new file gets the schema; opened again, it keeps its todos and migrates nothing")
     func schemaAndRestart() async throws {
-        let path = NSTemporaryDirectory() + "dirk-todo-\(UUID()).sqlite"
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        let file = TemporaryDatabaseFile()
+        defer { file.remove() }
+        let path = file.path
         let configuration = ServerConfiguration(environment: ["TODO_DATABASE": path])
         let added = try await AppComponent(configuration: configuration).withShutdown { first in
             try await first.storage.todos().add(title: "milk", for: User(name: "ada"), limit: 10)

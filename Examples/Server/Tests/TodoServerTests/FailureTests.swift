@@ -7,22 +7,11 @@ import Testing
 @testable import TodoServer
 
 @Suite struct FailureTests {
-    /// A JSON database error body, `{"error": {"kind": "…", "message": "…"}}`.
-    private struct ErrorBody: Decodable {
-        struct Details: Decodable {
-            let kind: String
-            let message: String
-        }
-
-        let error: Details
-    }
-
     @Test("on a read-only database, writes get a JSON 500 that names the kind, and reads go on")
     func readOnlyDatabase() async throws {
-        let path = NSTemporaryDirectory() + "dirk-todo-\(UUID()).sqlite"
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        let file = TemporaryDatabaseFile()
+        defer { file.remove() }
+        let path = file.path
         let writable = ServerConfiguration(environment: ["TODO_DATABASE": path])
         let todo = try await AppComponent(configuration: writable).withShutdown { app in
             try await app.storage.todos().add(title: "milk", for: User(name: "ada"), limit: 10)

@@ -6,15 +6,6 @@ import Testing
 @testable import TodoServer
 
 @Suite struct LimitTests {
-    /// The message of a JSON error body, `{"error": {"message": "…"}}`.
-    private struct ErrorBody: Decodable {
-        struct Details: Decodable {
-            let message: String
-        }
-
-        let error: Details
-    }
-
     @Test(
         "a title longer than Limits.titleCharacters gets 400 with a message, from POST and PATCH",
         arguments: [HTTPRequest.Method.post, .patch])

@@ -28,6 +28,26 @@ func testRoutes(
     }
 }
 
+/// A database file of a test's own in the temporary folder, for a test that opens it more than once.
+struct TemporaryDatabaseFile {
+    let path = NSTemporaryDirectory() + "dirk-todo-\(UUID()).sqlite"
+
+    /// Removes the file, and the write-ahead log and shared memory that SQLite keeps beside it.
+    func remove() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+/// A JSON error body, `{"error": {"kind": "…", "message": "…"}}`; only database errors name a kind.
+struct ErrorBody: Decodable {
+    struct Details: Decodable {
+        let kind: String?
+        let message: String
+    }
+
+    let error: Details
+}
+
 /// Weak references to the objects a test saw, to check later that they are gone.
 final class WeakReferences<Object: AnyObject & Sendable>: Sendable {
     private struct Reference {
