@@ -73,7 +73,7 @@ extension Component {
 
     /// How many cells the component keeps now: its providers', their keys', and those of builds under
     /// way. A test hook.
-    package var liveCellCount: Int { storage.withLock { $0.table.entries.count } }
+    package var liveCellCount: Int { storage.withLock { $0.table.cells.count { $0.key != nil } } }
 
     /// The component's structure now: parents, modules, the providers its modules have seen with
     /// their strategies and cached state, and, while recording is on, which provider resolved
