@@ -119,6 +119,11 @@ extension CellReference {
     /// first, and returns what the build ended with, or `.recheck` to claim again.
     func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent {
         let parker = Parker<WaitEvent>.make()
+        // Recorded before the wait is, so that an agent that sees this one waiting in the cell
+        // also sees what it waits for (see `BuildAgent`).
+        let target = target(generation)
+        context.waitingFor = target
+        defer { context.waitingFor = nil }
         guard
             let id = ifPresent({ machine, serials in
                 machine.enqueue(.thread(parker), of: context, generation: generation, serials: &serials)
@@ -126,9 +131,6 @@ extension CellReference {
         else {
             return .recheck
         }
-        let target = target(generation)
-        context.waitingFor = target
-        defer { context.waitingFor = nil }
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
         if Self.mayTakeInstance(context, waitingFor: target, at: frame),
@@ -171,6 +173,7 @@ extension CellReference {
     ) -> ConfigurationOutcome {
         let parker = Parker<WaitEvent>.make()
         let target = target(record.generation, forConfiguration: true)
+        agent.waitingFor = target
         defer { agent.waitingFor = nil }
         while true {
             // A cell that its host dropped (a `scoped` instance of a resolution that has ended) ended
@@ -182,7 +185,6 @@ extension CellReference {
                         of: agent, serials: &serials)
                 } ?? .some(record.outcome.failure.map { .failed($0) } ?? .configured(dependsOn: []))
             if let outcome { return outcome }
-            agent.waitingFor = target
             // This resolution is over: it builds nothing more, and every build of its own is
             // configured, held for its end with its instance. An agent waiting for one of those
             // may take it as it is, which lets the build this one waits for go on.

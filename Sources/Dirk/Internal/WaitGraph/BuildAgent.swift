@@ -3,9 +3,10 @@
 ///
 /// Each thread's `ResolutionContext` is its agent; each task that resolves async providers has a
 /// `TaskAgent`. An agent that waits for a build records what it waits for in `waitingFor`, under its
-/// own lock, before it looks for a cycle, so that of two agents that close a cycle at the same time
-/// at least one sees the other's wait (each records under its own lock, then reads the other's
-/// under the other's lock).
+/// own lock, before it joins the build's waiters and before it looks for a cycle. So of two agents
+/// that close a cycle at the same time at least one sees the other's wait (each records under its
+/// own lock, then reads the other's under the other's lock); and an agent seen among a build's
+/// waiters has recorded its wait, for whoever follows the chain through it.
 @usableFromInline package class BuildAgent: @unchecked Sendable {
     /// The build this agent is waiting for, if any; read and written under the agent's lock.
     package var waitingFor: WaitTarget? {
