@@ -175,11 +175,11 @@ final class CrossComponent: Component, @unchecked Sendable {
     /// How many times a test runs the scenario until b's thread takes the half-configured `a`.
     ///
     /// Either thread may break the cycle of waits. b's `configure:` goes on once insight shows a's
-    /// thread waiting for `b`; a waiter is counted in the cell before it records what it waits for
-    /// in the wait graph (see `OnceCell.wait`), so in the moment between the two, b's thread asks
-    /// for `a`, finds no cycle yet and waits, and a's thread, recording its wait, finds the cycle
-    /// and takes the half-configured `b` instead: right too, but not the case these tests are about.
-    /// It showed once in some twenty full runs of the suite, on a busy machine; a test tries again.
+    /// thread waiting for `b`, and a thread records what it waits for before it joins a build's
+    /// waiters, so b's thread, asking for `a`, finds the cycle. But a's thread looks for it too, once
+    /// it has joined; if that look comes late, a's thread takes the half-configured `b` as well, and
+    /// if it is done before b's thread checks the chain a second time, b's thread waits instead:
+    /// right too, but not the case these tests are about. A test tries again.
     static let attempts = 50
 
     let aIsConfiguring = DispatchSemaphore(value: 0)
