@@ -42,6 +42,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // `ClientBootstrap`, for a client that stalls in the middle of a request.
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // A second connection to a test's database, which holds its write lock.
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
     ]
