@@ -53,6 +53,29 @@ struct CellReferenceTests {
         #expect(cell.value.waiterCount == 0 && !cell.value.isBuilding)
     }
 
+    @Test(
+        "a thread counted among a build's waiters has recorded what it waits for, which the cycle detector follows"
+    )
+    func waitersRecordTheirWaitFirst() {
+        let callers = 8
+        let cell = Unchecked(StandaloneCell.make().reference)
+        let agents = LockedBox<[Int: ResolutionContext]>([:])
+        let unrecorded = LockedBox<Int?>(nil)
+        withWatchdog {
+            onThreads(callers) { index in
+                agents.withLock { $0[index] = .current }
+                _ = cell.value.resolve(frame: makeFrame()) {
+                    // Each caller counted here stored its agent before it asked.
+                    waitUntil { cell.value.waiterCount == callers - 1 }
+                    let waiting = agents.withLock { $0 }.filter { $0.key != index }.values
+                    unrecorded.withLock { $0 = waiting.count { $0.waitingFor?.key != cell.value.key } }
+                    return Item()
+                }
+            }
+        }
+        #expect(unrecorded.withLock { $0 } == 0, "a waiter counted before it recorded its wait")
+    }
+
     @Test("a build that throws runs once and gives every waiting caller the very same error")
     func failureReachesEveryWaiter() {
         let callers = 8
