@@ -77,11 +77,11 @@ struct AsyncOverrideTests {
     @Test("the override is set up by its own task only: another task's provider calls meanwhile are ordinary")
     func otherTasksAreNotCaptured() async {
         let component = BackendComponent()
-        let (entered, gate) = (Latch(), AsyncGate())
+        let (entered, gate) = (Latch(), Latch())
         let overriding = Task {
             await component.overriding { c in
                 entered.open()
-                await gate.pass()
+                await gate.wait()
                 return await c.backend.pool()
             } with: { _ in
                 FakePool(number: 1) as any Pool
@@ -91,7 +91,7 @@ struct AsyncOverrideTests {
         // Resolved while the capture is under way, by another task: neither captured (which would
         // stop the program, the closure then calling a second provider) nor overridden.
         let work = await component.backend.unitOfWork()
-        await gate.open()
+        gate.open()
         _ = await overriding.value
         #expect(work.number < 0, "built by the original factory")
         #expect(await component.backend.pool() is FakePool)

@@ -245,7 +245,7 @@ final class RequestModule: Module<RequestScopeComponent>, @unchecked Sendable {
     func contextsAcrossTheEnd() async -> (
         before: RequestContext, after: RequestContext, later: RequestContext
     ) {
-        let (gate, started) = (AsyncGate(), Latch())
+        let (gate, started) = (Latch(), Latch())
         let task = await transient { c in
             let task = Task {
                 await c.requests.spanning(gate: gate, started: started)
@@ -253,32 +253,32 @@ final class RequestModule: Module<RequestScopeComponent>, @unchecked Sendable {
             await started.wait()
             return task
         }
-        await gate.open()
+        gate.open()
         return await task.value
     }
 
     /// Asks for `asyncContext()`, then, once `gate` opens, twice more, in one call.
-    func spanning(gate: AsyncGate, started: Latch) async -> (
+    func spanning(gate: Latch, started: Latch) async -> (
         before: RequestContext, after: RequestContext, later: RequestContext
     ) {
         await transient { c in
             let before = await c.requests.asyncContext()
             started.open()
-            await gate.pass()
+            await gate.wait()
             return (before, await c.requests.asyncContext(), await c.requests.asyncContext())
         }
     }
 
     func contextAndLaterTask() async -> (RequestContext, Task<RequestContext, Never>) {
-        let gate = AsyncGate()
+        let gate = Latch()
         let result = await transient { c in
             let task = Task {
-                await gate.pass()
+                await gate.wait()
                 return await c.requests.asyncContext()
             }
             return (await c.requests.asyncContext(), task)
         }
-        await gate.open()
+        gate.open()
         return result
     }
 }

@@ -20,7 +20,7 @@ struct AsyncTests {
     @Test("tasks waiting for an async single block no thread: more waiters than threads still finish")
     func waitersBlockNoThread() async {
         let component = DatabaseComponent()
-        let gate = AsyncGate()
+        let gate = Latch()
         component.gate = gate
         await withAsyncWatchdog {
             await withTaskGroup(of: Void.self) { group in
@@ -30,7 +30,7 @@ struct AsyncTests {
                 group.addTask {
                     // One of the 64 builds, at the gate; the other 63 wait for it.
                     await component.waitUntilAsync(63, areWaitingFor: "StorageModule.gatedDatabase()")
-                    await gate.open()
+                    gate.open()
                 }
                 await group.waitForAll()
             }
@@ -52,7 +52,7 @@ struct AsyncTests {
         // The build holds the last reference to the component once the caller lets it go. The
         // component's release, when the build lets go, must come after the instance is cached, so
         // that it empties the cache of the module that outlives it.
-        let (gate, entered) = (AsyncGate(), Latch())
+        let (gate, entered) = (Latch(), Latch())
         weak var released: DatabaseComponent?
         weak var built: Database?
         var component: DatabaseComponent? = DatabaseComponent()
@@ -64,7 +64,7 @@ struct AsyncTests {
             let build = Task { await module.enteringGatedDatabase() }
             await entered.wait()
             component = nil
-            await gate.open()
+            gate.open()
             built = await build.value
         }
         #expect(released == nil)
@@ -156,12 +156,12 @@ struct AsyncTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
             let component = DatabaseComponent()
-            let gate = AsyncGate()
+            let gate = Latch()
             component.gate = gate
             component.entered = Latch()
             let task = await component.storage.startsSelfNeedingTask()
             // The resolution that started the task has ended; the task's single is still building.
-            await gate.open()
+            gate.open()
             _ = await task.value
         }
         #expect(
@@ -180,23 +180,6 @@ final class Connection: @unchecked Sendable {
 
     init(database: Database) {
         self.database = database
-    }
-}
-
-/// Suspends openers until a test opens it.
-actor AsyncGate {
-    private var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func pass() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
     }
 }
 
@@ -227,7 +210,7 @@ final class CrossTaskModule: Module<CrossTaskComponent>, @unchecked Sendable {
 final class DatabaseComponent: Component, @unchecked Sendable {
     let opened = Counter()
     let failures = Counter()
-    nonisolated(unsafe) var gate: AsyncGate?
+    nonisolated(unsafe) var gate: Latch?
     nonisolated(unsafe) var entered: Latch?
     var storage: StorageModule { module() }
 }
@@ -247,7 +230,7 @@ final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
     func selfNeeding() async -> Database {
         await single { c in
             c.entered?.open()
-            await c.gate?.pass()
+            await c.gate?.wait()
             return await c.storage.selfNeeding()
         }
     }
@@ -264,7 +247,7 @@ final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
     func enteringGatedDatabase() async -> Database {
         await single { c in
             c.entered?.open()
-            await c.gate?.pass()
+            await c.gate?.wait()
             return Database()
         }
     }
@@ -272,7 +255,7 @@ final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
     func gatedDatabase() async -> Database {
         await single { c in
             c.opened.increment()
-            await c.gate?.pass()
+            await c.gate?.wait()
             return Database()
         }
     }

@@ -116,13 +116,13 @@ struct OutlivingTaskTests {
             armExitTestWatchdog()
             let outer = OuterComponent()
             let inner = outer.inner
-            let gate = AsyncGate()
+            let gate = Latch()
             inner.latch = Latch()
             inner.gate = gate
             let run = Task { await outer.outer.startsResetterThenWaits() }
             // The resetter's task resets while `slow()` waits at the gate.
             await inner.resetDone.wait()
-            await gate.open()
+            gate.open()
             await run.value
         }
         let message = standardError(of: result)
@@ -186,7 +186,7 @@ final class OutlivingComponent: Component, @unchecked Sendable {
     /// The agents of the tasks in which `hop(_:)` ran, first hop first.
     let hopAgents = LockedBox<[WeakObject]>([])
     nonisolated(unsafe) var latch: Latch?
-    nonisolated(unsafe) var gate: AsyncGate?
+    nonisolated(unsafe) var gate: Latch?
     var outliving: OutlivingModule { module() }
 }
 
@@ -306,7 +306,7 @@ final class OutlivingModule: Module<OutlivingComponent>, @unchecked Sendable {
     func slow() async -> Thing {
         await transient { c in
             c.latch?.open()
-            await c.gate?.pass()
+            await c.gate?.wait()
             return Thing()
         }
     }

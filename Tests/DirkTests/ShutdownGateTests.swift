@@ -120,7 +120,7 @@ struct ShutdownGateTests {
             // Not a timing assertion: the second call cannot return before the close action does.
             try? await Task.sleep(nanoseconds: 20_000_000)
             let returnedEarly = returned.withLock { $0 }
-            await app.asyncRelease.open()
+            app.asyncRelease.open()
             return HeldCloseOutcome(
                 closedWhileHeld: closedWhileHeld, refusedWhileHeld: refused,
                 secondReturnedEarly: returnedEarly,
@@ -363,7 +363,7 @@ enum BlockedFactory: String, CaseIterable, Sendable, CustomTestStringConvertible
     func release(_ app: DrainComponent) async {
         switch self {
         case .transient, .scoped: app.release.signal()
-        case .asyncTransient: await app.asyncRelease.open()
+        case .asyncTransient: app.asyncRelease.open()
         }
     }
 }
@@ -424,7 +424,7 @@ final class DrainComponent: Component, @unchecked Sendable {
     /// Lets a blocked synchronous factory go on.
     let release = DispatchSemaphore(value: 0)
     /// Lets a blocked async factory go on.
-    let asyncRelease = AsyncGate()
+    let asyncRelease = Latch()
 
     init(closed: Closed = Closed()) {
         self.closed = closed
@@ -486,7 +486,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
             Resource("held on close")
         } close: { [closed = component().closed, weak app = component()] in
             app?.started.open()
-            await app?.asyncRelease.pass()
+            await app?.asyncRelease.wait()
             closed.add($0.name)
         }
     }
@@ -538,7 +538,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func blockingAsyncTransient() async -> Resource {
         await transient { c in
             c.started.open()
-            await c.asyncRelease.pass()
+            await c.asyncRelease.wait()
             return Resource("asyncTransient of \(await c.parts.asyncResource().name)")
         }
     }

@@ -28,7 +28,7 @@ struct ShutdownSeamTests {
             // on, however long this takes; the sleep only gives one that does not wait the time to.
             try? await Task.sleep(nanoseconds: 20_000_000)
             let (returnedEarly, closedEarly) = (returned.withLock { $0 }, trial.app.ledger.closed)
-            await trial.request.proceed.open()
+            trial.request.proceed.open()
             let result = await resolution.value
             await shutdown.value
             return SeamOutcome(
@@ -234,7 +234,7 @@ final class SeamRequest: Component, @unchecked Sendable {
     /// Opens when the resolution has entered `SeamApp`.
     let entered = Latch()
     /// Lets the resolution take its next step.
-    let proceed = AsyncGate()
+    let proceed = Latch()
     /// Handles into `SeamApp`, made before the resolution.
     let syncHandle: Provider<Resource>
     let asyncHandle: AsyncProvider<Resource, Never>
@@ -256,7 +256,7 @@ final class SeamRequestModule: Module<SeamRequest>, @unchecked Sendable {
         await transient { c in
             let entry = await way.enter(from: c)
             c.entered.open()
-            await c.proceed.pass()
+            await c.proceed.wait()
             return "\(entry), \(await next.take(in: c.app))"
         }
     }

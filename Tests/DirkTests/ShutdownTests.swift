@@ -73,7 +73,7 @@ struct ShutdownTests {
             // The build stays under way until the gate opens: shutdown cannot close it before.
             try? await Task.sleep(nanoseconds: 20_000_000)
             #expect(closed.names.isEmpty)
-            await app.gate.open()
+            app.gate.open()
             let built = await database
             try? await shutdown
             return built.name == "slow database"
@@ -231,7 +231,7 @@ final class Resource: Sendable {
 final class ServerComponent: Component, @unchecked Sendable {
     let closed: Closed
     let started = Latch()
-    let gate = AsyncGate()
+    let gate = Latch()
     let configureAttempts = Counter()
     init(closed: Closed) {
         self.closed = closed
@@ -261,7 +261,7 @@ final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable 
     func slowDatabase() async -> Resource {
         await single { c in
             c.started.open()
-            await c.gate.pass()
+            await c.gate.wait()
             _ = c.storage.pool()  // a provider call after shutdown began, inside the build
             return Resource("slow database")
         } close: { [closed = component().closed] in

@@ -39,7 +39,7 @@ struct WaitingTests {
         "an async factory that throws fails every task waiting for that build with its error, and runs once")
     func sharedFailureAcrossTasks() async {
         let component = FailingComponent()
-        let gate = AsyncGate()
+        let gate = Latch()
         component.failing.asyncGate = gate
         let callers = 100
         let attempts = await withAsyncWatchdog {
@@ -55,7 +55,7 @@ struct WaitingTests {
                     }
                 }
                 await component.waitUntilAsync(callers - 1, areWaitingFor: "FailingModule.asyncThing()")
-                await gate.open()
+                gate.open()
                 return await group.reduce(into: [Int?]()) { $0.append($1) }
             }
         }
@@ -68,7 +68,7 @@ struct WaitingTests {
     @Test("a task waiting for another task's build stops as soon as it is cancelled; the build goes on")
     func cancelledWaitersStop() async throws {
         let component = FailingComponent()
-        let gate = AsyncGate()
+        let gate = Latch()
         component.failing.asyncGate = gate
         component.failing.asyncFails = false
         let builder = Task { try await component.failing.asyncThing() }
@@ -93,7 +93,7 @@ struct WaitingTests {
         #expect(
             component.node("FailingModule.asyncThing()")?.builds
                 == 1)
-        await gate.open()
+        gate.open()
         let built = await withAsyncWatchdog { try? await builder.value }
         let cached = try await component.failing.asyncThing()
         #expect(built.flatMap { $0 } === cached)
@@ -103,7 +103,7 @@ struct WaitingTests {
     @Test("a build ended by its own task's cancellation is not passed on: a waiter not cancelled builds")
     func cancelledBuilderDoesNotFailItsWaiters() async {
         let component = FailingComponent()
-        let gate = AsyncGate()
+        let gate = Latch()
         component.failing.asyncGate = gate
         let provider = "FailingModule.cancellableThing()"
         let outcome = await withAsyncWatchdog { () async -> (builderCancelled: Bool, waited: Thing?) in
@@ -112,7 +112,7 @@ struct WaitingTests {
             let waiter = Task { try await component.failing.cancellableThing() }
             await component.waitUntilAsync(1, areWaitingFor: provider)
             builder.cancel()
-            await gate.open()
+            gate.open()
             let builderCancelled: Bool
             do {
                 _ = try await builder.value
@@ -133,7 +133,7 @@ struct WaitingTests {
         arguments: UncancellableWait.allCases)
     func cancelledWaiterOfUncancellableProvider(_ wait: UncancellableWait) async {
         let component = FailingComponent()
-        let gate = AsyncGate()
+        let gate = Latch()
         component.failing.asyncGate = gate
         let provider = wait.providerName
         let instances = await withAsyncWatchdog { () async -> (built: Thing, waited: Thing) in
@@ -147,7 +147,7 @@ struct WaitingTests {
             waiter.cancel()
             // The waiter has seen its cancellation, if it ever will, before the build ends.
             try? await Task.sleep(nanoseconds: 20_000_000)
-            await gate.open()
+            gate.open()
             return (await builder.value, await waiter.value)
         }
         #expect(instances.map { $0.built === $0.waited } == true, "the waiter gets the instance built")
@@ -194,7 +194,7 @@ enum UncancellableWait: String, CaseIterable, Codable, Sendable, CustomTestStrin
 
 final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
     nonisolated(unsafe) var gate: Gate?
-    nonisolated(unsafe) var asyncGate: AsyncGate?
+    nonisolated(unsafe) var asyncGate: Latch?
     nonisolated(unsafe) var asyncFails = true
 
     func thing() throws -> Thing {
@@ -210,7 +210,7 @@ final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
     func uncancellableThing() async -> Thing {
         await single { c in
             c.attempts.increment()
-            await c.failing.asyncGate?.pass()
+            await c.failing.asyncGate?.wait()
             return Thing()
         }
     }
@@ -219,7 +219,7 @@ final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
     func typedThing() async throws(Attempt) -> Thing {
         try await single { c async throws(Attempt) in
             let attempt = c.attempts.increment()
-            await c.failing.asyncGate?.pass()
+            await c.failing.asyncGate?.wait()
             if attempt < 0 { throw Attempt(number: attempt) }
             return Thing()
         }
@@ -229,7 +229,7 @@ final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
     func cancellableThing() async throws -> Thing {
         try await single { c in
             c.attempts.increment()
-            await c.failing.asyncGate?.pass()
+            await c.failing.asyncGate?.wait()
             try Task.checkCancellation()
             return Thing()
         }
@@ -239,7 +239,7 @@ final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
         try await single { c in
             let attempt = c.attempts.increment()
             guard let gate = c.failing.asyncGate else { return Thing() }
-            await gate.pass()
+            await gate.wait()
             if c.failing.asyncFails { throw Attempt(number: attempt) }
             return Thing()
         }
