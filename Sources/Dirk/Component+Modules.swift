@@ -58,6 +58,28 @@ extension ModuleOwner where Self: Component {
     /// - Returns: The module; the same instance on every call.
     @inlinable @inline(__always)
     public func module<M: Module<Self>>(file: StaticString = #fileID, line: UInt = #line) -> M {
+        anyModule(M.self, file: file, line: line)
+    }
+
+    /// The component's main-actor module of type `M`, as ``module(file:line:)`` finds or creates a
+    /// module, on the main actor: declare its accessor `@MainActor`, or the compiler refuses it.
+    ///
+    /// ```swift
+    /// @MainActor var screens: ScreenModule { module() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - file: The accessor's file, for messages; leave the default.
+    ///   - line: The accessor's line, for messages; leave the default.
+    /// - Returns: The module; the same instance on every call.
+    @MainActor @inlinable @inline(__always)
+    public func module<M: MainActorModule<Self>>(file: StaticString = #fileID, line: UInt = #line) -> M {
+        anyModule(M.self, file: file, line: line)
+    }
+
+    /// `module()` for any module type, which the public forms have checked.
+    @inlinable @inline(__always)
+    func anyModule<M: AnyModule>(_ type: M.Type, file: StaticString, line: UInt) -> M {
         if let module = storage.directory.member(.module, M.self), !ObjectLifetime.isDeinitializing(self) {
             return Erasure.module(module.object, as: M.self)
         }
@@ -89,7 +111,7 @@ extension ModuleOwner where Self: Component {
     /// - Returns: This component, for chaining.
     @discardableResult
     public func module(
-        _ make: (Self) -> Module<Self>, file: StaticString = #fileID, line: UInt = #line
+        _ make: (Self) -> ModuleBase<Self>, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         let module = make(self)
         register(module, as: module.moduleClasses, file: file, line: line)
@@ -112,7 +134,7 @@ extension ModuleOwner where Self: Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
-    public func module<M: Module<Self>>(
+    public func module<M: ModuleBase<Self>>(
         _ type: M.Type, _ make: (Self) -> M, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(self), as: [type], file: file, line: line)

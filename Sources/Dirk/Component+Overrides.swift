@@ -86,7 +86,7 @@ extension ModuleOwner where Self: Component {
         close: @escaping @Sendable (T) async throws -> Void,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        override(provider, with: factory, closing: Module<Self>.closing(close), file: file, line: line)
+        override(provider, with: factory, closing: ModuleBase<Self>.closing(close), file: file, line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
@@ -155,7 +155,8 @@ extension ModuleOwner where Self: Component {
         file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
         await override(
-            provider, with: factory, closing: Module<Self>.closing(close), isolation: isolation, file: file,
+            provider, with: factory, closing: ModuleBase<Self>.closing(close), isolation: isolation,
+            file: file,
             line: line)
     }
 
@@ -247,7 +248,7 @@ extension AnyModule {
     }
 }
 
-extension Module {
+extension ModuleBase {
     /// What the factory that replaces the provider at `key`, a provider of `strategy`, makes, if one
     /// does, or else what `factory` makes, with the close action of what it made: an override's
     /// instance takes the override's close action, if any, instead of the provider's `closing`.

@@ -20,8 +20,17 @@
 /// (`@MainActor var screens: ScreenModule { module() }`) and the compiler makes sure it never is.
 /// See <doc:MainActor>.
 @MainActor
-open class MainActorModule<C: Component>: Module<C>, @unchecked Sendable {
+open class MainActorModule<C: Component>: ModuleBase<C>, Sendable {
+    /// Creates the module for `component`, on the main actor.
+    ///
+    /// - Parameter component: The component whose providers this module's factories receive.
+    public required init(_ component: C) {
+        super.init(for: component)
+    }
+
     nonisolated override class var isMainActorModule: Bool { true }
+
+    nonisolated override class var rootModuleType: AnyModule.Type { MainActorModule<C>.self }
 
     /// Creates the module on first use, on the main thread only.
     nonisolated override class func makeDefault(
@@ -31,7 +40,8 @@ open class MainActorModule<C: Component>: Module<C>, @unchecked Sendable {
             Diagnostics.mainActorModuleOffMainThread(
                 self, component: type(of: component), file: file, line: line)
         }
-        return super.makeDefault(for: component, file: file, line: line)
+        let owner = owner(component, file: file, line: line)
+        return MainActor.assumeIsolated { self.init(owner) }
     }
 }
 
@@ -41,14 +51,18 @@ extension MainActorModule {
     /// the instance never leaves the main actor. It behaves as ``Module``'s `single` does.
     ///
     /// ```swift
-    /// final class ScreenModule: MainActorModule<ScreenComponent>, @unchecked Sendable {
+    /// final class ScreenModule: MainActorModule<ScreenComponent> {
     ///     func history() -> NavigationHistory { single { NavigationHistory() } }  // not Sendable
     /// }
     /// ```
     ///
     /// - Parameters:
     ///   - factory: Builds the instance.
-    ///   - file: Identifies the provider, with `line`, `column` and `function`; leave the default.
+    ///   - configure: Completes the instance once it is cached. If it throws, nothing is cached.
+    ///   - close: Closes the instance on the main actor at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
+    ///     out; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
@@ -56,73 +70,129 @@ extension MainActorModule {
     @inlinable
     public func single<T, Failure: Error>(
         _ factory: @MainActor () throws(Failure) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try cachedSingle(file, line, column, function, make: { _ throws(Failure) in try factory() })
-    }
-
-    /// Provides one instance per component, of any type, on the main actor, built by a factory that
-    /// receives the component. See `single(_:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance from the component's other providers.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The component's instance.
-    @inlinable
-    public func single<T, Failure: Error>(
-        _ factory: @MainActor (C) throws(Failure) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try cachedSingle(file, line, column, function, make: factory)
-    }
-
-    /// Provides one instance per component, of any type, on the main actor, built by a factory that
-    /// receives the component, and configures it after it is cached, as ``Module``'s
-    /// `single(_:configure:)` does.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is cached.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The component's instance.
-    @inlinable
-    public func single<T, Failure: Error>(
-        _ factory: @MainActor (C) throws(Failure) -> T,
-        configure: @MainActor (T, C) throws(Failure) -> Void,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try cachedSingle(file, line, column, function, make: factory, configures: true, configure: configure)
-    }
-
-    /// Provides one instance per component, of any type, on the main actor, built without the
-    /// component and configured after it is cached. See `single(_:configure:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is cached.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The component's instance.
-    @inlinable
-    public func single<T, Failure: Error>(
-        _ factory: @MainActor () throws(Failure) -> T,
-        configure: @MainActor (T, C) throws(Failure) -> Void,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
+        close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            file, line, column, function, make: { _ throws(Failure) in try factory() }, configures: true,
-            configure: configure)
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
+    }
+
+    /// Provides one instance per component, of any type, on the main actor, built by a factory that
+    /// receives the component. See the first `single`.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance from the component's other providers.
+    ///   - configure: Completes the instance once it is cached. If it throws, nothing is cached.
+    ///   - close: Closes the instance on the main actor at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The component's instance.
+    @inlinable
+    public func single<T, Failure: Error>(
+        _ factory: @MainActor (C) throws(Failure) -> T,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
+        close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try cachedSingle(
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory,
+            configure: configure, closing: Self.closing(close))
+    }
+
+    /// Provides one instance per component per key, of any type, on the main actor, as
+    /// ``Module``'s `single(key:)` does.
+    ///
+    /// - Parameters:
+    ///   - key: Distinguishes the instances of this provider.
+    ///   - factory: Builds the instance for `key`.
+    ///   - configure: Completes each key's instance once it is cached.
+    ///   - close: Closes each key's instance on the main actor at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The component's instance for `key`.
+    @inlinable
+    public func single<T, Key: Hashable, Failure: Error>(
+        key: Key, _ factory: @MainActor (C) throws(Failure) -> T,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
+        close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try shared(
+            .keyedSingle,
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
+    }
+
+    /// Provides one instance per resolution, of any type, on the main actor, as ``Module``'s
+    /// `scoped` does: the home of a main-actor protocol's instance that one resolution shares.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance once it is shared.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: This resolution's instance.
+    @inlinable
+    public func scoped<T, Failure: Error>(
+        _ factory: @MainActor (C) throws(Failure) -> T,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try shared(
+            .scoped, id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory, configure: configure)
+    }
+
+    /// Provides the same instance, of any class, on the main actor, for as long as anyone outside
+    /// the component holds it, as ``Module``'s `weak` does.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes each new instance once it is cached.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The live instance, or a new one.
+    @inlinable
+    public func weak<T: AnyObject, Failure: Error>(
+        _ factory: @MainActor (C) throws(Failure) -> T,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try weaklyShared(
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory,
+            configure: configure, erase: Erasure.object(ofInstance:),
+            restore: { Erasure.instance(of: $0, as: T.self) })
+    }
+
+    /// The close action of a main-actor instance, which runs on the main actor, where the instance
+    /// lives.
+    @inlinable static func closing<T>(_ close: (@MainActor (T) async throws -> Void)?) -> Closing<T>? {
+        close.map { close -> Closing<T> in
+            { value in
+                let instance = MainActorBound(value)
+                return { @MainActor in try await close(instance.value) }
+            }
+        }
     }
 }

@@ -1,8 +1,10 @@
-/// The type-erased base of every module; subclass ``Module`` instead.
+/// The type-erased base of every module; subclass ``Module`` or ``MainActorModule`` instead.
 ///
 /// ``Component/module(file:line:)`` uses it to find and create modules of any component type; it
-/// asks only for a ``Module`` of the accessor's component.
-open class AnyModule: @unchecked Sendable {
+/// asks only for a module of the accessor's component. It is not `Sendable`, so that a
+/// ``MainActorModule``, which is `Sendable` by its isolation, inherits no `@unchecked` conformance
+/// that its subclasses would have to restate; ``Module`` declares its own.
+open class AnyModule {
     // Immutable.
     /// The component's storage, which holds its caches; the module holds it, not the component.
     @usableFromInline let storage: ComponentStorage
@@ -66,6 +68,52 @@ open class AnyModule: @unchecked Sendable {
     }
 }
 
+/// What every module of the component `C` has: its strategies, its handles and its component.
+///
+/// Subclass ``Module`` or ``MainActorModule``, never this class: it only holds what the two share.
+/// A subclass names the strategies it calls (`single`, `transient`, `weak`, `scoped` and
+/// `single(key:)`) without naming this class.
+open class ModuleBase<C: Component>: AnyModule {
+    init(for component: C) {
+        // The parameter stays owned. Declared `borrowing`, it would save a retain and a release
+        // per module, but Swift 6.3 then calls a subclass's override that declares it owned (the
+        // usual `required init(_ component: AppComponent)`) without the retain that the override
+        // releases: the component is over-released, in debug and release builds alike.
+        super.init(for: component, as: C.self)
+    }
+
+    /// The component this module belongs to.
+    ///
+    /// Strategies pass it to factories, so most modules never call this. Calling it after the
+    /// component was released stops the program with a message that says so.
+    ///
+    /// - Parameters:
+    ///   - file: The caller's file, for messages; leave the default.
+    ///   - line: The caller's line, for messages; leave the default.
+    /// - Returns: The component.
+    public func component(file: StaticString = #fileID, line: UInt = #line) -> C {
+        guard let component = storage.component else {
+            Diagnostics.componentReleased(
+                provider: "\(type(of: self)).component()", component: C.self,
+                site: ProviderSite(file: file, line: line, column: 0, function: "component()"))
+        }
+        return Erasure.component(component, as: C.self)
+    }
+
+    /// The component as `C`, made by `make` with it, or stops the program if it is another
+    /// component's: the check that guards the unchecked cast of `component()` against a caller that
+    /// skips the accessor's type check.
+    static func owner(_ component: Component, file: StaticString, line: UInt) -> C {
+        // The exact type first: a comparison, where a cast searches the class hierarchy.
+        if type(of: component) == C.self { return Erasure.component(component, as: C.self) }
+        guard let owner = component as? C else {
+            Diagnostics.moduleOfAnotherComponent(
+                self, owner: C.self, component: type(of: component), file: file, line: line)
+        }
+        return owner
+    }
+}
+
 /// A group of related providers for the component `C`.
 ///
 /// Subclass it and write one method per dependency. Each method returns its dependency through a
@@ -93,8 +141,10 @@ open class AnyModule: @unchecked Sendable {
 /// A provider that needs its component after the component was released stops the program with a
 /// message that says so.
 ///
-/// **Thread safety.** Providers may be called from any thread at once. See <doc:ConcurrencyGuarantees>.
-open class Module<C: Component>: AnyModule, @unchecked Sendable {
+/// **Thread safety.** Providers may be called from any thread at once, so a module's providers and
+/// what they share are nonisolated: in a target whose default isolation is the main actor, declare
+/// the module `nonisolated` (<doc:MainActor#Main-actor-by-default>). See <doc:ConcurrencyGuarantees>.
+open class Module<C: Component>: ModuleBase<C>, @unchecked Sendable {
     /// Creates the module for `component`.
     ///
     /// The component keeps track of every module made for it, so that releasing or resetting the
@@ -103,41 +153,11 @@ open class Module<C: Component>: AnyModule, @unchecked Sendable {
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
     public required init(_ component: C) {
-        // The parameter stays owned. Declared `borrowing`, it would save a retain and a release
-        // per module, but Swift 6.3 then calls a subclass's override that declares it owned (the
-        // usual `required init(_ component: AppComponent)`) without the retain that the override
-        // releases: the component is over-released, in debug and release builds alike.
-        super.init(for: component, as: C.self)
-    }
-
-    /// The component this module belongs to.
-    ///
-    /// Strategies pass it to factories, so most modules never call this. Calling it after the
-    /// component was released stops the program with a message that says so.
-    ///
-    /// - Parameters:
-    ///   - file: The caller's file, for messages; leave the default.
-    ///   - line: The caller's line, for messages; leave the default.
-    /// - Returns: The component.
-    public func component(file: StaticString = #fileID, line: UInt = #line) -> C {
-        guard let component = storage.component else {
-            Diagnostics.componentReleased(
-                provider: "\(type(of: self)).component()", component: C.self,
-                site: ProviderSite(file: file, line: line, column: 0, function: "component()"))
-        }
-        return Erasure.component(component, as: C.self)
+        super.init(for: component)
     }
 
     override class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
-        // The exact type first: a comparison, where a cast searches the class hierarchy. The
-        // accessor's type check makes the cast succeed; this check guards the unchecked cast of
-        // `component()` against a caller that skips it.
-        if type(of: component) == C.self { return self.init(Erasure.component(component, as: C.self)) }
-        guard let owner = component as? C else {
-            Diagnostics.moduleOfAnotherComponent(
-                self, owner: C.self, component: type(of: component), file: file, line: line)
-        }
-        return self.init(owner)
+        self.init(owner(component, file: file, line: line))
     }
 
     override class var rootModuleType: AnyModule.Type { Module<C>.self }

@@ -166,7 +166,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
     }
 
     /// Commits the misuse; it never returns.
-    func commit() {
+    func commit() async {
         switch self {
         case .constructionCycle:
             let component = MisuseComponent()
@@ -284,13 +284,18 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .mainActorModuleOffTheMainActor:
             let component = MisuseComponent()
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { _ = component.screens }
+            // An accessor that is not main-actor isolated does not compile: the check guards a
+            // caller that skips it (Swift 5 mode with minimal checking).
+            DispatchQueue.global().async(group: group) {
+                _ = component.uncheckedModule(ScreenMisuseModule.self)
+            }
             group.wait()
         case .mainActorModuleRegisteredOffTheMainActor:
+            // Made on the main actor, as its initializer must be, and registered off it.
+            let component = MisuseComponent()
+            let module = await MainActor.run { ScreenMisuseModule(component) }
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                MisuseComponent().module { ScreenMisuseModule($0) }
-            }
+            DispatchQueue.global().async(group: group) { component.module { _ in module } }
             group.wait()
         case .moduleOfAnotherType:
             // A subclass's type, in a variable of the base class's metatype.
@@ -328,7 +333,7 @@ struct MisuseTests {
             [misuse] in
             // Some misuses once hung (cycles across threads, keys that call their provider).
             armExitTestWatchdog()
-            misuse.commit()
+            await misuse.commit()
         }
         let message = standardError(of: result)
         #expect(message.contains("Dirk: "), "\(misuse): \(message)")
@@ -390,7 +395,7 @@ final class ScreenMisuseModule: MainActorModule<MisuseComponent>, @unchecked Sen
 
 final class MisuseComponent: Component, @unchecked Sendable {
     var misuse: MisuseModule { module() }
-    var screens: ScreenMisuseModule { module() }
+    @MainActor var screens: ScreenMisuseModule { module() }
     var parentComponent: MisuseParent { parent() }
 }
 

@@ -50,9 +50,11 @@ struct MainActorTests {
     func mainActorModuleOffMainTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
+            // A nonisolated accessor does not compile: the check guards a caller that skips the
+            // compiler's (Swift 5 mode with minimal checking).
             let component = ScreenComponent()
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { _ = component.panels }
+            DispatchQueue.global().async(group: group) { _ = component.uncheckedModule(PanelModule.self) }
             group.wait()
         }
         let message = standardError(of: result)
@@ -66,8 +68,11 @@ struct MainActorTests {
     func mainActorModuleRegisteredOffMainTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
+            // Made on the main actor, as its initializer must be, and registered off it.
+            let component = ScreenComponent()
+            let module = await MainActor.run { PanelModule(component) }
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { _ = ScreenComponent().module { PanelModule($0) } }
+            DispatchQueue.global().async(group: group) { _ = component.module { _ in module } }
             group.wait()
         }
         let message = standardError(of: result)
@@ -107,7 +112,7 @@ final class SharedStore: Sendable {}
 
 final class ScreenComponent: Component, @unchecked Sendable {
     var screens: ScreenModule { module() }
-    var panels: PanelModule { module() }
+    @MainActor var panels: PanelModule { module() }
     var data: ScreenDataModule { module() }
 }
 

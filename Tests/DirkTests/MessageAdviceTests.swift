@@ -190,7 +190,9 @@ struct MessageAdviceTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let component = AdviceComponent()
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { _ = component.screens }
+            DispatchQueue.global().async(group: group) {
+                _ = component.uncheckedModule(AdviceScreenModule.self)
+            }
             group.wait()
         }
         #expect(standardError(of: result).contains("`\(Advice.mainActorAccessor.code)`"))
@@ -214,7 +216,7 @@ final class AdviceParent: Component, @unchecked Sendable {}
 
 final class AdviceComponent: Component, @unchecked Sendable {
     var advice: AdviceModule { module() }
-    var screens: AdviceScreenModule { module() }
+    @MainActor var screens: AdviceScreenModule { module() }
     var host: AdviceParent { parent() }
 }
 

@@ -105,7 +105,7 @@ extension HandleSource {
     }
 }
 
-extension Module {
+extension ModuleBase {
     /// A handle that resolves the async `resolve` on first use, once; see ``AsyncLazy``.
     ///
     /// - Parameters:

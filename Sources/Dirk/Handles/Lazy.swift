@@ -127,7 +127,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     }
 }
 
-extension Module {
+extension ModuleBase {
     /// A handle that resolves `resolve` on first use, once; see ``Lazy``.
     ///
     /// - Parameters:

@@ -49,7 +49,7 @@ public struct MainActorProvider<Value>: Sendable {
 /// How a main-actor handle resolves its value on the main actor (see `SyncResolve`).
 typealias MainActorResolve<Value> = @MainActor @Sendable (Component) -> Value
 
-extension Module {
+extension ModuleBase {
     /// A handle whose value, resolved by `resolve` on the main actor on first use, belongs to the
     /// main actor; see ``MainActorLazy``.
     ///

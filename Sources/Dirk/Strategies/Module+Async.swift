@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleBase {
     /// Provides one instance per component from an async factory that receives the component,
     /// such as opening a database or reading configuration.
     ///
@@ -25,24 +25,30 @@ extension Module {
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
     ///     cached, the error reaches the caller and every task waiting for the same build (but for
     ///     the building task's own cancellation, above), and the next call tries again.
+    ///   - configure: Completes the instance before any other task gets it, and may await; this task
+    ///     gets the instance meanwhile, for cycles through `configure`. If it throws, nothing is
+    ///     cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
+    ///     out, and names it in messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload
-    @inlinable
+    @_disfavoredOverload @inlinable
     public func single<T: Sendable, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil,
+        _ factory: (C) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await cachedAsyncSingle(file, line, column, function, make: factory, closing: Self.closing(close))
+        try await cachedAsyncSingle(
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory,
+            configure: configure, closing: Self.closing(close))
     }
 
     /// Provides one instance per component from an async factory that needs no component.
@@ -50,31 +56,40 @@ extension Module {
     ///
     /// - Parameters:
     ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance before any other task gets it, and may await; this task
+    ///     gets the instance meanwhile, for cycles through `configure`. If it throws, nothing is
+    ///     cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload
-    @inlinable
+    @_disfavoredOverload @inlinable
     public func single<T: Sendable, Failure: Error>(
-        _ factory: () async throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil,
+        _ factory: () async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
-            file, line, column, function, make: { _ async throws(Failure) in try await factory() },
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ async throws(Failure) in try await factory() }, configure: configure,
             closing: Self.closing(close))
     }
 
-    /// Provides a new instance on every call, from an async factory that receives the component.
+    /// Provides a new instance on every call, from an async factory that needs no component.
+    ///
+    /// ```swift
+    /// func draft() async -> Draft { await transient { await Draft.load() } }
+    /// ```
     ///
     /// - Parameters:
-    ///   - factory: Builds the instance from the component's providers.
+    ///   - factory: Builds the instance.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
@@ -82,11 +97,36 @@ extension Module {
     /// - Returns: A new instance.
     @inlinable
     public func transient<T, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T,
+        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await resolveAsync(.asyncTransient, file, line, column, function, make: factory)
+        try await resolveAsync(
+            .asyncTransient,
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ async throws(Failure) in try await factory() })
+    }
+
+    /// Provides a new instance on every call, from an async factory that receives the component.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance from the component's providers.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: A new instance.
+    @inlinable
+    public func transient<T, Failure: Error>(
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncTransient,
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory)
     }
 
     /// Provides one instance per async resolution, from a factory that awaits: every request made
@@ -100,6 +140,7 @@ extension Module {
     /// - Parameters:
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
     ///     kept.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
@@ -107,15 +148,41 @@ extension Module {
     /// - Returns: This resolution's instance.
     @inlinable
     public func scoped<T: Sendable, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T,
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await resolveAsync(.asyncScoped, file, line, column, function, make: factory)
+        try await resolveAsync(
+            .asyncScoped,
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory)
+    }
+
+    /// Provides one instance per async resolution, from a factory that awaits and needs no
+    /// component. See the async `scoped` that receives the component.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance. If it throws, nothing is kept.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: This resolution's instance.
+    @inlinable
+    public func scoped<T: Sendable, Failure: Error>(
+        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncScoped,
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ async throws(Failure) in try await factory() })
     }
 }
 
-extension Module {
+extension ModuleBase {
     /// An async `single`'s cached instance, read as a synchronous `single`'s is (under its cell's
     /// lock, without a suspension), or the one the async pipeline builds.
     ///
@@ -125,33 +192,38 @@ extension Module {
     /// watches takes the pipeline.
     @inlinable @inline(__always)
     func cachedAsyncSingle<T, Failure: Error>(
-        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
-        make: (C) async throws(Failure) -> T, closing: Closing<T>?
+        _ site: ProviderSite, make: (C) async throws(Failure) -> T,
+        configure: ((T, C) async throws(Failure) -> Void)?, closing: Closing<T>?
     ) async throws(Failure) -> T {
-        let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if let object = storage.readyObject(for: cellKey(key), strategy: .asyncSingle) {
+        if let object = storage.readyObject(
+            for: cellKey(ProviderKey(site: site, type: T.self)), strategy: .asyncSingle)
+        {
             return Erasure.value(of: object, as: T.self)
         }
         // As a synchronous `single`'s slow path, it makes the key again from the site.
-        return try await resolveAsync(
-            .asyncSingle, file, line, column, function, make: make, closing: closing)
+        return try await resolveAsync(.asyncSingle, site, make: make, configure: configure, closing: closing)
     }
 
     /// An async provider's value through the async pipeline: the value travels as an object when
     /// it is cached, and is handed back directly when it is not.
     @inlinable @inline(never)
     func resolveAsync<T, Failure: Error>(
-        _ strategy: ProviderStrategy, _ file: StaticString, _ line: UInt, _ column: UInt,
-        _ function: StaticString, make: (C) async throws(Failure) -> T, closing: Closing<T>? = nil
+        _ strategy: ProviderStrategy, _ site: ProviderSite, make: (C) async throws(Failure) -> T,
+        configure: ((T, C) async throws(Failure) -> Void)? = nil, closing: Closing<T>? = nil
     ) async throws(Failure) -> T {
-        let site = ProviderSite(file: file, line: line, column: column, function: function)
         let key = ProviderKey(site: site, type: T.self)
         var value: T?
         do {
             // Whether a caller can receive `CancellationError` is decided here, where the
             // provider's error type is known: the pipeline below erases it.
             let object = try await resolveAsync(
-                strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure
+                strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure,
+                configure: configure.map { configure in
+                    {
+                        try await configure(
+                            Erasure.value(of: $0, as: T.self), Erasure.component($1, as: C.self))
+                    }
+                }
             ) { component in
                 // An override's close action instead, if an override builds.
                 let (made, closing) = try await self.make(
@@ -181,6 +253,7 @@ extension AnyModule {
     @usableFromInline
     final func resolveAsync(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
+        configure: ((AnyObject, Component) async throws -> Void)? = nil,
         build: (Component) async throws -> AnyObject
     ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
@@ -199,7 +272,8 @@ extension AnyModule {
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
                 return try await CellReference(host: storage, key: cell).resolve(
-                    in: agent, frame: frame, cancellable: cancellable, build: { try await build(component) })
+                    in: agent, frame: frame, cancellable: cancellable, build: { try await build(component) },
+                    configure: configure.map { configure in { try await configure($0, component) } })
             }
             // An override that this task sets up, as in the synchronous pipeline.
             if storage.attention.relaxed != 0, let capture = OverrideCapture.currentInTask,

@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleBase {
     /// Provides one instance per component per key, for providers that take arguments, built by a
     /// factory that needs no component.
     ///
@@ -20,48 +20,55 @@ extension Module {
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached, and every
     ///     caller waiting for the same key gets the error.
+    ///   - configure: Completes each key's instance once it is cached, as `single`'s does. If it
+    ///     throws, nothing is cached for the key.
     ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``; leave it out
     ///     for instances that need no closing.
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
+    ///     out, and names it in messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
-        key: Key,
-        _ factory: () throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil,
+    @inlinable
+    public func single<T: Sendable, Key: Hashable, Failure: Error>(
+        key: Key, _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .keyedSingle, file, line, column, function, keyValue: AnyHashable(key),
-            make: { _ throws(Failure) in try factory() }, closing: Self.closing(close))
+            .keyedSingle,
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            keyValue: AnyHashable(key), make: { _ throws(Failure) in try factory() }, configure: configure,
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component per key, built by a factory that receives the
-    /// component. See `single(key:_:)`.
+    /// component. See the `single(key:)` whose factory needs no component.
     ///
     /// - Parameters:
     ///   - key: Distinguishes the instances of this provider.
     ///   - factory: Builds the instance for `key`. If it throws, nothing is cached.
-    ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``; leave it out
-    ///     for instances that need no closing.
+    ///   - configure: Completes each key's instance once it is cached.
+    ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
-        key: Key,
-        _ factory: (C) throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil,
+    @inlinable
+    public func single<T: Sendable, Key: Hashable, Failure: Error>(
+        key: Key, _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .keyedSingle, file, line, column, function, keyValue: AnyHashable(key), make: factory,
-            closing: Self.closing(close))
+            .keyedSingle,
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
     }
 }

@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleBase {
     /// The error that a provider's factory threw, as the type the factory declares; stops the
     /// program, naming the provider at `site`, if an override's factory threw another type.
     ///

@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleBase {
     /// Provides one instance per resolution, built by a factory that needs no component: every
     /// request made while one outermost provider call runs (that call and everything it resolves)
     /// gets the same instance, and the next outermost call gets a new one.
@@ -14,79 +14,48 @@ extension Module {
     ///
     /// - Parameters:
     ///   - factory: Builds the instance. If it throws, nothing is kept.
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default.
+    ///   - configure: Completes the instance once it is shared, as `single`'s does. If it throws,
+    ///     nothing is kept.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
+    ///     out, and names it in messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T,
+    @inlinable
+    public func scoped<T: Sendable, Failure: Error>(
+        _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(.scoped, file, line, column, function, make: { _ throws(Failure) in try factory() })
+        try shared(
+            .scoped, id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() }, configure: configure)
     }
 
     /// Provides one instance per resolution, built by a factory that receives the component.
-    /// See `scoped(_:)`.
+    /// See the `scoped` whose factory needs no component.
     ///
     /// - Parameters:
     ///   - factory: Builds the instance from the component's other providers.
+    ///   - configure: Completes the instance once it is shared. If it throws, nothing is kept.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try shared(.scoped, file, line, column, function, make: factory)
-    }
-
-    /// Provides one instance per resolution, built by a factory that receives the component, and
-    /// configures it once it is shared.
-    /// See `scoped(_:)` and `single(_:configure:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is kept.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void,
+    @inlinable
+    public func scoped<T: Sendable, Failure: Error>(
+        _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .scoped, file, line, column, function, make: factory, configures: true, configure: configure)
-    }
-
-    /// Provides one instance per resolution, built without the component, and configures it
-    /// once it is shared. See `scoped(_:)` and `single(_:configure:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is kept.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try shared(
-            .scoped, file, line, column, function, make: { _ throws(Failure) in try factory() },
-            configures: true, configure: configure)
+            .scoped, id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory, configure: configure)
     }
 }

@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleBase {
     /// Provides one instance per component, built on the first call by a factory that needs no
     /// component and returned by every later call.
     ///
@@ -14,28 +14,40 @@ extension Module {
     /// `Sendable`; a non-`Sendable` object belongs in a ``MainActorModule``'s `single` or in a
     /// `transient`. See <doc:ProviderStrategies#Sendable-instances>.
     ///
+    /// **Setter injection:** `configure` runs once per new instance, after it is cached, and may
+    /// give it the instances that need it in turn: a cycle through `configure` works, from whichever
+    /// of its providers is asked first (<doc:ProviderStrategies#Setter-injection-and-cycles-the-configure-closure>):
+    ///
+    /// ```swift
+    /// func parent() -> Parent { single { Parent() } configure: { parent, c in parent.child = c.family.child() } }
+    /// ```
+    ///
     /// - Parameters:
     ///   - factory: Builds the instance. If it throws, nothing is cached, the error reaches the
     ///     caller and every caller waiting for the same build, and the next call tries again.
+    ///   - configure: Completes the instance, once it is cached and before the outermost provider
+    ///     call returns. If it throws, nothing is cached. Leave it out for an instance complete
+    ///     when built.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it. Leave it out for an instance that needs no closing.
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default. See <doc:ProviderStrategies#Provider-identity>.
+    ///   - id: The provider's identity, for a helper that calls the strategy for its provider
+    ///     (see ``ProviderID``); leave it out in a provider.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
+    ///     out, and names it in messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload
-    @inlinable
+    @_disfavoredOverload @inlinable
     public func single<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil,
+        _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            file, line, column, function, make: { _ throws(Failure) in try factory() },
-            closing: Self.closing(close))
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
     }
 
     /// Provides one instance per component, built by a factory that receives the component.
@@ -44,111 +56,46 @@ extension Module {
     /// func repository() -> Repository { single { c in Repository(store: c.data.store()) } }
     /// ```
     ///
+    /// Everything said of the `single` whose factory needs no component holds.
+    ///
     /// - Parameters:
     ///   - factory: Builds the instance from the component's other providers.
-    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
-    ///     built after it. Leave it out for an instance that needs no closing.
-    ///   - file: Identifies the provider; leave the default. See the first `single` overload.
+    ///   - configure: Completes the instance once it is cached; see the first `single`.
+    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload
-    @inlinable
+    @_disfavoredOverload @inlinable
     public func single<T: Sendable, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T,
-        close: (@Sendable (T) async throws -> Void)? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try cachedSingle(file, line, column, function, make: factory, closing: Self.closing(close))
-    }
-
-    /// Provides one instance per component, built by a factory that receives the component, and
-    /// configures it after it is cached.
-    ///
-    /// `configure` runs once per new instance, after the instance is cached and before the
-    /// outermost provider call returns. Instances that refer to each other set those references
-    /// here (setter injection): while `configure` runs, this thread already gets the cached
-    /// instance from the provider, so a cycle through `configure` works.
-    ///
-    /// ```swift
-    /// func parent() -> Parent {
-    ///     single({ Parent() }, configure: { parent, c in parent.child = c.family.child() })
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance; it must not need the instances `configure` sets.
-    ///   - configure: Completes the instance. If it throws, nothing is cached.
-    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
-    ///     built after it. Leave it out for an instance that needs no closing.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The component's instance.
-    @_disfavoredOverload
-    @inlinable public func single<T: Sendable, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void,
-        close: (@Sendable (T) async throws -> Void)? = nil,
+        _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            file, line, column, function, make: factory, configures: true, configure: configure,
-            closing: Self.closing(close))
-    }
-
-    /// Provides one instance per component, built without the component and configured after it
-    /// is cached. See `single(_:configure:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance. If it throws, nothing is cached.
-    ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
-    ///     built after it. Leave it out for an instance that needs no closing.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The component's instance.
-    @_disfavoredOverload
-    @inlinable public func single<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void,
-        close: (@Sendable (T) async throws -> Void)? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try cachedSingle(
-            file, line, column, function, make: { _ throws(Failure) in try factory() }, configures: true,
-            configure: configure, closing: Self.closing(close))
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory, configure: configure, closing: Self.closing(close))
     }
 }
 
-extension Module {
+extension ModuleBase {
     /// A `single`'s cached instance, read under its component's lock, or the one the pipeline builds.
-    /// Like the other strategies' entries, it takes the provider's site as `file`, `line`, `column`
-    /// and `function`, unlabelled.
     ///
     /// Only the lookup is inlined into the provider, so that the provider stays small.
     @inlinable @inline(__always)
     func cachedSingle<T, Failure: Error>(
-        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
-        make: (C) throws(Failure) -> T, configures: Bool = false,
-        configure: (T, C) throws(Failure) -> Void = { _, _ in }, closing: Closing<T>? = nil
+        _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
+        closing: Closing<T>?
     ) throws(Failure) -> T {
-        let key = ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
-        if let object = storage.readyObject(for: cellKey(key), strategy: .single) {
+        if let object = storage.readyObject(
+            for: cellKey(ProviderKey(site: site, type: T.self)), strategy: .single)
+        {
             return Erasure.value(of: object, as: T.self)
         }
-        // The slow path makes the key again from the site, so that the fast path does not lay the
-        // key out in memory to pass it.
-        return try shared(
-            .single, file, line, column, function, make: make, configures: configures, configure: configure,
-            closing: closing)
+        return try shared(.single, site, make: make, configure: configure, closing: closing)
     }
 
     /// The value of a `single` that is not cached yet (or that someone watches), a `single(key:)`'s
@@ -156,15 +103,13 @@ extension Module {
     /// It consumes `keyValue`, so that a provider that has no key has none to destroy after the call.
     @inlinable @inline(never)
     func shared<T, Failure: Error>(
-        _ strategy: ProviderStrategy, _ file: StaticString, _ line: UInt, _ column: UInt,
-        _ function: StaticString, keyValue: consuming AnyHashable? = nil, make: (C) throws(Failure) -> T,
-        configures: Bool = false, configure: (T, C) throws(Failure) -> Void = { _, _ in },
+        _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: consuming AnyHashable? = nil,
+        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
         closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         try cached(
-            strategy, file, line, column, function, keyValue: keyValue, make: make, configures: configures,
-            configure: configure, erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) },
-            closing: closing)
+            strategy, site, keyValue: keyValue, make: make, configure: configure, erase: Erasure.object(of:),
+            restore: { Erasure.value(of: $0, as: T.self) }, closing: closing)
     }
 
     /// The value of a provider whose strategy caches, through the pipeline: the factory's value
@@ -172,12 +117,10 @@ extension Module {
     /// stops the program.
     @inlinable @inline(__always)
     func cached<T, Failure: Error>(
-        _ strategy: ProviderStrategy, _ file: StaticString, _ line: UInt, _ column: UInt,
-        _ function: StaticString, keyValue: AnyHashable? = nil, make: (C) throws(Failure) -> T,
-        configures: Bool, configure: (T, C) throws(Failure) -> Void, erase: (T) -> AnyObject,
+        _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: AnyHashable? = nil,
+        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?, erase: (T) -> AnyObject,
         restore: (AnyObject) -> T, closing: Closing<T>? = nil
     ) throws(Failure) -> T {
-        let site = ProviderSite(file: file, line: line, column: column, function: function)
         let key = ProviderKey(site: site, type: T.self)
         do {
             let object = try resolve(
@@ -192,9 +135,9 @@ extension Module {
                     if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
                     return erase(value)
                 },
-                configures: configures,
+                configures: configure != nil,
                 configure: { object, component in
-                    try configure(restore(object), Erasure.component(component, as: C.self))
+                    try configure?(restore(object), Erasure.component(component, as: C.self))
                 })
             return restore(object!)
         } catch {
@@ -206,7 +149,7 @@ extension Module {
 /// How a provider closes the instance it built: the instance's close action, made from it.
 @usableFromInline typealias Closing<T> = @Sendable (T) -> @Sendable () async throws -> Void
 
-extension Module {
+extension ModuleBase {
     /// The close action of a `Sendable` instance, from the provider's `close:` parameter.
     @inlinable static func closing<T: Sendable>(_ close: (@Sendable (T) async throws -> Void)?) -> Closing<T>?
     {

@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleBase {
     /// Provides a new instance on every call, built by a factory that needs no component.
     ///
     /// ```swift
@@ -13,18 +13,21 @@ extension Module {
     ///
     /// - Parameters:
     ///   - factory: Builds the instance. Its error reaches the caller unchanged.
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
+    ///     out, and names it in messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
-        _ factory: () throws(Failure) -> T,
+        _ factory: () throws(Failure) -> T, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try uncached(file, line, column, function, make: { _ throws(Failure) in try factory() })
+        try uncached(
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides a new instance on every call, built by a factory that receives the component.
@@ -37,30 +40,31 @@ extension Module {
     ///
     /// - Parameters:
     ///   - factory: Builds the instance from the component's other providers.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T,
+        _ factory: (C) throws(Failure) -> T, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try uncached(file, line, column, function, make: factory)
+        try uncached(
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory)
     }
 }
 
-extension Module {
+extension ModuleBase {
     /// A `transient`'s new value. Unless someone watches the module, the factory runs here, in the
     /// caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
     /// pipeline.
     @inlinable @inline(__always)
-    func uncached<T, Failure: Error>(
-        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
-        make: (C) throws(Failure) -> T
-    ) throws(Failure) -> T {
-        let site = ProviderSite(file: file, line: line, column: column, function: function)
+    func uncached<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)
+        -> T
+    {
         guard storage.attention.relaxed == 0 else {
             return try uncachedThroughPipeline(site: site, make: make)
         }

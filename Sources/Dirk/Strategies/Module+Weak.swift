@@ -1,4 +1,4 @@
-extension Module {
+extension ModuleBase {
     /// Provides the same instance, built by a factory that needs no component, for as long as
     /// anyone outside the component holds it, and a new one after it was released.
     ///
@@ -13,83 +13,53 @@ extension Module {
     ///
     /// - Parameters:
     ///   - factory: Builds the instance. If it throws, nothing is cached.
-    ///   - file: Identifies the provider, with `line`, `column` and `function`, and names it in
-    ///     messages; leave the default.
+    ///   - configure: Completes each new instance once it is cached, as `single`'s does. If it
+    ///     throws, nothing is cached.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
+    ///     out, and names it in messages; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
     @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try weaklyShared(file, line, column, function, make: { _ throws(Failure) in try factory() })
-    }
-
-    /// Provides a weakly shared instance built by a factory that receives the component.
-    /// See `weak(_:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance from the component's other providers.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try weaklyShared(file, line, column, function, make: factory)
-    }
-
-    /// Provides a weakly shared instance, built by a factory that receives the component, and
-    /// configures each new one after it is cached.
-    /// See `weak(_:)` and `single(_:configure:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes each new instance. If it throws, nothing is cached.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
-    ) throws(Failure) -> T {
-        try weaklyShared(file, line, column, function, make: factory, configures: true, configure: configure)
-    }
-
-    /// Provides a weakly shared instance built without the component and configures each new
-    /// one after it is cached. See `weak(_:)` and `single(_:configure:)`.
-    ///
-    /// - Parameters:
-    ///   - factory: Builds the instance.
-    ///   - configure: Completes each new instance. If it throws, nothing is cached.
-    ///   - file: Identifies the provider; leave the default.
-    ///   - line: See `file`.
-    ///   - column: See `file`.
-    ///   - function: See `file`.
-    /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T,
-        configure: (T, C) throws(Failure) -> Void,
+        _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            file, line, column, function, make: { _ throws(Failure) in try factory() }, configures: true,
-            configure: configure)
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() }, configure: configure,
+            erase: Erasure.object(ofInstance:),
+            restore: { Erasure.instance(of: $0, as: T.self) })
     }
-}
 
-extension Module {
+    /// Provides a weakly shared instance built by a factory that receives the component.
+    /// See the `weak` whose factory needs no component.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance from the component's other providers.
+    ///   - configure: Completes each new instance once it is cached.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The live instance, or a new one.
+    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
+        _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try weaklyShared(
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory,
+            configure: configure, erase: Erasure.object(ofInstance:),
+            restore: { Erasure.instance(of: $0, as: T.self) })
+    }
+
     /// Provides a weakly shared instance of a class-bound protocol type, so that a test can
     /// override the provider with a fake of the protocol, as it can a `single`.
     ///
@@ -105,63 +75,55 @@ extension Module {
     ///   - object: The object the component refers to weakly, which a value holds: write `{ $0 }`.
     ///     It compiles only where `T` is a class or a protocol that requires `AnyObject`, which is
     ///     how a `weak` of a value type is refused.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
     @inlinable public func weak<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T, object: (T) -> AnyObject,
+        _ factory: () throws(Failure) -> T, object: (T) -> AnyObject, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            file, line, column, function, make: { _ throws(Failure) in try factory() }, object: object)
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: { _ throws(Failure) in try factory() }, configure: nil, erase: object, restore: { $0 as! T }
+        )
     }
 
     /// Provides a weakly shared instance of a class-bound protocol type, built by a factory that
-    /// receives the component. See `weak(_:object:file:line:column:function:)`.
+    /// receives the component. See `weak(_:object:id:file:line:column:function:)`.
     ///
     /// - Parameters:
     ///   - factory: Builds the instance from the component's other providers.
     ///   - object: The object the component refers to weakly, which a value holds: write `{ $0 }`.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
     @inlinable public func weak<T: Sendable, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T, object: (T) -> AnyObject,
+        _ factory: (C) throws(Failure) -> T, object: (T) -> AnyObject, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(file, line, column, function, make: factory, object: object)
+        try weaklyShared(
+            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            make: factory,
+            configure: nil, erase: object, restore: { $0 as! T })
     }
 }
 
-extension Module {
-    /// A `weak` provider's value, through the pipeline.
-    @inlinable @inline(never)
-    func weaklyShared<T: AnyObject, Failure: Error>(
-        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
-        make: (C) throws(Failure) -> T, configures: Bool = false,
-        configure: (T, C) throws(Failure) -> Void = { _, _ in }
-    ) throws(Failure) -> T {
-        try cached(
-            .weak, file, line, column, function, make: make, configures: configures, configure: configure,
-            erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
-    }
-
-    /// The value of a `weak` provider of a class-bound protocol type, through the pipeline: the
-    /// cell refers weakly to `object` of it, which the value is a reference to.
+extension ModuleBase {
+    /// A `weak` provider's value, through the pipeline: the cell refers weakly to the object that
+    /// `erase` gives of it.
     @inlinable @inline(never)
     func weaklyShared<T, Failure: Error>(
-        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
-        make: (C) throws(Failure) -> T, object: (T) -> AnyObject
+        _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
+        erase: (T) -> AnyObject, restore: (AnyObject) -> T
     ) throws(Failure) -> T {
-        try cached(
-            .weak, file, line, column, function, make: make, configures: false,
-            configure: { (_, _) throws(Failure) in },
-            erase: object, restore: { $0 as! T })
+        try cached(.weak, site, make: make, configure: configure, erase: erase, restore: restore)
     }
 }

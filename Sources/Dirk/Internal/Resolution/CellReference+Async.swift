@@ -17,11 +17,14 @@ extension CellReference {
     ///     holds `CancellationError`.
     ///   - build: Makes the value. If it throws, every agent waiting for this build gets the same
     ///     error, nothing is cached, and the next call builds again.
+    ///   - configure: Completes a new value before any other agent sees it; this task alone gets the
+    ///     value meanwhile, for cycles through `configure:`. If it throws, nothing is cached.
     func resolve<Failure: Error>(
         in agent: TaskAgent,
         frame: Frame,
         cancellable: Bool,
-        build: () async throws(Failure) -> Value
+        build: () async throws(Failure) -> Value,
+        configure: ((Value) async throws(Failure) -> Void)? = nil
     ) async throws(Failure) -> Value {
         while true {
             switch host.claim(key, by: agent, frame: frame) {
@@ -32,11 +35,20 @@ extension CellReference {
             case .ready(let value), .ownInstance(let value):
                 return value
             case .cycle(let building):
+                if let value = agent.configuringInstance(at: self) { return value }
                 Diagnostics.cycle(
                     path: agent.steps(from: building) + [frame], at: frame, keys: ResolutionContext.stepKeys)
             case .build(let generation):
                 do {
                     let value = try await agent.run(frame, build)
+                    if let configure {
+                        // Seen by this task alone: another agent waits for the build to end.
+                        try await agent.configuring(value, at: self) { () async throws(Failure) in
+                            try await agent.run(frame) { () async throws(Failure) in
+                                try await configure(value)
+                            }
+                        }
+                    }
                     complete(value, generation: generation)
                     return value
                 } catch {

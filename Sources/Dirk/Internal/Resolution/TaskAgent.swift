@@ -61,6 +61,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         /// Whether the agent's outermost call is under way: only then is its task running, so that
         /// `task` tells it apart from a later task at the same address.
         var isUnderWay = true
+        /// The instances whose `configure:` closures this task runs, innermost last, by their cells.
+        var configuring: [(host: ObjectIdentifier, key: CellKey, instance: AnyObject)] = []
     }
 
     private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
@@ -228,6 +230,23 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
             }
         }
         return try await Self.$enclosingStep.withTypedValue((agent: self, serial: serial), body)
+    }
+
+    /// Runs `body`, the `configure:` closure of `instance`, built in `cell`, during which the task gets
+    /// the instance from that cell.
+    func configuring<Failure: Error>(
+        _ instance: AnyObject, at cell: CellReference, _ body: () async throws(Failure) -> Void
+    ) async throws(Failure) {
+        state.withLock { $0.configuring.append((ObjectIdentifier(cell.host), cell.key, instance)) }
+        defer { state.withLock { _ = $0.configuring.popLast() } }
+        try await body()
+    }
+
+    /// The instance being configured by this task in `cell`, if any.
+    func configuringInstance(at cell: CellReference) -> AnyObject? {
+        state.withLock { state in
+            state.configuring.last { $0.host == ObjectIdentifier(cell.host) && $0.key == cell.key }?.instance
+        }
     }
 
     /// The step already on this task's stack that is the same as `frame`, if any.
