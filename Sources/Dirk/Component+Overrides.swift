@@ -4,37 +4,39 @@ extension ModuleOwner where Self: Component {
     /// provider without writing a module subclass.
     ///
     /// ```swift
-    /// let app = AppComponent().overriding { $0.network.api() } with: { _ in FakeAPI() }
+    /// let app = AppComponent().overriding { $0.network.api() } with: { FakeAPI() }
     /// let fake = app.network.api() as? FakeAPI
     /// ```
     ///
     /// `factory` is `@Sendable`, since any thread may build the provider: build the fake in it, as
-    /// above, and get it back from the provider, or capture a fake that is `Sendable`.
+    /// above, and get it back from the provider, or capture a fake that is `Sendable`. It may take
+    /// the component, `with: { c in FakeAPI(store: c.data.store()) }`, and for a `single(key:)`
+    /// provider the key too, `with: { c, id in FakeUser(id: id) }`.
     ///
     /// The provider keeps its strategy: an overridden `single` is still built once per
     /// component, by `factory`, and a `transient` calls `factory` every time. To find the
     /// provider, Dirk calls `provider` once, right away, and resolves it through `factory`; for a
-    /// `single` that is its first and only build. A `single(key:)` override serves every key.
+    /// `single` that is its first and only build. A `single(key:)` override serves every key,
+    /// whichever key `provider` passes.
     ///
     /// The provider's `close:` action never runs on what `factory` builds, since a fake has nothing
     /// of the real instance to close: ``Component/shutdown(file:line:)`` leaves it alone. To close
-    /// it, give the override a close action of its own with
-    /// ``overriding(_:with:close:file:line:)``.
+    /// it, pass `close`.
     ///
     /// `factory` makes the type that the provider's strategy builds. To override a provider that
     /// returns a protocol with another implementation, build the protocol in the provider:
     /// `func api() -> any API { single { LiveAPI() as any API } }`, not `single { LiveAPI() }`,
     /// whose strategy builds a `LiveAPI`.
     ///
-    /// An async provider is overridden with the async form of this method,
-    /// ``overriding(_:with:isolation:file:line:)``, whose closures may await. A main-actor provider's
-    /// fake is built inside `MainActor.assumeIsolated`, since the factory runs where the provider
-    /// is called, on the main actor (see <doc:MainActor#Overriding-main-actor-providers>).
+    /// An async provider is overridden the same way, with closures that await. A main-actor
+    /// provider's fake is built inside `MainActor.assumeIsolated`, since the factory runs where the
+    /// provider is called, on the main actor (see <doc:MainActor#Overriding-main-actor-providers>).
     ///
-    /// Override providers when you build the component, before its first resolution. Overriding
-    /// a provider that was already used, a provider of another component (a parent's), a provider
-    /// whose strategy builds another type than `T`, or a closure that calls no provider or more
-    /// than one stops the program with a message.
+    /// Like ``module(_:file:line:)`` and ``parent(_:file:line:)``, it configures the component it is
+    /// called on and returns it: override providers when you build the component, before its first
+    /// resolution. Overriding a provider that was already used, a provider of another component (a
+    /// parent's), a provider whose strategy builds another type than `T`, or a closure that calls no
+    /// provider or more than one stops the program with a message.
     ///
     /// - Parameters:
     ///   - provider: Calls the one provider to override, on this component.
@@ -45,11 +47,59 @@ extension ModuleOwner where Self: Component {
     /// - Returns: This component, for chaining.
     @discardableResult
     public func overriding<T>(
-        _ provider: (Self) throws -> T,
-        with factory: @escaping @Sendable (Self) throws -> T,
+        _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        override(provider, with: factory, closing: nil, file: file, line: line)
+        override(provider, with: { _, _ in try factory() }, closing: nil, file: file, line: line)
+    }
+
+    /// Replaces the factory of the one provider that `provider` calls with one that receives the
+    /// component. See ``overriding(_:with:file:line:)-(_,()->T,_,_)``.
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on, from the component.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func overriding<T>(
+        _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
+        file: StaticString = #fileID, line: UInt = #line
+    ) -> Self {
+        override(provider, with: { c, _ in try factory(c) }, closing: nil, file: file, line: line)
+    }
+
+    /// Replaces the factory of the `single(key:)` provider that `provider` calls, for every key,
+    /// with one that receives the component and the key. See the first `overriding(_:with:)`.
+    ///
+    /// ```swift
+    /// let app = AppComponent().overriding { $0.users.user(id: 1) } with: { _, id in FakeUser(id: id) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one `single(key:)` provider to override, with any key.
+    ///   - factory: Builds the instance of each key from now on.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func overriding<T, Key: Hashable & Sendable>(
+        _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self, Key) throws -> T,
+        file: StaticString = #fileID, line: UInt = #line
+    ) -> Self {
+        // The provider's key type is generic: a call may pass a key of another type than set-up did.
+        let expected = "\(Key.self)"
+        return override(
+            provider,
+            with: { c, key in
+                guard let key = key?.base as? Key else {
+                    Diagnostics.overrideKeyOfAnotherType(
+                        "\(T.self) provider", key: key.map { "\(type(of: $0.base))" }, expected: expected,
+                        component: "\(Self.self)", file: file, line: line)
+                }
+                return try factory(c, key)
+            }, keyType: Key.self, closing: nil, file: file, line: line)
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
@@ -64,7 +114,7 @@ extension ModuleOwner where Self: Component {
     /// }
     /// ```
     ///
-    /// Everything said of ``overriding(_:with:file:line:)`` holds; in addition,
+    /// Everything said of the first `overriding(_:with:)` holds; in addition,
     /// ``Component/shutdown(file:line:)`` runs `close` once for each instance `factory` built for
     /// the component to keep: the one instance of a `single`, each key's of a `single(key:)`, in the
     /// reverse order of the builds, as it runs every close action. The provider's own `close:`
@@ -73,37 +123,54 @@ extension ModuleOwner where Self: Component {
     ///
     /// - Parameters:
     ///   - provider: Calls the one provider to override, on this component.
-    ///   - factory: Builds the provider's instances from now on. It may throw only errors that the
-    ///     provider itself can throw.
+    ///   - factory: Builds the provider's instances from now on, from the component.
     ///   - close: Closes each instance `factory` built, at ``Component/shutdown(file:line:)``.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
     public func overriding<T: Sendable>(
-        _ provider: (Self) throws -> T,
-        with factory: @escaping @Sendable (Self) throws -> T,
-        close: @escaping @Sendable (T) async throws -> Void,
-        file: StaticString = #fileID, line: UInt = #line
+        _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
+        close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        override(provider, with: factory, closing: ModuleBase<Self>.closing(close), file: file, line: line)
+        override(
+            provider, with: { c, _ in try factory(c) }, closing: ModuleBase<Self>.closing(close), file: file,
+            line: line)
+    }
+
+    /// Replaces the factory of the one provider that `provider` calls with one that needs no
+    /// component, and closes what it builds with `close` at shutdown. See
+    /// `overriding(_:with:close:)`.
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on.
+    ///   - close: Closes each instance `factory` built, at ``Component/shutdown(file:line:)``.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func overriding<T: Sendable>(
+        _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
+        close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
+    ) -> Self {
+        override(
+            provider, with: { _, _ in try factory() }, closing: ModuleBase<Self>.closing(close), file: file,
+            line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
-    /// await, for this component and the children that reach it through their parents:
-    /// ``overriding(_:with:file:line:)`` for providers that await.
+    /// await: the first `overriding(_:with:)` for providers that await.
     ///
     /// ```swift
-    /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in
+    /// let app = await AppComponent().overriding { await $0.data.database() } with: {
     ///     await InMemoryDatabase.empty()
     /// }
     /// ```
     ///
-    /// Everything said of the synchronous form holds: the provider keeps its strategy, Dirk calls
-    /// `provider` once, right away, and resolves it through `factory`, the factory may throw
-    /// only what the provider can throw, and the provider's `close:` never runs on what `factory`
-    /// builds. A synchronous provider, which cannot await a factory, stops the program with a
-    /// message: override it with the synchronous form, whose factory does not await.
+    /// Everything said of the synchronous form holds. A synchronous provider, which cannot await a
+    /// factory, stops the program with a message: override it with the synchronous form, whose
+    /// factory does not await.
     ///
     /// - Parameters:
     ///   - provider: Calls the one async provider to override, on this component.
@@ -114,17 +181,37 @@ extension ModuleOwner where Self: Component {
     /// - Returns: This component, for chaining.
     @discardableResult
     public func overriding<T>(
-        _ provider: (Self) async throws -> T,
-        with factory: @escaping @Sendable (Self) async throws -> T,
-        isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID, line: UInt = #line
+        _ provider: (Self) async throws -> T, with factory: @escaping @Sendable () async throws -> T,
+        isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
-        await override(provider, with: factory, closing: nil, isolation: isolation, file: file, line: line)
+        await override(
+            provider, with: { _, _ in try await factory() }, closing: nil, isolation: isolation, file: file,
+            line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
-    /// await, and closes what it builds with `close` at shutdown:
-    /// ``overriding(_:with:close:file:line:)`` for providers that await.
+    /// await and receives the component. See the async `overriding(_:with:)`.
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one async provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on, from the component.
+    ///   - isolation: The actor that `provider` runs on; leave the default, the caller's.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func overriding<T>(
+        _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
+        isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
+    ) async -> Self {
+        await override(
+            provider, with: { c, _ in try await factory(c) }, closing: nil, isolation: isolation, file: file,
+            line: line)
+    }
+
+    /// Replaces the factory of the one async provider that `provider` calls with one that may
+    /// await, and closes what it builds with `close` at shutdown: the synchronous
+    /// `overriding(_:with:close:)` for providers that await.
     ///
     /// ```swift
     /// let app = await AppComponent().overriding { await $0.data.database() } with: { _ in
@@ -133,10 +220,6 @@ extension ModuleOwner where Self: Component {
     ///     await $0.close()
     /// }
     /// ```
-    ///
-    /// `close` runs as for the synchronous form: once for each instance an async `single`'s new
-    /// factory built, at ``Component/shutdown(file:line:)``, instead of the provider's own `close:`;
-    /// never for an async `transient` or `scoped` provider's instances.
     ///
     /// - Parameters:
     ///   - provider: Calls the one async provider to override, on this component.
@@ -148,28 +231,48 @@ extension ModuleOwner where Self: Component {
     /// - Returns: This component, for chaining.
     @discardableResult
     public func overriding<T: Sendable>(
-        _ provider: (Self) async throws -> T,
-        with factory: @escaping @Sendable (Self) async throws -> T,
-        close: @escaping @Sendable (T) async throws -> Void,
-        isolation: isolated (any Actor)? = #isolation,
+        _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
+        close: @escaping @Sendable (T) async throws -> Void, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
         await override(
-            provider, with: factory, closing: ModuleBase<Self>.closing(close), isolation: isolation,
-            file: file,
-            line: line)
+            provider, with: { c, _ in try await factory(c) }, closing: ModuleBase<Self>.closing(close),
+            isolation: isolation, file: file, line: line)
+    }
+
+    /// Replaces the factory of the one async provider that `provider` calls with one that may
+    /// await and needs no component, and closes what it builds with `close` at shutdown. See the
+    /// async `overriding(_:with:close:)`.
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one async provider to override, on this component.
+    ///   - factory: Builds the provider's instances from now on.
+    ///   - close: Closes each instance `factory` built, at ``Component/shutdown(file:line:)``.
+    ///   - isolation: The actor that `provider` runs on; leave the default, the caller's.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func overriding<T: Sendable>(
+        _ provider: (Self) async throws -> T, with factory: @escaping @Sendable () async throws -> T,
+        close: @escaping @Sendable (T) async throws -> Void, isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID, line: UInt = #line
+    ) async -> Self {
+        await override(
+            provider, with: { _, _ in try await factory() }, closing: ModuleBase<Self>.closing(close),
+            isolation: isolation, file: file, line: line)
     }
 
     /// Sets up the override of the provider that `provider` calls: `overriding(_:with:)`.
     private func override<T>(
-        _ provider: (Self) throws -> T, with build: @escaping @Sendable (Self) throws -> T,
-        closing: Closing<T>?, file: StaticString, line: UInt
+        _ provider: (Self) throws -> T, with build: @escaping @Sendable (Self, AnyHashable?) throws -> T,
+        keyType: Any.Type? = nil, closing: Closing<T>?, file: StaticString, line: UInt
     ) -> Self {
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
             component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
-            isAsync: false,
-            factory: OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self) })
+            keyType: keyType, isAsync: false,
+            factory: OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self, $1) })
         let context = ResolutionContext.current
         let outer = context.capture
         context.capture = capture
@@ -188,14 +291,17 @@ extension ModuleOwner where Self: Component {
     /// Sets up the override of the async provider that `provider` calls: the async
     /// `overriding(_:with:)`.
     private func override<T>(
-        _ provider: (Self) async throws -> T, with build: @escaping @Sendable (Self) async throws -> T,
+        _ provider: (Self) async throws -> T,
+        with build: @escaping @Sendable (Self, AnyHashable?) async throws -> T,
         closing: Closing<T>?, isolation: isolated (any Actor)?, file: StaticString, line: UInt
     ) async -> Self {
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
             component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
-            isAsync: true,
-            factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) { try await build($0 as! Self) })
+            keyType: nil, isAsync: true,
+            factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) {
+                try await build($0 as! Self, $1)
+            })
         // The capture travels with the task, since the closure may resume on any thread; the
         // calls are sent down the path that sees it, as in the synchronous form.
         let components = selfAndAncestors()
@@ -229,11 +335,12 @@ final class OverrideFactory<Value, Make: Sendable>: Sendable {
     }
 }
 
-/// The factory of a synchronous provider's override, which makes a `T`.
-@usableFromInline typealias SyncOverride<T> = @Sendable (Component) throws -> T
+/// The factory of a synchronous provider's override, which makes a `T` from the component and, for a
+/// `single(key:)` provider, the key.
+@usableFromInline typealias SyncOverride<T> = @Sendable (Component, AnyHashable?) throws -> T
 
-/// The factory of an async provider's override, which makes a `T`.
-@usableFromInline typealias AsyncOverride<T> = @Sendable (Component) async throws -> T
+/// The factory of an async provider's override, which makes a `T` from the component.
+@usableFromInline typealias AsyncOverride<T> = @Sendable (Component, AnyHashable?) async throws -> T
 
 extension AnyModule {
     /// Where the overrides of the provider at `site` were set up, one for each type it was
@@ -259,14 +366,15 @@ extension ModuleBase {
     /// else.
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy,
-        component: Component, closing: Closing<T>? = nil
+        _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey,
+        keyValue: AnyHashable? = nil,
+        strategy: ProviderStrategy, component: Component, closing: Closing<T>? = nil
     ) throws -> (value: T, closing: Closing<T>?) {
         if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key()), strategy: strategy)
                 as? OverrideFactory<T, SyncOverride<T>>
         {
-            return (try override.make(component), override.closing(for: strategy))
+            return (try override.make(component, keyValue), override.closing(for: strategy))
         }
         return (try factory(Erasure.component(component, as: C.self)), closing)
     }
@@ -281,7 +389,7 @@ extension ModuleBase {
             let override = storage.override(for: cellKey(key), strategy: strategy)
                 as? OverrideFactory<T, AsyncOverride<T>>
         {
-            return (try await override.make(component), override.closing(for: strategy))
+            return (try await override.make(component, nil), override.closing(for: strategy))
         }
         return (try await factory(Erasure.component(component, as: C.self)), closing)
     }
@@ -297,7 +405,7 @@ extension AnyModule {
     /// factory; one that made it before makes this a late override. (Set after the slot was made,
     /// it would leave a moment in which another thread finds the slot and builds the original,
     /// which would stay cached.)
-    func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, frame: Frame) {
+    func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, frame: Frame) {
         // The overriding component, and where `overriding(_:with:)` was called, for messages.
         let (overriding, file, line) = (capture.componentType, capture.file, capture.line)
         if let first = capture.capture(frame.name) {
@@ -312,6 +420,11 @@ extension AnyModule {
             Diagnostics.overrideOfAnotherType(
                 frame.name, strategy: frame.strategy, builds: frame.type, returns: capture.valueType,
                 component: overriding, file: file, line: line)
+        }
+        if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
+            Diagnostics.overrideKeyOfAnotherType(
+                frame.name, key: keyValue.map { "\(type(of: $0.base))" }, expected: "\(keyType)",
+                component: "\(overriding)", file: file, line: line)
         }
         // (The synchronous form's closure cannot call an async provider.)
         if capture.isAsync && !frame.strategy.isAsync {

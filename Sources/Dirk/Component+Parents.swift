@@ -85,55 +85,76 @@ extension Component {
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
-    /// Registers the component that `make` returns as a parent, under its static type.
+    /// Registers `parent` as a parent of this component, under its static type.
     ///
     /// ```swift
-    /// let feature = FeatureComponent().parent { app }
+    /// let feature = FeatureComponent().parent(app)
     /// ```
     ///
     /// The component keeps its parents alive; a parent never refers to its children. A component
-    /// has at most one parent per type. Register parents before the first resolution.
+    /// has at most one parent per type. Register parents when you create the component, before its
+    /// first resolution: like ``module(_:file:line:)`` and ``overriding(_:with:file:line:)``, it
+    /// configures the component it is called on and returns it, so that a component is configured in
+    /// the expression that creates it.
     ///
     /// - Parameters:
-    ///   - make: Returns the parent; called once, immediately.
+    ///   - parent: The parent.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult
+    public func parent<P: Component>(_ parent: P, file: StaticString = #fileID, line: UInt = #line) -> Self {
+        register(parent, as: P.self, file: file, line: line)
+        return self
+    }
+
+    /// Registers `parent` as the parent of type `type`, for example a fake subclass in a test.
+    ///
+    /// ```swift
+    /// let feature = FeatureComponent().parent(FakeAppComponent(), as: AppComponent.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - parent: The parent.
+    ///   - type: The parent type that accessors ask for.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult
     public func parent<P: Component>(
-        _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
+        _ parent: P, as type: P.Type, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        parent(P.self, make, file: file, line: line)
+        register(parent, as: type, file: file, line: line)
+        return self
+    }
+
+    /// Registers the parent that `make` returns: `parent(_:file:line:)` with a closure.
+    @available(*, deprecated, message: "pass the parent itself: `.parent(app)`")
+    @discardableResult
+    public func parent<P: Component>(_ make: () -> P, file: StaticString = #fileID, line: UInt = #line)
+        -> Self
+    {
+        parent(make(), file: file, line: line)
+    }
+
+    /// Registers the parent that `make` returns as `type`: `parent(_:as:file:line:)` with a closure.
+    @available(
+        *, deprecated, message: "pass the parent itself: `.parent(FakeAppComponent(), as: AppComponent.self)`"
+    )
+    @discardableResult
+    public func parent<P: Component>(
+        _ type: P.Type, _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
+    ) -> Self {
+        parent(make(), as: type, file: file, line: line)
     }
 
     /// `parent(_:file:line:)`, which runs `afterAppending` once the parent is in the list and
     /// before the check for a cycle. A test hook: tests hold two registrations there, so that both
     /// have appended before either checks.
     package func parent<P: Component>(
-        _ make: () -> P, afterAppending: () -> Void, file: StaticString = #fileID, line: UInt = #line
+        _ parent: P, afterAppending: () -> Void, file: StaticString = #fileID, line: UInt = #line
     ) {
-        register(make(), as: P.self, file: file, line: line, afterAppending: afterAppending)
-    }
-
-    /// Registers the component that `make` returns as the parent of type `type`, for example a
-    /// fake subclass in a test.
-    ///
-    /// ```swift
-    /// let feature = FeatureComponent().parent(AppComponent.self) { FakeAppComponent() }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - type: The parent type that accessors ask for.
-    ///   - make: Returns the parent; called once, immediately.
-    ///   - file: The call's file, for messages; leave the default.
-    ///   - line: The call's line, for messages; leave the default.
-    /// - Returns: This component, for chaining.
-    @discardableResult
-    public func parent<P: Component>(
-        _ type: P.Type, _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        register(make(), as: type, file: file, line: line)
-        return self
+        register(parent, as: P.self, file: file, line: line, afterAppending: afterAppending)
     }
 }
 
@@ -202,6 +223,7 @@ extension Component {
             Diagnostics.missingParent(
                 type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
                 registered: parentList.map { Swift.type(of: $0) },
+                ancestors: selfAndAncestors().dropFirst().map { Swift.type(of: $0) },
                 givenAt: storage.withLock { $0.parentsGivenAt },
                 overriding: OverrideCapture.current(on: .current)?.location, file: file, line: line)
         }

@@ -42,7 +42,7 @@ extension Component {
     /// Dirk cannot tell that it belongs to it: a resolution that awaits one that calls `shutdown()`
     /// waits forever. A component released with instances to close and without `shutdown()` says so
     /// on standard error, once, in debug builds.
-    /// ``withShutdown(_:isolation:file:line:)`` shuts a component down when the code that uses it ends.
+    /// ``withShutdown(isolation:_:file:line:)`` shuts a component down when the code that uses it ends.
     ///
     /// - Parameters:
     ///   - file: The call's file, for messages; leave the default.
@@ -97,7 +97,7 @@ extension ModuleOwner where Self: Component {
     /// - Throws: What `body` throws, or else ``ShutdownError``.
     @discardableResult
     public func withShutdown<Result>(
-        _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
+        isolation: isolated (any Actor)? = #isolation, _ body: (Self) async throws -> sending Result,
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
         let result: Result
@@ -109,6 +109,16 @@ extension ModuleOwner where Self: Component {
         }
         try await shutdown(file: file, line: line)
         return result
+    }
+
+    /// ``withShutdown(isolation:_:file:line:)`` with `isolation` after `body`.
+    @available(*, deprecated, renamed: "withShutdown(isolation:_:file:line:)")
+    @_disfavoredOverload @discardableResult
+    public func withShutdown<Result>(
+        _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID, line: UInt = #line
+    ) async throws -> sending Result {
+        try await withShutdown(isolation: isolation, body, file: file, line: line)
     }
 }
 

@@ -25,7 +25,7 @@
 /// There is no global container: whoever owns the scope owns the component. Nothing may resolve
 /// through a component once its release has begun: its accessors stop the program with a message
 /// when its own `deinit` uses them. A component that holds resources closes them with
-/// ``shutdown(file:line:)``, or with ``withShutdown(_:isolation:file:line:)`` around the code that uses it.
+/// ``shutdown(file:line:)``, or with ``withShutdown(isolation:_:file:line:)`` around the code that uses it.
 ///
 /// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no

@@ -9,8 +9,8 @@
 /// }
 ///
 /// let profileInjection = Injector<ProfileController, AppComponent>()
-///     .inject(\.store) { $0.data.store() }
-///     .inject(\.client) { $0.network.client() }
+///     .injecting(\.store) { $0.data.store() }
+///     .injecting(\.client) { $0.network.client() }
 ///
 /// profileInjection.inject(into: controller, from: app)
 /// ```
@@ -26,16 +26,17 @@ public struct Injector<Target, C: Component>: Sendable {
     /// `inject(into:from:file:line:)` call, which an included injector's own injection names.
     private var steps: [@Sendable (Target, C, StaticString, UInt) -> Void] = []
 
-    /// An injector that fills nothing yet; add properties with `inject(_:_:)`.
+    /// An injector that fills nothing yet; add properties with `injecting(_:_:)`.
     public init() {}
 
-    /// An injector that also sets `keyPath` to what `resolve` returns.
+    /// An injector that also sets `keyPath` to what `resolve` returns: a new injector, as an
+    /// injector is a value, which ``inject(into:from:file:line:)`` applies.
     ///
     /// - Parameters:
     ///   - keyPath: The property to fill.
     ///   - resolve: Resolves its value from the component.
     /// - Returns: The extended injector.
-    public func inject<Value>(
+    public func injecting<Value>(
         _ keyPath: ReferenceWritableKeyPath<Target, Value> & Sendable,
         _ resolve: @escaping @Sendable (C) -> Value
     ) -> Injector {
@@ -43,6 +44,13 @@ public struct Injector<Target, C: Component>: Sendable {
         extended.steps.append { target, component, _, _ in target[keyPath: keyPath] = resolve(component) }
         return extended
     }
+
+    /// An injector that also sets `keyPath`: ``injecting(_:_:)``.
+    @available(*, deprecated, renamed: "injecting")
+    public func inject<Value>(
+        _ keyPath: ReferenceWritableKeyPath<Target, Value> & Sendable,
+        _ resolve: @escaping @Sendable (C) -> Value
+    ) -> Injector { injecting(keyPath, resolve) }
 
     /// An injector that also fills what `other` fills, on the target seen as `Other`: a base class
     /// or a protocol that groups injectable properties.

@@ -114,7 +114,7 @@ extension AnyModule {
                 if let capture = OverrideCapture.current(on: context), !capture.isSuspended {
                     // An override that this thread sets up; the provider calls of its factory are
                     // ordinary.
-                    setUpOverride(capture, key: key, frame: frame)
+                    setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
                     return try capture.whileSuspended { try resolve() }
                 }
                 let isFresh = strategy.isCached && context.isFreshRequest(for: ObjectIdentifier(self))

@@ -84,21 +84,20 @@ open class ModuleBase<C: Component>: AnyModule {
 
     /// The component this module belongs to.
     ///
-    /// Strategies pass it to factories, so most modules never call this. Calling it after the
-    /// component was released stops the program with a message that says so.
-    ///
-    /// - Parameters:
-    ///   - file: The caller's file, for messages; leave the default.
-    ///   - line: The caller's line, for messages; leave the default.
-    /// - Returns: The component.
-    public func component(file: StaticString = #fileID, line: UInt = #line) -> C {
+    /// Strategies pass it to factories, so most modules never need it. Reading it after the component
+    /// was released stops the program with a message that says so.
+    public var component: C {
         guard let component = storage.component else {
             Diagnostics.componentReleased(
-                provider: "\(type(of: self)).component()", component: C.self,
-                site: ProviderSite(file: file, line: line, column: 0, function: "component()"))
+                provider: "\(type(of: self)).component", component: C.self,
+                site: ProviderSite(file: #fileID, line: #line, column: 0, function: "component"))
         }
         return Erasure.component(component, as: C.self)
     }
+
+    /// The component this module belongs to: ``component``.
+    @available(*, deprecated, renamed: "component")
+    public func component(file: StaticString = #fileID, line: UInt = #line) -> C { component }
 
     /// The component as `C`, made by `make` with it, or stops the program if it is another
     /// component's: the check that guards the unchecked cast of `component()` against a caller that

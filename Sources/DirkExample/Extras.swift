@@ -8,8 +8,8 @@ final class SettingsScreen {
 
 /// Which properties of a settings screen come from which providers, declared once.
 let settingsInjection = Injector<SettingsScreen, AppComponent>()
-    .inject(\.store) { $0.storage.store() }
-    .inject(\.tracker) { $0.analytics.tracker() }
+    .injecting(\.store) { $0.storage.store() }
+    .injecting(\.tracker) { $0.analytics.tracker() }
 
 /// Something several scopes add to: the application's menu.
 struct MenuItem: Sendable {

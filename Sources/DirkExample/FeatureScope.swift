@@ -43,6 +43,6 @@ final class ProfileScreenModule: MainActorModule<FeatureComponent>, @unchecked S
 extension SessionComponent {
     /// Opens the profile screen; the caller owns the component and drops it when the screen closes.
     func openProfileScreen() -> FeatureComponent {
-        FeatureComponent().parent { self }
+        FeatureComponent().parent(self)
     }
 }

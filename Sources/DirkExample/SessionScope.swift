@@ -21,12 +21,12 @@ final class AccountModule: Module<SessionComponent>, @unchecked Sendable {
     }
 
     /// The signed-in user's own profile.
-    func me() -> Profile { profile(id: component().userID) }
+    func me() -> Profile { profile(id: component.userID) }
 }
 
 extension AppComponent {
     /// Starts a session; the caller owns it, and the application never refers to it.
     func signIn(userID: String) -> SessionComponent {
-        SessionComponent(userID: userID).parent { self }
+        SessionComponent(userID: userID).parent(self)
     }
 }

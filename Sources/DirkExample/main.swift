@@ -44,9 +44,9 @@ do {
     show("configure:", "presenter(), its view", presenter, presenter.view!)
     show("configure:", "view(), its presenter", view, view.presenter!)
     show("single", "presenter's tracker is the app's", presenter.tracker === app.analytics.tracker())
-    let loader = feature.screen.mainActorLazy { $0.screen.loader() }
+    let loader = feature.mainActorLazy { $0.screen.loader() }
     show("lazy", "screen.mainActorLazy { loader() }.value, twice", loader.value, loader.value)
-    let viewModels = feature.screen.mainActorProvider { $0.screen.viewModel() }
+    let viewModels = feature.mainActorProvider { $0.screen.viewModel() }
     show("provider", "screen.mainActorProvider { viewModel() }(), twice", viewModels(), viewModels())
     show(
         "fresh", "storage.fresh { store() }, then store()", app.storage.fresh { $0.store() },

@@ -206,7 +206,7 @@ struct GraphTree {
         var components: [GraphComponent] = []
         for level in 0..<spec.levels {
             let component = GraphComponent(level: level, spec: spec, faults: faults)
-            if let parent = components.last { component.parent { parent } }
+            if let parent = components.last { component.parent(parent) }
             components.append(component)
         }
         self.components = components

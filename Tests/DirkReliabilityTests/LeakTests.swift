@@ -112,9 +112,9 @@ struct HandleLeakTests {
             for _ in 0..<20 {
                 let (level, index) = tree.randomNode(using: &random)
                 let component = tree.components[level]
-                resolved.append(component.graph.lazy { try! $0.resolve(index) })
-                unread.append(component.graph.lazy { try! $0.resolve(index) })
-                providers.append(component.graph.provider { try! $0.resolve(index) })
+                resolved.append(component.lazy { try! $0.resolve(index) })
+                unread.append(component.lazy { try! $0.resolve(index) })
+                providers.append(component.provider { try! $0.resolve(index) })
             }
             // Swift may release a value after its last use, so the tree is kept for the reads.
             withExtendedLifetime(tree) {
@@ -218,8 +218,8 @@ final class HandleHolderModule: Module<HandleHolderComponent>, @unchecked Sendab
     func holder() -> HandleHolder {
         single { c in
             HandleHolder(
-                later: c.handles.lazy { $0.handles.linked() }, unread: c.handles.lazy { $0.handles.linked() },
-                each: c.handles.provider { $0.handles.linked() })
+                later: c.lazy { $0.handles.linked() }, unread: c.lazy { $0.handles.linked() },
+                each: c.provider { $0.handles.linked() })
         }
     }
 }
@@ -257,9 +257,9 @@ final class AsyncHandleHolderModule: Module<AsyncHandleHolderComponent>, @unchec
     func holder() -> AsyncHandleHolder {
         single { c in
             AsyncHandleHolder(
-                later: c.handles.asyncLazy { await $0.handles.shared() },
-                unread: c.handles.asyncLazy { await $0.handles.shared() },
-                each: c.handles.asyncProvider { await $0.handles.shared() })
+                later: c.lazy { await $0.handles.shared() },
+                unread: c.lazy { await $0.handles.shared() },
+                each: c.provider { await $0.handles.shared() })
         }
     }
 }
@@ -290,9 +290,9 @@ final class PanelHolderModule: Module<PanelHolderComponent>, @unchecked Sendable
     func holder() -> PanelHolder {
         single { c in
             PanelHolder(
-                later: c.handles.mainActorLazy { $0.panels.current() },
-                unread: c.handles.mainActorLazy { $0.panels.current() },
-                each: c.handles.mainActorProvider { $0.panels.fresh() })
+                later: c.mainActorLazy { $0.panels.current() },
+                unread: c.mainActorLazy { $0.panels.current() },
+                each: c.mainActorProvider { $0.panels.fresh() })
         }
     }
 }

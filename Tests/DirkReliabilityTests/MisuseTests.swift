@@ -39,12 +39,14 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .missingParent:
             [
                 "`MisuseComponent` has no parent of type `MisuseParent`",
-                "The accessor at DirkReliabilityTests/MisuseTests.swift:", "It has no parents.", ".parent {",
+                "The accessor at DirkReliabilityTests/MisuseTests.swift:", "It has no parents.",
+                ".parent(misuseParent)",
             ]
         case .parentOfTheWrongType:
             [
-                "has no parent of type `MisuseParent`", "Its parents are `OtherParent`, given from",
-                ".parent {",
+                "has no parent of type `MisuseParent`",
+                "It searched its ancestors, nearest first: `OtherParent` (its parents given from",
+                ".parent(misuseParent)",
             ]
         case .parentCycle:
             ["cannot become a parent of `MisuseParent`", "Register parents from the wider scope down"]
@@ -189,20 +191,20 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             let component = MisuseComponent()
             _ = component.parentComponent
         case .parentOfTheWrongType:
-            let component = MisuseComponent().parent { OtherParent() }
+            let component = MisuseComponent().parent(OtherParent())
             _ = component.parentComponent
         case .parentCycle:
             let parent = MisuseParent()
-            let child = MisuseComponent().parent { parent }
-            parent.parent { child }
+            let child = MisuseComponent().parent(parent)
+            parent.parent(child)
         case .duplicateParent:
-            MisuseComponent().parent { MisuseParent() }.parent { MisuseParent() }
+            MisuseComponent().parent(MisuseParent()).parent(MisuseParent())
         case .lateParent:
             let grandparent = MisuseParent()
-            let middle = OtherParent().parent { grandparent }
-            let component = MisuseComponent().parent { middle }
+            let middle = OtherParent().parent(grandparent)
+            let component = MisuseComponent().parent(middle)
             _ = component.parentComponent
-            component.parent { OtherParent() }
+            component.parent(OtherParent())
         case .lateModule:
             let component = MisuseComponent()
             _ = component.misuse.plain()
@@ -219,11 +221,11 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
         case .lazyReadWhileResolving:
             let component = MisuseComponent()
             let holder = LazyCanary()
-            holder.handle = component.misuse.lazy { _ in holder.handle!.value }
+            holder.handle = component.lazy { _ in holder.handle!.value }
             _ = holder.handle!.value
         case .duplicateContribution:
             let parent = MisuseParent().contribute(Canary.self, key: "first") { _ in Canary() }
-            MisuseComponent().parent { parent }.contribute(Canary.self, key: "first") { _ in Canary() }
+            MisuseComponent().parent(parent).contribute(Canary.self, key: "first") { _ in Canary() }
         case .providerClash:
             let component = MisuseComponent()
             _ = component.misuse.clash(Int8(1))
@@ -237,7 +239,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             component = nil
         case .handleAfterRelease:
             var component: MisuseComponent? = MisuseComponent()
-            let handle = component!.misuse.lazy { $0.misuse.plain() }
+            let handle = component!.lazy { $0.misuse.plain() }
             component = nil
             _ = handle.value
         case .lateOverride:
@@ -245,40 +247,40 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             _ = component.misuse.cached()
             component.overriding {
                 $0.misuse.cached()
-            } with: { _ in
+            } with: {
                 Canary()
             }
         case .overrideCallingNoProvider:
             MisuseComponent().overriding { _ in
                 Canary()
-            } with: { _ in
+            } with: {
                 Canary()
             }
         case .overrideCallingSeveralProviders:
             MisuseComponent().overriding { c in
                 _ = c.misuse.plain()
                 return c.misuse.first()
-            } with: { _ in
+            } with: {
                 Canary()
             }
         case .overrideOfAnAncestor:
             let parent = MisuseComponent()
-            OtherParent().parent { parent }.overriding {
+            OtherParent().parent(parent).overriding {
                 $0.ancestor.misuse.plain()
-            } with: { _ in
+            } with: {
                 Canary()
             }
         case .overrideOfAnotherType:
             MisuseComponent().overriding {
                 $0.misuse.described()
-            } with: { _ in
+            } with: {
                 "fake"
             }
         case .foreignError:
             let component = MisuseComponent()
             component.overriding {
                 try $0.misuse.typed()
-            } with: { _ in
+            } with: {
                 throw OtherMisuseError()
             }
         case .mainActorModuleOffTheMainActor:
@@ -303,7 +305,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             MisuseComponent().module(type) { MisuseModule($0) }
         case .parentOfAnotherType:
             let type: MisuseParent.Type = FakeMisuseParent.self
-            MisuseComponent().parent(type) { MisuseParent() }
+            MisuseComponent().parent(MisuseParent(), as: type)
         case .lateSubclassModule:
             let component = MisuseComponent()
             _ = component.misuse.plain()
@@ -313,7 +315,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             // listing the collection finds the duplicate.
             let component = MisuseComponent().contribute(Canary.self, key: "late") { _ in Canary() }
             let parent = MisuseParent().contribute(Canary.self, key: "late") { _ in Canary() }
-            component.parent { parent }
+            component.parent(parent)
             _ = component.contributions(of: Canary.self)
         case .contributionAfterRelease:
             var parent: MisuseParent? = MisuseParent().contribute(Canary.self, key: "gone") { _ in Canary() }

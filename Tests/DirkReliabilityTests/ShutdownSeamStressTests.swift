@@ -76,7 +76,7 @@ struct SeamStressTrial: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for plan in plans {
                 group.addTask {
-                    let request = SeamStressRequest().parent(SeamStressApp.self) { app }
+                    let request = SeamStressRequest().parent(app, as: SeamStressApp.self)
                     let result = await request.r.handle(plan) {
                         if entered.increment() == requests { allEntered.open() }
                     }
@@ -142,7 +142,7 @@ final class SeamStressAppModule: Module<SeamStressApp>, @unchecked Sendable {
         await single { c in
             await Task.yield()
             return c.ledger.build("db")
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -156,7 +156,7 @@ final class SeamStressAppModule: Module<SeamStressApp>, @unchecked Sendable {
     func cache(_ key: String) -> SeamStressResource {
         single(key: key) { c in
             c.ledger.build("cache \(key)")
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -166,7 +166,7 @@ final class SeamStressAppModule: Module<SeamStressApp>, @unchecked Sendable {
         await single { c in
             await Task.yield()
             return c.ledger.build("queue")
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }

@@ -96,9 +96,9 @@ struct LoadTrial: Sendable {
         let shutdownCalled = LockedBox(false)
         let shutdownBegins = Latch()
         // The handles are made before shutdown; the Lazy handles are read once each, at most.
-        let lazies = (0..<threads).map { thread in app.load.lazy { $0.load.keyed(thread % Self.keys) } }
-        let transients = app.load.provider { $0.load.transient(0) }
-        let asyncSingles = app.load.asyncProvider { await $0.load.asyncSingle() }
+        let lazies = (0..<threads).map { thread in app.lazy { $0.load.keyed(thread % Self.keys) } }
+        let transients = app.provider { $0.load.transient(0) }
+        let asyncSingles = app.provider { await $0.load.asyncSingle() }
         let plans = (0..<threads + tasks).map { _ in
             (0..<Self.callsEach).map { _ in
                 LoadCall(
@@ -245,7 +245,7 @@ final class LoadModule: Module<LoadComponent>, @unchecked Sendable {
     func single() -> LoadInstance {
         single { c in
             c.ledger.build()
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -253,7 +253,7 @@ final class LoadModule: Module<LoadComponent>, @unchecked Sendable {
     func keyed(_ key: Int) -> LoadInstance {
         single(key: key) { c in
             c.ledger.build()
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -262,7 +262,7 @@ final class LoadModule: Module<LoadComponent>, @unchecked Sendable {
         await single { c in
             await Task.yield()
             return c.ledger.build()
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }

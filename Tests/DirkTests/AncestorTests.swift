@@ -74,7 +74,7 @@ struct AncestorTests {
     @Test("a component reaches, by a protocol, the parent that conforms, and its providers")
     func ancestorByProtocol() {
         let front = StoreFrontComponent()
-        let checkout = CheckoutFlowComponent().parent { front }
+        let checkout = CheckoutFlowComponent().parent(front)
         #expect(checkout.host === front)
         #expect(checkout.checkout.checkout().payments === front.network.payments())
         #expect(checkout.checkout.checkout().payments === checkout.checkout.checkout().payments)
@@ -83,10 +83,10 @@ struct AncestorTests {
     @Test("the search reaches the parents' ancestors, and the nearest that conforms wins")
     func nearestConformingAncestor() {
         let front = StoreFrontComponent()
-        let throughScreen = CheckoutFlowComponent().parent { StoreFrontScreenComponent().parent { front } }
+        let throughScreen = CheckoutFlowComponent().parent(StoreFrontScreenComponent().parent(front))
         #expect(throughScreen.host === front)
-        let session = StoreFrontSessionComponent().parent { front }
-        let throughSession = CheckoutFlowComponent().parent { session }
+        let session = StoreFrontSessionComponent().parent(front)
+        let throughSession = CheckoutFlowComponent().parent(session)
         #expect(throughSession.host === session)
         #expect(throughSession.checkout.checkout().payments === session.payments)
         // The session does not conform to `HostGreeting`: the search goes on to the application.
@@ -96,27 +96,27 @@ struct AncestorTests {
     @Test("of two answers as near, the one through the parent registered first wins")
     func earlierOfEqualAnswers() {
         let (session, fake) = (StoreFrontSessionComponent(), FakeCheckoutHost())
-        #expect(CheckoutFlowComponent().parent { session }.parent { fake }.host === session)
-        #expect(CheckoutFlowComponent().parent { fake }.parent { session }.host === fake)
+        #expect(CheckoutFlowComponent().parent(session).parent(fake).host === session)
+        #expect(CheckoutFlowComponent().parent(fake).parent(session).host === fake)
         // Two steps away on each side.
         let (screen, tab) = (
-            StoreFrontScreenComponent().parent { session }, StoreFrontTabComponent().parent { fake }
+            StoreFrontScreenComponent().parent(session), StoreFrontTabComponent().parent(fake)
         )
-        #expect(CheckoutFlowComponent().parent { screen }.parent { tab }.host === session)
-        #expect(CheckoutFlowComponent().parent { tab }.parent { screen }.host === fake)
+        #expect(CheckoutFlowComponent().parent(screen).parent(tab).host === session)
+        #expect(CheckoutFlowComponent().parent(tab).parent(screen).host === fake)
     }
 
     @Test("a test hosts the feature with a fake component that conforms")
     func fakeHost() {
         let fake = FakeCheckoutHost()
-        let checkout = CheckoutFlowComponent().parent { fake }
+        let checkout = CheckoutFlowComponent().parent(fake)
         #expect(checkout.checkout.checkout().payments === fake.payments)
     }
 
     @Test("ancestor() of a component class finds what parent() finds")
     func ancestorOfAClass() {
         let app = RootComponent()
-        let feature = LeafComponent().parent { MiddleComponent().parent { app } }
+        let feature = LeafComponent().parent(MiddleComponent().parent(app))
         let found: RootComponent = feature.ancestor()
         #expect(found === app)
         #expect(found === feature.app)
@@ -126,7 +126,7 @@ struct AncestorTests {
     func concurrentFirstSearches() {
         for _ in 0..<20 {
             let front = StoreFrontComponent()
-            let checkout = CheckoutFlowComponent().parent { StoreFrontScreenComponent().parent { front } }
+            let checkout = CheckoutFlowComponent().parent(StoreFrontScreenComponent().parent(front))
             let found = LockedBox<[ObjectIdentifier]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
                 let host = checkout.host
@@ -137,10 +137,11 @@ struct AncestorTests {
     }
 
     #if compiler(>=6.2)  // Exit tests need Swift 6.2; Swift 6.0 and 6.1 do not have them.
-    @Test("no ancestor that conforms traps, naming the protocol, the parents and the fix")
+    @Test("no ancestor that conforms traps, naming every ancestor searched, nearest first, and both fixes")
     func missingAncestorTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let checkout = CheckoutFlowComponent().parent { StoreFrontScreenComponent() }
+            let screen = StoreFrontScreenComponent().parent(PlainRootComponent())
+            let checkout = CheckoutFlowComponent().parent(screen)
             _ = checkout.host
         }
         let message = standardError(of: result)
@@ -149,10 +150,16 @@ struct AncestorTests {
         )
         #expect(
             message.contains(
-                "Its parents are `StoreFrontScreenComponent`, given from DirkTests/AncestorTests.swift:"))
+                "It searched its ancestors, nearest first: `StoreFrontScreenComponent`, `PlainRootComponent` (its parents given from DirkTests/AncestorTests.swift:"
+            ))
         #expect(
             message.contains(
-                "Make the parent that hosts it, `StoreFrontScreenComponent`, conform to `CheckoutHost`."))
+                "Make one of them conform, where it can provide what `CheckoutHost` requires: `extension StoreFrontScreenComponent: CheckoutHost`, with its requirements."
+            ))
+        #expect(
+            message.contains(
+                "Or open `CheckoutFlowComponent` under a component that conforms, on the new `CheckoutFlowComponent` when you build it, before its first resolution: `.parent(checkoutHostComponent)`."
+            ))
         #expect(message.contains("AncestorTests.swift:"), "names the accessor's file")
         #expect(
             message.contains("to get an instance of `CheckoutHost` that a provider makes, call that provider")
@@ -162,7 +169,7 @@ struct AncestorTests {
     @Test("an ancestor of a class that is not a component traps, saying that none can be one")
     func ancestorOfAnotherClassTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let checkout = CheckoutFlowComponent().parent { StoreFrontComponent() }
+            let checkout = CheckoutFlowComponent().parent(StoreFrontComponent())
             let client: PaymentsClient = checkout.ancestor()
             _ = client
         }
@@ -184,7 +191,10 @@ struct AncestorTests {
             message.contains("Dirk: `CheckoutFlowComponent` has no ancestor that conforms to `HostGreeting`.")
         )
         #expect(message.contains("It has no parents."))
-        #expect(message.contains("before its first resolution, with `.parent { }`."))
+        #expect(message.contains("before its first resolution: `.parent(hostGreetingComponent)`."))
     }
     #endif
 }
+
+/// A root that hosts nothing.
+final class PlainRootComponent: Component, @unchecked Sendable {}

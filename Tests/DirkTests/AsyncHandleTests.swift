@@ -12,7 +12,7 @@ struct AsyncHandleTests {
         // have: every other read begins while it is under way. It counts the handle's own
         // resolutions: the single it returns would hide a second one.
         let (started, reading, allReading, resolutions) = (Latch(), Counter(), Latch(), Counter())
-        let handle = component.storage.asyncLazy { c in
+        let handle = component.lazy { c in
             resolutions.increment()
             started.open()
             await allReading.wait()
@@ -43,7 +43,7 @@ struct AsyncHandleTests {
     func asyncLazyRethrows() async throws {
         let component = DatabaseComponent()
         component.failures.increment()
-        let handle = component.storage.asyncLazy { try await $0.storage.flakyDatabase() }
+        let handle = component.lazy { try await $0.storage.flakyDatabase() }
         await #expect(throws: Flaky.self) { try await handle.value }
         let first = try await handle.value
         #expect(try await handle.value === first)
@@ -52,7 +52,7 @@ struct AsyncHandleTests {
     @Test("an AsyncProvider resolves anew on every call, with its provider's strategy")
     func asyncProviderEachCall() async {
         let component = DatabaseComponent()
-        let connections = component.storage.asyncProvider { await $0.storage.connection() }
+        let connections = component.provider { await $0.storage.connection() }
         let first = await connections()
         let second = await connections()
         #expect(first !== second)
@@ -64,8 +64,8 @@ struct AsyncHandleTests {
     func mainActorHandles() {
         let component = ScreenComponent()
         let screens = ScreenHolder(
-            current: component.data.mainActorLazy { $0.screens.coordinator() },
-            fresh: component.data.mainActorProvider { $0.screens.viewModel() })
+            current: component.mainActorLazy { $0.screens.coordinator() },
+            fresh: component.mainActorProvider { $0.screens.viewModel() })
         #expect(screens.current.value === component.screens.coordinator())
         #expect(screens.fresh() !== screens.fresh())
     }

@@ -9,7 +9,7 @@ struct AsyncOverrideTests {
         let built = Counter()
         let component = await BackendComponent().overriding {
             await $0.backend.pool()
-        } with: { _ in
+        } with: {
             await Task.yield()
             return FakePool(number: built.increment())
         }
@@ -25,7 +25,7 @@ struct AsyncOverrideTests {
         let built = Counter()
         let component = await BackendComponent().overriding {
             await $0.backend.connection()
-        } with: { _ in
+        } with: {
             PooledConnection(pool: FakePool(number: built.increment()))
         }
         let (first, second) = (await component.backend.connection(), await component.backend.connection())
@@ -39,7 +39,7 @@ struct AsyncOverrideTests {
         let built = Counter()
         let component = await BackendComponent().overriding {
             await $0.backend.unitOfWork()
-        } with: { _ in
+        } with: {
             UnitOfWork(number: built.increment())
         }
         let pair = await component.backend.pairOfWork()
@@ -66,10 +66,10 @@ struct AsyncOverrideTests {
     func childrenSeeTheAsyncOverride() async {
         let app = await BackendComponent().overriding {
             await $0.backend.pool()
-        } with: { _ in
+        } with: {
             FakePool(number: 7)
         }
-        let request = BackendRequestComponent().parent { app }
+        let request = BackendRequestComponent().parent(app)
         let pool = await request.handlers.poolThroughParent()
         #expect((pool as? FakePool)?.number == 7)
     }
@@ -83,7 +83,7 @@ struct AsyncOverrideTests {
                 entered.open()
                 await gate.wait()
                 return await c.backend.pool()
-            } with: { _ in
+            } with: {
                 FakePool(number: 1) as any Pool
             }
         }
@@ -101,7 +101,7 @@ struct AsyncOverrideTests {
     func synchronousFormInAsyncContext() async {
         let component = BackendComponent().overriding {
             $0.backend.settings()
-        } with: { _ in
+        } with: {
             Settings(name: "fake")
         }
         #expect(component.backend.settings().name == "fake")
@@ -115,7 +115,7 @@ struct AsyncOverrideTests {
             _ = await BackendComponent().overriding { c in
                 await Task.yield()
                 return c.backend.settings()
-            } with: { _ in
+            } with: {
                 await Task.yield()
                 return Settings(name: "fake")
             }
@@ -137,7 +137,7 @@ struct AsyncOverrideTests {
             _ = await component.backend.pool()
             await component.overriding {
                 await $0.backend.pool()
-            } with: { _ in
+            } with: {
                 FakePool(number: 1)
             }
         }
@@ -153,7 +153,7 @@ struct AsyncOverrideTests {
             await BackendComponent().overriding { _ in
                 await Task.yield()
                 return FakePool(number: 1) as any Pool
-            } with: { _ in
+            } with: {
                 FakePool(number: 1) as any Pool
             }
         }
@@ -168,7 +168,7 @@ struct AsyncOverrideTests {
             armExitTestWatchdog()
             await BackendComponent().overriding {
                 try await $0.backend.checkedPool()
-            } with: { _ in
+            } with: {
                 throw UnexpectedBackendError()
             }
         }
@@ -188,7 +188,7 @@ struct AsyncOverrideTests {
             armExitTestWatchdog()
             await BackendComponent().overriding {
                 await $0.backend.quickPool()
-            } with: { _ in
+            } with: {
                 await Task.yield()
                 return FakePool(number: 1) as any Pool
             }
@@ -215,7 +215,7 @@ struct AsyncOverrideTests {
                 }()
                 _ = await work
                 return await pool
-            } with: { _ in
+            } with: {
                 // `pool()` was captured and resolves through this factory, which waits for
                 // ever: the sibling's call stops the program first.
                 capturing.open()
@@ -266,7 +266,7 @@ struct AsyncOverrideTests {
                 done.open()
             }
             return await c.backend.pool()
-        } with: { _ in
+        } with: {
             FakePool(number: 1) as any Pool
         }
         overridden.open()
@@ -300,7 +300,7 @@ struct AsyncOverrideTests {
         let component = await BackendComponent()
             .overriding {
                 $0.backend.settings()
-            } with: { _ in
+            } with: {
                 Settings(name: "fake")
             }
             .overriding {
@@ -316,7 +316,7 @@ struct AsyncOverrideTests {
         let built = Counter()
         let component = await BackendComponent().overriding {
             await $0.backend.lazyPool().value
-        } with: { _ in
+        } with: {
             FakePool(number: built.increment()) as any Pool
         }
         #expect((await component.backend.pool() as? FakePool)?.number == 1)
@@ -330,26 +330,26 @@ struct AsyncOverrideTests {
     func concurrentAsyncOverrides() async {
         for _ in 0..<stressRounds(50) {
             let component = BackendComponent()
-            let child = BackendRequestComponent().parent { component }
+            let child = BackendRequestComponent().parent(component)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await component.overriding {
                         await $0.backend.pool()
-                    } with: { _ in
+                    } with: {
                         FakePool(number: 1) as any Pool
                     }
                 }
                 group.addTask {
                     await component.overriding {
                         await $0.backend.unitOfWork()
-                    } with: { _ in
+                    } with: {
                         UnitOfWork(number: 2)
                     }
                 }
                 group.addTask {
                     await component.overriding {
                         try await $0.backend.checkedPool()
-                    } with: { _ in
+                    } with: {
                         FakePool(number: 3) as any Pool
                     }
                 }
@@ -370,7 +370,7 @@ struct AsyncOverrideOnMainActorTests {
     func fromMainActor() async {
         let component = await BackendComponent().overriding {
             await $0.backend.pool()
-        } with: { _ in
+        } with: {
             FakePool(number: 5) as any Pool
         }
         #expect((await component.backend.pool() as? FakePool)?.number == 5)
@@ -446,7 +446,7 @@ final class BackendModule: Module<BackendComponent>, @unchecked Sendable {
     /// Async, but its factory does not await: Swift picks the synchronous strategy.
     func quickPool() async -> any Pool { single { LivePool() as any Pool } }
 
-    func lazyPool() -> AsyncLazy<any Pool, Never> { asyncLazy { await $0.backend.pool() } }
+    func lazyPool() -> AsyncLazy<any Pool, Never> { component.lazy { await $0.backend.pool() } }
 }
 
 final class BackendRequestComponent: Component, @unchecked Sendable {

@@ -104,7 +104,7 @@ struct ComponentMemoryTests {
         #expect(parent.observerCount == 0)
         weak var releasedChild: MemoryChildComponent?
         do {
-            let child = MemoryChildComponent().parent { parent }.startRecordingDependencies()
+            let child = MemoryChildComponent().parent(parent).startRecordingDependencies()
             releasedChild = child
             #expect(parent.observerCount == 1)
             _ = child.makers.viaParent()
@@ -114,7 +114,7 @@ struct ComponentMemoryTests {
         }
         #expect(releasedChild == nil)
         #expect(parent.observerCount == 0)
-        let later = MemoryChildComponent().parent { parent }.startRecordingDependencies()
+        let later = MemoryChildComponent().parent(parent).startRecordingDependencies()
         _ = later.makers.viaParent()
         #expect(parent.observerCount == 1)
     }

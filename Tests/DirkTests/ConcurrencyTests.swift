@@ -132,7 +132,7 @@ struct ConcurrencyTests {
         withWatchdog {
             for _ in 0..<200 {
                 let app = RootComponent()
-                let feature = LeafComponent().parent { app }
+                let feature = LeafComponent().parent(app)
                 let group = DispatchGroup()
                 DispatchQueue.global().async(group: group) {
                     _ = feature.leaf.viewModel()
@@ -514,7 +514,7 @@ enum Nesting: String, Sendable, CustomTestStringConvertible {
 /// `x` is configured.
 class NestingModule: Module<NestingComponent>, @unchecked Sendable {
     func x() -> Linked {
-        switch component().xStrategy {
+        switch component.xStrategy {
         case .single: single({ Linked("x", isConfigured: false) }, configure: configureX)
         case .scoped: scoped({ Linked("x", isConfigured: false) }, configure: configureX)
         }

@@ -26,7 +26,7 @@ struct ContributionTests {
     @Test("a child's contributions add to its parents' and never change them")
     func childAddsToParents() {
         let app = PluginApp()
-        let session = PluginSession().parent { app }
+        let session = PluginSession().parent(app)
         #expect(session.resolveContributions(of: Plugin.self).map(\.name) == ["auth", "log", "session"])
         #expect(app.resolveContributions(of: Plugin.self).map(\.name) == ["auth", "log"])
         #expect(session.contributions(of: Plugin.self).last?.contributor == PluginSession.self)
@@ -36,10 +36,12 @@ struct ContributionTests {
     func ancestorsOrder() {
         let root = ContributingNode().contribute(String.self, key: "root") { _ in "root" }
         let lone = ContributingNode().contribute(String.self, key: "lone") { _ in "lone" }
-        let middle = ContributingLeaf().parent { root }.contribute(String.self, key: "middle") { _ in "middle"
+        let middle = ContributingLeaf().parent(root).contribute(String.self, key: "middle") { _ in "middle"
         }
-        let leaf = ContributingLeaf().parent(ContributingNode.self) { lone }.parent(Component.self) { middle }
-            .contribute(String.self, key: "leaf") { _ in "leaf" }
+        let leaf = ContributingLeaf().parent(lone, as: ContributingNode.self).parent(
+            middle, as: Component.self
+        )
+        .contribute(String.self, key: "leaf") { _ in "leaf" }
         #expect(leaf.resolveContributions(of: String.self) == ["lone", "root", "middle", "leaf"])
     }
 
@@ -61,7 +63,7 @@ struct ContributionTests {
     func duplicateKeyTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = PluginApp()
-            PluginSession().parent { app }.contribute(Plugin.self, key: "auth") { _ in Plugin(name: "fake") }
+            PluginSession().parent(app).contribute(Plugin.self, key: "auth") { _ in Plugin(name: "fake") }
         }
         let message = standardError(of: result)
         #expect(
@@ -106,7 +108,7 @@ struct ContributionTests {
     func duplicateKeyFromALaterParentTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let session = PluginSession().contribute(Plugin.self, key: "auth") { _ in Plugin(name: "fake") }
-            _ = session.parent { PluginApp() }.contributions(of: Plugin.self)
+            _ = session.parent(PluginApp()).contributions(of: Plugin.self)
         }
         let message = standardError(of: result)
         #expect(

@@ -129,7 +129,7 @@ struct CycleTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
             let app = CycleComponent()
-            let child = CycleChildComponent().parent { app }
+            let child = CycleChildComponent().parent(app)
             app.cycles.escape = { child.child.loop() }
             _ = child.child.loop()
         }

@@ -28,8 +28,8 @@ struct HandleRecursionTests {
     @Test("a provider handle may call another one made elsewhere, of the same type")
     func handleCallsAnotherHandle() {
         let component = TestComponent()
-        let inner = component.things.provider { $0.things.transient() }
-        let outer = component.things.provider { _ in inner() }
+        let inner = component.provider { $0.things.transient() }
+        let outer = component.provider { _ in inner() }
         #expect(outer() !== outer())
         #expect(component.counter.count == 2)
     }
@@ -39,7 +39,7 @@ struct HandleRecursionTests {
         let component = TestComponent()
         let inner = HandleHolder<Provider<Thing>>()
         // swift-format-ignore
-        let (outer, made) = (component.things.provider { _ in inner.handle!() }, component.things.provider { $0.things.transient() })
+        let (outer, made) = (component.provider { _ in inner.handle!() }, component.provider { $0.things.transient() })
         inner.handle = made
         #expect(outer() !== outer())
         #expect(component.counter.count == 2)
@@ -108,19 +108,19 @@ enum SelfCallingHandle: String, CaseIterable, Codable, Sendable, CustomTestStrin
         case .provider:
             let component = TestComponent()
             let holder = HandleHolder<Provider<Thing>>()
-            holder.handle = component.things.provider { _ in holder.handle!() }
+            holder.handle = component.provider { _ in holder.handle!() }
             _ = holder.handle!()
             withExtendedLifetime(component) {}
         case .mainActorProvider:
             let component = ScreenComponent()
             let holder = HandleHolder<MainActorProvider<ScreenViewModel>>()
-            holder.handle = component.data.mainActorProvider { _ in holder.handle!() }
+            holder.handle = component.mainActorProvider { _ in holder.handle!() }
             await MainActor.run { _ = holder.handle!() }
             withExtendedLifetime(component) {}
         case .asyncProvider:
             let component = DatabaseComponent()
             let holder = HandleHolder<AsyncProvider<Database, Never>>()
-            holder.handle = component.storage.asyncProvider { _ in await holder.handle!() }
+            holder.handle = component.provider { _ in await holder.handle!() }
             _ = await holder.handle!()
             withExtendedLifetime(component) {}
         }

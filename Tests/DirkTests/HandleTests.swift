@@ -8,7 +8,7 @@ struct HandleTests {
     @Test("a Lazy resolves on first use, once, and returns the same instance after")
     func lazyResolvesOnce() {
         let component = TestComponent()
-        let handle = component.things.lazy { $0.things.transient() }
+        let handle = component.lazy { $0.things.transient() }
         #expect(component.counter.count == 0)
         let first = handle.value
         #expect(handle.value === first)
@@ -24,7 +24,7 @@ struct HandleTests {
         let (building, reading, allReading) = (
             DispatchSemaphore(value: 0), Counter(), DispatchSemaphore(value: 0)
         )
-        let handle = component.things.lazy { c in
+        let handle = component.lazy { c in
             for _ in 1..<readers { building.signal() }
             allReading.wait()
             allReading.signal()  // Open for good, for a second resolution to fail on.
@@ -48,8 +48,8 @@ struct HandleTests {
     @Test("a Provider resolves anew on every call, with its provider's strategy")
     func providerResolvesEachCall() {
         let component = TestComponent()
-        let transients = component.things.provider { $0.things.transient() }
-        let singles = component.things.provider { $0.things.single() }
+        let transients = component.provider { $0.things.transient() }
+        let singles = component.provider { $0.things.single() }
         #expect(transients() !== transients())
         #expect(singles() === singles())
     }
@@ -71,8 +71,8 @@ struct HandleTests {
         do {
             let component = TestComponent()
             released = component
-            lazy = component.things.lazy { $0.things.single() }
-            provider = component.things.provider { $0.things.transient() }
+            lazy = component.lazy { $0.things.single() }
+            provider = component.provider { $0.things.transient() }
             // Swift may release a value after its last use, so the component is kept for the reads.
             withExtendedLifetime(component) {
                 resolved = lazy?.value
@@ -117,7 +117,7 @@ struct HandleTests {
             armExitTestWatchdog()
             let component = TestComponent()
             let holder = LazyHolder()
-            holder.handle = component.things.lazy { _ in holder.handle!.value }
+            holder.handle = component.lazy { _ in holder.handle!.value }
             _ = holder.handle!.value
         }
         let message = standardError(of: result)
@@ -164,7 +164,7 @@ final class LoopComponent: Component, @unchecked Sendable {
 final class LoopModule: Module<LoopComponent>, @unchecked Sendable {
     func parent() -> LoopParent {
         single { c in
-            LoopParent(child: c.loop.lazy { $0.loop.child() }, children: c.loop.provider { $0.loop.child() })
+            LoopParent(child: c.lazy { $0.loop.child() }, children: c.provider { $0.loop.child() })
         }
     }
     func child() -> LoopChild { transient { c in LoopChild(parent: c.loop.parent()) } }

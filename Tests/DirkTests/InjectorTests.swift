@@ -67,7 +67,7 @@ struct InjectorTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let loop = InjectionLoop()
             loop.injector = Injector<LoopTarget, InjectingComponent>()
-                .inject(\.thing) { component in
+                .injecting(\.thing) { component in
                     loop.injector!.inject(into: loop.target, from: component)
                     return Thing()
                 }
@@ -92,7 +92,7 @@ protocol TrackedScreen: AnyObject {
 }
 
 let trackedInjection = Injector<any TrackedScreen, TestComponent>()
-    .inject(\.tracker) { $0.things.single() }
+    .injecting(\.tracker) { $0.things.single() }
 
 class ScreenController {
     var thing: Thing?
@@ -109,12 +109,12 @@ final class PlainScreen: TrackedScreen {
 }
 
 let screenInjection = Injector<ScreenController, TestComponent>()
-    .inject(\.thing) { $0.things.single() }
-    .inject(\.other) { _ in Other() }
+    .injecting(\.thing) { $0.things.single() }
+    .injecting(\.other) { _ in Other() }
 
 let detailInjection = Injector<DetailController, TestComponent>()
     .including(screenInjection) { $0 }
-    .inject(\.detail) { $0.things.transient() }
+    .injecting(\.detail) { $0.things.transient() }
 
 /// Two properties from one `scoped` provider, and the instance a factory resolved before it
 /// injected them.
@@ -125,12 +125,12 @@ final class ScopedPair: @unchecked Sendable {
 }
 
 let scopedPairInjection = Injector<ScopedPair, TestComponent>()
-    .inject(\.first) { $0.things.scoped() }
-    .inject(\.second) { $0.things.scoped() }
+    .injecting(\.first) { $0.things.scoped() }
+    .injecting(\.second) { $0.things.scoped() }
 
 let injectingPairInjection = Injector<ScopedPair, InjectingComponent>()
-    .inject(\.first) { $0.injecting.scoped() }
-    .inject(\.second) { $0.injecting.scoped() }
+    .injecting(\.first) { $0.injecting.scoped() }
+    .injecting(\.second) { $0.injecting.scoped() }
 
 final class InjectingComponent: Component, @unchecked Sendable {
     var injecting: InjectingModule { module() }

@@ -7,7 +7,7 @@ struct InsightTests {
     @Test("a component reports its parents, modules, providers, strategies and cached state")
     func structure() {
         let app = RootComponent()
-        let feature = LeafComponent().parent { app }
+        let feature = LeafComponent().parent(app)
         _ = feature.leaf.viewModel()
         let graph = app.dependencyGraph()
         #expect(graph.component == "RootComponent")
@@ -77,8 +77,8 @@ struct InsightTests {
     @Test("a recording child shows its providers' calls into its ancestors, and theirs, whichever records")
     func childRecordsItsAncestors() {
         let app = GraphAppComponent()
-        let session = GraphSessionComponent().parent { app }.startRecordingDependencies()
-        let later = GraphSessionComponent().startRecordingDependencies().parent { app }
+        let session = GraphSessionComponent().parent(app).startRecordingDependencies()
+        let later = GraphSessionComponent().startRecordingDependencies().parent(app)
         for child in [session, later] {
             _ = child.session.cart()
             let graph = child.dependencyGraph()
@@ -102,9 +102,9 @@ struct InsightTests {
         weak var released: GraphLeafComponent?
         let app = GraphAppComponent()
         do {
-            let leaf = GraphLeafComponent().parent { middle }.startRecordingDependencies()
+            let leaf = GraphLeafComponent().parent(middle).startRecordingDependencies()
             released = leaf
-            _ = middle.parent { app }
+            _ = middle.parent(app)
             #expect(app.observerCount == 1)
             _ = leaf.leaf.screen()
             #expect(
@@ -129,15 +129,14 @@ struct InsightTests {
         let added = (0..<3).map { _ in GraphTreeComponent(isRoot: false) }
         weak var releasedLeaf: GraphLeafComponent?
         do {
-            let leaf = GraphLeafComponent().parent {
-                GraphSessionComponent().parent(GraphTreeComponent.self) { top }
-            }
+            let leaf = GraphLeafComponent().parent(
+                GraphSessionComponent().parent(top, as: GraphTreeComponent.self))
             releasedLeaf = leaf
             var walks = 0
             leaf.startRecordingDependencies(walkingAncestorsWith: { component in
                 let found = component.selfAndAncestors()
                 if walks < added.count {
-                    (found.last as! GraphTreeComponent).parent { added[walks] }
+                    (found.last as! GraphTreeComponent).parent(added[walks])
                 }
                 walks += 1
                 return found
@@ -158,7 +157,7 @@ struct InsightTests {
     @Test("a component nested in one of its own type: its provider and its ancestor's are two nodes")
     func nestedComponentsOfOneType() {
         let root = GraphTreeComponent(isRoot: true)
-        let child = GraphTreeComponent(isRoot: false).parent { root }.startRecordingDependencies()
+        let child = GraphTreeComponent(isRoot: false).parent(root).startRecordingDependencies()
         _ = child.tree.node()
         root.reset()
         let graph = child.dependencyGraph()
@@ -176,7 +175,7 @@ struct InsightTests {
     @Test("a recording records no call into an unrelated component, even one that something else observes")
     func unrelatedComponentIsNotRecorded() {
         let other = GraphAppComponent().startRecordingDependencies()
-        let session = GraphSessionComponent().parent { GraphAppComponent() }.startRecordingDependencies()
+        let session = GraphSessionComponent().parent(GraphAppComponent()).startRecordingDependencies()
         _ = session.session.reaches(other)
         let graph = session.dependencyGraph()
         #expect(graph.dependencies.isEmpty, "\(graph.dependencies)")
@@ -189,7 +188,7 @@ struct InsightTests {
     )
     func noEdgeThroughAnUnobservedProvider() {
         let other = GraphAppComponent()
-        let session = GraphSessionComponent().parent { GraphAppComponent() }.startRecordingDependencies()
+        let session = GraphSessionComponent().parent(GraphAppComponent()).startRecordingDependencies()
         // `roundTrip` calls `relay` of `other`, which nothing observes, and `relay` calls back into
         // `cart`, which calls `store` of the session's parent.
         _ = session.session.roundTrip(other)
@@ -244,7 +243,7 @@ struct InsightTests {
                         _ = app.data.value() as Thing
                         if round % 16 == 0 { app.reset() }
                     case 2:
-                        let session = GraphSessionComponent().parent { app }.startRecordingDependencies()
+                        let session = GraphSessionComponent().parent(app).startRecordingDependencies()
                         _ = session.session.cart()
                         checks.check(
                             session.dependencyGraph().dependencies.contains(
@@ -267,11 +266,11 @@ struct InsightTests {
     @Test("a recording child watches its ancestors until it is released")
     func releasedChildStopsWatching() {
         let app = GraphAppComponent()
-        let middle = GraphSessionComponent().parent { app }
+        let middle = GraphSessionComponent().parent(app)
         weak var released: GraphSessionComponent?
         do {
-            let session = GraphSessionComponent().parent { middle }.startRecordingDependencies()
-            let later = GraphSessionComponent().startRecordingDependencies().parent { middle }
+            let session = GraphSessionComponent().parent(middle).startRecordingDependencies()
+            let later = GraphSessionComponent().startRecordingDependencies().parent(middle)
             released = session
             #expect(app.observerCount == 2)
             #expect(middle.observerCount == 2)
@@ -285,7 +284,7 @@ struct InsightTests {
     @Test("a trace shows the resolution as an indented tree of new and cached instances")
     func traceShowsTheTree() {
         let app = RootComponent()
-        let feature = LeafComponent().parent { app }
+        let feature = LeafComponent().parent(app)
         _ = app.root.store()
         let (_, trace) = feature.trace { feature.leaf.viewModel() }
         #expect(trace == "LeafModule.viewModel() [transient] new\n  RootModule.store() [single] cached\n")
@@ -296,7 +295,7 @@ struct InsightTests {
     @Test("a trace begun inside another's closure shows its calls, and the outer trace shows them too")
     func nestedTraces() {
         let app = RootComponent()
-        let feature = LeafComponent().parent { app }
+        let feature = LeafComponent().parent(app)
         _ = app.root.store()
         let (inner, outer) = feature.trace {
             _ = feature.leaf.viewModel()
@@ -313,7 +312,7 @@ struct InsightTests {
     @Test("a trace shows only calls into its component and its ancestors, even where something else observes")
     func traceLeavesOutOtherComponents() {
         let other = GraphAppComponent().startRecordingDependencies()
-        let session = GraphSessionComponent().parent { GraphAppComponent() }
+        let session = GraphSessionComponent().parent(GraphAppComponent())
         let (_, trace) = session.trace { session.session.reaches(other) }
         #expect(trace == "GraphSessionModule.reaches(_:) [transient] new\n")
         #expect(other.dependencyGraph().dependencies.count == 1, "the other component records its own calls")
@@ -385,7 +384,7 @@ final class GraphEndModule: Module<GraphEndComponent>, @unchecked Sendable {
         }
     }
     func request() -> GraphEndRequest {
-        scoped { c in GraphEndRequest(metrics: c.m.lazy { $0.m.metrics() }) }
+        scoped { c in GraphEndRequest(metrics: c.lazy { $0.m.metrics() }) }
     }
     func metrics() -> Thing { single { Thing() } }
     func hashSeed() -> Thing { single { Thing() } }
@@ -490,7 +489,7 @@ struct ComponentDescriptionTests {
         #expect("\(app)" == "TestComponent(modules: ThingModule; parents: none; cached: 0 providers)")
         _ = app.things.single()
         #expect("\(app)" == "TestComponent(modules: ThingModule; parents: none; cached: 1 provider)")
-        let child = DescribedChildComponent().parent { app }
+        let child = DescribedChildComponent().parent(app)
         #expect(
             "\(child)"
                 == "DescribedChildComponent(modules: none; parents: TestComponent; cached: 0 providers)")

@@ -72,7 +72,7 @@ struct LifetimeTests {
     func childHoldsParent() {
         weak var parent: RootComponent?
         weak var child: LeafComponent?
-        var strongChild: LeafComponent? = LeafComponent().parent { RootComponent() }
+        var strongChild: LeafComponent? = LeafComponent().parent(RootComponent())
         child = strongChild
         parent = strongChild?.app
         #expect(parent != nil)
@@ -82,7 +82,7 @@ struct LifetimeTests {
 
         let app = RootComponent()
         weak var feature: LeafComponent?
-        feature = LeafComponent().parent { app }
+        feature = LeafComponent().parent(app)
         #expect(feature == nil)
     }
 
@@ -194,12 +194,12 @@ struct DeinitTests {
                 component = nil
             case .registeredParent:
                 let parent = DeinitParentComponent()
-                var component: DeinitChildComponent? = DeinitChildComponent().parent { parent }
+                var component: DeinitChildComponent? = DeinitChildComponent().parent(parent)
                 _ = component?.root
                 component = nil
             case .searchedAncestor:
-                let middle = DeinitChildComponent().parent { DeinitParentComponent() }
-                var component: DeinitGrandchildComponent? = DeinitGrandchildComponent().parent { middle }
+                let middle = DeinitChildComponent().parent(DeinitParentComponent())
+                var component: DeinitGrandchildComponent? = DeinitGrandchildComponent().parent(middle)
                 _ = component?.root
                 component = nil
             }
@@ -222,7 +222,7 @@ struct DeinitTests {
             root = component
             for depth in 1...40 {
                 let parent = component
-                component = ChainComponent(depth: depth).parent { parent }
+                component = ChainComponent(depth: depth).parent(parent)
             }
             leaf = component
             #expect(component.links.count() == 40)

@@ -37,7 +37,7 @@ struct MainActorTests {
         let fakeStore = SharedStore()
         let component = ScreenComponent().overriding {
             $0.panels.panel()
-        } with: { _ in
+        } with: {
             MainActor.assumeIsolated { ScreenViewModel(store: fakeStore) }
         }
         #expect(component.panels.panel().store === fakeStore)

@@ -32,12 +32,12 @@ enum Advice {
         code: #"as @Sendable (String) -> Bool"#,
         context: #"""
         func checkedValidator() -> AdviceComponent {
-            AdviceComponent().overriding { $0.advice.validator() } with: { _ in { _ in false } ADVICE }
+            AdviceComponent().overriding { $0.advice.validator() } with: { { _ in false } ADVICE }
         }
         """#
     )
     static let missingParent = (
-        code: #".parent { adviceParent }"#,
+        code: #".parent(adviceParent)"#,
         context:
             #"func checkedParent(adviceParent: AdviceParent) -> AdviceComponent { AdviceComponent()ADVICE }"#
     )
@@ -73,7 +73,7 @@ struct MessageAdviceTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             AdviceComponent().overriding {
                 $0.advice.label()
-            } with: { _ in
+            } with: {
                 AdviceFakeLabel()
             }
         }
@@ -85,7 +85,7 @@ struct MessageAdviceTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             AdviceComponent().overriding {
                 $0.advice.named("a")
-            } with: { _ in
+            } with: {
                 AdviceFakeLabel()
             }
         }
@@ -97,7 +97,7 @@ struct MessageAdviceTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = await AdviceComponent().overriding {
                 await $0.advice.loaded()
-            } with: { _ in
+            } with: {
                 AdviceFakeLabel()
             }
         }
@@ -112,7 +112,7 @@ struct MessageAdviceTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             AdviceComponent().overriding {
                 $0.advice.feed()
-            } with: { _ in
+            } with: {
                 AdviceFakeFeed()
             }
         }
@@ -130,7 +130,7 @@ struct MessageAdviceTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             AdviceComponent().overriding {
                 $0.advice.validator()
-            } with: { _ in
+            } with: {
                 { _ in false }
             }
         }
@@ -144,13 +144,13 @@ struct MessageAdviceTests {
     func sendableClosureFixWorks() {
         let cast = AdviceComponent().overriding {
             $0.advice.validator()
-        } with: { _ in
+        } with: {
             { _ in false } as @Sendable (String) -> Bool
         }
         #expect(!cast.advice.validator()("a"))
         let marked = AdviceComponent().overriding {
             $0.advice.validator()
-        } with: { _ in
+        } with: {
             { @Sendable _ in false }
         }
         #expect(!marked.advice.validator()("a"))

@@ -17,7 +17,7 @@ struct MisuseMessageTests {
             message.contains(
                 "The accessor at DirkTests/MisuseMessageTests.swift:\(MessageChildComponent.appLine) asked for one."
             ))
-        #expect(message.contains("`.parent { messageAppComponent }`"))
+        #expect(message.contains("`.parent(messageAppComponent)`"))
     }
 
     @Test("overriding a keyed provider that builds a concrete type shows the keyed spelling of the fix")
@@ -25,7 +25,7 @@ struct MisuseMessageTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             MessageAppComponent().overriding {
                 $0.labels.named("a")
-            } with: { _ in
+            } with: {
                 "fake"
             }
         }
@@ -39,7 +39,7 @@ struct MisuseMessageTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = await MessageAppComponent().overriding {
                 await $0.labels.loaded()
-            } with: { _ in
+            } with: {
                 "fake"
             }
         }

@@ -287,7 +287,7 @@ final class RaceTestModule: Module<RaceTestComponent>, @unchecked Sendable {
         single { c in
             c.built.increment()
             return Resource("connection")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }

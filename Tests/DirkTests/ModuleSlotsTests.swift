@@ -38,7 +38,7 @@ struct ModuleSlotsTests {
         #expect(component.makers.transient().number != 99)
         component.overriding {
             $0.makers.transient()
-        } with: { _ in
+        } with: {
             Thing(number: 99)
         }
         #expect(component.makers.transient().number == 99)

@@ -14,12 +14,12 @@ struct OverrideCloseTests {
         try await ServerComponent(closed: closed)
             .overriding {
                 $0.storage.settings()
-            } with: { _ in
+            } with: {
                 Resource("fake settings")
             }
             .overriding {
                 $0.storage.session(id: "a")
-            } with: { _ in
+            } with: {
                 Resource("fake session")
             }
             .withShutdown { app in
@@ -36,7 +36,7 @@ struct OverrideCloseTests {
         let app = ServerComponent(closed: closed)
             .overriding {
                 $0.storage.settings()
-            } with: { _ in
+            } with: {
                 Resource("fake settings")  // built now, while the override is set up
             } close: {
                 closed.add("\($0.name) (override)")
@@ -55,7 +55,7 @@ struct OverrideCloseTests {
         let app = ServerComponent(closed: closed)
             .overriding {
                 $0.storage.fresh { $0.settings() }
-            } with: { _ in
+            } with: {
                 Resource("fake settings")
             } close: {
                 closed.add("\($0.name) (override)")
@@ -71,7 +71,7 @@ struct OverrideCloseTests {
         try await ServerComponent(closed: closed)
             .overriding {
                 $0.storage.session(id: "a")
-            } with: { _ in
+            } with: {
                 Resource("fake session")
             } close: {
                 closed.add("\($0.name) (override)")
@@ -92,7 +92,7 @@ struct OverrideCloseTests {
         let closed = Closed()
         let withClose = await ServerComponent(closed: closed).overriding {
             await $0.storage.users()
-        } with: { _ in
+        } with: {
             await Task.yield()
             return Resource("fake users")
         } close: {
@@ -107,7 +107,7 @@ struct OverrideCloseTests {
         try await ServerComponent(closed: otherClosed)
             .overriding {
                 await $0.storage.users()
-            } with: { _ in
+            } with: {
                 Resource("fake users")
             }
             .withShutdown { app in #expect(await app.storage.users().name == "fake users") }
@@ -122,14 +122,14 @@ struct OverrideCloseTests {
         try await ServerComponent(closed: closed)
             .overriding {
                 $0.work.fresh()
-            } with: { _ in
+            } with: {
                 Resource("fake transient")
             } close: {
                 closed.add($0.name)
             }
             .overriding {
                 $0.storage.settings()
-            } with: { _ in
+            } with: {
                 Resource("fake settings")
             } close: {
                 closed.add($0.name)
@@ -150,13 +150,13 @@ struct OverrideCloseTests {
             let app = ServerComponent(closed: Closed())
                 .overriding {
                     $0.storage.settings()
-                } with: { _ in
+                } with: {
                     Resource("closed fake")
                 } close: { _ in
                 }
                 .overriding {
                     $0.storage.pool()
-                } with: { _ in
+                } with: {
                     Resource("open fake")
                 }
             closedFake = app.storage.settings()

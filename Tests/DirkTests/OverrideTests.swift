@@ -11,7 +11,7 @@ struct OverrideTests {
         let fake = Thing(number: 99)
         let component = TestComponent().overriding {
             strategy.resolve($0)
-        } with: { _ in
+        } with: {
             fake
         }
         #expect(strategy.resolve(component) === fake)
@@ -24,7 +24,7 @@ struct OverrideTests {
         let built = Counter()
         let component = TestComponent().overriding {
             $0.things.single()
-        } with: { _ in
+        } with: {
             Thing(number: built.increment())
         }
         let first = component.things.single()
@@ -37,7 +37,7 @@ struct OverrideTests {
         let built = Counter()
         let component = TestComponent().overriding {
             $0.things.transient()
-        } with: { _ in
+        } with: {
             Thing(number: built.increment())
         }
         #expect(component.things.transient() !== component.things.transient())
@@ -51,7 +51,7 @@ struct OverrideTests {
         #expect(before.number != 99)
         component.overriding {
             $0.things.transient()
-        } with: { _ in
+        } with: {
             Thing(number: 99)
         }
         #expect(component.things.transient().number == 99)
@@ -66,10 +66,10 @@ struct OverrideTests {
         let fake = Store()
         let app = RootComponent().overriding {
             $0.root.store()
-        } with: { _ in
+        } with: {
             fake
         }
-        let feature = LeafComponent().parent { app }
+        let feature = LeafComponent().parent(app)
         #expect(feature.leaf.viewModel().store === fake)
     }
 
@@ -90,7 +90,7 @@ struct OverrideTests {
         if seed.isMultiple(of: 2) {
             component.overriding {
                 $0.things.single()
-            } with: { _ in
+            } with: {
                 fake
             }
         }
@@ -132,7 +132,7 @@ struct OverrideTests {
                 phase.withLock { $0 = 1 }
                 component.overriding {
                     $0.things.single()
-                } with: { _ in
+                } with: {
                     fake
                 }
                 phase.withLock { $0 = 2 }
@@ -156,7 +156,7 @@ struct OverrideTests {
             _ = component.things.single()
             component.overriding {
                 $0.things.single()
-            } with: { _ in
+            } with: {
                 Thing()
             }
         }
@@ -176,7 +176,7 @@ struct OverrideTests {
                 $0.parts.checkout()
             } with: { c in
                 c.app.things.single()
-            }.parent { app }
+            }.parent(app)
         }
         let message = standardError(of: result)
         #expect(message.contains("Dirk: `OverrideChild` has no parent of type `TestComponent`"))
@@ -194,7 +194,7 @@ struct OverrideTests {
                 return api
             }.overriding {
                 $0.parts.client()
-            } with: { _ in
+            } with: {
                 Thing()
             }
         }
@@ -209,7 +209,7 @@ struct OverrideTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             TestComponent().overriding { _ in
                 Thing()
-            } with: { _ in
+            } with: {
                 Thing()
             }
         }
@@ -224,7 +224,7 @@ struct OverrideTests {
             TestComponent().overriding { c in
                 _ = c.things.transient()
                 return c.things.single()
-            } with: { _ in
+            } with: {
                 Thing()
             }
         }
@@ -238,9 +238,9 @@ struct OverrideTests {
     func parentsProviderTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = RootComponent()
-            LeafComponent().parent { app }.overriding {
+            LeafComponent().parent(app).overriding {
                 $0.app.root.store()
-            } with: { _ in
+            } with: {
                 Store()
             }
         }
@@ -254,7 +254,7 @@ struct OverrideTests {
     func protocolProvider() {
         let component = GreetingComponent().overriding {
             $0.greetings.greeting()
-        } with: { _ in
+        } with: {
             FrenchGreeting()
         }
         #expect(component.greetings.greeting().text == "bonjour")
@@ -273,7 +273,7 @@ struct OverrideTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             GreetingComponent().overriding {
                 $0.greetings.concreteGreeting()
-            } with: { _ in
+            } with: {
                 FrenchGreeting()
             }
         }
@@ -296,7 +296,7 @@ struct OverrideTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             TestComponent().overriding {
                 $0.things.single()
-            } with: { _ in
+            } with: {
                 throw Unavailable()
             }
         }

@@ -9,7 +9,7 @@ struct ParentTests {
     @Test("a child reaches its parent's providers, which cache in the parent")
     func childUsesParent() {
         let app = RootComponent()
-        let feature = LeafComponent().parent { app }
+        let feature = LeafComponent().parent(app)
         #expect(feature.app === app)
         #expect(feature.leaf.viewModel().store === app.root.store())
     }
@@ -17,9 +17,9 @@ struct ParentTests {
     @Test("a component may have several parents of different types")
     func severalParents() {
         let app = RootComponent()
-        let session = MiddleComponent().parent { app }
+        let session = MiddleComponent().parent(app)
         let other = SideComponent()
-        let feature = LeafComponent().parent { session }.parent { other }
+        let feature = LeafComponent().parent(session).parent(other)
         #expect(feature.session === session)
         #expect(feature.side === other)
     }
@@ -30,9 +30,9 @@ struct ParentTests {
         weak var session: MiddleComponent?
         weak var side: SideComponent?
         var feature: LeafComponent? = LeafComponent()
-            .parent { RootComponent() }
-            .parent { MiddleComponent() }
-            .parent { SideComponent() }
+            .parent(RootComponent())
+            .parent(MiddleComponent())
+            .parent(SideComponent())
         (app, session, side) = (feature?.app, feature?.session, feature?.side)
         #expect(app != nil && session != nil && side != nil, "the child keeps its parents alive")
         #expect(feature?.leaf.viewModel().store === app?.root.store())
@@ -44,19 +44,19 @@ struct ParentTests {
     func ancestorsNearestFirst() {
         let far = RootComponent()
         let near = RootComponent()
-        let session = MiddleComponent().parent { far }
-        let feature = LeafComponent().parent { session }
+        let session = MiddleComponent().parent(far)
+        let feature = LeafComponent().parent(session)
         #expect(feature.app === far)
-        let closer = LeafComponent().parent { session }.parent { near }
+        let closer = LeafComponent().parent(session).parent(near)
         #expect(closer.app === near)
     }
 
     @Test("a parent registered as a base type is found by that type, and a subclass by its base")
     func parentBySubclassOrBase() {
         let fake = FakeRootComponent()
-        let explicit = LeafComponent().parent(RootComponent.self) { fake }
+        let explicit = LeafComponent().parent(fake, as: RootComponent.self)
         #expect(explicit.app === fake)
-        let inferred = LeafComponent().parent { fake }
+        let inferred = LeafComponent().parent(fake)
         #expect(inferred.app === fake)
     }
 
@@ -64,20 +64,23 @@ struct ParentTests {
     @Test("a missing parent traps naming both components and the fix")
     func missingParentTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let feature = LeafComponent().parent { SideComponent() }
+            let feature = LeafComponent().parent(SideComponent())
             _ = feature.app
         }
         let message = standardError(of: result)
         #expect(message.contains("Dirk: `LeafComponent` has no parent of type `RootComponent`"))
-        #expect(message.contains("Its parents are `SideComponent`, given from DirkTests/ParentTests.swift:"))
+        #expect(
+            message.contains(
+                "It searched its ancestors, nearest first: `SideComponent` (its parents given from DirkTests/ParentTests.swift:"
+            ))
         #expect(message.contains("Register one on the new `LeafComponent` when you build it"))
-        #expect(message.contains("`.parent { rootComponent }`"))
+        #expect(message.contains("`.parent(rootComponent)`"))
     }
 
     @Test("two parents of one type trap")
     func duplicateParentTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = LeafComponent().parent { RootComponent() }.parent { RootComponent() }
+            _ = LeafComponent().parent(RootComponent()).parent(RootComponent())
         }
         #expect(standardError(of: result).contains("already has a parent registered as `RootComponent`"))
     }
@@ -86,8 +89,8 @@ struct ParentTests {
     func parentCycleTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let app = RootComponent()
-            let session = MiddleComponent().parent { app }
-            app.parent { session }
+            let session = MiddleComponent().parent(app)
+            app.parent(session)
         }
         #expect(
             standardError(of: result).contains("`MiddleComponent` cannot become a parent of `RootComponent`"))
@@ -105,14 +108,16 @@ struct ParentTests {
             for _ in 0..<40 {
                 let above = pair
                 pair = (
-                    LatticeLeft().parent(LatticeLeft.self) { above.0 }.parent(LatticeRight.self) { above.1 },
-                    LatticeRight().parent(LatticeLeft.self) { above.0 }.parent(LatticeRight.self) { above.1 }
+                    LatticeLeft().parent(above.0, as: LatticeLeft.self).parent(
+                        above.1, as: LatticeRight.self),
+                    LatticeRight().parent(above.0, as: LatticeLeft.self).parent(
+                        above.1, as: LatticeRight.self)
                 )
             }
             let bottom = pair.0
             let joined = LatticeLeft()
-            _ = LeafComponent().parent { joined }
-            joined.parent(LatticeLeft.self) { bottom }
+            _ = LeafComponent().parent(joined)
+            joined.parent(bottom, as: LatticeLeft.self)
             checks.check(joined.left === bottom, "the joined component's parent is not the bottom")
         }
         checks.expectNone()
@@ -125,14 +130,14 @@ struct ParentTests {
         // wins. Registered before the search kept its answer, it is allowed, and must be found.
         let fake = FakeRootComponent()
         let root = RootComponent()
-        let leaf = LeafComponent().parent { fake }.parent { SideComponent() }
+        let leaf = LeafComponent().parent(fake).parent(SideComponent())
         var isRegistered = false
         let found = leaf.searchedAncestor(
             RootComponent.self,
             matching: { candidate in
                 if candidate is SideComponent && !isRegistered {
                     isRegistered = true
-                    leaf.parent(RootComponent.self) { root }
+                    leaf.parent(root, as: RootComponent.self)
                 }
                 return candidate is RootComponent
             }, file: #fileID, line: #line)
@@ -161,9 +166,9 @@ struct ParentTests {
                     while appended.withLock({ $0 }) < 2 { sched_yield() }
                 }
                 if index == 0 {
-                    middle.parent({ side }, afterAppending: bothAppended)
+                    middle.parent(side, afterAppending: bothAppended)
                 } else {
-                    side.parent({ middle }, afterAppending: bothAppended)
+                    side.parent(middle, afterAppending: bothAppended)
                 }
             }
         }
@@ -175,10 +180,10 @@ struct ParentTests {
     @Test("a parent registered after an ancestor search traps")
     func lateParentTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let session = MiddleComponent().parent { RootComponent() }
-            let feature = LeafComponent().parent { session }
+            let session = MiddleComponent().parent(RootComponent())
+            let feature = LeafComponent().parent(session)
             _ = feature.app
-            feature.parent { SideComponent() }
+            feature.parent(SideComponent())
         }
         #expect(
             standardError(of: result).contains(
@@ -190,11 +195,11 @@ struct ParentTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             // The leaf finds a `RootComponent` through `session`, where it merely is one; `side`
             // has none. A root registered as `RootComponent` on `side` would be as near and win.
-            let session = MiddleComponent().parent { FakeRootComponent() }
+            let session = MiddleComponent().parent(FakeRootComponent())
             let side = SideComponent()
-            let feature = LeafComponent().parent { session }.parent { side }
+            let feature = LeafComponent().parent(session).parent(side)
             _ = feature.app
-            side.parent(RootComponent.self) { RootComponent() }
+            side.parent(RootComponent(), as: RootComponent.self)
         }
         #expect(
             standardError(of: result).contains(

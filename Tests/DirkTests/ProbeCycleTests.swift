@@ -91,7 +91,7 @@ final class HandleCycleModule: Module<HandleCycleComponent>, @unchecked Sendable
     }
 
     /// A Lazy whose resolution, on the other thread, needs `first()`.
-    func lazyNeedingFirst() -> Lazy<Thing> { lazy { $0.cycle.second() } }
+    func lazyNeedingFirst() -> Lazy<Thing> { component.lazy { $0.cycle.second() } }
 
     func second() -> Thing {
         single { c in

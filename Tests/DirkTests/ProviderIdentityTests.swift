@@ -122,7 +122,7 @@ struct GeneratedProviderTests {
         let fake = Thing()
         let first = GeneratedComponent().overriding {
             $0.generated.clash(Int64(1))
-        } with: { _ in
+        } with: {
             fake
         }
         #expect(first.generated.clash(Int64(1)) === fake)
@@ -131,7 +131,7 @@ struct GeneratedProviderTests {
         #expect(first.generated.clash(UInt64(1)) === cached)
         let second = GeneratedComponent().overriding {
             $0.generated.clash(UInt64(1))
-        } with: { _ in
+        } with: {
             fake
         }
         #expect(second.generated.clash(UInt64(1)) === fake)
@@ -187,18 +187,18 @@ enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringCo
             _ = component.generated.clash(UInt64(1))
             _ = component.overriding {
                 $0.generated.clash(Int64(1))
-            } with: { _ in
+            } with: {
                 Thing()
             }
         case .transientOverriddenThenSingleOverridden:
             let once = component.overriding {
                 $0.generated.clash(Int64(1))
-            } with: { _ in
+            } with: {
                 Thing()
             }
             _ = once.overriding {
                 $0.generated.clash(UInt64(1))
-            } with: { _ in
+            } with: {
                 Thing()
             }
         }

@@ -68,7 +68,7 @@ struct ResetTests {
     @Test("reset() leaves the parents' caches untouched")
     func resetKeepsParents() {
         let app = RootComponent()
-        let feature = LeafComponent().parent { app }
+        let feature = LeafComponent().parent(app)
         let store = feature.leaf.viewModel().store
         feature.reset()
         #expect(feature.leaf.viewModel().store === store)
@@ -397,7 +397,7 @@ class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
             Thing()
         } configure: { _, _ in
             guard let other = self.other else { return }
-            _ = other.things.lazy { $0.things.single() }.value
+            _ = other.lazy { $0.things.single() }.value
             other.reset()
         }
     }

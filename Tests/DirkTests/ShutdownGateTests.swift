@@ -310,27 +310,27 @@ enum ShutHandle: String, CaseIterable, Codable, Sendable, CustomTestStringConver
         let app = DrainComponent()
         switch self {
         case .provider:
-            let handle = app.parts.provider { $0.parts.resource() }
+            let handle = app.provider { $0.parts.resource() }
             try? await app.shutdown()
             _ = handle()
         case .asyncProvider:
-            let handle = app.parts.asyncProvider { await $0.parts.asyncResource() }
+            let handle = app.provider { await $0.parts.asyncResource() }
             try? await app.shutdown()
             _ = await handle()
         case .lazy:
-            let handle = app.parts.lazy { $0.parts.resource() }
+            let handle = app.lazy { $0.parts.resource() }
             try? await app.shutdown()
             _ = handle.value
         case .asyncLazy:
-            let handle = app.parts.asyncLazy { await $0.parts.asyncResource() }
+            let handle = app.lazy { await $0.parts.asyncResource() }
             try? await app.shutdown()
             _ = await handle.value
         case .mainActorLazy:
-            let handle = app.parts.mainActorLazy { $0.parts.resource() }
+            let handle = app.mainActorLazy { $0.parts.resource() }
             try? await app.shutdown()
             await MainActor.run { _ = handle.value }
         case .lazyOfNoProvider:
-            let handle = app.parts.lazy { _ in Resource("made by the handle") }
+            let handle = app.lazy { _ in Resource("made by the handle") }
             try? await app.shutdown()
             _ = handle.value
         }
@@ -438,7 +438,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func resource() -> Resource {
         single {
             Resource("resource")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
@@ -447,7 +447,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
         await single {
             await Task.yield()
             return Resource("async resource")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
@@ -455,7 +455,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func session(_ key: BlockingKey) -> Resource {
         single(key: key) {
             Resource("session \(key.name)")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
@@ -463,7 +463,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func failing(_ number: Int) -> Resource {
         single(key: number) {
             Resource("failing \(number)")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
             throw CloseFailure(number: number)
         }
@@ -473,7 +473,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func slowToClose() -> Resource {
         single {
             Resource("slow to close")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             usleep(50_000)
             closed.add($0.name)
         }
@@ -484,7 +484,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func heldOnClose() -> Resource {
         single {
             Resource("held on close")
-        } close: { [closed = component().closed, weak app = component()] in
+        } close: { [closed = component.closed, weak app = component] in
             app?.started.open()
             await app?.asyncRelease.wait()
             closed.add($0.name)
@@ -495,7 +495,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func resetsOnClose() -> Resource {
         single {
             Resource("resets on close")
-        } close: { [closed = component().closed, weak app = component()] in
+        } close: { [closed = component.closed, weak app = component] in
             app?.reset()
             closed.add($0.name)
         }
@@ -505,7 +505,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func shutsDownOnClose() -> Resource {
         single {
             Resource("shuts down on close")
-        } close: { [weak app = component()] _ in
+        } close: { [weak app = component] _ in
             try? await app?.shutdown()
         }
     }
@@ -514,7 +514,7 @@ final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
     func callsProviderOnClose() -> Resource {
         single {
             Resource("calls a provider on close")
-        } close: { [weak app = component()] _ in
+        } close: { [weak app = component] _ in
             _ = app?.parts.resource()
         }
     }

@@ -102,8 +102,8 @@ struct SeamTrial: Sendable {
 
     init() {
         let app = SeamApp()
-        let mid = SeamMid().parent(SeamApp.self) { app }
-        (self.app, request) = (app, SeamRequest(app: app).parent(SeamMid.self) { mid })
+        let mid = SeamMid().parent(app, as: SeamApp.self)
+        (self.app, request) = (app, SeamRequest(app: app).parent(mid, as: SeamMid.self))
     }
 }
 
@@ -185,7 +185,7 @@ final class SeamAppModule: Module<SeamApp>, @unchecked Sendable {
     func syncEntry() -> Resource {
         single { c in
             c.ledger.build("sync entry")
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -194,7 +194,7 @@ final class SeamAppModule: Module<SeamApp>, @unchecked Sendable {
         await single { c in
             await Task.yield()
             return c.ledger.build("async entry")
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -202,7 +202,7 @@ final class SeamAppModule: Module<SeamApp>, @unchecked Sendable {
     func syncNext() -> Resource {
         single { c in
             c.ledger.build("sync next")
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -211,7 +211,7 @@ final class SeamAppModule: Module<SeamApp>, @unchecked Sendable {
         await single { c in
             await Task.yield()
             return c.ledger.build("async next")
-        } close: { [ledger = component().ledger] in
+        } close: { [ledger = component.ledger] in
             ledger.close($0)
         }
     }
@@ -240,8 +240,8 @@ final class SeamRequest: Component, @unchecked Sendable {
     let asyncHandle: AsyncProvider<Resource, Never>
 
     init(app: SeamApp) {
-        syncHandle = app.a.provider { $0.a.syncEntry() }
-        asyncHandle = app.a.asyncProvider { await $0.a.asyncEntry() }
+        syncHandle = app.provider { $0.a.syncEntry() }
+        asyncHandle = app.provider { await $0.a.asyncEntry() }
         super.init()
     }
 

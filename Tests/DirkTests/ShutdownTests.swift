@@ -126,7 +126,7 @@ struct ShutdownTests {
     func childrenShutDownOnTheirOwn() async throws {
         let closed = Closed()
         let app = ServerComponent(closed: closed)
-        let request = ShutdownChildComponent().parent { app }
+        let request = ShutdownChildComponent().parent(app)
         _ = request.work.handler()
         _ = app.storage.settings()
         try await request.shutdown()
@@ -245,7 +245,7 @@ final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable 
     func pool() -> Resource {
         single {
             Resource("pool")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
@@ -254,7 +254,7 @@ final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable 
             await Task.yield()
             _ = c.storage.pool()
             return Resource("users")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
@@ -264,28 +264,28 @@ final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable 
             await c.gate.wait()
             _ = c.storage.pool()  // a provider call after shutdown began, inside the build
             return Resource("slow database")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
     func settings() -> Resource {
         single {
             Resource("settings")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
     func session(id: String) -> Resource {
         single(key: id) {
             Resource("session \(id)")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
         }
     }
     func failing(_ number: Int) -> Resource {
         single(key: number) {
             Resource("failing \(number)")
-        } close: { [closed = component().closed] in
+        } close: { [closed = component.closed] in
             closed.add($0.name)
             throw CloseFailure(number: number)
         }
@@ -298,7 +298,7 @@ final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable 
             configure: { (_, c) throws(CloseFailure) in
                 if c.configureAttempts.increment() == 1 { throw CloseFailure(number: 0) }
             },
-            close: { [closed = component().closed] in closed.add($0.name) })
+            close: { [closed = component.closed] in closed.add($0.name) })
     }
 }
 
@@ -321,7 +321,7 @@ final class ShutdownChildModule: Module<ShutdownChildComponent>, @unchecked Send
     func handler() -> Resource {
         single {
             Resource("handler")
-        } close: { [closed = component().app.closed] in
+        } close: { [closed = component.app.closed] in
             closed.add($0.name)
         }
     }

@@ -20,9 +20,9 @@ struct TestingWithFakesTests {
     @Test("a child component built with a fake parent resolves through the fake")
     func childWithFakeParent() {
         let parent = ShopComponent().module(PricingModule.self) { FixedPricingModule($0) }
-        let till = TillComponent().parent { parent }
+        let till = TillComponent().parent(parent)
         #expect(till.till.total(["tea", "cake"]) == 2)
-        let real = TillComponent().parent { ShopComponent() }
+        let real = TillComponent().parent(ShopComponent())
         #expect(real.till.total(["tea", "cake"]) == 7)
     }
 

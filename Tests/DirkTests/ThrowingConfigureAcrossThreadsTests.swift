@@ -96,7 +96,7 @@ struct ThrowingConfigureAcrossThreadsTests {
             // As in `nonThrowingBorrowerStops`, until the handle's thread takes `a`.
             for _ in 0..<CrossComponent.attempts {
                 let component = CrossComponent()
-                let handle = component.cross.provider { try? $0.cross.b() }
+                let handle = component.provider { try? $0.cross.b() }
                 onThreads(2) { index in
                     if index == 0 {
                         _ = try? component.cross.a()

@@ -23,7 +23,7 @@ struct WeakProtocolTests {
     func overriddenWithAFake() {
         let app = FeedComponent().overriding {
             $0.feeds.feed()
-        } with: { _ in
+        } with: {
             FakeFeedService()
         }
         let fake = app.feeds.feed()
@@ -36,7 +36,7 @@ struct WeakProtocolTests {
     func factoryTakesTheComponent() {
         let app = FeedComponent().overriding {
             $0.feeds.feed()
-        } with: { _ in
+        } with: {
             FakeFeedService()
         }
         let reader = app.feeds.reader()

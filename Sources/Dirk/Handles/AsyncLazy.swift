@@ -1,12 +1,12 @@
 /// A dependency from an async provider, resolved on first use, once, without blocking a thread.
 ///
-/// Get one from a module with ``Module/asyncLazy(_:file:line:column:)``; read it with
+/// Get one from a component with `lazy { }` and an async closure; read it with
 /// `try await handle.value`. It behaves as ``Lazy`` does: tasks that read it while it resolves
 /// suspend until that one resolution ends, and it refers to its component without keeping it
 /// alive.
 ///
 /// ```swift
-/// func reports() -> Reports { single { c in Reports(database: c.storage.asyncLazy { try await $0.storage.database() }) } }
+/// func reports() -> Reports { single { c in Reports(database: c.lazy { try await $0.storage.database() }) } }
 /// let database = try await reports.database.value
 /// ```
 ///
@@ -64,7 +64,7 @@ extension AsyncLazy {
 
 /// A dependency from an async provider, resolved anew on every call; see ``Provider``.
 ///
-/// Get one from a module with ``Module/asyncProvider(_:file:line:column:)``; call it with
+/// Get one from a component with `provider { }` and an async closure; call it with
 /// `try await handle()`.
 public struct AsyncProvider<Value, Failure: Error>: Sendable {
     fileprivate let source: HandleSource<AsyncResolve<Value, Failure>>
@@ -105,8 +105,9 @@ extension HandleSource {
     }
 }
 
-extension ModuleBase {
-    /// A handle that resolves the async `resolve` on first use, once; see ``AsyncLazy``.
+extension ModuleOwner where Self: Component {
+    /// A handle that resolves the async `resolve` from this component on its first read, once; see
+    /// ``AsyncLazy``.
     ///
     /// - Parameters:
     ///   - resolve: Resolves the dependency from the component.
@@ -115,36 +116,62 @@ extension ModuleBase {
     ///   - column: The caller's column, which tells apart handles made on one line; leave the
     ///     default.
     /// - Returns: A handle that refers to the component without keeping it alive.
+    public func lazy<T, Failure: Error>(
+        _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column
+    ) -> AsyncLazy<T, Failure> {
+        AsyncLazy(asyncHandleSource(file, line, column, resolve))
+    }
+
+    /// A handle that resolves the async `resolve` from this component on every call; see
+    /// ``AsyncProvider``.
+    ///
+    /// - Parameters:
+    ///   - resolve: Resolves the dependency from the component.
+    ///   - file: The caller's file, for messages; leave the default.
+    ///   - line: The caller's line, for messages; leave the default.
+    ///   - column: The caller's column, which tells apart handles made on one line; leave the
+    ///     default.
+    /// - Returns: A handle that refers to the component without keeping it alive.
+    public func provider<T, Failure: Error>(
+        _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column
+    ) -> AsyncProvider<T, Failure> {
+        AsyncProvider(source: asyncHandleSource(file, line, column, resolve))
+    }
+
+    private func asyncHandleSource<T, Failure: Error>(
+        _ file: StaticString, _ line: UInt, _ column: UInt,
+        _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T
+    ) -> HandleSource<AsyncResolve<T, Failure>> {
+        handleSource(file, line, column, "lazy(_:)") { component async throws(Failure) -> T in
+            try await resolve(Erasure.component(component, as: Self.self))
+        }
+    }
+}
+
+extension ModuleBase {
+    /// An async handle made on the module: `lazy(_:)` on its
+    /// component.
+    @available(
+        *, deprecated, message: "make the handle on the component: `c.lazy { await $0.data.database() }`"
+    )
     public func asyncLazy<T, Failure: Error>(
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> AsyncLazy<T, Failure> {
-        AsyncLazy(asyncHandleSource(file: file, line: line, column: column, resolve))
+        component.lazy(resolve, file: file, line: line, column: column)
     }
 
-    /// A handle that resolves the async `resolve` on every call; see ``AsyncProvider``.
-    ///
-    /// - Parameters:
-    ///   - resolve: Resolves the dependency from the component.
-    ///   - file: The caller's file, for messages; leave the default.
-    ///   - line: The caller's line, for messages; leave the default.
-    ///   - column: The caller's column, which tells apart handles made on one line; leave the
-    ///     default.
-    /// - Returns: A handle that refers to the component without keeping it alive.
+    /// An async handle made on the module: `provider(_:)` on its
+    /// component.
+    @available(
+        *, deprecated, message: "make the handle on the component: `c.provider { await $0.data.database() }`"
+    )
     public func asyncProvider<T, Failure: Error>(
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> AsyncProvider<T, Failure> {
-        AsyncProvider(source: asyncHandleSource(file: file, line: line, column: column, resolve))
-    }
-
-    private func asyncHandleSource<T, Failure: Error>(
-        file: StaticString, line: UInt, column: UInt,
-        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T
-    ) -> HandleSource<AsyncResolve<T, Failure>> {
-        let erased: AsyncResolve<T, Failure> = { component async throws(Failure) -> T in
-            try await resolve(Erasure.component(component, as: C.self))
-        }
-        return handleSource(file: file, line: line, column: column, function: "asyncLazy(_:)", erased)
+        component.provider(resolve, file: file, line: line, column: column)
     }
 }

@@ -1,6 +1,6 @@
 /// A dependency resolved on first use, once, even when several threads ask at once.
 ///
-/// Get one from a module with ``Module/lazy(_:file:line:column:)``. Taking a `Lazy` instead of the
+/// Get one from a component with ``Component/lazy(_:file:line:column:)``. Taking a `Lazy` instead of the
 /// instance itself breaks a construction cycle, since nothing is resolved until ``value`` is first
 /// read:
 ///
@@ -10,7 +10,7 @@
 ///     init(spelling: Lazy<SpellChecker>) { self.spelling = spelling }
 /// }
 ///
-/// func editor() -> Editor { transient { c in Editor(spelling: c.text.lazy { $0.text.spelling() }) } }
+/// func editor() -> Editor { transient { c in Editor(spelling: c.lazy { $0.text.spelling() }) } }
 /// ```
 ///
 /// **Lifetime:** a handle refers to its component without keeping it alive, so an instance that
@@ -44,11 +44,11 @@ extension Lazy: @unchecked Sendable where Value: Sendable {}
 /// A dependency resolved anew on every call, for a consumer that needs several instances or needs
 /// one later than it is built.
 ///
-/// Get one from a module with ``Module/provider(_:file:line:column:)``. Taking it instead of the
+/// Get one from a component with ``Component/provider(_:file:line:column:)``. Taking it instead of the
 /// instance breaks a construction cycle:
 ///
 /// ```swift
-/// func tabs() -> Tabs { single { c in Tabs(newPage: c.pages.provider { $0.pages.page() }) } }
+/// func tabs() -> Tabs { single { c in Tabs(newPage: c.provider { $0.pages.page() }) } }
 /// let page = tabs.newPage()  // what `page()` returns now
 /// ```
 ///
@@ -80,7 +80,7 @@ typealias SyncResolve<Value> = @Sendable (Component) -> Value
 struct HandleSource<Resolve: Sendable>: Sendable {
     /// Where the handle was made, for messages.
     let site: ProviderSite
-    /// The module that made the handle, compared only: the owner of the steps of a handle that
+    /// The component that made the handle, compared only: the owner of the steps of a handle that
     /// is a value, which has no object of its own.
     let module: UInt
     /// The component's storage, through which the handle enters the component.
@@ -127,8 +127,12 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     }
 }
 
-extension ModuleBase {
-    /// A handle that resolves `resolve` on first use, once; see ``Lazy``.
+extension ModuleOwner where Self: Component {
+    /// A handle that resolves `resolve` from this component on its first read, once; see ``Lazy``.
+    ///
+    /// ```swift
+    /// func editor() -> Editor { transient { c in Editor(spelling: c.lazy { $0.text.spelling() }) } }
+    /// ```
     ///
     /// - Parameters:
     ///   - resolve: Resolves the dependency from the component.
@@ -138,13 +142,17 @@ extension ModuleBase {
     ///     default.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func lazy<T>(
-        _ resolve: @escaping @Sendable (C) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+        _ resolve: @escaping @Sendable (Self) -> T, file: StaticString = #fileID, line: UInt = #line,
+        column: UInt = #column
     ) -> Lazy<T> {
-        Lazy(handleSource(file: file, line: line, column: column, resolve))
+        Lazy(handleSource(file, line, column, "lazy(_:)") { resolve(Erasure.component($0, as: Self.self)) })
     }
 
-    /// A handle that resolves `resolve` on every call; see ``Provider``.
+    /// A handle that resolves `resolve` from this component on every call; see ``Provider``.
+    ///
+    /// ```swift
+    /// func tabs() -> Tabs { single { c in Tabs(newPage: c.provider { $0.pages.page() }) } }
+    /// ```
     ///
     /// - Parameters:
     ///   - resolve: Resolves the dependency from the component.
@@ -154,28 +162,43 @@ extension ModuleBase {
     ///     default.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func provider<T>(
-        _ resolve: @escaping @Sendable (C) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+        _ resolve: @escaping @Sendable (Self) -> T, file: StaticString = #fileID, line: UInt = #line,
+        column: UInt = #column
     ) -> Provider<T> {
-        Provider(source: handleSource(file: file, line: line, column: column, resolve))
+        Provider(
+            source: handleSource(file, line, column, "lazy(_:)") {
+                resolve(Erasure.component($0, as: Self.self))
+            })
     }
+}
 
-    /// The source of a handle made at `file` and `line` that resolves with `resolve`.
-    func handleSource<T>(
-        file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @Sendable (C) -> T
-    ) -> HandleSource<SyncResolve<T>> {
-        handleSource(file: file, line: line, column: column, function: "lazy(_:)") { component in
-            resolve(Erasure.component(component, as: C.self))
-        }
-    }
-
+extension Component {
     /// The source of a handle made at `file`, `line` and `column` that resolves with `resolve`.
     func handleSource<Resolve>(
-        file: StaticString, line: UInt, column: UInt, function: StaticString, _ resolve: Resolve
+        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString, _ resolve: Resolve
     ) -> HandleSource<Resolve> {
         HandleSource(
-            site: ProviderSite(file: file, line: line, column: column, function: function),
-            module: UInt(bitPattern: ObjectIdentifier(self)), storage: SelfSynchronized(object: storage),
-            componentType: C.self, resolve: resolve)
+            site: ProviderSite(file: file, line: line, column: column, function: function), module: identity,
+            storage: SelfSynchronized(object: storage), componentType: type(of: self), resolve: resolve)
+    }
+}
+
+extension ModuleBase {
+    /// A handle made on the module: ``Component/lazy(_:file:line:column:)`` on its component.
+    @available(*, deprecated, message: "make the handle on the component: `c.lazy { $0.data.store() }`")
+    public func lazy<T>(
+        _ resolve: @escaping @Sendable (C) -> T, file: StaticString = #fileID, line: UInt = #line,
+        column: UInt = #column
+    ) -> Lazy<T> {
+        component.lazy(resolve, file: file, line: line, column: column)
+    }
+
+    /// A handle made on the module: ``Component/provider(_:file:line:column:)`` on its component.
+    @available(*, deprecated, message: "make the handle on the component: `c.provider { $0.data.store() }`")
+    public func provider<T>(
+        _ resolve: @escaping @Sendable (C) -> T, file: StaticString = #fileID, line: UInt = #line,
+        column: UInt = #column
+    ) -> Provider<T> {
+        component.provider(resolve, file: file, line: line, column: column)
     }
 }

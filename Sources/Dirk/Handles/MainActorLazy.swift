@@ -1,13 +1,13 @@
 /// A dependency whose value belongs to the main actor, resolved on first use on the main actor,
 /// once.
 ///
-/// Get one from a module with ``Module/mainActorLazy(_:file:line:column:)``. The handle itself may be
+/// Get one from a component with ``Component/mainActorLazy(_:file:line:column:)``. The handle itself may be
 /// held anywhere, by objects of any isolation; its ``value`` is read on the main actor, which is
 /// where it resolves. It refers to its component without keeping it alive, as ``Lazy`` does.
 ///
 /// ```swift
 /// func coordinator() -> Coordinator {
-///     single { c in Coordinator(screen: c.screens.mainActorLazy { $0.screens.viewModel() }) }
+///     single { c in Coordinator(screen: c.mainActorLazy { $0.screens.viewModel() }) }
 /// }
 /// ```
 public final class MainActorLazy<Value>: @unchecked Sendable {
@@ -32,7 +32,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
 /// A dependency whose value belongs to the main actor, resolved anew on every call; see
 /// ``Provider``.
 ///
-/// Get one from a module with ``Module/mainActorProvider(_:file:line:column:)``; call it on the main
+/// Get one from a component with ``Component/mainActorProvider(_:file:line:column:)``; call it on the main
 /// actor.
 public struct MainActorProvider<Value>: Sendable {
     fileprivate let source: HandleSource<MainActorResolve<Value>>
@@ -49,9 +49,9 @@ public struct MainActorProvider<Value>: Sendable {
 /// How a main-actor handle resolves its value on the main actor (see `SyncResolve`).
 typealias MainActorResolve<Value> = @MainActor @Sendable (Component) -> Value
 
-extension ModuleBase {
-    /// A handle whose value, resolved by `resolve` on the main actor on first use, belongs to the
-    /// main actor; see ``MainActorLazy``.
+extension ModuleOwner where Self: Component {
+    /// A handle whose value, resolved by `resolve` from this component on the main actor on its first
+    /// read, belongs to the main actor; see ``MainActorLazy``.
     ///
     /// - Parameters:
     ///   - resolve: Resolves the dependency from the component, on the main actor.
@@ -61,13 +61,17 @@ extension ModuleBase {
     ///     default.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorLazy<T>(
-        _ resolve: @escaping @MainActor @Sendable (C) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+        _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
+        line: UInt = #line,
+        column: UInt = #column
     ) -> MainActorLazy<T> {
-        MainActorLazy(mainActorHandleSource(file: file, line: line, column: column, resolve))
+        MainActorLazy(
+            handleSource(file, line, column, "mainActorLazy(_:)") {
+                resolve(Erasure.component($0, as: Self.self))
+            })
     }
 
-    /// A handle that resolves `resolve` on the main actor on every call; see
+    /// A handle that resolves `resolve` from this component on the main actor on every call; see
     /// ``MainActorProvider``.
     ///
     /// - Parameters:
@@ -78,18 +82,41 @@ extension ModuleBase {
     ///     default.
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorProvider<T>(
+        _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
+        line: UInt = #line,
+        column: UInt = #column
+    ) -> MainActorProvider<T> {
+        MainActorProvider(
+            source: handleSource(file, line, column, "mainActorLazy(_:)") {
+                resolve(Erasure.component($0, as: Self.self))
+            })
+    }
+}
+
+extension ModuleBase {
+    /// A main-actor handle made on the module: ``Component/mainActorLazy(_:file:line:column:)`` on its
+    /// component.
+    @available(
+        *, deprecated,
+        message: "make the handle on the component: `c.mainActorLazy { $0.screens.viewModel() }`"
+    )
+    public func mainActorLazy<T>(
+        _ resolve: @escaping @MainActor @Sendable (C) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) -> MainActorLazy<T> {
+        component.mainActorLazy(resolve, file: file, line: line, column: column)
+    }
+
+    /// A main-actor handle made on the module: ``Component/mainActorProvider(_:file:line:column:)`` on
+    /// its component.
+    @available(
+        *, deprecated,
+        message: "make the handle on the component: `c.mainActorProvider { $0.screens.viewModel() }`"
+    )
+    public func mainActorProvider<T>(
         _ resolve: @escaping @MainActor @Sendable (C) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
     ) -> MainActorProvider<T> {
-        MainActorProvider(
-            source: mainActorHandleSource(file: file, line: line, column: column, resolve))
-    }
-
-    private func mainActorHandleSource<T>(
-        file: StaticString, line: UInt, column: UInt, _ resolve: @escaping @MainActor @Sendable (C) -> T
-    ) -> HandleSource<MainActorResolve<T>> {
-        handleSource(file: file, line: line, column: column, function: "mainActorLazy(_:)") { component in
-            resolve(Erasure.component(component, as: C.self))
-        }
+        component.mainActorProvider(resolve, file: file, line: line, column: column)
     }
 }

@@ -279,7 +279,7 @@ extension AnyModule {
             if storage.attention.relaxed != 0, let capture = OverrideCapture.currentInTask,
                 !capture.isSuspended
             {
-                setUpOverride(capture, key: key, frame: frame)
+                setUpOverride(capture, key: key, keyValue: nil, frame: frame)
                 return try await capture.whileSuspendedAwaiting { try await resolve() }
             }
             return try await resolve()

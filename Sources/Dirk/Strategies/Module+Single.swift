@@ -131,7 +131,8 @@ extension ModuleBase {
                     // copy is its caller's to close. An override's close action instead, if an
                     // override builds.
                     let (value, closing) = try self.make(
-                        make, key: key, strategy: strategy, component: component, closing: closing)
+                        make, key: key, keyValue: keyValue, strategy: strategy, component: component,
+                        closing: closing)
                     if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
                     return erase(value)
                 },

@@ -100,9 +100,9 @@
                 """
         }
         return """
-            Break the cycle: let one side take a handle to the other (a `Lazy` made by the module's `lazy`, or \
-            `asyncLazy` for async providers) and read it after both are built, or construct one side from a \
-            value that does not need the other. \(providers.contains { !$0.strategy.takesConfigure } ? "Async providers and `single(key:)` take no `configure:`." : "")
+            Break the cycle: let one side take a handle to the other (a `Lazy` made by the component's \
+            `lazy`) and read it after both are built, or construct one side from a \
+            value that does not need the other. \(providers.contains { !$0.strategy.takesConfigure } ? "An async `transient` or `scoped` takes no `configure:`." : "")
             """
     }
 
@@ -302,7 +302,7 @@
     /// ErrorMessages: "has no parent of type"
     static func missingParent(
         _ parent: Any.Type, parentIsComponent: Bool, component: Any.Type, registered: [Any.Type],
-        givenAt: (file: StaticString, line: UInt)? = nil, overriding: String? = nil,
+        ancestors: [Any.Type], givenAt: (file: StaticString, line: UInt)? = nil, overriding: String? = nil,
         file: StaticString, line: UInt
     ) -> Never {
         if parent is AnyObject.Type && !parentIsComponent {
@@ -316,8 +316,9 @@
             "The accessor at \(file):\(line) asked for one. "
             + (registered.isEmpty
                 ? "It has no parents."
-                : "Its parents are " + registered.map { "`\($0)`" }.joined(separator: ", ")
-                    + (givenAt.map { ", given from \($0.file):\($0.line)." } ?? "."))
+                : "It searched its ancestors, nearest first: "
+                    + ancestors.map { "`\($0)`" }.joined(separator: ", ")
+                    + (givenAt.map { " (its parents given from \($0.file):\($0.line))." } ?? "."))
         if let overriding {
             known +=
                 " The lookup was made by the `overriding(_:with:)` at \(overriding), "
@@ -326,18 +327,21 @@
         let whenBuilt = "on the new `\(component)` when you build it, before its first resolution"
         guard parent is AnyObject.Type else {
             // `ancestor()` of a protocol: no ancestor conforms.
-            let fix =
-                registered.first.map { "Make the parent that hosts it, `\($0)`, conform to `\(parent)`." }
-                ?? "Register the component that hosts it, which conforms, \(whenBuilt), with `.parent { }`."
+            let conform =
+                ancestors.first.map {
+                    "Make one of them conform, where it can provide what `\(parent)` requires: "
+                        + "`extension \($0): \(parent)`, with its requirements. Or open"
+                } ?? "Open"
             """
-            Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(fix) `ancestor()` \
-            finds components; to get an instance of `\(parent)` that a provider makes, call that provider \
-            instead.
+            Dirk: `\(component)` has no ancestor that conforms to `\(parent)`. \(known) \(conform) \
+            `\(component)` under a component that conforms, \(whenBuilt): \
+            `.parent(\(propertyName(for: parent))Component)`. `ancestor()` finds components; to get an \
+            instance of `\(parent)` that a provider makes, call that provider instead.
             """.stop(file: file, line: line)
         }
         """
         Dirk: `\(component)` has no parent of type `\(parent)`, nor does any of its ancestors. \(known) \
-        Register one \(whenBuilt): `.parent { \(propertyName(for: parent)) }`.
+        Register one \(whenBuilt): `.parent(\(propertyName(for: parent)))`.
         """.stop(file: file, line: line)
     }
 
@@ -367,7 +371,7 @@
         """
         Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched its parents \
         (its own lookup, or that of a component under it), so earlier lookups could have found a different \
-        one. Register every `.parent { }` when you build the component, before the first resolution in it or \
+        one. Register every `.parent(_:)` when you build the component, before the first resolution in it or \
         in any component under it.
         """.stop(file: file, line: line)
     }
@@ -643,6 +647,19 @@
         strategy is synchronous because its factory does not await, so Swift chose the synchronous strategy \
         (and warned that no async operations occur within `await`): write the strategy without `await`, or \
         make its factory await.
+        """.stop(file: file, line: line)
+    }
+
+    /// ErrorMessages: "gave ... a factory that takes a key of type ..., but ... is"
+    static func overrideKeyOfAnotherType(
+        _ provider: String, key: String?, expected: String, component: String, file: StaticString, line: UInt
+    ) -> Never {
+        let takes =
+            key.map { "`single(key:)` provider, whose key is a `\($0)`" } ?? "provider that takes no key"
+        """
+        Dirk: `\(component).overriding(_:with:)` gave `\(provider)` a factory that takes a key of type \
+        `\(expected)`, but `\(provider)` is a \(takes). Give the factory the provider's key type, \
+        `with: { c, key in ... }` for a `single(key:)` provider, or write it without the key, `with: { c in ... }`.
         """.stop(file: file, line: line)
     }
 

@@ -74,7 +74,7 @@
     }
 
     /// Whether both frames are the same step: the same provider of the same module, the same module
-    /// created by the same component, the same `Lazy`, or `Provider` handles that one module made
+    /// created by the same component, the same `Lazy`, or `Provider` handles that one component made
     /// at the same place for the same component.
     @inlinable package func isSame(as other: Frame) -> Bool {
         guard owner == other.owner, component == other.component, kind == other.kind,
@@ -83,8 +83,8 @@
         switch kind {
         // The same module of one component, or the same object filled by an injector of one type.
         case .moduleCreation, .injection: return true
-        // The owner is a `Lazy` itself, or the module that made a `Provider`, a value with no
-        // object of its own: two `Provider`s are the same step when one module made them at the
+        // The owner is a `Lazy` itself, or the component that made a `Provider`, a value with no
+        // object of its own: two `Provider`s are the same step when it made them at the
         // same place for the same component, as the steps of one provider are.
         case .handle, .provider, .keyHashing:
             return ProviderKey(site: site, type: type) == ProviderKey(site: other.site, type: other.type)
@@ -117,7 +117,9 @@
     case asyncSingle, asyncTransient, asyncScoped
 
     /// Whether the strategy takes a `configure:` closure, which breaks construction cycles.
-    package var takesConfigure: Bool { self == .single || self == .weak || self == .scoped }
+    package var takesConfigure: Bool {
+        self == .single || self == .keyedSingle || self == .weak || self == .scoped || self == .asyncSingle
+    }
 
     /// Whether the provider is async.
     package var isAsync: Bool { self == .asyncSingle || self == .asyncTransient || self == .asyncScoped }

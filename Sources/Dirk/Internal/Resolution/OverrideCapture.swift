@@ -25,6 +25,9 @@
     /// The type the replacement factory makes, which must be the type the provider's strategy
     /// builds.
     let valueType: Any.Type
+    /// The type of the key that the replacement factory takes, which only a `single(key:)` provider
+    /// passes; nil for a factory that takes none.
+    let keyType: Any.Type?
     /// Whether the replacement factory awaits, which only an async provider can do.
     let isAsync: Bool
     /// The replacement factory, made and read by the layer above.
