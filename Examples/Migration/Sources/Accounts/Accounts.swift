@@ -58,7 +58,7 @@ public final class AccountsModule: Module<AccountsComponent>, @unchecked Sendabl
     public func viewModel() -> AccountsViewModel {
         transient { c in
             AccountsViewModel(
-                title: c.host.userName(), avatars: c.accounts.provider { $0.accounts.avatars() })
+                title: c.host.userName(), avatars: c.provider { $0.accounts.avatars() })
         }
     }
 }

@@ -26,7 +26,7 @@ final class HomeComponent: Component, @unchecked Sendable {
     var home: HomeModule { module() }
 
     /// Opens the accounts feature, which finds this component as its host.
-    func accounts() -> AccountsComponent { AccountsComponent().parent { self } }
+    func accounts() -> AccountsComponent { AccountsComponent().parent(self) }
 }
 
 final class HomeModule: Module<HomeComponent>, @unchecked Sendable {

@@ -7,8 +7,8 @@ import Networking
 /// view's `@State`).
 enum HomePreview {
     static let networking = NetworkingComponent.live(arguments: ["-mockNetwork"])
-    static let session = SessionComponent(userName: "preview").parent { AppComponent.live() }
-    static let home = HomeComponent().parent { session }.parent { networking }
+    static let session = SessionComponent(userName: "preview").parent(AppComponent.live())
+    static let home = HomeComponent().parent(session).parent(networking)
 
     static func dashboard() -> Dashboard { home.home.dashboard() }
 }

@@ -6,8 +6,8 @@ let app = AppComponent.live()
 let networking = NetworkingComponent.live()
 
 // Sign-in creates the session's component and the home screen's below it; sign-out releases both.
-let session = SessionComponent(userName: "ada").parent { app }
-let home = HomeComponent().parent { session }.parent { networking }
+let session = SessionComponent(userName: "ada").parent(app)
+let home = HomeComponent().parent(session).parent(networking)
 let dashboard = home.home.dashboard()
 print(dashboard.greeting, "|", dashboard.headline, "|", dashboard.processors.joined(separator: ", "))
 

@@ -30,7 +30,7 @@ public final class NetworkingComponent: Component, @unchecked Sendable {
         guard arguments.contains("-mockNetwork") else { return component }
         return component.overriding {
             $0.network.network()
-        } with: { _ in
+        } with: {
             CannedNetwork()
         }
     }

@@ -13,21 +13,21 @@ final class FakeAccountsHost: Component, AccountsHost, @unchecked Sendable {
 struct AccountsTests {
     @Test("the view model shows the host's user")
     func viewModelShowsTheUser() {
-        let accounts = AccountsComponent().parent { FakeAccountsHost() }
+        let accounts = AccountsComponent().parent(FakeAccountsHost())
         #expect(accounts.accounts.viewModel().title == "test-user")
         #expect(accounts.accounts.viewModel().avatar() == "avatar of test-user")
     }
 
     @Test("the ledger is loaded once, asynchronously, from what the host fetches")
     func ledgerLoadsOnce() async {
-        let accounts = AccountsComponent().parent { FakeAccountsHost() }
+        let accounts = AccountsComponent().parent(FakeAccountsHost())
         #expect(await accounts.accounts.ledger().balance == 4)
         #expect(await accounts.accounts.ledger().balance == 4)
     }
 
     @Test("the avatar cache lives while someone holds it, and a new one is built after")
     func avatarsAreWeak() {
-        let accounts = AccountsComponent().parent { FakeAccountsHost() }
+        let accounts = AccountsComponent().parent(FakeAccountsHost())
         weak var released: (any Avatars)?
         var held: (any Avatars)? = accounts.accounts.avatars()
         released = held

@@ -29,8 +29,8 @@ struct AppTests {
     @Test("each sign-in gets its own session, as a reset custom scope did")
     func sessionPerSignIn() {
         let app = AppComponent.live()
-        let first = SessionComponent(userName: "ada").parent { app }
-        let second = SessionComponent(userName: "grace").parent { app }
+        let first = SessionComponent(userName: "ada").parent(app)
+        let second = SessionComponent(userName: "grace").parent(app)
         #expect(first.session.session() === first.session.session())
         #expect(first.session.session() !== second.session.session())
         #expect(first.app.catalog.formatter() === second.app.catalog.formatter(), "the app's single")
@@ -41,7 +41,7 @@ struct AppTests {
         let accounts = HomeComponent.testing().accounts()
             .overriding {
                 $0.accounts.avatars()
-            } with: { _ in
+            } with: {
                 BlankAvatars()
             }
         #expect(accounts.accounts.viewModel().avatar() == "")
@@ -53,7 +53,7 @@ struct AppTests {
     func fakeOpenURL() throws {
         let networking = NetworkingComponent().overriding {
             $0.network.openURL()
-        } with: { _ in
+        } with: {
             { @Sendable _ in false }
         }
         #expect(!networking.network.openURL()(try #require(URL(string: "https://example.com"))))

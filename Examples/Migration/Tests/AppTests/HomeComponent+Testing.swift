@@ -10,11 +10,11 @@ extension HomeComponent {
     static func testing(user: String = "test-user", answer: String = "offline") -> HomeComponent {
         let networking = NetworkingComponent().overriding {
             $0.network.network()
-        } with: { _ in
+        } with: {
             FixedNetwork(answer: answer)
         }
-        let session = SessionComponent(userName: user).parent { AppComponent.live() }
-        return HomeComponent().parent { session }.parent { networking }
+        let session = SessionComponent(userName: user).parent(AppComponent.live())
+        return HomeComponent().parent(session).parent(networking)
     }
 }
 

@@ -12,7 +12,7 @@ final class RequestComponent: Component, @unchecked Sendable {
     /// The user the request acts for.
     let user: User
 
-    /// Creates the scope of one request; give it its parent with `.parent { app }`.
+    /// Creates the scope of one request; give it its parent with `.parent(app)`.
     init(requestID: String, user: User) {
         self.requestID = requestID
         self.user = user
@@ -44,6 +44,6 @@ extension AppComponent {
             throw HTTPError(
                 .badRequest, message: "A user's name has at most \(Limits.userCharacters) characters.")
         }
-        return RequestComponent(requestID: context.id, user: User(name: name)).parent { self }
+        return RequestComponent(requestID: context.id, user: User(name: name)).parent(self)
     }
 }

@@ -9,7 +9,7 @@ import Testing
         let mailer = RecordingMailer()
         let app = AppComponent(configuration: .inMemory()).overriding {
             $0.mail.mailer()
-        } with: { _ in
+        } with: {
             mailer
         }
         #expect(app.mail.mailer() as? RecordingMailer === mailer)
@@ -25,7 +25,7 @@ import Testing
     func overrideStaysWithItsComponent() async throws {
         let overridden = AppComponent().overriding {
             $0.mail.mailer()
-        } with: { _ in
+        } with: {
             RecordingMailer()
         }
         try await overridden.withShutdown { overridden in

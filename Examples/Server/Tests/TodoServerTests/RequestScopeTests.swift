@@ -10,7 +10,7 @@ import Testing
         let app = AppComponent(configuration: .inMemory())
             .module(MailModule.self) { RecordingMailModule($0) }
         try await app.withShutdown { app in
-            let request = RequestComponent(requestID: "r1", user: User(name: "ada")).parent { app }
+            let request = RequestComponent(requestID: "r1", user: User(name: "ada")).parent(app)
             let create = try await request.todos.create()
             #expect(create.todos.user == User(name: "ada"))
             #expect(create.trail.requestID == "r1")
@@ -23,7 +23,7 @@ import Testing
     @Test("a handler's repository and notifier share its audit trail; the next handler gets a new one")
     func oneTrailPerResolution() async throws {
         try await AppComponent(configuration: .inMemory()).withShutdown { app in
-            let request = RequestComponent(requestID: "r1", user: User(name: "ada")).parent { app }
+            let request = RequestComponent(requestID: "r1", user: User(name: "ada")).parent(app)
             let create = try await request.todos.create()
             #expect(create.todos.trail === create.trail)
             #expect(create.notifier.trail === create.trail)
@@ -38,7 +38,7 @@ import Testing
             weak var module: TodoModule?
             weak var trail: AuditTrail?
             do {
-                let scope = RequestComponent(requestID: "r1", user: User(name: "ada")).parent { app }
+                let scope = RequestComponent(requestID: "r1", user: User(name: "ada")).parent(app)
                 let handler = try await scope.todos.create()
                 (request, module, trail) = (scope, scope.todos, handler.trail)
                 _ = try await handler.handle(NewTodo(title: "milk"))

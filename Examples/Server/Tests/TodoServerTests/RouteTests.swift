@@ -148,7 +148,7 @@ import Testing
         // mails held at once below fails the test.
         let app = AppComponent(configuration: .inMemory()).overriding {
             $0.mail.mailer()
-        } with: { _ in
+        } with: {
             GatheringMailer(expected: count) as any Mailer
         }
         let mailer = try #require(app.mail.mailer() as? GatheringMailer)
