@@ -1,11 +1,12 @@
 /// What lets Dirk's methods name the type of the component or module they are called on, so that
-/// the compiler checks what their closures receive.
+/// the compiler checks what their closures receive: machinery, underscored so that documentation
+/// and code completion leave it out.
 ///
-/// ``Component`` and ``AnyModule``, so every ``Module``, conform; you never conform to it or name
-/// it. Its extensions declare ``Component/module(file:line:)``, the `.module { }` forms,
-/// `overriding`, `contribute`, `withShutdown` and ``AnyModule/fresh(_:)`` with `Self`: the type of
-/// the component that declares the accessor or registers the module, or of the module called. In
-/// an extension of the class, `Self` could not name a subclass's members on every Swift 6 compiler:
+/// ``Component`` and ``AnyModule``, so every module, conform; you never conform to it or name it.
+/// Its extensions declare ``Component/module(file:line:)-1dr3a``, the `.module { }` forms,
+/// `overriding`, `contribute`, `withShutdown`, the handles and ``AnyModule/fresh(_:)`` with `Self`:
+/// the type of the component that declares the accessor or registers the module, or of the module
+/// called. In an extension of the class, `Self` cannot name a subclass in a generic constraint:
 ///
 /// ```swift
 /// final class SessionComponent: Component, @unchecked Sendable {
@@ -16,13 +17,17 @@
 ///
 /// Declared in `SessionComponent`, an accessor of a `Module<AppComponent>` does not compile:
 /// `SessionComponent` reaches that module through its parent, as `app.data`.
-public protocol ModuleOwner: AnyObject {}
+public protocol _ModuleOwner: AnyObject {}
 
-extension Component: ModuleOwner {}
+/// The old name of `_ModuleOwner`, which no code needs to name.
+@available(*, deprecated, renamed: "_ModuleOwner")
+public typealias ModuleOwner = _ModuleOwner
 
-extension AnyModule: ModuleOwner {}
+extension Component: _ModuleOwner {}
 
-extension ModuleOwner where Self: Component {
+extension AnyModule: _ModuleOwner {}
+
+extension _ModuleOwner where Self: Component {
     /// The component's module of type `M`: the one registered with ``Component/module(_:file:line:)``,
     /// or else one created with `M(self)` on first use and kept for the component's lifetime.
     ///

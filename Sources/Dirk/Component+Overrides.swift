@@ -1,4 +1,4 @@
-extension ModuleOwner where Self: Component {
+extension _ModuleOwner where Self: Component {
     /// Replaces the factory of the one provider that `provider` calls, for this component and the
     /// children that reach it through their parents: the way to put a test's fake behind one
     /// provider without writing a module subclass.

@@ -74,7 +74,7 @@ extension Component {
     }
 }
 
-extension ModuleOwner where Self: Component {
+extension _ModuleOwner where Self: Component {
     /// Runs `body` with this component, then shuts the component down, whether `body` returned or
     /// threw: the structured form of ``Component/shutdown(file:line:)``, which a test or a server cannot forget.
     ///

@@ -41,7 +41,7 @@ public struct Contribution<Element>: Sendable {
     }
 }
 
-extension ModuleOwner where Self: Component {
+extension _ModuleOwner where Self: Component {
     /// Contributes an element to the collection of `type`, under `key`, built by `resolve` only
     /// when someone asks for it.
     ///

@@ -3,35 +3,45 @@
 ///
 /// Get one from ``Component/dependencyGraph()``, and render it with ``graphviz`` or ``mermaid``.
 public struct DependencyGraph: Sendable {
-    /// How a provider caches its instances.
-    public enum Strategy: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// How a provider caches its instances: its strategy, and whether its factory awaits.
+    ///
+    /// A value that can grow: compare it with the strategies below (`node.strategy == .single`), read
+    /// ``isAsync``, or print it. A `switch` over it needs a `default`, so a strategy that a later
+    /// release adds breaks no code.
+    public struct Strategy: Sendable, Hashable, CustomStringConvertible {
+        /// The strategy as a provider calls it: `single`, `single(key:)`, `weak`, `scoped`,
+        /// `transient`.
+        public let name: String
+        /// Whether the provider's factory awaits.
+        public let isAsync: Bool
+
         /// `single`: one instance per component.
-        case single
+        public static let single = Strategy(name: "single", isAsync: false)
         /// `single(key:)`: one instance per component per key.
-        case keyedSingle
+        public static let keyedSingle = Strategy(name: "single(key:)", isAsync: false)
         /// `weak`: one instance while someone holds it.
-        case weak
+        public static let weak = Strategy(name: "weak", isAsync: false)
         /// `scoped`: one instance per resolution.
-        case scoped
+        public static let scoped = Strategy(name: "scoped", isAsync: false)
         /// `transient`: a new instance per call.
-        case transient
-        /// `single` with an async factory.
-        case asyncSingle
-        /// `transient` with an async factory.
-        case asyncTransient
-        /// `scoped` with an async factory.
-        case asyncScoped
+        public static let transient = Strategy(name: "transient", isAsync: false)
+
+        /// The same strategy with a factory that awaits: `.single.async`.
+        public var async: Strategy { Strategy(name: name, isAsync: true) }
+
+        /// `single` with an async factory: `.single.async`.
+        @available(*, deprecated, renamed: "single.async")
+        public static var asyncSingle: Strategy { single.async }
+        /// `transient` with an async factory: `.transient.async`.
+        @available(*, deprecated, renamed: "transient.async")
+        public static var asyncTransient: Strategy { transient.async }
+        /// `scoped` with an async factory: `.scoped.async`.
+        @available(*, deprecated, renamed: "scoped.async")
+        public static var asyncScoped: Strategy { scoped.async }
 
         /// The strategy as Dirk's traces and messages write it: `single`, `single(key:)`,
         /// `async single`.
-        public var description: String {
-            switch self {
-            case .keyedSingle: "single(key:)"
-            // `asyncSingle` is written `async single`.
-            case .asyncSingle, .asyncTransient, .asyncScoped: "async \(rawValue.dropFirst(5).lowercased())"
-            case .single, .weak, .scoped, .transient: rawValue
-            }
-        }
+        public var description: String { isAsync ? "async \(name)" : name }
     }
 
     /// One provider: `Module.provider()`, the strategy it uses, and whether it caches an instance
@@ -132,7 +142,9 @@ public struct DependencyGraph: Sendable {
 extension DependencyGraph.Strategy {
     /// The strategy that Dirk writes as it writes `strategy`; nil for `none`, which no provider has.
     init?(_ strategy: ProviderStrategy) {
-        guard let match = Self.allCases.first(where: { $0.description == strategy.name }) else { return nil }
-        self = match
+        guard strategy != .none else { return nil }
+        self.init(
+            name: strategy.isAsync ? String(strategy.name.dropFirst(6)) : strategy.name,
+            isAsync: strategy.isAsync)
     }
 }

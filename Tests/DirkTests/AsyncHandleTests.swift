@@ -128,22 +128,22 @@ enum ReleasedHandle: String, CaseIterable, Codable, Sendable, CustomTestStringCo
         switch self {
         case .asyncLazy:
             var component: DatabaseComponent? = DatabaseComponent()
-            let handle = component!.storage.asyncLazy { await $0.storage.database() }
+            let handle = component!.lazy { await $0.storage.database() }
             component = nil
             _ = await handle.value
         case .asyncProvider:
             var component: DatabaseComponent? = DatabaseComponent()
-            let handle = component!.storage.asyncProvider { await $0.storage.database() }
+            let handle = component!.provider { await $0.storage.database() }
             component = nil
             _ = await handle()
         case .mainActorLazy:
             var component: ScreenComponent? = ScreenComponent()
-            let handle = component!.data.mainActorLazy { $0.screens.coordinator() }
+            let handle = component!.mainActorLazy { $0.screens.coordinator() }
             component = nil
             await MainActor.run { _ = handle.value }
         case .mainActorProvider:
             var component: ScreenComponent? = ScreenComponent()
-            let handle = component!.data.mainActorProvider { $0.screens.viewModel() }
+            let handle = component!.mainActorProvider { $0.screens.viewModel() }
             component = nil
             await MainActor.run { _ = handle() }
         }

@@ -278,7 +278,7 @@ enum CycleAdvice: String, CaseIterable, Sendable, Codable, CustomTestStringConve
             "as `CycleModule.scopedA()` could: build its instance without `CycleModule.scopedB()`, and set the reference in a `configure:` closure passed to its `scoped`"
         case .scopedThroughTransient:
             "as `CycleModule.mixedScoped()` could: build its instance without `CycleModule.mixedTransient()`, and set the reference in a `configure:` closure passed to its `scoped`"
-        case .keyed: "Async providers and `single(key:)` take no `configure:`."
+        case .keyed: "set the reference in a `configure:` closure passed to its `single(key:)`"
         }
     }
 }

@@ -72,7 +72,7 @@ class PagesModule: Module<PagesComponent>, @unchecked Sendable {
         }
     }
 
-    func homeHandle() -> Provider<Thing> { provider { $0.pages.home() } }
+    func homeHandle() -> Provider<Thing> { component.provider { $0.pages.home() } }
 }
 
 /// Holds a handle whose resolution calls the handle itself.

@@ -89,7 +89,7 @@ struct HandleTests {
     func lazyAfterReleaseTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var component: TestComponent? = TestComponent()
-            let lazy = component!.things.lazy { $0.things.single() }
+            let lazy = component!.lazy { $0.things.single() }
             component = nil
             _ = lazy.value
         }
@@ -103,7 +103,7 @@ struct HandleTests {
     func providerAfterReleaseTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var component: TestComponent? = TestComponent()
-            let provider = component!.things.provider { $0.things.single() }
+            let provider = component!.provider { $0.things.single() }
             component = nil
             _ = provider()
         }

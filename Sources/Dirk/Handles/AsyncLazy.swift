@@ -58,7 +58,7 @@ extension AsyncLazy {
     ///
     /// The error has the type `Failure`: the resolving closure's error type.
     public var value: Value {
-        get async throws { try await resolvedValue() }
+        get async throws(Failure) { try await resolvedValue() }
     }
 }
 
@@ -105,7 +105,7 @@ extension HandleSource {
     }
 }
 
-extension ModuleOwner where Self: Component {
+extension _ModuleOwner where Self: Component {
     /// A handle that resolves the async `resolve` from this component on its first read, once; see
     /// ``AsyncLazy``.
     ///

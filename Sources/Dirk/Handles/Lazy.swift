@@ -127,7 +127,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     }
 }
 
-extension ModuleOwner where Self: Component {
+extension _ModuleOwner where Self: Component {
     /// A handle that resolves `resolve` from this component on its first read, once; see ``Lazy``.
     ///
     /// ```swift

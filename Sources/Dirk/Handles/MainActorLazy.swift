@@ -49,7 +49,7 @@ public struct MainActorProvider<Value>: Sendable {
 /// How a main-actor handle resolves its value on the main actor (see `SyncResolve`).
 typealias MainActorResolve<Value> = @MainActor @Sendable (Component) -> Value
 
-extension ModuleOwner where Self: Component {
+extension _ModuleOwner where Self: Component {
     /// A handle whose value, resolved by `resolve` from this component on the main actor on its first
     /// read, belongs to the main actor; see ``MainActorLazy``.
     ///

@@ -1,4 +1,4 @@
-extension ModuleOwner where Self: AnyModule {
+extension _ModuleOwner where Self: AnyModule {
     /// Calls `provider` so that every cached provider it calls directly (`single`,
     /// `single(key:)` or `weak`) builds a new instance and caches nothing: a fresh copy, while the
     /// cached instance stays in place for everyone else.

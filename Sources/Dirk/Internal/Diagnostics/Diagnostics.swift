@@ -95,7 +95,7 @@
                 Break the cycle: build both objects without each other and let them set each other in \
                 `configure:` closures, as `\(first.name)` could: build its instance without \
                 `\(next.name)`, and set the reference in a `configure:` closure passed to its \
-                `\(first.strategy)`, which receives the new instance and the component once it is cached. \
+                `\(first.strategy.name)`, which receives the new instance and the component once it is cached. \
                 Or construct one side from a value that does not need the other.
                 """
         }
