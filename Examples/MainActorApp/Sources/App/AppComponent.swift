@@ -1,0 +1,16 @@
+import Core
+import Dirk
+
+/// The app's component: created at launch, kept for the app's lifetime. Its providers run on any
+/// thread, so it says `nonisolated`, as its module does.
+nonisolated final class AppComponent: Component, @unchecked Sendable {
+    var services: ServicesModule { module() }
+}
+
+/// The services that every screen and session shares.
+nonisolated final class ServicesModule: Module<AppComponent>, @unchecked Sendable {
+    /// Built as the protocol, so that a test or a preview can override it with a fake.
+    func api() -> any FeedAPI { single { LiveFeedAPI(baseURL: "https://feed.example.com") as any FeedAPI } }
+    func store() -> ItemStore { single { ItemStore() } }
+    func auth() -> AuthService { single { c in AuthService(api: c.services.api()) } }
+}
