@@ -20,6 +20,7 @@
 public protocol _ModuleOwner: AnyObject {}
 
 /// The old name of `_ModuleOwner`, which no code needs to name.
+@_documentation(visibility: internal)
 @available(*, deprecated, renamed: "_ModuleOwner")
 public typealias ModuleOwner = _ModuleOwner
 
@@ -94,7 +95,7 @@ extension _ModuleOwner where Self: Component {
     /// Registers the module that `make` creates for this component, in place of its own type and
     /// of every module class it inherits from.
     ///
-    /// Needed only to configure or substitute a module: ``Component/module(file:line:)`` creates
+    /// Needed only to configure or substitute a module: ``Component/module(file:line:)-1dr3a`` creates
     /// modules on first use.
     ///
     /// ```swift

@@ -93,7 +93,7 @@ extension Component {
     ///
     /// The component keeps its parents alive; a parent never refers to its children. A component
     /// has at most one parent per type. Register parents when you create the component, before its
-    /// first resolution: like ``module(_:file:line:)`` and ``overriding(_:with:file:line:)``, it
+    /// first resolution: like ``module(_:file:line:)`` and ``overriding(_:with:file:line:)-(_,()->T,_,_)``, it
     /// configures the component it is called on and returns it, so that a component is configured in
     /// the expression that creates it.
     ///

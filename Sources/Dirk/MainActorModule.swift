@@ -5,7 +5,7 @@
 /// isolated to the main actor, so main-actor callers call them without `await`:
 ///
 /// ```swift
-/// final class ScreenModule: MainActorModule<ScreenComponent>, @unchecked Sendable {
+/// final class ScreenModule: MainActorModule<ScreenComponent> {
 ///     func viewModel() -> ScreenViewModel { transient { c in ScreenViewModel(store: c.data.store()) } }
 /// }
 /// ```
@@ -183,6 +183,82 @@ extension MainActorModule {
             make: factory,
             configure: configure, erase: Erasure.object(ofInstance:),
             restore: { Erasure.instance(of: $0, as: T.self) })
+    }
+
+    /// Provides one instance per component per key, of any type, built by a factory that needs no
+    /// component. See the `single(key:)` whose factory receives the component.
+    ///
+    /// - Parameters:
+    ///   - key: Distinguishes the instances of this provider.
+    ///   - factory: Builds the instance for `key`.
+    ///   - configure: Completes each key's instance once it is cached.
+    ///   - close: Closes each key's instance on the main actor at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The component's instance for `key`.
+    @inlinable
+    public func single<T, Key: Hashable, Failure: Error>(
+        key: Key, _ factory: @MainActor () throws(Failure) -> T,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
+        close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try single(
+            key: key, { _ throws(Failure) in try factory() }, configure: configure, close: close,
+            id: id ?? ProviderID(file: file, line: line, column: column, function: function))
+    }
+
+    /// Provides one instance per resolution, of any type, built by a factory that needs no
+    /// component. See the `scoped` whose factory receives the component.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes the instance once it is shared.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: This resolution's instance.
+    @inlinable
+    public func scoped<T, Failure: Error>(
+        _ factory: @MainActor () throws(Failure) -> T,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try scoped(
+            { _ throws(Failure) in try factory() }, configure: configure,
+            id: id ?? ProviderID(file: file, line: line, column: column, function: function))
+    }
+
+    /// Provides the same instance, of any class, built by a factory that needs no component, for as
+    /// long as anyone outside the component holds it. See the `weak` whose factory receives the
+    /// component.
+    ///
+    /// - Parameters:
+    ///   - factory: Builds the instance.
+    ///   - configure: Completes each new instance once it is cached.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The live instance, or a new one.
+    @inlinable
+    public func weak<T: AnyObject, Failure: Error>(
+        _ factory: @MainActor () throws(Failure) -> T,
+        configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) throws(Failure) -> T {
+        try weak(
+            { _ throws(Failure) in try factory() }, configure: configure,
+            id: id ?? ProviderID(file: file, line: line, column: column, function: function))
     }
 
     /// The close action of a main-actor instance, which runs on the main actor, where the instance

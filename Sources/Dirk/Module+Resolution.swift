@@ -92,9 +92,8 @@ extension AnyModule {
     /// and is its caller's to close.
     @usableFromInline final func resolve(
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
-        type: Any.Type,
-        build: (Component, _ fresh: Bool) throws -> AnyObject?, configures: Bool,
-        configure: (AnyObject, Component) throws -> Void
+        type: Any.Type, build: (Component, _ fresh: Bool) throws -> AnyObject?,
+        configure: ((AnyObject, Component) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws -> AnyObject? {
         try ResolutionContext.withCurrent { context in
             let frame = providerFrame(strategy, site: site, returning: type)
@@ -106,8 +105,9 @@ extension AnyModule {
                         return try resolveEntered(
                             strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
                             context: context,
-                            build: { try build(component, fresh) }, configures: configures,
-                            configure: { try configure($0, component) })
+                            build: { try build(component, fresh) },
+                            configure: configure.map { configure in { try configure($0, component) } },
+                            configureMayWait: configureMayWait)
                     }
                 }
                 guard storage.attention.relaxed != 0 else { return try resolve() }
@@ -131,13 +131,13 @@ extension AnyModule {
     /// resolution has entered; a `fresh` call, like a `transient`'s, through none.
     private func resolveEntered(
         _ strategy: ProviderStrategy, fresh: Bool, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
-        context: ResolutionContext, build: () throws -> AnyObject?, configures: Bool,
-        configure: (AnyObject) throws -> Void
+        context: ResolutionContext, build: () throws -> AnyObject?, configure: ((AnyObject) throws -> Void)?,
+        configureMayWait: Bool
     ) throws -> AnyObject? {
         if fresh || strategy == .transient {
             return try context.inUncachedStep(frame) {
                 let value = try build()
-                if configures, let value {
+                if let configure, let value {
                     context.configurationDepth += 1
                     defer { context.configurationDepth -= 1 }
                     try configure(value)
@@ -147,8 +147,8 @@ extension AnyModule {
         }
         func resolve(_ cell: CellReference, as frame: Frame) throws -> AnyObject? {
             try cell.resolveUnlessRetired(
-                in: context, frame: frame, build: { try build()! }, configures: configures,
-                configure: configure)
+                in: context, frame: frame, build: { try build()! }, configure: configure,
+                configureMayWait: configureMayWait)
         }
         switch strategy {
         case .keyedSingle:

@@ -1,6 +1,6 @@
 /// The type-erased base of every module; subclass ``Module`` or ``MainActorModule`` instead.
 ///
-/// ``Component/module(file:line:)`` uses it to find and create modules of any component type; it
+/// ``Component/module(file:line:)-1dr3a`` uses it to find and create modules of any component type; it
 /// asks only for a module of the accessor's component. It is not `Sendable`, so that a
 /// ``MainActorModule``, which is `Sendable` by its isolation, inherits no `@unchecked` conformance
 /// that its subclasses would have to restate; ``Module`` declares its own.
@@ -127,7 +127,7 @@ open class ModuleBase<C: Component>: AnyModule {
 /// }
 /// ```
 ///
-/// A module with no stored properties needs no initializer: ``Component/module(file:line:)``
+/// A module with no stored properties needs no initializer: ``Component/module(file:line:)-1dr3a``
 /// creates it with ``init(_:)`` on first use. Register a module explicitly only to substitute or
 /// configure it: `AppComponent().module(NetworkModule.self) { StubNetworkModule($0) }`.
 ///
@@ -147,7 +147,7 @@ open class Module<C: Component>: ModuleBase<C>, @unchecked Sendable {
     /// Creates the module for `component`.
     ///
     /// The component keeps track of every module made for it, so that releasing or resetting the
-    /// component reaches it, but ``Component/module(file:line:)`` returns it only if you register
+    /// component reaches it, but ``Component/module(file:line:)-1dr3a`` returns it only if you register
     /// it with ``Component/module(_:file:line:)``; otherwise it creates its own on first use.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.

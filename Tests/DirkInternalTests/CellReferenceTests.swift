@@ -345,7 +345,7 @@ struct HostedCellTests {
             build: {
                 builds.increment()
                 return Item()
-            }, configures: false, configure: { _ in })
+            })
         #expect(value == nil)
         #expect(builds.count == 0)
         #expect(host.withTable { $0.entries.isEmpty })

@@ -208,15 +208,13 @@ extension CellReference {
     func resolve<Failure: Error>(
         frame: Frame, build: () throws(Failure) -> Value
     ) throws(Failure) -> Value {
-        try resolveUnlessRetired(
-            in: .current, frame: frame, build: build, configures: false, configure: { _ throws(Failure) in })!
+        try resolveUnlessRetired(in: .current, frame: frame, build: build)!
     }
 
     /// The value for the calling thread, built by `build` and completed by `configure` if needed.
     func resolve<Failure: Error>(
-        frame: Frame, build: () throws(Failure) -> Value, configure: (Value) throws(Failure) -> Void
+        frame: Frame, build: () throws(Failure) -> Value, configure: @escaping (Value) throws(Failure) -> Void
     ) throws(Failure) -> Value {
-        try resolveUnlessRetired(
-            in: .current, frame: frame, build: build, configures: true, configure: configure)!
+        try resolveUnlessRetired(in: .current, frame: frame, build: build, configure: { try configure($0) })!
     }
 }

@@ -278,3 +278,71 @@ final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
     func cyclic() async -> Database { await single { c in await c.storage.partner() } }
     func partner() async -> Database { await single { c in await c.storage.cyclic() } }
 }
+
+@Suite("Async strategies take what their synchronous siblings take")
+struct AsyncOverloadTests {
+    @Test("an async single's configure: completes the instance, and a cycle through it resolves in its task")
+    func asyncConfigure() async {
+        let component = AsyncPairComponent()
+        let parent = await component.pairs.parent()
+        #expect(parent.child?.parent === parent)
+        #expect(await component.pairs.child() === parent.child)
+    }
+
+    @Test("async transient and scoped take factories that need no component")
+    func factoriesWithoutTheComponent() async {
+        let component = AsyncPairComponent()
+        let first = await component.pairs.fresh()
+        #expect(await component.pairs.fresh() !== first)
+        let pair = await component.pairs.scopedPair()
+        #expect(pair.0 === pair.1)
+    }
+}
+
+final class AsyncParent: @unchecked Sendable {
+    // Set once, by `configure:`, before any other task sees the instance.
+    var child: AsyncChild?
+}
+
+final class AsyncChild: Sendable {
+    let parent: AsyncParent
+
+    init(parent: AsyncParent) {
+        self.parent = parent
+    }
+}
+
+final class AsyncPairComponent: Component, @unchecked Sendable {
+    var pairs: AsyncPairModule { module() }
+}
+
+final class AsyncPairModule: Module<AsyncPairComponent>, @unchecked Sendable {
+    func parent() async -> AsyncParent {
+        await single {
+            await Task.yield()
+            return AsyncParent()
+        } configure: { parent, c in
+            parent.child = await c.pairs.child()
+        }
+    }
+
+    func child() async -> AsyncChild { await single { c in AsyncChild(parent: await c.pairs.parent()) } }
+
+    func fresh() async -> AsyncParent {
+        await transient {
+            await Task.yield()
+            return AsyncParent()
+        }
+    }
+
+    func scopedOne() async -> AsyncParent {
+        await scoped {
+            await Task.yield()
+            return AsyncParent()
+        }
+    }
+
+    func scopedPair() async -> (AsyncParent, AsyncParent) {
+        await transient { c in (await c.pairs.scopedOne(), await c.pairs.scopedOne()) }
+    }
+}

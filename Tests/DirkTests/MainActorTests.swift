@@ -130,3 +130,57 @@ final class ScreenModule: Module<ScreenComponent>, @unchecked Sendable {
 final class PanelModule: MainActorModule<ScreenComponent>, @unchecked Sendable {
     func panel() -> ScreenViewModel { single { c in ScreenViewModel(store: c.data.store()) } }
 }
+
+@Suite("A main-actor module keeps any type with every strategy")
+struct MainActorStrategyTests {
+    @Test("single(key:), scoped and weak keep a non-Sendable class, with or without the component")
+    @MainActor
+    func nonSendableStrategies() {
+        let component = DraftComponent()
+        #expect(component.drafts.draft(for: 1) === component.drafts.draft(for: 1))
+        #expect(component.drafts.draft(for: 1) !== component.drafts.draft(for: 2))
+        #expect(component.drafts.keyedWithComponent(1) === component.drafts.keyedWithComponent(1))
+        let pair = component.drafts.pair()
+        #expect(pair.0 === pair.1, "one instance per resolution")
+        #expect(component.drafts.scopedWithComponent() !== component.drafts.scopedWithComponent())
+        let held = component.drafts.shared()
+        #expect(component.drafts.shared() === held)
+        #expect(component.drafts.sharedWithComponent() === component.drafts.sharedWithComponent())
+    }
+
+    @Test("a main-actor single's close: runs on the main actor at shutdown")
+    @MainActor
+    func closeOnTheMainActor() async throws {
+        let component = DraftComponent()
+        let draft = component.drafts.closed()
+        try await component.shutdown()
+        #expect(draft.isClosed)
+    }
+}
+
+/// Not `Sendable`: only main-actor code uses it.
+final class Draft {
+    var isClosed = false
+}
+
+final class DraftComponent: Component, @unchecked Sendable {
+    @MainActor var drafts: DraftModule { module() }
+}
+
+final class DraftModule: MainActorModule<DraftComponent> {
+    func draft(for id: Int) -> Draft { single(key: id) { Draft() } }
+    func keyedWithComponent(_ id: Int) -> Draft { single(key: id) { _ in Draft() } }
+    func scopedDraft() -> Draft { scoped { Draft() } }
+    func scopedWithComponent() -> Draft { scoped { _ in Draft() } }
+    func pair() -> (Draft, Draft) { transient { c in (c.drafts.scopedDraft(), c.drafts.scopedDraft()) } }
+    func shared() -> Draft { weak { Draft() } }
+    func sharedWithComponent() -> Draft { weak { _ in Draft() } }
+    func closed() -> Draft {
+        single {
+            Draft()
+        } close: { draft in
+            MainActor.assertIsolated()
+            draft.isClosed = true
+        }
+    }
+}

@@ -366,3 +366,63 @@ final class GreetingModule: Module<GreetingComponent>, @unchecked Sendable {
     /// Builds an `EnglishGreeting`, which becomes `any Greeting` only on return.
     func concreteGreeting() -> any Greeting { single { EnglishGreeting() } }
 }
+
+@Suite("Overrides of providers with keys, and factories that need nothing")
+struct KeyedOverrideTests {
+    @Test("an override of a single(key:) provider receives each key, and builds once per key")
+    func keyedOverrideSeesTheKey() {
+        let component = KeyedOverrideComponent().overriding {
+            $0.users.user(id: 1)
+        } with: { (_, id: Int) in
+            KeyedUser(name: "fake \(id)")
+        }
+        #expect(component.users.user(id: 1).name == "fake 1")
+        #expect(component.users.user(id: 2).name == "fake 2")
+        #expect(component.users.user(id: 2) === component.users.user(id: 2))
+    }
+
+    @Test("an override's factory may take nothing")
+    func factoryWithoutTheComponent() {
+        let component = KeyedOverrideComponent().overriding {
+            $0.users.guest()
+        } with: {
+            KeyedUser(name: "fake")
+        }
+        #expect(component.users.guest().name == "fake")
+    }
+
+    #if compiler(>=6.2)  // Exit tests need Swift 6.2; Swift 6.0 and 6.1 do not have them.
+    @Test("an override whose factory takes a key of another type stops with a message")
+    func keyOfAnotherType() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = KeyedOverrideComponent().overriding {
+                $0.users.user(id: 1)
+            } with: { (_, name: String) in
+                KeyedUser(name: name)
+            }
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "gave `KeyedOverrideModule.user(id:)` a factory that takes a key of type `String`, but `KeyedOverrideModule.user(id:)` is a `single(key:)` provider, whose key is an `Int`"
+            ), "\(message)")
+    }
+    #endif
+}
+
+final class KeyedUser: Sendable {
+    let name: String
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+final class KeyedOverrideComponent: Component, @unchecked Sendable {
+    var users: KeyedOverrideModule { module() }
+}
+
+final class KeyedOverrideModule: Module<KeyedOverrideComponent>, @unchecked Sendable {
+    func user(id: Int) -> KeyedUser { single(key: id) { KeyedUser(name: "user \(id)") } }
+    func guest() -> KeyedUser { single { KeyedUser(name: "guest") } }
+}

@@ -248,3 +248,47 @@ final class GeneratedModule: Module<GeneratedComponent>, @unchecked Sendable {
     func client<API>(for api: API.Type) -> Other { single { Other() } }
     func keyedClient<API>(for api: API.Type) -> Other { single(key: ObjectIdentifier(API.self)) { Other() } }
 }
+
+@Suite("A provider's identity can be passed on")
+struct PassedIdentityTests {
+    @Test("two providers that share a helper passing their identities get two instances")
+    func helperWithIdentities() {
+        let component = HelperComponent()
+        #expect(component.labels.title() !== component.labels.subtitle())
+        #expect(component.labels.title() === component.labels.title())
+        #expect(component.labels.title().text == "title")
+    }
+
+    @Test("without the identity, the helper's own place makes them share one")
+    func helperWithoutIdentities() {
+        let component = HelperComponent()
+        #expect(component.labels.sharedA() === component.labels.sharedB())
+    }
+}
+
+final class HelperLabel: Sendable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+}
+
+extension ModuleBase {
+    /// A team helper that builds a `single` for the provider whose identity it is given.
+    func cachedLabel(_ make: () -> HelperLabel, id: ProviderID) -> HelperLabel { single(make, id: id) }
+
+    /// The same helper without the identity: every provider that uses it shares one instance.
+    func cachedLabel(_ make: () -> HelperLabel) -> HelperLabel { single(make) }
+}
+
+final class HelperComponent: Component, @unchecked Sendable {
+    var labels: LabelModule { module() }
+}
+
+final class LabelModule: Module<HelperComponent>, @unchecked Sendable {
+    func title() -> HelperLabel { cachedLabel({ HelperLabel("title") }, id: ProviderID()) }
+    func subtitle() -> HelperLabel { cachedLabel({ HelperLabel("subtitle") }, id: ProviderID()) }
+    func sharedA() -> HelperLabel { cachedLabel { HelperLabel("a") } }
+    func sharedB() -> HelperLabel { cachedLabel { HelperLabel("b") } }
+}

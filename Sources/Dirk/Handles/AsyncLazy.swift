@@ -144,9 +144,11 @@ extension _ModuleOwner where Self: Component {
         _ file: StaticString, _ line: UInt, _ column: UInt,
         _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T
     ) -> HandleSource<AsyncResolve<T, Failure>> {
-        handleSource(file, line, column, "lazy(_:)") { component async throws(Failure) -> T in
+        // Typed first: Swift 6.0 and 6.2 crash on the closure written as the argument.
+        let erased: AsyncResolve<T, Failure> = { component async throws(Failure) -> T in
             try await resolve(Erasure.component(component, as: Self.self))
         }
+        return handleSource(file, line, column, "lazy(_:)", erased)
     }
 }
 

@@ -1,6 +1,6 @@
 /// A dependency resolved on first use, once, even when several threads ask at once.
 ///
-/// Get one from a component with ``Component/lazy(_:file:line:column:)``. Taking a `Lazy` instead of the
+/// Get one from a component with ``Component/lazy(_:file:line:column:)->Lazy<T>``. Taking a `Lazy` instead of the
 /// instance itself breaks a construction cycle, since nothing is resolved until ``value`` is first
 /// read:
 ///
@@ -44,7 +44,7 @@ extension Lazy: @unchecked Sendable where Value: Sendable {}
 /// A dependency resolved anew on every call, for a consumer that needs several instances or needs
 /// one later than it is built.
 ///
-/// Get one from a component with ``Component/provider(_:file:line:column:)``. Taking it instead of the
+/// Get one from a component with ``Component/provider(_:file:line:column:)->Provider<T>``. Taking it instead of the
 /// instance breaks a construction cycle:
 ///
 /// ```swift
@@ -109,8 +109,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         if context.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
         let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
-            build: { Erasure.object(of: storage.object.withEntered(reading: frame, in: context, resolve)) },
-            configures: false, configure: { _ in })!
+            build: { Erasure.object(of: storage.object.withEntered(reading: frame, in: context, resolve)) })!
         return Erasure.value(of: value, as: Value.self)
     }
 
@@ -184,7 +183,7 @@ extension Component {
 }
 
 extension ModuleBase {
-    /// A handle made on the module: ``Component/lazy(_:file:line:column:)`` on its component.
+    /// A handle made on the module: ``Component/lazy(_:file:line:column:)->Lazy<T>`` on its component.
     @available(*, deprecated, message: "make the handle on the component: `c.lazy { $0.data.store() }`")
     public func lazy<T>(
         _ resolve: @escaping @Sendable (C) -> T, file: StaticString = #fileID, line: UInt = #line,
@@ -193,7 +192,7 @@ extension ModuleBase {
         component.lazy(resolve, file: file, line: line, column: column)
     }
 
-    /// A handle made on the module: ``Component/provider(_:file:line:column:)`` on its component.
+    /// A handle made on the module: ``Component/provider(_:file:line:column:)->Provider<T>`` on its component.
     @available(*, deprecated, message: "make the handle on the component: `c.provider { $0.data.store() }`")
     public func provider<T>(
         _ resolve: @escaping @Sendable (C) -> T, file: StaticString = #fileID, line: UInt = #line,

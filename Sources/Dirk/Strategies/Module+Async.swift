@@ -216,14 +216,16 @@ extension ModuleBase {
         do {
             // Whether a caller can receive `CancellationError` is decided here, where the
             // provider's error type is known: the pipeline below erases it.
+            // Not `configure.map`: Swift 6.0 and 6.2 crash on a closure made inside that generic closure.
+            var erased: ((AnyObject, Component) async throws -> Void)?
+            if let configure {
+                erased = {
+                    try await configure(Erasure.value(of: $0, as: T.self), Erasure.component($1, as: C.self))
+                }
+            }
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure,
-                configure: configure.map { configure in
-                    {
-                        try await configure(
-                            Erasure.value(of: $0, as: T.self), Erasure.component($1, as: C.self))
-                    }
-                }
+                configure: erased
             ) { component in
                 // An override's close action instead, if an override builds.
                 let (made, closing) = try await self.make(

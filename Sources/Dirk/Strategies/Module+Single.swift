@@ -119,7 +119,7 @@ extension ModuleBase {
     func cached<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: AnyHashable? = nil,
         make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?, erase: (T) -> AnyObject,
-        restore: (AnyObject) -> T, closing: Closing<T>? = nil
+        restore: @escaping (AnyObject) -> T, closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
         do {
@@ -136,13 +136,22 @@ extension ModuleBase {
                     if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
                     return erase(value)
                 },
-                configures: configure != nil,
-                configure: { object, component in
-                    try configure?(restore(object), Erasure.component(component, as: C.self))
-                })
+                configure: erased(configure, restore: restore), configureMayWait: Failure.self == Never.self)
             return restore(object!)
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
+        }
+    }
+}
+
+extension ModuleBase {
+    /// `configure`, for the pipeline, which holds its instance as an object.
+    @usableFromInline func erased<T, Failure: Error>(
+        _ configure: ((T, C) throws(Failure) -> Void)?, restore: @escaping (AnyObject) -> T
+    ) -> ((AnyObject, Component) throws -> Void)? {
+        // Not `configure.map`: Swift 6.0 and 6.2 crash on a closure made inside that generic closure.
+        guard let configure else { return nil }
+        return { object, component in try configure(restore(object), Erasure.component(component, as: C.self))
         }
     }
 }

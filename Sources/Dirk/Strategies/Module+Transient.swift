@@ -96,7 +96,7 @@ extension ModuleBase {
                 build: { component, _ in
                     value = try self.make(make, key: key, strategy: .transient, component: component).value
                     return nil
-                }, configures: false, configure: { _, _ in })
+                })
         } catch {
             throw rethrown(error, as: Failure.self, site: site)
         }

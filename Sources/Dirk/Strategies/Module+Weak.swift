@@ -22,7 +22,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -47,7 +47,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -122,7 +122,7 @@ extension ModuleBase {
     @inlinable @inline(never)
     func weaklyShared<T, Failure: Error>(
         _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
-        erase: (T) -> AnyObject, restore: (AnyObject) -> T
+        erase: (T) -> AnyObject, restore: @escaping (AnyObject) -> T
     ) throws(Failure) -> T {
         try cached(.weak, site, make: make, configure: configure, erase: erase, restore: restore)
     }

@@ -655,7 +655,8 @@
         _ provider: String, key: String?, expected: String, component: String, file: StaticString, line: UInt
     ) -> Never {
         let takes =
-            key.map { "`single(key:)` provider, whose key is a `\($0)`" } ?? "provider that takes no key"
+            key.map { "`single(key:)` provider, whose key is \(article($0)) `\($0)`" }
+            ?? "provider that takes no key"
         """
         Dirk: `\(component).overriding(_:with:)` gave `\(provider)` a factory that takes a key of type \
         `\(expected)`, but `\(provider)` is a \(takes). Give the factory the provider's key type, \
@@ -749,6 +750,7 @@
     /// type's name without its generic arguments, with its leading capitals lowered as Swift's API
     /// guidelines lower an acronym (`URLComponent` to `urlComponent`, `AppComponent` to
     /// `appComponent`), and in backticks if it is a keyword (`` `default` ``).
+
     package static func propertyName(for type: Any.Type) -> String {
         let letters = Array("\(type)".prefix { $0 != "<" })
         var capitals = letters.prefix(while: \.isUppercase).count

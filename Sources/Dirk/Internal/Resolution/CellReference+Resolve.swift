@@ -10,18 +10,16 @@ extension CellReference {
     ///   - frame: The step that asks, which is also the step that builds if this thread builds.
     ///   - build: Makes the value, with no lock held. If it throws, every agent waiting for this
     ///     build gets the same error, nothing is cached, and the next call builds again.
-    ///   - configures: Whether to run `configure` on a new value.
-    ///   - configure: Completes a new value after this thread can see it, for cycles through
-    ///     `configure:`.
-    ///   - holdsBuild: Whether a build that must wait for half-configured instances is held until the
-    ///     resolution ends; a module creation publishes at once.
+    ///   - configure: Completes a new value once this thread can see it, for cycles through
+    ///     `configure:` (see `build`); nil when the provider has none.
+    ///   - configureMayWait: Whether `configure` cannot throw, and so may wait for the factories
+    ///     running on this thread (see `build`).
     package func resolveUnlessRetired<Failure: Error>(
         in context: ResolutionContext,
         frame: Frame,
         build: () throws(Failure) -> Value,
-        configures: Bool,
-        configure: (Value) throws(Failure) -> Void,
-        holdsBuild: Bool = true
+        configure: ((Value) throws -> Void)? = nil,
+        configureMayWait: Bool = false
     ) throws(Failure) -> Value? {
         while true {
             switch host.claim(key, by: context, frame: frame) {
@@ -37,8 +35,8 @@ extension CellReference {
                 )
             case .build(let generation):
                 return try self.build(
-                    generation, in: context, frame: frame, build: build, configures: configures,
-                    configure: configure, holdsBuild: holdsBuild)
+                    generation, in: context, frame: frame, build: build, configure: configure,
+                    configureMayWait: configureMayWait)
             case .wait(let generation):
                 switch wait(for: generation, in: context, frame: frame) {
                 case .finished(.success(let value)):
@@ -52,55 +50,91 @@ extension CellReference {
         }
     }
 
-    /// Builds generation `generation` on this thread, inside its step, and publishes it, holds it
-    /// until the resolution ends, or fails it.
+    /// Builds generation `generation` on this thread, inside its step, configures it, and publishes
+    /// it, holds it until the resolution ends, or fails it.
+    ///
+    /// A `configure:` closure that cannot throw (`configureMayWait`) runs once no factory of a build
+    /// runs on this thread anymore: at once, or, inside another build's factory, when the last such
+    /// factory returns, newest first. So a cycle through such closures resolves from whichever of
+    /// its providers is asked first: each closure finds every instance of the cycle built. Until its
+    /// closure has run, the instance is this thread's alone, and what is built meanwhile is held with
+    /// it. A closure that can throw runs at once, so that its error reaches its own provider's caller.
     func build<Failure: Error>(
         _ generation: UInt64,
         in context: ResolutionContext,
         frame: Frame,
         build: () throws(Failure) -> Value,
-        configures: Bool,
-        configure: (Value) throws(Failure) -> Void,
-        holdsBuild: Bool
+        configure: ((Value) throws -> Void)?,
+        configureMayWait: Bool
     ) throws(Failure) -> Value {
         context.enter(frame)
         let value: Value
         do throws(Failure) {
+            context.runningFactories += 1
             do throws(Failure) {
                 value = try build()
             } catch {
+                context.runningFactories -= 1
                 fail(generation: generation, with: error)
+                // The last factory of the thread: the closures that waited for it go with it.
+                if context.runningFactories == 0 {
+                    context.abandonPendingConfigurations(because: BuildFailure(error: error, frame: frame))
+                }
                 throw error
             }
-            if configures {
+            context.runningFactories -= 1
+            var record: BuildRecord?
+            func held() -> BuildRecord {
+                if let record { return record }
                 let outcome = withMachine { machine, _ in machine.holdInstance(value, generation: generation)
                 }
-                let mark = context.beginConfiguring(
-                    BuildRecord(cell: self, generation: generation, outcome: outcome))
-                do throws(Failure) {
+                record = BuildRecord(cell: self, generation: generation, outcome: outcome)
+                return record!
+            }
+            if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
+                // The closures that waited for this factory may need this instance: they get it.
+                _ = held()
+                do {
+                    try context.runPendingConfigurations()
+                } catch {
+                    // They dropped what was built since, which this instance may refer to.
+                    fail(generation: generation, with: error)
+                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                }
+            }
+            let waits = configure != nil && configureMayWait && context.runningFactories > 0
+            if let configure, waits {
+                context.defer(
+                    ResolutionContext.PendingConfiguration(record: held(), frame: frame) {
+                        try configure(value)
+                    })
+            } else if let configure {
+                let record = held()
+                let mark = context.beginConfiguring(record)
+                do {
                     try configure(value)
                 } catch {
-                    context.endConfiguring()
+                    context.endConfiguring(record)
                     // The instance goes, and its waiters get the error; then what was built meanwhile,
                     // which may refer to it.
                     fail(generation: generation, with: error)
                     context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
-                    throw error
+                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
                 }
-                context.endConfiguring()
+                context.endConfiguring(record)
             }
-            if holdsBuild && context.mustHoldNewBuilds {
-                // A `configure:` closure of an enclosing step still runs on this thread, and this
-                // value may already refer to its half-configured instance; or the resolution took
-                // another agent's half-configured instance, which this one may refer to. Other
-                // agents get it once the resolution ends, when all those are configured; an agent
-                // that takes it before then waits for them too.
-                if !configures {
-                    _ = withMachine { machine, _ in machine.holdInstance(value, generation: generation) }
-                }
+            if waits {
+                // Held until its closure has run (`runPendingConfigurations`).
+            } else if context.mustHoldNewBuilds {
+                // A `configure:` closure of an enclosing step still runs or waits on this thread, and
+                // this value may already refer to its half-configured instance; or the resolution took
+                // another agent's half-configured instance, which this one may refer to. Other agents
+                // get it once the resolution ends, when all those are configured; an agent that takes
+                // it before then waits for them too.
+                _ = held()
                 markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
                 context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
-            } else if configures {
+            } else if record != nil {
                 publish(generation: generation)
             } else {
                 complete(value, generation: generation)

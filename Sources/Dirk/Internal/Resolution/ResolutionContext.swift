@@ -93,8 +93,23 @@
     /// what an instance built meanwhile may refer to half-configured. Each with what the resolution
     /// held when its `configure:` began: what it held since may refer to it.
     private var configuring: [(record: BuildRecord, mark: ConfigurationMark)] = []
-    /// How many `configure:` closures are running on this thread.
+    /// How many `configure:` closures are running or waiting to run on this thread.
     @exclusivity(unchecked) var configurationDepth = 0
+    /// How many factories of caching builds are running on this thread: while one is, a
+    /// `configure:` closure waits (`pendingConfigurations`), since it may need that build's instance.
+    @exclusivity(unchecked) var runningFactories = 0
+    /// The `configure:` closures that wait for the factories running on this thread to return,
+    /// oldest first, each with its build and its step. The last factory to return runs them, newest
+    /// first (see `CellReference.build`).
+    var pendingConfigurations: [PendingConfiguration] = []
+
+    /// A `configure:` closure that waits to run: the build whose instance it completes, which
+    /// counts as configuring from the moment its instance exists, and its step.
+    struct PendingConfiguration {
+        let record: BuildRecord
+        let frame: Frame
+        let configure: () throws -> Void
+    }
 
     /// How many builds, and how many `scoped` instances of its own, the resolution held when a
     /// `configure:` closure began.
@@ -225,7 +240,7 @@
 
     // MARK: Configuring
 
-    /// Whether a `configure:` closure is running on this thread.
+    /// Whether a `configure:` closure is running or waiting to run on this thread.
     var isConfiguring: Bool { configurationDepth > 0 }
 
     /// Whether a build that ends now must be held until the resolution ends: a `configure:` closure
@@ -248,10 +263,57 @@
         return mark
     }
 
-    /// Records that the innermost `configure:` closure running on this thread has returned or thrown.
-    func endConfiguring() {
+    /// Records that the `configure:` closure of the build `record` has returned or thrown, or will
+    /// not run.
+    func endConfiguring(_ record: BuildRecord) {
         configurationDepth -= 1
-        configuring.removeLast()
+        configuring.remove(at: configuring.lastIndex { $0.record == record }!)
+    }
+
+    /// Records that `pending`'s `configure:` closure waits for the factories running on this thread;
+    /// its build counts as configuring from now on.
+    func `defer`(_ pending: PendingConfiguration) {
+        _ = beginConfiguring(pending.record)
+        pendingConfigurations.append(pending)
+    }
+
+    /// Runs the `configure:` closures that waited for the factories of this thread, newest first,
+    /// each in its own step, and holds their builds until the resolution ends. If one throws, its
+    /// build fails, and what was built since the oldest of them began goes, with the rest of them.
+    func runPendingConfigurations() throws {
+        while let pending = pendingConfigurations.popLast() {
+            let (cell, generation) = (pending.record.cell, pending.record.generation)
+            enter(pending.frame)
+            do {
+                try pending.configure()
+            } catch {
+                _ = leave()
+                let failure = BuildFailure(error: error, frame: pending.frame)
+                let mark = configuring.last { $0.record == pending.record }!.mark
+                endConfiguring(pending.record)
+                cell.fail(generation: generation, with: error)
+                abandonPendingConfigurations(because: failure)
+                dropBuilds(since: mark, because: failure)
+                throw error
+            }
+            _ = leave()
+            endConfiguring(pending.record)
+            cell.markConfigured(generation: generation, dependencies: dependenciesOfHeldBuild)
+            publishWhenResolutionEnds(cell, generation: generation, frame: pending.frame)
+        }
+    }
+
+    /// Drops the builds whose `configure:` closures wait, which will not run, and what was built since
+    /// the oldest of them began, because of `failure`.
+    func abandonPendingConfigurations(because failure: BuildFailure) {
+        guard let oldest = pendingConfigurations.first else { return }
+        let mark = configuring.first { $0.record == oldest.record }!.mark
+        for pending in pendingConfigurations.reversed() {
+            endConfiguring(pending.record)
+            pending.record.cell.drop(generation: pending.record.generation, because: failure)
+        }
+        pendingConfigurations = []
+        dropBuilds(since: mark, because: failure)
     }
 
     // MARK: Steps
