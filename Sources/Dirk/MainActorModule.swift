@@ -76,7 +76,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
     }
 
@@ -102,7 +102,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: factory,
             configure: configure, closing: Self.closing(close))
     }
@@ -131,7 +131,7 @@ extension MainActorModule {
     ) throws(Failure) -> T {
         try shared(
             .keyedSingle,
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
     }
 
@@ -155,7 +155,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .scoped, id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            .scoped, ProviderSite(id, file, line, column, function),
             make: factory, configure: configure)
     }
 
@@ -179,7 +179,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: factory,
             configure: configure, erase: Erasure.object(ofInstance:),
             restore: { Erasure.instance(of: $0, as: T.self) })
@@ -209,7 +209,7 @@ extension MainActorModule {
     ) throws(Failure) -> T {
         try single(
             key: key, { _ throws(Failure) in try factory() }, configure: configure, close: close,
-            id: id ?? ProviderID(file: file, line: line, column: column, function: function))
+            id: ProviderID(id, file, line, column, function))
     }
 
     /// Provides one instance per resolution, of any type, built by a factory that needs no
@@ -233,7 +233,7 @@ extension MainActorModule {
     ) throws(Failure) -> T {
         try scoped(
             { _ throws(Failure) in try factory() }, configure: configure,
-            id: id ?? ProviderID(file: file, line: line, column: column, function: function))
+            id: ProviderID(id, file, line, column, function))
     }
 
     /// Provides the same instance, of any class, built by a factory that needs no component, for as
@@ -258,7 +258,7 @@ extension MainActorModule {
     ) throws(Failure) -> T {
         try weak(
             { _ throws(Failure) in try factory() }, configure: configure,
-            id: id ?? ProviderID(file: file, line: line, column: column, function: function))
+            id: ProviderID(id, file, line, column, function))
     }
 
     /// The close action of a main-actor instance, which runs on the main actor, where the instance

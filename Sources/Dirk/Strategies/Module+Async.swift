@@ -46,7 +46,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: factory,
             configure: configure, closing: Self.closing(close))
     }
@@ -76,7 +76,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ async throws(Failure) in try await factory() }, configure: configure,
             closing: Self.closing(close))
     }
@@ -103,7 +103,7 @@ extension ModuleBase {
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncTransient,
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ async throws(Failure) in try await factory() })
     }
 
@@ -123,10 +123,7 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await resolveAsync(
-            .asyncTransient,
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
-            make: factory)
+        try await resolveAsync(.asyncTransient, ProviderSite(id, file, line, column, function), make: factory)
     }
 
     /// Provides one instance per async resolution, from a factory that awaits: every request made
@@ -152,10 +149,7 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await resolveAsync(
-            .asyncScoped,
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
-            make: factory)
+        try await resolveAsync(.asyncScoped, ProviderSite(id, file, line, column, function), make: factory)
     }
 
     /// Provides one instance per async resolution, from a factory that awaits and needs no
@@ -177,7 +171,7 @@ extension ModuleBase {
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncScoped,
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ async throws(Failure) in try await factory() })
     }
 }

@@ -40,7 +40,7 @@ extension ModuleBase {
     ) throws(Failure) -> T {
         try shared(
             .keyedSingle,
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             keyValue: AnyHashable(key), make: { _ throws(Failure) in try factory() }, configure: configure,
             closing: Self.closing(close))
     }
@@ -68,7 +68,7 @@ extension ModuleBase {
     ) throws(Failure) -> T {
         try shared(
             .keyedSingle,
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
     }
 }

@@ -46,7 +46,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
     }
 
@@ -76,7 +76,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: factory, configure: configure, closing: Self.closing(close))
     }
 }

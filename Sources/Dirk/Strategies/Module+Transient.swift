@@ -26,7 +26,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ throws(Failure) in try factory() })
     }
 
@@ -51,9 +51,7 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try uncached(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
-            make: factory)
+        try uncached(ProviderSite(id, file, line, column, function), make: factory)
     }
 }
 

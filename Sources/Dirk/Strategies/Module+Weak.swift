@@ -29,7 +29,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ throws(Failure) in try factory() }, configure: configure,
             erase: Erasure.object(ofInstance:),
             restore: { Erasure.instance(of: $0, as: T.self) })
@@ -54,7 +54,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: factory,
             configure: configure, erase: Erasure.object(ofInstance:),
             restore: { Erasure.instance(of: $0, as: T.self) })
@@ -87,7 +87,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: { _ throws(Failure) in try factory() }, configure: nil, erase: object, restore: { $0 as! T }
         )
     }
@@ -110,7 +110,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            id?.site ?? ProviderSite(file: file, line: line, column: column, function: function),
+            ProviderSite(id, file, line, column, function),
             make: factory,
             configure: nil, erase: object, restore: { $0 as! T })
     }
