@@ -35,6 +35,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // What .ci/test-server-example checks of the built server, run as an operator would run it:
+        // a child process on a free port, driven over HTTP, its memory read from /proc, its
+        // database read back once it has stopped.
+        .executableTarget(
+            name: "ServerChecks",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ]
+        ),
         .testTarget(
             name: "TodoServerTests",
             dependencies: [
