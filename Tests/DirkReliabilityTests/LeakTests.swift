@@ -301,3 +301,77 @@ final class PanelModule: MainActorModule<PanelHolderComponent>, @unchecked Senda
     func current() -> Panel { single { Panel() } }
     func fresh() -> Panel { transient { Panel() } }
 }
+
+@Suite("Builders")
+struct BuilderLeakTests {
+    @Test(
+        "a cached object that holds a child component keeps the whole scope alive; one that holds a builder handle does not"
+    )
+    func cachedBuilderKeepsNothingAlive() {
+        weak var leakedParent: LoggedInComponent?
+        weak var leakedChild: GameComponent?
+        do {
+            let parent = LoggedInComponent()
+            let screen = parent.screens.screenHoldingAChild()
+            (leakedParent, leakedChild) = (parent, screen.game)
+        }
+        // The cycle: the parent caches the screen, the screen holds the child, the child its parent.
+        #expect(leakedParent != nil && leakedChild != nil, "the naive port leaks")
+        leakedParent?.reset()
+        #expect(leakedParent == nil && leakedChild == nil, "reset() breaks the cycle")
+
+        weak var parentWithBuilder: LoggedInComponent?
+        weak var builtChild: GameComponent?
+        do {
+            let parent = LoggedInComponent()
+            let screen = parent.screens.screenHoldingABuilder()
+            let game = screen.gameBuilder()
+            #expect(game.game.score() === game.game.score())
+            #expect(game.loggedIn === parent, "the builder opens its child under the parent")
+            (parentWithBuilder, builtChild) = (parent, game)
+        }
+        #expect(parentWithBuilder == nil && builtChild == nil, "nothing outlives its owner")
+    }
+}
+
+final class Score: Sendable {}
+
+final class LoggedInComponent: Component, @unchecked Sendable {
+    var screens: LoggedInModule { module() }
+}
+
+/// A screen that holds what it opens.
+final class LoggedInScreen: Sendable {
+    let game: GameComponent?
+    let gameBuilder: Provider<GameComponent>
+
+    init(game: GameComponent?, gameBuilder: Provider<GameComponent>) {
+        self.game = game
+        self.gameBuilder = gameBuilder
+    }
+}
+
+final class LoggedInModule: Module<LoggedInComponent>, @unchecked Sendable {
+    /// The naive port of Needle's builder: a cached screen holding a child component.
+    func screenHoldingAChild() -> LoggedInScreen {
+        single { c in LoggedInScreen(game: GameComponent().parent(c), gameBuilder: c.screens.gameBuilder()) }
+    }
+
+    /// The documented way: the cached screen holds a builder, a handle that opens a child on demand.
+    func screenHoldingABuilder() -> LoggedInScreen {
+        single { c in LoggedInScreen(game: nil, gameBuilder: c.screens.gameBuilder()) }
+    }
+
+    func gameBuilder() -> Provider<GameComponent> {
+        transient { c in c.provider { GameComponent().parent($0) } }
+    }
+}
+
+final class GameComponent: Component, @unchecked Sendable {
+    var loggedIn: LoggedInComponent { parent() }
+    var game: GameModule { module() }
+}
+
+final class GameModule: Module<GameComponent>, @unchecked Sendable {
+    func score() -> Score { single { Score() } }
+}
