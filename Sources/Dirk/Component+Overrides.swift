@@ -367,14 +367,14 @@ extension ModuleBase {
     @inlinable @inline(__always)
     func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey,
-        keyValue: AnyHashable? = nil,
+        keyValue: @autoclosure () -> AnyHashable? = nil,
         strategy: ProviderStrategy, component: Component, closing: Closing<T>? = nil
     ) throws -> (value: T, closing: Closing<T>?) {
         if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key()), strategy: strategy)
                 as? OverrideFactory<T, SyncOverride<T>>
         {
-            return (try override.make(component, keyValue), override.closing(for: strategy))
+            return (try override.make(component, keyValue()), override.closing(for: strategy))
         }
         return (try factory(Erasure.component(component, as: C.self)), closing)
     }
