@@ -26,6 +26,11 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
+        // The heap bytes a live child component takes, against a hand-written object.
+        .executableTarget(
+            name: "DirkBenchmarkMemory",
+            dependencies: [.product(name: "Dirk", package: "Dirk")]
+        ),
         // The scenarios and the harness that both executables share.
         .target(
             name: "DirkBenchmarkSuite",

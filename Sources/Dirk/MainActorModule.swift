@@ -76,7 +76,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            ProviderSite(id, file, line, column, function),
+            id, file, line, column, function,
             make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
     }
 
@@ -102,7 +102,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            ProviderSite(id, file, line, column, function),
+            id, file, line, column, function,
             make: factory,
             configure: configure, closing: Self.closing(close))
     }
@@ -130,8 +130,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .keyedSingle,
-            ProviderSite(id, file, line, column, function),
+            .keyedSingle, id, file, line, column, function,
             keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
     }
 
@@ -155,7 +154,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .scoped, ProviderSite(id, file, line, column, function),
+            .scoped, id, file, line, column, function,
             make: factory, configure: configure)
     }
 

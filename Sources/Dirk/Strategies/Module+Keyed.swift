@@ -39,8 +39,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .keyedSingle,
-            ProviderSite(id, file, line, column, function),
+            .keyedSingle, id, file, line, column, function,
             keyValue: AnyHashable(key), make: { _ throws(Failure) in try factory() }, configure: configure,
             closing: Self.closing(close))
     }
@@ -67,8 +66,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .keyedSingle,
-            ProviderSite(id, file, line, column, function),
+            .keyedSingle, id, file, line, column, function,
             keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
     }
 }

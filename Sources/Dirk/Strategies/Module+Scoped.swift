@@ -31,7 +31,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .scoped, ProviderSite(id, file, line, column, function),
+            .scoped, id, file, line, column, function,
             make: { _ throws(Failure) in try factory() }, configure: configure)
     }
 
@@ -55,7 +55,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
-            .scoped, ProviderSite(id, file, line, column, function),
+            .scoped, id, file, line, column, function,
             make: factory, configure: configure)
     }
 }

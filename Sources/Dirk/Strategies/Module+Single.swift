@@ -46,7 +46,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            ProviderSite(id, file, line, column, function),
+            id, file, line, column, function,
             make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
     }
 
@@ -76,7 +76,7 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            ProviderSite(id, file, line, column, function),
+            id, file, line, column, function,
             make: factory, configure: configure, closing: Self.closing(close))
     }
 }
@@ -87,15 +87,19 @@ extension ModuleBase {
     /// Only the lookup is inlined into the provider, so that the provider stays small.
     @inlinable @inline(__always)
     func cachedSingle<T, Failure: Error>(
-        _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
-        closing: Closing<T>?
+        _ id: ProviderID?, _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
+        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?, closing: Closing<T>?
     ) throws(Failure) -> T {
-        if let object = storage.readyObject(
-            for: cellKey(ProviderKey(site: site, type: T.self)), strategy: .single)
-        {
+        let key =
+            id.map { ProviderKey(site: $0.site, type: T.self) }
+            ?? ProviderKey(file: file, line: line, column: column, function: function, type: T.self)
+        if let object = storage.readyObject(for: cellKey(key), strategy: .single) {
             return Erasure.value(of: object, as: T.self)
         }
-        return try shared(.single, site, make: make, configure: configure, closing: closing)
+        // The slow path makes the key again from the site, so that the fast path does not lay the key
+        // out in memory to pass it.
+        return try shared(
+            .single, id, file, line, column, function, make: make, configure: configure, closing: closing)
     }
 
     /// The value of a `single` that is not cached yet (or that someone watches), a `single(key:)`'s
@@ -103,13 +107,14 @@ extension ModuleBase {
     /// It consumes `keyValue`, so that a provider that has no key has none to destroy after the call.
     @inlinable @inline(never)
     func shared<T, Failure: Error>(
-        _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: consuming AnyHashable? = nil,
-        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
-        closing: Closing<T>? = nil
+        _ strategy: ProviderStrategy, _ id: ProviderID?, _ file: StaticString, _ line: UInt, _ column: UInt,
+        _ function: StaticString, keyValue: consuming AnyHashable? = nil, make: (C) throws(Failure) -> T,
+        configure: ((T, C) throws(Failure) -> Void)?, closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         try cached(
-            strategy, site, keyValue: keyValue, make: make, configure: configure, erase: Erasure.object(of:),
-            restore: { Erasure.value(of: $0, as: T.self) }, closing: closing)
+            strategy, ProviderSite(id, file, line, column, function), keyValue: keyValue, make: make,
+            configure: configure, erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) },
+            closing: closing)
     }
 
     /// The value of a provider whose strategy caches, through the pipeline: the factory's value
