@@ -72,4 +72,6 @@ let handwritten = bytesPerObject(count) {
     _ = screen.session
     return screen
 }
-print("memory: a live child component holding one cached single: \(dirk) bytes (hand-written: \(handwritten) bytes), over \(count) children")
+print(
+    "memory: a live child component holding one cached single: \(dirk) bytes",
+    "(hand-written: \(handwritten) bytes), over \(count) children")
