@@ -20,8 +20,10 @@ extension Component {
     ///    that says the component was shut down. A call of a resolution that has entered the
     ///    component goes on, sync or async: a resolution is an outermost provider call with every
     ///    call it makes, on its thread, through other components and handles, and in the tasks
-    ///    that its async factories start, while the step that started them runs; a call that
-    ///    returned an instance the component had built already entered nothing;
+    ///    that its async steps start, while the step that started them runs; a call that returned
+    ///    an instance the component had built before shutdown began entered nothing. A `Task { }`
+    ///    that outlives the step that started it, and calls a provider later, starts a resolution of
+    ///    its own, which is refused;
     /// 2. waits, without blocking a thread, until no call is left in the gate: until every
     ///    resolution that entered the component has ended;
     /// 3. runs each close action once, in the reverse order of the builds: an instance closes before

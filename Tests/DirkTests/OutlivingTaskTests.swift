@@ -152,6 +152,25 @@ struct OutlivingTaskTests {
                 "Dirk: `OutlivingComponent.reset()` was called while `OutlivingModule.waits(_:)` of that component was being resolved"
             ))
     }
+
+    @Test(
+        "a Task { } that outlives the step that started it and calls a provider after shutdown() began is refused: shutdown waited only for the resolution under way"
+    )
+    func outlivingTaskRefusedAfterShutdown() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            armExitTestWatchdog()
+            let component = OutlivingComponent()
+            component.latch = Latch()
+            let task = await component.outliving.startsLateCaller()
+            try? await component.shutdown()
+            component.latch!.open()
+            await task.value
+        }
+        #expect(
+            standardError(of: result).contains(
+                "Dirk: `OutlivingModule.syncScoped()` was called after its component `OutlivingComponent` was shut down"
+            ))
+    }
     #endif
 }
 
@@ -276,6 +295,18 @@ final class OutlivingModule: Module<OutlivingComponent>, @unchecked Sendable {
             let task = Task { _ = await c.outliving.waits(body) }
             await c.entered.wait()
             return task
+        }
+    }
+
+    /// Returns an unstructured task that calls `syncScoped()` once `latch` opens.
+    func startsLateCaller() async -> Task<Void, Never> {
+        await transient { c in
+            await Task.yield()
+            let latch = c.latch!
+            return Task {
+                await latch.wait()
+                _ = c.outliving.syncScoped()
+            }
         }
     }
 

@@ -25,9 +25,9 @@ extension ModuleBase {
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
     ///     cached, the error reaches the caller and every task waiting for the same build (but for
     ///     the building task's own cancellation, above), and the next call tries again.
-    ///   - configure: Completes the instance before any other task gets it, and may await; this task
-    ///     gets the instance meanwhile, for cycles through `configure`. If it throws, nothing is
-    ///     cached.
+    ///   - configure: Completes the instance right after `factory` returns, before any other task gets
+    ///     it, and may await; this task gets the instance meanwhile, so a cycle through `configure`
+    ///     resolves when it is asked from this provider. If it throws, nothing is cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
@@ -56,9 +56,9 @@ extension ModuleBase {
     ///
     /// - Parameters:
     ///   - factory: Builds the instance.
-    ///   - configure: Completes the instance before any other task gets it, and may await; this task
-    ///     gets the instance meanwhile, for cycles through `configure`. If it throws, nothing is
-    ///     cached.
+    ///   - configure: Completes the instance right after `factory` returns, before any other task gets
+    ///     it, and may await; this task gets the instance meanwhile, so a cycle through `configure`
+    ///     resolves when it is asked from this provider. If it throws, nothing is cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.

@@ -15,8 +15,10 @@ extension ModuleBase {
     /// `transient`. See <doc:ProviderStrategies#Sendable-instances>.
     ///
     /// **Setter injection:** `configure` runs once per new instance, after it is cached, and may
-    /// give it the instances that need it in turn: a cycle through `configure` works, from whichever
-    /// of its providers is asked first (<doc:ProviderStrategies#Setter-injection-and-cycles-the-configure-closure>):
+    /// give it the instances that need it in turn. One that cannot throw waits, inside another
+    /// provider's factory, until the factories under way on the thread return, so that a cycle
+    /// through it resolves from whichever of its providers is asked first; one that can throw runs at
+    /// once (<doc:ProviderStrategies#Setter-injection-and-cycles-the-configure-closure>):
     ///
     /// ```swift
     /// func parent() -> Parent { single { Parent() } configure: { parent, c in parent.child = c.family.child() } }
