@@ -155,3 +155,22 @@ final class RadarUseCaseModule: Module<RadarComponent>, @unchecked Sendable {
         try single { c throws(ReportFailure) in try c.useCases.failingReport() }
     }
 }
+
+@Suite("configure: on every caching strategy")
+struct KeyedConfigureTests {
+    @Test("a single(key:)'s configure: completes each key's instance, and a cycle through it resolves")
+    func keyedConfigure() {
+        let component = RadarComponent()
+        let first = component.useCases.note(1)
+        #expect(first.setup === component.useCases.setup())
+        #expect(component.useCases.note(1) === first)
+        #expect(component.useCases.note(2) !== first)
+    }
+}
+
+extension RadarUseCaseModule {
+    /// A keyed instance that takes the setup late, through `configure:`.
+    func note(_ id: Int) -> ResetDataUseCase {
+        single(key: id) { ResetDataUseCase() } configure: { note, c in note.setup = c.useCases.setup() }
+    }
+}
