@@ -359,7 +359,7 @@ extension ModuleBase {
     /// What the factory that replaces the provider at `key`, a provider of `strategy`, makes, if one
     /// does, or else what `factory` makes, with the close action of what it made: an override's
     /// instance takes the override's close action, if any, instead of the provider's `closing`.
-    /// Checked when the provider builds, so that an override set up after the provider's slot was
+    /// Checked when the provider builds, so that an override set up after the provider's cell was
     /// made still applies.
     ///
     /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
@@ -399,12 +399,12 @@ extension AnyModule {
     /// Makes the provider at `key`, the first that an override's closure calls, build through the
     /// override's factory from now on; stops the program if it cannot.
     ///
-    /// Called before the provider's slot is found: the factory is set in the critical section of
-    /// the module's slots that finds the provider unused, which is the one in which a call could
-    /// make its slot. A call on another thread that makes the slot later builds through the
-    /// factory; one that made it before makes this a late override. (Set after the slot was made,
-    /// it would leave a moment in which another thread finds the slot and builds the original,
-    /// which would stay cached.)
+    /// Called before the provider's cell is looked for: the factory is set under the component's
+    /// lock, in the critical section that finds the provider without a cell, which is the one in
+    /// which a call could make its cell. A call on another thread that makes the cell later builds
+    /// through the factory; one that made it before makes this a late override. (Set after the cell
+    /// was made, it would leave a moment in which another thread finds the cell and builds the
+    /// original, which would stay cached.)
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, frame: Frame) {
         // The overriding component, and where `overriding(_:with:)` was called, for messages.
         let (overriding, file, line) = (capture.componentType, capture.file, capture.line)

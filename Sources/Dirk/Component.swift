@@ -88,7 +88,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 /// hold: the state its lock guards, and words read without the lock.
 ///
 /// A module holds the storage strongly and its component not at all: it reaches the component
-/// through `component()`, which asks the runtime whether the component is still alive. The state
+/// through `component`, which asks the runtime whether the component is still alive. The state
 /// keeps an `unowned` reference to the component, which keeps the component's memory, though not
 /// the component, allocated for as long as the storage lives, so that the question can be asked.
 @usableFromInline final class ComponentStorage: Locked<ComponentState>, CellHost {

@@ -99,9 +99,9 @@ open class ModuleBase<C: Component>: AnyModule {
     @available(*, deprecated, renamed: "component")
     public func component(file: StaticString = #fileID, line: UInt = #line) -> C { component }
 
-    /// The component as `C`, made by `make` with it, or stops the program if it is another
-    /// component's: the check that guards the unchecked cast of `component()` against a caller that
-    /// skips the accessor's type check.
+    /// The component as `C`, or stops the program if it is another component's: the check that
+    /// guards the unchecked casts to `C` of a module's component against a caller that skips the
+    /// accessor's type check (`Component.uncheckedModule`).
     static func owner(_ component: Component, file: StaticString, line: UInt) -> C {
         // The exact type first: a comparison, where a cast searches the class hierarchy.
         if type(of: component) == C.self { return Erasure.component(component, as: C.self) }
@@ -131,7 +131,7 @@ open class ModuleBase<C: Component>: AnyModule {
 /// creates it with ``init(_:)`` on first use. Register a module explicitly only to substitute or
 /// configure it: `AppComponent().module(NetworkModule.self) { StubNetworkModule($0) }`.
 ///
-/// **Identity.** Every provider has its own cache slot in its module, identified by the
+/// **Identity.** Every provider of a module has its own cache in its component, identified by the
 /// provider method's name, the file, line and column of its strategy call, and its declared return
 /// type: two methods that return the same type never share an instance, and a subclass that
 /// overrides a provider gets its own. See <doc:ProviderStrategies#Provider-identity>.

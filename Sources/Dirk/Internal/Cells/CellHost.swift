@@ -1,6 +1,6 @@
 /// Where build-once cells live, each a `OnceStateMachine` under the host's one lock: a component's
-/// table (its providers' caches and keys, and the modules it creates), a resolution's `scoped`
-/// instances, a handle's value.
+/// table (its providers' caches, their keys' and the `scoped` instances of resolutions under way),
+/// or a handle's own cell (`StandaloneCell`).
 package protocol CellHost: WaitableHost {
     /// What `agent`, asking for the cell at `key` in the step `frame`, does next: the cell is made
     /// first if the host makes it on demand; `.retired` when the host holds none there and makes

@@ -59,7 +59,7 @@ package final class TaskWaiter: Sendable {
 }
 
 /// The state of one build-once cell, as a value: Dirk's one build-once mechanism, behind
-/// providers' caches, keys, `scoped` instances, module creation and handles.
+/// providers' caches, keys, `scoped` instances and handles.
 ///
 /// ```text
 /// empty ──claim──▶ building(builder, waiters) ──instance built──▶ building with instance
@@ -70,7 +70,7 @@ package final class TaskWaiter: Sendable {
 ///
 /// ```
 ///
-/// A cell lives in a host (`CellHost`): a component's table, a resolution's scope, a handle. Its
+/// A cell lives in a host (`CellHost`): a component's table, or a handle's own cell. Its
 /// mutating methods run under the host's lock, never call user code, and return what to do next;
 /// the drivers (`CellReference.resolve`) perform those actions (resuming waiters, releasing values)
 /// outside the lock. Generations and waiters are numbered by the host (`serials`), so that no two
@@ -111,7 +111,7 @@ package final class TaskWaiter: Sendable {
     /// the build, not in it: a build that held a frame of so many words would be copied and
     /// destroyed through its type's witnesses; a frame alone is copied as plain words.
     package var buildFrame: Frame?
-    /// The strategy of the provider whose cell it is (`none` for modules and handles): a `weak`
+    /// The strategy of the provider whose cell it is (`none` for a handle's): a `weak`
     /// cell keeps its value only while someone else holds it, in a `WeakBox` in `ready`; every other
     /// keeps it until it is reset, in `ready`.
     @usableFromInline package let strategy: ProviderStrategy

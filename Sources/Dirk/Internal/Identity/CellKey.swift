@@ -1,6 +1,6 @@
-/// What a host finds a build-once cell by: the object whose cell it is (a module, for its providers'
-/// caches and `scoped` instances; a component's storage, for the modules it creates), the provider's
-/// key, and, for a key of a `single(key:)` provider, the number the host gave that key.
+/// What a host finds a build-once cell by: the module whose provider's cell it is, the provider's
+/// key, and, for a key of a `single(key:)` provider or a resolution's `scoped` instance, the number
+/// of that key or resolution.
 @usableFromInline package struct CellKey: Hashable {
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
