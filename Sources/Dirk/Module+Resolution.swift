@@ -250,7 +250,8 @@ extension AnyModule {
         guard let serial else { return false }
         let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
         // The value itself, let go here, after the lock: a `weak` one's reference may be the last.
-        let value = storage.withMachine(cell) { machine, _ in machine.readyValue } ?? nil
+        let value =
+            CellReference(host: storage, key: cell).withMachine { machine, _ in machine.readyValue } ?? nil
         return value != nil
     }
 

@@ -9,7 +9,7 @@ package protocol CellHost: WaitableHost {
 
     /// Runs `body` under the host's lock with the cell at `key` and the host's serials; returns false,
     /// without running it, when the host holds no cell there. Not generic, so that a call through the
-    /// protocol needs no type's metadata at run time (see `withMachine`).
+    /// protocol needs no type's metadata at run time (see `CellReference.withMachine`).
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool
 
     /// Removes the cell at `key` unless a build is under way in it, and returns it, for the caller to
@@ -18,22 +18,14 @@ package protocol CellHost: WaitableHost {
 }
 
 extension CellHost {
-    /// What `body` returns for the cell at `key`, run under the host's lock with the host's serials;
-    /// nil when the host holds no cell there.
-    package func withMachine<Result>(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Result)
-        -> Result?
-    {
-        var result: Result?
-        _ = withCell(key) { result = body(&$0, &$1) }
-        return result
-    }
-
     package func build(at key: CellKey, generation: UInt64) -> BuildSnapshot? {
-        withMachine(key) { machine, _ in machine.build(ofGeneration: generation) } ?? nil
+        let cell = CellReference(host: self, key: key)
+        return cell.withMachine { machine, _ in machine.build(ofGeneration: generation) } ?? nil
     }
 
     package func wakeToRecheck(_ agent: BuildAgent, at key: CellKey) {
-        let woken = withMachine(key) { machine, _ in machine.dequeueWaiters(of: agent) } ?? []
+        let cell = CellReference(host: self, key: key)
+        let woken = cell.withMachine { machine, _ in machine.dequeueWaiters(of: agent) } ?? []
         for waiter in woken { waiter.resume(with: .recheck) }
     }
 }
@@ -47,22 +39,13 @@ package struct CellReference {
         (self.host, self.key) = (host, key)
     }
 
-    /// Runs `body` with the cell, which must exist: a cell with a build under way is never dropped.
-    package func withMachine<Result>(_ body: (inout OnceStateMachine, inout UInt64) -> Result)
-        -> Result
-    {
-        // Not through the host's `withMachine`: its extra closure costs every build's completion
-        // about 500 instructions in `child` (callgrind).
+    /// What `body` returns for the cell, run under its host's lock with the host's serials; nil when
+    /// the host holds no cell there, which never happens while a build is under way in it: a host
+    /// drops a cell only once its build has ended.
+    package func withMachine<Result>(_ body: (inout OnceStateMachine, inout UInt64) -> Result) -> Result? {
         var result: Result?
-        guard host.withCell(key, { result = body(&$0, &$1) }), let result else {
-            preconditionFailure("Dirk internal error: a cell went while a build was under way in it")
-        }
+        _ = host.withCell(key) { result = body(&$0, &$1) }
         return result
-    }
-
-    /// What `body` returns for the cell, nil when its host holds none.
-    package func ifPresent<Result>(_ body: (inout OnceStateMachine, inout UInt64) -> Result) -> Result? {
-        host.withMachine(key, body)
     }
 
     /// The cell's build of generation `generation`, as the wait graph sees it.
@@ -178,7 +161,6 @@ package struct CellReference {
     }
 
     /// Removes the cell at `key`, and returns it.
-    @discardableResult
     package mutating func remove(_ key: CellKey) -> OnceStateMachine? {
         place(of: key).map { remove(at: $0) }
     }
@@ -194,15 +176,12 @@ package struct CellReference {
         return taken
     }
 
-    /// `CellHost.withMachine` for this table: `body` runs on the cell in place. A cell that `moves`
-    /// its value elsewhere once built goes when its build ends, whether the build left a value, or
-    /// failed or was dropped and left nothing.
-    package mutating func withCell(
-        _ key: CellKey, moves: Bool = false, _ body: (inout OnceStateMachine, inout UInt64) -> Void
-    ) -> Bool {
+    /// `CellHost.withCell` for this table: `body` runs on the cell in place.
+    package mutating func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void)
+        -> Bool
+    {
         guard let place = place(of: key) else { return false }
         body(&cells[place].machine, &serials)
-        if moves, !cells[place].machine.isBuilding { _ = remove(at: place) }
         return true
     }
 

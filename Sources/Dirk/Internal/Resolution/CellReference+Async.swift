@@ -94,7 +94,7 @@ extension CellReference {
                 let resumeAtOnce: WaitEvent? = registration.object.withLock { registration in
                     if case .cancelled = registration, cancellable { return .cancelled }
                     guard
-                        let id = ifPresent({ machine, serials in
+                        let id = withMachine({ machine, serials in
                             machine.enqueue(
                                 .task(TaskWaiter(continuation)), of: agent, generation: generation,
                                 serials: &serials)
@@ -115,8 +115,7 @@ extension CellReference {
             let waiter: Waiter? = registration.object.withLock { registration in
                 defer { registration = .cancelled }
                 guard case .waiting(let id) = registration else { return nil }
-                return cell.object.ifPresent { machine, _ in machine.dequeue(id) }
-                    ?? nil
+                return cell.object.withMachine { machine, _ in machine.dequeue(id) } ?? nil
             }
             waiter?.resume(with: .cancelled)
         }

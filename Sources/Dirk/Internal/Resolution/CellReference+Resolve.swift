@@ -86,9 +86,8 @@ extension CellReference {
             var record: BuildRecord?
             func held() -> BuildRecord {
                 if let record { return record }
-                let outcome = withMachine { machine, _ in machine.holdInstance(value, generation: generation)
-                }
-                record = BuildRecord(cell: self, generation: generation, outcome: outcome)
+                let outcome = withMachine { cell, _ in cell.holdInstance(value, generation: generation) }
+                record = BuildRecord(cell: self, generation: generation, outcome: outcome!)
                 return record!
             }
             if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
@@ -159,7 +158,7 @@ extension CellReference {
         context.waitingFor = target
         defer { context.waitingFor = nil }
         guard
-            let id = ifPresent({ machine, serials in
+            let id = withMachine({ machine, serials in
                 machine.enqueue(.thread(parker), of: context, generation: generation, serials: &serials)
             }) ?? nil
         else {
@@ -168,9 +167,8 @@ extension CellReference {
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
         if Self.mayTakeInstance(context, waitingFor: target, at: frame),
-            let (instance, outcome) = withMachine({ machine, _ in
-                machine.takeInstance(generation: generation, dequeuing: id)
-            })
+            let taken = withMachine({ cell, _ in cell.takeInstance(generation: generation, dequeuing: id) }),
+            let (instance, outcome) = taken
         {
             context.waitWhenResolutionEnds(
                 for: BuildRecord(cell: self, generation: generation, outcome: outcome))
@@ -213,7 +211,7 @@ extension CellReference {
             // A cell that its host dropped (a `scoped` instance of a resolution that has ended) ended
             // its build first: its outcome, written under the host's lock before, tells how.
             let outcome =
-                ifPresent { machine, serials in
+                withMachine { machine, serials in
                     machine.configurationOutcome(
                         generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker),
                         of: agent, serials: &serials)
@@ -234,7 +232,7 @@ extension CellReference {
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
     func complete(_ value: Value, generation: UInt64) {
-        let waiters = withMachine { machine, _ in machine.complete(with: value, generation: generation) }
+        let waiters = withMachine { machine, _ in machine.complete(with: value, generation: generation) }!
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
@@ -243,7 +241,7 @@ extension CellReference {
     func markConfigured(generation: UInt64, dependencies: [BuildRecord]) {
         let woken = withMachine { machine, _ in
             machine.markConfigured(generation: generation, dependencies: dependencies)
-        }
+        }!
         for waiter in woken { waiter.resume(with: .recheck) }
     }
 
@@ -254,7 +252,7 @@ extension CellReference {
             let dependencies = machine.build?.dependencies
             let (value, waiters) = machine.publish(generation: generation)
             return (value, waiters, dependencies)
-        }
+        }!
         withExtendedLifetime(dependencies) {}
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
@@ -284,7 +282,7 @@ extension CellReference {
             let (waiters, abandoned) = machine.fail(
                 generation: generation, error: event.error, causedBy: cause)
             return (waiters, abandoned, dependencies)
-        }
+        }!
         withExtendedLifetime((abandoned, dependencies)) {}
         for waiter in waiters { waiter.resume(with: event) }
     }
