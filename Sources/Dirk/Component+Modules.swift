@@ -259,11 +259,11 @@ extension Component {
 /// when the type is a metatype held in a variable (`let type: AppComponent.Type = FakeApp.self`).
 func isInstance(_ object: AnyObject, of type: Any.Type) -> Bool {
     // The exact type first: a comparison, where a mirror walks the class hierarchy.
-    if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type) { return true }
-    var mirror: Mirror? = Mirror(reflecting: object)
-    while let current = mirror {
-        if ObjectIdentifier(current.subjectType) == ObjectIdentifier(type) { return true }
-        mirror = current.superclassMirror
-    }
-    return false
+    ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type)
+        || classes(of: object).contains { ObjectIdentifier($0) == ObjectIdentifier(type) }
+}
+
+/// The class of `object` and the classes it inherits from, most derived first.
+func classes(of object: AnyObject) -> some Sequence<Any.Type> {
+    sequence(first: Mirror(reflecting: object), next: \.superclassMirror).lazy.map(\.subjectType)
 }

@@ -56,15 +56,7 @@ open class AnyModule {
     /// a module registered with `.module { }` stands in for.
     var moduleClasses: [AnyModule.Type] {
         let root = ObjectIdentifier(type(of: self).rootModuleType)
-        var classes: [AnyModule.Type] = []
-        var mirror: Mirror? = Mirror(reflecting: self)
-        while let current = mirror, let type = current.subjectType as? AnyModule.Type,
-            ObjectIdentifier(type) != root
-        {
-            classes.append(type)
-            mirror = current.superclassMirror
-        }
-        return classes
+        return classes(of: self).prefix { ObjectIdentifier($0) != root }.map { $0 as! AnyModule.Type }
     }
 }
 
