@@ -69,7 +69,7 @@ extension Component {
 
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.
-    package var observerCount: Int { storage.withLock { $0.observers } }
+    package var observerCount: Int { Int(storage.attention.relaxed / ComponentStorage.observer) }
 
     /// How many cells the component keeps now: its providers', their keys', and those of builds under
     /// way. A test hook.
@@ -313,9 +313,8 @@ extension ComponentStorage {
     /// Adds `delta`, which may be negative, to the component's observers; call it holding the lock,
     /// with the state it guards. An observer for `recorder`'s recording also adds the recorder to
     /// those that a parent registered later learns of, and taking it back takes the recorder back.
-    func addObservers(_ delta: Int, for recorder: Recorder? = nil, in state: inout ComponentState) {
-        state.observers += delta
-        attention.add(delta)
+    func addObservers(_ delta: Int, for recorder: Recorder?, in state: inout ComponentState) {
+        attention.add(delta * Int(Self.observer))
         if let recorder, delta > 0 {
             state.withExtras { $0.recorders.append(recorder) }
         } else if let recorder, let index = state.extras?.recorders.firstIndex(where: { $0 === recorder }) {

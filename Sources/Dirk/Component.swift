@@ -96,8 +96,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     // the lock of `Locked`, and the words are atomic.
 
     @inlinable static var addressWord: Int { 0 }
-    /// Observers, fresh requests, and one each for a shutdown and a release: while it is zero, a
-    /// cached read takes its shortest path.
+    /// Fresh requests, one each for a shutdown and a release, and, in its high half, the observers
+    /// (see `observer`): while it is zero, a cached read takes its shortest path.
     @inlinable static var attentionWord: Int { 1 }
     /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
     @inlinable static var gateWord: Int { 2 }
@@ -127,6 +127,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     @inlinable var gate: AtomicWord { AtomicWord(extraWords + Self.gateWord) }
     @inlinable var flags: AtomicWord { AtomicWord(extraWords + Self.flagsWord) }
     @inlinable var directory: Directory { Directory(words: extraWords + Self.directoryWord) }
+
+    /// What one observer adds to the attention word: the observers' count is its high half.
+    static let observer: UInt = 1 << (UInt.bitWidth / 2)
 
     static let hasChildren: UInt = 1
     @usableFromInline static let hasOverrides: UInt = 2
@@ -198,8 +201,6 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     var hasSearchedParents = false
     /// Where the component was first given a parent (`.parent { }`), for messages.
     var parentsGivenAt: (file: StaticString, line: UInt)?
-    /// How many observers watch the component's providers (see `Component.observing`).
-    var observers = 0
     /// What the component keeps once it uses it, and most never do.
     var extras: ComponentExtras?
 

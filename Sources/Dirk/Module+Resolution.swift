@@ -271,7 +271,7 @@ extension AnyModule {
 extension ComponentStorage {
     /// Whether anyone observes the component's providers: a trace, a recording, or an override being
     /// set up.
-    var isObserved: Bool { withLock { $0.observers > 0 } }
+    var isObserved: Bool { attention.relaxed >= Self.observer }
 
     /// The keys of the `single(key:)` provider whose cell key is `provider` and whose step is
     /// `frame` that hash to `hash`, and their version; stops the program if another provider with the
