@@ -307,9 +307,41 @@ extension AnyModule {
         defer { context.observedCalls.removeLast() }
         return try resolve()
     }
+
+    /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
+    /// traces.
+    func hasInstance(
+        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
+        context: ResolutionContext
+    ) -> Bool {
+        let serial: UInt64?
+        switch strategy {
+        case .single, .weak: serial = 0
+        case .keyedSingle:
+            // Looked up without making the key's cell: a trace only looks.
+            serial = hashing(at: frame, in: context) {
+                storage.keys(of: cellKey(key), hash: keyValue!.hashValue, frame: frame).keys
+                    .first { $0.key == keyValue }?.serial
+            }
+        case .scoped:
+            if context.scopedInstance(cellKey(key), owner: self) != nil { return true }
+            serial = context.scopes.id
+        default: return false
+        }
+        guard let serial else { return false }
+        let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
+        // The value itself, let go here, after the lock: a `weak` one's reference may be the last.
+        let value =
+            CellReference(host: storage, key: cell).withMachine { machine, _ in machine.readyValue } ?? nil
+        return value != nil
+    }
 }
 
 extension ComponentStorage {
+    /// Whether anyone observes the component's providers: a trace, a recording, or an override being
+    /// set up.
+    var isObserved: Bool { attention.relaxed >= Self.observer }
+
     /// Adds `delta`, which may be negative, to the component's observers; call it holding the lock,
     /// with the state it guards. An observer for `recorder`'s recording also adds the recorder to
     /// those that a parent registered later learns of, and taking it back takes the recorder back.

@@ -90,11 +90,11 @@ extension HandleSource {
     /// The value, resolved now in the component, which `agent`'s resolution enters; stops the program
     /// if the component is gone or shut down. A read that the shutdown refuses runs `resolve` all the
     /// same, without entering the component, so that the message names the provider it reads (see
-    /// `ComponentStorage.enterForRead(in:)`).
+    /// `RefusedRead`).
     func resolve<Value, Failure: Error>(in agent: TaskAgent, frame: Frame) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
         let storage = storage.object
-        if let refused = storage.enterForRead(in: agent) {
+        if let refused = storage.enterUnlessRefused(in: agent) {
             await RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) {
                 _ = try? await resolve(refused)
             }

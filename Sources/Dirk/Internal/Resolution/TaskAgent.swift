@@ -185,8 +185,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the agent's call entered it.
-    func entry(of identity: UInt) -> Unmanaged<AnyObject>? {
-        state.withLock { $0.entered.first { $0.identity == identity }?.object }
+    func entry(of identity: UInt) -> LentObject? {
+        state.withLock { $0.entered.first { $0.identity == identity }?.lent }
     }
 
     /// Takes over `entries`, the components that a part of the agent's resolution entered, to count
@@ -197,7 +197,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         state.withLock { state in
             guard state.isUnderWay else { return entries }
             let known = Set(state.entered.map(\.identity))
-            let kept = entries.filter { !known.contains($0.identity) && AtomicWord($0.gate).relaxed & 1 == 0 }
+            let kept = entries.filter { !known.contains($0.identity) && $0.gate.relaxed & 1 == 0 }
             state.entered += kept
             return entries.filter { entry in !kept.contains { $0.identity == entry.identity } }
         }

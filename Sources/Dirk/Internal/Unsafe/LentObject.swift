@@ -14,7 +14,7 @@
         reference = Unmanaged.passUnretained(object)
     }
 
-    /// The loan of the object that `reference`, a resolution's entry, refers to.
+    /// The loan of the object that `reference`, a resolution's entry (`Entered`), refers to.
     @inlinable @inline(__always)
     init(_ reference: Unmanaged<AnyObject>) {
         self.reference = reference
