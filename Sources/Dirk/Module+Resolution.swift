@@ -122,9 +122,7 @@ extension AnyModule {
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
         try context.inUncachedStep(providerFrame(.transient, site: site, returning: type)) {
-            try storage.enter(in: context, for: context.topFrame).withObject {
-                try build(Erasure.component($0, as: Component.self))
-            }
+            try storage.withEntered(in: context, for: context.topFrame, build)
         }
     }
 }
