@@ -8,8 +8,7 @@ package final class StandaloneCell: Locked<(machine: OnceStateMachine, serials: 
 
     /// The cell, as the drivers resolve it.
     package var reference: CellReference {
-        CellReference(
-            host: self, key: .moduleCreation(of: StandaloneCell.self, owner: ObjectIdentifier(self)))
+        CellReference(host: self, key: .standalone(ObjectIdentifier(self)))
     }
 
     /// The ready value, read under the lock; nil when the cell is not ready.

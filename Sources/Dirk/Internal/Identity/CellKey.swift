@@ -34,10 +34,10 @@
         hasher.combine(_rawHashValue(seed: 0))
     }
 
-    /// The cell of the module of `type` that the component whose storage is `owner` creates.
-    package static func moduleCreation(of type: Any.Type, owner: ObjectIdentifier) -> CellKey {
-        CellKey(
-            owner: owner,
-            provider: ProviderKey(file: "", line: 0, column: 0, function: "init(_:)", type: type))
+    /// The key of the one cell of a host that holds no other (`StandaloneCell`), whose address is
+    /// `owner`.
+    package static func standalone(_ owner: ObjectIdentifier) -> CellKey {
+        let site = ProviderSite(file: "", line: 0, column: 0, function: "")
+        return CellKey(owner: owner, provider: ProviderKey(site: site, type: Never.self))
     }
 }

@@ -1,11 +1,12 @@
-/// What a module finds a provider's slot by: the provider method's name, the file, line and
-/// column of its strategy call, and its declared return type.
+/// What a provider's cell is found by, with its module: the provider method's name, the file, line
+/// and column of its strategy call (its `ProviderSite`), and its declared return type.
 ///
 /// Two methods that return the same type differ by name and position; overloads that differ only
 /// in their return type differ by type; a generic provider gets one key per return type; two
 /// methods that a macro or `#sourceLocation` places at the same position still differ by name.
 ///
-/// A key is six words, hashed from the type and position alone. Equality compares the file and
+/// A key is six words, hashed from the type and position alone, where a site is eight (a
+/// `StaticString` is three): the cached reads compare and copy keys. Equality compares the file and
 /// function names by address first, and by content only when the addresses differ (a literal
 /// copied into another binary by inlining).
 ///
@@ -21,16 +22,14 @@
     @usableFromInline package let function: UnsafeRawPointer
     @usableFromInline package let functionLength: Int
 
-    /// The key of the provider called at `file`, `line` and `column` from `function`, returning
-    /// `type`.
-    @inlinable
-    package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
+    /// The key of the provider at `site` returning `type`.
+    @inlinable package init(site: ProviderSite, type: Any.Type) {
         returnType = type
-        position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
-        self.file = UnsafeRawPointer(file.utf8Start)
-        fileLength = file.utf8CodeUnitCount
-        self.function = UnsafeRawPointer(function.utf8Start)
-        functionLength = function.utf8CodeUnitCount
+        position = UInt64(site.line) &<< 20 | UInt64(site.column) & 0xF_FFFF
+        file = UnsafeRawPointer(site.file.utf8Start)
+        fileLength = site.file.utf8CodeUnitCount
+        function = UnsafeRawPointer(site.function.utf8Start)
+        functionLength = site.function.utf8CodeUnitCount
     }
 
     /// The provider method's name: `store()`.
