@@ -20,9 +20,7 @@ extension Component {
     /// ``startRecordingDependencies()``, walking a component's ancestors with `walk`. A test hook:
     /// a test's walk registers parents as it goes.
     @discardableResult
-    package func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component])
-        -> Self
-    {
+    package func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component]) -> Self {
         let recorder = storage.withLock { state -> Recorder? in
             guard state.extras?.recording == nil else { return nil }
             let recorder = Recorder(of: self)
@@ -86,8 +84,7 @@ extension Component {
             // storage with what other threads write under the lock. Sharing would be correct
             // (copy-on-write), but ThreadSanitizer cannot see it.
             (
-                state.table.entries,
-                state.extras?.recording.map { $0.copiedElementByElement() },
+                state.table.entries, state.extras?.recording.map { $0.copiedElementByElement() },
                 (state.extras?.registeredModules.values).map { $0.map { type(of: $0) } } ?? [],
                 storage.directory.members(.module).map { type(of: $0.object) },
                 parentList.map { "\(type(of: $0))" }

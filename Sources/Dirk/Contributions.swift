@@ -65,8 +65,7 @@ extension _ModuleOwner where Self: Component {
     @discardableResult
     public func contribute<Element>(
         _ type: Element.Type, key: String, metadata: (any Sendable)? = nil,
-        _ resolve: @escaping @Sendable (Self) -> Element,
-        file: StaticString = #fileID, line: UInt = #line
+        _ resolve: @escaping @Sendable (Self) -> Element, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         addContribution(type, key: key, metadata: metadata, file: file, line: line, resolve)
         return self

@@ -102,9 +102,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            ProviderSite(id, file, line, column, function),
-            make: factory,
-            configure: configure, closing: Self.closing(close))
+            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component per key, of any type, on the main actor, as
@@ -179,10 +178,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            ProviderSite(id, file, line, column, function),
-            make: factory,
-            configure: configure, erase: Erasure.object(ofInstance:),
-            restore: { Erasure.instance(of: $0, as: T.self) })
+            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
+            erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
 
     /// Provides one instance per component per key, of any type, built by a factory that needs no

@@ -4,9 +4,7 @@ extension AnyModule {
     /// step of their own, so that a key whose hashing calls its provider again is caught instead of
     /// recursing without end. A key added for an equal key meanwhile shows up as a new version of the
     /// keys, and the comparison is made again.
-    func keyedCell(
-        _ keyValue: AnyHashable, key: ProviderKey, frame: Frame, context: ResolutionContext
-    )
+    func keyedCell(_ keyValue: AnyHashable, key: ProviderKey, frame: Frame, context: ResolutionContext)
         -> CellReference
     {
         hashing(at: frame, in: context) {
@@ -32,9 +30,7 @@ extension AnyModule {
     /// Runs `body`, which runs a key's `hash(into:)` and `==`, as a step of its own, so that a key
     /// whose hashing calls its provider again, as the step `frame`, is caught instead of recursing
     /// without end.
-    func hashing<Result>(at frame: Frame, in context: ResolutionContext, _ body: () -> Result)
-        -> Result
-    {
+    func hashing<Result>(at frame: Frame, in context: ResolutionContext, _ body: () -> Result) -> Result {
         let hashing = Frame(
             .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
             site: frame.site,

@@ -37,8 +37,7 @@ extension AnyModule {
                         let component = Erasure.component(object, as: Component.self)
                         return try resolveEntered(
                             strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
-                            context: context,
-                            build: { try build(component, fresh) },
+                            context: context, build: { try build(component, fresh) },
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
                     }

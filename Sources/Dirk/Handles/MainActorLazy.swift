@@ -62,8 +62,7 @@ extension _ModuleOwner where Self: Component {
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorLazy<T>(
         _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
-        line: UInt = #line,
-        column: UInt = #column
+        line: UInt = #line, column: UInt = #column
     ) -> MainActorLazy<T> {
         MainActorLazy(
             handleSource(file, line, column, "mainActorLazy(_:)") {
@@ -83,8 +82,7 @@ extension _ModuleOwner where Self: Component {
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorProvider<T>(
         _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
-        line: UInt = #line,
-        column: UInt = #column
+        line: UInt = #line, column: UInt = #column
     ) -> MainActorProvider<T> {
         MainActorProvider(
             source: handleSource(file, line, column, "mainActorLazy(_:)") {

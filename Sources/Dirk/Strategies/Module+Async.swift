@@ -46,9 +46,8 @@ extension ModuleBase {
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
-            ProviderSite(id, file, line, column, function),
-            make: factory,
-            configure: configure, closing: Self.closing(close))
+            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component from an async factory that needs no component.
@@ -97,9 +96,8 @@ extension ModuleBase {
     /// - Returns: A new instance.
     @inlinable
     public func transient<T, Failure: Error>(
-        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncTransient,
@@ -119,9 +117,8 @@ extension ModuleBase {
     /// - Returns: A new instance.
     @inlinable
     public func transient<T, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(.asyncTransient, ProviderSite(id, file, line, column, function), make: factory)
     }
@@ -145,9 +142,8 @@ extension ModuleBase {
     /// - Returns: This resolution's instance.
     @inlinable
     public func scoped<T: Sendable, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(.asyncScoped, ProviderSite(id, file, line, column, function), make: factory)
     }
@@ -165,9 +161,8 @@ extension ModuleBase {
     /// - Returns: This resolution's instance.
     @inlinable
     public func scoped<T: Sendable, Failure: Error>(
-        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncScoped,

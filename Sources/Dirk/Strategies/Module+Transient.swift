@@ -21,13 +21,11 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
-        _ factory: () throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: () throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(
-            ProviderSite(id, file, line, column, function),
-            make: { _ throws(Failure) in try factory() })
+            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides a new instance on every call, built by a factory that receives the component.
@@ -47,9 +45,8 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: (C) throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(ProviderSite(id, file, line, column, function), make: factory)
     }

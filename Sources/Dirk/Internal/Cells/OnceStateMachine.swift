@@ -105,9 +105,7 @@
         case clash(ProviderStrategy)
     }
 
-    package mutating func claim(
-        by agent: BuildAgent, frame: Frame, serials: inout UInt64
-    ) -> Claim {
+    package mutating func claim(by agent: BuildAgent, frame: Frame, serials: inout UInt64) -> Claim {
         defer { debugCheck() }
         if let build {
             if build.builder === agent {
@@ -197,9 +195,7 @@
 
     /// Records that the instance held for generation `generation` is complete, and the builds it
     /// depends on; returns the waiters that waited only for that, to wake.
-    package mutating func markConfigured(
-        generation: UInt64, dependencies: [BuildRecord]
-    ) -> [Waiter] {
+    package mutating func markConfigured(generation: UInt64, dependencies: [BuildRecord]) -> [Waiter] {
         defer { debugCheck() }
         guard build?.generation == generation, build?.instance != nil else {
             preconditionFailure("Dirk internal error: a build was configured that holds no instance")
@@ -214,9 +210,7 @@
     /// `publish(generation:)`, unless another agent takes it to break a cycle; returns the
     /// outcome that the agents which see the instance share.
     @discardableResult
-    package mutating func holdInstance(_ instance: Value, generation: UInt64)
-        -> BuildOutcome
-    {
+    package mutating func holdInstance(_ instance: Value, generation: UInt64) -> BuildOutcome {
         defer { debugCheck() }
         guard build?.generation == generation else {
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
@@ -229,9 +223,7 @@
 
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
     /// resume with it.
-    package mutating func publish(generation: UInt64) -> (
-        value: Value, waiters: [Waiter]
-    ) {
+    package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter]) {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was published that is not under way")
@@ -262,9 +254,7 @@
     /// lock. Agents that saw the instance learn of the failure through the build's outcome.
     package mutating func fail(
         generation: UInt64, error: (any Error)? = nil, causedBy cause: BuildFailure? = nil
-    ) -> (
-        waiters: [Waiter], abandoned: Value?
-    ) {
+    ) -> (waiters: [Waiter], abandoned: Value?) {
         defer { debugCheck() }
         guard build?.generation == generation, let failed = build.take() else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")

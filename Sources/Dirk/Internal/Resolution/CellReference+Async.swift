@@ -20,10 +20,7 @@ extension CellReference {
     ///   - configure: Completes a new value before any other agent sees it; this task alone gets the
     ///     value meanwhile, for cycles through `configure:`. If it throws, nothing is cached.
     func resolve<Failure: Error>(
-        in agent: TaskAgent,
-        frame: Frame,
-        cancellable: Bool,
-        build: () async throws(Failure) -> Value,
+        in agent: TaskAgent, frame: Frame, cancellable: Bool, build: () async throws(Failure) -> Value,
         configure: ((Value) async throws(Failure) -> Void)? = nil
     ) async throws(Failure) -> Value {
         while true {

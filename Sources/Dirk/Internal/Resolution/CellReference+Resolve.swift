@@ -15,11 +15,8 @@ extension CellReference {
     ///   - configureMayWait: Whether `configure` cannot throw, and so may wait for the factories
     ///     running on this thread (see `build`).
     package func resolveUnlessRetired<Failure: Error>(
-        in context: ResolutionContext,
-        frame: Frame,
-        build: () throws(Failure) -> Value,
-        configure: ((Value) throws -> Void)? = nil,
-        configureMayWait: Bool = false
+        in context: ResolutionContext, frame: Frame, build: () throws(Failure) -> Value,
+        configure: ((Value) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws(Failure) -> Value? {
         while true {
             switch host.claim(key, by: context, frame: frame) {
@@ -60,12 +57,8 @@ extension CellReference {
     /// closure has run, the instance is this thread's alone, and what is built meanwhile is held with
     /// it. A closure that can throw runs at once, so that its error reaches its own provider's caller.
     func build<Failure: Error>(
-        _ generation: UInt64,
-        in context: ResolutionContext,
-        frame: Frame,
-        build: () throws(Failure) -> Value,
-        configure: ((Value) throws -> Void)?,
-        configureMayWait: Bool
+        _ generation: UInt64, in context: ResolutionContext, frame: Frame, build: () throws(Failure) -> Value,
+        configure: ((Value) throws -> Void)?, configureMayWait: Bool
     ) throws(Failure) -> Value {
         context.enter(frame)
         let value: Value
@@ -200,9 +193,7 @@ extension CellReference {
     /// Waits until the build `record` of this cell is configured, or has ended, as the step of
     /// `agent`'s resolution end; returns the builds its instance depends on, which the resolution
     /// waits for in turn, or how it failed.
-    package func waitUntilConfigured(
-        _ record: BuildRecord, as agent: BuildAgent
-    ) -> ConfigurationOutcome {
+    package func waitUntilConfigured(_ record: BuildRecord, as agent: BuildAgent) -> ConfigurationOutcome {
         let parker = Parker<WaitEvent>.make()
         let target = target(record.generation, forConfiguration: true)
         agent.waitingFor = target

@@ -38,8 +38,7 @@
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution took
     /// another agent's half-configured instance, published when the resolution ends (see
     /// `CellReference.resolve`), with their steps.
-    var heldBuilds: [(cell: CellReference, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool)] =
-        []
+    var heldBuilds: [(cell: CellReference, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool)] = []
     /// Builds of other agents whose instance this resolution took while they were being configured,
     /// each with the mark from which the builds it holds may refer to that instance (see
     /// `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they depend
@@ -88,8 +87,7 @@
     /// made for); and the index its step has, or will have, on the stack (the depth when it was
     /// observed), in the resolution of that number (`endedResolutions` then).
     var observedCalls:
-        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] =
-            []
+        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] = []
     /// How many resolutions with work at their end have ended on this thread: what tells a call that
     /// a deinitializer makes at a resolution's end, whose steps start again at the bottom of the
     /// stack, from a call of the resolution that is ending.
