@@ -193,9 +193,7 @@ extension AnyModule {
         site: ProviderSite, type: Any.Type, _ close: @escaping @Sendable () async throws -> Void
     ) {
         let provider = providerFrame(.single, site: site, returning: type).name
-        storage.withLock {
-            $0.withExtras { $0.closeActions.append((provider, close)) }
-        }
+        storage.withLock { $0.withExtras { $0.closeActions.append((provider, close)) } }
     }
 }
 

@@ -175,9 +175,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         return found
     }
 
-    func drop(_ key: CellKey) -> OnceStateMachine? {
-        withLock { $0.table.drop(key) }
-    }
+    func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
 
     /// Marks the component released and takes what its release releases, leaving nothing: its cells,
     /// its registered modules, its recording, and the close actions that never ran.
@@ -261,7 +259,5 @@ final class Shutdown {
     /// The shutdown waiting for the last call in the gate to leave.
     var drained: CheckedContinuation<Void, Never>?
 
-    init(_ task: Task<[ShutdownError.Failure], Never>) {
-        self.task = task
-    }
+    init(_ task: Task<[ShutdownError.Failure], Never>) { self.task = task }
 }

@@ -25,9 +25,7 @@ public struct Contribution<Element>: Sendable {
     ///
     /// - Parameter type: The type the metadata is expected to have.
     /// - Returns: The metadata, or nil when it has another type or there is none.
-    public func metadata<Metadata>(as type: Metadata.Type) -> Metadata? {
-        metadata as? Metadata
-    }
+    public func metadata<Metadata>(as type: Metadata.Type) -> Metadata? { metadata as? Metadata }
 
     /// Builds the element now, through the provider it was contributed with, with that provider's
     /// strategy.
@@ -36,9 +34,7 @@ public struct Contribution<Element>: Sendable {
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     /// - Returns: The element.
-    public func resolve(file: StaticString = #fileID, line: UInt = #line) -> Element {
-        build(file, line)
-    }
+    public func resolve(file: StaticString = #fileID, line: UInt = #line) -> Element { build(file, line) }
 }
 
 extension _ModuleOwner where Self: Component {

@@ -24,9 +24,7 @@ open class MainActorModule<C: Component>: ModuleBase<C>, Sendable {
     /// Creates the module for `component`, on the main actor.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
-    public required init(_ component: C) {
-        super.init(for: component)
-    }
+    public required init(_ component: C) { super.init(for: component) }
 
     nonisolated override class var isMainActorModule: Bool { true }
 

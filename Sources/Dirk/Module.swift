@@ -143,9 +143,7 @@ open class Module<C: Component>: ModuleBase<C>, @unchecked Sendable {
     /// it with ``Component/module(_:file:line:)``; otherwise it creates its own on first use.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
-    public required init(_ component: C) {
-        super.init(for: component)
-    }
+    public required init(_ component: C) { super.init(for: component) }
 
     override class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
         self.init(owner(component, file: file, line: line))

@@ -27,9 +27,7 @@ public final class Lazy<Value> {
     private let cell = StandaloneCell.make()
     private let source: HandleSource<SyncResolve<Value>>
 
-    init(_ source: HandleSource<SyncResolve<Value>>) {
-        self.source = source
-    }
+    init(_ source: HandleSource<SyncResolve<Value>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
     public var value: Value {
@@ -67,9 +65,7 @@ public struct Provider<Value>: Sendable {
     /// Resolves the dependency now, with whatever strategy its provider uses.
     ///
     /// - Returns: What the provider returns now.
-    public func callAsFunction() -> Value {
-        source.call(handle: Provider.self, source.resolve)
-    }
+    public func callAsFunction() -> Value { source.call(handle: Provider.self, source.resolve) }
 }
 
 /// How a handle resolves its value from its component, which a resolution has entered.

@@ -17,9 +17,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     private let cell = StandaloneCell.make()
     private let source: HandleSource<MainActorResolve<Value>>
 
-    init(_ source: HandleSource<MainActorResolve<Value>>) {
-        self.source = source
-    }
+    init(_ source: HandleSource<MainActorResolve<Value>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
     @MainActor

@@ -3,9 +3,7 @@ package struct CellReference {
     package let host: any CellHost
     package let key: CellKey
 
-    package init(host: any CellHost, key: CellKey) {
-        (self.host, self.key) = (host, key)
-    }
+    package init(host: any CellHost, key: CellKey) { (self.host, self.key) = (host, key) }
 
     /// What `body` returns for the cell, run under its host's lock with the host's serials; nil when
     /// the host holds no cell there, which never happens while a build is under way in it: a host

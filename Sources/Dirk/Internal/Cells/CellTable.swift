@@ -41,9 +41,7 @@
     }
 
     /// The cell at `key`, copied: for reading, away from cached reads.
-    package subscript(key: CellKey) -> OnceStateMachine? {
-        place(of: key).map { cells[$0].machine }
-    }
+    package subscript(key: CellKey) -> OnceStateMachine? { place(of: key).map { cells[$0].machine } }
 
     /// The strategy of the provider of the cell at `key`, if there is one, read in place.
     package func strategy(at key: CellKey) -> ProviderStrategy? {

@@ -71,14 +71,10 @@
     /// The ready value, if there is one. A weak value is read as a strong reference, which may become
     /// the last one: whoever reads it under the host's lock lets it go only after the lock, since
     /// its `deinit` may run user code.
-    package var readyValue: Value? {
-        keepsWeakly ? (ready as! WeakBox?)?.object : ready
-    }
+    package var readyValue: Value? { keepsWeakly ? (ready as! WeakBox?)?.object : ready }
 
     /// Makes `value` the cell's value.
-    private mutating func keep(_ value: AnyObject) {
-        ready = keepsWeakly ? WeakBox(value) : value
-    }
+    private mutating func keep(_ value: AnyObject) { ready = keepsWeakly ? WeakBox(value) : value }
 
     /// Whether the cell holds a value now. It reads the value (see `readyValue`) and lets it go at
     /// once: never under the host's lock.
@@ -330,7 +326,5 @@
 final class WeakBox {
     weak var object: AnyObject?
 
-    init(_ object: AnyObject) {
-        self.object = object
-    }
+    init(_ object: AnyObject) { self.object = object }
 }

@@ -53,7 +53,5 @@ package typealias Waiting = (id: UInt64, agent: BuildAgent, waiter: Waiter, forC
 package final class TaskWaiter: Sendable {
     let continuation: CheckedContinuation<Delivery, Never>
 
-    package init(_ continuation: CheckedContinuation<Delivery, Never>) {
-        self.continuation = continuation
-    }
+    package init(_ continuation: CheckedContinuation<Delivery, Never>) { self.continuation = continuation }
 }

@@ -154,9 +154,7 @@ extension CellReference {
             let id = withMachine({ machine, serials in
                 machine.enqueue(.thread(parker), of: context, generation: generation, serials: &serials)
             }) ?? nil
-        else {
-            return .recheck
-        }
+        else { return .recheck }
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
         if Self.mayTakeInstance(context, waitingFor: target, at: frame),

@@ -10,9 +10,7 @@ extension ResolutionContext {
     var mustHoldNewBuilds: Bool { isConfiguring || !borrowed.isEmpty }
 
     /// The builds that an instance held now may refer to half-configured (see `mustHoldNewBuilds`).
-    var dependenciesOfHeldBuild: [BuildRecord] {
-        borrowed.map(\.record) + configuring.map(\.record)
-    }
+    var dependenciesOfHeldBuild: [BuildRecord] { borrowed.map(\.record) + configuring.map(\.record) }
 
     /// Records that the `configure:` closure of the build `record` begins on this thread; returns
     /// the mark after which what the resolution holds may refer to the instance. Pair every call with

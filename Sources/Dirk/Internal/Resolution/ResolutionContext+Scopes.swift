@@ -26,7 +26,5 @@ extension ResolutionContext {
     }
 
     /// Keeps `instance` of the resolution under way until it ends.
-    func keep(_ instance: ScopedInstance) {
-        scoped.append(instance)
-    }
+    func keep(_ instance: ScopedInstance) { scoped.append(instance) }
 }

@@ -119,9 +119,7 @@
 
     @usableFromInline override init() {}
 
-    deinit {
-        stack.deallocate()
-    }
+    deinit { stack.deallocate() }
 
     /// How many steps deep the thread is: zero outside any resolution.
     @inlinable var depth: Int { stack.depth }
@@ -135,9 +133,7 @@
 
     /// The calling thread's context, made on its first resolution and released when it exits.
     @inlinable
-    package static var current: ResolutionContext {
-        ThreadContext.current(ResolutionContext.init)
-    }
+    package static var current: ResolutionContext { ThreadContext.current(ResolutionContext.init) }
 
     /// Runs `body` with the calling thread's context, lent without a reference count of its own.
     @inlinable
@@ -196,18 +192,14 @@
 
     /// Enters the step `frame`. Pair every call with `leave()`.
     @inlinable @inline(__always)
-    func enter(_ frame: Frame) {
-        stack.push { frame }
-    }
+    func enter(_ frame: Frame) { stack.push { frame } }
 
     /// The frame of the step entered last.
     @inlinable var topFrame: Frame { stack[depth &- 1] }
 
     /// The frame of `frame`'s step if it is already on the stack.
     @inlinable @inline(__always)
-    func enclosing(_ frame: Frame) -> Frame? {
-        stack.lastIndex(ofSameAs: frame).map { stack[$0] }
-    }
+    func enclosing(_ frame: Frame) -> Frame? { stack.lastIndex(ofSameAs: frame).map { stack[$0] } }
 
     /// Enters the step whose frame `makeFrame` makes, of a provider that caches nothing (a
     /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call;

@@ -28,9 +28,7 @@ enum Erasure {
     /// The object of a `weak` provider's value: the instance, which a class-bound existential
     /// holds too.
     @inlinable @inline(__always)
-    static func object<T: AnyObject>(ofInstance value: T) -> AnyObject {
-        value as AnyObject
-    }
+    static func object<T: AnyObject>(ofInstance value: T) -> AnyObject { value as AnyObject }
 
     /// The value that `object(ofInstance:)` made `object` from.
     @inlinable @inline(__always)
@@ -63,7 +61,5 @@ final class Holder<Value> {
     @usableFromInline let value: Value
 
     @inlinable
-    init(_ value: Value) {
-        self.value = value
-    }
+    init(_ value: Value) { self.value = value }
 }
