@@ -100,8 +100,7 @@ private func pair(_ first: Any.Type, _ second: Any.Type) -> Any.Type {
 
 /// The key of a provider declared in this file, for keys that differ by file.
 func providerKeyInFixtures(line: UInt, column: UInt, function: StaticString = #function) -> ProviderKey {
-    ProviderKey(
-        site: ProviderSite(file: #fileID, line: line, column: column, function: function), type: Item.self)
+    ProviderKey(file: #fileID, line: line, column: column, function: function, type: Item.self)
 }
 
 extension ConfigurationOutcome {

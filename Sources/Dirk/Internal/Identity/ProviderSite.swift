@@ -19,3 +19,10 @@
     /// The file and line as a message shows them: `App/DataModule.swift:12`.
     package var location: String { "\(file):\(line)" }
 }
+
+extension ProviderKey {
+    /// The key of the provider at `site` returning `type`.
+    @inlinable package init(site: ProviderSite, type: Any.Type) {
+        self.init(file: site.file, line: site.line, column: site.column, function: site.function, type: type)
+    }
+}

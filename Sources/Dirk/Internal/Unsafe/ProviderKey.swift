@@ -22,14 +22,16 @@
     @usableFromInline package let function: UnsafeRawPointer
     @usableFromInline package let functionLength: Int
 
-    /// The key of the provider at `site` returning `type`.
-    @inlinable package init(site: ProviderSite, type: Any.Type) {
+    /// The key of the provider called at `file`, `line` and `column` from `function`, returning
+    /// `type`: `ProviderKey(site:type:)`, which this layer cannot name.
+    @inlinable
+    package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
         returnType = type
-        position = UInt64(site.line) &<< 20 | UInt64(site.column) & 0xF_FFFF
-        file = UnsafeRawPointer(site.file.utf8Start)
-        fileLength = site.file.utf8CodeUnitCount
-        function = UnsafeRawPointer(site.function.utf8Start)
-        functionLength = site.function.utf8CodeUnitCount
+        position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
+        self.file = UnsafeRawPointer(file.utf8Start)
+        fileLength = file.utf8CodeUnitCount
+        self.function = UnsafeRawPointer(function.utf8Start)
+        functionLength = function.utf8CodeUnitCount
     }
 
     /// The provider method's name: `store()`.
