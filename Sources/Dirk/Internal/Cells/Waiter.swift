@@ -15,6 +15,16 @@ extension WaitEvent {
         if case .finished(.failure(let error)) = self { return error }
         return nil
     }
+
+    /// The instance of a build that ended with one, for the waiter in the step `frame`, or nil to
+    /// claim again; throws the error of one that ended with an error, as `Failure`.
+    func value<Failure: Error>(as _: Failure.Type, at frame: Frame) throws(Failure) -> AnyObject? {
+        switch self {
+        case .finished(.success(let value)): return value
+        case .finished(.failure(let error)): throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+        case .recheck, .cancelled: return nil
+        }
+    }
 }
 
 /// A `WaitEvent` on its way to a waiting task.

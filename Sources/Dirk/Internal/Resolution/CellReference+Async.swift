@@ -57,18 +57,12 @@ extension CellReference {
                     throw error
                 }
             case .wait(let generation):
-                switch await wait(for: generation, in: agent, frame: frame, cancellable: cancellable) {
-                case .finished(.success(let value)):
-                    return value
-                case .finished(.failure(let error)):
-                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-                case .recheck, .cancelled:
-                    // A cancelled task that may stop stops here rather than build anew: a wait ends
-                    // as `cancelled` only for such a task.
-                    if cancellable && Task.isCancelled, let cancellation = CancellationError() as? Failure {
-                        throw cancellation
-                    }
-                    continue
+                let event = await wait(for: generation, in: agent, frame: frame, cancellable: cancellable)
+                if let value = try event.value(as: Failure.self, at: frame) { return value }
+                // A cancelled task that may stop stops here rather than build anew: a wait ends as
+                // `cancelled` only for such a task.
+                if cancellable && Task.isCancelled, let cancellation = CancellationError() as? Failure {
+                    throw cancellation
                 }
             }
         }

@@ -35,14 +35,8 @@ extension CellReference {
                     generation, in: context, frame: frame, build: build, configure: configure,
                     configureMayWait: configureMayWait)
             case .wait(let generation):
-                switch wait(for: generation, in: context, frame: frame) {
-                case .finished(.success(let value)):
-                    return value
-                case .finished(.failure(let error)):
-                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-                case .recheck, .cancelled:
-                    continue
-                }
+                let event = wait(for: generation, in: context, frame: frame)
+                if let value = try event.value(as: Failure.self, at: frame) { return value }
             }
         }
     }
