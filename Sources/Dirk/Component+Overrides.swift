@@ -273,17 +273,13 @@ extension _ModuleOwner where Self: Component {
             component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
             keyType: keyType, isAsync: false,
             factory: OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self, $1) })
-        let context = ResolutionContext.current
-        let outer = context.capture
-        context.capture = capture
         // Sends the provider calls of this component and its ancestors down the path that sees the
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
         let components = selfAndAncestors()
         Component.addObservers(1, to: components)
-        _ = try? provider(self)
+        OverrideCapture.$bound.withValue(capture) { _ = try? provider(self) }
         Component.addObservers(-1, to: components)
-        context.capture = outer
         capture.finish()
         return self
     }
@@ -302,11 +298,11 @@ extension _ModuleOwner where Self: Component {
             factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) {
                 try await build($0 as! Self, $1)
             })
-        // The capture travels with the task, since the closure may resume on any thread; the
-        // calls are sent down the path that sees it, as in the synchronous form.
+        // The capture travels with the task, since the closure may resume on any thread, as in the
+        // synchronous form.
         let components = selfAndAncestors()
         Component.addObservers(1, to: components)
-        await OverrideCapture.$inTask.withValue(capture) { _ = try? await provider(self) }
+        await OverrideCapture.$bound.withValue(capture) { _ = try? await provider(self) }
         Component.addObservers(-1, to: components)
         capture.finish()
         return self

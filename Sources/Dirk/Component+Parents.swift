@@ -225,7 +225,7 @@ extension Component {
                 registered: parentList.map { Swift.type(of: $0) },
                 ancestors: selfAndAncestors().dropFirst().map { Swift.type(of: $0) },
                 givenAt: storage.withLock { $0.parentsGivenAt },
-                overriding: OverrideCapture.current(on: .current)?.location, file: file, line: line)
+                overriding: OverrideCapture.current?.location, file: file, line: line)
         }
         return found.component
     }

@@ -43,7 +43,7 @@ extension AnyModule {
                     }
                 }
                 guard storage.attention.relaxed != 0 else { return try resolve() }
-                if let capture = OverrideCapture.current(on: context), !capture.isSuspended {
+                if let capture = OverrideCapture.current, !capture.isSuspended {
                     // An override that this thread sets up; the provider calls of its factory are
                     // ordinary.
                     setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)

@@ -267,7 +267,7 @@ extension AnyModule {
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
             // An override that this task sets up, as in the synchronous pipeline.
-            if storage.attention.relaxed != 0, let capture = OverrideCapture.currentInTask,
+            if storage.attention.relaxed != 0, let capture = OverrideCapture.current,
                 !capture.isSuspended
             {
                 setUpOverride(capture, key: key, keyValue: nil, frame: frame)

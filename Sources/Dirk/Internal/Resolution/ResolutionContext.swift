@@ -105,8 +105,6 @@
         /// `component`.
         func shows(_ component: UInt) -> Bool { components.contains(component) }
     }
-    /// Set while `overriding(_:with:)` finds out which provider its closure calls.
-    var capture: OverrideCapture?
     /// The keys of the `single(key:)` steps on this thread's stack, innermost last, each with the
     /// owner of its frame: what a cycle's message names them by.
     var keyedSteps: [(owner: UInt, key: AnyHashable)] = []
