@@ -155,7 +155,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
                 let marker = CellKey(owner: key.owner, provider: key.provider)
                 let first = state.table.strategy(at: marker)
                 if let first, first != frame.strategy { return .clash(first) }
-                if first == nil { state.table.make(marker, for: frame) }
+                if first == nil {
+                    state.table.make(marker, strategy: frame.strategy, ownerType: frame.subject)
+                }
                 return state.table.claim(key, by: agent, frame: frame, makes: true)
             }
             // A key's cell is made with its key; a dropped one is looked up again.
@@ -210,9 +212,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     /// What a component's release releases.
     struct Taken {
-        var table: CellTable
+        let table: CellTable
         let extras: ComponentExtras?
-        var retired: [UnsafeMutablePointer<UInt>]
+        let retired: [UnsafeMutablePointer<UInt>]
         /// The close actions of a component never shut down, which never ran.
         var unclosed: [CloseAction] { extras?.shutdown == nil ? extras?.closeActions ?? [] : [] }
     }
@@ -220,10 +222,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
     /// component's memory must outlive its storage's users.)
     mutating func takeAll() -> Taken {
-        var taken = Taken(table: CellTable(), extras: extras.take(), retired: [])
-        swap(&taken.table, &table)
-        swap(&taken.retired, &retired)
-        return taken
+        defer { (table, retired) = (CellTable(), []) }
+        return Taken(table: table, extras: extras.take(), retired: retired)
     }
 }
 

@@ -184,9 +184,8 @@ extension ModuleBase {
         _ site: ProviderSite, make: (C) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)?, closing: Closing<T>?
     ) async throws(Failure) -> T {
-        if let object = storage.readyObject(
-            for: cellKey(ProviderKey(site: site, type: T.self)), strategy: .asyncSingle)
-        {
+        let key = cellKey(ProviderKey(site: site, type: T.self))
+        if let object = storage.readyObject(for: key, strategy: .asyncSingle) {
             return Erasure.value(of: object, as: T.self)
         }
         // As a synchronous `single`'s slow path, it makes the key again from the site.
@@ -267,9 +266,7 @@ extension AnyModule {
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
             // An override that this task sets up, as in the synchronous pipeline.
-            if storage.attention.relaxed != 0, let capture = OverrideCapture.current,
-                !capture.isSuspended
-            {
+            if storage.attention.relaxed != 0, let capture = OverrideCapture.current, !capture.isSuspended {
                 setUpOverride(capture, key: key, keyValue: nil, frame: frame)
                 return try await capture.whileSuspendedAwaiting { try await resolve() }
             }

@@ -90,9 +90,8 @@ extension ModuleBase {
         _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
         closing: Closing<T>?
     ) throws(Failure) -> T {
-        if let object = storage.readyObject(
-            for: cellKey(ProviderKey(site: site, type: T.self)), strategy: .single)
-        {
+        let key = cellKey(ProviderKey(site: site, type: T.self))
+        if let object = storage.readyObject(for: key, strategy: .single) {
             return Erasure.value(of: object, as: T.self)
         }
         return try shared(.single, site, make: make, configure: configure, closing: closing)

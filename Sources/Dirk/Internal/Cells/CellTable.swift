@@ -68,20 +68,17 @@
     package mutating func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame, makes: Bool)
         -> OnceStateMachine.Claim
     {
-        guard let place = place(of: key) ?? (makes ? make(key, for: frame) : nil) else { return .retired }
+        var found = place(of: key)
+        if found == nil, makes { found = make(key, strategy: frame.strategy, ownerType: frame.subject) }
+        guard let place = found else { return .retired }
         if cells[place].machine.strategy != frame.strategy { return .clash(cells[place].machine.strategy) }
         return cells[place].machine.claim(by: agent, frame: frame, serials: &serials)
     }
 
-    /// Makes the empty cell at `key` for the provider whose step is `frame`, and returns its place.
+    /// Makes the empty cell at `key` for a provider of `strategy` of an `ownerType`, built in its place
+    /// rather than copied there (a cell is many words), and returns its place.
     @discardableResult
-    package mutating func make(_ key: CellKey, for frame: Frame) -> Int {
-        insert(at: key, strategy: frame.strategy, ownerType: frame.subject)
-    }
-
-    /// Makes an empty cell at `key`, built in its place rather than copied there: a cell is many words.
-    @discardableResult
-    private mutating func insert(at key: CellKey, strategy: ProviderStrategy, ownerType: Any.Type) -> Int {
+    package mutating func make(_ key: CellKey, strategy: ProviderStrategy, ownerType: Any.Type) -> Int {
         let place: Int
         if freeCount > 0, let free = cells.firstIndex(where: { $0.key == nil }) {
             (place, freeCount) = (free, freeCount - 1)
@@ -149,10 +146,10 @@
         keysVersion &+= 1
         serials &+= 1
         // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
-        if place(of: provider) == nil { insert(at: provider, strategy: .keyedSingle, ownerType: ownerType) }
+        if place(of: provider) == nil { make(provider, strategy: .keyedSingle, ownerType: ownerType) }
         keys[provider, default: [:]][hash, default: []].append((key: key, serial: serials))
         let cell = CellKey(owner: provider.owner, provider: provider.provider, serial: serials)
-        insert(at: cell, strategy: .keyedSingle, ownerType: ownerType)
+        make(cell, strategy: .keyedSingle, ownerType: ownerType)
         return cell
     }
 
