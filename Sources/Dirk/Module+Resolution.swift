@@ -108,8 +108,7 @@ extension AnyModule {
             }
             context.keep((key: cellKey(key), value: value, owner: self))
             return value
-        default:
-            return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)
+        default: return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)
         }
     }
 

@@ -25,12 +25,9 @@ extension CellReference {
     ) async throws(Failure) -> Value {
         while true {
             switch host.claim(key, by: agent, frame: frame) {
-            case .retired:
-                preconditionFailure("Dirk internal error: a retired cell was resolved")
-            case .clash(let first):
-                Diagnostics.providerClash(frame, first: first)
-            case .ready(let value), .ownInstance(let value):
-                return value
+            case .retired: preconditionFailure("Dirk internal error: a retired cell was resolved")
+            case .clash(let first): Diagnostics.providerClash(frame, first: first)
+            case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
                 if let value = agent.configuringInstance(at: self) { return value }
                 Diagnostics.cycle(

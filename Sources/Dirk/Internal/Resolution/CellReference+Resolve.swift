@@ -20,12 +20,9 @@ extension CellReference {
     ) throws(Failure) -> Value? {
         while true {
             switch host.claim(key, by: context, frame: frame) {
-            case .retired:
-                return nil
-            case .clash(let first):
-                Diagnostics.providerClash(frame, first: first)
-            case .ready(let value), .ownInstance(let value):
-                return value
+            case .retired: return nil
+            case .clash(let first): Diagnostics.providerClash(frame, first: first)
+            case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
                 Diagnostics.cycle(
                     path: context.steps(from: building) + [frame], at: frame, keys: ResolutionContext.stepKeys
@@ -167,10 +164,8 @@ extension CellReference {
     /// program with the path on a cycle of waits.
     static func mayTakeInstance(_ agent: BuildAgent, waitingFor target: WaitTarget, at frame: Frame) -> Bool {
         switch CycleDetector.check(agent, waitingFor: target) {
-        case nil:
-            return false
-        case .takeInstance:
-            return true
+        case nil: return false
+        case .takeInstance: return true
         case .wake(let other, let otherTarget):
             otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
             return false
