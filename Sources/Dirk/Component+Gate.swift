@@ -14,8 +14,7 @@ extension ComponentStorage {
     /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`): a
     /// `transient`'s way in. (Speed only: written out in `runTransient`, the same code costs a
     /// `transient` about 45 instructions more, in retains and releases.)
-    @inlinable @inline(__always)
-    final func withEntered<Result>(
+    @inlinable @inline(__always) final func withEntered<Result>(
         in context: ResolutionContext, for frame: @autoclosure () -> Frame,
         _ body: (Component) throws -> Result
     ) rethrows -> Result {
@@ -36,8 +35,7 @@ extension ComponentStorage {
     }
 
     /// The component, admitted through its gate for the call whose step is `frame`.
-    @usableFromInline @inline(never)
-    final func admitted(for frame: Frame) -> Component {
+    @usableFromInline @inline(never) final func admitted(for frame: Frame) -> Component {
         guard let component else {
             if frame.kind == .handle {
                 Diagnostics.handleAfterRelease(frame.name, component: frame.componentType, site: frame.site)

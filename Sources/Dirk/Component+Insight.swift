@@ -12,8 +12,7 @@ extension Component {
     /// test, or a tool that draws it. It stays on for the component's lifetime.
     ///
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func startRecordingDependencies() -> Self {
+    @discardableResult public func startRecordingDependencies() -> Self {
         startRecordingDependencies(walkingAncestorsWith: { $0.selfAndAncestors() })
     }
 

@@ -115,8 +115,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func module(
+    @discardableResult public func module(
         _ make: (Self) -> ModuleBase<Self>, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         let module = make(self)
@@ -139,8 +138,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func module<M: ModuleBase<Self>>(
+    @discardableResult public func module<M: ModuleBase<Self>>(
         _ type: M.Type, _ make: (Self) -> M, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(self), as: [type], file: file, line: line)

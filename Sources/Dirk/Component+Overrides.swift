@@ -45,8 +45,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -62,8 +61,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -83,8 +81,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T, Key: Hashable & Sendable>(
+    @discardableResult public func overriding<T, Key: Hashable & Sendable>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self, Key) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -128,8 +125,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -149,8 +145,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -179,8 +174,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable () async throws -> T,
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
@@ -199,8 +193,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
@@ -229,8 +222,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
@@ -252,8 +244,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable () async throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
@@ -312,8 +303,7 @@ extension _ModuleOwner where Self: Component {
 /// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it, with the
 /// override's close action. `Make` is the factory's type: `SyncOverride<Value>` or
 /// `AsyncOverride<Value>`, by which a provider finds only a factory of its own kind and type.
-@usableFromInline
-final class OverrideFactory<Value, Make: Sendable>: Sendable {
+@usableFromInline final class OverrideFactory<Value, Make: Sendable>: Sendable {
     @usableFromInline let make: Make
     /// The override's own close action for each instance `make` builds, if it has one.
     private let closing: Closing<Value>?
@@ -360,8 +350,7 @@ extension ModuleBase {
     ///
     /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
     /// else.
-    @inlinable @inline(__always)
-    func make<T, Failure: Error>(
+    @inlinable @inline(__always) func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey,
         keyValue: AnyHashable? = nil,
         strategy: ProviderStrategy, component: Component, closing: Closing<T>? = nil
@@ -376,8 +365,7 @@ extension ModuleBase {
     }
 
     /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies.
-    @inlinable @inline(__always)
-    func make<T, Failure: Error>(
+    @inlinable @inline(__always) func make<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
         component: Component, closing: Closing<T>?
     ) async throws -> (value: T, closing: Closing<T>?) {

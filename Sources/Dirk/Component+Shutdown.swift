@@ -95,8 +95,7 @@ extension _ModuleOwner where Self: Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or else ``ShutdownError``.
-    @discardableResult
-    public func withShutdown<Result>(
+    @discardableResult public func withShutdown<Result>(
         isolation: isolated (any Actor)? = #isolation, _ body: (Self) async throws -> sending Result,
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
@@ -113,8 +112,7 @@ extension _ModuleOwner where Self: Component {
 
     /// ``withShutdown(isolation:_:file:line:)`` with `isolation` after `body`.
     @available(*, deprecated, renamed: "withShutdown(isolation:_:file:line:)")
-    @_disfavoredOverload @discardableResult
-    public func withShutdown<Result>(
+    @_disfavoredOverload @discardableResult public func withShutdown<Result>(
         _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {

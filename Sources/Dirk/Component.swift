@@ -76,8 +76,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     /// Stops the program if the component's release has begun: the accessor of `member`, a module
     /// or parent type, was used from its `deinit`, where nothing can resolve.
-    @inlinable
-    final func checkNotDeinitializing(_ member: Any.Type, file: StaticString, line: UInt) {
+    @inlinable final func checkNotDeinitializing(_ member: Any.Type, file: StaticString, line: UInt) {
         if ObjectLifetime.isDeinitializing(self) {
             Diagnostics.usedWhileDeinitializing(member, component: type(of: self), file: file, line: line)
         }

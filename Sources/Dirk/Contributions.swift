@@ -58,8 +58,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func contribute<Element>(
+    @discardableResult public func contribute<Element>(
         _ type: Element.Type, key: String, metadata: (any Sendable)? = nil,
         _ resolve: @escaping @Sendable (Self) -> Element, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {

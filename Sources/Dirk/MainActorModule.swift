@@ -19,8 +19,7 @@
 /// being created off the main actor. Declare the accessor `@MainActor`
 /// (`@MainActor var screens: ScreenModule { module() }`) and the compiler makes sure it never is.
 /// See <doc:MainActor>.
-@MainActor
-open class MainActorModule<C: Component>: ModuleBase<C>, Sendable {
+@MainActor open class MainActorModule<C: Component>: ModuleBase<C>, Sendable {
     /// Creates the module for `component`, on the main actor.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
@@ -65,8 +64,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @inlinable
-    public func single<T, Failure: Error>(
+    @inlinable public func single<T, Failure: Error>(
         _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -91,8 +89,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @inlinable
-    public func single<T, Failure: Error>(
+    @inlinable public func single<T, Failure: Error>(
         _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -118,8 +115,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @inlinable
-    public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T, Key: Hashable, Failure: Error>(
         key: Key, _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -144,8 +140,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -168,8 +163,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -194,8 +188,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @inlinable
-    public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T, Key: Hashable, Failure: Error>(
         key: Key, _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -219,8 +212,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -244,8 +236,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,

@@ -3,8 +3,7 @@ extension AnyModule {
 
     /// The step of this module's provider at `site`, returning `type`, with `strategy`: inlined, so
     /// that a provider call builds its step in place on the step stack rather than copying it there.
-    @inlinable @inline(__always)
-    final func providerFrame(
+    @inlinable @inline(__always) final func providerFrame(
         _ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type
     ) -> Frame {
         Frame(
@@ -115,8 +114,7 @@ extension AnyModule {
     /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning `type`,
     /// in the component the resolution entered, without the pipeline, for a component that nobody
     /// watches. A recursion stops the program with the path.
-    @inlinable @inline(__always)
-    final func runTransient<T>(
+    @inlinable @inline(__always) final func runTransient<T>(
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
         try context.inUncachedStep(providerFrame(.transient, site: site, returning: type)) {

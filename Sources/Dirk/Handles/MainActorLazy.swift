@@ -20,8 +20,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     init(_ source: HandleSource<MainActorResolve<Value>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
-    @MainActor
-    public var value: Value {
+    @MainActor public var value: Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         return source.read(cell, owner: self, handle: MainActorLazy.self) { source.resolve($0) }
     }
@@ -38,8 +37,7 @@ public struct MainActorProvider<Value>: Sendable {
     /// Resolves the dependency now, on the main actor, with whatever strategy its provider uses.
     ///
     /// - Returns: What the provider returns now.
-    @MainActor
-    public func callAsFunction() -> Value {
+    @MainActor public func callAsFunction() -> Value {
         source.call(handle: MainActorProvider.self) { source.resolve($0) }
     }
 }

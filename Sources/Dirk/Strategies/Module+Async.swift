@@ -38,8 +38,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -67,8 +66,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: () async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -94,8 +92,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
-    @inlinable
-    public func transient<T, Failure: Error>(
+    @inlinable public func transient<T, Failure: Error>(
         _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
@@ -115,8 +112,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
-    @inlinable
-    public func transient<T, Failure: Error>(
+    @inlinable public func transient<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
@@ -140,8 +136,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
@@ -159,8 +154,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
         _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
@@ -179,8 +173,7 @@ extension ModuleBase {
     /// scope. So a hit neither joins the task's resolution nor suspends. (A caller on an actor
     /// still leaves it for the call, as for any nonisolated async function.) A module that someone
     /// watches takes the pipeline.
-    @inlinable @inline(__always)
-    func cachedAsyncSingle<T, Failure: Error>(
+    @inlinable @inline(__always) func cachedAsyncSingle<T, Failure: Error>(
         _ site: ProviderSite, make: (C) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)?, closing: Closing<T>?
     ) async throws(Failure) -> T {
@@ -194,8 +187,7 @@ extension ModuleBase {
 
     /// An async provider's value through the async pipeline: the value travels as an object when
     /// it is cached, and is handed back directly when it is not.
-    @inlinable @inline(never)
-    func resolveAsync<T, Failure: Error>(
+    @inlinable @inline(never) func resolveAsync<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, make: (C) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)? = nil, closing: Closing<T>? = nil
     ) async throws(Failure) -> T {
@@ -240,8 +232,7 @@ extension AnyModule {
     ///
     /// The agent keeps the component entered until its outermost call returns: released in between,
     /// the component would empty its surviving modules' caches while the build was under way.
-    @usableFromInline
-    final func resolveAsync(
+    @usableFromInline final func resolveAsync(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
         configure: ((AnyObject, Component) async throws -> Void)? = nil,
         build: (Component) async throws -> AnyObject

@@ -23,8 +23,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @_disfavoredOverload @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
         _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
@@ -46,8 +45,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @_disfavoredOverload @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function

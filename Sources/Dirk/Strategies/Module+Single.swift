@@ -38,8 +38,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -68,8 +67,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -85,8 +83,7 @@ extension ModuleBase {
     /// A `single`'s cached instance, read under its component's lock, or the one the pipeline builds.
     ///
     /// Only the lookup is inlined into the provider, so that the provider stays small.
-    @inlinable @inline(__always)
-    func cachedSingle<T, Failure: Error>(
+    @inlinable @inline(__always) func cachedSingle<T, Failure: Error>(
         _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
         closing: Closing<T>?
     ) throws(Failure) -> T {
@@ -100,8 +97,7 @@ extension ModuleBase {
     /// The value of a `single` that is not cached yet (or that someone watches), a `single(key:)`'s
     /// for `keyValue`, or a `scoped` provider's, through the pipeline, which holds it as an object.
     /// It consumes `keyValue`, so that a provider that has no key has none to destroy after the call.
-    @inlinable @inline(never)
-    func shared<T, Failure: Error>(
+    @inlinable @inline(never) func shared<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: consuming AnyHashable? = nil,
         make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
         closing: Closing<T>? = nil
@@ -114,8 +110,7 @@ extension ModuleBase {
     /// The value of a provider whose strategy caches, through the pipeline: the factory's value
     /// travels as an object (`erase`, undone by `restore`), and an error that is not `Failure`
     /// stops the program.
-    @inlinable @inline(__always)
-    func cached<T, Failure: Error>(
+    @inlinable @inline(__always) func cached<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: AnyHashable? = nil,
         make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?, erase: (T) -> AnyObject,
         restore: @escaping (AnyObject) -> T, closing: Closing<T>? = nil

@@ -79,8 +79,7 @@ extension ModuleBase {
 
     /// A `transient`'s new value, built through the pipeline, which the factory step hands back
     /// here directly: nothing is cached, so nothing needs to travel as an object.
-    @inlinable @inline(never)
-    func uncachedThroughPipeline<T, Failure: Error>(
+    @inlinable @inline(never) func uncachedThroughPipeline<T, Failure: Error>(
         site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)

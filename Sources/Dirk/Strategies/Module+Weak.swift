@@ -113,8 +113,7 @@ extension ModuleBase {
 extension ModuleBase {
     /// A `weak` provider's value, through the pipeline: the cell refers weakly to the object that
     /// `erase` gives of it.
-    @inlinable @inline(never)
-    func weaklyShared<T, Failure: Error>(
+    @inlinable @inline(never) func weaklyShared<T, Failure: Error>(
         _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
         erase: (T) -> AnyObject, restore: @escaping (AnyObject) -> T
     ) throws(Failure) -> T {

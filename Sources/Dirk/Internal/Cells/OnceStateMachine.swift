@@ -286,8 +286,7 @@
     package var waiterCount: Int { build?.waiters.count ?? 0 }
 
     /// Checks the invariants after every mutation, in debug builds.
-    @inline(__always)
-    private func debugCheck() {
+    @inline(__always) private func debugCheck() {
         #if DEBUG
         checkInvariants()
         #endif

@@ -130,8 +130,7 @@
     }
 
     /// The calling thread's context, made on its first resolution and released when it exits.
-    @inlinable
-    package static var current: ResolutionContext { ThreadContext.current(ResolutionContext.init) }
+    @inlinable package static var current: ResolutionContext { ThreadContext.current(ResolutionContext.init) }
 
     /// Runs `body` with the calling thread's context, lent without a reference count of its own.
     @inlinable
@@ -189,8 +188,7 @@
     // MARK: Steps
 
     /// Enters the step `frame`. Pair every call with `leave()`.
-    @inlinable @inline(__always)
-    func enter(_ frame: Frame) { stack.push { frame } }
+    @inlinable @inline(__always) func enter(_ frame: Frame) { stack.push { frame } }
 
     /// The frame of the step entered last.
     @inlinable var topFrame: Frame { stack[depth &- 1] }
@@ -203,8 +201,7 @@
     /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call;
     /// stops the program with the path if the same step is under way already, which would recurse
     /// without end (see `StepStack.stopIfRecursing()`).
-    @inlinable @inline(__always)
-    func enterUncached(_ makeFrame: () -> Frame) {
+    @inlinable @inline(__always) func enterUncached(_ makeFrame: () -> Frame) {
         stack.push(makeFrame)
         stack.stopIfRecursing()
     }
@@ -212,8 +209,7 @@
     /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns why
     /// its outermost call must throw instead of returning its value, if it must (see
     /// `ResolutionEndFailure`). A step left on its way to throwing ignores that.
-    @inlinable @inline(__always)
-    func leave() -> ResolutionEndFailure? {
+    @inlinable @inline(__always) func leave() -> ResolutionEndFailure? {
         stack.pop()
         if depth == 0 && hasEndWork && !isOutermostCall { return endResolution() }
         return nil

@@ -37,8 +37,7 @@ import Musl
     }
 
     /// Runs `body` while holding the mutex at `mutex`.
-    @inlinable @inline(__always)
-    static func withLock<Result, Failure: Error>(
+    @inlinable @inline(__always) static func withLock<Result, Failure: Error>(
         _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let locked = pthread_mutex_lock(mutex)
@@ -100,8 +99,7 @@ import Musl
     }
 
     /// Runs `body` with the state while holding the lock.
-    @inlinable
-    package final func withLock<Result, Failure: Error>(
+    @inlinable package final func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try withUnsafeMutablePointers { (state, elements) throws(Failure) -> Result in

@@ -48,8 +48,7 @@
     /// The column of the strategy call.
     package var column: UInt { UInt(position & 0xF_FFFF) }
 
-    @inlinable
-    package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
+    @inlinable package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
         ObjectIdentifier(lhs.returnType) == ObjectIdentifier(rhs.returnType) && lhs.hasSite(of: rhs)
     }
 
@@ -61,8 +60,7 @@
 
     /// Whether `other` is the key of a provider at the same site: the same name and position,
     /// whatever its type.
-    @inlinable @inline(__always)
-    package func hasSite(of other: ProviderKey) -> Bool {
+    @inlinable @inline(__always) package func hasSite(of other: ProviderKey) -> Bool {
         position == other.position
             && (file == other.file || Self.sameText(file, fileLength, other.file, other.fileLength))
             && (function == other.function
