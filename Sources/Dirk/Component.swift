@@ -136,8 +136,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     static let hasRegisteredModules: UInt = 8
 
     /// The object the `single` at `key` (sync or async, as `strategy` tells) has cached, read under
-    /// the lock; nil when it has none yet or someone watches the component, and the call must take
-    /// its pipeline.
+    /// the lock; nil when it has none yet or the component's attention word is set, and the call must
+    /// take its pipeline.
     @inlinable @inline(__always)
     func readyObject(for key: CellKey, strategy: ProviderStrategy) -> AnyObject? {
         guard attention.relaxed == 0 else { return nil }

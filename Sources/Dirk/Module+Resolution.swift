@@ -13,11 +13,11 @@ extension AnyModule {
     }
 
     /// The one path of every synchronous provider call that cannot return a cached `single` at once,
-    /// and of every `transient` of a watched component (the others run `runTransient`, the same step
-    /// without the closures).
+    /// and of every `transient` of a component whose attention word is set (the others run
+    /// `runTransient`, the same step without the closures).
     ///
-    /// In order: enter the component, through its gate; set up an override that this thread is
-    /// setting up; when someone watches the component, serve a fresh request and the observers;
+    /// In order: enter the component, through its gate; set up an override that this thread or task
+    /// is setting up; serve a fresh request, and the observers when someone watches the component;
     /// then resolve through the provider's cell: the component's (`single`, `weak`, a key's), the
     /// resolution's (`scoped`), or none (`transient`, a fresh instance). `build` runs the factory,
     /// which consults overrides, and learns whether it makes a fresh instance, which is cached nowhere

@@ -94,8 +94,9 @@ extension ModuleBase {
         return try shared(.single, site, make: make, configure: configure, closing: closing)
     }
 
-    /// The value of a `single` that is not cached yet (or that someone watches), a `single(key:)`'s
-    /// for `keyValue`, or a `scoped` provider's, through the pipeline, which holds it as an object.
+    /// The value of a `single` that is not cached yet (or whose component needs attention), a
+    /// `single(key:)`'s for `keyValue`, or a `scoped` provider's, through the pipeline, which holds it
+    /// as an object.
     /// It consumes `keyValue`, so that a provider that has no key has none to destroy after the call.
     @inlinable @inline(never) func shared<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: consuming AnyHashable? = nil,

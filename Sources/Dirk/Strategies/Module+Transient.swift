@@ -53,8 +53,8 @@ extension ModuleBase {
 }
 
 extension ModuleBase {
-    /// A `transient`'s new value. Unless someone watches the module, the factory runs here, in the
-    /// caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
+    /// A `transient`'s new value. While the component's attention word is zero, the factory runs here,
+    /// in the caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
     /// pipeline.
     @inlinable @inline(__always)
     func uncached<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)

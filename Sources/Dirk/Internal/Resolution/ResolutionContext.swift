@@ -37,7 +37,7 @@
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution took
     /// another agent's half-configured instance, published when the resolution ends (see
-    /// `CellReference.resolve`), with their steps.
+    /// `CellReference.build`), with their steps.
     var heldBuilds: [(cell: CellReference, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool)] = []
     /// Builds of other agents whose instance this resolution took while they were being configured,
     /// each with the mark from which the builds it holds may refer to that instance (see
