@@ -12,17 +12,14 @@ extension Component {
     /// test, or a tool that draws it. It stays on for the component's lifetime.
     ///
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func startRecordingDependencies() -> Self {
+    @discardableResult public func startRecordingDependencies() -> Self {
         startRecordingDependencies(walkingAncestorsWith: { $0.selfAndAncestors() })
     }
 
     /// ``startRecordingDependencies()``, walking a component's ancestors with `walk`. A test hook:
     /// a test's walk registers parents as it goes.
     @discardableResult
-    package func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component])
-        -> Self
-    {
+    package func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component]) -> Self {
         let recorder = storage.withLock { state -> Recorder? in
             guard state.extras?.recording == nil else { return nil }
             let recorder = Recorder(of: self)
@@ -69,7 +66,7 @@ extension Component {
 
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.
-    package var observerCount: Int { storage.withLock { $0.observers } }
+    package var observerCount: Int { Int(storage.attention.relaxed / ComponentStorage.observer) }
 
     /// How many cells the component keeps now: its providers', their keys', and those of builds under
     /// way. A test hook.
@@ -86,8 +83,7 @@ extension Component {
             // storage with what other threads write under the lock. Sharing would be correct
             // (copy-on-write), but ThreadSanitizer cannot see it.
             (
-                state.table.entries,
-                state.extras?.recording.map { $0.copiedElementByElement() },
+                state.table.entries, state.extras?.recording.map { $0.copiedElementByElement() },
                 (state.extras?.registeredModules.values).map { $0.map { type(of: $0) } } ?? [],
                 storage.directory.members(.module).map { type(of: $0.object) },
                 parentList.map { "\(type(of: $0))" }
@@ -111,8 +107,7 @@ extension Component {
             let table = isOwn ? ownTable : component.storage.withLock { $0.table.entries }
             componentNames[identity] =
                 isOwn ? "`\(type(of: component))`" : "the ancestor `\(type(of: component))` \(rank)"
-            for (key, cell) in table
-            where key.serial == 0 && key.owner != ObjectIdentifier(component.storage) {
+            for (key, cell) in table where key.serial == 0 {
                 let moduleType = cell.ownerType
                 let provider = ProviderIdentity(component: identity, module: moduleType, key: key.provider)
                 statuses[provider] = table.status(of: key)
@@ -308,15 +303,46 @@ extension AnyModule {
         defer { context.observedCalls.removeLast() }
         return try resolve()
     }
+
+    /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
+    /// traces.
+    func hasInstance(
+        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
+        context: ResolutionContext
+    ) -> Bool {
+        let serial: UInt64?
+        switch strategy {
+        case .single, .weak: serial = 0
+        case .keyedSingle:
+            // Looked up without making the key's cell: a trace only looks.
+            serial = hashing(at: frame, in: context) {
+                storage.keys(of: cellKey(key), hash: keyValue!.hashValue, frame: frame).keys
+                    .first { $0.key == keyValue }?.serial
+            }
+        case .scoped:
+            if context.scopedInstance(cellKey(key), owner: self) != nil { return true }
+            serial = context.scopes.id
+        default: return false
+        }
+        guard let serial else { return false }
+        let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
+        // The value itself, let go here, after the lock: a `weak` one's reference may be the last.
+        let value =
+            CellReference(host: storage, key: cell).withMachine { machine, _ in machine.readyValue } ?? nil
+        return value != nil
+    }
 }
 
 extension ComponentStorage {
+    /// Whether anyone observes the component's providers: a trace, a recording, or an override being
+    /// set up.
+    var isObserved: Bool { attention.relaxed >= Self.observer }
+
     /// Adds `delta`, which may be negative, to the component's observers; call it holding the lock,
     /// with the state it guards. An observer for `recorder`'s recording also adds the recorder to
     /// those that a parent registered later learns of, and taking it back takes the recorder back.
-    func addObservers(_ delta: Int, for recorder: Recorder? = nil, in state: inout ComponentState) {
-        state.observers += delta
-        attention.add(delta)
+    func addObservers(_ delta: Int, for recorder: Recorder?, in state: inout ComponentState) {
+        attention.add(delta * Int(Self.observer))
         if let recorder, delta > 0 {
             state.withExtras { $0.recorders.append(recorder) }
         } else if let recorder, let index = state.extras?.recorders.firstIndex(where: { $0 === recorder }) {

@@ -115,8 +115,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func module(
+    @discardableResult public func module(
         _ make: (Self) -> ModuleBase<Self>, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         let module = make(self)
@@ -139,8 +138,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func module<M: ModuleBase<Self>>(
+    @discardableResult public func module<M: ModuleBase<Self>>(
         _ type: M.Type, _ make: (Self) -> M, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(make(self), as: [type], file: file, line: line)
@@ -259,11 +257,11 @@ extension Component {
 /// when the type is a metatype held in a variable (`let type: AppComponent.Type = FakeApp.self`).
 func isInstance(_ object: AnyObject, of type: Any.Type) -> Bool {
     // The exact type first: a comparison, where a mirror walks the class hierarchy.
-    if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type) { return true }
-    var mirror: Mirror? = Mirror(reflecting: object)
-    while let current = mirror {
-        if ObjectIdentifier(current.subjectType) == ObjectIdentifier(type) { return true }
-        mirror = current.superclassMirror
-    }
-    return false
+    ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type)
+        || classes(of: object).contains { ObjectIdentifier($0) == ObjectIdentifier(type) }
+}
+
+/// The class of `object` and the classes it inherits from, most derived first.
+func classes(of object: AnyObject) -> some Sequence<Any.Type> {
+    sequence(first: Mirror(reflecting: object), next: \.superclassMirror).lazy.map(\.subjectType)
 }

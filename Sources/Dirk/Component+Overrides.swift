@@ -45,8 +45,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -62,8 +61,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -83,8 +81,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T, Key: Hashable & Sendable>(
+    @discardableResult public func overriding<T, Key: Hashable & Sendable>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self, Key) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -128,8 +125,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -149,8 +145,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
@@ -179,8 +174,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable () async throws -> T,
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
@@ -199,8 +193,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T>(
+    @discardableResult public func overriding<T>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
@@ -229,8 +222,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self) async throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
@@ -252,8 +244,7 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func overriding<T: Sendable>(
+    @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable () async throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
@@ -273,17 +264,13 @@ extension _ModuleOwner where Self: Component {
             component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
             keyType: keyType, isAsync: false,
             factory: OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self, $1) })
-        let context = ResolutionContext.current
-        let outer = context.capture
-        context.capture = capture
         // Sends the provider calls of this component and its ancestors down the path that sees the
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
         let components = selfAndAncestors()
         Component.addObservers(1, to: components)
-        _ = try? provider(self)
+        OverrideCapture.$bound.withValue(capture) { _ = try? provider(self) }
         Component.addObservers(-1, to: components)
-        context.capture = outer
         capture.finish()
         return self
     }
@@ -302,11 +289,11 @@ extension _ModuleOwner where Self: Component {
             factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) {
                 try await build($0 as! Self, $1)
             })
-        // The capture travels with the task, since the closure may resume on any thread; the
-        // calls are sent down the path that sees it, as in the synchronous form.
+        // The capture travels with the task, since the closure may resume on any thread, as in the
+        // synchronous form.
         let components = selfAndAncestors()
         Component.addObservers(1, to: components)
-        await OverrideCapture.$inTask.withValue(capture) { _ = try? await provider(self) }
+        await OverrideCapture.$bound.withValue(capture) { _ = try? await provider(self) }
         Component.addObservers(-1, to: components)
         capture.finish()
         return self
@@ -316,8 +303,7 @@ extension _ModuleOwner where Self: Component {
 /// A factory that replaces a provider's, as `Component.overriding(_:with:)` stores it, with the
 /// override's close action. `Make` is the factory's type: `SyncOverride<Value>` or
 /// `AsyncOverride<Value>`, by which a provider finds only a factory of its own kind and type.
-@usableFromInline
-final class OverrideFactory<Value, Make: Sendable>: Sendable {
+@usableFromInline final class OverrideFactory<Value, Make: Sendable>: Sendable {
     @usableFromInline let make: Make
     /// The override's own close action for each instance `make` builds, if it has one.
     private let closing: Closing<Value>?
@@ -359,13 +345,12 @@ extension ModuleBase {
     /// What the factory that replaces the provider at `key`, a provider of `strategy`, makes, if one
     /// does, or else what `factory` makes, with the close action of what it made: an override's
     /// instance takes the override's close action, if any, instead of the provider's `closing`.
-    /// Checked when the provider builds, so that an override set up after the provider's slot was
+    /// Checked when the provider builds, so that an override set up after the provider's cell was
     /// made still applies.
     ///
     /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
     /// else.
-    @inlinable @inline(__always)
-    func make<T, Failure: Error>(
+    @inlinable @inline(__always) func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey,
         keyValue: @autoclosure () -> AnyHashable? = nil,
         strategy: ProviderStrategy, component: Component, closing: Closing<T>? = nil
@@ -380,8 +365,7 @@ extension ModuleBase {
     }
 
     /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies.
-    @inlinable @inline(__always)
-    func make<T, Failure: Error>(
+    @inlinable @inline(__always) func make<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
         component: Component, closing: Closing<T>?
     ) async throws -> (value: T, closing: Closing<T>?) {
@@ -399,12 +383,12 @@ extension AnyModule {
     /// Makes the provider at `key`, the first that an override's closure calls, build through the
     /// override's factory from now on; stops the program if it cannot.
     ///
-    /// Called before the provider's slot is found: the factory is set in the critical section of
-    /// the module's slots that finds the provider unused, which is the one in which a call could
-    /// make its slot. A call on another thread that makes the slot later builds through the
-    /// factory; one that made it before makes this a late override. (Set after the slot was made,
-    /// it would leave a moment in which another thread finds the slot and builds the original,
-    /// which would stay cached.)
+    /// Called before the provider's cell is looked for: the factory is set under the component's
+    /// lock, in the critical section that finds the provider without a cell, which is the one in
+    /// which a call could make its cell. A call on another thread that makes the cell later builds
+    /// through the factory; one that made it before makes this a late override. (Set after the cell
+    /// was made, it would leave a moment in which another thread finds the cell and builds the
+    /// original, which would stay cached.)
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, frame: Frame) {
         // The overriding component, and where `overriding(_:with:)` was called, for messages.
         let (overriding, file, line) = (capture.componentType, capture.file, capture.line)

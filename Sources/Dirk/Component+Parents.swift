@@ -35,8 +35,7 @@ extension Component {
     ///
     /// A call of its own, specialized for `P`, so that the accessor inlines only the lookup of a
     /// registered parent. (Speed only.)
-    @inlinable @inline(never)
-    func unregisteredParent<P: Component>(file: StaticString, line: UInt) -> P {
+    @inlinable @inline(never) func unregisteredParent<P: Component>(file: StaticString, line: UInt) -> P {
         checkNotDeinitializing(P.self, file: file, line: line)
         if let ancestor = storage.directory.member(.ancestor, P.self) { return ancestor.object as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
@@ -120,8 +119,7 @@ extension Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func parent<P: Component>(
+    @discardableResult public func parent<P: Component>(
         _ parent: P, as type: P.Type, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(parent, as: type, file: file, line: line)
@@ -141,8 +139,7 @@ extension Component {
     @available(
         *, deprecated, message: "pass the parent itself: `.parent(FakeAppComponent(), as: AppComponent.self)`"
     )
-    @discardableResult
-    public func parent<P: Component>(
+    @discardableResult public func parent<P: Component>(
         _ type: P.Type, _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         parent(make(), as: type, file: file, line: line)
@@ -225,7 +222,7 @@ extension Component {
                 registered: parentList.map { Swift.type(of: $0) },
                 ancestors: selfAndAncestors().dropFirst().map { Swift.type(of: $0) },
                 givenAt: storage.withLock { $0.parentsGivenAt },
-                overriding: OverrideCapture.current(on: .current)?.location, file: file, line: line)
+                overriding: OverrideCapture.current?.location, file: file, line: line)
         }
         return found.component
     }

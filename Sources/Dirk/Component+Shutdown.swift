@@ -97,8 +97,7 @@ extension _ModuleOwner where Self: Component {
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or else ``ShutdownError``.
-    @discardableResult
-    public func withShutdown<Result>(
+    @discardableResult public func withShutdown<Result>(
         isolation: isolated (any Actor)? = #isolation, _ body: (Self) async throws -> sending Result,
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
@@ -115,8 +114,7 @@ extension _ModuleOwner where Self: Component {
 
     /// ``withShutdown(isolation:_:file:line:)`` with `isolation` after `body`.
     @available(*, deprecated, renamed: "withShutdown(isolation:_:file:line:)")
-    @_disfavoredOverload @discardableResult
-    public func withShutdown<Result>(
+    @_disfavoredOverload @discardableResult public func withShutdown<Result>(
         _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
@@ -188,97 +186,6 @@ extension Component {
     }
 }
 
-/// The component whose close action runs in this task, and that action's provider.
-private enum ClosingComponent {
-    @TaskLocal static var current: (identity: UInt, provider: String)?
-}
-
-/// A handle's read that its component's shutdown refused, while the handle's closure runs all the
-/// same, without entering the component, so that the first of the component's providers it calls is
-/// refused in turn and named as what the handle reads.
-enum RefusedRead {
-    @TaskLocal static var current: (identity: UInt, handle: String, site: ProviderSite)?
-}
-
-extension Component {
-    /// Counts the call whose step is `frame` into the component's gate; stops the program if the gate
-    /// refuses it, once shutdown has begun.
-    func admit(_ frame: Frame) {
-        if admits() { return }
-        if let closing = ClosingComponent.current, closing.identity == identity {
-            Diagnostics.calledByCloseAction(frame, closing: closing.provider, component: type(of: self))
-        }
-        if let read = RefusedRead.current, read.identity == identity {
-            Diagnostics.handleReadAfterShutdown(
-                read.handle, site: read.site, provider: frame.kind == .provider ? frame.name : nil,
-                component: type(of: self))
-        }
-        Diagnostics.calledAfterShutdown(provider: frame.name, component: type(of: self), site: frame.site)
-    }
-
-    /// Stops the program: the read of a handle, the step `frame`, which the component's shutdown
-    /// refused, called none of the component's providers (see `RefusedRead`).
-    func refusedRead(_ frame: Frame) -> Never {
-        Diagnostics.handleReadAfterShutdown(
-            frame.name, site: frame.site, provider: nil, component: type(of: self))
-    }
-
-    /// Counts a call into the component's gate, unless the gate refuses it: once shutdown has begun,
-    /// only a call of an async resolution that has entered the component goes on, counted, so that
-    /// shutdown waits for it.
-    func admits() -> Bool {
-        if storage.gate.add(2) & 1 == 0 || TaskAgent.stepOfResolution(thatEntered: identity) != nil {
-            return true
-        }
-        storage.leaveGate()
-        return false
-    }
-
-    /// Runs `body` as a call into the component, entered through its gate as a provider call is, or
-    /// returns nil without running it if the gate refuses the call. A test hook: it observes the
-    /// refusal that would stop the program, and the provider calls `body` makes are nested in it.
-    package func ifAdmitted<Result>(_ body: () throws -> Result) rethrows -> Result? {
-        try ResolutionContext.withCurrent { context in
-            try context.asOutermost {
-                if context.entry(of: identity) == nil {
-                    guard admits() else { return nil }
-                    context.enter(self, storage: storage)
-                }
-                return try body()
-            }
-        }
-    }
-
-    /// `ifAdmitted(_:)` for a body that awaits, as an async provider call.
-    package func ifAdmittedAwaiting<Result>(_ body: () async throws -> Result) async rethrows -> Result? {
-        try await TaskAgent.withCurrent { (agent) async throws -> Result? in
-            if agent.entry(of: identity) == nil {
-                guard admits() else { return nil }
-                agent.enter(self, storage: storage)
-            }
-            return try await body()
-        }
-    }
-
-    /// Whether the component's shutdown has begun. A test hook.
-    package var isShuttingDown: Bool { storage.gate.relaxed & 1 != 0 }
-}
-
-extension ComponentStorage: EnteredComponent {
-    @usableFromInline var gateWord: UnsafeMutablePointer<UInt> { gate.pointer }
-
-    /// Counts a call out of the gate; the last one out of a component whose shutdown has begun
-    /// resumes the shutdown, which waits for it under the lock.
-    func leaveGate() {
-        if gate.add(-2) == 3 { lastCallLeft() }
-    }
-
-    /// Resumes the shutdown that waits for the last call in the gate to leave.
-    @usableFromInline func lastCallLeft() {
-        withLock { $0.extras?.shutdown?.drained.take() }?.resume()
-    }
-}
-
 extension AnyModule {
     /// Makes the component run `close`, which closes an instance that the provider at `site`
     /// returning `type` built, at `shutdown()`, after the instances built after it.
@@ -286,9 +193,7 @@ extension AnyModule {
         site: ProviderSite, type: Any.Type, _ close: @escaping @Sendable () async throws -> Void
     ) {
         let provider = providerFrame(.single, site: site, returning: type).name
-        storage.withLock {
-            $0.withExtras { $0.closeActions.append((provider, close)) }
-        }
+        storage.withLock { $0.withExtras { $0.closeActions.append((provider, close)) } }
     }
 }
 

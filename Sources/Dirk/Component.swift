@@ -76,8 +76,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     /// Stops the program if the component's release has begun: the accessor of `member`, a module
     /// or parent type, was used from its `deinit`, where nothing can resolve.
-    @inlinable
-    final func checkNotDeinitializing(_ member: Any.Type, file: StaticString, line: UInt) {
+    @inlinable final func checkNotDeinitializing(_ member: Any.Type, file: StaticString, line: UInt) {
         if ObjectLifetime.isDeinitializing(self) {
             Diagnostics.usedWhileDeinitializing(member, component: type(of: self), file: file, line: line)
         }
@@ -88,7 +87,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 /// hold: the state its lock guards, and words read without the lock.
 ///
 /// A module holds the storage strongly and its component not at all: it reaches the component
-/// through `component()`, which asks the runtime whether the component is still alive. The state
+/// through `component`, which asks the runtime whether the component is still alive. The state
 /// keeps an `unowned` reference to the component, which keeps the component's memory, though not
 /// the component, allocated for as long as the storage lives, so that the question can be asked.
 @usableFromInline final class ComponentStorage: Locked<ComponentState>, CellHost {
@@ -96,8 +95,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     // the lock of `Locked`, and the words are atomic.
 
     @inlinable static var addressWord: Int { 0 }
-    /// Observers, fresh requests, and one each for a shutdown and a release: while it is zero, a
-    /// cached read takes its shortest path.
+    /// Fresh requests, one each for a shutdown and a release, and, in its high half, the observers
+    /// (see `observer`): while it is zero, a cached read takes its shortest path.
     @inlinable static var attentionWord: Int { 1 }
     /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
     @inlinable static var gateWord: Int { 2 }
@@ -128,14 +127,17 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     @inlinable var flags: AtomicWord { AtomicWord(extraWords + Self.flagsWord) }
     @inlinable var directory: Directory { Directory(words: extraWords + Self.directoryWord) }
 
+    /// What one observer adds to the attention word: the observers' count is its high half.
+    static let observer: UInt = 1 << (UInt.bitWidth / 2)
+
     static let hasChildren: UInt = 1
     @usableFromInline static let hasOverrides: UInt = 2
     static let isReleased: UInt = 4
     static let hasRegisteredModules: UInt = 8
 
     /// The object the `single` at `key` (sync or async, as `strategy` tells) has cached, read under
-    /// the lock; nil when it has none yet or someone watches the component, and the call must take
-    /// its pipeline.
+    /// the lock; nil when it has none yet or the component's attention word is set, and the call must
+    /// take its pipeline.
     @inlinable @inline(__always)
     func readyObject(for key: CellKey, strategy: ProviderStrategy) -> AnyObject? {
         guard attention.relaxed == 0 else { return nil }
@@ -152,7 +154,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
                 let marker = CellKey(owner: key.owner, provider: key.provider)
                 let first = state.table.strategy(at: marker)
                 if let first, first != frame.strategy { return .clash(first) }
-                if first == nil { state.table.make(marker, for: frame) }
+                if first == nil {
+                    state.table.make(marker, strategy: frame.strategy, ownerType: frame.subject)
+                }
                 return state.table.claim(key, by: agent, frame: frame, makes: true)
             }
             // A key's cell is made with its key; a dropped one is looked up again.
@@ -164,13 +168,15 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         // A `scoped` instance of a thread's own resolution (told by the top bit of its number) moves
         // to that resolution once built: its cell goes when its build ends, under the lock of that
         // end, whether the build left an instance or failed or was dropped, since that resolution's
-        // number is never asked for again.
-        withLock { $0.table.withCell(key, moves: key.serial >> 63 != 0, body) }
+        // number is never asked for again. What the cell held goes after the lock.
+        let (found, moved) = withLock { state in
+            (state.table.withCell(key, body), key.serial >> 63 != 0 ? state.table.drop(key) : nil)
+        }
+        withExtendedLifetime(moved) {}
+        return found
     }
 
-    func drop(_ key: CellKey) -> OnceStateMachine? {
-        withLock { $0.table.drop(key) }
-    }
+    func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
 
     /// Marks the component released and takes what its release releases, leaving nothing: its cells,
     /// its registered modules, its recording, and the close actions that never ran.
@@ -194,8 +200,6 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     var hasSearchedParents = false
     /// Where the component was first given a parent (`.parent { }`), for messages.
     var parentsGivenAt: (file: StaticString, line: UInt)?
-    /// How many observers watch the component's providers (see `Component.observing`).
-    var observers = 0
     /// What the component keeps once it uses it, and most never do.
     var extras: ComponentExtras?
 
@@ -207,9 +211,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     /// What a component's release releases.
     struct Taken {
-        var table: CellTable
+        let table: CellTable
         let extras: ComponentExtras?
-        var retired: [UnsafeMutablePointer<UInt>]
+        let retired: [UnsafeMutablePointer<UInt>]
         /// The close actions of a component never shut down, which never ran.
         var unclosed: [CloseAction] { extras?.shutdown == nil ? extras?.closeActions ?? [] : [] }
     }
@@ -217,10 +221,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
     /// component's memory must outlive its storage's users.)
     mutating func takeAll() -> Taken {
-        var taken = Taken(table: CellTable(), extras: extras.take(), retired: [])
-        swap(&taken.table, &table)
-        swap(&taken.retired, &retired)
-        return taken
+        defer { (table, retired) = (CellTable(), []) }
+        return Taken(table: table, extras: extras.take(), retired: retired)
     }
 }
 
@@ -256,7 +258,5 @@ final class Shutdown {
     /// The shutdown waiting for the last call in the gate to leave.
     var drained: CheckedContinuation<Void, Never>?
 
-    init(_ task: Task<[ShutdownError.Failure], Never>) {
-        self.task = task
-    }
+    init(_ task: Task<[ShutdownError.Failure], Never>) { self.task = task }
 }

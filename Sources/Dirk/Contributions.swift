@@ -25,9 +25,7 @@ public struct Contribution<Element>: Sendable {
     ///
     /// - Parameter type: The type the metadata is expected to have.
     /// - Returns: The metadata, or nil when it has another type or there is none.
-    public func metadata<Metadata>(as type: Metadata.Type) -> Metadata? {
-        metadata as? Metadata
-    }
+    public func metadata<Metadata>(as type: Metadata.Type) -> Metadata? { metadata as? Metadata }
 
     /// Builds the element now, through the provider it was contributed with, with that provider's
     /// strategy.
@@ -36,9 +34,7 @@ public struct Contribution<Element>: Sendable {
     ///   - file: The caller's file, for messages; leave the default.
     ///   - line: The caller's line, for messages; leave the default.
     /// - Returns: The element.
-    public func resolve(file: StaticString = #fileID, line: UInt = #line) -> Element {
-        build(file, line)
-    }
+    public func resolve(file: StaticString = #fileID, line: UInt = #line) -> Element { build(file, line) }
 }
 
 extension _ModuleOwner where Self: Component {
@@ -62,11 +58,9 @@ extension _ModuleOwner where Self: Component {
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
-    @discardableResult
-    public func contribute<Element>(
+    @discardableResult public func contribute<Element>(
         _ type: Element.Type, key: String, metadata: (any Sendable)? = nil,
-        _ resolve: @escaping @Sendable (Self) -> Element,
-        file: StaticString = #fileID, line: UInt = #line
+        _ resolve: @escaping @Sendable (Self) -> Element, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         addContribution(type, key: key, metadata: metadata, file: file, line: line, resolve)
         return self

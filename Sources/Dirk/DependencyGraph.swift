@@ -105,8 +105,8 @@ public struct DependencyGraph: Sendable {
     /// The types of its modules, sorted: those in use, those registered, and those made for it
     /// directly (`FakeModule(component)`) once one of their providers kept something.
     public let modules: [String]
-    /// The providers seen so far, one node each, by name: those that keep instances or a slot in
-    /// their module (every strategy but `transient`) called since the component was made, and every
+    /// The providers seen so far, one node each, by name: those that keep instances or a cell in
+    /// their component (every strategy but `transient`) called since the component was made, and every
     /// provider recorded, transients and the ancestors' providers that the component's providers
     /// used included. A `transient` keeps nothing, so only recording sees it.
     public let nodes: [Node]

@@ -19,14 +19,11 @@
 /// being created off the main actor. Declare the accessor `@MainActor`
 /// (`@MainActor var screens: ScreenModule { module() }`) and the compiler makes sure it never is.
 /// See <doc:MainActor>.
-@MainActor
-open class MainActorModule<C: Component>: ModuleBase<C>, Sendable {
+@MainActor open class MainActorModule<C: Component>: ModuleBase<C>, Sendable {
     /// Creates the module for `component`, on the main actor.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
-    public required init(_ component: C) {
-        super.init(for: component)
-    }
+    public required init(_ component: C) { super.init(for: component) }
 
     nonisolated override class var isMainActorModule: Bool { true }
 
@@ -67,8 +64,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @inlinable
-    public func single<T, Failure: Error>(
+    @inlinable public func single<T, Failure: Error>(
         _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -93,8 +89,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @inlinable
-    public func single<T, Failure: Error>(
+    @inlinable public func single<T, Failure: Error>(
         _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -121,8 +116,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @inlinable
-    public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T, Key: Hashable, Failure: Error>(
         key: Key, _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -146,16 +140,13 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(
-            .scoped, id, file, line, column, function,
-            make: factory, configure: configure)
+        try shared(.scoped, id, file, line, column, function, make: factory, configure: configure)
     }
 
     /// Provides the same instance, of any class, on the main actor, for as long as anyone outside
@@ -170,18 +161,15 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         _ factory: @MainActor (C) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            ProviderSite(id, file, line, column, function),
-            make: factory,
-            configure: configure, erase: Erasure.object(ofInstance:),
-            restore: { Erasure.instance(of: $0, as: T.self) })
+            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
+            erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
 
     /// Provides one instance per component per key, of any type, built by a factory that needs no
@@ -198,8 +186,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @inlinable
-    public func single<T, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T, Key: Hashable, Failure: Error>(
         key: Key, _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
@@ -223,8 +210,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T, Failure: Error>(
+    @inlinable public func scoped<T, Failure: Error>(
         _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -248,8 +234,7 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable
-    public func weak<T: AnyObject, Failure: Error>(
+    @inlinable public func weak<T: AnyObject, Failure: Error>(
         _ factory: @MainActor () throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,

@@ -1,77 +1,9 @@
-extension ComponentStorage {
-    // MARK: Entering the component
-
-    /// The component, entered by the resolution `context` (the thread's, or a task's part of an
-    /// async one): counted in the component's gate and kept alive until the resolution ends, unless
-    /// the resolution entered it already. Stops the program, naming `frame`'s provider or handle, if the
-    /// component was released or its shutdown refuses the call.
-    @inlinable @inline(__always)
-    final func enter(in context: some EnteringResolution, for frame: @autoclosure () -> Frame) -> LentObject {
-        if let entry = context.entry(of: address) { return LentObject(entry) }
-        let component = admitted(for: frame())
-        context.enter(component, storage: self)
-        return LentObject(component)
-    }
-
-    /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`),
-    /// lent without a reference of its own: the resolution keeps it alive until it ends.
-    @inlinable @inline(__always)
-    final func withEntered<Result>(
-        in context: ResolutionContext, for frame: @autoclosure () -> Frame,
-        _ body: (Component) throws -> Result
-    ) rethrows -> Result {
-        try enter(in: context, for: frame()).withObject {
-            try body(Erasure.component($0, as: Component.self))
-        }
-    }
-
-    /// `withEntered(in:for:_:)` for the read of a handle, the step `frame`. A read that the
-    /// component's shutdown refuses runs `read` all the same, without entering the component, so that
-    /// the first of the component's providers it calls is refused in turn and named as what the
-    /// handle reads (see `RefusedRead`).
-    final func withEntered<Result>(
-        reading frame: Frame, in context: ResolutionContext, _ read: (Component) -> Result
-    ) -> Result {
-        if let refused = enterForRead(in: context) {
-            RefusedRead.$current.withValue((address, frame.name, frame.site)) { _ = read(refused) }
-            refused.refusedRead(frame)
-        }
-        return withEntered(in: context, for: frame, read)
-    }
-
-    /// Enters the component for a handle's read by the resolution `context`, unless it entered it
-    /// already, and returns nil; or returns the component when its shutdown refuses the read, which
-    /// the caller then runs without entering it, under `RefusedRead`. A component that is gone is
-    /// left to `enter(in:for:)`, which names it.
-    final func enterForRead(in context: some EnteringResolution) -> Component? {
-        guard context.entry(of: address) == nil, let component else { return nil }
-        guard component.admits() else { return component }
-        context.enter(component, storage: self)
-        return nil
-    }
-
-    /// The component, admitted through its gate for the call whose step is `frame`.
-    @usableFromInline @inline(never)
-    final func admitted(for frame: Frame) -> Component {
-        guard let component else {
-            if frame.kind == .handle {
-                Diagnostics.handleAfterRelease(frame.name, component: frame.componentType, site: frame.site)
-            }
-            Diagnostics.componentReleased(
-                provider: frame.name, component: frame.componentType, site: frame.site)
-        }
-        component.admit(frame)
-        return component
-    }
-}
-
 extension AnyModule {
     // MARK: The pipeline
 
     /// The step of this module's provider at `site`, returning `type`, with `strategy`: inlined, so
     /// that a provider call builds its step in place on the step stack rather than copying it there.
-    @inlinable @inline(__always)
-    final func providerFrame(
+    @inlinable @inline(__always) final func providerFrame(
         _ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type
     ) -> Frame {
         Frame(
@@ -81,11 +13,11 @@ extension AnyModule {
     }
 
     /// The one path of every synchronous provider call that cannot return a cached `single` at once,
-    /// and of every `transient` of a watched component (the others run `runTransient`, the same step
-    /// without the closures).
+    /// and of every `transient` of a component whose attention word is set (the others run
+    /// `runTransient`, the same step without the closures).
     ///
-    /// In order: enter the component, through its gate; set up an override that this thread is
-    /// setting up; when someone watches the component, serve a fresh request and the observers;
+    /// In order: enter the component, through its gate; set up an override that this thread or task
+    /// is setting up; serve a fresh request, and the observers when someone watches the component;
     /// then resolve through the provider's cell: the component's (`single`, `weak`, a key's), the
     /// resolution's (`scoped`), or none (`transient`, a fresh instance). `build` runs the factory,
     /// which consults overrides, and learns whether it makes a fresh instance, which is cached nowhere
@@ -104,14 +36,13 @@ extension AnyModule {
                         let component = Erasure.component(object, as: Component.self)
                         return try resolveEntered(
                             strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
-                            context: context,
-                            build: { try build(component, fresh) },
+                            context: context, build: { try build(component, fresh) },
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
                     }
                 }
                 guard storage.attention.relaxed != 0 else { return try resolve() }
-                if let capture = OverrideCapture.current(on: context), !capture.isSuspended {
+                if let capture = OverrideCapture.current, !capture.isSuspended {
                     // An override that this thread sets up; the provider calls of its factory are
                     // ordinary.
                     setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
@@ -176,112 +107,18 @@ extension AnyModule {
             }
             context.keep((key: cellKey(key), value: value, owner: self))
             return value
-        default:
-            return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)
+        default: return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)
         }
-    }
-
-    /// The cell of `keyValue`, a key of the `single(key:)` provider whose key is `key` and whose step
-    /// is `frame`, made on first use. Runs the key's `hash(into:)` and `==` with no lock held, as a
-    /// step of their own, so that a key whose hashing calls its provider again is caught instead of
-    /// recursing without end. A key added for an equal key meanwhile shows up as a new version of the
-    /// keys, and the comparison is made again.
-    private func keyedCell(
-        _ keyValue: AnyHashable, key: ProviderKey, frame: Frame, context: ResolutionContext
-    )
-        -> CellReference
-    {
-        hashing(at: frame, in: context) {
-            let (provider, hash) = (cellKey(key), keyValue.hashValue)
-            while true {
-                let (candidates, version) = storage.keys(of: provider, hash: hash, frame: frame)
-                if let found = candidates.first(where: { $0.key == keyValue }) {
-                    return CellReference(
-                        host: storage,
-                        key: CellKey(owner: provider.owner, provider: key, serial: found.serial))
-                }
-                if let added = storage.withLock({
-                    $0.table.add(
-                        keyValue, hash: hash, of: provider, ownerType: frame.subject,
-                        ifUnchangedSince: version)
-                }) {
-                    return CellReference(host: storage, key: added)
-                }
-            }
-        }
-    }
-
-    /// Runs `body`, which runs a key's `hash(into:)` and `==`, as a step of its own, so that a key
-    /// whose hashing calls its provider again, as the step `frame`, is caught instead of recursing
-    /// without end.
-    private func hashing<Result>(at frame: Frame, in context: ResolutionContext, _ body: () -> Result)
-        -> Result
-    {
-        let hashing = Frame(
-            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
-            site: frame.site,
-            type: frame.type, subject: frame.subject, componentType: frame.componentType)
-        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
-        context.enter(hashing)
-        defer { _ = context.leave() }
-        return body()
-    }
-
-    /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
-    /// traces.
-    private func hasInstance(
-        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
-        context: ResolutionContext
-    ) -> Bool {
-        let serial: UInt64?
-        switch strategy {
-        case .single, .weak: serial = 0
-        case .keyedSingle:
-            // Looked up without making the key's cell: a trace only looks.
-            serial = hashing(at: frame, in: context) {
-                storage.keys(of: cellKey(key), hash: keyValue!.hashValue, frame: frame).keys
-                    .first { $0.key == keyValue }?.serial
-            }
-        case .scoped:
-            if context.scopedInstance(cellKey(key), owner: self) != nil { return true }
-            serial = context.scopes.id
-        default: return false
-        }
-        guard let serial else { return false }
-        let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
-        // The value itself, let go here, after the lock: a `weak` one's reference may be the last.
-        let value = storage.withMachine(cell) { machine, _ in machine.readyValue } ?? nil
-        return value != nil
     }
 
     /// Runs `build`, a `transient`'s factory, inside the provider's step at `site`, returning `type`,
     /// in the component the resolution entered, without the pipeline, for a component that nobody
     /// watches. A recursion stops the program with the path.
-    @inlinable @inline(__always)
-    final func runTransient<T>(
+    @inlinable @inline(__always) final func runTransient<T>(
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
         try context.inUncachedStep(providerFrame(.transient, site: site, returning: type)) {
             try storage.withEntered(in: context, for: context.topFrame, build)
         }
     }
-}
-
-extension ComponentStorage {
-    /// Whether anyone observes the component's providers: a trace, a recording, or an override being
-    /// set up.
-    var isObserved: Bool { withLock { $0.observers > 0 } }
-
-    /// The keys of the `single(key:)` provider whose cell key is `provider` and whose step is
-    /// `frame` that hash to `hash`, and their version; stops the program if another provider with the
-    /// same key caches with another strategy.
-    func keys(of provider: CellKey, hash: Int, frame: Frame) -> (keys: [CellTable.KeyEntry], version: UInt64)
-    {
-        let (keys, first) = withLock { state in
-            (state.table.keys(of: provider, hash: hash), state.table.strategy(at: provider))
-        }
-        if let first, first != .keyedSingle { Diagnostics.providerClash(frame, first: first) }
-        return keys
-    }
-
 }

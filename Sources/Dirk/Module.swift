@@ -56,15 +56,7 @@ open class AnyModule {
     /// a module registered with `.module { }` stands in for.
     var moduleClasses: [AnyModule.Type] {
         let root = ObjectIdentifier(type(of: self).rootModuleType)
-        var classes: [AnyModule.Type] = []
-        var mirror: Mirror? = Mirror(reflecting: self)
-        while let current = mirror, let type = current.subjectType as? AnyModule.Type,
-            ObjectIdentifier(type) != root
-        {
-            classes.append(type)
-            mirror = current.superclassMirror
-        }
-        return classes
+        return classes(of: self).prefix { ObjectIdentifier($0) != root }.map { $0 as! AnyModule.Type }
     }
 }
 
@@ -99,9 +91,9 @@ open class ModuleBase<C: Component>: AnyModule {
     @available(*, deprecated, renamed: "component")
     public func component(file: StaticString = #fileID, line: UInt = #line) -> C { component }
 
-    /// The component as `C`, made by `make` with it, or stops the program if it is another
-    /// component's: the check that guards the unchecked cast of `component()` against a caller that
-    /// skips the accessor's type check.
+    /// The component as `C`, or stops the program if it is another component's: the check that
+    /// guards the unchecked casts to `C` of a module's component against a caller that skips the
+    /// accessor's type check (`Component.uncheckedModule`).
     static func owner(_ component: Component, file: StaticString, line: UInt) -> C {
         // The exact type first: a comparison, where a cast searches the class hierarchy.
         if type(of: component) == C.self { return Erasure.component(component, as: C.self) }
@@ -131,7 +123,7 @@ open class ModuleBase<C: Component>: AnyModule {
 /// creates it with ``init(_:)`` on first use. Register a module explicitly only to substitute or
 /// configure it: `AppComponent().module(NetworkModule.self) { StubNetworkModule($0) }`.
 ///
-/// **Identity.** Every provider has its own cache slot in its module, identified by the
+/// **Identity.** Every provider of a module has its own cache in its component, identified by the
 /// provider method's name, the file, line and column of its strategy call, and its declared return
 /// type: two methods that return the same type never share an instance, and a subclass that
 /// overrides a provider gets its own. See <doc:ProviderStrategies#Provider-identity>.
@@ -151,9 +143,7 @@ open class Module<C: Component>: ModuleBase<C>, @unchecked Sendable {
     /// it with ``Component/module(_:file:line:)``; otherwise it creates its own on first use.
     ///
     /// - Parameter component: The component whose providers this module's factories receive.
-    public required init(_ component: C) {
-        super.init(for: component)
-    }
+    public required init(_ component: C) { super.init(for: component) }
 
     override class func makeDefault(for component: Component, file: StaticString, line: UInt) -> AnyModule {
         self.init(owner(component, file: file, line: line))

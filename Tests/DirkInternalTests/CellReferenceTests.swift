@@ -273,7 +273,7 @@ struct CellReferenceTests {
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
         let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
-        let generation = cell.withMachine(key) { machine, serials -> UInt64? in
+        let generation = cell.reference.withMachine { machine, serials -> UInt64? in
             guard
                 case .build(let generation) = machine.claim(
                     by: builder, frame: makeFrame(), serials: &serials)
@@ -374,7 +374,7 @@ struct ConfigurationWaitTests {
         let outcome = held.waitOnAnotherThread {
             cell.withMachine { machine, _ in
                 machine.markConfigured(generation: held.record.generation, dependencies: [dependency])
-            }
+            }!
         }
         #expect(outcome?.dependencies == [dependency])
         #expect(held.borrower.waitingFor == nil, "the wait is over")
@@ -388,7 +388,7 @@ struct ConfigurationWaitTests {
         let outcome = held.waitOnAnotherThread {
             cell.withMachine { machine, _ in
                 machine.fail(generation: held.record.generation, error: failure).waiters
-            }
+            }!
         }
         #expect(outcome?.failure?.error as? TestFailure === failure)
         #expect(held.borrower.waitingFor == nil)
@@ -406,7 +406,7 @@ struct ConfigurationWaitTests {
             failed
                 ? machine.fail(generation: generation, error: TestFailure(6)).waiters
                 : machine.publish(generation: generation).waiters
-        }
+        }!
         #expect(waiters.isEmpty)
         host.withTable { table in _ = table.remove(cell.key) }
         let outcome = cell.waitUntilConfigured(held.record, as: held.borrower)
@@ -455,7 +455,7 @@ struct HeldBuild: @unchecked Sendable {
         guard case .build(let generation) = cell.host.claim(cell.key, by: builder, frame: makeFrame()) else {
             preconditionFailure("an empty cell's first claim builds")
         }
-        let outcome = cell.withMachine { machine, _ in machine.holdInstance(Item(), generation: generation) }
+        let outcome = cell.withMachine { machine, _ in machine.holdInstance(Item(), generation: generation) }!
         let record = BuildRecord(cell: cell, generation: generation, outcome: outcome)
         (self.cell, self.record) = (cell, record)
     }

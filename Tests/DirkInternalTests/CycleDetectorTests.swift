@@ -247,7 +247,7 @@ final class ScriptedHost: WaitableHost {
     private var builder: BuildAgent
     private let frame: Frame
     /// The key of the host's one cell.
-    let key = CellKey.moduleCreation(of: Item.self, owner: ObjectIdentifier(Item.self))
+    let key = CellKey.standalone(ObjectIdentifier(Item.self))
     /// How many times the detector has looked at the cell's build.
     private(set) var looks = 0
     /// What to do just before the look of each number (the first is 1) answers.

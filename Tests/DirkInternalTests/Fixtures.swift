@@ -169,22 +169,22 @@ func cellKey(owner: AnyObject, line: UInt = 1, serial: UInt64 = 0) -> CellKey {
 extension CellHost {
     /// How many agents wait for the build under way at `key`; zero when none is, or there is no cell.
     func waiterCount(at key: CellKey) -> Int {
-        withMachine(key) { machine, _ in machine.waiterCount } ?? 0
+        CellReference(host: self, key: key).withMachine { machine, _ in machine.waiterCount } ?? 0
     }
 
     /// Whether a build is under way at `key`.
     func isBuilding(at key: CellKey) -> Bool {
-        withMachine(key) { machine, _ in machine.isBuilding } ?? false
+        CellReference(host: self, key: key).withMachine { machine, _ in machine.isBuilding } ?? false
     }
 
     /// The ready value at `key`, if any, read under the lock.
     func readyValue(at key: CellKey) -> AnyObject? {
-        withMachine(key) { machine, _ in machine.readyValue } ?? nil
+        CellReference(host: self, key: key).withMachine { machine, _ in machine.readyValue } ?? nil
     }
 
     /// Empties the cell at `key` if it is ready, and returns what it held.
     func reset(at key: CellKey) -> AnyObject? {
-        withMachine(key) { machine, _ in machine.reset() } ?? nil
+        CellReference(host: self, key: key).withMachine { machine, _ in machine.reset() } ?? nil
     }
 }
 

@@ -171,6 +171,10 @@ struct KeyedConfigureTests {
 extension RadarUseCaseModule {
     /// A keyed instance that takes the setup late, through `configure:`.
     func note(_ id: Int) -> ResetDataUseCase {
-        single(key: id) { ResetDataUseCase() } configure: { note, c in note.setup = c.useCases.setup() }
+        single(key: id) {
+            ResetDataUseCase()
+        } configure: { note, c in
+            note.setup = c.useCases.setup()
+        }
     }
 }

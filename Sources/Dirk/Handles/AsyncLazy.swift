@@ -16,9 +16,7 @@ public final class AsyncLazy<Value, Failure: Error> {
     private let cell = StandaloneCell.make()
     private let source: HandleSource<AsyncResolve<Value, Failure>>
 
-    init(_ source: HandleSource<AsyncResolve<Value, Failure>>) {
-        self.source = source
-    }
+    init(_ source: HandleSource<AsyncResolve<Value, Failure>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one. If
     /// the resolution throws, every task waiting for it gets the error, and the next read tries
@@ -45,9 +43,7 @@ extension AsyncLazy: @unchecked Sendable where Value: Sendable {}
 
 extension AsyncLazy where Failure == Never {
     /// The dependency, resolved on the first read and the same instance on every later one.
-    public var value: Value {
-        get async { await resolvedValue() }
-    }
+    public var value: Value { get async { await resolvedValue() } }
 }
 
 extension AsyncLazy {
@@ -57,9 +53,7 @@ extension AsyncLazy {
     /// task that was not cancelled does not get: it resolves anew.
     ///
     /// The error has the type `Failure`: the resolving closure's error type.
-    public var value: Value {
-        get async throws(Failure) { try await resolvedValue() }
-    }
+    public var value: Value { get async throws(Failure) { try await resolvedValue() } }
 }
 
 /// A dependency from an async provider, resolved anew on every call; see ``Provider``.
@@ -90,11 +84,11 @@ extension HandleSource {
     /// The value, resolved now in the component, which `agent`'s resolution enters; stops the program
     /// if the component is gone or shut down. A read that the shutdown refuses runs `resolve` all the
     /// same, without entering the component, so that the message names the provider it reads (see
-    /// `ComponentStorage.enterForRead(in:)`).
+    /// `RefusedRead`).
     func resolve<Value, Failure: Error>(in agent: TaskAgent, frame: Frame) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
         let storage = storage.object
-        if let refused = storage.enterForRead(in: agent) {
+        if let refused = storage.enterUnlessRefused(in: agent) {
             await RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) {
                 _ = try? await resolve(refused)
             }

@@ -27,9 +27,7 @@ public final class Lazy<Value> {
     private let cell = StandaloneCell.make()
     private let source: HandleSource<SyncResolve<Value>>
 
-    init(_ source: HandleSource<SyncResolve<Value>>) {
-        self.source = source
-    }
+    init(_ source: HandleSource<SyncResolve<Value>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
     public var value: Value {
@@ -67,9 +65,7 @@ public struct Provider<Value>: Sendable {
     /// Resolves the dependency now, with whatever strategy its provider uses.
     ///
     /// - Returns: What the provider returns now.
-    public func callAsFunction() -> Value {
-        source.call(handle: Provider.self, source.resolve)
-    }
+    public func callAsFunction() -> Value { source.call(handle: Provider.self, source.resolve) }
 }
 
 /// How a handle resolves its value from its component, which a resolution has entered.
@@ -109,7 +105,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         if context.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
         let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
-            build: { Erasure.object(of: storage.object.withEntered(reading: frame, in: context, resolve)) })!
+            build: { Erasure.object(of: self.resolve(in: context, frame: frame, resolve)) })!
         return Erasure.value(of: value, as: Value.self)
     }
 
@@ -120,9 +116,24 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         let context = ResolutionContext.current
         let frame = frame(owner: nil, handle: handle, type: Value.self)
         context.enterUncached { frame }
-        let value = storage.object.withEntered(reading: frame, in: context, resolve)
+        let value = self.resolve(in: context, frame: frame, resolve)
         if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
         return value
+    }
+
+    /// The value that `read` makes now from the component, which the thread's resolution `context`
+    /// enters, in the handle's step `frame`; stops the program if the component is gone or shut
+    /// down. A read that the shutdown refuses runs `read` all the same, without entering the
+    /// component, so that the message names the provider it reads (see `RefusedRead`).
+    func resolve<Value>(in context: ResolutionContext, frame: Frame, _ read: (Component) -> Value) -> Value {
+        let storage = storage.object
+        if let refused = storage.enterUnlessRefused(in: context) {
+            RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) { _ = read(refused) }
+            refused.refusedRead(frame)
+        }
+        return storage.enter(in: context, for: frame).withObject {
+            read(Erasure.component($0, as: Component.self))
+        }
     }
 }
 

@@ -17,13 +17,10 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     private let cell = StandaloneCell.make()
     private let source: HandleSource<MainActorResolve<Value>>
 
-    init(_ source: HandleSource<MainActorResolve<Value>>) {
-        self.source = source
-    }
+    init(_ source: HandleSource<MainActorResolve<Value>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
-    @MainActor
-    public var value: Value {
+    @MainActor public var value: Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         return source.read(cell, owner: self, handle: MainActorLazy.self) { source.resolve($0) }
     }
@@ -40,8 +37,7 @@ public struct MainActorProvider<Value>: Sendable {
     /// Resolves the dependency now, on the main actor, with whatever strategy its provider uses.
     ///
     /// - Returns: What the provider returns now.
-    @MainActor
-    public func callAsFunction() -> Value {
+    @MainActor public func callAsFunction() -> Value {
         source.call(handle: MainActorProvider.self) { source.resolve($0) }
     }
 }
@@ -62,8 +58,7 @@ extension _ModuleOwner where Self: Component {
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorLazy<T>(
         _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
-        line: UInt = #line,
-        column: UInt = #column
+        line: UInt = #line, column: UInt = #column
     ) -> MainActorLazy<T> {
         MainActorLazy(
             handleSource(file, line, column, "mainActorLazy(_:)") {
@@ -83,8 +78,7 @@ extension _ModuleOwner where Self: Component {
     /// - Returns: A handle that refers to the component without keeping it alive.
     public func mainActorProvider<T>(
         _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
-        line: UInt = #line,
-        column: UInt = #column
+        line: UInt = #line, column: UInt = #column
     ) -> MainActorProvider<T> {
         MainActorProvider(
             source: handleSource(file, line, column, "mainActorLazy(_:)") {

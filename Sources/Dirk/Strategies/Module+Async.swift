@@ -38,17 +38,15 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
-            ProviderSite(id, file, line, column, function),
-            make: factory,
-            configure: configure, closing: Self.closing(close))
+            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component from an async factory that needs no component.
@@ -68,8 +66,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: () async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -95,11 +92,9 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
-    @inlinable
-    public func transient<T, Failure: Error>(
-        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+    @inlinable public func transient<T, Failure: Error>(
+        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncTransient,
@@ -117,11 +112,9 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
-    @inlinable
-    public func transient<T, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+    @inlinable public func transient<T, Failure: Error>(
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(.asyncTransient, ProviderSite(id, file, line, column, function), make: factory)
     }
@@ -143,11 +136,9 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(.asyncScoped, ProviderSite(id, file, line, column, function), make: factory)
     }
@@ -163,11 +154,9 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
-        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
+        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncScoped,
@@ -184,14 +173,12 @@ extension ModuleBase {
     /// scope. So a hit neither joins the task's resolution nor suspends. (A caller on an actor
     /// still leaves it for the call, as for any nonisolated async function.) A module that someone
     /// watches takes the pipeline.
-    @inlinable @inline(__always)
-    func cachedAsyncSingle<T, Failure: Error>(
+    @inlinable @inline(__always) func cachedAsyncSingle<T, Failure: Error>(
         _ site: ProviderSite, make: (C) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)?, closing: Closing<T>?
     ) async throws(Failure) -> T {
-        if let object = storage.readyObject(
-            for: cellKey(ProviderKey(site: site, type: T.self)), strategy: .asyncSingle)
-        {
+        let key = cellKey(ProviderKey(site: site, type: T.self))
+        if let object = storage.readyObject(for: key, strategy: .asyncSingle) {
             return Erasure.value(of: object, as: T.self)
         }
         // As a synchronous `single`'s slow path, it makes the key again from the site.
@@ -200,8 +187,7 @@ extension ModuleBase {
 
     /// An async provider's value through the async pipeline: the value travels as an object when
     /// it is cached, and is handed back directly when it is not.
-    @inlinable @inline(never)
-    func resolveAsync<T, Failure: Error>(
+    @inlinable @inline(never) func resolveAsync<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, make: (C) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)? = nil, closing: Closing<T>? = nil
     ) async throws(Failure) -> T {
@@ -246,8 +232,7 @@ extension AnyModule {
     ///
     /// The agent keeps the component entered until its outermost call returns: released in between,
     /// the component would empty its surviving modules' caches while the build was under way.
-    @usableFromInline
-    final func resolveAsync(
+    @usableFromInline final func resolveAsync(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
         configure: ((AnyObject, Component) async throws -> Void)? = nil,
         build: (Component) async throws -> AnyObject
@@ -272,9 +257,7 @@ extension AnyModule {
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
             // An override that this task sets up, as in the synchronous pipeline.
-            if storage.attention.relaxed != 0, let capture = OverrideCapture.currentInTask,
-                !capture.isSuspended
-            {
+            if storage.attention.relaxed != 0, let capture = OverrideCapture.current, !capture.isSuspended {
                 setUpOverride(capture, key: key, keyValue: nil, frame: frame)
                 return try await capture.whileSuspendedAwaiting { try await resolve() }
             }

@@ -31,8 +31,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Key: Hashable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
         key: Key, _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -58,8 +57,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Key: Hashable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
         key: Key, _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,

@@ -23,11 +23,9 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @_disfavoredOverload @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
         _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
-        id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
@@ -47,11 +45,9 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @_disfavoredOverload @inlinable
-    public func scoped<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
-        id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(

@@ -40,8 +40,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -70,8 +69,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable
-    public func single<T: Sendable, Failure: Error>(
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -104,8 +102,9 @@ extension ModuleBase {
             .single, id, file, line, column, function, make: make, configure: configure, closing: closing)
     }
 
-    /// The value of a `single` that is not cached yet (or that someone watches), a `single(key:)`'s
-    /// for `keyValue`, or a `scoped` provider's, through the pipeline, which holds it as an object.
+    /// The value of a `single` that is not cached yet (or whose component needs attention), a
+    /// `single(key:)`'s for `keyValue`, or a `scoped` provider's, through the pipeline, which holds it
+    /// as an object.
     /// It consumes `keyValue`, so that a provider that has no key has none to destroy after the call.
     @inlinable @inline(never)
     func shared<T, Failure: Error>(
@@ -122,8 +121,7 @@ extension ModuleBase {
     /// The value of a provider whose strategy caches, through the pipeline: the factory's value
     /// travels as an object (`erase`, undone by `restore`), and an error that is not `Failure`
     /// stops the program.
-    @inlinable @inline(__always)
-    func cached<T, Failure: Error>(
+    @inlinable @inline(__always) func cached<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: AnyHashable? = nil,
         make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?, erase: (T) -> AnyObject,
         restore: @escaping (AnyObject) -> T, closing: Closing<T>? = nil

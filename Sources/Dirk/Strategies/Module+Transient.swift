@@ -21,13 +21,11 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
-        _ factory: () throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: () throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(
-            ProviderSite(id, file, line, column, function),
-            make: { _ throws(Failure) in try factory() })
+            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory() })
     }
 
     /// Provides a new instance on every call, built by a factory that receives the component.
@@ -47,17 +45,16 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
-        _ factory: (C) throws(Failure) -> T, id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
-        function: StaticString = #function
+        _ factory: (C) throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(ProviderSite(id, file, line, column, function), make: factory)
     }
 }
 
 extension ModuleBase {
-    /// A `transient`'s new value. Unless someone watches the module, the factory runs here, in the
-    /// caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
+    /// A `transient`'s new value. While the component's attention word is zero, the factory runs here,
+    /// in the caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
     /// pipeline.
     @inlinable @inline(__always)
     func uncached<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)
@@ -82,8 +79,7 @@ extension ModuleBase {
 
     /// A `transient`'s new value, built through the pipeline, which the factory step hands back
     /// here directly: nothing is cached, so nothing needs to travel as an object.
-    @inlinable @inline(never)
-    func uncachedThroughPipeline<T, Failure: Error>(
+    @inlinable @inline(never) func uncachedThroughPipeline<T, Failure: Error>(
         site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)

@@ -24,14 +24,12 @@ extension ModuleBase {
     /// - Returns: The live instance, or a new one.
     @_disfavoredOverload @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
-        id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            ProviderSite(id, file, line, column, function),
-            make: { _ throws(Failure) in try factory() }, configure: configure,
-            erase: Erasure.object(ofInstance:),
+            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory() },
+            configure: configure, erase: Erasure.object(ofInstance:),
             restore: { Erasure.instance(of: $0, as: T.self) })
     }
 
@@ -49,15 +47,12 @@ extension ModuleBase {
     /// - Returns: The live instance, or a new one.
     @_disfavoredOverload @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
-        id: ProviderID? = nil,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            ProviderSite(id, file, line, column, function),
-            make: factory,
-            configure: configure, erase: Erasure.object(ofInstance:),
-            restore: { Erasure.instance(of: $0, as: T.self) })
+            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
+            erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
 
     /// Provides a weakly shared instance of a class-bound protocol type, so that a test can
@@ -110,17 +105,15 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            ProviderSite(id, file, line, column, function),
-            make: factory,
-            configure: nil, erase: object, restore: { $0 as! T })
+            ProviderSite(id, file, line, column, function), make: factory, configure: nil, erase: object,
+            restore: { $0 as! T })
     }
 }
 
 extension ModuleBase {
     /// A `weak` provider's value, through the pipeline: the cell refers weakly to the object that
     /// `erase` gives of it.
-    @inlinable @inline(never)
-    func weaklyShared<T, Failure: Error>(
+    @inlinable @inline(never) func weaklyShared<T, Failure: Error>(
         _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
         erase: (T) -> AnyObject, restore: @escaping (AnyObject) -> T
     ) throws(Failure) -> T {

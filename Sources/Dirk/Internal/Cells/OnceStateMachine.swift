@@ -1,65 +1,5 @@
-/// What an agent waiting for a build is told when it is woken.
-package enum WaitEvent {
-    /// The build ended: its instance, or the error its factory threw.
-    case finished(Result<AnyObject, any Error>)
-    /// Look again: a cycle among waiting agents may now be broken by this one, or the build it
-    /// waited for ended without leaving an instance to share.
-    case recheck
-    /// The waiting task was cancelled.
-    case cancelled
-}
-
-extension WaitEvent {
-    /// The error of a build that ended with one.
-    package var error: (any Error)? {
-        if case .finished(.failure(let error)) = self { return error }
-        return nil
-    }
-}
-
-/// A `WaitEvent` on its way to a waiting task.
-///
-/// Its value crosses from the task that built it to the task that waits, as every cached instance
-/// reaches every caller on any thread: sharing one instance is what a cache is for, and whether the
-/// instance may be shared is its own type's concern, as with any singleton.
-package struct Delivery: @unchecked Sendable {
-    package let event: WaitEvent
-}
-
-/// Something waiting for a build: a thread asleep on its parker, or a suspended task.
-///
-/// Each case is one reference, so that a cell's state, which keeps its waiters, has a layout
-/// known where it is compiled: a `CheckedContinuation` held inline would not, its module being
-/// built for library evolution, and every copy and release of a cell's state would then go through
-/// its type's witnesses.
-package enum Waiter {
-    case thread(Parker<WaitEvent>)
-    case task(TaskWaiter)
-
-    /// Wakes the waiter with `event`. Call it once, outside any lock.
-    package func resume(with event: WaitEvent) {
-        switch self {
-        case .thread(let parker): parker.deliver(event)
-        case .task(let task): task.continuation.resume(returning: Delivery(event: event))
-        }
-    }
-}
-
-/// An agent waiting for a build: for its instance, or (`forConfiguration`) only until the instance
-/// is configured, as a resolution that took it half-configured does before it ends.
-package typealias Waiting = (id: UInt64, agent: BuildAgent, waiter: Waiter, forConfiguration: Bool)
-
-/// A suspended task waiting for a build, as a `Waiter` keeps it.
-package final class TaskWaiter: Sendable {
-    let continuation: CheckedContinuation<Delivery, Never>
-
-    package init(_ continuation: CheckedContinuation<Delivery, Never>) {
-        self.continuation = continuation
-    }
-}
-
 /// The state of one build-once cell, as a value: Dirk's one build-once mechanism, behind
-/// providers' caches, keys, `scoped` instances, module creation and handles.
+/// providers' caches, keys, `scoped` instances and handles.
 ///
 /// ```text
 /// empty ──claim──▶ building(builder, waiters) ──instance built──▶ building with instance
@@ -70,7 +10,7 @@ package final class TaskWaiter: Sendable {
 ///
 /// ```
 ///
-/// A cell lives in a host (`CellHost`): a component's table, a resolution's scope, a handle. Its
+/// A cell lives in a host (`CellHost`): a component's table, or a handle's own cell. Its
 /// mutating methods run under the host's lock, never call user code, and return what to do next;
 /// the drivers (`CellReference.resolve`) perform those actions (resuming waiters, releasing values)
 /// outside the lock. Generations and waiters are numbered by the host (`serials`), so that no two
@@ -111,7 +51,7 @@ package final class TaskWaiter: Sendable {
     /// the build, not in it: a build that held a frame of so many words would be copied and
     /// destroyed through its type's witnesses; a frame alone is copied as plain words.
     package var buildFrame: Frame?
-    /// The strategy of the provider whose cell it is (`none` for modules and handles): a `weak`
+    /// The strategy of the provider whose cell it is (`none` for a handle's): a `weak`
     /// cell keeps its value only while someone else holds it, in a `WeakBox` in `ready`; every other
     /// keeps it until it is reset, in `ready`.
     @usableFromInline package let strategy: ProviderStrategy
@@ -131,14 +71,10 @@ package final class TaskWaiter: Sendable {
     /// The ready value, if there is one. A weak value is read as a strong reference, which may become
     /// the last one: whoever reads it under the host's lock lets it go only after the lock, since
     /// its `deinit` may run user code.
-    package var readyValue: Value? {
-        keepsWeakly ? (ready as! WeakBox?)?.object : ready
-    }
+    package var readyValue: Value? { keepsWeakly ? (ready as! WeakBox?)?.object : ready }
 
     /// Makes `value` the cell's value.
-    private mutating func keep(_ value: AnyObject) {
-        ready = keepsWeakly ? WeakBox(value) : value
-    }
+    private mutating func keep(_ value: AnyObject) { ready = keepsWeakly ? WeakBox(value) : value }
 
     /// Whether the cell holds a value now. It reads the value (see `readyValue`) and lets it go at
     /// once: never under the host's lock.
@@ -165,9 +101,7 @@ package final class TaskWaiter: Sendable {
         case clash(ProviderStrategy)
     }
 
-    package mutating func claim(
-        by agent: BuildAgent, frame: Frame, serials: inout UInt64
-    ) -> Claim {
+    package mutating func claim(by agent: BuildAgent, frame: Frame, serials: inout UInt64) -> Claim {
         defer { debugCheck() }
         if let build {
             if build.builder === agent {
@@ -257,9 +191,7 @@ package final class TaskWaiter: Sendable {
 
     /// Records that the instance held for generation `generation` is complete, and the builds it
     /// depends on; returns the waiters that waited only for that, to wake.
-    package mutating func markConfigured(
-        generation: UInt64, dependencies: [BuildRecord]
-    ) -> [Waiter] {
+    package mutating func markConfigured(generation: UInt64, dependencies: [BuildRecord]) -> [Waiter] {
         defer { debugCheck() }
         guard build?.generation == generation, build?.instance != nil else {
             preconditionFailure("Dirk internal error: a build was configured that holds no instance")
@@ -274,9 +206,7 @@ package final class TaskWaiter: Sendable {
     /// `publish(generation:)`, unless another agent takes it to break a cycle; returns the
     /// outcome that the agents which see the instance share.
     @discardableResult
-    package mutating func holdInstance(_ instance: Value, generation: UInt64)
-        -> BuildOutcome
-    {
+    package mutating func holdInstance(_ instance: Value, generation: UInt64) -> BuildOutcome {
         defer { debugCheck() }
         guard build?.generation == generation else {
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
@@ -289,9 +219,7 @@ package final class TaskWaiter: Sendable {
 
     /// Makes the instance of generation `generation` the cell's value; returns the waiters to
     /// resume with it.
-    package mutating func publish(generation: UInt64) -> (
-        value: Value, waiters: [Waiter]
-    ) {
+    package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter]) {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was published that is not under way")
@@ -322,9 +250,7 @@ package final class TaskWaiter: Sendable {
     /// lock. Agents that saw the instance learn of the failure through the build's outcome.
     package mutating func fail(
         generation: UInt64, error: (any Error)? = nil, causedBy cause: BuildFailure? = nil
-    ) -> (
-        waiters: [Waiter], abandoned: Value?
-    ) {
+    ) -> (waiters: [Waiter], abandoned: Value?) {
         defer { debugCheck() }
         guard build?.generation == generation, let failed = build.take() else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
@@ -360,8 +286,7 @@ package final class TaskWaiter: Sendable {
     package var waiterCount: Int { build?.waiters.count ?? 0 }
 
     /// Checks the invariants after every mutation, in debug builds.
-    @inline(__always)
-    private func debugCheck() {
+    @inline(__always) private func debugCheck() {
         #if DEBUG
         checkInvariants()
         #endif
@@ -400,7 +325,5 @@ package final class TaskWaiter: Sendable {
 final class WeakBox {
     weak var object: AnyObject?
 
-    init(_ object: AnyObject) {
-        self.object = object
-    }
+    init(_ object: AnyObject) { self.object = object }
 }

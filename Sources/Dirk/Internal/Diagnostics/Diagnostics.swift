@@ -214,8 +214,7 @@
     /// untyped, can do that.
     /// ErrorMessages: "got an error of type ..., which it cannot throw"
     /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
-    @usableFromInline
-    static func rethrown<Failure: Error>(
+    @usableFromInline static func rethrown<Failure: Error>(
         _ error: any Error, as _: Failure.Type, step frame: @autoclosure () -> Frame,
         overrides: @autoclosure () -> [String] = []
     ) -> Failure {

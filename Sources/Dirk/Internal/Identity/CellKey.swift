@@ -1,6 +1,6 @@
-/// What a host finds a build-once cell by: the object whose cell it is (a module, for its providers'
-/// caches and `scoped` instances; a component's storage, for the modules it creates), the provider's
-/// key, and, for a key of a `single(key:)` provider, the number the host gave that key.
+/// What a host finds a build-once cell by: the module whose provider's cell it is, the provider's
+/// key, and, for a key of a `single(key:)` provider or a resolution's `scoped` instance, the number
+/// of that key or resolution.
 @usableFromInline package struct CellKey: Hashable {
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
@@ -34,10 +34,10 @@
         hasher.combine(_rawHashValue(seed: 0))
     }
 
-    /// The cell of the module of `type` that the component whose storage is `owner` creates.
-    package static func moduleCreation(of type: Any.Type, owner: ObjectIdentifier) -> CellKey {
-        CellKey(
-            owner: owner,
-            provider: ProviderKey(file: "", line: 0, column: 0, function: "init(_:)", type: type))
+    /// The key of the one cell of a host that holds no other (`StandaloneCell`), whose address is
+    /// `owner`.
+    package static func standalone(_ owner: ObjectIdentifier) -> CellKey {
+        let site = ProviderSite(file: "", line: 0, column: 0, function: "")
+        return CellKey(owner: owner, provider: ProviderKey(site: site, type: Never.self))
     }
 }

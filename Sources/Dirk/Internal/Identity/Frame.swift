@@ -23,8 +23,8 @@
     /// How the provider caches, for messages and traces: the provider's own for a key's hashing, and
     /// `.none` for the other steps that are not providers.
     @usableFromInline package let strategy: ProviderStrategy
-    /// Which of `StepStack.bucketCount` buckets the frame falls in: frames that are the
-    /// same always share a bucket. Two bytes, which share their word with `kind` and `strategy`.
+    /// Which of a step stack's buckets the frame falls in: frames that are the same always share a
+    /// bucket. Two bytes, which share their word with `kind` and `strategy`.
     @usableFromInline let bucketIndex: UInt16
     /// The address of the module whose provider runs, of the component that creates a module, or
     /// of the handle; compared only.
@@ -38,7 +38,6 @@
     @usableFromInline package let subject: Any.Type
     /// The type of the component the frame's provider belongs to, for messages.
     @usableFromInline package let componentType: Any.Type
-    /// Which of `StepStack.bucketCount` buckets the frame falls in.
     @inlinable package var bucket: Int { Int(bucketIndex) }
 
     @inlinable package init(
@@ -61,7 +60,7 @@
         let bits =
             (UInt64(UInt(bitPattern: ObjectIdentifier(type))) ^ position ^ UInt64(owner) >> 4)
             &* 0x9E37_79B9_7F4A_7C15
-        // The top ten bits: `StepStack.bucketCount` is 1,024.
+        // The top ten bits: a thread's stack has 1,024 buckets, a task's fewer.
         bucketIndex = UInt16(truncatingIfNeeded: (bits ^ bits >> 29) >> 54)
     }
 

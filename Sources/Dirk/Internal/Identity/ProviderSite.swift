@@ -1,8 +1,8 @@
 /// Where a provider calls its strategy, as the strategy's default arguments capture it: the file,
 /// line and column of the call and the provider method's name (`store()`).
 ///
-/// Together with the module and the declared return type, the site identifies the provider's
-/// cache slot (see `ProviderKey`), and it names the provider in messages and resolution paths.
+/// It names the provider in messages and resolution paths, and with the declared return type it makes
+/// the provider's `ProviderKey`, which tells the provider's cell from its module's other ones.
 @usableFromInline package struct ProviderSite: Sendable {
     @usableFromInline package let file: StaticString
     @usableFromInline package let line: UInt

@@ -20,20 +20,14 @@ extension CellReference {
     ///   - configure: Completes a new value before any other agent sees it; this task alone gets the
     ///     value meanwhile, for cycles through `configure:`. If it throws, nothing is cached.
     func resolve<Failure: Error>(
-        in agent: TaskAgent,
-        frame: Frame,
-        cancellable: Bool,
-        build: () async throws(Failure) -> Value,
+        in agent: TaskAgent, frame: Frame, cancellable: Bool, build: () async throws(Failure) -> Value,
         configure: ((Value) async throws(Failure) -> Void)? = nil
     ) async throws(Failure) -> Value {
         while true {
             switch host.claim(key, by: agent, frame: frame) {
-            case .retired:
-                preconditionFailure("Dirk internal error: a retired cell was resolved")
-            case .clash(let first):
-                Diagnostics.providerClash(frame, first: first)
-            case .ready(let value), .ownInstance(let value):
-                return value
+            case .retired: preconditionFailure("Dirk internal error: a retired cell was resolved")
+            case .clash(let first): Diagnostics.providerClash(frame, first: first)
+            case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
                 if let value = agent.configuringInstance(at: self) { return value }
                 Diagnostics.cycle(
@@ -60,18 +54,12 @@ extension CellReference {
                     throw error
                 }
             case .wait(let generation):
-                switch await wait(for: generation, in: agent, frame: frame, cancellable: cancellable) {
-                case .finished(.success(let value)):
-                    return value
-                case .finished(.failure(let error)):
-                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-                case .recheck, .cancelled:
-                    // A cancelled task that may stop stops here rather than build anew: a wait ends
-                    // as `cancelled` only for such a task.
-                    if cancellable && Task.isCancelled, let cancellation = CancellationError() as? Failure {
-                        throw cancellation
-                    }
-                    continue
+                let event = await wait(for: generation, in: agent, frame: frame, cancellable: cancellable)
+                if let value = try event.value(as: Failure.self, at: frame) { return value }
+                // A cancelled task that may stop stops here rather than build anew: a wait ends as
+                // `cancelled` only for such a task.
+                if cancellable && Task.isCancelled, let cancellation = CancellationError() as? Failure {
+                    throw cancellation
                 }
             }
         }
@@ -94,7 +82,7 @@ extension CellReference {
                 let resumeAtOnce: WaitEvent? = registration.object.withLock { registration in
                     if case .cancelled = registration, cancellable { return .cancelled }
                     guard
-                        let id = ifPresent({ machine, serials in
+                        let id = withMachine({ machine, serials in
                             machine.enqueue(
                                 .task(TaskWaiter(continuation)), of: agent, generation: generation,
                                 serials: &serials)
@@ -115,8 +103,7 @@ extension CellReference {
             let waiter: Waiter? = registration.object.withLock { registration in
                 defer { registration = .cancelled }
                 guard case .waiting(let id) = registration else { return nil }
-                return cell.object.ifPresent { machine, _ in machine.dequeue(id) }
-                    ?? nil
+                return cell.object.withMachine { machine, _ in machine.dequeue(id) } ?? nil
             }
             waiter?.resume(with: .cancelled)
         }

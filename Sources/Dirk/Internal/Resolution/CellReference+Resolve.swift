@@ -15,20 +15,14 @@ extension CellReference {
     ///   - configureMayWait: Whether `configure` cannot throw, and so may wait for the factories
     ///     running on this thread (see `build`).
     package func resolveUnlessRetired<Failure: Error>(
-        in context: ResolutionContext,
-        frame: Frame,
-        build: () throws(Failure) -> Value,
-        configure: ((Value) throws -> Void)? = nil,
-        configureMayWait: Bool = false
+        in context: ResolutionContext, frame: Frame, build: () throws(Failure) -> Value,
+        configure: ((Value) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws(Failure) -> Value? {
         while true {
             switch host.claim(key, by: context, frame: frame) {
-            case .retired:
-                return nil
-            case .clash(let first):
-                Diagnostics.providerClash(frame, first: first)
-            case .ready(let value), .ownInstance(let value):
-                return value
+            case .retired: return nil
+            case .clash(let first): Diagnostics.providerClash(frame, first: first)
+            case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
                 Diagnostics.cycle(
                     path: context.steps(from: building) + [frame], at: frame, keys: ResolutionContext.stepKeys
@@ -38,14 +32,8 @@ extension CellReference {
                     generation, in: context, frame: frame, build: build, configure: configure,
                     configureMayWait: configureMayWait)
             case .wait(let generation):
-                switch wait(for: generation, in: context, frame: frame) {
-                case .finished(.success(let value)):
-                    return value
-                case .finished(.failure(let error)):
-                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-                case .recheck, .cancelled:
-                    continue
-                }
+                let event = wait(for: generation, in: context, frame: frame)
+                if let value = try event.value(as: Failure.self, at: frame) { return value }
             }
         }
     }
@@ -60,12 +48,8 @@ extension CellReference {
     /// closure has run, the instance is this thread's alone, and what is built meanwhile is held with
     /// it. A closure that can throw runs at once, so that its error reaches its own provider's caller.
     func build<Failure: Error>(
-        _ generation: UInt64,
-        in context: ResolutionContext,
-        frame: Frame,
-        build: () throws(Failure) -> Value,
-        configure: ((Value) throws -> Void)?,
-        configureMayWait: Bool
+        _ generation: UInt64, in context: ResolutionContext, frame: Frame, build: () throws(Failure) -> Value,
+        configure: ((Value) throws -> Void)?, configureMayWait: Bool
     ) throws(Failure) -> Value {
         context.enter(frame)
         let value: Value
@@ -86,9 +70,8 @@ extension CellReference {
             var record: BuildRecord?
             func held() -> BuildRecord {
                 if let record { return record }
-                let outcome = withMachine { machine, _ in machine.holdInstance(value, generation: generation)
-                }
-                record = BuildRecord(cell: self, generation: generation, outcome: outcome)
+                let outcome = withMachine { cell, _ in cell.holdInstance(value, generation: generation) }
+                record = BuildRecord(cell: self, generation: generation, outcome: outcome!)
                 return record!
             }
             if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
@@ -159,18 +142,15 @@ extension CellReference {
         context.waitingFor = target
         defer { context.waitingFor = nil }
         guard
-            let id = ifPresent({ machine, serials in
+            let id = withMachine({ machine, serials in
                 machine.enqueue(.thread(parker), of: context, generation: generation, serials: &serials)
             }) ?? nil
-        else {
-            return .recheck
-        }
+        else { return .recheck }
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
         if Self.mayTakeInstance(context, waitingFor: target, at: frame),
-            let (instance, outcome) = withMachine({ machine, _ in
-                machine.takeInstance(generation: generation, dequeuing: id)
-            })
+            let taken = withMachine({ cell, _ in cell.takeInstance(generation: generation, dequeuing: id) }),
+            let (instance, outcome) = taken
         {
             context.waitWhenResolutionEnds(
                 for: BuildRecord(cell: self, generation: generation, outcome: outcome))
@@ -184,10 +164,8 @@ extension CellReference {
     /// program with the path on a cycle of waits.
     static func mayTakeInstance(_ agent: BuildAgent, waitingFor target: WaitTarget, at frame: Frame) -> Bool {
         switch CycleDetector.check(agent, waitingFor: target) {
-        case nil:
-            return false
-        case .takeInstance:
-            return true
+        case nil: return false
+        case .takeInstance: return true
         case .wake(let other, let otherTarget):
             otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
             return false
@@ -202,9 +180,7 @@ extension CellReference {
     /// Waits until the build `record` of this cell is configured, or has ended, as the step of
     /// `agent`'s resolution end; returns the builds its instance depends on, which the resolution
     /// waits for in turn, or how it failed.
-    package func waitUntilConfigured(
-        _ record: BuildRecord, as agent: BuildAgent
-    ) -> ConfigurationOutcome {
+    package func waitUntilConfigured(_ record: BuildRecord, as agent: BuildAgent) -> ConfigurationOutcome {
         let parker = Parker<WaitEvent>.make()
         let target = target(record.generation, forConfiguration: true)
         agent.waitingFor = target
@@ -213,7 +189,7 @@ extension CellReference {
             // A cell that its host dropped (a `scoped` instance of a resolution that has ended) ended
             // its build first: its outcome, written under the host's lock before, tells how.
             let outcome =
-                ifPresent { machine, serials in
+                withMachine { machine, serials in
                     machine.configurationOutcome(
                         generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker),
                         of: agent, serials: &serials)
@@ -234,7 +210,7 @@ extension CellReference {
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
     func complete(_ value: Value, generation: UInt64) {
-        let waiters = withMachine { machine, _ in machine.complete(with: value, generation: generation) }
+        let waiters = withMachine { machine, _ in machine.complete(with: value, generation: generation) }!
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 
@@ -243,7 +219,7 @@ extension CellReference {
     func markConfigured(generation: UInt64, dependencies: [BuildRecord]) {
         let woken = withMachine { machine, _ in
             machine.markConfigured(generation: generation, dependencies: dependencies)
-        }
+        }!
         for waiter in woken { waiter.resume(with: .recheck) }
     }
 
@@ -254,7 +230,7 @@ extension CellReference {
             let dependencies = machine.build?.dependencies
             let (value, waiters) = machine.publish(generation: generation)
             return (value, waiters, dependencies)
-        }
+        }!
         withExtendedLifetime(dependencies) {}
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
@@ -284,7 +260,7 @@ extension CellReference {
             let (waiters, abandoned) = machine.fail(
                 generation: generation, error: event.error, causedBy: cause)
             return (waiters, abandoned, dependencies)
-        }
+        }!
         withExtendedLifetime((abandoned, dependencies)) {}
         for waiter in waiters { waiter.resume(with: event) }
     }

@@ -1,18 +1,17 @@
-/// An override being set up: `Component.overriding(_:with:)` runs its closure with this in the
-/// thread's resolution (or, for the async form, in the task), and the first provider the closure
-/// calls is the one it overrides.
+/// An override being set up: `Component.overriding(_:with:)` runs its closure with this bound in a
+/// task-local value, and the first provider the closure calls is the one it overrides.
 ///
 /// Sendable because every field is a constant but `progress`, which its lock guards; copies share
 /// that lock and what it guards.
 @usableFromInline struct OverrideCapture: @unchecked Sendable {
-    /// The capture of the async `overriding(_:with:)` under way in this task and the tasks it
-    /// starts: an async closure may call its provider on any thread. Tasks that outlive the
+    /// The capture of the `overriding(_:with:)` under way on this thread or in this task and the
+    /// tasks it starts: an async closure may call its provider on any thread. Tasks that outlive the
     /// closure keep it, finished.
-    @TaskLocal static var inTask: OverrideCapture?
-    /// Whether this task, or the task that started it, resolves the captured provider of an async
-    /// capture through its new factory, whose own provider calls are ordinary. A task's own, so
-    /// that a sibling task's call of a second provider is still caught.
-    @TaskLocal static var isSuspendedInTask = false
+    @TaskLocal static var bound: OverrideCapture?
+    /// Whether this thread or task, or the task that started it, resolves the captured provider
+    /// through its new factory, whose own provider calls are ordinary. A task's own, so that a
+    /// sibling task's call of a second provider is still caught.
+    @TaskLocal static var isSuspendedHere = false
 
     /// The component whose provider is overridden, compared only.
     let component: UInt
@@ -38,22 +37,15 @@
 
     private struct Progress {
         var captured: String?
-        /// The synchronous form's suspension (see `isSuspended`).
-        var isSuspended = false
         /// Whether `overriding(_:with:)` has returned.
         var isFinished = false
     }
 
-    /// The override being set up by this thread, or by this task: nil but while an
-    /// `overriding(_:with:)` runs its closure. Read only when a component is watched.
-    static func current(on context: ResolutionContext) -> OverrideCapture? {
-        context.capture ?? currentInTask
-    }
-
-    /// The async form's override being set up by this task, or by the task that started it: nil
-    /// once that `overriding(_:with:)` has returned, for a task that outlives it.
-    static var currentInTask: OverrideCapture? {
-        guard let capture = inTask, !capture.progress.withLock({ $0.isFinished }) else { return nil }
+    /// The override being set up by this thread or task, or by the task that started it: nil but
+    /// while an `overriding(_:with:)` runs its closure, and once it has returned, for a task that
+    /// outlives it. Read only when a component is watched.
+    static var current: OverrideCapture? {
+        guard let capture = bound, !capture.progress.withLock({ $0.isFinished }) else { return nil }
         return capture
     }
 
@@ -72,9 +64,8 @@
     }
 
     /// Whether the captured provider is resolving through its new factory, whose own provider
-    /// calls are ordinary: on this thread, for the synchronous form, whose capture is the
-    /// thread's; in this task and the tasks it starts, for the async form.
-    var isSuspended: Bool { isAsync ? Self.isSuspendedInTask : progress.withLock { $0.isSuspended } }
+    /// calls are ordinary, on this thread or in this task and the tasks it starts.
+    var isSuspended: Bool { Self.isSuspendedHere }
 
     /// Records `provider` as the one the closure called, unless it called another before: returns
     /// that other one.
@@ -88,16 +79,12 @@
 
     /// Runs `body` while the capture is suspended: the captured provider resolves through its new
     /// factory, whose provider calls are ordinary.
-    func whileSuspended<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure)
-        -> Result
-    {
-        progress.withLock { $0.isSuspended = true }
-        defer { progress.withLock { $0.isSuspended = false } }
-        return try body()
+    func whileSuspended<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try Self.$isSuspendedHere.withValue(true, operation: body)
     }
 
-    /// `whileSuspended(_:)` for the async form, whose suspension is the task's.
+    /// `whileSuspended(_:)` for the async form.
     func whileSuspendedAwaiting<Result>(_ body: () async throws -> Result) async throws -> Result {
-        try await Self.$isSuspendedInTask.withValue(true) { try await body() }
+        try await Self.$isSuspendedHere.withValue(true) { try await body() }
     }
 }

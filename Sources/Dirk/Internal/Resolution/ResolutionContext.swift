@@ -1,46 +1,3 @@
-/// What a resolution counts itself in and out of when it enters a component: the component's storage,
-/// which the component keeps alive.
-@usableFromInline package protocol EnteredComponent: AnyObject {
-    /// The component's gate: a word that twice the calls in, plus one once shutdown has begun, make
-    /// up, at a fixed address for as long as the component lives.
-    var gateWord: UnsafeMutablePointer<UInt> { get }
-
-    /// Resumes the component's shutdown, which waits for the last call in the gate to leave.
-    func lastCallLeft()
-}
-
-/// A component that a resolution entered, counted in the component's gate.
-///
-/// **Why it is safe.** The resolution owns one strong reference to the component, taken when it
-/// entered (`object`), which it gives back when it ends, after leaving the gate, whose word that
-/// reference keeps allocated. Until then, the resolution's steps use the component without
-/// references of their own (`Unmanaged._withUnsafeGuaranteedRef`): every provider call counts two
-/// atomic operations fewer, and every resolution two more (see Architecture).
-@usableFromInline package struct Entered {
-    @usableFromInline package let object: Unmanaged<AnyObject>
-    /// The component's gate word.
-    @usableFromInline package let gate: UnsafeMutablePointer<UInt>
-    /// The component's storage, which `object` keeps alive.
-    @usableFromInline package unowned(unsafe) let storage: any EnteredComponent
-
-    /// The component's identity: its address.
-    var identity: UInt { UInt(bitPattern: object.toOpaque()) }
-
-    /// Takes over a strong reference to `component`, of which `storage` is the storage.
-    @inlinable init(_ component: AnyObject, storage: any EnteredComponent) {
-        object = Unmanaged.passRetained(component)
-        self.storage = storage
-        gate = storage.gateWord
-    }
-
-    /// Leaves the gate and gives back the reference.
-    func leave() {
-        // The last call out of a component whose shutdown has begun resumes it: a rare path.
-        if AtomicWord(gate).add(-2) == 3 { storage.lastCallLeft() }
-        object.release()
-    }
-}
-
 /// One thread's resolution: the steps it is inside, the components it entered, and what it must do
 /// when it ends. A thread's agent in the wait graph.
 ///
@@ -80,19 +37,17 @@
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution took
     /// another agent's half-configured instance, published when the resolution ends (see
-    /// `CellReference.resolve`), with their steps.
-    private var heldBuilds:
-        [(cell: CellReference, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool)] =
-            []
+    /// `CellReference.build`), with their steps.
+    var heldBuilds: [(cell: CellReference, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool)] = []
     /// Builds of other agents whose instance this resolution took while they were being configured,
     /// each with the mark from which the builds it holds may refer to that instance (see
     /// `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they depend
     /// on, are configured before it ends; if one fails instead, it drops those builds.
-    @exclusivity(unchecked) private var borrowed: [(record: BuildRecord, heldMark: Int)] = []
+    @exclusivity(unchecked) var borrowed: [(record: BuildRecord, heldMark: Int)] = []
     /// The builds in cells whose `configure:` closures are running on this thread, outermost first:
     /// what an instance built meanwhile may refer to half-configured. Each with what the resolution
     /// held when its `configure:` began: what it held since may refer to it.
-    private var configuring: [(record: BuildRecord, mark: ConfigurationMark)] = []
+    var configuring: [(record: BuildRecord, mark: ConfigurationMark)] = []
     /// How many `configure:` closures are running or waiting to run on this thread.
     @exclusivity(unchecked) var configurationDepth = 0
     /// How many factories of caching builds are running on this thread: while one is, a
@@ -116,11 +71,11 @@
     typealias ConfigurationMark = (heldBuilds: Int, ownScoped: Int)
 
     /// The `scoped` instances of the resolution under way, in the order it asked for them.
-    @exclusivity(unchecked) private var scoped: [ScopedInstance] = []
+    @exclusivity(unchecked) var scoped: [ScopedInstance] = []
     /// The store of the async resolution that this thread's resolution runs a part of, if any, once a
     /// `scoped` provider asked (`hasChosenScopes`).
-    @exclusivity(unchecked) private var sharedScopes: ScopeStore?
-    @exclusivity(unchecked) private var hasChosenScopes = false
+    @exclusivity(unchecked) var sharedScopes: ScopeStore?
+    @exclusivity(unchecked) var hasChosenScopes = false
 
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     var freshRequest: (module: ObjectIdentifier, depth: Int)?
@@ -132,8 +87,7 @@
     /// made for); and the index its step has, or will have, on the stack (the depth when it was
     /// observed), in the resolution of that number (`endedResolutions` then).
     var observedCalls:
-        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] =
-            []
+        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] = []
     /// How many resolutions with work at their end have ended on this thread: what tells a call that
     /// a deinitializer makes at a resolution's end, whose steps start again at the bottom of the
     /// stack, from a call of the resolution that is ending.
@@ -151,8 +105,6 @@
         /// `component`.
         func shows(_ component: UInt) -> Bool { components.contains(component) }
     }
-    /// Set while `overriding(_:with:)` finds out which provider its closure calls.
-    var capture: OverrideCapture?
     /// The keys of the `single(key:)` steps on this thread's stack, innermost last, each with the
     /// owner of its frame: what a cycle's message names them by.
     var keyedSteps: [(owner: UInt, key: AnyHashable)] = []
@@ -165,9 +117,7 @@
 
     @usableFromInline override init() {}
 
-    deinit {
-        stack.deallocate()
-    }
+    deinit { stack.deallocate() }
 
     /// How many steps deep the thread is: zero outside any resolution.
     @inlinable var depth: Int { stack.depth }
@@ -180,10 +130,7 @@
     }
 
     /// The calling thread's context, made on its first resolution and released when it exits.
-    @inlinable
-    package static var current: ResolutionContext {
-        ThreadContext.current(ResolutionContext.init)
-    }
+    @inlinable package static var current: ResolutionContext { ThreadContext.current(ResolutionContext.init) }
 
     /// Runs `body` with the calling thread's context, lent without a reference count of its own.
     @inlinable
@@ -194,10 +141,10 @@
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the resolution entered it.
-    @inlinable @inline(__always) func entry(of identity: UInt) -> Unmanaged<AnyObject>? {
+    @inlinable @inline(__always) func entry(of identity: UInt) -> LentObject? {
         var index = 0
         while index < entered.count {
-            if UInt(bitPattern: entered[index].object.toOpaque()) == identity { return entered[index].object }
+            if entered[index].identity == identity { return entered[index].lent }
             index &+= 1
         }
         return nil
@@ -238,107 +185,23 @@
         return (index + 1..<depth).allSatisfy { stack[$0].kind != .provider && stack[$0].kind != .keyHashing }
     }
 
-    // MARK: Configuring
-
-    /// Whether a `configure:` closure is running or waiting to run on this thread.
-    var isConfiguring: Bool { configurationDepth > 0 }
-
-    /// Whether a build that ends now must be held until the resolution ends: a `configure:` closure
-    /// of an enclosing step still runs on this thread, or the resolution took another agent's
-    /// half-configured instance; the build's value may refer to either.
-    var mustHoldNewBuilds: Bool { isConfiguring || !borrowed.isEmpty }
-
-    /// The builds that an instance held now may refer to half-configured (see `mustHoldNewBuilds`).
-    var dependenciesOfHeldBuild: [BuildRecord] {
-        borrowed.map(\.record) + configuring.map(\.record)
-    }
-
-    /// Records that the `configure:` closure of the build `record` begins on this thread; returns
-    /// the mark after which what the resolution holds may refer to the instance. Pair every call with
-    /// `endConfiguring()`.
-    func beginConfiguring(_ record: BuildRecord) -> ConfigurationMark {
-        let mark = (heldBuilds: heldBuilds.count, ownScoped: scoped.count)
-        configurationDepth += 1
-        configuring.append((record, mark))
-        return mark
-    }
-
-    /// Records that the `configure:` closure of the build `record` has returned or thrown, or will
-    /// not run.
-    func endConfiguring(_ record: BuildRecord) {
-        configurationDepth -= 1
-        configuring.remove(at: configuring.lastIndex { $0.record == record }!)
-    }
-
-    /// Records that `pending`'s `configure:` closure waits for the factories running on this thread;
-    /// its build counts as configuring from now on.
-    func `defer`(_ pending: PendingConfiguration) {
-        _ = beginConfiguring(pending.record)
-        pendingConfigurations.append(pending)
-    }
-
-    /// Runs the `configure:` closures that waited for the factories of this thread, newest first,
-    /// each in its own step, and holds their builds until the resolution ends. If one throws, its
-    /// build fails, and what was built since the oldest of them began goes, with the rest of them.
-    func runPendingConfigurations() throws {
-        while let pending = pendingConfigurations.popLast() {
-            let (cell, generation) = (pending.record.cell, pending.record.generation)
-            enter(pending.frame)
-            do {
-                try pending.configure()
-            } catch {
-                _ = leave()
-                let failure = BuildFailure(error: error, frame: pending.frame)
-                let mark = configuring.last { $0.record == pending.record }!.mark
-                endConfiguring(pending.record)
-                cell.fail(generation: generation, with: error)
-                abandonPendingConfigurations(because: failure)
-                dropBuilds(since: mark, because: failure)
-                throw error
-            }
-            _ = leave()
-            endConfiguring(pending.record)
-            cell.markConfigured(generation: generation, dependencies: dependenciesOfHeldBuild)
-            publishWhenResolutionEnds(cell, generation: generation, frame: pending.frame)
-        }
-    }
-
-    /// Drops the builds whose `configure:` closures wait, which will not run, and what was built since
-    /// the oldest of them began, because of `failure`.
-    func abandonPendingConfigurations(because failure: BuildFailure) {
-        guard let oldest = pendingConfigurations.first else { return }
-        let mark = configuring.first { $0.record == oldest.record }!.mark
-        for pending in pendingConfigurations.reversed() {
-            endConfiguring(pending.record)
-            pending.record.cell.drop(generation: pending.record.generation, because: failure)
-        }
-        pendingConfigurations = []
-        dropBuilds(since: mark, because: failure)
-    }
-
     // MARK: Steps
 
     /// Enters the step `frame`. Pair every call with `leave()`.
-    @inlinable @inline(__always)
-    func enter(_ frame: Frame) {
-        stack.push { frame }
-    }
+    @inlinable @inline(__always) func enter(_ frame: Frame) { stack.push { frame } }
 
     /// The frame of the step entered last.
     @inlinable var topFrame: Frame { stack[depth &- 1] }
 
     /// The frame of `frame`'s step if it is already on the stack.
     @inlinable @inline(__always)
-    func enclosing(_ frame: Frame) -> Frame? {
-        stack.lastIndex(ofSameAs: frame).map { stack[$0] }
-    }
+    func enclosing(_ frame: Frame) -> Frame? { stack.lastIndex(ofSameAs: frame).map { stack[$0] } }
 
     /// Enters the step whose frame `makeFrame` makes, of a provider that caches nothing (a
     /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call;
     /// stops the program with the path if the same step is under way already, which would recurse
     /// without end (see `StepStack.stopIfRecursing()`).
-    @inlinable @inline(__always)
-    func enterUncached(_ makeFrame: () -> Frame) {
+    @inlinable @inline(__always) func enterUncached(_ makeFrame: () -> Frame) {
         stack.push(makeFrame)
         stack.stopIfRecursing()
     }
@@ -346,8 +209,7 @@
     /// Leaves the step entered last; when it was the outermost, ends the resolution, and returns why
     /// its outermost call must throw instead of returning its value, if it must (see
     /// `ResolutionEndFailure`). A step left on its way to throwing ignores that.
-    @inlinable @inline(__always)
-    func leave() -> ResolutionEndFailure? {
+    @inlinable @inline(__always) func leave() -> ResolutionEndFailure? {
         stack.pop()
         if depth == 0 && hasEndWork && !isOutermostCall { return endResolution() }
         return nil
@@ -374,95 +236,7 @@
 
     package override func steps(from frame: Frame) -> [Frame] { stack.all(from: frame) }
 
-    // MARK: Scoped instances
-
-    /// The instance of the `scoped` provider whose cell key is `key` in the resolution under way, if
-    /// it has one: its own, or the async resolution's that it runs a part of, which it keeps from now
-    /// on, in case that one ends first.
-    func scopedInstance(_ key: CellKey, owner: AnyObject) -> AnyObject? {
-        endWork |= EndWork.scopes
-        if let index = scoped.indices.first(where: { scoped[$0].key == key }) { return scoped[index].value }
-        if !hasChosenScopes {
-            hasChosenScopes = true
-            sharedScopes = TaskAgent.ofCurrentTask?.sharedScopes.flatMap { $0.hasEnded ? nil : $0 }
-        }
-        return nil
-    }
-
-    /// The number under which the resolution's `scoped` instances are built in their cells, and the
-    /// store that lists them: the async resolution's, or, for a resolution of the thread's own, a
-    /// number of its own (told from a store's by its top bit) and none.
-    var scopes: (id: UInt64, store: ScopeStore?) {
-        // The address takes the low 48 bits, the count bits 48 to 62, and bit 63 stays set. (`|` and
-        // `^` group left to right, hence the parentheses.)
-        (
-            sharedScopes?.id ?? 1 << 63
-                | (UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ (endedResolutions & 0x7FFF) << 48),
-            sharedScopes
-        )
-    }
-
-    /// Keeps `instance` of the resolution under way until it ends.
-    func keep(_ instance: ScopedInstance) {
-        scoped.append(instance)
-    }
-
     // MARK: Ending the resolution
-
-    /// Publishes `cell`'s build of generation `generation`, made in the step `frame`, when the
-    /// resolution ends.
-    func publishWhenResolutionEnds(_ cell: CellReference, generation: UInt64, frame: Frame) {
-        heldBuilds.append((cell, generation, frame, isConfiguring))
-        endWork |= EndWork.builds
-    }
-
-    /// Drops what the resolution built since `mark`, while a `configure:` closure that has now thrown
-    /// `failure` ran, and which may refer to its instance: the builds it holds, and the `scoped`
-    /// instances of its own, which the provider builds anew if it is asked again.
-    func dropBuilds(since mark: ConfigurationMark, because failure: BuildFailure) {
-        dropHeldBuilds(since: mark.heldBuilds, because: failure)
-        // Released after they are out of the list: deinitializers may run user code.
-        var dropped = Array(scoped[mark.ownScoped...].reversed())
-        scoped.removeSubrange(mark.ownScoped...)
-        // Each goes as it is popped, first the first kept.
-        while dropped.popLast() != nil {}
-    }
-
-    /// Ends, instead of publishing them, the builds held since `mark`: built while a `configure:`
-    /// closure that has now thrown ran, or after the resolution took an instance whose build then
-    /// failed (`failure` tells which), they may refer to an instance that is dropped, so none of them
-    /// may be kept. Their own builds did not fail: their waiters look again, and build anew. A
-    /// resolution that took one of their instances learns of `failure`.
-    func dropHeldBuilds(since mark: Int, because failure: BuildFailure) {
-        guard heldBuilds.count > mark else { return }
-        let dropped = heldBuilds[mark...]
-        heldBuilds.removeSubrange(mark...)
-        // A build taken after the dropped ones were held is followed, from now on, by the builds
-        // held from `mark` on.
-        for index in borrowed.indices where borrowed[index].heldMark > mark {
-            borrowed[index].heldMark = mark
-        }
-        for build in dropped.reversed() { build.cell.drop(generation: build.generation, because: failure) }
-    }
-
-    /// The step of a provider's cached instance of the component `component` (its identity) that
-    /// this resolution holds until it ends because a `configure:` closure ran when it was built, if
-    /// there is one: the thread has the instance already, which others do not have yet.
-    func heldBuild(ofComponent component: UInt) -> Frame? {
-        heldBuilds.first {
-            $0.isHeldForConfiguring && $0.frame.component == component && $0.frame.kind == .provider
-                && $0.frame.strategy.isCached
-        }?.frame
-    }
-
-    /// Waits, when the resolution ends, until the build `record`, whose instance the resolution
-    /// took, and every build it depends on, is configured.
-    func waitWhenResolutionEnds(for record: BuildRecord) {
-        // What may refer to the instance: what the resolution holds from now on, and what it held
-        // since the outermost `configure:` still running began.
-        borrowed.append((record, configuring.first?.mark.heldBuilds ?? heldBuilds.count))
-        endWork |= EndWork.builds
-    }
 
     @inline(never)
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
@@ -506,76 +280,16 @@
         return failure
     }
 
-    /// Waits until every build whose instance the resolution took, and every build those depend on,
-    /// is configured; if one failed instead, drops what the resolution held since the earliest taking
-    /// that led to a failure, and returns the first failure.
-    private func dropBuildsOfFailedBorrows() -> ResolutionEndFailure? {
-        let borrowed = self.borrowed
-        self.borrowed = []
-        var failure: ResolutionEndFailure?
-        var failedSince = heldBuilds.count
-        var outcomes: [BuildRecord: ConfigurationOutcome] = [:]
-        for (record, heldMark) in borrowed {
-            if let failed = firstFailure(reachableFrom: record, outcomes: &outcomes) {
-                failure = failure ?? ResolutionEndFailure(failure: failed)
-                failedSince = min(failedSince, heldMark)
-            }
-        }
-        if let failure { dropHeldBuilds(since: failedSince, because: failure.failure) }
-        return failure
-    }
-
-    /// Waits until the build `record` and every build it depends on, in turn, is configured, and
-    /// returns the first failure among them, if one failed instead. `outcomes` holds how the builds
-    /// already waited for stood, which are not waited for again; each walk follows every build it
-    /// reaches, since a build found configured by another walk may depend on one that failed.
-    private func firstFailure(
-        reachableFrom record: BuildRecord, outcomes: inout [BuildRecord: ConfigurationOutcome]
-    ) -> BuildFailure? {
-        var pending = [record]
-        var seen: Set<BuildRecord> = []
-        while let build = pending.popLast() {
-            guard seen.insert(build).inserted else { continue }
-            let outcome = outcomes[build] ?? build.cell.waitUntilConfigured(build, as: self)
-            outcomes[build] = outcome
-            switch outcome {
-            case .configured(let dependencies): pending += dependencies
-            case .failed(let failed): return failed
-            }
-        }
-        return nil
-    }
 }
 
 /// A resolution that enters components, and keeps each it entered until it ends: a thread's
 /// (`ResolutionContext`), or a task's part of an async one (`TaskAgent`).
 @usableFromInline protocol EnteringResolution: AnyObject {
     /// The component with the address `identity`, if the resolution entered it.
-    func entry(of identity: UInt) -> Unmanaged<AnyObject>?
+    func entry(of identity: UInt) -> LentObject?
 
     /// Records `component`, which its gate admitted, as entered.
     func enter(_ component: AnyObject, storage: any EnteredComponent)
 }
 
 extension ResolutionContext: EnteringResolution {}
-
-extension StepStack where Step == Frame {
-    /// Stops the program with the path if the top step, which caches nothing, is under way already
-    /// below it, which would recurse without end. A handle's step may come back through a caching
-    /// provider's build, whose cell ends the call.
-    @inlinable @inline(__always)
-    func stopIfRecursing() {
-        guard let index = indexOfTopBelowItself(),
-            self[depth &- 1].kind != .handle
-                || !(index + 1..<depth - 1).contains(where: { self[$0].isCachingBuild })
-        else { return }
-        stopRecursion(at: index)
-    }
-
-    /// Stops the program with the path from the step at `index` to the top one, the same step.
-    @usableFromInline @inline(never)
-    func stopRecursion(at index: Int) -> Never {
-        let path = Array(all[index...])
-        Diagnostics.recursion(path: path, at: path[path.count - 1], keys: ResolutionContext.stepKeys)
-    }
-}

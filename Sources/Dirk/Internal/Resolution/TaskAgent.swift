@@ -23,14 +23,11 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// The innermost async step that runs the caller or started its task.
     @TaskLocal static var enclosingStep: StepMarker?
 
-    /// A step of an agent, as the tasks started inside it remember it.
-    typealias StepMarker = (agent: TaskAgent, serial: UInt64)
-
-    /// A step that started a task, or the task that started that one, and so on, as an agent
-    /// remembers it: weakly, so that agents do not keep each other alive in a chain that grows with
-    /// every task that starts another. While the step runs, its agent is alive (the step is a call of
-    /// `run` on it); an agent that is gone runs no step, and is skipped.
-    private struct StarterStep: @unchecked Sendable {
+    /// A step of an agent, as the tasks started inside it, and the agents of those, remember it:
+    /// weakly, so that agents do not keep each other alive in a chain that grows with every task that
+    /// starts another. While the step runs, its agent is alive (the step is a call of `run` on it);
+    /// an agent that is gone runs no step, and is skipped.
+    struct StepMarker: @unchecked Sendable {
         weak var agent: TaskAgent?
         let serial: UInt64
     }
@@ -39,7 +36,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// agent is under way.
     let task: Int
     /// The steps that started this agent's task, nearest first, each while its agent is alive.
-    private let starters: [StarterStep]
+    private let starters: [StepMarker]
     /// Every field of `State` is guarded by this lock. The steps are written only by the agent's own
     /// task, and read by others to describe a cycle or to find the steps that started them.
     private let state: Locked<State>
@@ -67,11 +64,9 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
         self.task = task
-        starters =
-            startedIn.map { step in
-                [StarterStep(agent: step.agent, serial: step.serial)]
-                    + step.agent.starters.filter { $0.agent != nil }
-            } ?? []
+        // The step that started the task first, whatever becomes of it: its agent is the one to hand
+        // the components to (see `end()`).
+        starters = startedIn.map { [$0] + ($0.agent?.starters ?? []).filter { $0.agent != nil } } ?? []
         state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
         dirk_count_task_agents(1)
     }
@@ -116,8 +111,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     /// The async step that runs the caller or started its task, then the steps that started that
     /// step's task, and so on, nearest first.
-    private static var enclosingSteps: [StarterStep] {
-        enclosingStep.map { [StarterStep(agent: $0.agent, serial: $0.serial)] + $0.agent.starters } ?? []
+    private static var enclosingSteps: [StepMarker] {
+        enclosingStep.map { [$0] + ($0.agent?.starters ?? []) } ?? []
     }
 
     /// The outermost step in the component whose identity is `component` among the async steps that
@@ -185,8 +180,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the agent's call entered it.
-    func entry(of identity: UInt) -> Unmanaged<AnyObject>? {
-        state.withLock { $0.entered.first { $0.identity == identity }?.object }
+    func entry(of identity: UInt) -> LentObject? {
+        state.withLock { $0.entered.first { $0.identity == identity }?.lent }
     }
 
     /// Takes over `entries`, the components that a part of the agent's resolution entered, to count
@@ -197,7 +192,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         state.withLock { state in
             guard state.isUnderWay else { return entries }
             let known = Set(state.entered.map(\.identity))
-            let kept = entries.filter { !known.contains($0.identity) && AtomicWord($0.gate).relaxed & 1 == 0 }
+            let kept = entries.filter { !known.contains($0.identity) && $0.gate.relaxed & 1 == 0 }
             state.entered += kept
             return entries.filter { entry in !kept.contains { $0.identity == entry.identity } }
         }
@@ -229,7 +224,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
                 state.serials.removeLast()
             }
         }
-        return try await Self.$enclosingStep.withTypedValue((agent: self, serial: serial), body)
+        return try await Self.$enclosingStep.withTypedValue(StepMarker(agent: self, serial: serial), body)
     }
 
     /// Runs `body`, the `configure:` closure of `instance`, built in `cell`, during which the task gets

@@ -18,11 +18,13 @@
 /// with the kind in its low bits), a tag, and the object (a retained reference). Entries are never
 /// removed or changed until the owner destroys the directory, and they keep their order.
 ///
-/// **Why it is safe.** Every word is read and written through `AtomicWord`. A writer holds the
-/// owner's lock. It writes an entry's words, then publishes it by storing the count with release
-/// ordering; a directory that outgrows its inline entries copies them all to a larger block, which
-/// it publishes (release) before the count, so that a reader, which loads the count and then the
-/// block (both acquiring), finds every entry it counted. A block that a larger one replaces stays
+/// **Why it is safe.** A writer holds the owner's lock. It initializes an entry's words plainly,
+/// where no reader looks yet (beyond the count), then publishes the entry by storing the count with
+/// release ordering; a directory that outgrows its inline entries copies them all to a larger
+/// block, which it publishes (release) before the count, so that a reader, which loads the count and
+/// then the block (both acquiring), finds every entry it counted initialized. Readers load every
+/// word through `AtomicWord`; the writer's plain accesses touch only words that no reader looks at
+/// yet, or that nobody writes again (the entries it copies). A block that a larger one replaces stays
 /// allocated, in `retired`, until the owner destroys the directory, so a reader that loaded its
 /// address may go on reading it. The owner destroys the directory only when no reader can reach it:
 /// in its `deinit`.

@@ -6,11 +6,9 @@
 /// provider's calls read or write the cell, so an object read from a cell was made by
 /// `object(of:)` from a value of that same type: `value(of:as:)` turns it back with the cast that
 /// undoes what `object(of:)` did. In debug builds, `unsafeDowncast` checks the cast.
-@usableFromInline
-enum Erasure {
+@usableFromInline enum Erasure {
     /// `value` as an object: itself when it is a class instance, else in a `Holder`.
-    @inlinable @inline(__always)
-    static func object<T>(of value: T) -> AnyObject {
+    @inlinable @inline(__always) static func object<T>(of value: T) -> AnyObject {
         // A class instance is one strong reference, as an `AnyObject` is. Not `value as AnyObject`:
         // for an unconstrained `T` that compiles to the run time's bridging conversion, which
         // specialization keeps, and which costs a dynamic cast on every call.
@@ -19,8 +17,7 @@ enum Erasure {
     }
 
     /// The value that `object(of:)` made `object` from.
-    @inlinable @inline(__always)
-    static func value<T>(of object: AnyObject, as type: T.Type) -> T {
+    @inlinable @inline(__always) static func value<T>(of object: AnyObject, as type: T.Type) -> T {
         if T.self is AnyClass { return unsafeBitCast(object, to: T.self) }
         return unsafeDowncast(object, to: Holder<T>.self).value
     }
@@ -28,9 +25,7 @@ enum Erasure {
     /// The object of a `weak` provider's value: the instance, which a class-bound existential
     /// holds too.
     @inlinable @inline(__always)
-    static func object<T: AnyObject>(ofInstance value: T) -> AnyObject {
-        value as AnyObject
-    }
+    static func object<T: AnyObject>(ofInstance value: T) -> AnyObject { value as AnyObject }
 
     /// The value that `object(ofInstance:)` made `object` from.
     @inlinable @inline(__always)
@@ -43,8 +38,7 @@ enum Erasure {
 
     /// `module` as `M`, which it is: the component's directory holds under a module type only an
     /// instance of it, which registration and creation check.
-    @inlinable @inline(__always)
-    static func module<M: AnyObject>(_ module: AnyObject, as type: M.Type) -> M {
+    @inlinable @inline(__always) static func module<M: AnyObject>(_ module: AnyObject, as type: M.Type) -> M {
         unsafeDowncast(module, to: M.self)
     }
 
@@ -58,12 +52,8 @@ enum Erasure {
 
 /// Owns one cached value that is not a class instance, so that caches hold every value as an
 /// object.
-@usableFromInline
-final class Holder<Value> {
+@usableFromInline final class Holder<Value> {
     @usableFromInline let value: Value
 
-    @inlinable
-    init(_ value: Value) {
-        self.value = value
-    }
+    @inlinable init(_ value: Value) { self.value = value }
 }

@@ -9,16 +9,10 @@
     @usableFromInline let reference: Unmanaged<AnyObject>
 
     /// The loan of `object`, which a strong reference held elsewhere keeps alive.
-    @inlinable @inline(__always)
-    init(_ object: AnyObject) {
-        reference = Unmanaged.passUnretained(object)
-    }
+    @inlinable @inline(__always) init(_ object: AnyObject) { reference = Unmanaged.passUnretained(object) }
 
-    /// The loan of the object that `reference`, a resolution's entry, refers to.
-    @inlinable @inline(__always)
-    init(_ reference: Unmanaged<AnyObject>) {
-        self.reference = reference
-    }
+    /// The loan of the object that `reference`, a resolution's entry (`Entered`), refers to.
+    @inlinable @inline(__always) init(_ reference: Unmanaged<AnyObject>) { self.reference = reference }
 
     /// The object, as a strong reference of the caller's own.
     @inlinable var object: AnyObject { reference.takeUnretainedValue() }

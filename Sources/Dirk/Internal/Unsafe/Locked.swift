@@ -10,8 +10,9 @@ import Musl
 /// `LockOperations`.
 ///
 /// Dirk uses `pthread_mutex_t` on every platform, Apple's included, so that the lock that ships is
-/// the lock CI tests. The platform's mutex records its owner, so a waiter of higher priority lends it
-/// its priority, and it puts a waiter to sleep rather than spin. Debug builds make it an
+/// the lock CI tests. It puts a waiter to sleep rather than spin; it promises no priority
+/// inheritance (glibc's default mutex gives none), which Dirk's sections, a few loads and stores
+/// each, do not need. Debug builds make it an
 /// error-checking mutex and check every result: a thread that takes a lock it holds stops at once
 /// instead of hanging.
 @usableFromInline enum MutexOperations {
@@ -36,8 +37,7 @@ import Musl
     }
 
     /// Runs `body` while holding the mutex at `mutex`.
-    @inlinable @inline(__always)
-    static func withLock<Result, Failure: Error>(
+    @inlinable @inline(__always) static func withLock<Result, Failure: Error>(
         _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let locked = pthread_mutex_lock(mutex)
@@ -58,7 +58,8 @@ import Musl
 ///
 /// The state is the buffer's header; the mutex takes the first elements, whose memory is bound to
 /// `pthread_mutex_t` once, when the box is made, and which never move. A subclass may reserve words
-/// after it (`extraWords`), which it touches only through `AtomicWord`.
+/// after it (`extraWords`), zeroed, at a fixed address: a component's storage keeps its atomic words
+/// and its directory there, a parker its condition.
 @usableFromInline package class Locked<State>: ManagedBuffer<State, UInt> {
     /// How many words a `T` takes.
     @inlinable static func words<T>(for type: T.Type) -> Int {
@@ -98,8 +99,7 @@ import Musl
     }
 
     /// Runs `body` with the state while holding the lock.
-    @inlinable
-    package final func withLock<Result, Failure: Error>(
+    @inlinable package final func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try withUnsafeMutablePointers { (state, elements) throws(Failure) -> Result in

@@ -22,8 +22,7 @@ import CDirk
 
     /// Whether `object`, which the caller holds, has begun to deinitialize: true only inside its own
     /// `deinit`, or in code that its `deinit` calls.
-    @inlinable
-    static func isDeinitializing(_ object: AnyObject) -> Bool {
+    @inlinable static func isDeinitializing(_ object: AnyObject) -> Bool {
         swift_isDeallocating(Unmanaged.passUnretained(object).toOpaque())
     }
 }

@@ -1,11 +1,12 @@
-/// What a module finds a provider's slot by: the provider method's name, the file, line and
-/// column of its strategy call, and its declared return type.
+/// What a provider's cell is found by, with its module: the provider method's name, the file, line
+/// and column of its strategy call (its `ProviderSite`), and its declared return type.
 ///
 /// Two methods that return the same type differ by name and position; overloads that differ only
 /// in their return type differ by type; a generic provider gets one key per return type; two
 /// methods that a macro or `#sourceLocation` places at the same position still differ by name.
 ///
-/// A key is six words, hashed from the type and position alone. Equality compares the file and
+/// A key is six words, hashed from the type and position alone, where a site is eight (a
+/// `StaticString` is three): the cached reads compare and copy keys. Equality compares the file and
 /// function names by address first, and by content only when the addresses differ (a literal
 /// copied into another binary by inlining).
 ///
@@ -22,7 +23,7 @@
     @usableFromInline package let functionLength: Int
 
     /// The key of the provider called at `file`, `line` and `column` from `function`, returning
-    /// `type`.
+    /// `type`: `ProviderKey(site:type:)`, which this layer cannot name.
     @inlinable
     package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
         returnType = type
@@ -47,8 +48,7 @@
     /// The column of the strategy call.
     package var column: UInt { UInt(position & 0xF_FFFF) }
 
-    @inlinable
-    package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
+    @inlinable package static func == (lhs: ProviderKey, rhs: ProviderKey) -> Bool {
         ObjectIdentifier(lhs.returnType) == ObjectIdentifier(rhs.returnType) && lhs.hasSite(of: rhs)
     }
 
@@ -60,8 +60,7 @@
 
     /// Whether `other` is the key of a provider at the same site: the same name and position,
     /// whatever its type.
-    @inlinable @inline(__always)
-    package func hasSite(of other: ProviderKey) -> Bool {
+    @inlinable @inline(__always) package func hasSite(of other: ProviderKey) -> Bool {
         position == other.position
             && (file == other.file || Self.sameText(file, fileLength, other.file, other.fileLength))
             && (function == other.function

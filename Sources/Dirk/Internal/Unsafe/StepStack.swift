@@ -43,8 +43,7 @@
     }
 
     /// Pushes the step that `make` makes, in place on the stack.
-    @inlinable @inline(__always)
-    mutating func push(_ make: () -> Step) {
+    @inlinable @inline(__always) mutating func push(_ make: () -> Step) {
         if depth == capacity { grow() }
         let top = depth
         (steps + top).initialize(to: make())
@@ -55,8 +54,7 @@
     }
 
     /// Pops the top step.
-    @inlinable @inline(__always)
-    mutating func pop() {
+    @inlinable @inline(__always) mutating func pop() {
         depth &-= 1
         bucketTops[steps[depth].bucket & bucketMask] = belowInBucket[depth]
         (steps + depth).deinitialize(count: 1)
@@ -82,16 +80,14 @@
     @inlinable subscript(index: Int) -> Step { steps[index] }
 
     /// The index of the topmost step that is the same as `step`, if any.
-    @inlinable @inline(__always)
-    func lastIndex(ofSameAs step: Step) -> Int? {
+    @inlinable @inline(__always) func lastIndex(ofSameAs step: Step) -> Int? {
         // Most steps find their bucket empty: a load and a comparison, before any call.
         let top = bucketTops[step.bucket & bucketMask]
         return top < 0 ? nil : index(ofSameAs: step, from: Int(top))
     }
 
     /// The index of the topmost step below the top one that is the same as the top one, if any.
-    @inlinable @inline(__always)
-    func indexOfTopBelowItself() -> Int? {
+    @inlinable @inline(__always) func indexOfTopBelowItself() -> Int? {
         let below = belowInBucket[depth &- 1]
         return below < 0 ? nil : index(ofSameAs: steps[depth &- 1], from: Int(below))
     }

@@ -36,9 +36,7 @@ package struct WaitTarget {
     /// end, rather than for the instance: such an agent can take nothing to break a cycle.
     package let forConfiguration: Bool
 
-    package init(
-        host: any WaitableHost, key: CellKey, generation: UInt64, forConfiguration: Bool = false
-    ) {
+    package init(host: any WaitableHost, key: CellKey, generation: UInt64, forConfiguration: Bool = false) {
         (self.host, self.key, self.generation, self.forConfiguration) = (
             host, key, generation, forConfiguration
         )

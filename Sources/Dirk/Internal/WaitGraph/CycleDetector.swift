@@ -36,9 +36,7 @@ package enum CycleDetector {
 
     /// The cycle that `agent`, which waits for `target` and has recorded it in `waitingFor`, closes;
     /// nil when the chain of waits ends at an agent that is making progress.
-    package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget)
-        -> Finding?
-    {
+    package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
         guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
         #if DEBUG
         checkInvariants(of: chain, from: agent)

@@ -1,0 +1,18 @@
+extension StepStack where Step == Frame {
+    /// Stops the program with the path if the top step, which caches nothing, is under way already
+    /// below it, which would recurse without end. A handle's step may come back through a caching
+    /// provider's build, whose cell ends the call.
+    @inlinable @inline(__always) func stopIfRecursing() {
+        guard let index = indexOfTopBelowItself(),
+            self[depth &- 1].kind != .handle
+                || !(index + 1..<depth - 1).contains(where: { self[$0].isCachingBuild })
+        else { return }
+        stopRecursion(at: index)
+    }
+
+    /// Stops the program with the path from the step at `index` to the top one, the same step.
+    @usableFromInline @inline(never) func stopRecursion(at index: Int) -> Never {
+        let path = Array(all[index...])
+        Diagnostics.recursion(path: path, at: path[path.count - 1], keys: ResolutionContext.stepKeys)
+    }
+}

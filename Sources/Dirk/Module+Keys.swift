@@ -1,0 +1,57 @@
+extension AnyModule {
+    /// The cell of `keyValue`, a key of the `single(key:)` provider whose key is `key` and whose step
+    /// is `frame`, made on first use. Runs the key's `hash(into:)` and `==` with no lock held, as a
+    /// step of their own, so that a key whose hashing calls its provider again is caught instead of
+    /// recursing without end. A key added for an equal key meanwhile shows up as a new version of the
+    /// keys, and the comparison is made again.
+    func keyedCell(_ keyValue: AnyHashable, key: ProviderKey, frame: Frame, context: ResolutionContext)
+        -> CellReference
+    {
+        hashing(at: frame, in: context) {
+            let (provider, hash) = (cellKey(key), keyValue.hashValue)
+            while true {
+                let (candidates, version) = storage.keys(of: provider, hash: hash, frame: frame)
+                if let found = candidates.first(where: { $0.key == keyValue }) {
+                    return CellReference(
+                        host: storage,
+                        key: CellKey(owner: provider.owner, provider: key, serial: found.serial))
+                }
+                if let added = storage.withLock({
+                    $0.table.add(
+                        keyValue, hash: hash, of: provider, ownerType: frame.subject,
+                        ifUnchangedSince: version)
+                }) {
+                    return CellReference(host: storage, key: added)
+                }
+            }
+        }
+    }
+
+    /// Runs `body`, which runs a key's `hash(into:)` and `==`, as a step of its own, so that a key
+    /// whose hashing calls its provider again, as the step `frame`, is caught instead of recursing
+    /// without end.
+    func hashing<Result>(at frame: Frame, in context: ResolutionContext, _ body: () -> Result) -> Result {
+        let hashing = Frame(
+            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
+            site: frame.site,
+            type: frame.type, subject: frame.subject, componentType: frame.componentType)
+        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
+        context.enter(hashing)
+        defer { _ = context.leave() }
+        return body()
+    }
+}
+
+extension ComponentStorage {
+    /// The keys of the `single(key:)` provider whose cell key is `provider` and whose step is
+    /// `frame` that hash to `hash`, and their version; stops the program if another provider with the
+    /// same key caches with another strategy.
+    func keys(of provider: CellKey, hash: Int, frame: Frame) -> (keys: [CellTable.KeyEntry], version: UInt64)
+    {
+        let (keys, first) = withLock { state in
+            (state.table.keys(of: provider, hash: hash), state.table.strategy(at: provider))
+        }
+        if let first, first != .keyedSingle { Diagnostics.providerClash(frame, first: first) }
+        return keys
+    }
+}
