@@ -204,9 +204,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     var extras: ComponentExtras?
 
     /// Runs `body` with the component's extras, made first if need be.
-    mutating func withExtras<Result>(_ body: (inout ComponentExtras) -> Result) -> Result {
+    mutating func withExtras<Result>(_ body: (ComponentExtras) -> Result) -> Result {
         if extras == nil { extras = ComponentExtras() }
-        return body(&extras!)
+        return body(extras!)
     }
 
     /// What a component's release releases.
@@ -227,8 +227,9 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 }
 
 /// What a component keeps only once it uses it: registered modules, overrides, contributions, its
-/// recording, its close actions and its shutdown.
-struct ComponentExtras {
+/// recording, its close actions and its shutdown. A class, so that a component that never uses it,
+/// as most children do, keeps one word for it. Its component's lock guards every field.
+final class ComponentExtras {
     /// Modules registered with `.module { }` and not used yet, by the types they stand in for; the
     /// first `module()` of a type publishes its module in the directory.
     var registeredModules: [ObjectIdentifier: AnyModule] = [:]

@@ -85,8 +85,6 @@
             cells[place].key = key
             cells[place].machine = OnceStateMachine(strategy: strategy, ownerType: ownerType)
         } else {
-            // A few places at once: most components cache a few providers.
-            if cells.isEmpty { cells.reserveCapacity(4) }
             place = cells.count
             cells.append(Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType)))
         }
