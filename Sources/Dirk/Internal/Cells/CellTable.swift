@@ -85,6 +85,9 @@
             cells[place].key = key
             cells[place].machine = OnceStateMachine(strategy: strategy, ownerType: ownerType)
         } else {
+            // Room for one cell first, since most children cache one instance; then for a few more at
+            // once, since a component that caches two usually caches more.
+            if cells.count == 1 { cells.reserveCapacity(4) }
             place = cells.count
             cells.append(Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType)))
         }

@@ -67,16 +67,11 @@ extension CellReference {
                 throw error
             }
             context.runningFactories -= 1
+            // Set once the instance is held, which only its builder sees until it is published.
             var record: BuildRecord?
-            func held() -> BuildRecord {
-                if let record { return record }
-                let outcome = withMachine { cell, _ in cell.holdInstance(value, generation: generation) }
-                record = BuildRecord(cell: self, generation: generation, outcome: outcome!)
-                return record!
-            }
             if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
                 // The closures that waited for this factory may need this instance: they get it.
-                _ = held()
+                record = hold(value, generation: generation)
                 do {
                     try context.runPendingConfigurations()
                 } catch {
@@ -86,25 +81,28 @@ extension CellReference {
                 }
             }
             let waits = configure != nil && configureMayWait && context.runningFactories > 0
-            if let configure, waits {
-                context.defer(
-                    ResolutionContext.PendingConfiguration(record: held(), frame: frame) {
+            if let configure {
+                let held = record ?? hold(value, generation: generation)
+                record = held
+                if waits {
+                    context.defer(
+                        ResolutionContext.PendingConfiguration(record: held, frame: frame) {
+                            try configure(value)
+                        })
+                } else {
+                    let mark = context.beginConfiguring(held)
+                    do {
                         try configure(value)
-                    })
-            } else if let configure {
-                let record = held()
-                let mark = context.beginConfiguring(record)
-                do {
-                    try configure(value)
-                } catch {
-                    context.endConfiguring(record)
-                    // The instance goes, and its waiters get the error; then what was built meanwhile,
-                    // which may refer to it.
-                    fail(generation: generation, with: error)
-                    context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
-                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                    } catch {
+                        context.endConfiguring(held)
+                        // The instance goes, and its waiters get the error; then what was built
+                        // meanwhile, which may refer to it.
+                        fail(generation: generation, with: error)
+                        context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
+                        throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                    }
+                    context.endConfiguring(held)
                 }
-                context.endConfiguring(record)
             }
             if waits {
                 // Held until its closure has run (`runPendingConfigurations`).
@@ -114,7 +112,7 @@ extension CellReference {
                 // another agent's half-configured instance, which this one may refer to. Other agents
                 // get it once the resolution ends, when all those are configured; an agent that takes
                 // it before then waits for them too.
-                _ = held()
+                if record == nil { record = hold(value, generation: generation) }
                 markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
                 context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
             } else if record != nil {
@@ -130,6 +128,14 @@ extension CellReference {
         // wait for other agents' builds, and may find that the value refers to a dropped instance.
         if let failure = context.leave() { throw Diagnostics.rethrown(failure, as: Failure.self, at: frame) }
         return value
+    }
+
+    /// Holds `value`, built as generation `generation`, which only its builder sees until it is
+    /// published, and returns the build's record.
+    private func hold(_ value: Value, generation: UInt64) -> BuildRecord {
+        BuildRecord(
+            cell: self, generation: generation,
+            outcome: withMachine { cell, _ in cell.holdInstance(value, generation: generation) }!)
     }
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
