@@ -169,9 +169,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         // to that resolution once built: its cell goes when its build ends, under the lock of that
         // end, whether the build left an instance or failed or was dropped, since that resolution's
         // number is never asked for again. What the cell held goes after the lock.
-        let (found, moved) = withLock { state in
-            (state.table.withCell(key, body), key.serial >> 63 != 0 ? state.table.drop(key) : nil)
-        }
+        let (found, moved) = withLock { $0.table.withCell(key, moves: key.serial >> 63 != 0, body) }
         withExtendedLifetime(moved) {}
         return found
     }

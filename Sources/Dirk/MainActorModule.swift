@@ -194,8 +194,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try single(
-            key: key, { _ throws(Failure) in try factory() }, configure: configure, close: close,
-            id: ProviderID(id, file, line, column, function))
+            key: key, { _ throws(Failure) in try factory() }, configure: configure, close: close, id: id,
+            file: file, line: line, column: column, function: function)
     }
 
     /// Provides one instance per resolution, of any type, built by a factory that needs no
@@ -217,8 +217,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try scoped(
-            { _ throws(Failure) in try factory() }, configure: configure,
-            id: ProviderID(id, file, line, column, function))
+            { _ throws(Failure) in try factory() }, configure: configure, id: id, file: file, line: line,
+            column: column, function: function)
     }
 
     /// Provides the same instance, of any class, built by a factory that needs no component, for as
@@ -241,8 +241,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weak(
-            { _ throws(Failure) in try factory() }, configure: configure,
-            id: ProviderID(id, file, line, column, function))
+            { _ throws(Failure) in try factory() }, configure: configure, id: id, file: file, line: line,
+            column: column, function: function)
     }
 
     /// The close action of a main-actor instance, which runs on the main actor, where the instance

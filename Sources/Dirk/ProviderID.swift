@@ -37,18 +37,9 @@ public struct ProviderID: Sendable {
     }
 }
 
-extension ProviderID {
-    /// `id`, or else the identity of the provider at `file`, `line` and `column` in `function`: what a
-    /// strategy's arguments say.
-    @inlinable init(
-        _ id: ProviderID?, _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString
-    ) {
-        self = id ?? ProviderID(file: file, line: line, column: column, function: function)
-    }
-}
-
 extension ProviderSite {
-    /// The site of `ProviderID(id, file, line, column, function)`.
+    /// The site of `id`, or else the site at `file`, `line` and `column` in `function`: what a
+    /// strategy's arguments say.
     @inlinable init(
         _ id: ProviderID?, _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString
     ) {

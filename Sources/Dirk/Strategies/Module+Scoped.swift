@@ -50,8 +50,6 @@ extension ModuleBase {
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(
-            .scoped, id, file, line, column, function,
-            make: factory, configure: configure)
+        try shared(.scoped, id, file, line, column, function, make: factory, configure: configure)
     }
 }

@@ -67,58 +67,14 @@ extension CellReference {
                 throw error
             }
             context.runningFactories -= 1
-            // Set once the instance is held, which only its builder sees until it is published.
-            var record: BuildRecord?
-            if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
-                // The closures that waited for this factory may need this instance: they get it.
-                record = hold(value, generation: generation)
-                do {
-                    try context.runPendingConfigurations()
-                } catch {
-                    // They dropped what was built since, which this instance may refer to.
-                    fail(generation: generation, with: error)
-                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-                }
-            }
-            let waits = configure != nil && configureMayWait && context.runningFactories > 0
-            if let configure {
-                let held = record ?? hold(value, generation: generation)
-                record = held
-                if waits {
-                    context.defer(
-                        ResolutionContext.PendingConfiguration(record: held, frame: frame) {
-                            try configure(value)
-                        })
-                } else {
-                    let mark = context.beginConfiguring(held)
-                    do {
-                        try configure(value)
-                    } catch {
-                        context.endConfiguring(held)
-                        // The instance goes, and its waiters get the error; then what was built
-                        // meanwhile, which may refer to it.
-                        fail(generation: generation, with: error)
-                        context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
-                        throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
-                    }
-                    context.endConfiguring(held)
-                }
-            }
-            if waits {
-                // Held until its closure has run (`runPendingConfigurations`).
-            } else if context.mustHoldNewBuilds {
-                // A `configure:` closure of an enclosing step still runs or waits on this thread, and
-                // this value may already refer to its half-configured instance; or the resolution took
-                // another agent's half-configured instance, which this one may refer to. Other agents
-                // get it once the resolution ends, when all those are configured; an agent that takes
-                // it before then waits for them too.
-                if record == nil { record = hold(value, generation: generation) }
-                markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
-                context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
-            } else if record != nil {
-                publish(generation: generation)
-            } else {
+            if configure == nil && !context.mustHoldNewBuilds
+                && (context.runningFactories > 0 || context.pendingConfigurations.isEmpty)
+            {
                 complete(value, generation: generation)
+            } else {
+                try settle(
+                    value, generation: generation, in: context, frame: frame, configure: configure,
+                    configureMayWait: configureMayWait, throwing: Failure.self)
             }
         } catch {
             _ = context.leave()
@@ -128,6 +84,67 @@ extension CellReference {
         // wait for other agents' builds, and may find that the value refers to a dropped instance.
         if let failure = context.leave() { throw Diagnostics.rethrown(failure, as: Failure.self, at: frame) }
         return value
+    }
+
+    /// What a build whose value exists does next when it configures, waits to configure, or must be
+    /// held (see `build`): out of line, so that the common build, which completes at once, stays short.
+    private func settle<Failure: Error>(
+        _ value: Value, generation: UInt64, in context: ResolutionContext, frame: Frame,
+        configure: ((Value) throws -> Void)?, configureMayWait: Bool, throwing _: Failure.Type
+    ) throws(Failure) {
+        // Set once the instance is held, which only its builder sees until it is published.
+        var record: BuildRecord?
+        if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
+            // The closures that waited for this factory may need this instance: they get it.
+            record = hold(value, generation: generation)
+            do {
+                try context.runPendingConfigurations()
+            } catch {
+                // They dropped what was built since, which this instance may refer to.
+                fail(generation: generation, with: error)
+                throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+            }
+        }
+        let waits = configure != nil && configureMayWait && context.runningFactories > 0
+        if let configure {
+            let held = record ?? hold(value, generation: generation)
+            record = held
+            if waits {
+                context.defer(
+                    ResolutionContext.PendingConfiguration(record: held, frame: frame) {
+                        try configure(value)
+                    })
+            } else {
+                let mark = context.beginConfiguring(held)
+                do {
+                    try configure(value)
+                } catch {
+                    context.endConfiguring(held)
+                    // The instance goes, and its waiters get the error; then what was built
+                    // meanwhile, which may refer to it.
+                    fail(generation: generation, with: error)
+                    context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
+                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                }
+                context.endConfiguring(held)
+            }
+        }
+        if waits {
+            // Held until its closure has run (`runPendingConfigurations`).
+        } else if context.mustHoldNewBuilds {
+            // A `configure:` closure of an enclosing step still runs or waits on this thread, and
+            // this value may already refer to its half-configured instance; or the resolution took
+            // another agent's half-configured instance, which this one may refer to. Other agents
+            // get it once the resolution ends, when all those are configured; an agent that takes
+            // it before then waits for them too.
+            if record == nil { record = hold(value, generation: generation) }
+            markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
+            context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
+        } else if record != nil {
+            publish(generation: generation)
+        } else {
+            complete(value, generation: generation)
+        }
     }
 
     /// Holds `value`, built as generation `generation`, which only its builder sees until it is

@@ -56,7 +56,7 @@
     /// The `configure:` closures that wait for the factories running on this thread to return,
     /// oldest first, each with its build and its step. The last factory to return runs them, newest
     /// first (see `CellReference.build`).
-    var pendingConfigurations: [PendingConfiguration] = []
+    @exclusivity(unchecked) var pendingConfigurations: [PendingConfiguration] = []
 
     /// A `configure:` closure that waits to run: the build whose instance it completes, which
     /// counts as configuring from the moment its instance exists, and its step.
