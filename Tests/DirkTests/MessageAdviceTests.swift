@@ -61,6 +61,18 @@ enum Advice {
         code: #"@MainActor var adviceScreenModule: AdviceScreenModule { module() }"#,
         context: #"extension AdviceComponent { ADVICE }"#
     )
+    static let hostConformance = (
+        code: #"extension AdviceParent: AdviceHost"#,
+        context: #"ADVICE { func adviceGreeting() -> String { "hello" } }"#
+    )
+    static let hostParent = (
+        code: #".parent(adviceHostComponent)"#,
+        context: #"""
+        func checkedHost(adviceHostComponent: AdviceHostingComponent) -> AdviceHostedComponent {
+            AdviceHostedComponent()ADVICE
+        }
+        """#
+    )
 }
 
 /// Each message that suggests code, triggered with concrete types: it prints the code that
@@ -165,6 +177,16 @@ struct MessageAdviceTests {
         #expect(standardError(of: result).contains("`\(Advice.missingParent.code)`"))
     }
 
+    @Test("a missing host shows the conformance of an ancestor and the registration under a host")
+    func missingHost() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = AdviceHostedComponent().parent(AdviceParent()).host
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("`\(Advice.hostConformance.code)`"))
+        #expect(message.contains("`\(Advice.hostParent.code)`"))
+    }
+
     @Test("a module asked of another component shows the accessors that reach it")
     func moduleOfAnotherComponent() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -231,4 +253,17 @@ final class AdviceModule: Module<AdviceComponent>, @unchecked Sendable {
 
 final class AdviceScreenModule: MainActorModule<AdviceComponent>, @unchecked Sendable {
     func title() -> String { transient { "advice" } }
+}
+
+protocol AdviceHost: AnyObject, Sendable {
+    func adviceGreeting() -> String
+}
+
+/// A component that hosts what `AdviceHostedComponent` needs.
+final class AdviceHostingComponent: Component, AdviceHost, @unchecked Sendable {
+    func adviceGreeting() -> String { "hosted" }
+}
+
+final class AdviceHostedComponent: Component, @unchecked Sendable {
+    var host: any AdviceHost { ancestor() }
 }
