@@ -304,8 +304,9 @@ final class AsyncParent: @unchecked Sendable {
     var child: AsyncChild?
 }
 
-final class AsyncChild: Sendable {
-    let parent: AsyncParent
+final class AsyncChild: @unchecked Sendable {
+    // Set once, in the initializer; weak, since the parent holds the child.
+    weak var parent: AsyncParent?
 
     init(parent: AsyncParent) {
         self.parent = parent

@@ -93,11 +93,17 @@ final class ExpositionCheckUseCase: Sendable {
     }
 }
 
+/// Holds its setup weakly: the setup holds it, through the exposition check, and the component
+/// keeps all three.
 final class ResetDataUseCase: Sendable {
-    private let setupBox = LockedBox<SetupUseCase?>(nil)
+    private struct WeakSetup {
+        weak var setup: SetupUseCase?
+    }
+
+    private let setupBox = LockedBox(WeakSetup())
     var setup: SetupUseCase? {
-        get { setupBox.withLock { $0 } }
-        set { setupBox.withLock { $0 = newValue } }
+        get { setupBox.withLock { $0.setup } }
+        set { setupBox.withLock { $0.setup = newValue } }
     }
 }
 
