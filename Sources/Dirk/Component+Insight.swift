@@ -131,9 +131,9 @@ extension Component {
                 .sorted { ($0.from, $0.to) < ($1.from, $1.to) })
     }
 
-    /// Runs `body` and returns what it returns with a trace of the provider calls it made on this
-    /// thread into this component and its ancestors: an indented tree, one line per call, saying
-    /// whether the call built a new instance or found a cached one.
+    /// Runs `body` and returns what it returns with a trace of the provider calls it made into this
+    /// component and its ancestors: an indented tree, one line per call, saying whether the call
+    /// built a new instance or found a cached one.
     ///
     /// ```text
     /// FeatureModule.viewModel() [transient] new
@@ -145,17 +145,29 @@ extension Component {
     public func trace<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> (
         value: T, trace: String
     ) {
-        let context = ResolutionContext.current
-        let components = selfAndAncestors()
-        // A trace begun inside another's closure: the calls it shows are the outer trace's too.
-        let index = context.traces.endIndex
-        context.traces.append(
-            .init(components: components.map(\.identity), firstCall: context.observedCalls.count))
-        defer { context.traces.removeLast() }
-        Component.addObservers(1, to: components)
-        defer { Component.addObservers(-1, to: components) }
-        let value = try body()
-        return (value, context.traces[index].lines.map { $0 + "\n" }.joined())
+        let trace = Trace(of: self)
+        let outcome = Trace.$current.withValue(Trace.current + [(trace, 0)]) { Result(catching: body) }
+        return (try outcome.get(), trace.finish())
+    }
+
+    /// Runs `body`, which may await, and returns what it returns with a trace of the provider calls,
+    /// async ones included, that it made into this component and its ancestors, in its task and the
+    /// child tasks it starts: the async form of ``trace(_:)``.
+    ///
+    /// ```swift
+    /// let (_, trace) = await app.trace { await app.data.database() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - isolation: The actor that `body` runs on; leave the default, the caller's.
+    ///   - body: The resolution to trace.
+    /// - Returns: `body`'s result and the trace.
+    public func trace<T, Failure: Error>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> T
+    ) async throws(Failure) -> (value: T, trace: String) {
+        let trace = Trace(of: self)
+        let outcome = await Trace.$current.outcome(Trace.current + [(trace, 0)], body)
+        return (try outcome.get(), trace.finish())
     }
 
     /// Adds `delta`, which may be negative, to the observers of each of `components`, for
@@ -185,6 +197,57 @@ extension Component {
             index += 1
         }
         return all
+    }
+}
+
+/// A trace under way: the components whose providers' calls it shows, by identity, and its lines,
+/// which the tasks that its closure starts add to as well.
+final class Trace: Sendable {
+    /// The traces under way in this task or on this thread, outermost first, each with how many of
+    /// the calls it shows enclose the caller.
+    @TaskLocal static var current: [(trace: Trace, depth: Int)] = []
+
+    let components: [UInt]
+    /// The component traced and its ancestors, observed while the trace is under way.
+    private let observed: [Component]
+    private let lines = SelfSynchronized(object: Locked<[String]>.make([]))
+
+    /// A trace of the calls into `component` and its ancestors, which it observes until `finish()`.
+    init(of component: Component) {
+        observed = component.selfAndAncestors()
+        components = observed.map(\.identity)
+        Component.addObservers(1, to: observed)
+    }
+
+    /// Ends the trace and returns its lines.
+    func finish() -> String {
+        Component.addObservers(-1, to: observed)
+        return lines.object.withLock { $0.map { $0 + "\n" }.joined() }
+    }
+
+    /// The traces under way that show the calls of `component`, each with how many of those calls
+    /// enclose the caller and where the line of a call that begins now goes; nil if none shows them.
+    static func begin(in component: UInt) -> [(trace: Trace, depth: Int, line: Int)]? {
+        let marks = current.compactMap { trace, depth in
+            trace.components.contains(component)
+                ? (trace, depth, trace.lines.object.withLock { $0.count }) : nil
+        }
+        return marks.isEmpty ? nil : marks
+    }
+
+    /// The traces under way for the calls made inside a call that `marks` show: one level deeper in
+    /// those.
+    static func inside(_ marks: [(trace: Trace, depth: Int, line: Int)]) -> [(trace: Trace, depth: Int)] {
+        current.map { trace, depth in (trace, marks.contains { $0.trace === trace } ? depth + 1 : depth) }
+    }
+
+    /// Writes the line of the call whose step is `frame` where `marks` put it, before the lines of
+    /// the calls it made, saying whether it built a new instance.
+    static func end(_ marks: [(trace: Trace, depth: Int, line: Int)], _ frame: Frame, isNew: Bool) {
+        let line = "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")"
+        for (trace, depth, index) in marks {
+            trace.lines.object.withLock { $0.insert(String(repeating: "  ", count: depth) + line, at: index) }
+        }
     }
 }
 
@@ -262,20 +325,12 @@ extension AnyModule {
     /// enclosing observed call was made for, if that call made this one directly: a recording
     /// child sees its providers' calls into its ancestors, and theirs, but not a call that a
     /// provider nobody observes made in between, which would show an edge that no provider made.
-    @usableFromInline func observe<T, Failure: Error>(
-        _ frame: Frame, in context: ResolutionContext, isNew: Bool, _ resolve: () throws(Failure) -> T
-    ) throws(Failure) -> T {
+    @usableFromInline func observe(
+        _ frame: Frame, in context: ResolutionContext,
+        _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
+    ) throws -> AnyObject? {
         let component = storage.address
-        for index in context.traces.indices where context.traces[index].shows(component) {
-            // Indented by the calls that the trace shows, of the resolution under way, since it
-            // began.
-            let trace = context.traces[index]
-            let depth = context.observedCalls[trace.firstCall...].count {
-                trace.shows($0.provider.component) && $0.resolution == context.endedResolutions
-            }
-            let line = "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")"
-            context.traces[index].lines.append(String(repeating: "  ", count: depth) + line)
-        }
+        let marks = Trace.begin(in: component)
         let provider = ProviderIdentity(
             component: component, module: frame.subject, key: ProviderKey(site: frame.site, type: frame.type))
         let strategy = DependencyGraph.Strategy(frame.strategy)
@@ -301,35 +356,11 @@ extension AnyModule {
         if let recorder, !recorders.contains(where: { $0 === recorder }) { recorders.append(recorder) }
         context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
-        return try resolve()
-    }
-
-    /// Whether a call now, as the step `frame`, would find an instance rather than build one, for
-    /// traces.
-    func hasInstance(
-        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
-        context: ResolutionContext
-    ) -> Bool {
-        let serial: UInt64?
-        switch strategy {
-        case .single, .weak: serial = 0
-        case .keyedSingle:
-            // Looked up without making the key's cell: a trace only looks.
-            serial = hashing(at: frame, in: context) {
-                storage.keys(of: cellKey(key), hash: keyValue!.hashValue, frame: frame).keys
-                    .first { $0.key == keyValue }?.serial
-            }
-        case .scoped:
-            if context.scopedInstance(cellKey(key), owner: self) != nil { return true }
-            serial = context.scopes.id
-        default: return false
-        }
-        guard let serial else { return false }
-        let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: serial)
-        // The value itself, let go here, after the lock: a `weak` one's reference may be the last.
-        let value =
-            CellReference(host: storage, key: cell).withMachine { machine, _ in machine.readyValue } ?? nil
-        return value != nil
+        // A trace's line says whether this call built its instance, which it learns from `resolve`.
+        guard let marks else { return try resolve(nil) }
+        var isNew = false
+        defer { Trace.end(marks, frame, isNew: isNew) }
+        return try Trace.$current.withValue(Trace.inside(marks)) { try resolve { isNew = true } }
     }
 }
 

@@ -32,7 +32,7 @@ extension _ModuleOwner where Self: Component {
     /// provider's fake is built inside `MainActor.assumeIsolated`, since the factory runs where the
     /// provider is called, on the main actor (see <doc:MainActor#Overriding-main-actor-providers>).
     ///
-    /// Like ``module(_:file:line:)`` and ``parent(_:file:line:)-(P,_,_)``, it configures the component it is
+    /// Like ``module(_:file:line:)`` and ``parent(_:as:file:line:)``, it configures the component it is
     /// called on and returns it: override providers when you build the component, before its first
     /// resolution. Overriding a provider that was already used, a provider of another component (a
     /// parent's), a provider whose strategy builds another type than `T`, or a closure that calls no

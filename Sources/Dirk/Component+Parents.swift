@@ -84,10 +84,12 @@ extension Component {
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
-    /// Registers `parent` as a parent of this component, under its static type.
+    /// Registers `parent` as a parent of this component, under its static type, or under `type`, for
+    /// example a fake subclass in a test.
     ///
     /// ```swift
     /// let feature = FeatureComponent().parent(app)
+    /// let tested = FeatureComponent().parent(FakeAppComponent(), as: AppComponent.self)
     /// ```
     ///
     /// The component keeps its parents alive; a parent never refers to its children. A component
@@ -98,35 +100,18 @@ extension Component {
     ///
     /// - Parameters:
     ///   - parent: The parent.
-    ///   - file: The call's file, for messages; leave the default.
-    ///   - line: The call's line, for messages; leave the default.
-    /// - Returns: This component, for chaining.
-    @discardableResult
-    public func parent<P: Component>(_ parent: P, file: StaticString = #fileID, line: UInt = #line) -> Self {
-        register(parent, as: P.self, file: file, line: line)
-        return self
-    }
-
-    /// Registers `parent` as the parent of type `type`, for example a fake subclass in a test.
-    ///
-    /// ```swift
-    /// let feature = FeatureComponent().parent(FakeAppComponent(), as: AppComponent.self)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - parent: The parent.
-    ///   - type: The parent type that accessors ask for.
+    ///   - type: The parent type that accessors ask for; leave the default, `parent`'s static type.
     ///   - file: The call's file, for messages; leave the default.
     ///   - line: The call's line, for messages; leave the default.
     /// - Returns: This component, for chaining.
     @discardableResult public func parent<P: Component>(
-        _ parent: P, as type: P.Type, file: StaticString = #fileID, line: UInt = #line
+        _ parent: P, as type: P.Type = P.self, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         register(parent, as: type, file: file, line: line)
         return self
     }
 
-    /// Registers the parent that `make` returns: `parent(_:file:line:)` with a closure.
+    /// Registers the parent that `make` returns: `parent(_:as:file:line:)` with a closure.
     @available(*, deprecated, message: "pass the parent itself: `.parent(app)`")
     @discardableResult
     public func parent<P: Component>(_ make: () -> P, file: StaticString = #fileID, line: UInt = #line)
@@ -145,7 +130,7 @@ extension Component {
         parent(make(), as: type, file: file, line: line)
     }
 
-    /// `parent(_:file:line:)`, which runs `afterAppending` once the parent is in the list and
+    /// `parent(_:as:file:line:)`, which runs `afterAppending` once the parent is in the list and
     /// before the check for a cycle. A test hook: tests hold two registrations there, so that both
     /// have appended before either checks.
     package func parent<P: Component>(

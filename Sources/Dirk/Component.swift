@@ -36,7 +36,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     @usableFromInline let storage: ComponentStorage
 
     /// Creates a component with no modules and no parents; add them with
-    /// ``module(_:file:line:)`` and ``parent(_:file:line:)-(P,_,_)``, or let ``module(file:line:)-1dr3a``
+    /// ``module(_:file:line:)`` and ``parent(_:as:file:line:)``, or let ``module(file:line:)-1dr3a``
     /// create modules on first use.
     public init() {
         storage = ComponentStorage.make()

@@ -7,38 +7,26 @@ extension AnyModule {
     func keyedCell(_ keyValue: AnyHashable, key: ProviderKey, frame: Frame, context: ResolutionContext)
         -> CellReference
     {
-        hashing(at: frame, in: context) {
-            let (provider, hash) = (cellKey(key), keyValue.hashValue)
-            while true {
-                let (candidates, version) = storage.keys(of: provider, hash: hash, frame: frame)
-                if let found = candidates.first(where: { $0.key == keyValue }) {
-                    return CellReference(
-                        host: storage,
-                        key: CellKey(owner: provider.owner, provider: key, serial: found.serial))
-                }
-                if let added = storage.withLock({
-                    $0.table.add(
-                        keyValue, hash: hash, of: provider, ownerType: frame.subject,
-                        ifUnchangedSince: version)
-                }) {
-                    return CellReference(host: storage, key: added)
-                }
-            }
-        }
-    }
-
-    /// Runs `body`, which runs a key's `hash(into:)` and `==`, as a step of its own, so that a key
-    /// whose hashing calls its provider again, as the step `frame`, is caught instead of recursing
-    /// without end.
-    func hashing<Result>(at frame: Frame, in context: ResolutionContext, _ body: () -> Result) -> Result {
         let hashing = Frame(
             .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
-            site: frame.site,
-            type: frame.type, subject: frame.subject, componentType: frame.componentType)
+            site: frame.site, type: frame.type, subject: frame.subject, componentType: frame.componentType)
         if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
         context.enter(hashing)
         defer { _ = context.leave() }
-        return body()
+        let (provider, hash) = (cellKey(key), keyValue.hashValue)
+        while true {
+            let (candidates, version) = storage.keys(of: provider, hash: hash, frame: frame)
+            if let found = candidates.first(where: { $0.key == keyValue }) {
+                return CellReference(
+                    host: storage, key: CellKey(owner: provider.owner, provider: key, serial: found.serial))
+            }
+            if let added = storage.withLock({
+                $0.table.add(
+                    keyValue, hash: hash, of: provider, ownerType: frame.subject, ifUnchangedSince: version)
+            }) {
+                return CellReference(host: storage, key: added)
+            }
+        }
     }
 }
 

@@ -31,12 +31,17 @@ extension AnyModule {
             let frame = providerFrame(strategy, site: site, returning: type)
             return try context.asOutermost {
                 let component = storage.enter(in: context, for: frame)
-                func resolve(fresh: Bool = false) throws -> AnyObject? {
+                // `built`, for observers, learns that this call builds.
+                func resolve(fresh: Bool = false, built: (() -> Void)? = nil) throws -> AnyObject? {
                     try component.withObject { object in
                         let component = Erasure.component(object, as: Component.self)
                         return try resolveEntered(
                             strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
-                            context: context, build: { try build(component, fresh) },
+                            context: context,
+                            build: {
+                                built?()
+                                return try build(component, fresh)
+                            },
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
                     }
@@ -50,10 +55,7 @@ extension AnyModule {
                 }
                 let isFresh = strategy.isCached && context.isFreshRequest(for: ObjectIdentifier(self))
                 guard storage.isObserved else { return try resolve(fresh: isFresh) }
-                let isNew =
-                    isFresh
-                    || !hasInstance(strategy, keyValue: keyValue, key: key, frame: frame, context: context)
-                return try observe(frame, in: context, isNew: isNew) { try resolve(fresh: isFresh) }
+                return try observe(frame, in: context) { try resolve(fresh: isFresh, built: $0) }
             }
         }
     }

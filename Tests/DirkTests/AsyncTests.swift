@@ -297,6 +297,39 @@ struct AsyncOverloadTests {
         let pair = await component.pairs.scopedPair()
         #expect(pair.0 === pair.1)
     }
+
+    @Test(
+        "an async trace shows async calls and the synchronous calls they make, indented, and whether each built"
+    )
+    func asyncTrace() async {
+        let component = AsyncPairComponent()
+        let (parent, trace) = await component.trace { await component.pairs.parent() }
+        #expect(parent.child?.parent === parent)
+        #expect(
+            trace == """
+                AsyncPairModule.parent() [async single] new
+                  AsyncPairModule.child() [async single] new
+                    AsyncPairModule.parent() [async single] cached
+
+                """)
+        let (_, again) = await component.trace { await component.pairs.parentAndPlain() }
+        #expect(
+            again == """
+                AsyncPairModule.parentAndPlain() [async transient] new
+                  AsyncPairModule.plain() [single] new
+                  AsyncPairModule.parent() [async single] cached
+
+                """)
+        // The calls of a child task that the closure starts are its calls too.
+        let (_, child) = await component.trace { () async -> AsyncParent in
+            async let parent = component.pairs.parent()
+            return await parent
+        }
+        #expect(child == "AsyncPairModule.parent() [async single] cached\n")
+        // A synchronous closure in an async context still takes the synchronous form.
+        let (_, plain) = component.trace { component.pairs.fresh { $0.plain() } }
+        #expect(plain == "AsyncPairModule.plain() [single] new\n")
+    }
 }
 
 final class AsyncParent: @unchecked Sendable {
@@ -340,6 +373,15 @@ final class AsyncPairModule: Module<AsyncPairComponent>, @unchecked Sendable {
         await scoped {
             await Task.yield()
             return AsyncParent()
+        }
+    }
+
+    func plain() -> AsyncParent { single { AsyncParent() } }
+
+    func parentAndPlain() async -> AsyncParent {
+        await transient { c in
+            _ = c.pairs.plain()
+            return await c.pairs.parent()
         }
     }
 

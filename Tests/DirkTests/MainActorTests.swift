@@ -156,6 +156,20 @@ struct MainActorStrategyTests {
         try await component.shutdown()
         #expect(draft.isClosed)
     }
+
+    @Test("the async trace runs its closure on the caller's actor, which keeps non-Sendable values")
+    @MainActor
+    func asyncTraceOnTheMainActor() async {
+        let component = DraftComponent()
+        let kept = component.drafts.draft(for: 1)
+        let (traced, trace) = await component.trace {
+            await Task.yield()
+            MainActor.assertIsolated()
+            return component.drafts.draft(for: 1)
+        }
+        #expect(traced === kept)
+        #expect(trace == "DraftModule.draft(for:) [single(key:)] cached\n")
+    }
 }
 
 /// Not `Sendable`: only main-actor code uses it.

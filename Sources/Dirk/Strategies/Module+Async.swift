@@ -240,10 +240,14 @@ extension AnyModule {
         let frame = providerFrame(strategy, site: site, returning: type)
         return try await TaskAgent.withCurrent { (agent) async throws in
             let component = Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self)
-            func resolve() async throws -> AnyObject {
+            // `built`, for traces, learns that this call builds.
+            func resolve(built: (() -> Void)? = nil) async throws -> AnyObject {
                 // Like a synchronous `transient`, an async one keeps nothing.
                 guard strategy != .asyncTransient else {
-                    return try await agent.run(frame, uncached: true) { try await build(component) }
+                    return try await agent.run(frame, uncached: true) {
+                        built?()
+                        return try await build(component)
+                    }
                 }
                 // An async `scoped` keeps the resolution's instance in the provider's cell under the
                 // resolution's number.
@@ -253,7 +257,11 @@ extension AnyModule {
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
                 return try await CellReference(host: storage, key: cell).resolve(
-                    in: agent, frame: frame, cancellable: cancellable, build: { try await build(component) },
+                    in: agent, frame: frame, cancellable: cancellable,
+                    build: {
+                        built?()
+                        return try await build(component)
+                    },
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
             // An override that this task sets up, as in the synchronous pipeline.
@@ -261,7 +269,15 @@ extension AnyModule {
                 setUpOverride(capture, key: key, keyValue: nil, frame: frame)
                 return try await capture.whileSuspendedAwaiting { try await resolve() }
             }
-            return try await resolve()
+            // A trace under way shows the call, and the calls it makes one level deeper.
+            guard storage.isObserved, let marks = Trace.begin(in: storage.address) else {
+                return try await resolve()
+            }
+            var isNew = false
+            defer { Trace.end(marks, frame, isNew: isNew) }
+            return try await Trace.$current.outcome(Trace.inside(marks)) {
+                try await resolve { isNew = true }
+            }.get()
         }
     }
 }

@@ -79,9 +79,6 @@
 
     /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
     var freshRequest: (module: ObjectIdentifier, depth: Int)?
-    /// The traces under way on this thread, outermost first: a trace begun inside another's closure
-    /// is under way in both.
-    var traces: [Trace] = []
     /// The observed provider calls under way on this thread, innermost last: each one's provider;
     /// what records its dependencies (the recorders of the recording components that the call is
     /// made for); and the index its step has, or will have, on the stack (the depth when it was
@@ -93,18 +90,6 @@
     /// stack, from a call of the resolution that is ending.
     var endedResolutions: UInt64 = 0
 
-    /// A trace of the observed provider calls made on this thread into some components.
-    struct Trace {
-        /// The components whose providers' calls the trace shows, by identity.
-        let components: [UInt]
-        /// How many observed calls were under way when the trace began: it shows none of them.
-        let firstCall: Int
-        var lines: [String] = []
-
-        /// Whether the trace shows the calls of providers of the component whose identity is
-        /// `component`.
-        func shows(_ component: UInt) -> Bool { components.contains(component) }
-    }
     /// The keys of the `single(key:)` steps on this thread's stack, innermost last, each with the
     /// owner of its frame: what a cycle's message names them by.
     var keyedSteps: [(owner: UInt, key: AnyHashable)] = []

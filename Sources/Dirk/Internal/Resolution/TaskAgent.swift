@@ -161,7 +161,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         let shared = current?.sharedScopes
         let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: shared, ownsScopes: shared == nil)
         defer { agent.end() }
-        return try await $current.withTypedValue(agent) { () async throws(Failure) in try await body(agent) }
+        return try await $current.outcome(agent) { () async throws(Failure) in try await body(agent) }.get()
     }
 
     /// Ends the agent's outermost call: its scope, if it owns it, and its components, which go to the
@@ -224,7 +224,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
                 state.serials.removeLast()
             }
         }
-        return try await Self.$enclosingStep.withTypedValue(StepMarker(agent: self, serial: serial), body)
+        return try await Self.$enclosingStep.outcome(StepMarker(agent: self, serial: serial), body).get()
     }
 
     /// Runs `body`, the `configure:` closure of `instance`, built in `cell`, during which the task gets
@@ -253,19 +253,20 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 }
 
 extension TaskLocal {
-    /// `withValue(_:operation:)` for an operation whose error type `Failure` that method's
-    /// `rethrows` would erase: runs `body` with the value bound to `value`.
-    func withTypedValue<Success, Failure: Error>(
-        _ value: Value, _ body: () async throws(Failure) -> Success
-    ) async throws(Failure) -> Success {
-        let result: Result<Success, Failure> = await withValue(value) {
+    /// Runs `body`, on `isolation`, with the value bound to `value`, and returns how it ended:
+    /// `withValue(_:operation:isolation:)` for an operation whose error type `Failure` that method's
+    /// `rethrows` would erase.
+    func outcome<Success, Failure: Error>(
+        _ value: Value, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws(Failure) -> Success
+    ) async -> Result<Success, Failure> {
+        await withValue(value) {
             do throws(Failure) {
                 return .success(try await body())
             } catch {
                 return .failure(error)
             }
         }
-        return try result.get()
     }
 }
 
