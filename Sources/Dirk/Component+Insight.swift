@@ -226,13 +226,12 @@ final class Trace: Sendable {
     }
 
     /// The traces under way that show the calls of `component`, each with how many of those calls
-    /// enclose the caller and where the line of a call that begins now goes; nil if none shows them.
-    static func begin(in component: UInt) -> [(trace: Trace, depth: Int, line: Int)]? {
-        let marks = current.compactMap { trace, depth in
+    /// enclose the caller and where the line of a call that begins now goes.
+    static func begin(in component: UInt) -> [(trace: Trace, depth: Int, line: Int)] {
+        current.compactMap { trace, depth in
             trace.components.contains(component)
                 ? (trace, depth, trace.lines.object.withLock { $0.count }) : nil
         }
-        return marks.isEmpty ? nil : marks
     }
 
     /// The traces under way for the calls made inside a call that `marks` show: one level deeper in
@@ -338,9 +337,17 @@ extension AnyModule {
         // ancestor): a call into an unrelated component that something else observes is no part of
         // their graphs, and its component, which they do not keep, could go and its identity be
         // reused.
+        //
+        // The enclosing call made this one directly if its resolution is still under way and no
+        // provider's step lies between them on the stack, such as one of a component that nobody
+        // observes, nor a key's hashing, which runs before its provider is observed. (Handles' and
+        // module creations' steps do not count: they pass the call on.)
         var recorders: [AnyObject] = []
-        if let requester = context.observedCalls.last,
-            context.isCalledDirectly(byStepAt: requester.stepIndex, inResolution: requester.resolution)
+        if let requester = context.observedCalls.last, requester.stepIndex < context.depth,
+            requester.resolution == context.endedResolutions,
+            (requester.stepIndex + 1..<context.depth).allSatisfy({
+                context.stack[$0].kind != .provider && context.stack[$0].kind != .keyHashing
+            })
         {
             recorders = requester.recorders.filter { recorder in
                 (recorder as? Recorder)?.withRecord {
@@ -357,7 +364,6 @@ extension AnyModule {
         context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
         // A trace's line says whether this call built its instance, which it learns from `resolve`.
-        guard let marks else { return try resolve(nil) }
         var isNew = false
         defer { Trace.end(marks, frame, isNew: isNew) }
         return try Trace.$current.withValue(Trace.inside(marks)) { try resolve { isNew = true } }

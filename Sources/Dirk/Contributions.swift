@@ -108,7 +108,16 @@ extension Component {
         of type: Element.Type, file: StaticString = #fileID, line: UInt = #line
     ) -> [Contribution<Element>] {
         let elementType = ObjectIdentifier(type)
-        let all = contributingComponents().flatMap { component in
+        // This component and its ancestors, each once and after its own parents, parents in the order
+        // they were registered.
+        var ordered: [Component] = []
+        func visit(_ component: Component) {
+            guard !ordered.contains(where: { $0 === component }) else { return }
+            for parent in component.parentList { visit(parent) }
+            ordered.append(component)
+        }
+        visit(self)
+        let all = ordered.flatMap { component in
             // Refers to the component's storage, not to the component: see `Contribution`.
             let (storage, owner) = (SelfSynchronized(object: component.storage), Swift.type(of: component))
             return component.storage.withLock { $0.extras?.contributions[elementType] ?? [] }.map { record in
@@ -160,19 +169,6 @@ extension Component {
     ) -> [String: Element] {
         let all = contributions(of: type, file: file, line: line)
         return Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0.resolve(file: file, line: line)) })
-    }
-
-    /// This component and its ancestors, each once and after its own parents, parents in the order
-    /// they were registered.
-    private func contributingComponents() -> [Component] {
-        var ordered: [Component] = []
-        func visit(_ component: Component) {
-            guard !ordered.contains(where: { $0 === component }) else { return }
-            for parent in component.parentList { visit(parent) }
-            ordered.append(component)
-        }
-        visit(self)
-        return ordered
     }
 }
 

@@ -53,7 +53,7 @@ extension AnyModule {
                     setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
                     return try capture.whileSuspended { try resolve() }
                 }
-                let isFresh = strategy.isCached && context.isFreshRequest(for: ObjectIdentifier(self))
+                let isFresh = strategy.isCached && isFresh(atDepth: context.depth)
                 guard storage.isObserved else { return try resolve(fresh: isFresh) }
                 return try observe(frame, in: context) { try resolve(fresh: isFresh, built: $0) }
             }

@@ -299,6 +299,26 @@ struct AsyncOverloadTests {
     }
 
     @Test(
+        "an async fresh builds new instances of the async and synchronous singles it calls directly, configured, and leaves the cache alone"
+    )
+    func asyncFresh() async {
+        let component = AsyncPairComponent()
+        let cached = await component.pairs.parent()
+        let (fresh, plain) = await component.pairs.fresh { module in
+            (await module.parent(), module.plain())
+        }
+        #expect(fresh !== cached)
+        #expect(fresh.child != nil, "its configure: ran")
+        #expect(fresh.child === cached.child, "a dependency of the fresh instance is the cached one")
+        #expect(plain !== component.pairs.plain())
+        #expect(await component.pairs.parent() === cached)
+        // Only the calls the closure makes directly build anew: the child's parent is the cached one.
+        let child = await component.pairs.fresh { await $0.child() }
+        #expect(child !== cached.child)
+        #expect(child.parent === cached)
+    }
+
+    @Test(
         "an async trace shows async calls and the synchronous calls they make, indented, and whether each built"
     )
     func asyncTrace() async {

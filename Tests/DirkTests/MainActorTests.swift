@@ -157,11 +157,18 @@ struct MainActorStrategyTests {
         #expect(draft.isClosed)
     }
 
-    @Test("the async trace runs its closure on the caller's actor, which keeps non-Sendable values")
+    @Test(
+        "the async fresh and trace run their closures on the caller's actor, which keeps non-Sendable values")
     @MainActor
-    func asyncTraceOnTheMainActor() async {
+    func asyncFreshAndTraceOnTheMainActor() async {
         let component = DraftComponent()
         let kept = component.drafts.draft(for: 1)
+        let copy = await component.drafts.fresh { drafts in
+            await Task.yield()
+            MainActor.assertIsolated()
+            return drafts.draft(for: 1)
+        }
+        #expect(copy !== kept)
         let (traced, trace) = await component.trace {
             await Task.yield()
             MainActor.assertIsolated()

@@ -206,13 +206,13 @@ extension ModuleBase {
             let object = try await resolveAsync(
                 strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure,
                 configure: erased
-            ) { component in
+            ) { component, isFresh in
                 // An override's close action instead, if an override builds.
                 let (made, closing) = try await self.make(
                     make, key: key, strategy: strategy, component: component, closing: closing)
                 // Recorded before the cell publishes the instance, so that a shutdown that waits
-                // for the build finds the action.
-                if let closing { addCloseAction(site: site, type: T.self, closing(made)) }
+                // for the build finds the action. A fresh instance is its caller's to close.
+                if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(made)) }
                 guard strategy == .asyncTransient else { return Erasure.object(of: made) }
                 value = made
                 return self  // a placeholder: the value travels in `value`
@@ -235,18 +235,22 @@ extension AnyModule {
     @usableFromInline final func resolveAsync(
         _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
         configure: ((AnyObject, Component) async throws -> Void)? = nil,
-        build: (Component) async throws -> AnyObject
+        build: (Component, _ fresh: Bool) async throws -> AnyObject
     ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
         return try await TaskAgent.withCurrent { (agent) async throws in
             let component = Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self)
+            // Async code runs inside no synchronous step of its thread: depth zero.
+            let isFresh = strategy.isCached && storage.attention.relaxed != 0 && isFresh(atDepth: 0)
             // `built`, for traces, learns that this call builds.
             func resolve(built: (() -> Void)? = nil) async throws -> AnyObject {
-                // Like a synchronous `transient`, an async one keeps nothing.
-                guard strategy != .asyncTransient else {
+                // Like a synchronous `transient`, an async one keeps nothing, nor does a fresh call.
+                guard strategy != .asyncTransient, !isFresh else {
                     return try await agent.run(frame, uncached: true) {
                         built?()
-                        return try await build(component)
+                        let object = try await build(component, isFresh)
+                        if isFresh, let configure { try await configure(object, component) }
+                        return object
                     }
                 }
                 // An async `scoped` keeps the resolution's instance in the provider's cell under the
@@ -260,7 +264,7 @@ extension AnyModule {
                     in: agent, frame: frame, cancellable: cancellable,
                     build: {
                         built?()
-                        return try await build(component)
+                        return try await build(component, false)
                     },
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
@@ -270,9 +274,8 @@ extension AnyModule {
                 return try await capture.whileSuspendedAwaiting { try await resolve() }
             }
             // A trace under way shows the call, and the calls it makes one level deeper.
-            guard storage.isObserved, let marks = Trace.begin(in: storage.address) else {
-                return try await resolve()
-            }
+            let marks = storage.isObserved ? Trace.begin(in: storage.address) : []
+            guard !marks.isEmpty else { return try await resolve() }
             var isNew = false
             defer { Trace.end(marks, frame, isNew: isNew) }
             return try await Trace.$current.outcome(Trace.inside(marks)) {

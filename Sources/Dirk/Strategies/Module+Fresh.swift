@@ -8,21 +8,67 @@ extension _ModuleOwner where Self: AnyModule {
     /// ```
     ///
     /// The new instance's dependencies resolve as usual, cached ones included, and its
-    /// `configure:` closure runs. Only the calling thread is affected. A fresh copy of a provider
+    /// `configure:` closure runs. Only the calls that `provider` makes itself are affected, on the
+    /// calling thread or in tasks it starts. A fresh copy of a provider
     /// with a `close:` action is the caller's to close: ``Component/shutdown(file:line:)`` closes
     /// only what the component keeps.
     ///
     /// - Parameter provider: Calls the providers to build afresh, on the module it receives.
     /// - Returns: What `provider` returns.
     public func fresh<T, Failure: Error>(_ provider: (Self) throws(Failure) -> T) throws(Failure) -> T {
-        let context = ResolutionContext.current
-        let previous = context.freshRequest
-        context.freshRequest = (ObjectIdentifier(self), context.depth)
         storage.attention.add(1)
-        defer {
-            storage.attention.add(-1)
-            context.freshRequest = previous
+        defer { storage.attention.add(-1) }
+        return try Self.$freshRequest.withValue(freshRequest(atDepth: ResolutionContext.current.depth)) {
+            Result { () throws(Failure) in try provider(self) }
+        }.get()
+    }
+
+    /// Calls `provider`, which may await, so that every cached provider it calls directly, async
+    /// (`single`) or not, builds a new instance and caches nothing: the async form of
+    /// ``fresh(_:)``.
+    ///
+    /// ```swift
+    /// let scratch = await app.data.fresh { await $0.database() }  // app.data.database() is unchanged
+    /// ```
+    ///
+    /// Only the calling task is affected, with the child tasks that `provider` starts itself
+    /// (`async let`, a task group).
+    ///
+    /// - Parameters:
+    ///   - isolation: The actor that `provider` runs on; leave the default, the caller's.
+    ///   - provider: Calls the providers to build afresh, on the module it receives.
+    /// - Returns: What `provider` returns.
+    public func fresh<T, Failure: Error>(
+        isolation: isolated (any Actor)? = #isolation, _ provider: (Self) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
+        storage.attention.add(1)
+        // Async code runs inside no synchronous step of its thread: depth zero.
+        let outcome = await Self.$freshRequest.outcome(freshRequest(atDepth: 0)) { () async throws(Failure) in
+            try await provider(self)
         }
-        return try provider(self)
+        storage.attention.add(-1)
+        return try outcome.get()
+    }
+}
+
+extension AnyModule {
+    /// The request of the `fresh(_:)` under way in this task or on this thread: its module, the depth
+    /// of the thread's steps, and the async step, by its agent and number, where it was called. Bound
+    /// as a task-local value, which a thread outside any task keeps too.
+    @TaskLocal static var freshRequest: (ObjectIdentifier, Int, ObjectIdentifier?, UInt64?)?
+
+    /// The request of a `fresh(_:)` of this module called now at `depth` on its thread, or, compared
+    /// with the one under way, whether a call of one of this module's cached providers made now is
+    /// made directly by that `fresh(_:)`'s closure: its instance is built anew and cached nowhere.
+    func freshRequest(atDepth depth: Int) -> (ObjectIdentifier, Int, ObjectIdentifier?, UInt64?) {
+        let step = TaskAgent.enclosingStep
+        return (ObjectIdentifier(self), depth, step?.agent.map(ObjectIdentifier.init), step?.serial)
+    }
+
+    /// Whether a call of one of this module's cached providers made now, at `depth` on its thread,
+    /// answers the `fresh(_:)` under way (see `freshRequest(atDepth:)`).
+    func isFresh(atDepth depth: Int) -> Bool {
+        Self.freshRequest.map { $0 == freshRequest(atDepth: depth) } ?? false
     }
 }

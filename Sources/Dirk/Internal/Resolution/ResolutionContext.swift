@@ -77,8 +77,6 @@
     @exclusivity(unchecked) var sharedScopes: ScopeStore?
     @exclusivity(unchecked) var hasChosenScopes = false
 
-    /// The module that `fresh(_:)` asked for fresh instances, and the depth of its providers.
-    var freshRequest: (module: ObjectIdentifier, depth: Int)?
     /// The observed provider calls under way on this thread, innermost last: each one's provider;
     /// what records its dependencies (the recorders of the recording components that the call is
     /// made for); and the index its step has, or will have, on the stack (the depth when it was
@@ -106,13 +104,6 @@
 
     /// How many steps deep the thread is: zero outside any resolution.
     @inlinable var depth: Int { stack.depth }
-
-    /// Whether a provider of `module` called now answers `fresh(_:)`'s request: its instance is built
-    /// anew and cached nowhere.
-    func isFreshRequest(for module: ObjectIdentifier) -> Bool {
-        guard let request = freshRequest else { return false }
-        return request.module == module && request.depth == depth
-    }
 
     /// The calling thread's context, made on its first resolution and released when it exits.
     @inlinable package static var current: ResolutionContext { ThreadContext.current(ResolutionContext.init) }
@@ -158,16 +149,6 @@
         }
         if hasEndWork, let failure = endResolution() { throw failure }
         return result
-    }
-
-    /// Whether a call made now is made directly by the step at `index` of the resolution numbered
-    /// `resolution` (see `observedCalls`): that resolution is still under way, and no provider's step
-    /// lies between them on the stack, such as one of a component that nobody observes, nor a key's
-    /// hashing, which runs before its provider is observed. (Handles' and module creations' steps do
-    /// not count: they pass the call on.)
-    func isCalledDirectly(byStepAt index: Int, inResolution resolution: UInt64) -> Bool {
-        guard index < depth, resolution == endedResolutions else { return false }
-        return (index + 1..<depth).allSatisfy { stack[$0].kind != .provider && stack[$0].kind != .keyHashing }
     }
 
     // MARK: Steps

@@ -90,7 +90,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// long-running task started inside an async step keeps its agent, and so this question, alive;
     /// the answer stays right.)
     static var ofCurrentTask: TaskAgent? {
-        guard dirk_task_agents_alive(), CurrentTask.isRunning else { return nil }
+        guard dirk_task_agents_alive(), withUnsafeCurrentTask(body: { $0 != nil }) else { return nil }
         return current
     }
 
@@ -283,7 +283,4 @@ enum CurrentTask {
     /// address, which is unique among running tasks. An agent compares it only while its own task
     /// runs, so a reused address is never taken for its old task. Zero outside any task.
     static var identity: Int { withUnsafeCurrentTask { $0?.hashValue ?? 0 } }
-
-    /// Whether the caller runs in a task.
-    static var isRunning: Bool { withUnsafeCurrentTask { task in task.map { _ in true } ?? false } }
 }
