@@ -243,9 +243,9 @@ final class Trace: Sendable {
     /// Writes the line of the call whose step is `frame` where `marks` put it, before the lines of
     /// the calls it made, saying whether it built a new instance.
     static func end(_ marks: [(trace: Trace, depth: Int, line: Int)], _ frame: Frame, isNew: Bool) {
-        let line = "\(frame.name) [\(frame.strategy.name)] \(isNew ? "new" : "cached")"
         for (trace, depth, index) in marks {
-            trace.lines.object.withLock { $0.insert(String(repeating: "  ", count: depth) + line, at: index) }
+            let line = String(repeating: "  ", count: depth) + "\(frame.name) [\(frame.strategy.name)] "
+            trace.lines.object.withLock { $0.insert(line + (isNew ? "new" : "cached"), at: index) }
         }
     }
 }
@@ -316,9 +316,10 @@ struct DependencyRecord {
 }
 
 extension AnyModule {
-    /// Resolves with `resolve` while telling the observers: a trace under way on this thread that
-    /// shows this component gets a line, and each recording component that the call is made for
-    /// gets the provider and the edge from the observed call that asked for it.
+    /// Resolves with `resolve` while telling the observers: a trace under way in this task or on this
+    /// thread that shows this component gets a line, and each recording component that the call is
+    /// made for gets the provider and the edge from the observed call that asked for it. `resolve`
+    /// calls what it receives if the call builds.
     ///
     /// A call is made for its own component, if that records, and for every component that the
     /// enclosing observed call was made for, if that call made this one directly: a recording
