@@ -146,8 +146,8 @@ extension Component {
         value: T, trace: String
     ) {
         let trace = Trace(of: self)
-        let outcome = Trace.$current.withValue(Trace.current + [(trace, 0)]) { Result(catching: body) }
-        return (try outcome.get(), trace.finish())
+        return try trace.finish(
+            Trace.$current.withValue(Trace.current + [(trace, 0)]) { Result(catching: body) })
     }
 
     /// Runs `body`, which may await, and returns what it returns with a trace of the provider calls,
@@ -166,8 +166,7 @@ extension Component {
         isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> T
     ) async throws(Failure) -> (value: T, trace: String) {
         let trace = Trace(of: self)
-        let outcome = await Trace.$current.outcome(Trace.current + [(trace, 0)], body)
-        return (try outcome.get(), trace.finish())
+        return try trace.finish(await Trace.$current.outcome(Trace.current + [(trace, 0)], body))
     }
 
     /// Adds `delta`, which may be negative, to the observers of each of `components`, for
@@ -200,52 +199,66 @@ extension Component {
     }
 }
 
-/// A trace under way: the components whose providers' calls it shows, by identity, and its lines,
-/// which the tasks that its closure starts add to as well.
+/// A trace under way: the tree of the calls it shows, which the tasks that its closure starts add to
+/// as well.
 final class Trace: Sendable {
-    /// The traces under way in this task or on this thread, outermost first, each with how many of
-    /// the calls it shows enclose the caller.
-    @TaskLocal static var current: [(trace: Trace, depth: Int)] = []
+    /// Traces, each with one of its calls: its index in the trace's calls, zero for the root.
+    typealias Calls = [(trace: Trace, call: Int)]
 
-    let components: [UInt]
-    /// The component traced and its ancestors, observed while the trace is under way.
-    private let observed: [Component]
-    private let lines = SelfSynchronized(object: Locked<[String]>.make([]))
+    /// The traces under way in this task or on this thread, outermost first, each with the call that
+    /// encloses the caller.
+    @TaskLocal static var current: Calls = []
 
-    /// A trace of the calls into `component` and its ancestors, which it observes until `finish()`.
+    /// The calls, each with its line and the calls it made, the root first; and the components whose
+    /// providers' calls the trace shows, which it observes until it finishes, nil once it has: a task
+    /// that outlives the trace's closure then neither keeps them alive nor adds calls.
+    private let state:
+        SelfSynchronized<Locked<(calls: [(line: String, made: [Int])], observed: [Component]?)>>
+
+    /// A trace of the calls into `component` and its ancestors, which it observes until `finish(_:)`.
     init(of component: Component) {
-        observed = component.selfAndAncestors()
-        components = observed.map(\.identity)
+        let observed = component.selfAndAncestors()
+        state = SelfSynchronized(object: .make(([("", [])], observed)))
         Component.addObservers(1, to: observed)
     }
 
-    /// Ends the trace and returns its lines.
-    func finish() -> String {
+    /// Ends the trace, whether its closure returned or threw: takes its observers back; returns what
+    /// `outcome` holds, with the trace's text, one line per call, each under the call that made it.
+    func finish<T, Failure>(_ outcome: Result<T, Failure>) throws(Failure) -> (value: T, trace: String) {
+        let (calls, observed) = state.object.withLock { ($0.calls, $0.observed.take() ?? []) }
         Component.addObservers(-1, to: observed)
-        return lines.object.withLock { $0.map { $0 + "\n" }.joined() }
+        func text(_ call: Int, _ depth: Int) -> [String] {
+            calls[call].made.flatMap {
+                [String(repeating: "  ", count: depth) + calls[$0].line + "\n"] + text($0, depth + 1)
+            }
+        }
+        return (try outcome.get(), text(0, 0).joined())
     }
 
-    /// The traces under way that show the calls of `component`, each with how many of those calls
-    /// enclose the caller and where the line of a call that begins now goes.
-    static func begin(in component: UInt) -> [(trace: Trace, depth: Int, line: Int)] {
-        current.compactMap { trace, depth in
-            trace.components.contains(component)
-                ? (trace, depth, trace.lines.object.withLock { $0.count }) : nil
+    /// Adds the call whose step is `frame`, into the component whose identity is `component`, to each
+    /// trace under way that shows it, under the call that encloses it there; returns the traces for
+    /// the calls that it makes, and the calls added, for `end(_:isNew:)`.
+    static func begin(_ frame: Frame, in component: UInt) -> (inner: Calls, added: Calls) {
+        let line = current.isEmpty ? "" : "\(frame.name) [\(frame.strategy.name)] "
+        let added = current.compactMap { $0.trace.add(line, in: component, under: $0.call) }
+        return (current.map { entry in added.last { $0.trace === entry.trace } ?? entry }, added)
+    }
+
+    /// Adds a call into `component` whose line begins with `line` under the call `enclosing`, if the
+    /// trace shows the component's calls and has not finished.
+    private func add(_ line: String, in component: UInt, under enclosing: Int) -> (trace: Trace, call: Int)? {
+        state.object.withLock { state in
+            guard state.observed?.contains(where: { $0.identity == component }) == true else { return nil }
+            state.calls[enclosing].made.append(state.calls.count)
+            state.calls.append((line, []))
+            return (self, state.calls.count - 1)
         }
     }
 
-    /// The traces under way for the calls made inside a call that `marks` show: one level deeper in
-    /// those.
-    static func inside(_ marks: [(trace: Trace, depth: Int, line: Int)]) -> [(trace: Trace, depth: Int)] {
-        current.map { trace, depth in (trace, marks.contains { $0.trace === trace } ? depth + 1 : depth) }
-    }
-
-    /// Writes the line of the call whose step is `frame` where `marks` put it, before the lines of
-    /// the calls it made, saying whether it built a new instance.
-    static func end(_ marks: [(trace: Trace, depth: Int, line: Int)], _ frame: Frame, isNew: Bool) {
-        for (trace, depth, index) in marks {
-            let line = String(repeating: "  ", count: depth) + "\(frame.name) [\(frame.strategy.name)] "
-            trace.lines.object.withLock { $0.insert(line + (isNew ? "new" : "cached"), at: index) }
+    /// Ends the calls that `begin(_:in:)` added: each says whether it built a new instance.
+    static func end(_ added: Calls, isNew: Bool) {
+        for (trace, call) in added {
+            trace.state.object.withLock { $0.calls[call].line += isNew ? "new" : "cached" }
         }
     }
 }
@@ -330,7 +343,6 @@ extension AnyModule {
         _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
     ) throws -> AnyObject? {
         let component = storage.address
-        let marks = Trace.begin(in: component)
         let provider = ProviderIdentity(
             component: component, module: frame.subject, key: ProviderKey(site: frame.site, type: frame.type))
         let strategy = DependencyGraph.Strategy(frame.strategy)
@@ -365,9 +377,11 @@ extension AnyModule {
         context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
         // A trace's line says whether this call built its instance, which it learns from `resolve`.
+        let (traces, added) = Trace.begin(frame, in: component)
+        guard !added.isEmpty else { return try resolve(nil) }
         var isNew = false
-        defer { Trace.end(marks, frame, isNew: isNew) }
-        return try Trace.$current.withValue(Trace.inside(marks)) { try resolve { isNew = true } }
+        defer { Trace.end(added, isNew: isNew) }
+        return try Trace.$current.withValue(traces) { try resolve { isNew = true } }
     }
 }
 

@@ -51,7 +51,7 @@ extension AnyModule {
                     // An override that this thread sets up; the provider calls of its factory are
                     // ordinary.
                     setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
-                    return try capture.whileSuspended { try resolve() }
+                    return try OverrideCapture.$isSuspendedHere.withValue(true) { try resolve() }
                 }
                 let isFresh = strategy.isCached && isFresh(atDepth: context.depth)
                 guard storage.isObserved else { return try resolve(fresh: isFresh) }
@@ -107,7 +107,7 @@ extension AnyModule {
             guard let value = try resolve(CellReference(host: storage, key: cell), as: frame) else {
                 return nil
             }
-            context.keep((key: cellKey(key), value: value, owner: self))
+            context.scoped.append((key: cellKey(key), value: value, owner: self))
             return value
         default: return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)
         }
@@ -120,7 +120,7 @@ extension AnyModule {
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
         try context.inUncachedStep(providerFrame(.transient, site: site, returning: type)) {
-            try storage.withEntered(in: context, for: context.topFrame, build)
+            try storage.withEntered(in: context, for: context.stack[context.depth &- 1], build)
         }
     }
 }

@@ -318,6 +318,86 @@ struct AsyncOverloadTests {
         #expect(child.parent === cached)
     }
 
+    @Test("an async fresh reaches only its own task: neither a task it starts nor a child task builds afresh")
+    func asyncFreshStaysInItsTask() async {
+        let component = AsyncPairComponent()
+        let cachedPlain = component.pairs.plain()
+        let cachedParent = await component.pairs.parent()
+        let (plain, parent) = await component.pairs.fresh { module in
+            async let parent = module.parent()
+            return (await Task { module.plain() }.value, await parent)
+        }
+        #expect(plain === cachedPlain)
+        #expect(parent === cachedParent)
+    }
+
+    @Test("a trace whose closure throws gives its observers back, sync or async")
+    func throwingTraceEnds() async {
+        let component = AsyncPairComponent()
+        #expect(throws: TraceFailure.self) { try component.trace { throw TraceFailure() } }
+        await #expect(throws: TraceFailure.self) {
+            try await component.trace { () async throws(TraceFailure) in
+                _ = await component.pairs.parent()
+                throw TraceFailure()
+            }
+        }
+        #expect(component.observerCount == 0)
+    }
+
+    @Test("an async trace keeps each child task's calls under the call that made them")
+    func concurrentTraceKeepsItsTree() async {
+        for _ in 0..<20 {
+            let component = AsyncPairComponent()
+            let (_, trace) = await component.trace { () async -> Int in
+                async let first = component.pairs.parentAndPlain()
+                async let second = component.pairs.parentAndPlain()
+                _ = await (first, second)
+                return 0
+            }
+            // Each call at depth zero begins a block of the calls it made, whichever began first.
+            var blocks: [[Substring]] = []
+            for line in trace.split(separator: "\n") {
+                if line.hasPrefix(" ") {
+                    blocks[blocks.count - 1].append(line)
+                } else {
+                    blocks.append([line])
+                }
+            }
+            #expect(blocks.count == 2)
+            for block in blocks {
+                #expect(block[0] == "AsyncPairModule.parentAndPlain() [async transient] new")
+                #expect(block.count { $0.hasPrefix("  AsyncPairModule.plain() [single] ") } == 1)
+                #expect(block.count { $0.hasPrefix("  AsyncPairModule.parent() [async single] ") } == 1)
+            }
+        }
+    }
+
+    @Test("a trace that a task outlives neither keeps the component alive nor grows")
+    func traceOutlivedByATask() async {
+        var component: AsyncPairComponent? = AsyncPairComponent()
+        weak var released: AsyncPairComponent?
+        released = component
+        let (started, called, ended) = (Latch(), Latch(), Latch())
+        // The task inherits the trace, as a task started inside its closure does, and calls a
+        // provider after the trace has ended, then outlives the component.
+        let weakly = WeakPairComponent(component: component)
+        let (task, trace) = component!.trace {
+            Task {
+                await started.wait()
+                _ = await weakly.component?.pairs.parent()
+                called.open()
+                await ended.wait()
+            }
+        }
+        started.open()
+        await called.wait()
+        component = nil
+        #expect(released == nil, "the trace let its component go")
+        ended.open()
+        await task.value
+        #expect(trace == "")
+    }
+
     @Test(
         "an async trace shows async calls and the synchronous calls they make, indented, and whether each built"
     )
@@ -408,4 +488,10 @@ final class AsyncPairModule: Module<AsyncPairComponent>, @unchecked Sendable {
     func scopedPair() async -> (AsyncParent, AsyncParent) {
         await transient { c in (await c.pairs.scopedOne(), await c.pairs.scopedOne()) }
     }
+}
+
+struct TraceFailure: Error {}
+
+struct WeakPairComponent: Sendable {
+    weak var component: AsyncPairComponent?
 }

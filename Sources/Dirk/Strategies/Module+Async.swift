@@ -271,16 +271,14 @@ extension AnyModule {
             // An override that this task sets up, as in the synchronous pipeline.
             if storage.attention.relaxed != 0, let capture = OverrideCapture.current, !capture.isSuspended {
                 setUpOverride(capture, key: key, keyValue: nil, frame: frame)
-                return try await capture.whileSuspendedAwaiting { try await resolve() }
+                return try await OverrideCapture.$isSuspendedHere.withValue(true) { try await resolve() }
             }
             // A trace under way shows the call, and the calls it makes one level deeper.
-            let marks = storage.isObserved ? Trace.begin(in: storage.address) : []
-            guard !marks.isEmpty else { return try await resolve() }
+            let (traces, added) = storage.isObserved ? Trace.begin(frame, in: storage.address) : ([], [])
+            guard !added.isEmpty else { return try await resolve() }
             var isNew = false
-            defer { Trace.end(marks, frame, isNew: isNew) }
-            return try await Trace.$current.outcome(Trace.inside(marks)) {
-                try await resolve { isNew = true }
-            }.get()
+            defer { Trace.end(added, isNew: isNew) }
+            return try await Trace.$current.outcome(traces) { try await resolve { isNew = true } }.get()
         }
     }
 }

@@ -8,8 +8,8 @@ extension _ModuleOwner where Self: AnyModule {
     /// ```
     ///
     /// The new instance's dependencies resolve as usual, cached ones included, and its
-    /// `configure:` closure runs. Only the calls that `provider` makes itself are affected, on the
-    /// calling thread or in tasks it starts. A fresh copy of a provider
+    /// `configure:` closure runs. Only the calls that `provider` makes itself on the calling thread
+    /// are affected. A fresh copy of a provider
     /// with a `close:` action is the caller's to close: ``Component/shutdown(file:line:)`` closes
     /// only what the component keeps.
     ///
@@ -31,8 +31,10 @@ extension _ModuleOwner where Self: AnyModule {
     /// let scratch = await app.data.fresh { await $0.database() }  // app.data.database() is unchanged
     /// ```
     ///
-    /// Only the calling task is affected, with the child tasks that `provider` starts itself
-    /// (`async let`, a task group).
+    /// Only the calls that `provider` makes itself in the calling task are affected, not those of the
+    /// tasks it starts. As for any async `configure:` cycle (see the async `single`), a fresh copy
+    /// whose `configure:` asks for the other end of a cycle that nothing has cached yet asks for it
+    /// from that end: resolve the cached instance first.
     ///
     /// - Parameters:
     ///   - isolation: The actor that `provider` runs on; leave the default, the caller's.
@@ -54,16 +56,18 @@ extension _ModuleOwner where Self: AnyModule {
 
 extension AnyModule {
     /// The request of the `fresh(_:)` under way in this task or on this thread: its module, the depth
-    /// of the thread's steps, and the async step, by its agent and number, where it was called. Bound
-    /// as a task-local value, which a thread outside any task keeps too.
-    @TaskLocal static var freshRequest: (ObjectIdentifier, Int, ObjectIdentifier?, UInt64?)?
+    /// of the thread's steps, its task, and the async step, by its agent and number, where it was
+    /// called. Bound as a task-local value, which a thread outside any task keeps too, and which a
+    /// task that the closure starts inherits, but answers only in the closure's own task.
+    @TaskLocal static var freshRequest: (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?)?
 
     /// The request of a `fresh(_:)` of this module called now at `depth` on its thread, or, compared
     /// with the one under way, whether a call of one of this module's cached providers made now is
     /// made directly by that `fresh(_:)`'s closure: its instance is built anew and cached nowhere.
-    func freshRequest(atDepth depth: Int) -> (ObjectIdentifier, Int, ObjectIdentifier?, UInt64?) {
+    func freshRequest(atDepth depth: Int) -> (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?) {
         let step = TaskAgent.enclosingStep
-        return (ObjectIdentifier(self), depth, step?.agent.map(ObjectIdentifier.init), step?.serial)
+        let agent = step?.agent.map(ObjectIdentifier.init)
+        return (ObjectIdentifier(self), depth, CurrentTask.identity, agent, step?.serial)
     }
 
     /// Whether a call of one of this module's cached providers made now, at `depth` on its thread,

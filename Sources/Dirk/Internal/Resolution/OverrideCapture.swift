@@ -76,15 +76,4 @@
             return nil
         }
     }
-
-    /// Runs `body` while the capture is suspended: the captured provider resolves through its new
-    /// factory, whose provider calls are ordinary.
-    func whileSuspended<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try Self.$isSuspendedHere.withValue(true, operation: body)
-    }
-
-    /// `whileSuspended(_:)` for the async form.
-    func whileSuspendedAwaiting<Result>(_ body: () async throws -> Result) async throws -> Result {
-        try await Self.$isSuspendedHere.withValue(true) { try await body() }
-    }
 }

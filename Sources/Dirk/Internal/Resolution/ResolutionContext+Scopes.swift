@@ -24,7 +24,4 @@ extension ResolutionContext {
             sharedScopes
         )
     }
-
-    /// Keeps `instance` of the resolution under way until it ends.
-    func keep(_ instance: ScopedInstance) { scoped.append(instance) }
 }

@@ -156,9 +156,6 @@
     /// Enters the step `frame`. Pair every call with `leave()`.
     @inlinable @inline(__always) func enter(_ frame: Frame) { stack.push { frame } }
 
-    /// The frame of the step entered last.
-    @inlinable var topFrame: Frame { stack[depth &- 1] }
-
     /// The frame of `frame`'s step if it is already on the stack.
     @inlinable @inline(__always)
     func enclosing(_ frame: Frame) -> Frame? { stack.lastIndex(ofSameAs: frame).map { stack[$0] } }
