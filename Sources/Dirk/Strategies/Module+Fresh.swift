@@ -9,9 +9,8 @@ extension _ModuleOwner where Self: AnyModule {
     ///
     /// The new instance's dependencies resolve as usual, cached ones included, and its
     /// `configure:` closure runs. Only the calls that `provider` makes itself on the calling thread
-    /// are affected. A fresh copy of a provider
-    /// with a `close:` action is the caller's to close: ``Component/shutdown(file:line:)`` closes
-    /// only what the component keeps.
+    /// are affected. A fresh copy of a provider with a `close:` action is the caller's to close:
+    /// ``Component/shutdown(file:line:)`` closes only what the component keeps.
     ///
     /// - Parameter provider: Calls the providers to build afresh, on the module it receives.
     /// - Returns: What `provider` returns.
