@@ -57,7 +57,12 @@ extension AnyModule {
     /// The request of the `fresh(_:)` under way in this task or on this thread: its module, the depth
     /// of the thread's steps, its task, and the async step, by its agent and number, where it was
     /// called. Bound as a task-local value, which a thread outside any task keeps too, and which a
-    /// task that the closure starts inherits, but answers only in the closure's own task.
+    /// task that the closure starts inherits, but answers only in the closure's own task. A task is
+    /// told by its address, unique among running tasks: a task started, through a `Task { }` of the
+    /// closure, after the closure's own task has ended may get that address, and a direct call of
+    /// this module's providers there, while something else sends them down the pipeline (a trace, a
+    /// recording), would answer the old request: the request carries no flag that `fresh` closes
+    /// when it returns.
     @TaskLocal static var freshRequest: (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?)?
 
     /// The request of a `fresh(_:)` of this module called now at `depth` on its thread, or, compared
