@@ -275,9 +275,6 @@ final class Recorder: @unchecked Sendable {
 
     init(of component: Component) { storage = component.storage }
 
-    /// The recording component's address, compared only.
-    var identity: UInt { storage.address }
-
     /// What `body` returns for the recording component's record, under its lock, read through its
     /// state, not a copy (a copy would make the writes copy the record's tables); nil once its
     /// release has begun.
@@ -319,9 +316,7 @@ struct DependencyRecord {
         of provider: ProviderIdentity, strategy: DependencyGraph.Strategy?, by requester: ProviderIdentity
     ) -> Bool {
         let component = provider.component
-        guard recorder.identity == component || watched.contains(where: { $0.identity == component }) else {
-            return false
-        }
+        guard ([recorder.storage.address] + watched.map(\.identity)).contains(component) else { return false }
         providers[provider] = strategy
         edges.insert(Edge(from: requester, to: provider))
         return true

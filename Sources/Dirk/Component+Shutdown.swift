@@ -138,8 +138,12 @@ extension Component {
         // The steps of this thread's resolution and the builds it holds, then the steps of this
         // task's async resolution and of the tasks that started this one, while they run.
         let context = ResolutionContext.current
+        // A held build is a provider's cached instance that the thread has and others do not yet.
         if let frame = context.stack.all.first(where: { $0.component == identity })
-            ?? context.heldBuild(ofComponent: identity) ?? TaskAgent.stepUnderWay(in: identity)
+            ?? context.heldBuilds.first(where: {
+                $0.isHeldForConfiguring && $0.frame.component == identity && $0.frame.kind == .provider
+                    && $0.frame.strategy.isCached
+            })?.frame ?? TaskAgent.stepUnderWay(in: identity)
         {
             Diagnostics.calledDuringResolution(
                 call, component: type(of: self), provider: frame.name, file: file, line: line)

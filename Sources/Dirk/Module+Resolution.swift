@@ -1,6 +1,10 @@
 extension AnyModule {
     // MARK: The pipeline
 
+    /// What builds a synchronous provider's instance in the component it receives, and whether it
+    /// makes a fresh instance, which is cached nowhere and is its caller's to close.
+    @usableFromInline typealias Build = (Component, _ fresh: Bool) throws -> AnyObject?
+
     /// The step of this module's provider at `site`, returning `type`, with `strategy`: inlined, so
     /// that a provider call builds its step in place on the step stack rather than copying it there.
     @inlinable @inline(__always) final func providerFrame(
@@ -24,38 +28,39 @@ extension AnyModule {
     /// and is its caller's to close.
     @usableFromInline final func resolve(
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
-        type: Any.Type, build: (Component, _ fresh: Bool) throws -> AnyObject?,
+        type: Any.Type, build: Build,
         configure: ((AnyObject, Component) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws -> AnyObject? {
         try ResolutionContext.withCurrent { context in
             let frame = providerFrame(strategy, site: site, returning: type)
             return try context.asOutermost {
                 let component = storage.enter(in: context, for: frame)
-                // `built`, for observers, learns that this call builds.
-                func resolve(fresh: Bool = false, built: (() -> Void)? = nil) throws -> AnyObject? {
+                // An observed call passes a `build` that tells it whether this call builds.
+                func resolve(fresh: Bool = false, _ build: Build) throws -> AnyObject? {
                     try component.withObject { object in
                         let component = Erasure.component(object, as: Component.self)
                         return try resolveEntered(
                             strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
-                            context: context,
-                            build: {
-                                built?()
-                                return try build(component, fresh)
-                            },
+                            context: context, build: { try build(component, fresh) },
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
                     }
                 }
-                guard storage.attention.relaxed != 0 else { return try resolve() }
-                if let capture = OverrideCapture.current, !capture.isSuspended {
+                guard storage.attention.relaxed != 0 else { return try resolve(build) }
+                if let capture = OverrideCapture.current, !OverrideCapture.isSuspendedHere {
                     // An override that this thread sets up; the provider calls of its factory are
                     // ordinary.
                     setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
-                    return try OverrideCapture.$isSuspendedHere.withValue(true) { try resolve() }
+                    return try OverrideCapture.$isSuspendedHere.withValue(true) { try resolve(build) }
                 }
                 let isFresh = strategy.isCached && isFresh(atDepth: context.depth)
-                guard storage.isObserved else { return try resolve(fresh: isFresh) }
-                return try observe(frame, in: context) { try resolve(fresh: isFresh, built: $0) }
+                guard storage.isObserved else { return try resolve(fresh: isFresh, build) }
+                return try observe(frame, in: context) { built in
+                    try resolve(fresh: isFresh) {
+                        built?()
+                        return try build($0, $1)
+                    }
+                }
             }
         }
     }

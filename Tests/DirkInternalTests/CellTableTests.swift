@@ -302,7 +302,7 @@ extension CellTable {
             Issue.record("the cell must be empty to build")
             return
         }
-        _ = withCell(key) { machine, _ in _ = machine.publish(value, generation: generation) }
+        _ = withCell(key) { machine, _ in _ = machine.complete(with: value, generation: generation) }
     }
 
     /// Whether a build is under way in any cell.

@@ -490,7 +490,7 @@ struct OnceStateMachineTests {
         var value = item
         var waiters: [Waiter] = []
         if completes {
-            waiters = machine.publish(item, generation: generation).waiters
+            waiters = machine.complete(with: item, generation: generation)
         } else {
             machine.holdInstance(item, generation: generation)
             let published = machine.publish(generation: generation)
@@ -846,11 +846,11 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
             _ = machine.fail(generation: generation &+ 1, error: TestFailure(0))
         case .completeReadyCell:
             let generation = machine.buildAndPublish(Item(), by: agent, frame: frame, serials: &serials)
-            _ = machine.publish(Item(), generation: generation)
+            _ = machine.complete(with: Item(), generation: generation)
         case .completeHeldInstance:
             let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
             machine.holdInstance(Item(), generation: generation)
-            _ = machine.publish(Item(), generation: generation)
+            _ = machine.complete(with: Item(), generation: generation)
         }
     }
 
@@ -865,7 +865,7 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
         case .failWithNoBuild, .failStaleGeneration:
             "Dirk internal error: a build failed that is not under way"
         case .completeReadyCell:
-            "Dirk internal error: a build was published that is not under way"
+            "Dirk internal error: a build was completed that is not under way"
         case .completeHeldInstance:
             "Dirk internal error: a held instance was completed"
         }

@@ -269,7 +269,9 @@ extension AnyModule {
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
             // An override that this task sets up, as in the synchronous pipeline.
-            if storage.attention.relaxed != 0, let capture = OverrideCapture.current, !capture.isSuspended {
+            if storage.attention.relaxed != 0, let capture = OverrideCapture.current,
+                !OverrideCapture.isSuspendedHere
+            {
                 setUpOverride(capture, key: key, keyValue: nil, frame: frame)
                 return try await OverrideCapture.$isSuspendedHere.withValue(true) { try await resolve() }
             }

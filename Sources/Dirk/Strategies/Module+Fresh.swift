@@ -71,7 +71,7 @@ extension AnyModule {
     func freshRequest(atDepth depth: Int) -> (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?) {
         let step = TaskAgent.enclosingStep
         let agent = step?.agent.map(ObjectIdentifier.init)
-        return (ObjectIdentifier(self), depth, CurrentTask.identity, agent, step?.serial)
+        return (ObjectIdentifier(self), depth, TaskAgent.currentTask, agent, step?.serial)
     }
 
     /// Whether a call of one of this module's cached providers made now, at `depth` on its thread,

@@ -217,23 +217,31 @@
         return outcome
     }
 
-    /// Makes the instance held for generation `generation` the cell's value, or `value`, built as
-    /// that generation and never held: a build that nobody needed to see before it was ready.
-    /// Returns the value and the waiters to resume with it.
-    package mutating func publish(_ value: Value? = nil, generation: UInt64) -> (
-        value: Value, waiters: [Waiter]
-    ) {
+    /// Makes the instance of generation `generation` the cell's value; returns the waiters to
+    /// resume with it.
+    package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter]) {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was published that is not under way")
         }
-        guard let instance = value ?? finished.instance else {
+        guard let instance = finished.instance else {
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
-        precondition(
-            value == nil || finished.instance == nil, "Dirk internal error: a held instance was completed")
         keep(instance)
         return (instance, finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter))
+    }
+
+    /// Makes `value`, built as generation `generation` and never held, the cell's value; returns
+    /// the waiters to resume with it. The one step of a build that nobody needed to see before it
+    /// was ready: `holdInstance` then `publish`, without handing the value back.
+    package mutating func complete(with value: Value, generation: UInt64) -> [Waiter] {
+        defer { debugCheck() }
+        guard build?.generation == generation, let finished = build.take() else {
+            preconditionFailure("Dirk internal error: a build was completed that is not under way")
+        }
+        precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
+        keep(value)
+        return finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter)
     }
 
     /// Ends generation `generation` with no value, because its factory or `configure:` threw

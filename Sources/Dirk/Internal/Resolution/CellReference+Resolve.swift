@@ -233,7 +233,7 @@ extension CellReference {
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
     func complete(_ value: Value, generation: UInt64) {
-        let waiters = withMachine { machine, _ in machine.publish(value, generation: generation).waiters }!
+        let waiters = withMachine { machine, _ in machine.complete(with: value, generation: generation) }!
         for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
     }
 

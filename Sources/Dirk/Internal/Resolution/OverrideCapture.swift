@@ -63,10 +63,6 @@
         }
     }
 
-    /// Whether the captured provider is resolving through its new factory, whose own provider
-    /// calls are ordinary, on this thread or in this task and the tasks it starts.
-    var isSuspended: Bool { Self.isSuspendedHere }
-
     /// Records `provider` as the one the closure called, unless it called another before: returns
     /// that other one.
     func capture(_ provider: String) -> String? {

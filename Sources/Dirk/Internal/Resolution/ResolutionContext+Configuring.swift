@@ -113,16 +113,6 @@ extension ResolutionContext {
         for build in dropped.reversed() { build.cell.drop(generation: build.generation, because: failure) }
     }
 
-    /// The step of a provider's cached instance of the component `component` (its identity) that
-    /// this resolution holds until it ends because a `configure:` closure ran when it was built, if
-    /// there is one: the thread has the instance already, which others do not have yet.
-    func heldBuild(ofComponent component: UInt) -> Frame? {
-        heldBuilds.first {
-            $0.isHeldForConfiguring && $0.frame.component == component && $0.frame.kind == .provider
-                && $0.frame.strategy.isCached
-        }?.frame
-    }
-
     /// Waits, when the resolution ends, until the build `record`, whose instance the resolution
     /// took, and every build it depends on, is configured.
     func waitWhenResolutionEnds(for record: BuildRecord) {

@@ -32,7 +32,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         let serial: UInt64
     }
 
-    /// The task the agent acts for, as `CurrentTask.identity` tells it, compared only while the
+    /// The task the agent acts for, as `currentTask` tells it, compared only while the
     /// agent is under way.
     let task: Int
     /// The steps that started this agent's task, nearest first, each while its agent is alive.
@@ -83,6 +83,12 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     /// Whether the agent's outermost call is under way.
     private var isUnderWay: Bool { state.withLock { $0.isUnderWay } }
+
+    /// The current task's hash value, which tells it from every other running task: the hash of its
+    /// address (through the concurrency library's `withUnsafeCurrentTask`), which is unique among
+    /// running tasks. An agent compares it only while its own task runs, so a reused address is
+    /// never taken for its old task. Zero outside any task.
+    static var currentTask: Int { withUnsafeCurrentTask { $0?.hashValue ?? 0 } }
 
     /// The agent of the async resolution that the current task runs a part of, if any: the task's own,
     /// or the one it inherited. While no agent is alive, or outside any task, there is none, and the
@@ -155,7 +161,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     static func withCurrent<Result, Failure: Error>(
         _ body: (TaskAgent) async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        let task = CurrentTask.identity
+        let task = currentTask
         if let current, current.task == task, current.isUnderWay { return try await body(current) }
         // A child task of a resolution under way has its own agent, and the resolution's scope.
         let shared = current?.sharedScopes
@@ -275,12 +281,4 @@ package enum TaskAgents {
     /// The agent bound for the current task, if any, for tests that hold it weakly to check that
     /// agents are released.
     package static var current: AnyObject? { TaskAgent.current }
-}
-
-/// The task that runs the caller, through the concurrency library's `withUnsafeCurrentTask`.
-enum CurrentTask {
-    /// The current task's hash value, which tells it from every other running task: the hash of its
-    /// address, which is unique among running tasks. An agent compares it only while its own task
-    /// runs, so a reused address is never taken for its old task. Zero outside any task.
-    static var identity: Int { withUnsafeCurrentTask { $0?.hashValue ?? 0 } }
 }
