@@ -53,7 +53,7 @@ extension AnyModule {
                     setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
                     return try OverrideCapture.$isSuspendedHere.withValue(true) { try resolve(build) }
                 }
-                let isFresh = strategy.isCached && isFresh(atDepth: context.depth)
+                let isFresh = strategy.isCached && isFresh(at: context.depth)
                 guard storage.isObserved else { return try resolve(fresh: isFresh, build) }
                 return try observe(frame, in: context) { built in
                     try resolve(fresh: isFresh) {

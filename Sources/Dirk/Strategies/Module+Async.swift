@@ -241,7 +241,7 @@ extension AnyModule {
         return try await TaskAgent.withCurrent { (agent) async throws in
             let component = Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self)
             // Async code runs inside no synchronous step of its thread: depth zero.
-            let isFresh = strategy.isCached && storage.attention.relaxed != 0 && isFresh(atDepth: 0)
+            let isFresh = strategy.isCached && storage.attention.relaxed != 0 && isFresh(at: 0)
             // `built`, for traces, learns that this call builds.
             func resolve(built: (() -> Void)? = nil) async throws -> AnyObject {
                 // Like a synchronous `transient`, an async one keeps nothing, nor does a fresh call.
@@ -273,10 +273,11 @@ extension AnyModule {
                 !OverrideCapture.isSuspendedHere
             {
                 setUpOverride(capture, key: key, keyValue: nil, frame: frame)
-                return try await OverrideCapture.$isSuspendedHere.withValue(true) { try await resolve() }
+                return try await OverrideCapture.$isSuspendedHere.outcome(true) { try await resolve() }.get()
             }
             // A trace under way shows the call, and the calls it makes one level deeper.
-            let (traces, added) = storage.isObserved ? Trace.begin(frame, in: storage.address) : ([], [])
+            guard storage.isObserved else { return try await resolve() }
+            let (traces, added) = Trace.begin(frame, in: storage.address)
             guard !added.isEmpty else { return try await resolve() }
             var isNew = false
             defer { Trace.end(added, isNew: isNew) }

@@ -17,7 +17,7 @@ extension _ModuleOwner where Self: AnyModule {
     public func fresh<T, Failure: Error>(_ provider: (Self) throws(Failure) -> T) throws(Failure) -> T {
         storage.attention.add(1)
         defer { storage.attention.add(-1) }
-        return try Self.$freshRequest.withValue(freshRequest(atDepth: ResolutionContext.current.depth)) {
+        return try Self.$freshRequest.withValue(freshKey(at: ResolutionContext.current.depth)) {
             Result { () throws(Failure) in try provider(self) }
         }.get()
     }
@@ -45,7 +45,7 @@ extension _ModuleOwner where Self: AnyModule {
         // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
         storage.attention.add(1)
         // Async code runs inside no synchronous step of its thread: depth zero.
-        let outcome = await Self.$freshRequest.outcome(freshRequest(atDepth: 0)) { () async throws(Failure) in
+        let outcome = await Self.$freshRequest.outcome(freshKey(at: 0)) { () async throws(Failure) in
             try await provider(self)
         }
         storage.attention.add(-1)
@@ -68,15 +68,13 @@ extension AnyModule {
     /// The request of a `fresh(_:)` of this module called now at `depth` on its thread, or, compared
     /// with the one under way, whether a call of one of this module's cached providers made now is
     /// made directly by that `fresh(_:)`'s closure: its instance is built anew and cached nowhere.
-    func freshRequest(atDepth depth: Int) -> (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?) {
+    func freshKey(at depth: Int) -> (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?) {
         let step = TaskAgent.enclosingStep
         let agent = step?.agent.map(ObjectIdentifier.init)
         return (ObjectIdentifier(self), depth, TaskAgent.currentTask, agent, step?.serial)
     }
 
     /// Whether a call of one of this module's cached providers made now, at `depth` on its thread,
-    /// answers the `fresh(_:)` under way (see `freshRequest(atDepth:)`).
-    func isFresh(atDepth depth: Int) -> Bool {
-        Self.freshRequest.map { $0 == freshRequest(atDepth: depth) } ?? false
-    }
+    /// answers the `fresh(_:)` under way (see `freshKey(at:)`).
+    func isFresh(at depth: Int) -> Bool { Self.freshRequest.map { $0 == freshKey(at: depth) } ?? false }
 }
