@@ -345,17 +345,9 @@ extension AnyModule {
         // ancestor): a call into an unrelated component that something else observes is no part of
         // their graphs, and its component, which they do not keep, could go and its identity be
         // reused.
-        //
-        // The enclosing call made this one directly if its resolution is still under way and no
-        // provider's step lies between them on the stack, such as one of a component that nobody
-        // observes, nor a key's hashing, which runs before its provider is observed. (Handles' and
-        // module creations' steps do not count: they pass the call on.)
         var recorders: [AnyObject] = []
-        if let requester = context.observedCalls.last, requester.stepIndex < context.depth,
-            requester.resolution == context.endedResolutions,
-            (requester.stepIndex + 1..<context.depth).allSatisfy({
-                context.stack[$0].kind != .provider && context.stack[$0].kind != .keyHashing
-            })
+        if let requester = context.observedCalls.last,
+            context.isCalledDirectly(byStepAt: requester.stepIndex, inResolution: requester.resolution)
         {
             recorders = requester.recorders.filter { recorder in
                 (recorder as? Recorder)?.withRecord {

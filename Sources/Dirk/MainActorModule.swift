@@ -97,9 +97,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
-            id, file, line, column, function,
-            make: factory,
-            configure: configure, closing: Self.closing(close))
+            id, file, line, column, function, make: factory, configure: configure,
+            closing: Self.closing(close))
     }
 
     /// Provides one instance per component per key, of any type, on the main actor, as

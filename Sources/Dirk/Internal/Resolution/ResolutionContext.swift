@@ -151,6 +151,16 @@
         return result
     }
 
+    /// Whether a call made now is made directly by the step at `index` of the resolution numbered
+    /// `resolution` (see `observedCalls`): that resolution is still under way, and no provider's step
+    /// lies between them on the stack, such as one of a component that nobody observes, nor a key's
+    /// hashing, which runs before its provider is observed. (Handles' and module creations' steps do
+    /// not count: they pass the call on.)
+    func isCalledDirectly(byStepAt index: Int, inResolution resolution: UInt64) -> Bool {
+        guard index < depth, resolution == endedResolutions else { return false }
+        return (index + 1..<depth).allSatisfy { stack[$0].kind != .provider && stack[$0].kind != .keyHashing }
+    }
+
     // MARK: Steps
 
     /// Enters the step `frame`. Pair every call with `leave()`.
