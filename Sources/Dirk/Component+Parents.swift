@@ -13,7 +13,7 @@ extension Component {
     /// The search looks at the registered parents first, then at their ancestors, nearest first;
     /// at one distance, a parent registered as `P` wins over one that merely is a `P`. A missing
     /// parent stops the program with a message that names both components and this accessor's
-    /// file and line, and shows the `.parent { }` call that fixes it.
+    /// file and line, and shows the `.parent(_:as:)` call that fixes it.
     ///
     /// **Complexity:** a lookup in the component's directory, without a lock, for a parent registered
     /// as `P`; otherwise one search on the first call, which reuses the parents' own answers, and one
@@ -62,7 +62,7 @@ extension Component {
     ///     func paymentsClient() -> PaymentsClient { network.payments() }
     /// }
     ///
-    /// let checkout = CheckoutComponent().parent { app }
+    /// let checkout = CheckoutComponent().parent(app)
     /// ```
     ///
     /// The search is that of ``parent(file:line:)``: the registered parents first, then their

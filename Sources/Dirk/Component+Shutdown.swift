@@ -5,7 +5,7 @@ extension Component {
     /// more.
     ///
     /// ```swift
-    /// final class StorageModule: Module<AppComponent>, @unchecked Sendable {
+    /// final class StorageModule: Module<AppComponent> {
     ///     func database() async throws -> Database {
     ///         try await single { try await Database.open() } close: { try await $0.close() }
     ///     }

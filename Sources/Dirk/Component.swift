@@ -16,7 +16,7 @@
 ///
 /// let app = AppComponent()
 ///     .module(NetworkModule.self) { StubNetworkModule($0) }
-/// let feature = FeatureComponent().parent { app }
+/// let feature = FeatureComponent().parent(app)
 /// ```
 ///
 /// **Lifetime.** A component owns its modules and everything they cache; releasing the last
@@ -196,7 +196,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     /// Whether `parent()` has searched beyond the registered types, after which registering
     /// another parent could change earlier answers.
     var hasSearchedParents = false
-    /// Where the component was first given a parent (`.parent { }`), for messages.
+    /// Where the component was first given a parent (`.parent(_:as:)`), for messages.
     var parentsGivenAt: (file: StaticString, line: UInt)?
     /// What the component keeps once it uses it, and most never do.
     var extras: ComponentExtras?

@@ -64,8 +64,8 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @inlinable public func single<T, Failure: Error>(
-        _ factory: @MainActor () throws(Failure) -> T,
+    @_disfavoredOverload @inlinable public func single<T, Failure: Error>(
+        _ factory: @MainActor (()) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -73,7 +73,8 @@ extension MainActorModule {
     ) throws(Failure) -> T {
         try cachedSingle(
             id, file, line, column, function,
-            make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
+            make: { _ throws(Failure) in try factory(()) }, configure: configure, closing: Self.closing(close)
+        )
     }
 
     /// Provides one instance per component, of any type, on the main actor, built by a factory that
@@ -185,15 +186,15 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @inlinable public func single<T, Key: Hashable, Failure: Error>(
-        key: Key, _ factory: @MainActor () throws(Failure) -> T,
+    @_disfavoredOverload @inlinable public func single<T, Key: Hashable, Failure: Error>(
+        key: Key, _ factory: @MainActor (()) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil,
         close: (@MainActor (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try single(
-            key: key, { _ throws(Failure) in try factory() }, configure: configure, close: close, id: id,
+            key: key, { _ throws(Failure) in try factory(()) }, configure: configure, close: close, id: id,
             file: file, line: line, column: column, function: function)
     }
 
@@ -209,14 +210,14 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T, Failure: Error>(
-        _ factory: @MainActor () throws(Failure) -> T,
+    @_disfavoredOverload @inlinable public func scoped<T, Failure: Error>(
+        _ factory: @MainActor (()) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try scoped(
-            { _ throws(Failure) in try factory() }, configure: configure, id: id, file: file, line: line,
+            { _ throws(Failure) in try factory(()) }, configure: configure, id: id, file: file, line: line,
             column: column, function: function)
     }
 
@@ -233,14 +234,14 @@ extension MainActorModule {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: AnyObject, Failure: Error>(
-        _ factory: @MainActor () throws(Failure) -> T,
+    @_disfavoredOverload @inlinable public func weak<T: AnyObject, Failure: Error>(
+        _ factory: @MainActor (()) throws(Failure) -> T,
         configure: (@MainActor (T, C) throws(Failure) -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weak(
-            { _ throws(Failure) in try factory() }, configure: configure, id: id, file: file, line: line,
+            { _ throws(Failure) in try factory(()) }, configure: configure, id: id, file: file, line: line,
             column: column, function: function)
     }
 

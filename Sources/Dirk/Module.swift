@@ -111,7 +111,7 @@ open class ModuleBase<C: Component>: AnyModule {
 /// strategy, which decides how long an instance lives:
 ///
 /// ```swift
-/// class DataModule: Module<AppComponent>, @unchecked Sendable {
+/// class DataModule: Module<AppComponent> {
 ///     func store() -> Store { single { Store() } }
 ///     func session() -> Session {
 ///         transient { c in Session(store: c.data.store(), api: c.network.api()) }
@@ -135,7 +135,7 @@ open class ModuleBase<C: Component>: AnyModule {
 /// **Thread safety.** Providers may be called from any thread at once, so a module's providers and
 /// what they share are nonisolated: in a target whose default isolation is the main actor, declare
 /// the module `nonisolated` (<doc:MainActor#Main-actor-by-default>). See <doc:ConcurrencyGuarantees>.
-open class Module<C: Component>: ModuleBase<C>, @unchecked Sendable {
+open class Module<C: Component>: ModuleBase<C> {
     /// Creates the module for `component`.
     ///
     /// The component keeps track of every module made for it, so that releasing or resetting the

@@ -12,7 +12,7 @@
 ///     func cachedLabel(_ make: () -> Label, id: ProviderID) -> Label { single(make, id: id) }
 /// }
 ///
-/// final class LabelModule: Module<LabelComponent>, @unchecked Sendable {
+/// final class LabelModule: Module<LabelComponent> {
 ///     func title() -> Label { cachedLabel({ Label("title") }, id: ProviderID()) }
 ///     func subtitle() -> Label { cachedLabel({ Label("subtitle") }, id: ProviderID()) }
 /// }

@@ -7,7 +7,7 @@ final class AppComponent: Component, @unchecked Sendable {
     var analytics: AnalyticsModule { module() }
 }
 
-final class StorageModule: Module<AppComponent>, @unchecked Sendable {
+final class StorageModule: Module<AppComponent> {
     /// One store for the whole application.
     func store() -> Store { single { Store() } }
 
@@ -16,10 +16,10 @@ final class StorageModule: Module<AppComponent>, @unchecked Sendable {
 }
 
 /// Not final: offline mode replaces it with `StubNetworkModule`.
-class NetworkModule: Module<AppComponent>, @unchecked Sendable {
+class NetworkModule: Module<AppComponent> {
     func client() -> any HTTPClient { single { LiveHTTPClient() } }
 }
 
-final class AnalyticsModule: Module<AppComponent>, @unchecked Sendable {
+final class AnalyticsModule: Module<AppComponent> {
     func tracker() -> Tracker { single { c in Tracker(client: c.network.client()) } }
 }

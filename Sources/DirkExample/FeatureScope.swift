@@ -10,7 +10,7 @@ final class FeatureComponent: Component, @unchecked Sendable {
 
 /// The screen's objects belong to the main actor, so they need not be `Sendable`: a
 /// `MainActorModule`'s `single` keeps any object, since it never leaves the main actor.
-final class ProfileScreenModule: MainActorModule<FeatureComponent>, @unchecked Sendable {
+final class ProfileScreenModule: MainActorModule<FeatureComponent> {
     /// The presenter and its view refer to each other, so `configure:` connects them once
     /// both exist (setter injection).
     func presenter() -> ProfilePresenter {

@@ -4,7 +4,7 @@ import Dirk
 ///
 /// Register it in place of the module it replaces:
 /// `AppComponent().module(NetworkModule.self) { StubNetworkModule($0) }`.
-final class StubNetworkModule: NetworkModule, @unchecked Sendable {
+final class StubNetworkModule: NetworkModule {
     override func client() -> any HTTPClient {
         single { c in OfflineHTTPClient(store: c.storage.store()) }
     }

@@ -14,7 +14,7 @@ final class SessionComponent: Component, @unchecked Sendable {
     var account: AccountModule { module() }
 }
 
-final class AccountModule: Module<SessionComponent>, @unchecked Sendable {
+final class AccountModule: Module<SessionComponent> {
     /// One profile per user id for as long as the session lasts, or until `reset()`.
     func profile(id: String) -> Profile {
         single(key: id) { c in Profile(id: id, client: c.app.network.client()) }

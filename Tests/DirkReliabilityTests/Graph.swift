@@ -193,7 +193,7 @@ final class GraphComponent: Component, @unchecked Sendable {
     }
 }
 
-final class GraphModule: Module<GraphComponent>, @unchecked Sendable {}
+final class GraphModule: Module<GraphComponent> {}
 
 /// The chain of components a graph runs on, root first.
 struct GraphTree {

@@ -87,7 +87,7 @@ final class LinkedComponent: Component, @unchecked Sendable {
     var links: LinkedModule { module() }
 }
 
-final class LinkedModule: Module<LinkedComponent>, @unchecked Sendable {
+final class LinkedModule: Module<LinkedComponent> {
     func owner() -> Linked { single({ Linked() }, configure: { owner, c in owner.next = c.links.owned() }) }
     func owned() -> Linked {
         single({ Linked() }, configure: { owned, c in owned.previous = c.links.owner() })
@@ -213,7 +213,7 @@ final class HandleHolderComponent: Component, @unchecked Sendable {
     var handles: HandleHolderModule { module() }
 }
 
-final class HandleHolderModule: Module<HandleHolderComponent>, @unchecked Sendable {
+final class HandleHolderModule: Module<HandleHolderComponent> {
     func linked() -> Linked { single { Linked() } }
     func holder() -> HandleHolder {
         single { c in
@@ -247,7 +247,7 @@ final class AsyncHandleHolderComponent: Component, @unchecked Sendable {
     var handles: AsyncHandleHolderModule { module() }
 }
 
-final class AsyncHandleHolderModule: Module<AsyncHandleHolderComponent>, @unchecked Sendable {
+final class AsyncHandleHolderModule: Module<AsyncHandleHolderComponent> {
     func shared() async -> SharedResource {
         await single { _ in
             await Task.yield()
@@ -286,7 +286,7 @@ final class PanelHolderComponent: Component, @unchecked Sendable {
     @MainActor var panels: PanelModule { module() }
 }
 
-final class PanelHolderModule: Module<PanelHolderComponent>, @unchecked Sendable {
+final class PanelHolderModule: Module<PanelHolderComponent> {
     func holder() -> PanelHolder {
         single { c in
             PanelHolder(
@@ -297,7 +297,7 @@ final class PanelHolderModule: Module<PanelHolderComponent>, @unchecked Sendable
     }
 }
 
-final class PanelModule: MainActorModule<PanelHolderComponent>, @unchecked Sendable {
+final class PanelModule: MainActorModule<PanelHolderComponent> {
     func current() -> Panel { single { Panel() } }
     func fresh() -> Panel { transient { Panel() } }
 }
@@ -351,7 +351,7 @@ final class LoggedInScreen: Sendable {
     }
 }
 
-final class LoggedInModule: Module<LoggedInComponent>, @unchecked Sendable {
+final class LoggedInModule: Module<LoggedInComponent> {
     /// The naive port of Needle's builder: a cached screen holding a child component.
     func screenHoldingAChild() -> LoggedInScreen {
         single { c in LoggedInScreen(game: GameComponent().parent(c), gameBuilder: c.screens.gameBuilder()) }
@@ -372,6 +372,6 @@ final class GameComponent: Component, @unchecked Sendable {
     var game: GameModule { module() }
 }
 
-final class GameModule: Module<GameComponent>, @unchecked Sendable {
+final class GameModule: Module<GameComponent> {
     func score() -> Score { single { Score() } }
 }

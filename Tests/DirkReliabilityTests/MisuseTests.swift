@@ -387,11 +387,11 @@ final class DeinitMisuseComponent: Component, @unchecked Sendable {
     }
 }
 
-final class DeinitMisuseModule: Module<DeinitMisuseComponent>, @unchecked Sendable {
+final class DeinitMisuseModule: Module<DeinitMisuseComponent> {
     func canary() -> Canary { single { Canary() } }
 }
 
-final class ScreenMisuseModule: MainActorModule<MisuseComponent>, @unchecked Sendable {
+final class ScreenMisuseModule: MainActorModule<MisuseComponent> {
     func canary() -> Canary { transient { Canary() } }
 }
 
@@ -401,9 +401,9 @@ final class MisuseComponent: Component, @unchecked Sendable {
     var parentComponent: MisuseParent { parent() }
 }
 
-final class StubMisuseModule: MisuseModule, @unchecked Sendable {}
+final class StubMisuseModule: MisuseModule {}
 
-class MisuseModule: Module<MisuseComponent>, @unchecked Sendable {
+class MisuseModule: Module<MisuseComponent> {
     let leftStarted = DispatchSemaphore(value: 0)
     let rightStarted = DispatchSemaphore(value: 0)
 

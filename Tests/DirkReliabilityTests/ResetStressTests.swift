@@ -90,7 +90,7 @@ final class CanaryComponent: Component, @unchecked Sendable {
     var canaries: CanaryModule { module() }
 }
 
-final class CanaryModule: Module<CanaryComponent>, @unchecked Sendable {
+final class CanaryModule: Module<CanaryComponent> {
     func single() -> Canary { single { Canary() } }
     func value() -> CanaryValue { single { CanaryValue(canary: Canary(), key: 0) } }
     func keyed(_ key: Int) -> Canary { single(key: key) { Canary() } }

@@ -136,7 +136,7 @@ final class SeamStressApp: Component, @unchecked Sendable {
     var a: SeamStressAppModule { module() }
 }
 
-final class SeamStressAppModule: Module<SeamStressApp>, @unchecked Sendable {
+final class SeamStressAppModule: Module<SeamStressApp> {
     /// The database every request enters the parent through.
     func db() async -> SeamStressResource {
         await single { c in
@@ -177,7 +177,7 @@ final class SeamStressRequest: Component, @unchecked Sendable {
     var r: SeamStressRequestModule { module() }
 }
 
-final class SeamStressRequestModule: Module<SeamStressRequest>, @unchecked Sendable {
+final class SeamStressRequestModule: Module<SeamStressRequest> {
     /// Enters the parent as `plan` says, calls `entered`, then takes the plan's steps there; returns
     /// how many calls into the parent returned.
     func handle(_ plan: SeamStressPlan, entered: @escaping @Sendable () -> Void) async -> Int {

@@ -241,7 +241,7 @@ final class LoadComponent: Component, @unchecked Sendable {
     var load: LoadModule { module() }
 }
 
-final class LoadModule: Module<LoadComponent>, @unchecked Sendable {
+final class LoadModule: Module<LoadComponent> {
     func single() -> LoadInstance {
         single { c in
             c.ledger.build()

@@ -32,7 +32,7 @@ final class CheckoutFlowComponent: Component, @unchecked Sendable {
     var checkout: CheckoutFlowModule { module() }
 }
 
-final class CheckoutFlowModule: Module<CheckoutFlowComponent>, @unchecked Sendable {
+final class CheckoutFlowModule: Module<CheckoutFlowComponent> {
     func checkout() -> CheckoutFlow { transient { c in CheckoutFlow(payments: c.host.paymentsClient()) } }
 }
 
@@ -45,7 +45,7 @@ final class StoreFrontComponent: Component, CheckoutHost, HostGreeting, @uncheck
     var greeting: String { "front" }
 }
 
-final class StoreFrontNetworkModule: Module<StoreFrontComponent>, @unchecked Sendable {
+final class StoreFrontNetworkModule: Module<StoreFrontComponent> {
     func payments() -> PaymentsClient { single { PaymentsClient() } }
 }
 

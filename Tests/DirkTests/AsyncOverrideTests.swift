@@ -412,7 +412,7 @@ final class BackendComponent: Component, @unchecked Sendable {
     var backend: BackendModule { module() }
 }
 
-final class BackendModule: Module<BackendComponent>, @unchecked Sendable {
+final class BackendModule: Module<BackendComponent> {
     func pool() async -> any Pool {
         await single { c in
             _ = c.liveBuilds.increment()
@@ -454,7 +454,7 @@ final class BackendRequestComponent: Component, @unchecked Sendable {
     var handlers: BackendHandlerModule { module() }
 }
 
-final class BackendHandlerModule: Module<BackendRequestComponent>, @unchecked Sendable {
+final class BackendHandlerModule: Module<BackendRequestComponent> {
     func poolThroughParent() async -> any Pool { await transient { c in await c.app.backend.pool() } }
 
     func settingsThroughParent() async -> Settings {

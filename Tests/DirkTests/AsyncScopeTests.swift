@@ -118,7 +118,7 @@ final class EdgeComponent: Component, @unchecked Sendable {
     var edge: EdgeModule { module() }
 }
 
-final class EdgeModule: Module<EdgeComponent>, @unchecked Sendable {
+final class EdgeModule: Module<EdgeComponent> {
     let leftBuilds = Counter()
 
     /// Its configure waits until the test has ended the async resolution, then asks for `right()`.
@@ -167,7 +167,7 @@ final class WeakThing: @unchecked Sendable {
     weak var object: Thing?
 }
 
-final class SplitScopeModule: Module<SplitScopeComponent>, @unchecked Sendable {
+final class SplitScopeModule: Module<SplitScopeComponent> {
     func scopedThing() -> Thing { scoped { Thing() } }
     func rootOnlyThing() -> Thing { scoped { Thing() } }
 
@@ -209,7 +209,7 @@ final class RequestScopeComponent: Component, @unchecked Sendable {
     var requests: RequestModule { module() }
 }
 
-final class RequestModule: Module<RequestScopeComponent>, @unchecked Sendable {
+final class RequestModule: Module<RequestScopeComponent> {
     let built = Counter()
 
     func context() -> RequestContext { scoped { RequestContext() } }

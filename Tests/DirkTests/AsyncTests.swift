@@ -189,7 +189,7 @@ final class CrossTaskComponent: Component, @unchecked Sendable {
     var cross: CrossTaskModule { module() }
 }
 
-final class CrossTaskModule: Module<CrossTaskComponent>, @unchecked Sendable {
+final class CrossTaskModule: Module<CrossTaskComponent> {
     func left() async -> Database {
         await single { c in
             c.leftStarted.open()
@@ -215,6 +215,8 @@ final class DatabaseComponent: Component, @unchecked Sendable {
     var storage: StorageModule { module() }
 }
 
+/// Restates `@unchecked Sendable`, which a module may: a test sends it to a task that outlives its
+/// component.
 final class StorageModule: Module<DatabaseComponent>, @unchecked Sendable {
     /// Starts, in an unstructured task, `selfNeeding()`, and returns once its build has begun, as
     /// part of this resolution.
@@ -452,6 +454,8 @@ final class AsyncPairComponent: Component, @unchecked Sendable {
     var pairs: AsyncPairModule { module() }
 }
 
+/// Restates `@unchecked Sendable`, which a module may: a test sends the module that `fresh` gives
+/// its closure to a task.
 final class AsyncPairModule: Module<AsyncPairComponent>, @unchecked Sendable {
     func parent() async -> AsyncParent {
         await single {

@@ -137,7 +137,7 @@ final class RacingComponent: MemoryComponent, @unchecked Sendable {
 }
 
 /// A module that calls `onRelease` when its release begins, before `Module`'s `deinit`.
-final class RacingModule: Module<MemoryComponent>, @unchecked Sendable {
+final class RacingModule: Module<MemoryComponent> {
     let onRelease: @Sendable () -> Void
 
     init(_ component: MemoryComponent, onRelease: @escaping @Sendable () -> Void) {
@@ -161,7 +161,7 @@ final class MemorySubcomponent: MemoryComponent, @unchecked Sendable {
     let extra = 42
 }
 
-final class MemoryModule: Module<MemoryComponent>, @unchecked Sendable {
+final class MemoryModule: Module<MemoryComponent> {
     func single() -> Thing { single { Thing(number: 7) } }
 }
 
@@ -170,6 +170,6 @@ final class MemoryChildComponent: Component, @unchecked Sendable {
     var makers: MemoryChildModule { module() }
 }
 
-final class MemoryChildModule: Module<MemoryChildComponent>, @unchecked Sendable {
+final class MemoryChildModule: Module<MemoryChildComponent> {
     func viaParent() -> Thing { transient { c in c.parentComponent.makers.single() } }
 }

@@ -346,7 +346,7 @@ final class WeakProbeComponent: Component, @unchecked Sendable {
     var probes: WeakProbeModule { module() }
 }
 
-final class WeakProbeModule: Module<WeakProbeComponent>, @unchecked Sendable {
+final class WeakProbeModule: Module<WeakProbeComponent> {
     func probe() -> WeakProbe { weak { c in WeakProbe(component: c) } }
 }
 
@@ -356,7 +356,7 @@ final class GateComponent: Component, @unchecked Sendable {
     var gates: GateModule { module() }
 }
 
-class GateModule: Module<GateComponent>, @unchecked Sendable {
+class GateModule: Module<GateComponent> {
     nonisolated(unsafe) var gate: Gate?
 
     /// Set before the first call: whether builds record that callers waited for them.
@@ -431,7 +431,7 @@ final class RingComponent: Component, @unchecked Sendable {
 
 /// Three singles in a ring, each configured with the next; each `configure:` lingers before and
 /// after it asks for the next, so that threads that start at different nodes overlap.
-class RingModule: Module<RingComponent>, @unchecked Sendable {
+class RingModule: Module<RingComponent> {
     func first() -> RingNode { node { $0.ring.second() } }
     func second() -> RingNode { node { $0.ring.third() } }
     func third() -> RingNode { node { $0.ring.first() } }
@@ -512,7 +512,7 @@ enum Nesting: String, Sendable, CustomTestStringConvertible {
 /// `x`'s `configure:` builds `y`, which refers to `x` half-configured, then needs `z`, which another
 /// thread is configuring and which needs `y`: that thread takes `y` and must not return `z` before
 /// `x` is configured.
-class NestingModule: Module<NestingComponent>, @unchecked Sendable {
+class NestingModule: Module<NestingComponent> {
     func x() -> Linked {
         switch component.xStrategy {
         case .single: single({ Linked("x", isConfigured: false) }, configure: configureX)

@@ -115,7 +115,7 @@ final class RadarComponent: Component, @unchecked Sendable {
     var useCases: RadarUseCaseModule { module() }
 }
 
-final class RadarUseCaseModule: Module<RadarComponent>, @unchecked Sendable {
+final class RadarUseCaseModule: Module<RadarComponent> {
     func setup() -> SetupUseCase {
         single { c in
             c.builds.increment()

@@ -104,7 +104,7 @@ final class HalfComponent: Component, @unchecked Sendable {
     var halves: HalfModule { module() }
 }
 
-final class HalfModule: Module<HalfComponent>, @unchecked Sendable {
+final class HalfModule: Module<HalfComponent> {
     let builtDependents = Counter()
     let failsOnce = LockedBox(true)
 
@@ -137,7 +137,7 @@ final class CoupleComponent: Component, @unchecked Sendable {
     var couple: CoupleModule { module() }
 }
 
-class CoupleModule: Module<CoupleComponent>, @unchecked Sendable {
+class CoupleModule: Module<CoupleComponent> {
     nonisolated(unsafe) var seenSelfWhileConfiguring = false
 
     func husband() -> Thing {

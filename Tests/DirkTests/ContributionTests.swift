@@ -153,7 +153,7 @@ final class PluginRouter: @unchecked Sendable {
     }
 }
 
-final class PluginModule: Module<PluginApp>, @unchecked Sendable {
+final class PluginModule: Module<PluginApp> {
     func router() -> PluginRouter { single { c in PluginRouter(plugins: c.contributions(of: Plugin.self)) } }
 
     func auth() -> Plugin {

@@ -185,14 +185,14 @@ final class ModuleCycleComponent: Component, @unchecked Sendable {
     var firstAgain: FirstCyclicModule { module() }
 }
 
-final class FirstCyclicModule: Module<ModuleCycleComponent>, @unchecked Sendable {
+final class FirstCyclicModule: Module<ModuleCycleComponent> {
     required init(_ component: ModuleCycleComponent) {
         super.init(component)
         _ = component.second
     }
 }
 
-final class SecondCyclicModule: Module<ModuleCycleComponent>, @unchecked Sendable {
+final class SecondCyclicModule: Module<ModuleCycleComponent> {
     required init(_ component: ModuleCycleComponent) {
         super.init(component)
         _ = component.firstAgain
@@ -208,7 +208,7 @@ final class CycleChildComponent: Component, @unchecked Sendable {
     var child: CycleChildModule { module() }
 }
 
-class CycleModule: Module<CycleComponent>, @unchecked Sendable {
+class CycleModule: Module<CycleComponent> {
     nonisolated(unsafe) var escape: () -> Thing = { Thing() }
     let leftStarted = DispatchSemaphore(value: 0)
     let rightStarted = DispatchSemaphore(value: 0)
@@ -258,7 +258,7 @@ class CycleModule: Module<CycleComponent>, @unchecked Sendable {
     }
 }
 
-class CycleChildModule: Module<CycleChildComponent>, @unchecked Sendable {
+class CycleChildModule: Module<CycleChildComponent> {
     func loop() -> Thing { single { c in c.app.cycles.escaping() } }
 }
 

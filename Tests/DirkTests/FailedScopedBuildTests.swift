@@ -49,7 +49,7 @@ enum FailingScopedCall: String, CaseIterable, Sendable, CustomTestStringConverti
         case .asyncFactoryThrowsAtOnce:
             // Resolutions under way at once, each building under a number of its own.
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<count { group.addTask { _ = try? await failing.asyncThrowing() } }
+                for _ in 0..<count { group.addTask { _ = try? await component.failing.asyncThrowing() } }
             }
         default:
             for _ in 0..<count { await failOnce(failing) }
@@ -72,7 +72,7 @@ final class FailingScopeComponent: Component, @unchecked Sendable {
     var failing: FailingScopeModule { module() }
 }
 
-final class FailingScopeModule: Module<FailingScopeComponent>, @unchecked Sendable {
+final class FailingScopeModule: Module<FailingScopeComponent> {
     func plainScoped() -> Thing { scoped { Thing() } }
 
     func throwing() throws(ScopeFailure) -> Thing {

@@ -36,7 +36,7 @@ final class TestComponent: Component, @unchecked Sendable {
     var things: ThingModule { module() }
 }
 
-class ThingModule: Module<TestComponent>, @unchecked Sendable {
+class ThingModule: Module<TestComponent> {
     func single() -> Thing { single { c in Thing(c.counter) } }
     func transient() -> Thing { transient { c in Thing(c.counter) } }
     func weak() -> Thing { weak { c in Thing(c.counter) } }

@@ -91,7 +91,7 @@ final class FreshComponent: Component, @unchecked Sendable {
     var fresh: FreshModule { module() }
 }
 
-final class FreshModule: Module<FreshComponent>, @unchecked Sendable {
+final class FreshModule: Module<FreshComponent> {
     func store() -> Store { single { Store() } }
     /// A transient that uses a fresh repository.
     func screen() -> Repository { transient { c in c.fresh.fresh { $0.repository() } } }

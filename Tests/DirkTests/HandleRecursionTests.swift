@@ -61,7 +61,7 @@ final class PagesComponent: Component, @unchecked Sendable {
 /// `home()` is configured with a toolbar, which a transient builds from a handle to `home()`: the
 /// handle's second call comes back through `home()`'s cell, which hands over the instance being
 /// configured.
-class PagesModule: Module<PagesComponent>, @unchecked Sendable {
+class PagesModule: Module<PagesComponent> {
     func home() -> Thing { single({ Thing() }, configure: { home, c in home.link = c.pages.toolbar() }) }
 
     func toolbar() -> Thing {

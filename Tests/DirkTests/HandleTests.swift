@@ -161,7 +161,7 @@ final class LoopComponent: Component, @unchecked Sendable {
     var loop: LoopModule { module() }
 }
 
-final class LoopModule: Module<LoopComponent>, @unchecked Sendable {
+final class LoopModule: Module<LoopComponent> {
     func parent() -> LoopParent {
         single { c in
             LoopParent(child: c.lazy { $0.loop.child() }, children: c.provider { $0.loop.child() })

@@ -136,7 +136,7 @@ final class InjectingComponent: Component, @unchecked Sendable {
     var injecting: InjectingModule { module() }
 }
 
-final class InjectingModule: Module<InjectingComponent>, @unchecked Sendable {
+final class InjectingModule: Module<InjectingComponent> {
     func scoped() -> Thing { scoped { Thing() } }
     /// Resolves `scoped()`, then injects a pair whose properties resolve it too.
     func pair() -> ScopedPair {

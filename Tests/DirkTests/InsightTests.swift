@@ -332,7 +332,7 @@ final class GraphAppComponent: Component, @unchecked Sendable {
     var data: GraphDataModule { module() }
 }
 
-class GraphDataModule: Module<GraphAppComponent>, @unchecked Sendable {
+class GraphDataModule: Module<GraphAppComponent> {
     func client() -> Thing { single { Thing() } }
     func store() -> Thing {
         single { c in
@@ -376,7 +376,7 @@ final class GraphEndComponent: Component, @unchecked Sendable {
     var m: GraphEndModule { module() }
 }
 
-final class GraphEndModule: Module<GraphEndComponent>, @unchecked Sendable {
+final class GraphEndModule: Module<GraphEndComponent> {
     func root() -> Thing {
         single { c in
             _ = c.m.request()
@@ -399,7 +399,7 @@ final class TracedThing: Sendable {
 }
 
 /// A fake whose provider wraps the real one's.
-final class GraphFakeDataModule: GraphDataModule, @unchecked Sendable {
+final class GraphFakeDataModule: GraphDataModule {
     override func store() -> Thing {
         single { _ in
             let wrapper = Thing()
@@ -414,7 +414,7 @@ final class GraphSessionComponent: Component, @unchecked Sendable {
     var session: GraphSessionModule { module() }
 }
 
-final class GraphSessionModule: Module<GraphSessionComponent>, @unchecked Sendable {
+final class GraphSessionModule: Module<GraphSessionComponent> {
     /// Resolves a provider of `other`, a component that is not one of this one's ancestors.
     func reaches(_ other: GraphAppComponent) -> Thing {
         transient { _ in
@@ -447,7 +447,7 @@ final class GraphLeafComponent: Component, @unchecked Sendable {
     var leaf: GraphLeafModule { module() }
 }
 
-final class GraphLeafModule: Module<GraphLeafComponent>, @unchecked Sendable {
+final class GraphLeafModule: Module<GraphLeafComponent> {
     func screen() -> Thing {
         transient { c in
             let screen = Thing()
@@ -469,7 +469,7 @@ final class GraphTreeComponent: Component, @unchecked Sendable {
     }
 }
 
-final class GraphTreeModule: Module<GraphTreeComponent>, @unchecked Sendable {
+final class GraphTreeModule: Module<GraphTreeComponent> {
     func node() -> Thing {
         single { c in
             let node = Thing()

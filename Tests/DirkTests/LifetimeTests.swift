@@ -149,7 +149,7 @@ private final class Described: CustomStringConvertible, Sendable {
     var description: String { "described" }
 }
 
-private final class HitsModule: Module<HitsComponent>, @unchecked Sendable {
+private final class HitsModule: Module<HitsComponent> {
     func thing() -> Thing { single { Thing() } }
     func wrapped() -> Wrapper { single { Wrapper(thing: Thing()) } }
     func described() -> any CustomStringConvertible { single { Described() } }
@@ -246,7 +246,7 @@ final class ChainComponent: Component, @unchecked Sendable {
     var links: LinkModule { module() }
 }
 
-final class LinkModule: Module<ChainComponent>, @unchecked Sendable {
+final class LinkModule: Module<ChainComponent> {
     /// How many components lie above this one, each counted by its own call of this provider.
     func count() -> Int { transient { c in c.depth == 0 ? 0 : c.up.links.count() + 1 } }
 
@@ -286,6 +286,6 @@ final class DeinitGrandchildComponent: Component, @unchecked Sendable {
     }
 }
 
-final class DeinitModule: Module<DeinitResolvingComponent>, @unchecked Sendable {
+final class DeinitModule: Module<DeinitResolvingComponent> {
     func store() -> Store { single { Store() } }
 }

@@ -151,7 +151,7 @@ final class KeyComponent: Component, @unchecked Sendable {
     var keys: KeyModule { module() }
 }
 
-final class KeyModule: Module<KeyComponent>, @unchecked Sendable {
+final class KeyModule: Module<KeyComponent> {
     let released = Counter()
 
     func plain() -> Thing { single { Thing() } }

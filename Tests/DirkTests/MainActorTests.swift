@@ -116,18 +116,18 @@ final class ScreenComponent: Component, @unchecked Sendable {
     var data: ScreenDataModule { module() }
 }
 
-final class ScreenDataModule: Module<ScreenComponent>, @unchecked Sendable {
+final class ScreenDataModule: Module<ScreenComponent> {
     func store() -> SharedStore { single { SharedStore() } }
     @MainActor func badge() -> Badge { single { Badge() } }
 }
 
 @MainActor
-final class ScreenModule: Module<ScreenComponent>, @unchecked Sendable {
+final class ScreenModule: Module<ScreenComponent> {
     func viewModel() -> ScreenViewModel { transient { c in ScreenViewModel(store: c.data.store()) } }
     func coordinator() -> ScreenViewModel { single { c in ScreenViewModel(store: c.data.store()) } }
 }
 
-final class PanelModule: MainActorModule<ScreenComponent>, @unchecked Sendable {
+final class PanelModule: MainActorModule<ScreenComponent> {
     func panel() -> ScreenViewModel { single { c in ScreenViewModel(store: c.data.store()) } }
 }
 

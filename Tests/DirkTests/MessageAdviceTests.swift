@@ -242,7 +242,7 @@ final class AdviceComponent: Component, @unchecked Sendable {
     var host: AdviceParent { parent() }
 }
 
-final class AdviceModule: Module<AdviceComponent>, @unchecked Sendable {
+final class AdviceModule: Module<AdviceComponent> {
     // Each builds a class, which becomes the provider's existential on return.
     func label() -> any AdviceDescribed { single { AdviceLabel() } }
     func named(_ name: String) -> any AdviceDescribed { single(key: name) { AdviceLabel() } }
@@ -251,7 +251,7 @@ final class AdviceModule: Module<AdviceComponent>, @unchecked Sendable {
     func validator() -> @Sendable (String) -> Bool { single { { _ in true } } }
 }
 
-final class AdviceScreenModule: MainActorModule<AdviceComponent>, @unchecked Sendable {
+final class AdviceScreenModule: MainActorModule<AdviceComponent> {
     func title() -> String { transient { "advice" } }
 }
 

@@ -68,7 +68,7 @@ final class MessageLabel: CustomStringConvertible, Sendable {
 
 func loadMessageLabel() async -> MessageLabel { MessageLabel() }
 
-final class MessageLabelModule: Module<MessageAppComponent>, @unchecked Sendable {
+final class MessageLabelModule: Module<MessageAppComponent> {
     // Each builds a `MessageLabel`, which becomes the provider's existential on return.
     func named(_ name: String) -> any CustomStringConvertible { single(key: name) { MessageLabel() } }
     func loaded() async -> any CustomStringConvertible { await single { await loadMessageLabel() } }

@@ -74,17 +74,17 @@ final class FakeOwnerAppComponent: OwnerAppComponent, @unchecked Sendable {
     var quiet: QuietOwnerGreetingModule { (self as OwnerAppComponent).module() }
 }
 
-class OwnerGreetingModule: Module<OwnerAppComponent>, @unchecked Sendable {
+class OwnerGreetingModule: Module<OwnerAppComponent> {
     func greeting() -> String { single { "hello" } }
 }
 
-final class QuietOwnerGreetingModule: OwnerGreetingModule, @unchecked Sendable {
+final class QuietOwnerGreetingModule: OwnerGreetingModule {
     override func greeting() -> String { single { "shh" } }
 }
 
 @MainActor final class OwnerBanner {}
 
-final class OwnerBannerModule: MainActorModule<OwnerAppComponent>, @unchecked Sendable {
+final class OwnerBannerModule: MainActorModule<OwnerAppComponent> {
     func banner() -> OwnerBanner { single { OwnerBanner() } }
 }
 
@@ -93,4 +93,4 @@ final class OwnerSessionComponent: Component, @unchecked Sendable {
     var session: OwnerSessionModule { module() }
 }
 
-final class OwnerSessionModule: Module<OwnerSessionComponent>, @unchecked Sendable {}
+final class OwnerSessionModule: Module<OwnerSessionComponent> {}

@@ -217,7 +217,7 @@ struct TestSession {
     let api: String
 }
 
-class DataTestModule: Module<AppTestComponent>, @unchecked Sendable {
+class DataTestModule: Module<AppTestComponent> {
     required init(_ component: AppTestComponent) {
         component.created.increment()
         super.init(component)
@@ -226,11 +226,11 @@ class DataTestModule: Module<AppTestComponent>, @unchecked Sendable {
     func session() -> TestSession { transient { c in TestSession(api: c.network.api()) } }
 }
 
-class NetworkTestModule: Module<AppTestComponent>, @unchecked Sendable {
+class NetworkTestModule: Module<AppTestComponent> {
     func api() -> String { single { "live" } }
 }
 
-final class StubNetworkTestModule: NetworkTestModule, @unchecked Sendable {
+final class StubNetworkTestModule: NetworkTestModule {
     override func api() -> String { single { "stub" } }
 }
 
@@ -239,7 +239,7 @@ final class NestingTestComponent: Component, @unchecked Sendable {
     var inner: InnerTestModule { module() }
 }
 
-final class OuterTestModule: Module<NestingTestComponent>, @unchecked Sendable {
+final class OuterTestModule: Module<NestingTestComponent> {
     required init(_ component: NestingTestComponent) {
         // Creates another module of the same component before this one exists.
         _ = component.inner
@@ -249,7 +249,7 @@ final class OuterTestModule: Module<NestingTestComponent>, @unchecked Sendable {
     func thing() -> Thing { single { Thing() } }
 }
 
-final class InnerTestModule: Module<NestingTestComponent>, @unchecked Sendable {
+final class InnerTestModule: Module<NestingTestComponent> {
     func thing() -> Thing { single { Thing() } }
 }
 
@@ -267,7 +267,7 @@ final class RaceTestComponent: Component, @unchecked Sendable {
     var racing: RaceTestModule { module() }
 }
 
-final class RaceTestModule: Module<RaceTestComponent>, @unchecked Sendable {
+final class RaceTestModule: Module<RaceTestComponent> {
     let released: Counter
 
     required init(_ component: RaceTestComponent) {
@@ -301,7 +301,7 @@ final class CrossedModuleComponent: Component, @unchecked Sendable {
     var right: RightCrossedModule { module() }
 }
 
-final class LeftCrossedModule: Module<CrossedModuleComponent>, @unchecked Sendable {
+final class LeftCrossedModule: Module<CrossedModuleComponent> {
     required init(_ component: CrossedModuleComponent) {
         super.init(component)
         component.leftStarted.signal()
@@ -310,7 +310,7 @@ final class LeftCrossedModule: Module<CrossedModuleComponent>, @unchecked Sendab
     }
 }
 
-final class RightCrossedModule: Module<CrossedModuleComponent>, @unchecked Sendable {
+final class RightCrossedModule: Module<CrossedModuleComponent> {
     required init(_ component: CrossedModuleComponent) {
         super.init(component)
         component.rightStarted.signal()
@@ -327,10 +327,10 @@ final class GenericTestComponent: Component, @unchecked Sendable {
     var numbers: GenericTestModule<Int> { module() }
 }
 
-class GenericTestModule<Number: BinaryInteger>: Module<GenericTestComponent>, @unchecked Sendable {
+class GenericTestModule<Number: BinaryInteger>: Module<GenericTestComponent> {
     func value() -> Number { 1 }
 }
 
-final class SpecialTestModule: GenericTestModule<Int>, @unchecked Sendable {
+final class SpecialTestModule: GenericTestModule<Int> {
     override func value() -> Int { 2 }
 }

@@ -224,7 +224,7 @@ final class SlotsComponent: Component, @unchecked Sendable {
     var scopes: ScopedSlotsModule { module() }
 }
 
-final class SlotsModule: Module<SlotsComponent>, @unchecked Sendable {
+final class SlotsModule: Module<SlotsComponent> {
     func transient() -> Thing { transient { Thing(number: 1) } }
     func pair() -> (Thing, Thing) { transient { c in (c.makers.transient(), Thing(number: 2)) } }
     func single() -> Thing { single { Thing(number: 3) } }
@@ -237,8 +237,8 @@ final class SlotsModule: Module<SlotsComponent>, @unchecked Sendable {
     }
 }
 
-final class ScopedSlotsModule: Module<SlotsComponent>, @unchecked Sendable {
+final class ScopedSlotsModule: Module<SlotsComponent> {
     func scoped() -> Thing { scoped { Thing(number: 6) } }
 }
 
-final class OtherSlotsModule: Module<SlotsComponent>, @unchecked Sendable {}
+final class OtherSlotsModule: Module<SlotsComponent> {}

@@ -209,7 +209,7 @@ final class OutlivingComponent: Component, @unchecked Sendable {
     var outliving: OutlivingModule { module() }
 }
 
-final class OutlivingModule: Module<OutlivingComponent>, @unchecked Sendable {
+final class OutlivingModule: Module<OutlivingComponent> {
     /// Returns an unstructured task that, once `latch` opens, starts `rounds` tasks one after
     /// another, each resolving `scopedCounted()`.
     func startsSpawner(rounds: Int) async -> Task<Void, Never> {
@@ -348,7 +348,7 @@ final class OuterComponent: Component, @unchecked Sendable {
     var outer: OuterModule { module() }
 }
 
-final class OuterModule: Module<OuterComponent>, @unchecked Sendable {
+final class OuterModule: Module<OuterComponent> {
     /// Starts the inner component's resetter, whose provider returns at once, then waits in
     /// another provider of the inner component while the resetter resets.
     func startsResetterThenWaits() async {
@@ -365,7 +365,7 @@ final class ResetterComponent: Component, @unchecked Sendable {
     var resetter: ResetterModule { module() }
 }
 
-final class ResetterModule: Module<ResetterComponent>, @unchecked Sendable {
+final class ResetterModule: Module<ResetterComponent> {
     /// Resets the target component from a provider of this one.
     func resetsTarget() async -> Thing {
         await transient { c in

@@ -344,7 +344,7 @@ final class OverrideChild: Component, @unchecked Sendable {
     var parts: OverridePartsModule { module() }
 }
 
-final class OverridePartsModule: Module<OverrideChild>, @unchecked Sendable {
+final class OverridePartsModule: Module<OverrideChild> {
     func client() -> Thing { single { Thing() } }
     func api() -> Thing {
         single { c in
@@ -360,7 +360,7 @@ final class GreetingComponent: Component, @unchecked Sendable {
     var greetings: GreetingModule { module() }
 }
 
-final class GreetingModule: Module<GreetingComponent>, @unchecked Sendable {
+final class GreetingModule: Module<GreetingComponent> {
     /// Builds the protocol it returns, so an override may return any implementation.
     func greeting() -> any Greeting { single { EnglishGreeting() as any Greeting } }
     /// Builds an `EnglishGreeting`, which becomes `any Greeting` only on return.
@@ -422,7 +422,7 @@ final class KeyedOverrideComponent: Component, @unchecked Sendable {
     var users: KeyedOverrideModule { module() }
 }
 
-final class KeyedOverrideModule: Module<KeyedOverrideComponent>, @unchecked Sendable {
+final class KeyedOverrideModule: Module<KeyedOverrideComponent> {
     func user(id: Int) -> KeyedUser { single(key: id) { KeyedUser(name: "user \(id)") } }
     func guest() -> KeyedUser { single { KeyedUser(name: "guest") } }
 }

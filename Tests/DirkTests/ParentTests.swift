@@ -227,7 +227,7 @@ class RootComponent: Component, @unchecked Sendable {
 
 final class FakeRootComponent: RootComponent, @unchecked Sendable {}
 
-class RootModule: Module<RootComponent>, @unchecked Sendable {
+class RootModule: Module<RootComponent> {
     func store() -> Store { single { Store() } }
 }
 
@@ -250,6 +250,6 @@ final class LeafComponent: Component, @unchecked Sendable {
     var leaf: LeafModule { module() }
 }
 
-class LeafModule: Module<LeafComponent>, @unchecked Sendable {
+class LeafModule: Module<LeafComponent> {
     func viewModel() -> ViewModel { transient { c in ViewModel(store: c.app.root.store()) } }
 }

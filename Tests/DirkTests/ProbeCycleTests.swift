@@ -74,7 +74,7 @@ final class HandleCycleComponent: Component, @unchecked Sendable {
     var cycle: HandleCycleModule { module() }
 }
 
-final class HandleCycleModule: Module<HandleCycleComponent>, @unchecked Sendable {
+final class HandleCycleModule: Module<HandleCycleComponent> {
     nonisolated(unsafe) var handle: Lazy<Thing>?
     let firstStarted = DispatchSemaphore(value: 0)
     let lazyStarted = DispatchSemaphore(value: 0)
@@ -104,7 +104,7 @@ final class TaskCycleComponent: Component, @unchecked Sendable {
     var tasks: TaskCycleModule { module() }
 }
 
-final class TaskCycleModule: Module<TaskCycleComponent>, @unchecked Sendable {
+final class TaskCycleModule: Module<TaskCycleComponent> {
     let builds = Counter()
     let started = LockedBox<Task<Database, Never>?>(nil)
     /// Whether the factory saw the task it started wait for the build.
@@ -134,7 +134,7 @@ final class SelfNeedingComponent: Component, @unchecked Sendable {
     var needing: SelfNeedingModule { module() }
 }
 
-final class SelfNeedingModule: Module<SelfNeedingComponent>, @unchecked Sendable {
+final class SelfNeedingModule: Module<SelfNeedingComponent> {
     required init(_ component: SelfNeedingComponent) {
         super.init(component)
         _ = component.needing.thing()

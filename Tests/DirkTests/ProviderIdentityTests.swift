@@ -57,7 +57,7 @@ final class IdentityComponent: Component, @unchecked Sendable {
     var right: RightModule { module() }
 }
 
-class IdentityModule: Module<IdentityComponent>, @unchecked Sendable {
+class IdentityModule: Module<IdentityComponent> {
     func primary() -> Thing { single { Thing() } }
     func secondary() -> Thing { single { Thing() } }
     func inject() -> Thing { single { Thing() } }
@@ -65,16 +65,16 @@ class IdentityModule: Module<IdentityComponent>, @unchecked Sendable {
     func box<Value>() -> Box<Value> { single { Box<Value>() } }
 }
 
-final class OverridingModule: IdentityModule, @unchecked Sendable {
+final class OverridingModule: IdentityModule {
     override func primary() -> Thing { single { Thing(number: 7) } }
 }
 
-class SharedBaseModule: Module<IdentityComponent>, @unchecked Sendable {
+class SharedBaseModule: Module<IdentityComponent> {
     func shared() -> Thing { single { Thing() } }
 }
 
-final class LeftModule: SharedBaseModule, @unchecked Sendable {}
-final class RightModule: SharedBaseModule, @unchecked Sendable {}
+final class LeftModule: SharedBaseModule {}
+final class RightModule: SharedBaseModule {}
 
 @Suite("Provider identity with generated code")
 struct GeneratedProviderTests {
@@ -211,7 +211,7 @@ final class GeneratedComponent: Component, @unchecked Sendable {
 
 // The providers below stand for code a macro or a generator writes: `#sourceLocation` gives
 // pairs of them one file, line and column.
-final class GeneratedModule: Module<GeneratedComponent>, @unchecked Sendable {
+final class GeneratedModule: Module<GeneratedComponent> {
     #sourceLocation(file:"Generated/Providers.swift",line:1)
     func first() -> Thing { single { Thing() } }
     #sourceLocation()
@@ -274,7 +274,7 @@ final class HelperLabel: Sendable {
     }
 }
 
-extension ModuleBase {
+extension Module {
     /// A team helper that builds a `single` for the provider whose identity it is given.
     func cachedLabel(_ make: () -> HelperLabel, id: ProviderID) -> HelperLabel { single(make, id: id) }
 
@@ -286,7 +286,7 @@ final class HelperComponent: Component, @unchecked Sendable {
     var labels: LabelModule { module() }
 }
 
-final class LabelModule: Module<HelperComponent>, @unchecked Sendable {
+final class LabelModule: Module<HelperComponent> {
     func title() -> HelperLabel { cachedLabel({ HelperLabel("title") }, id: ProviderID()) }
     func subtitle() -> HelperLabel { cachedLabel({ HelperLabel("subtitle") }, id: ProviderID()) }
     func sharedA() -> HelperLabel { cachedLabel { HelperLabel("a") } }

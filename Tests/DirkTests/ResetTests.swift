@@ -367,7 +367,7 @@ final class ResettingComponent: Component, @unchecked Sendable {
     var resetting: ResettingModule { module() }
 }
 
-class ResettingModule: Module<ResettingComponent>, @unchecked Sendable {
+class ResettingModule: Module<ResettingComponent> {
     nonisolated(unsafe) var other: TestComponent?
     nonisolated(unsafe) var latch: Latch?
     nonisolated(unsafe) var entered: Latch?
@@ -549,6 +549,6 @@ final class ClassKeyComponent: Component, @unchecked Sendable {
     var keyed: ClassKeyModule { module() }
 }
 
-final class ClassKeyModule: Module<ClassKeyComponent>, @unchecked Sendable {
+final class ClassKeyModule: Module<ClassKeyComponent> {
     func thing(for key: ClassKey) -> Thing { single(key: key) { Thing() } }
 }

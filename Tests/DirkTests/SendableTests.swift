@@ -109,14 +109,14 @@ final class DeskComponent: Component, @unchecked Sendable {
     var notes: NoteModule { module() }
 }
 
-final class DeskModule: MainActorModule<DeskComponent>, @unchecked Sendable {
+final class DeskModule: MainActorModule<DeskComponent> {
     func drafts() -> Drafts { single { Drafts() } }
     func lamp() -> Lamp { single { Lamp() } }
     func pen() -> Pen { single({ Pen() }, configure: { pen, c in pen.paper = c.desk.paper() }) }
     func paper() -> Paper { single({ _ in Paper() }, configure: { paper, c in paper.pen = c.desk.pen() }) }
 }
 
-final class NoteModule: Module<DeskComponent>, @unchecked Sendable {
+final class NoteModule: Module<DeskComponent> {
     func note() -> Note { transient { Note() } }
     func parent() -> Parent {
         single({ Parent() }, configure: { parent, c in parent.child.withLock { $0 = c.notes.child() } })

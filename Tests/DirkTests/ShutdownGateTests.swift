@@ -434,7 +434,7 @@ final class DrainComponent: Component, @unchecked Sendable {
     var parts: DrainModule { module() }
 }
 
-final class DrainModule: Module<DrainComponent>, @unchecked Sendable {
+final class DrainModule: Module<DrainComponent> {
     func resource() -> Resource {
         single {
             Resource("resource")

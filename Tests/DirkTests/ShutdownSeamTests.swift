@@ -181,7 +181,7 @@ final class SeamApp: Component, @unchecked Sendable {
     var a: SeamAppModule { module() }
 }
 
-final class SeamAppModule: Module<SeamApp>, @unchecked Sendable {
+final class SeamAppModule: Module<SeamApp> {
     func syncEntry() -> Resource {
         single { c in
             c.ledger.build("sync entry")
@@ -223,7 +223,7 @@ final class SeamMid: Component, @unchecked Sendable {
     var m: SeamMidModule { module() }
 }
 
-final class SeamMidModule: Module<SeamMid>, @unchecked Sendable {
+final class SeamMidModule: Module<SeamMid> {
     func viaAppSync() -> Resource { transient { c in c.app.a.syncEntry() } }
     func viaApp() async -> Resource { await transient { c in await c.app.a.asyncEntry() } }
 }
@@ -250,7 +250,7 @@ final class SeamRequest: Component, @unchecked Sendable {
     var r: SeamRequestModule { module() }
 }
 
-final class SeamRequestModule: Module<SeamRequest>, @unchecked Sendable {
+final class SeamRequestModule: Module<SeamRequest> {
     /// Enters `SeamApp` the `way` given, waits until the test lets it go on, then takes `next`.
     func handle(_ way: SeamWayIn, then next: SeamNextStep) async -> String {
         await transient { c in

@@ -241,7 +241,7 @@ final class ServerComponent: Component, @unchecked Sendable {
     var work: ShutdownWorkModule { module() }
 }
 
-final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable {
+final class ShutdownStorageModule: Module<ServerComponent> {
     func pool() -> Resource {
         single {
             Resource("pool")
@@ -302,7 +302,7 @@ final class ShutdownStorageModule: Module<ServerComponent>, @unchecked Sendable 
     }
 }
 
-final class ShutdownWorkModule: Module<ServerComponent>, @unchecked Sendable {
+final class ShutdownWorkModule: Module<ServerComponent> {
     func fresh() -> Resource { transient { Resource("fresh") } }
     func shutsDown() async -> Resource {
         await single { c in
@@ -317,7 +317,7 @@ final class ShutdownChildComponent: Component, @unchecked Sendable {
     var work: ShutdownChildModule { module() }
 }
 
-final class ShutdownChildModule: Module<ShutdownChildComponent>, @unchecked Sendable {
+final class ShutdownChildModule: Module<ShutdownChildComponent> {
     func handler() -> Resource {
         single {
             Resource("handler")

@@ -214,7 +214,7 @@ struct Pair {
     let nested: Nested
 }
 
-class ScopeModule: Module<ScopedComponent>, @unchecked Sendable {
+class ScopeModule: Module<ScopedComponent> {
     func context() -> Context { scoped { Context() } }
     func nested() -> Nested { transient { c in Nested(context: c.scopes.context()) } }
     /// Within one resolution, resolves a scoped provider of two short-lived components in turn.
@@ -386,7 +386,7 @@ final class Failures: @unchecked Sendable {
     }
 }
 
-class FlakyModule: Module<FlakyComponent>, @unchecked Sendable {
+class FlakyModule: Module<FlakyComponent> {
     private func make(_ c: FlakyComponent) throws -> Thing {
         c.attempts.increment()
         if c.failures.take() { throw Flaky() }
@@ -422,7 +422,7 @@ final class PlainComponent: Component, @unchecked Sendable {
     var plain: PlainModule { module() }
 }
 
-class PlainModule: Module<PlainComponent>, @unchecked Sendable {
+class PlainModule: Module<PlainComponent> {
     func single() -> Thing { single { Thing() } }
     func transient() -> Thing { transient { Thing() } }
     func weak() -> Thing { weak { Thing() } }
@@ -437,7 +437,7 @@ final class FlakyScopeComponent: Component, @unchecked Sendable {
     var flaky: FlakyScopeModule { module() }
 }
 
-final class FlakyScopeModule: Module<FlakyScopeComponent>, @unchecked Sendable {
+final class FlakyScopeModule: Module<FlakyScopeComponent> {
     let failsOnce = LockedBox(true)
 
     func context() throws -> Thing {

@@ -69,15 +69,15 @@ final class FakeShopComponent: ShopComponent, @unchecked Sendable {
     var fixed: FixedPricingModule { (self as ShopComponent).module() }
 }
 
-class PricingModule: Module<ShopComponent>, @unchecked Sendable {
+class PricingModule: Module<ShopComponent> {
     func prices() -> any Prices { single { Catalogue() } }
 }
 
-final class FixedPricingModule: PricingModule, @unchecked Sendable {
+final class FixedPricingModule: PricingModule {
     override func prices() -> any Prices { single { FixedPrices() } }
 }
 
-class CheckoutModule: Module<ShopComponent>, @unchecked Sendable {
+class CheckoutModule: Module<ShopComponent> {
     func checkout() -> Checkout { transient { c in Checkout(prices: c.pricing.prices()) } }
 }
 
@@ -86,7 +86,7 @@ final class TillComponent: Component, @unchecked Sendable {
     var till: TillModule { module() }
 }
 
-class TillModule: Module<TillComponent>, @unchecked Sendable {
+class TillModule: Module<TillComponent> {
     func total(_ items: [String]) -> Int {
         transient { c in items.map { c.shop.pricing.prices().price(of: $0) }.reduce(0, +) }
     }

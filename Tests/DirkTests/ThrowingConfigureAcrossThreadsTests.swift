@@ -196,7 +196,7 @@ final class CrossComponent: Component, @unchecked Sendable {
 /// and waits for `b`, which `b`'s thread configures; `b`'s first `configure:` goes on only once
 /// `a`'s thread waits for `b`, so that `b`'s thread, asking for `a`, closes the cycle and takes
 /// the half-configured `a`.
-final class CrossModule: Module<CrossComponent>, @unchecked Sendable {
+final class CrossModule: Module<CrossComponent> {
     func a() throws -> CrossNode {
         try single(
             { CrossNode() },
@@ -241,7 +241,7 @@ final class ThrowingNestingComponent: Component, @unchecked Sendable {
 /// `x`'s first `configure:` builds `y`, which refers to `x` half-configured, then needs `z`, which
 /// another thread is configuring and which needs `y`: that thread takes `y`. Then `x`'s
 /// `configure:` throws, dropping `x` and `y` with it.
-final class ThrowingNestingModule: Module<ThrowingNestingComponent>, @unchecked Sendable {
+final class ThrowingNestingModule: Module<ThrowingNestingComponent> {
     func x() throws -> Linked {
         try single(
             { Linked("x", isConfigured: false) },
@@ -412,7 +412,7 @@ final class DroppedWaitComponent: Component, @unchecked Sendable {
 
 /// The owner's first `configure:` builds `dependency`, which is held until the resolution ends,
 /// and then throws, while another thread waits for `dependency`.
-final class DroppedWaitModule: Module<DroppedWaitComponent>, @unchecked Sendable {
+final class DroppedWaitModule: Module<DroppedWaitComponent> {
     func owner() throws -> DroppedWaitOwner {
         try single(
             { DroppedWaitOwner() },
@@ -453,7 +453,7 @@ final class EnclosingScopedComponent: Component, @unchecked Sendable {
 /// `holder()`, a `scoped` factory, calls `p()`, whose first `configure:` builds the `scoped` `s`
 /// and throws while `holder()`'s factory still runs. Three other `scoped` instances come first, so
 /// that the resolution's list of them reaches past its inline places.
-final class EnclosingScopedModule: Module<EnclosingScopedComponent>, @unchecked Sendable {
+final class EnclosingScopedModule: Module<EnclosingScopedComponent> {
     func outer() -> EnclosingScopedNode {
         single(
             { EnclosingScopedNode() },
@@ -501,7 +501,7 @@ final class AsyncHostComponent: Component, @unchecked Sendable {
     var m: AsyncHostModule { module() }
 }
 
-final class AsyncHostModule: Module<AsyncHostComponent>, @unchecked Sendable {
+final class AsyncHostModule: Module<AsyncHostComponent> {
     /// Resolves `other`'s `outer()` as part of this async resolution.
     func outer(of other: ScopedDropComponent) async throws -> ScopedDropOuter {
         try await transient { _ in
@@ -537,7 +537,7 @@ final class ScopedDropComponent: Component, @unchecked Sendable {
 
 /// `p`'s first `configure:` builds the `scoped` `s`, which refers to `p` half-configured, and then
 /// throws; `outer()` goes on without `p`, and asks for `p` and `s` again.
-final class ScopedDropModule: Module<ScopedDropComponent>, @unchecked Sendable {
+final class ScopedDropModule: Module<ScopedDropComponent> {
     func p() throws -> ScopedDropP {
         try single(
             { ScopedDropP() },
@@ -582,7 +582,7 @@ final class EarlierComponent: Component, @unchecked Sendable {
 
 /// x's first `configure:` builds y, which refers to x half-configured, then takes z from the other
 /// thread; z's first `configure:` then throws.
-final class EarlierModule: Module<EarlierComponent>, @unchecked Sendable {
+final class EarlierModule: Module<EarlierComponent> {
     func x() throws -> EarlierNode {
         try single(
             { EarlierNode() },
@@ -655,7 +655,7 @@ final class StaleComponent: Component, @unchecked Sendable {
 /// `outer()` calls `a()`, whose first `configure:` holds `h` (if asked), takes `x` from the other
 /// thread through the `scoped` `s`, and throws; `outer()` goes on without `a` and builds `w`, which
 /// gets the same `s`, and so `x`, whose `configure:` then throws.
-final class StaleModule: Module<StaleComponent>, @unchecked Sendable {
+final class StaleModule: Module<StaleComponent> {
     func outer() throws -> StaleOuter {
         try single { c in
             _ = try? c.m.a()
@@ -718,7 +718,7 @@ final class BystanderComponent: Component, @unchecked Sendable {
 
 /// `top()` takes `x` from the other thread inside a's `configure:`, then holds `k`, which throws
 /// nothing; a third thread waits for `k`, and then x's `configure:` throws.
-final class BystanderModule: Module<BystanderComponent>, @unchecked Sendable {
+final class BystanderModule: Module<BystanderComponent> {
     func top() throws -> BystanderTop {
         try single { c in
             _ = try c.m.a()

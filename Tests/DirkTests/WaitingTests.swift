@@ -192,7 +192,7 @@ enum UncancellableWait: String, CaseIterable, Codable, Sendable, CustomTestStrin
     }
 }
 
-final class FailingModule: Module<FailingComponent>, @unchecked Sendable {
+final class FailingModule: Module<FailingComponent> {
     nonisolated(unsafe) var gate: Gate?
     nonisolated(unsafe) var asyncGate: Latch?
     nonisolated(unsafe) var asyncFails = true

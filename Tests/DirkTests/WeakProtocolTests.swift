@@ -75,7 +75,7 @@ private final class FeedComponent: Component, @unchecked Sendable {
     var feeds: FeedModule { module() }
 }
 
-private final class FeedModule: Module<FeedComponent>, @unchecked Sendable {
+private final class FeedModule: Module<FeedComponent> {
     let built = Counter()
 
     func feed() -> any FeedService {

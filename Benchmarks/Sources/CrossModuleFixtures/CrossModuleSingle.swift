@@ -25,7 +25,7 @@ public enum CrossModuleSingle {
         public var data: DataModule { module() }
     }
 
-    public final class DataModule: Module<AppComponent>, @unchecked Sendable {
+    public final class DataModule: Module<AppComponent> {
         public func store() -> Store { single { Store() } }
     }
 

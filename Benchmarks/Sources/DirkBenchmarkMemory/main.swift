@@ -15,7 +15,7 @@ final class AppComponent: Component, @unchecked Sendable {
     var data: DataModule { module() }
 }
 
-final class DataModule: Module<AppComponent>, @unchecked Sendable {
+final class DataModule: Module<AppComponent> {
     func store() -> Store { single { Store() } }
 }
 
@@ -24,7 +24,7 @@ final class ScreenComponent: Component, @unchecked Sendable {
     var screen: ScreenModule { module() }
 }
 
-final class ScreenModule: Module<ScreenComponent>, @unchecked Sendable {
+final class ScreenModule: Module<ScreenComponent> {
     func session() -> Session { single { Session() } }
 }
 

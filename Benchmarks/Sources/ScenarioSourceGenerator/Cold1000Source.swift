@@ -103,7 +103,7 @@ enum Cold1000Source {
             "    }",
             "",
             "    /// One module with all \(grouped(count)) providers, as in `scale1000`.",
-            "    final class ServicesModule: Module<AppComponent>, @unchecked Sendable {",
+            "    final class ServicesModule: Module<AppComponent> {",
             "        typealias S = Cold1000Services",
             "",
         ]

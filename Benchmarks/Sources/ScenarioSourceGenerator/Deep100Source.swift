@@ -59,7 +59,7 @@ enum Deep100Source {
             "        var chain: ChainModule { module() }",
             "    }",
             "",
-            "    final class ChainModule: Module<AppComponent>, @unchecked Sendable {",
+            "    final class ChainModule: Module<AppComponent> {",
             "        typealias N = Deep100Nodes",
             "",
             "        func \(accessor(0))() -> N.\(name(0)) { single { N.\(name(0))() } }",

@@ -84,7 +84,7 @@ enum Scale1000Source {
             "    }",
             "",
             "    /// One module with all \(grouped(count)) providers, so that they share one slot table.",
-            "    final class ServicesModule: Module<AppComponent>, @unchecked Sendable {",
+            "    final class ServicesModule: Module<AppComponent> {",
             "        typealias S = Scale1000Services",
             "",
         ]

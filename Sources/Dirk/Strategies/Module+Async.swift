@@ -38,7 +38,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
+    @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
@@ -67,14 +67,14 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: The component's instance.
     @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
-        _ factory: () async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
+        _ factory: (()) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await cachedAsyncSingle(
             ProviderSite(id, file, line, column, function),
-            make: { _ async throws(Failure) in try await factory() }, configure: configure,
+            make: { _ async throws(Failure) in try await factory(()) }, configure: configure,
             closing: Self.closing(close))
     }
 
@@ -92,14 +92,14 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
-    @inlinable public func transient<T, Failure: Error>(
-        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+    @_disfavoredOverload @inlinable public func transient<T, Failure: Error>(
+        _ factory: (()) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncTransient,
             ProviderSite(id, file, line, column, function),
-            make: { _ async throws(Failure) in try await factory() })
+            make: { _ async throws(Failure) in try await factory(()) })
     }
 
     /// Provides a new instance on every call, from an async factory that receives the component.
@@ -154,14 +154,14 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: () async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+    @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
+        _ factory: (()) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
             .asyncScoped,
             ProviderSite(id, file, line, column, function),
-            make: { _ async throws(Failure) in try await factory() })
+            make: { _ async throws(Failure) in try await factory(()) })
     }
 }
 

@@ -1,4 +1,4 @@
-extension ModuleBase {
+extension Module {
     /// Provides one instance per component per key, for providers that take arguments, built by a
     /// factory that needs no component.
     ///
@@ -32,14 +32,14 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
     @_disfavoredOverload @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
-        key: Key, _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        key: Key, _ factory: (()) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
             .keyedSingle, id, file, line, column, function,
-            keyValue: AnyHashable(key), make: { _ throws(Failure) in try factory() }, configure: configure,
+            keyValue: AnyHashable(key), make: { _ throws(Failure) in try factory(()) }, configure: configure,
             closing: Self.closing(close))
     }
 
@@ -57,7 +57,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance for `key`.
-    @_disfavoredOverload @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
+    @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
         key: Key, _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,

@@ -1,4 +1,4 @@
-extension ModuleBase {
+extension Module {
     /// Provides one instance per resolution, built by a factory that needs no component: every
     /// request made while one outermost provider call runs (that call and everything it resolves)
     /// gets the same instance, and the next outermost call gets a new one.
@@ -24,13 +24,13 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
     @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        _ factory: (()) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try shared(
             .scoped, id, file, line, column, function,
-            make: { _ throws(Failure) in try factory() }, configure: configure)
+            make: { _ throws(Failure) in try factory(()) }, configure: configure)
     }
 
     /// Provides one instance per resolution, built by a factory that receives the component.
@@ -45,7 +45,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
-    @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
+    @inlinable public func scoped<T: Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function

@@ -1,4 +1,4 @@
-extension ModuleBase {
+extension Module {
     /// Provides one instance per component, built on the first call by a factory that needs no
     /// component and returned by every later call.
     ///
@@ -41,14 +41,15 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: The component's instance.
     @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        _ factory: (()) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try cachedSingle(
             id, file, line, column, function,
-            make: { _ throws(Failure) in try factory() }, configure: configure, closing: Self.closing(close))
+            make: { _ throws(Failure) in try factory(()) }, configure: configure, closing: Self.closing(close)
+        )
     }
 
     /// Provides one instance per component, built by a factory that receives the component.
@@ -69,7 +70,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The component's instance.
-    @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
+    @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,

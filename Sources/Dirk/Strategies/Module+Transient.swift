@@ -20,12 +20,12 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
-    @inlinable public func transient<T, Failure: Error>(
-        _ factory: () throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+    @_disfavoredOverload @inlinable public func transient<T, Failure: Error>(
+        _ factory: (()) throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) throws(Failure) -> T {
         try uncached(
-            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory() })
+            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory(()) })
     }
 
     /// Provides a new instance on every call, built by a factory that receives the component.

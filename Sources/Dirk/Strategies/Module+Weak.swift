@@ -1,4 +1,4 @@
-extension ModuleBase {
+extension Module {
     /// Provides the same instance, built by a factory that needs no component, for as long as
     /// anyone outside the component holds it, and a new one after it was released.
     ///
@@ -23,12 +23,12 @@ extension ModuleBase {
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
     @_disfavoredOverload @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
+        _ factory: (()) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
-            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory() },
+            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory(()) },
             configure: configure, erase: Erasure.object(ofInstance:),
             restore: { Erasure.instance(of: $0, as: T.self) })
     }
@@ -45,7 +45,7 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @_disfavoredOverload @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
+    @inlinable public func weak<T: AnyObject & Sendable, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
@@ -54,7 +54,9 @@ extension ModuleBase {
             ProviderSite(id, file, line, column, function), make: factory, configure: configure,
             erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
+}
 
+extension ModuleBase {
     /// Provides a weakly shared instance of a class-bound protocol type, so that a test can
     /// override the provider with a fake of the protocol, as it can a `single`.
     ///
@@ -76,14 +78,15 @@ extension ModuleBase {
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: The live instance, or a new one.
-    @inlinable public func weak<T: Sendable, Failure: Error>(
-        _ factory: () throws(Failure) -> T, object: (T) -> AnyObject, id: ProviderID? = nil,
+    @_disfavoredOverload @inlinable public func weak<T: Sendable, Failure: Error>(
+        _ factory: (()) throws(Failure) -> T, object: (T) -> AnyObject, id: ProviderID? = nil,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
         try weaklyShared(
             ProviderSite(id, file, line, column, function),
-            make: { _ throws(Failure) in try factory() }, configure: nil, erase: object, restore: { $0 as! T }
+            make: { _ throws(Failure) in try factory(()) }, configure: nil, erase: object,
+            restore: { $0 as! T }
         )
     }
 

@@ -41,7 +41,7 @@ enum AsyncSingleScenario {
         var data: DataModule { module() }
     }
 
-    final class DataModule: Module<AppComponent>, @unchecked Sendable {
+    final class DataModule: Module<AppComponent> {
         func store() async -> Store {
             await single {
                 await Task.yield()  // an async factory: one that suspends

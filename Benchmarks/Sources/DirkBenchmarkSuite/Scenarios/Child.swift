@@ -56,7 +56,7 @@ enum ChildScenario {
         var data: DataModule { module() }
     }
 
-    final class DataModule: Module<AppComponent>, @unchecked Sendable {
+    final class DataModule: Module<AppComponent> {
         func store() -> Store { single { Store() } }
     }
 
@@ -65,7 +65,7 @@ enum ChildScenario {
         var feature: FeatureModule { module() }
     }
 
-    final class FeatureModule: Module<FeatureComponent>, @unchecked Sendable {
+    final class FeatureModule: Module<FeatureComponent> {
         func session() -> Session { transient { c in Session(store: c.app.data.store()) } }
     }
 
@@ -90,7 +90,7 @@ enum ChildScenario {
                 return .serial { count in
                     var sink: UInt = 0
                     for _ in 0..<count {
-                        let feature = FeatureComponent().parent { app }
+                        let feature = FeatureComponent().parent(app)
                         sink &+= bits(of: feature.feature.session())
                     }
                     return sink

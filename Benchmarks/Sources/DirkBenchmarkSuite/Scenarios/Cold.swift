@@ -104,7 +104,7 @@ enum ColdScenario {
         var feature: FeatureModule { module() }
     }
 
-    final class CoreModule: Module<AppComponent>, @unchecked Sendable {
+    final class CoreModule: Module<AppComponent> {
         func config() -> Config { single { Config() } }
         func logger() -> Logger { single { c in Logger(config: c.core.config()) } }
         func database() -> Database { single { c in Database(config: c.core.config()) } }
@@ -114,7 +114,7 @@ enum ColdScenario {
         }
     }
 
-    final class FeatureModule: Module<AppComponent>, @unchecked Sendable {
+    final class FeatureModule: Module<AppComponent> {
         func client() -> HTTPClient {
             single { c in HTTPClient(config: c.core.config(), logger: c.core.logger()) }
         }

@@ -150,7 +150,7 @@ enum Deep10Scenario {
         var chain: ChainModule { module() }
     }
 
-    final class ChainModule: Module<AppComponent>, @unchecked Sendable {
+    final class ChainModule: Module<AppComponent> {
         func node0() -> Node0 { single { Node0() } }
         func node1() -> Node1 { transient { c in Node1(next: c.chain.node0()) } }
         func node2() -> Node2 { transient { c in Node2(next: c.chain.node1()) } }

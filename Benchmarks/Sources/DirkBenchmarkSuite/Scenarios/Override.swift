@@ -35,7 +35,7 @@ enum OverrideScenario {
         var data: DataModule { module() }
     }
 
-    final class DataModule: Module<AppComponent>, @unchecked Sendable {
+    final class DataModule: Module<AppComponent> {
         func store() -> Store { single { Store() } }
         func session() -> Session { transient { c in Session(store: c.data.store()) } }
     }

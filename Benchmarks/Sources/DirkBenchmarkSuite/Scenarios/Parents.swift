@@ -5,7 +5,7 @@ import Swinject
 /// resolving, from the leaf, the cached singleton of the top of the chain.
 ///
 /// The chain is built, and the top's singleton cached, before timing. Per operation, Dirk creates
-/// the leaf component, registers the nearest level as its parent with `.parent { nearest }`, and
+/// the leaf component, registers the nearest level as its parent with `.parent(nearest)`, and
 /// resolves through `var top: TopComponent { parent() }`, which searches the leaf's ancestors;
 /// Swinject creates `Container(parent: nearest)` and resolves from it, which asks each container
 /// up the chain; the hand-written leaf is an object that holds its parent, and its `top` walks
@@ -64,7 +64,7 @@ enum ParentsScenario {
         var data: DataModule { module() }
     }
 
-    final class DataModule: Module<TopComponent>, @unchecked Sendable {
+    final class DataModule: Module<TopComponent> {
         func store() -> Store { single { Store() } }
     }
 
@@ -91,15 +91,15 @@ enum ParentsScenario {
         _ = top.data.store()
         guard levels > 1 else { return dirkLoop(nearest: top) }
         precondition(levels == 10, "the Dirk chain has 1 or 10 levels")
-        let level1 = Level1Component().parent { top }
-        let level2 = Level2Component().parent { level1 }
-        let level3 = Level3Component().parent { level2 }
-        let level4 = Level4Component().parent { level3 }
-        let level5 = Level5Component().parent { level4 }
-        let level6 = Level6Component().parent { level5 }
-        let level7 = Level7Component().parent { level6 }
-        let level8 = Level8Component().parent { level7 }
-        let level9 = Level9Component().parent { level8 }
+        let level1 = Level1Component().parent(top)
+        let level2 = Level2Component().parent(level1)
+        let level3 = Level3Component().parent(level2)
+        let level4 = Level4Component().parent(level3)
+        let level5 = Level5Component().parent(level4)
+        let level6 = Level6Component().parent(level5)
+        let level7 = Level7Component().parent(level6)
+        let level8 = Level8Component().parent(level7)
+        let level9 = Level9Component().parent(level8)
         return dirkLoop(nearest: level9)
     }
 
@@ -142,7 +142,7 @@ enum ParentsScenario {
             var sink: UInt = 0
             for _ in 0..<count {
                 // Held in a constant: modules do not keep their component alive.
-                let leaf = LeafComponent().parent { nearest }
+                let leaf = LeafComponent().parent(nearest)
                 sink &+= bits(of: leaf.top.data.store())
             }
             return sink

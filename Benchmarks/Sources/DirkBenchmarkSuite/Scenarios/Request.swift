@@ -10,7 +10,7 @@ import Swinject
 /// and user name. Its handler (transient) needs the request's context (one per resolution, Dirk's
 /// `scoped`), which needs the application's client, and the application's store. Dirk's request
 /// component holds the id and name as `let`s, has two modules and registers the application
-/// component with `.parent { app }`; Swinject creates `Container(parent:)` and registers the
+/// component with `.parent(app)`; Swinject creates `Container(parent:)` and registers the
 /// request's two services in it, capturing the id and name; the hand-written request is an object
 /// that holds the application, the id and the name.
 enum RequestScenario {
@@ -96,7 +96,7 @@ enum RequestScenario {
         var services: ServicesModule { module() }
     }
 
-    final class ServicesModule: Module<AppComponent>, @unchecked Sendable {
+    final class ServicesModule: Module<AppComponent> {
         func store() -> Store { single { Store() } }
         func client() -> Client { single { Client() } }
     }
@@ -115,7 +115,7 @@ enum RequestScenario {
         var handlers: HandlerModule { module() }
     }
 
-    final class RequestModule: Module<RequestComponent>, @unchecked Sendable {
+    final class RequestModule: Module<RequestComponent> {
         func context() -> RequestContext {
             scoped { c in
                 RequestContext(requestID: c.requestID, userName: c.userName, client: c.app.services.client())
@@ -123,7 +123,7 @@ enum RequestScenario {
         }
     }
 
-    final class HandlerModule: Module<RequestComponent>, @unchecked Sendable {
+    final class HandlerModule: Module<RequestComponent> {
         func handler() -> Handler {
             transient { c in Handler(context: c.request.context(), store: c.app.services.store()) }
         }
@@ -151,9 +151,7 @@ enum RequestScenario {
                 return .serial { count in
                     var sink: UInt = 0
                     for requestID in 0..<count {
-                        let request = RequestComponent(requestID: requestID, userName: userName).parent {
-                            app
-                        }
+                        let request = RequestComponent(requestID: requestID, userName: userName).parent(app)
                         sink &+= request.handlers.handler().respond()
                     }
                     return sink

@@ -22,7 +22,7 @@ enum SingleScenario {
         var data: DataModule { module() }
     }
 
-    final class DataModule: Module<AppComponent>, @unchecked Sendable {
+    final class DataModule: Module<AppComponent> {
         func store() -> Store { single { Store() } }
     }
 

@@ -45,7 +45,7 @@ enum Transient3Scenario {
         var graph: GraphModule { module() }
     }
 
-    final class GraphModule: Module<AppComponent>, @unchecked Sendable {
+    final class GraphModule: Module<AppComponent> {
         func a() -> A { single { A() } }
         func b() -> B { transient { c in B(a: c.graph.a()) } }
         func c() -> C { transient { c in C(b: c.graph.b()) } }

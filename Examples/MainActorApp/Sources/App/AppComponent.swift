@@ -8,7 +8,7 @@ nonisolated final class AppComponent: Component, @unchecked Sendable {
 }
 
 /// The services that every screen and session shares.
-nonisolated final class ServicesModule: Module<AppComponent>, @unchecked Sendable {
+nonisolated final class ServicesModule: Module<AppComponent> {
     /// Built as the protocol, so that a test or a preview can override it with a fake.
     func api() -> any FeedAPI { single { LiveFeedAPI(baseURL: "https://feed.example.com") as any FeedAPI } }
     func store() -> ItemStore { single { ItemStore() } }

@@ -14,7 +14,7 @@ nonisolated final class SessionComponent: Component, @unchecked Sendable {
     var account: SessionModule { module() }
 }
 
-nonisolated final class SessionModule: Module<SessionComponent>, @unchecked Sendable {
+nonisolated final class SessionModule: Module<SessionComponent> {
     func feed() -> FeedService {
         single { c in FeedService(api: c.app.services.api(), store: c.app.services.store(), session: c.user) }
     }

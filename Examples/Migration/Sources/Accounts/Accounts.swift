@@ -44,7 +44,7 @@ public final class AccountsComponent: Component, @unchecked Sendable {
     public var accounts: AccountsModule { module() }
 }
 
-public final class AccountsModule: Module<AccountsComponent>, @unchecked Sendable {
+public final class AccountsModule: Module<AccountsComponent> {
     public func avatars() -> any Avatars {
         weak {
             AvatarCache() as any Avatars

@@ -28,7 +28,7 @@ final class AppComponent: Component, @unchecked Sendable {
     }
 }
 
-final class CatalogModule: Module<AppComponent>, @unchecked Sendable {
+final class CatalogModule: Module<AppComponent> {
     /// One per app component: Factory's `.singleton`, which was one per process.
     func formatter() -> NumberFormatterBox { single { NumberFormatterBox() } }
 

@@ -29,7 +29,7 @@ final class HomeComponent: Component, @unchecked Sendable {
     func accounts() -> AccountsComponent { AccountsComponent().parent(self) }
 }
 
-final class HomeModule: Module<HomeComponent>, @unchecked Sendable {
+final class HomeModule: Module<HomeComponent> {
     func dashboard() -> Dashboard {
         transient { c in
             Dashboard(

@@ -24,6 +24,6 @@ final class SessionComponent: Component, @unchecked Sendable {
     var session: SessionModule { module() }
 }
 
-final class SessionModule: Module<SessionComponent>, @unchecked Sendable {
+final class SessionModule: Module<SessionComponent> {
     func session() -> Session { single { c in Session(userName: c.userName) } }
 }

@@ -36,7 +36,7 @@ public final class NetworkingComponent: Component, @unchecked Sendable {
     }
 }
 
-public final class NetworkModule: Module<NetworkingComponent>, @unchecked Sendable {
+public final class NetworkModule: Module<NetworkingComponent> {
     /// Built as the protocol, so that a test can override it with any `NetworkType`.
     public func network() -> any NetworkType { single { LiveNetwork() as any NetworkType } }
 

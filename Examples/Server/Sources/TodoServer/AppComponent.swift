@@ -21,7 +21,7 @@ final class AppComponent: Component, @unchecked Sendable {
 }
 
 /// The server's state, shared by every request.
-final class StorageModule: Module<AppComponent>, @unchecked Sendable {
+final class StorageModule: Module<AppComponent> {
     /// The application's one connection to its database: opened, with its schema brought up to
     /// date, on the first call, which the server makes before it accepts a request; closed when the
     /// component shuts down, which `main`'s `withShutdown` does once the server has stopped.
@@ -45,7 +45,7 @@ final class StorageModule: Module<AppComponent>, @unchecked Sendable {
 }
 
 /// The mail service. Not final: tests replace it with a module whose mailer records what it sends.
-class MailModule: Module<AppComponent>, @unchecked Sendable {
+class MailModule: Module<AppComponent> {
     /// One mailer for the whole application. Built as `any Mailer`, the type it returns, so that a
     /// test can override it with a mailer of its own.
     func mailer() -> any Mailer { single { ConsoleMailer() as any Mailer } }

@@ -4,7 +4,7 @@ import Dirk
 ///
 /// The repository needs the application's store, which an async `single` opens, so it and the
 /// handlers built from it are async `transient`s.
-final class TodoModule: Module<RequestComponent>, @unchecked Sendable {
+final class TodoModule: Module<RequestComponent> {
     /// The request's user's todos, kept in the application's store.
     func repository() async throws -> TodoRepository {
         try await transient { c in
@@ -50,7 +50,7 @@ final class TodoModule: Module<RequestComponent>, @unchecked Sendable {
 }
 
 /// The audit trail of one request's handler, and the audit route's handler.
-final class AuditModule: Module<RequestComponent>, @unchecked Sendable {
+final class AuditModule: Module<RequestComponent> {
     /// One trail per resolution: a handler and every service it is built with share it, so their
     /// changes are committed together; the next handler built gets a new one. Inside the async
     /// `transient`s above it follows their resolution across `await`s.

@@ -131,7 +131,7 @@ final class GatheringMailer: Mailer {
 }
 
 /// The mail module with its mailer replaced by a `RecordingMailer`.
-final class RecordingMailModule: MailModule, @unchecked Sendable {
+final class RecordingMailModule: MailModule {
     override func mailer() -> any Mailer { single { RecordingMailer() } }
 }
 
