@@ -85,18 +85,50 @@ extension _ModuleOwner where Self: Component {
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self, Key) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        // The provider's key type is generic: a call may pass a key of another type than set-up did.
-        let expected = "\(Key.self)"
-        return override(
+        override(
+            provider, with: { c, key in try factory(c, Self.key(key, for: T.self, file: file, line: line)) },
+            keyType: Key.self, closing: nil, file: file, line: line)
+    }
+
+    /// Replaces the factory of the async `single(key:)` provider that `provider` calls, for every
+    /// key, with one that may await and receives the component and the key. See the async
+    /// `overriding(_:with:)`.
+    ///
+    /// ```swift
+    /// let app = await AppComponent().overriding { try await $0.users.profile(id: "a") } with: { _, id in
+    ///     FakeProfile(id: id)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - provider: Calls the one async `single(key:)` provider to override, with any key.
+    ///   - factory: Builds the instance of each key from now on.
+    ///   - isolation: The actor that `provider` runs on; leave the default, the caller's.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: This component, for chaining.
+    @discardableResult public func overriding<T, Key: Hashable & Sendable>(
+        _ provider: (Self) async throws -> T, with factory: @escaping @Sendable (Self, Key) async throws -> T,
+        isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
+    ) async -> Self {
+        await override(
             provider,
-            with: { c, key in
-                guard let key = key?.base as? Key else {
-                    Diagnostics.overrideKeyOfAnotherType(
-                        "\(T.self) provider", key: key.map { "\(type(of: $0.base))" }, expected: expected,
-                        component: "\(Self.self)", file: file, line: line)
-                }
-                return try factory(c, key)
-            }, keyType: Key.self, closing: nil, file: file, line: line)
+            with: { c, key in try await factory(c, Self.key(key, for: T.self, file: file, line: line)) },
+            keyType: Key.self, closing: nil, isolation: isolation, file: file, line: line)
+    }
+
+    /// The key that a `single(key:)` provider of a `T` passed to an override's factory, as the `Key`
+    /// that factory takes; stops the program if the provider passed a key of another type, which its
+    /// generic key type allows.
+    private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, file: StaticString, line: UInt)
+        -> Key
+    {
+        guard let key = key?.base as? Key else {
+            Diagnostics.overrideKeyOfAnotherType(
+                "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
+                component: "\(Self.self)", file: file, line: line)
+        }
+        return key
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
@@ -279,13 +311,13 @@ extension _ModuleOwner where Self: Component {
     /// `overriding(_:with:)`.
     private func override<T>(
         _ provider: (Self) async throws -> T,
-        with build: @escaping @Sendable (Self, AnyHashable?) async throws -> T,
+        with build: @escaping @Sendable (Self, AnyHashable?) async throws -> T, keyType: Any.Type? = nil,
         closing: Closing<T>?, isolation: isolated (any Actor)?, file: StaticString, line: UInt
     ) async -> Self {
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
             component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
-            keyType: nil, isAsync: true,
+            keyType: keyType, isAsync: true,
             factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) {
                 try await build($0 as! Self, $1)
             })
@@ -317,7 +349,7 @@ extension _ModuleOwner where Self: Component {
     /// override's own, for the strategies whose component keeps the instance until shutdown (those
     /// with a `close:` parameter), and otherwise none; never the provider's.
     @usableFromInline func closing(for strategy: ProviderStrategy) -> Closing<Value>? {
-        strategy == .single || strategy == .keyedSingle || strategy == .asyncSingle ? closing : nil
+        strategy.isCached && strategy != .weak ? closing : nil
     }
 }
 
@@ -366,14 +398,14 @@ extension ModuleBase {
 
     /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies.
     @inlinable @inline(__always) func make<T, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, key: ProviderKey, strategy: ProviderStrategy,
-        component: Component, closing: Closing<T>?
+        _ factory: (C) async throws(Failure) -> T, key: ProviderKey, keyValue: AnyHashable?,
+        strategy: ProviderStrategy, component: Component, closing: Closing<T>?
     ) async throws -> (value: T, closing: Closing<T>?) {
         if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key), strategy: strategy)
                 as? OverrideFactory<T, AsyncOverride<T>>
         {
-            return (try await override.make(component, nil), override.closing(for: strategy))
+            return (try await override.make(component, keyValue), override.closing(for: strategy))
         }
         return (try await factory(Erasure.component(component, as: C.self)), closing)
     }

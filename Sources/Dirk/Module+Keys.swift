@@ -8,7 +8,7 @@ extension AnyModule {
         -> CellReference
     {
         let hashing = Frame(
-            .keyHashing, strategy: .keyedSingle, owner: frame.owner, component: frame.component,
+            .keyHashing, strategy: frame.strategy, owner: frame.owner, component: frame.component,
             site: frame.site, type: frame.type, subject: frame.subject, componentType: frame.componentType)
         if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: frame) }
         context.enter(hashing)
@@ -22,7 +22,8 @@ extension AnyModule {
             }
             if let added = storage.withLock({
                 $0.table.add(
-                    keyValue, hash: hash, of: provider, ownerType: frame.subject, ifUnchangedSince: version)
+                    keyValue, hash: hash, of: provider, strategy: frame.strategy, ownerType: frame.subject,
+                    ifUnchangedSince: version)
             }) {
                 return CellReference(host: storage, key: added)
             }
@@ -39,7 +40,7 @@ extension ComponentStorage {
         let (keys, first) = withLock { state in
             (state.table.keys(of: provider, hash: hash), state.table.strategy(at: provider))
         }
-        if let first, first != .keyedSingle { Diagnostics.providerClash(frame, first: first) }
+        if let first, first != frame.strategy { Diagnostics.providerClash(frame, first: first) }
         return keys
     }
 }

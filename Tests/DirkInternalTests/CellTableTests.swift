@@ -138,7 +138,8 @@ struct CellTableTests {
         #expect(none.isEmpty)
         guard
             let cell = table.add(
-                AnyHashable("a"), hash: 7, of: provider, ownerType: KeyedOwner.self, ifUnchangedSince: version
+                AnyHashable("a"), hash: 7, of: provider, strategy: .keyedSingle, ownerType: KeyedOwner.self,
+                ifUnchangedSince: version
             )
         else {
             Issue.record("an add with the current version must add")
@@ -172,19 +173,22 @@ struct CellTableTests {
         let provider = cellKey(owner: module)
         let version = table.keys(of: provider, hash: 1).version
         let first = table.add(
-            AnyHashable(1), hash: 1, of: provider, ownerType: KeyedOwner.self, ifUnchangedSince: version)
+            AnyHashable(1), hash: 1, of: provider, strategy: .keyedSingle, ownerType: KeyedOwner.self,
+            ifUnchangedSince: version)
         #expect(first != nil)
         // Another key, under another hash, was added since: the stale add must look again.
         #expect(
             table.add(
-                AnyHashable(2), hash: 2, of: provider, ownerType: KeyedOwner.self, ifUnchangedSince: version)
+                AnyHashable(2), hash: 2, of: provider, strategy: .keyedSingle, ownerType: KeyedOwner.self,
+                ifUnchangedSince: version)
                 == nil)
         #expect(table.keys(of: provider, hash: 2).keys.isEmpty)
         let (keys, current) = table.keys(of: provider, hash: 1)
         #expect(current != version)
         #expect(keys.count == 1)
         let second = table.add(
-            AnyHashable(3), hash: 1, of: provider, ownerType: KeyedOwner.self, ifUnchangedSince: current)
+            AnyHashable(3), hash: 1, of: provider, strategy: .keyedSingle, ownerType: KeyedOwner.self,
+            ifUnchangedSince: current)
         #expect(second != nil && second != first)
         #expect(table.keys(of: provider, hash: 1).keys.map(\.key) == [AnyHashable(1), AnyHashable(3)])
     }
@@ -210,7 +214,8 @@ struct CellTableTests {
                 let version = table.keys(of: provider, hash: hash).version
                 guard
                     let cell = table.add(
-                        AnyHashable(key), hash: hash, of: provider, ownerType: KeyedOwner.self,
+                        AnyHashable(key), hash: hash, of: provider, strategy: .keyedSingle,
+                        ownerType: KeyedOwner.self,
                         ifUnchangedSince: version)
                 else {
                     Issue.record("an add with the current version must add")
@@ -269,7 +274,8 @@ struct CellTableTests {
                 let version = table.keys(of: provider, hash: 0).version
                 keyCells.append(
                     table.add(
-                        AnyHashable("key"), hash: 0, of: provider, ownerType: KeyedOwner.self,
+                        AnyHashable("key"), hash: 0, of: provider, strategy: .keyedSingle,
+                        ownerType: KeyedOwner.self,
                         ifUnchangedSince: version))
             }
         }

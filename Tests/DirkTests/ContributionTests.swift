@@ -73,6 +73,38 @@ struct ContributionTests {
         #expect(message.contains("choose another key"))
     }
 
+    @Test("keys of any Hashable type make a collection of their own, read with keyedBy:")
+    func enumKeys() {
+        let app = PluginApp()
+            .contribute(Plugin.self, key: Slot.first, metadata: 1) { _ in Plugin(name: "first") }
+            .contribute(Plugin.self, key: Slot.second) { $0.plugins.auth() }
+        let bySlot = app.resolveContributionsByKey(of: Plugin.self, keyedBy: Slot.self)
+        #expect(bySlot[.first]?.name == "first")
+        #expect(bySlot[.second] === app.plugins.auth())
+        #expect(app.contributions(of: Plugin.self, keyedBy: Slot.self).map(\.key) == [.first, .second])
+        #expect(
+            app.resolveContributions(of: Plugin.self, keyedBy: Slot.self).map(\.name) == ["first", "auth"])
+        // The collection keyed by strings is another, unchanged.
+        #expect(app.resolveContributions(of: Plugin.self).map(\.name) == ["auth", "log"])
+        let byName: [String: Plugin] = app.resolveContributionsByKey(of: Plugin.self)
+        #expect(byName.keys.sorted() == ["auth", "log"])
+    }
+
+    @MainActor
+    @Test(
+        "a main-actor contribution is built on the main actor, from main-actor providers, in the same collection"
+    )
+    func mainActorContributions() {
+        let app = PluginApp()
+            .contributeOnMainActor(Plugin.self, key: "screen", metadata: 30) { $0.screens.screenPlugin() }
+        #expect(app.built.count == 0, "listed without building")
+        let all = app.resolveContributionsByKey(of: Plugin.self)
+        #expect(all.keys.sorted() == ["auth", "log", "screen"])
+        #expect(all["screen"] === app.screens.screenPlugin())
+        let tabs = PluginApp().contributeOnMainActor(Tab.self, key: Slot.first) { _ in Tab(title: "Home") }
+        #expect(tabs.resolveContributions(of: Tab.self, keyedBy: Slot.self).map(\.title) == ["Home"])
+    }
+
     @Test(
         "a key that another thread contributes to the same component meanwhile traps in the second contribution"
     )
@@ -91,7 +123,7 @@ struct ContributionTests {
             }
             session.addContribution(
                 Plugin.self, key: "race", metadata: nil, file: #fileID, line: #line,
-                beforeLocking: letAnotherThreadContribute, { _ in Plugin(name: "this") })
+                beforeLocking: letAnotherThreadContribute, { _, _, _ in Plugin(name: "this") })
             // Reached only if both contributions were added: the listing stops instead.
             _ = session.contributions(of: Plugin.self)
         }
@@ -117,10 +149,65 @@ struct ContributionTests {
             ))
         #expect(message.contains("register parents before contributing"))
     }
+
+    @Test("a helper that contributes passes its caller's place on, and a clash names the caller's line")
+    func helperPassesTheCallSite() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = PluginApp().addPlugin(named: "log")  // the clashing line, which the message must name
+        }
+        let message = standardError(of: result)
+        #expect(message.contains("under the key \"log\", which `PluginApp` already uses"))
+        #expect(message.contains("DirkTests/ContributionTests.swift:\(#line - 5)"), "the caller's line")
+    }
+
+    @Test("a main-actor contribution resolved off the main thread stops with a message")
+    func mainActorContributionOffTheMainThread() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let app = await MainActor.run {
+                PluginApp().contributeOnMainActor(Plugin.self, key: "screen") { $0.screens.screenPlugin() }
+            }
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                _ = app.resolveContributions(of: Plugin.self)
+                done.signal()
+            }.start()
+            done.wait()
+        }
+        let message = standardError(of: result)
+        #expect(
+            message.contains(
+                "Dirk: the contribution \"screen\" to the collection of `Plugin`, which `PluginApp` contributed with `contributeOnMainActor`, was resolved on a thread other than the main thread"
+            ))
+        #expect(message.contains("Resolve the collection on the main actor"))
+    }
     #endif
 }
 
 // MARK: Fixtures
+
+enum Slot: Hashable, Sendable { case first, second }
+
+/// A main-actor class that is not `Sendable` by any other means.
+@MainActor final class Tab {
+    let title: String
+
+    init(title: String) {
+        self.title = title
+    }
+}
+
+extension PluginApp {
+    @MainActor var screens: PluginScreens { module() }
+
+    /// A helper that contributes for its callers: a clash names the caller's line.
+    func addPlugin(named name: String, file: StaticString = #fileID, line: UInt = #line) -> PluginApp {
+        contribute(Plugin.self, key: name, { _ in Plugin(name: name) }, file: file, line: line)
+    }
+}
+
+final class PluginScreens: MainActorModule<PluginApp> {
+    func screenPlugin() -> Plugin { single { Plugin(name: "screen") } }
+}
 
 final class ContributingNode: Component, @unchecked Sendable {}
 final class ContributingLeaf: Component, @unchecked Sendable {}

@@ -32,7 +32,7 @@ public final class AsyncLazy<Value, Failure: Error> {
             ) {
                 () async throws(Failure) in
                 Erasure.object(of: try await source.resolve(in: agent, frame: frame))
-            }
+            }!  // a standalone cell, never retired
         }
         return Erasure.value(of: value, as: Value.self)
     }

@@ -78,6 +78,75 @@ extension ModuleBase {
             closing: Self.closing(close))
     }
 
+    /// Provides one instance per component per key from an async factory that receives the
+    /// component: the async form of `single(key:)`, for a value loaded by its key.
+    ///
+    /// ```swift
+    /// func profile(id: String) async throws -> Profile {
+    ///     try await single(key: id) { c in try await c.network.api().profile(id) }
+    /// }
+    /// ```
+    ///
+    /// Each key behaves as the async `single` does: tasks that ask for one key at once wait for one
+    /// build, without blocking a thread; a cancelled waiter stops waiting; a failed build caches
+    /// nothing. The keys are those of the synchronous `single(key:)`: hashed and compared with no lock
+    /// held, and dropped by ``Component/reset(file:line:)``.
+    ///
+    /// - Parameters:
+    ///   - key: Distinguishes the instances of this provider.
+    ///   - factory: Builds the instance for `key`. If it throws, nothing is cached for the key.
+    ///   - configure: Completes each key's instance right after `factory` returns, as the async
+    ///     `single`'s does. If it throws, nothing is cached for the key.
+    ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The component's instance for `key`.
+    @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
+        key: Key, _ factory: (C) async throws(Failure) -> T,
+        configure: ((T, C) async throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncKeyedSingle, ProviderSite(id, file, line, column, function), keyValue: AnyHashable(key),
+            make: factory, configure: configure, closing: Self.closing(close))
+    }
+
+    /// Provides one instance per component per key from an async factory that needs no component.
+    /// See the async `single(key:)` that receives the component.
+    ///
+    /// ```swift
+    /// func thumbnail(url: URL) async -> Thumbnail { await single(key: url) { await Thumbnail.load(url) } }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: Distinguishes the instances of this provider.
+    ///   - factory: Builds the instance for `key`. If it throws, nothing is cached for the key.
+    ///   - configure: Completes each key's instance right after `factory` returns.
+    ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``.
+    ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - file: Identifies the provider; leave the default.
+    ///   - line: See `file`.
+    ///   - column: See `file`.
+    ///   - function: See `file`.
+    /// - Returns: The component's instance for `key`.
+    @_disfavoredOverload @inlinable public func single<T: Sendable, Key: Hashable, Failure: Error>(
+        key: Key, _ factory: (()) async throws(Failure) -> T,
+        configure: ((T, C) async throws(Failure) -> Void)? = nil,
+        close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        function: StaticString = #function
+    ) async throws(Failure) -> T {
+        try await resolveAsync(
+            .asyncKeyedSingle, ProviderSite(id, file, line, column, function), keyValue: AnyHashable(key),
+            make: { _ async throws(Failure) in try await factory(()) }, configure: configure,
+            closing: Self.closing(close))
+    }
+
     /// Provides a new instance on every call, from an async factory that needs no component.
     ///
     /// ```swift
@@ -188,8 +257,9 @@ extension ModuleBase {
     /// An async provider's value through the async pipeline: the value travels as an object when
     /// it is cached, and is handed back directly when it is not.
     @inlinable @inline(never) func resolveAsync<T, Failure: Error>(
-        _ strategy: ProviderStrategy, _ site: ProviderSite, make: (C) async throws(Failure) -> T,
-        configure: ((T, C) async throws(Failure) -> Void)? = nil, closing: Closing<T>? = nil
+        _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: AnyHashable? = nil,
+        make: (C) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
+        closing: Closing<T>? = nil
     ) async throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
         var value: T?
@@ -204,12 +274,13 @@ extension ModuleBase {
                 }
             }
             let object = try await resolveAsync(
-                strategy, key: key, site: site, type: T.self, cancellable: CancellationError() is Failure,
-                configure: erased
+                strategy, key: key, keyValue: keyValue, site: site, type: T.self,
+                cancellable: CancellationError() is Failure, configure: erased
             ) { component, isFresh in
                 // An override's close action instead, if an override builds.
                 let (made, closing) = try await self.make(
-                    make, key: key, strategy: strategy, component: component, closing: closing)
+                    make, key: key, keyValue: keyValue, strategy: strategy, component: component,
+                    closing: closing)
                 // Recorded before the cell publishes the instance, so that a shutdown that waits
                 // for the build finds the action. A fresh instance is its caller's to close.
                 if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(made)) }
@@ -233,8 +304,8 @@ extension AnyModule {
     /// The agent keeps the component entered until its outermost call returns: released in between,
     /// the component would empty its surviving modules' caches while the build was under way.
     @usableFromInline final func resolveAsync(
-        _ strategy: ProviderStrategy, key: ProviderKey, site: ProviderSite, type: Any.Type, cancellable: Bool,
-        configure: ((AnyObject, Component) async throws -> Void)? = nil,
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable? = nil, site: ProviderSite,
+        type: Any.Type, cancellable: Bool, configure: ((AnyObject, Component) async throws -> Void)? = nil,
         build: (Component, _ fresh: Bool) async throws -> AnyObject
     ) async throws -> AnyObject {
         let frame = providerFrame(strategy, site: site, returning: type)
@@ -253,6 +324,25 @@ extension AnyModule {
                         return object
                     }
                 }
+                func resolve(_ cell: CellReference, as frame: Frame) async throws -> AnyObject? {
+                    try await cell.resolve(
+                        in: agent, frame: frame, cancellable: cancellable,
+                        build: {
+                            built?()
+                            return try await build(component, false)
+                        },
+                        configure: configure.map { configure in { try await configure($0, component) } })
+                }
+                // A key's cell, found as a synchronous `single(key:)` finds it, and looked up again
+                // when a `reset()` dropped it meanwhile; each key a step of its own.
+                while let keyValue {
+                    let cell = ResolutionContext.withCurrent {
+                        keyedCell(keyValue, key: key, frame: frame, context: $0)
+                    }
+                    if let value = try await resolve(cell, as: frame.owned(by: UInt(cell.key.serial))) {
+                        return value
+                    }
+                }
                 // An async `scoped` keeps the resolution's instance in the provider's cell under the
                 // resolution's number.
                 let store = strategy == .asyncScoped ? agent.sharedScopes! : nil
@@ -260,19 +350,13 @@ extension AnyModule {
                 // Listed whether the build succeeds or fails, so that the store drops the cell either
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
-                return try await CellReference(host: storage, key: cell).resolve(
-                    in: agent, frame: frame, cancellable: cancellable,
-                    build: {
-                        built?()
-                        return try await build(component, false)
-                    },
-                    configure: configure.map { configure in { try await configure($0, component) } })
+                return try await resolve(CellReference(host: storage, key: cell), as: frame)!
             }
             // An override that this task sets up, as in the synchronous pipeline.
             if storage.attention.relaxed != 0, let capture = OverrideCapture.current,
                 !OverrideCapture.isSuspendedHere
             {
-                setUpOverride(capture, key: key, keyValue: nil, frame: frame)
+                setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
                 return try await OverrideCapture.$isSuspendedHere.outcome(true) { try await resolve() }.get()
             }
             // A trace under way shows the call, and the calls it makes one level deeper.

@@ -142,17 +142,17 @@
     /// Adds `key`, whose hash value is `hash`, to the provider's keys, with a new cell, unless a key
     /// was added since `version`; returns the cell's key, or nil to look again.
     package mutating func add(
-        _ key: AnyHashable, hash: Int, of provider: CellKey, ownerType: Any.Type,
+        _ key: AnyHashable, hash: Int, of provider: CellKey, strategy: ProviderStrategy, ownerType: Any.Type,
         ifUnchangedSince version: UInt64
     ) -> CellKey? {
         guard keysVersion == version else { return nil }
         keysVersion &+= 1
         serials &+= 1
         // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
-        if place(of: provider) == nil { make(provider, strategy: .keyedSingle, ownerType: ownerType) }
+        if place(of: provider) == nil { make(provider, strategy: strategy, ownerType: ownerType) }
         keys[provider, default: [:]][hash, default: []].append((key: key, serial: serials))
         let cell = CellKey(owner: provider.owner, provider: provider.provider, serial: serials)
-        make(cell, strategy: .keyedSingle, ownerType: ownerType)
+        make(cell, strategy: strategy, ownerType: ownerType)
         return cell
     }
 

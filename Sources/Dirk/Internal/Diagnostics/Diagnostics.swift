@@ -444,6 +444,19 @@
         """.stop(file: file, line: line)
     }
 
+    /// ErrorMessages: "was resolved on a thread other than the main thread"
+    static func mainActorContributionOffMainThread(
+        key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
+    ) -> Never {
+        """
+        Dirk: the contribution \(key) to the collection of `\(element)`, which `\(component)` contributed with \
+        `contributeOnMainActor`, was resolved on a thread other than the main thread, where its closure \
+        cannot run. Resolve the collection on the main actor (a `@MainActor` function, or \
+        `await MainActor.run { ... }`), or contribute the element with `contribute`, from a closure that \
+        runs on any thread.
+        """.stop(file: file, line: line)
+    }
+
     /// ErrorMessages: "was given the module ..., a MainActorModule, on a thread other than the main thread"
     static func mainActorModuleRegisteredOffMainThread(
         _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
@@ -558,7 +571,7 @@
         key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         """
-        Dirk: `\(component)` contributed `\(element)` under the key "\(key)", which `\(owner)` already uses \
+        Dirk: `\(component)` contributed `\(element)` under the key \(key), which `\(owner)` already uses \
         in that collection. A component's contributions add to its parents' and never replace them, and keys \
         are unique within a collection: choose another key, or contribute the element once, from the \
         component that owns it.
@@ -573,7 +586,7 @@
         key: String, element: Any.Type, first: Any.Type, second: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         """
-        Dirk: the collection of `\(element)` holds two contributions under the key "\(key)", one from \
+        Dirk: the collection of `\(element)` holds two contributions under the key \(key), one from \
         `\(first)` and one from `\(second)`, found as the collection was listed here. `\(second)` \
         contributed before `\(first)` became its ancestor, usually because a parent was registered after its \
         child contributed, so the contribution could not be checked then. Keys are unique within a \
@@ -588,7 +601,7 @@
         key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         """
-        Dirk: the contribution "\(key)" to the collection of `\(element)` was resolved after its component \
+        Dirk: the contribution \(key) to the collection of `\(element)` was resolved after its component \
         `\(component)` was released. A contribution refers to its component without keeping it alive, so \
         that an instance the component caches may hold contributions without a retain cycle: keep the \
         component for as long as you resolve its contributions. A contribution resolved in the `deinit` of \
@@ -736,7 +749,7 @@
     /// ` for key "x"` after the name of a `single(key:)` step whose key `keys` holds, by the
     /// step's owner (the key's cell); empty for every other step.
     private static func keySuffix(_ frame: Frame, _ keys: [UInt: AnyHashable]) -> String {
-        guard frame.kind == .provider, frame.strategy == .keyedSingle else { return "" }
+        guard frame.kind == .provider, frame.strategy.isKeyed else { return "" }
         return keys[frame.owner].map { " for key \(String(reflecting: $0.base))" } ?? ""
     }
 

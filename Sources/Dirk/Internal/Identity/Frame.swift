@@ -113,19 +113,24 @@
 @usableFromInline package enum ProviderStrategy: UInt8 {
     case none
     case single, keyedSingle, weak, scoped, transient
-    case asyncSingle, asyncTransient, asyncScoped
+    case asyncSingle, asyncTransient, asyncScoped, asyncKeyedSingle
 
     /// Whether the strategy takes a `configure:` closure, which breaks construction cycles.
     package var takesConfigure: Bool {
         self == .single || self == .keyedSingle || self == .weak || self == .scoped || self == .asyncSingle
+            || self == .asyncKeyedSingle
     }
 
     /// Whether the provider is async.
-    package var isAsync: Bool { self == .asyncSingle || self == .asyncTransient || self == .asyncScoped }
+    package var isAsync: Bool { rawValue >= ProviderStrategy.asyncSingle.rawValue }
+
+    /// Whether the provider keeps one instance per key (`single(key:)`).
+    package var isKeyed: Bool { self == .keyedSingle || self == .asyncKeyedSingle }
 
     /// Whether the strategy caches one instance per component (or per key, or while held).
     @inlinable package var isCached: Bool {
         self == .single || self == .keyedSingle || self == .weak || self == .asyncSingle
+            || self == .asyncKeyedSingle
     }
 
     /// The strategy as traces and messages show it: `single`, `single(key:)`, `async scoped`.
@@ -140,6 +145,7 @@
         case .asyncSingle: "async single"
         case .asyncTransient: "async transient"
         case .asyncScoped: "async scoped"
+        case .asyncKeyedSingle: "async single(key:)"
         }
     }
 }

@@ -19,13 +19,16 @@ extension CellReference {
     ///     error, nothing is cached, and the next call builds again.
     ///   - configure: Completes a new value before any other agent sees it; this task alone gets the
     ///     value meanwhile, for cycles through `configure:`. If it throws, nothing is cached.
+    /// - Returns: The value, or nil if the cell, a key's, was dropped by a `reset()` after the caller
+    ///   found it: the caller looks the key up again.
     func resolve<Failure: Error>(
         in agent: TaskAgent, frame: Frame, cancellable: Bool, build: () async throws(Failure) -> Value,
         configure: ((Value) async throws(Failure) -> Void)? = nil
-    ) async throws(Failure) -> Value {
+    ) async throws(Failure) -> Value? {
         while true {
             switch host.claim(key, by: agent, frame: frame) {
-            case .retired: preconditionFailure("Dirk internal error: a retired cell was resolved")
+            // A key's cell that a `reset()` dropped: the caller looks the key up again.
+            case .retired: return nil
             case .clash(let first): Diagnostics.providerClash(frame, first: first)
             case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
