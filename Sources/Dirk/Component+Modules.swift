@@ -19,9 +19,11 @@
 /// `SessionComponent` reaches that module through its parent, as `app.data`.
 public protocol _ModuleOwner: AnyObject {}
 
-/// The old name of `_ModuleOwner`, which no code needs to name.
+/// The old name of the protocol behind `module()`, which no code needs to name.
 @_documentation(visibility: internal)
-@available(*, deprecated, renamed: "_ModuleOwner")
+@available(
+    *, deprecated, message: "no code needs to name it: `module()` and the rest are Component's methods"
+)
 public typealias ModuleOwner = _ModuleOwner
 
 extension Component: _ModuleOwner {}

@@ -14,11 +14,10 @@
 /// the main actor: the home of a view model or any other non-`Sendable` object that a screen
 /// shares.
 ///
-/// Dirk creates a module on first use, on the thread that first asks for it. A main-actor module
-/// first asked for on another thread stops the program with a message that says so, instead of
-/// being created off the main actor. Declare the accessor `@MainActor`
-/// (`@MainActor var screens: ScreenModule { module() }`) and the compiler makes sure it never is.
-/// See <doc:MainActor>.
+/// Dirk creates a module on first use, through its accessor. The accessor of a main-actor module is
+/// main-actor isolated (`@MainActor var screens: ScreenModule { module() }`, or any accessor in an
+/// extension of the component in a target whose default isolation is the main actor), so the
+/// compiler refuses one that could create it off the main actor. See <doc:MainActor>.
 @MainActor open class MainActorModule<C: Component>: ModuleBase<C>, Sendable {
     /// Creates the module for `component`, on the main actor.
     ///

@@ -111,7 +111,7 @@ open class ModuleBase<C: Component>: AnyModule {
 /// strategy, which decides how long an instance lives:
 ///
 /// ```swift
-/// class DataModule: Module<AppComponent> {
+/// final class DataModule: Module<AppComponent> {
 ///     func store() -> Store { single { Store() } }
 ///     func session() -> Session {
 ///         transient { c in Session(store: c.data.store(), api: c.network.api()) }
@@ -132,9 +132,12 @@ open class ModuleBase<C: Component>: AnyModule {
 /// A provider that needs its component after the component was released stops the program with a
 /// message that says so.
 ///
-/// **Thread safety.** Providers may be called from any thread at once, so a module's providers and
-/// what they share are nonisolated: in a target whose default isolation is the main actor, declare
-/// the module `nonisolated` (<doc:MainActor#Main-actor-by-default>). See <doc:ConcurrencyGuarantees>.
+/// **Thread safety.** One module instance serves every caller of its component, on any thread at
+/// once, so state belongs in what its providers build, never in a `var` of the module: a module
+/// declares providers, and at most `let`s of `Sendable` values it was created with. A module is not
+/// `Sendable`, and needs no annotation: pass its component to another task, not the module. In a
+/// target whose default isolation is the main actor, declare the module `nonisolated`
+/// (<doc:MainActor#Main-actor-by-default>). See <doc:ConcurrencyGuarantees>.
 open class Module<C: Component>: ModuleBase<C> {
     /// Creates the module for `component`.
     ///

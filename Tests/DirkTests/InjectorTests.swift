@@ -61,6 +61,33 @@ struct InjectorTests {
         #expect(component.injecting.pair().first !== pair.first, "another resolution, another instance")
     }
 
+    @MainActor
+    @Test("a main-actor object is filled from main-actor and plain providers, in one resolution")
+    func mainActorInjection() {
+        let component = TestComponent()
+        let delegate = AppDelegate()
+        delegateInjection.inject(into: delegate, from: component)
+        #expect(delegate.window === component.windows.window())
+        #expect(delegate.thing === component.things.single())
+        #expect(
+            delegate.first != nil && delegate.first === delegate.second, "one resolution, one scoped instance"
+        )
+        let next = AppDelegate()
+        delegateInjection.inject(into: next, from: component)
+        #expect(next.first !== delegate.first, "the next injection is another resolution")
+    }
+
+    @MainActor
+    @Test("a main-actor injector includes another's properties, on the target seen as a protocol")
+    func mainActorInjectorIncludesAnother() {
+        let component = TestComponent()
+        let delegate = AppDelegate()
+        MainActorInjector<AppDelegate, TestComponent>().including(windowedInjection) { $0 }
+            .inject(into: delegate, from: component)
+        #expect(delegate.window === component.windows.window())
+        #expect(delegate.thing == nil, "only what the included injector declares")
+    }
+
     #if compiler(>=6.2)  // Exit tests need Swift 6.2; Swift 6.0 and 6.1 do not have them.
     @Test("a property whose provider injects the same object again stops the program with the path")
     func injectionRecursionTraps() async {
@@ -85,6 +112,39 @@ struct InjectorTests {
 }
 
 // MARK: Fixtures
+
+/// A main-actor object that Dirk does not create, such as an app delegate.
+@MainActor final class AppDelegate: Windowed {
+    var window: Window?
+    var thing: Thing?
+    var first: Thing?
+    var second: Thing?
+}
+
+/// A main-actor protocol whose property every windowed object gets.
+@MainActor protocol Windowed: AnyObject {
+    var window: Window? { get set }
+}
+
+/// A main-actor object that is not `Sendable` by any other means.
+@MainActor final class Window {}
+
+final class WindowModule: MainActorModule<TestComponent> {
+    func window() -> Window { single { Window() } }
+}
+
+extension TestComponent {
+    @MainActor var windows: WindowModule { module() }
+}
+
+@MainActor let windowedInjection = MainActorInjector<any Windowed, TestComponent>()
+    .injecting(\.window) { $0.windows.window() }
+
+@MainActor let delegateInjection = MainActorInjector<AppDelegate, TestComponent>()
+    .injecting(\.window) { $0.windows.window() }
+    .injecting(\.thing) { $0.things.single() }
+    .injecting(\.first) { $0.things.scoped() }
+    .injecting(\.second) { $0.things.scoped() }
 
 /// A protocol that groups properties every tracked screen gets.
 protocol TrackedScreen: AnyObject {
