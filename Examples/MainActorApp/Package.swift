@@ -1,9 +1,10 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// An app whose UI target is main-actor by default, as a new Xcode 26 app target is: `App` and its
-// tests set `.defaultIsolation(MainActor.self)`; `Core`, its services, is nonisolated like any
-// package. README.md lists every isolation annotation that Dirk asked of `App`.
+// An app as a new Xcode 26 project makes it: one app target, main-actor by default, with its
+// services, screens and previews in it, and its tests. Both targets set
+// `.defaultIsolation(MainActor.self)` and the upcoming features a new app target sets. README.md
+// lists every isolation annotation that Dirk asks of the app, and why.
 let mainActorByDefault: [SwiftSetting] = [
     .defaultIsolation(MainActor.self),
     .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
@@ -20,13 +21,10 @@ let package = Package(
         .package(name: "Dirk", path: "../..")
     ],
     targets: [
-        // The services: no Dirk, no UI, nonisolated.
-        .target(name: "Core"),
         .executableTarget(
-            name: "App", dependencies: ["Core", .product(name: "Dirk", package: "Dirk")],
-            swiftSettings: mainActorByDefault),
+            name: "App", dependencies: [.product(name: "Dirk", package: "Dirk")], swiftSettings: mainActorByDefault),
         .testTarget(
-            name: "AppTests", dependencies: ["App", "Core", .product(name: "Dirk", package: "Dirk")],
+            name: "AppTests", dependencies: ["App", .product(name: "Dirk", package: "Dirk")],
             swiftSettings: mainActorByDefault),
     ]
 )

@@ -1,4 +1,3 @@
-import Core
 import Dirk
 import Observation
 
@@ -29,7 +28,8 @@ class DetailScreenModule: MainActorModule<DetailComponent> {
     func viewModel() -> DetailViewModel {
         single { c in
             DetailViewModel(
-                itemID: c.itemID, feed: c.session.account.feed(), history: c.session.account.history())
+                itemID: c.itemID, feed: c.session.account.feed(), history: c.session.account.history(),
+                tracker: c.session.account.tracker())
         }
     }
 
@@ -45,15 +45,18 @@ final class DetailViewModel {
     private(set) var error: String?
     private let feed: FeedService
     private let history: ReadingHistory
+    private let tracker: ScreenTracker
 
-    init(itemID: Int, feed: FeedService, history: ReadingHistory) {
+    init(itemID: Int, feed: FeedService, history: ReadingHistory, tracker: ScreenTracker) {
         self.itemID = itemID
         self.feed = feed
         self.history = history
+        self.tracker = tracker
     }
 
     /// Loads the item and marks it read.
     func load() async {
+        tracker.appeared("detail \(itemID)")
         do {
             item = try await feed.item(id: itemID)
             await history.markRead(itemID)

@@ -1,4 +1,3 @@
-import Core
 import Dirk
 import Observation
 
@@ -15,7 +14,9 @@ extension HomeComponent {
 /// The home screen's view models. Like the view models themselves, main-actor by default.
 final class HomeScreenModule: MainActorModule<HomeComponent> {
     func viewModel() -> HomeViewModel {
-        single { c in HomeViewModel(user: c.session.user.user, feed: c.session.account.feed()) }
+        single { c in
+            HomeViewModel(user: c.session.user.user, feed: c.session.account.feed(), tracker: c.session.account.tracker())
+        }
     }
 }
 
@@ -31,16 +32,19 @@ final class HomeViewModel {
     let user: String
     private(set) var state = State.idle
     private let feed: FeedService
+    private let tracker: ScreenTracker
 
-    init(user: String, feed: FeedService) {
+    init(user: String, feed: FeedService, tracker: ScreenTracker) {
         self.user = user
         self.feed = feed
+        self.tracker = tracker
     }
 
     var title: String { "\(user)'s feed" }
 
     /// Loads the feed: what the view's `.task { await model.load() }` calls.
     func load() async {
+        tracker.appeared("home")
         state = .loading
         do {
             state = .loaded(try await feed.loadFeed())

@@ -1,4 +1,3 @@
-import Core
 import Dirk
 
 /// What a SwiftUI `#Preview { HomeView(model: previewHome()) }` builds: a graph of its own, over
@@ -13,7 +12,13 @@ func previewHome(items: [Item] = PreviewAPI.items) -> HomeViewModel {
     } with: {
         PreviewAPI(items: items)
     }
-    let session = SessionComponent(user: UserSession(user: "preview", token: "preview")).parent(app)
+    let user = UserSession(user: "preview", token: "preview")
+    // A preview shuts nothing down, so its screen tracker is one without a close action.
+    let session = SessionComponent(user: user).parent(app).overriding {
+        $0.account.tracker()
+    } with: {
+        MainActor.assumeIsolated { ScreenTracker(api: PreviewAPI(items: items), session: user) }
+    }
     let home = HomeComponent().parent(session)
     return home.screen.viewModel()
 }
@@ -33,4 +38,5 @@ struct PreviewAPI: FeedAPI {
     }
     func comments(on itemID: Int, for session: UserSession) -> [Comment] { [] }
     func upload(readItems: [Int], for session: UserSession) {}
+    func upload(screens: [String], for session: UserSession) {}
 }

@@ -1,4 +1,3 @@
-import Core
 import Dirk
 
 // A scripted run of the app: what a user's taps would do, printed.
@@ -31,11 +30,19 @@ func browse(_ session: SessionComponent) async {
 }
 await browse(session)
 
+// What the system's background refresh would run, off the main actor: it reaches the app's
+// services through their plain module, whose providers any thread may call.
+let refreshed = try await Task.detached { [app, user] in
+    try await FeedService(api: app.services.api(), store: app.services.store(), session: user).loadFeed().count
+}.value
+print("background refresh: \(refreshed) items")
+
 print("signing out: the session shuts down")
-try await session.shutdown()  // runs the session's close action: the reading history goes to the server
+try await session.shutdown()  // runs the session's close actions: what was read and seen goes to the server
 await app.services.auth().signOut(user)
 if let live = api as? LiveFeedAPI {
     print("the session's close action sent the reading history: \(await live.readItems[user.user] ?? [])")
+    print("the session's main-actor close action sent the screens: \(await live.screensShown[user.user] ?? [])")
 }
 
 // What a preview of the home screen shows: its own graph, over canned data.

@@ -1,4 +1,3 @@
-import Core
 import Dirk
 import Testing
 
@@ -15,8 +14,9 @@ struct DetailScreenTests {
         await model.load()
         #expect(model.item?.title == "Fake")
         #expect(await session.account.history().unsent == [7])
-        try await session.shutdown()  // the history's close action
+        try await session.shutdown()  // the history's close action, and the tracker's on the main actor
         #expect(await api.uploaded == [7])
+        #expect(await api.screens == ["detail 7"])
     }
 
     @Test("an item the server does not have shows the error")

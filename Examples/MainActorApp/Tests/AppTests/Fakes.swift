@@ -1,4 +1,3 @@
-import Core
 import Dirk
 
 @testable import App
@@ -9,6 +8,7 @@ actor FakeAPI: FeedAPI {
     let items: [Item]
     let failure: APIError?
     private(set) var uploaded: [Int] = []
+    private(set) var screens: [String] = []
 
     init(items: [Item] = [Item(id: 7, title: "Fake", body: "From the test.")], failure: APIError? = nil) {
         self.items = items
@@ -41,6 +41,11 @@ actor FakeAPI: FeedAPI {
     func upload(readItems: [Int], for session: UserSession) throws {
         try failIfAsked()
         uploaded += readItems
+    }
+
+    func upload(screens: [String], for session: UserSession) throws {
+        try failIfAsked()
+        self.screens += screens
     }
 
     private func failIfAsked() throws {

@@ -1,4 +1,3 @@
-import Core
 import Dirk
 import Testing
 

@@ -1,5 +1,5 @@
 /// The server, as the app sees it: every call is async and may fail.
-public protocol FeedAPI: Sendable {
+nonisolated protocol FeedAPI: Sendable {
     func signIn(user: String, password: String) async throws -> UserSession
     func signOut(_ session: UserSession) async
     func feed(for session: UserSession) async throws -> [Item]
@@ -7,12 +7,14 @@ public protocol FeedAPI: Sendable {
     func comments(on itemID: Int, for session: UserSession) async throws -> [Comment]
     /// Records which items the user read.
     func upload(readItems: [Int], for session: UserSession) async throws
+    /// Records which screens the user saw, for the server's analytics.
+    func upload(screens: [String], for session: UserSession) async throws
 }
 
 /// The server's client. A real app would call `baseURL` with URLSession; so that the example runs
 /// anywhere, this one answers from memory, as the server would, and remembers what it was sent.
-public actor LiveFeedAPI: FeedAPI {
-    public nonisolated let baseURL: String
+actor LiveFeedAPI: FeedAPI {
+    nonisolated let baseURL: String
     private let items = [
         Item(id: 1, title: "Dirk 1.0", body: "Components, modules, and a compiler that checks them."),
         Item(id: 2, title: "Main actor by default", body: "What a new app target assumes, and what it asks."),
@@ -20,13 +22,15 @@ public actor LiveFeedAPI: FeedAPI {
     private var signedIn: Set<String> = []
     private var nextToken = 1
     /// The items that each user's app said they read.
-    public private(set) var readItems: [String: [Int]] = [:]
+    private(set) var readItems: [String: [Int]] = [:]
+    /// The screens that each user's app said they saw.
+    private(set) var screensShown: [String: [String]] = [:]
 
-    public init(baseURL: String) {
+    init(baseURL: String) {
         self.baseURL = baseURL
     }
 
-    public func signIn(user: String, password: String) throws -> UserSession {
+    func signIn(user: String, password: String) throws -> UserSession {
         guard password == "secret" else { throw APIError.wrongPassword }
         defer { nextToken += 1 }
         let session = UserSession(user: user, token: "token-\(nextToken)")
@@ -34,29 +38,34 @@ public actor LiveFeedAPI: FeedAPI {
         return session
     }
 
-    public func signOut(_ session: UserSession) {
+    func signOut(_ session: UserSession) {
         signedIn.remove(session.token)
     }
 
-    public func feed(for session: UserSession) throws -> [Item] {
+    func feed(for session: UserSession) throws -> [Item] {
         try authorize(session)
         return items
     }
 
-    public func item(id: Int, for session: UserSession) throws -> Item {
+    func item(id: Int, for session: UserSession) throws -> Item {
         try authorize(session)
         guard let item = items.first(where: { $0.id == id }) else { throw APIError.notFound(id: id) }
         return item
     }
 
-    public func comments(on itemID: Int, for session: UserSession) throws -> [Comment] {
+    func comments(on itemID: Int, for session: UserSession) throws -> [Comment] {
         try authorize(session)
         return itemID == 1 ? [Comment(author: "grace", text: "Finally.")] : []
     }
 
-    public func upload(readItems ids: [Int], for session: UserSession) throws {
+    func upload(readItems ids: [Int], for session: UserSession) throws {
         try authorize(session)
         readItems[session.user, default: []].append(contentsOf: ids)
+    }
+
+    func upload(screens: [String], for session: UserSession) throws {
+        try authorize(session)
+        screensShown[session.user, default: []].append(contentsOf: screens)
     }
 
     private func authorize(_ session: UserSession) throws {
