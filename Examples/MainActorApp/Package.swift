@@ -22,7 +22,8 @@ let package = Package(
     ],
     targets: [
         .executableTarget(
-            name: "App", dependencies: [.product(name: "Dirk", package: "Dirk")], swiftSettings: mainActorByDefault),
+            name: "App", dependencies: [.product(name: "Dirk", package: "Dirk")],
+            swiftSettings: mainActorByDefault),
         .testTarget(
             name: "AppTests", dependencies: ["App", .product(name: "Dirk", package: "Dirk")],
             swiftSettings: mainActorByDefault),

@@ -72,6 +72,17 @@ struct FreshTests {
         #expect(fresh !== cached, "the fresh call built anew")
         #expect(other === cached, "the call made during the fresh request got the cached one")
     }
+
+    @MainActor
+    @Test("an async fresh on an actor hands its closure a module it may send to a nonisolated provider")
+    func asyncFreshOnAnActor() async {
+        let component = FreshComponent()
+        let cached = await component.fresh.asyncStore()
+        // `FreshModule` is not `Sendable`; the closure sends it to its nonisolated async provider.
+        let copy = await component.fresh.fresh { await $0.asyncStore() }
+        #expect(copy !== cached)
+        #expect(await component.fresh.asyncStore() === cached)
+    }
 }
 
 // MARK: Fixtures
@@ -93,6 +104,12 @@ final class FreshComponent: Component, @unchecked Sendable {
 
 final class FreshModule: Module<FreshComponent> {
     func store() -> Store { single { Store() } }
+    func asyncStore() async -> Store {
+        await single {
+            await Task.yield()
+            return Store()
+        }
+    }
     /// A transient that uses a fresh repository.
     func screen() -> Repository { transient { c in c.fresh.fresh { $0.repository() } } }
     func repository() -> Repository {

@@ -40,13 +40,16 @@ extension _ModuleOwner where Self: AnyModule {
     ///   - provider: Calls the providers to build afresh, on the module it receives.
     /// - Returns: What `provider` returns.
     public func fresh<T, Failure: Error>(
-        isolation: isolated (any Actor)? = #isolation, _ provider: (Self) async throws(Failure) -> T
+        isolation: isolated (any Actor)? = #isolation, _ provider: (sending Self) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
         storage.attention.add(1)
         // Async code runs inside no synchronous step of its thread: depth zero.
+        // The module goes to the closure as a value of its own region, which the closure may send
+        // to a nonisolated provider: a module is shared by every caller of its component already.
+        let module = SelfSynchronized(object: self)
         let outcome = await Self.$freshRequest.outcome(freshKey(at: 0)) { () async throws(Failure) in
-            try await provider(self)
+            try await provider(module.object)
         }
         storage.attention.add(-1)
         return try outcome.get()

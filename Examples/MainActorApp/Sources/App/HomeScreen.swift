@@ -15,7 +15,9 @@ extension HomeComponent {
 final class HomeScreenModule: MainActorModule<HomeComponent> {
     func viewModel() -> HomeViewModel {
         single { c in
-            HomeViewModel(user: c.session.user.user, feed: c.session.account.feed(), tracker: c.session.account.tracker())
+            HomeViewModel(
+                user: c.session.user.user, feed: c.session.account.feed(),
+                tracker: c.session.account.tracker())
         }
     }
 }

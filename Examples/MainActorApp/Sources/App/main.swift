@@ -33,7 +33,8 @@ await browse(session)
 // What the system's background refresh would run, off the main actor: it reaches the app's
 // services through their plain module, whose providers any thread may call.
 let refreshed = try await Task.detached { [app, user] in
-    try await FeedService(api: app.services.api(), store: app.services.store(), session: user).loadFeed().count
+    let feed = FeedService(api: app.services.api(), store: app.services.store(), session: user)
+    return try await feed.loadFeed().count
 }.value
 print("background refresh: \(refreshed) items")
 
@@ -42,7 +43,8 @@ try await session.shutdown()  // runs the session's close actions: what was read
 await app.services.auth().signOut(user)
 if let live = api as? LiveFeedAPI {
     print("the session's close action sent the reading history: \(await live.readItems[user.user] ?? [])")
-    print("the session's main-actor close action sent the screens: \(await live.screensShown[user.user] ?? [])")
+    let screens = await live.screensShown[user.user] ?? []
+    print("the session's main-actor close action sent the screens: \(screens)")
 }
 
 // What a preview of the home screen shows: its own graph, over canned data.
