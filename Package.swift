@@ -22,7 +22,12 @@ let package = Package(
         .testTarget(name: "DirkInternalTests", dependencies: ["Dirk", "DirkTestSupport"]),
 
         .testTarget(
-            name: "DirkReliabilityTests", dependencies: ["Dirk", "DirkTestSupport"],
+            name: "DirkReliabilityTests", dependencies: ["Dirk", "DirkTestSupport", "DirkModelTesting"],
             exclude: ["Generated/generate-graph-module.py"]),
+        // The model-based test: random programs of components, providers and concurrent operations,
+        // run against Dirk and checked against a reference model. DirkReliabilityTests runs a fixed
+        // budget of seeds; `swift run -c release DirkModelTest --seeds 10000` runs a long one.
+        .target(name: "DirkModelTesting", dependencies: ["Dirk"], path: "Tests/DirkModelTesting"),
+        .executableTarget(name: "DirkModelTest", dependencies: ["DirkModelTesting"], path: "Tests/DirkModelTest"),
     ]
 )

@@ -13,6 +13,13 @@ public final class Latch: Sendable {
 
     public init() {}
 
+    /// A latch that is open already.
+    public static var opened: Latch {
+        let latch = Latch()
+        latch.open()
+        return latch
+    }
+
     /// Lets every waiting task, and every later one, go on.
     public func open() {
         let waiters = waiting.withLock { waiting in

@@ -41,6 +41,22 @@ struct AsyncScopeTests {
         #expect(component.requests.built.count == 2)
     }
 
+    @Test(
+        "model seed 343: a reset from elsewhere during an async resolution keeps the resolution's scoped instances",
+        arguments: [false, true])
+    func resetDuringAnAsyncResolution(asyncScoped: Bool) async {
+        let component = RequestScopeComponent()
+        let (reached, resumed) = (Latch(), Latch())
+        let resolution = Task { await component.requests.pairAcrossReset(asyncScoped, reached: reached, resumed: resumed) }
+        await reached.wait()
+        component.reset()  // from elsewhere: not a step of the resolution, which goes on
+        resumed.open()
+        let pair = await resolution.value
+        #expect(pair.before === pair.after, "one resolution, one scoped instance, whatever a reset does meanwhile")
+        let next = await component.requests.pairAcrossReset(asyncScoped, reached: Latch(), resumed: Latch.opened)
+        #expect(next.before !== pair.before, "the next resolution gets its own")
+    }
+
     @Test("a Task that outlives its resolution makes a resolution of its own")
     func unstructuredTaskAfterTheResolution() async {
         let component = RequestScopeComponent()
@@ -227,6 +243,20 @@ final class RequestModule: Module<RequestScopeComponent> {
             let before = c.requests.context()
             for _ in 0..<10 { await Task.yield() }
             let after = c.requests.context()
+            return (before, after)
+        }
+    }
+
+    /// Asks for the synchronous or async `scoped` instance before and after `reached` is opened and
+    /// `resumed` has opened, in one async resolution.
+    func pairAcrossReset(_ asyncScoped: Bool, reached: Latch, resumed: Latch) async -> (
+        before: RequestContext, after: RequestContext
+    ) {
+        await transient { c in
+            let before = asyncScoped ? await c.requests.asyncContext() : c.requests.context()
+            reached.open()
+            await resumed.wait()
+            let after = asyncScoped ? await c.requests.asyncContext() : c.requests.context()
             return (before, after)
         }
     }

@@ -157,11 +157,11 @@
     }
 
     /// Empties every cell that no build is under way in, adding what they held to `dropped`, for the
-    /// caller to release outside the lock. A key's cell goes with its key; any other stays, empty,
-    /// keeping its strategy.
+    /// caller to release outside the lock. A key's cell goes with its key; a resolution's `scoped`
+    /// instance stays, the resolution's until it ends; any other stays, empty, keeping its strategy.
     package mutating func reset(into dropped: inout [Any]) {
         for place in cells.indices {
-            guard let key = cells[place].key, !cells[place].machine.isBuilding else { continue }
+            guard let key = cells[place].key, !cells[place].machine.isBuilding, !key.isResolutions else { continue }
             if key.serial != 0 {
                 dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {

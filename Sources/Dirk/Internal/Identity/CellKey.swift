@@ -4,8 +4,13 @@
 @usableFromInline package struct CellKey: Hashable {
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
-    /// Zero, or the number of a `single(key:)` provider's key.
+    /// Zero, or the number of a `single(key:)` provider's key, or of the resolution whose `scoped`
+    /// instance the cell holds: a thread's (top bit set) or an async one's store (the bit below).
     @usableFromInline package let serial: UInt64
+
+    /// Whether the cell holds a resolution's `scoped` instance, which the resolution drops when it
+    /// ends.
+    package var isResolutions: Bool { serial >> 62 != 0 }
 
     /// Compares the owners and serials, which are plain words, first.
     @inlinable package static func == (lhs: CellKey, rhs: CellKey) -> Bool {
