@@ -28,6 +28,7 @@ let package = Package(
         // run against Dirk and checked against a reference model. DirkReliabilityTests runs a fixed
         // budget of seeds; `swift run -c release DirkModelTest --seeds 10000` runs a long one.
         .target(name: "DirkModelTesting", dependencies: ["Dirk"], path: "Tests/DirkModelTesting"),
-        .executableTarget(name: "DirkModelTest", dependencies: ["DirkModelTesting"], path: "Tests/DirkModelTest"),
+        .executableTarget(
+            name: "DirkModelTest", dependencies: ["DirkModelTesting"], path: "Tests/DirkModelTest"),
     ]
 )

@@ -90,7 +90,9 @@ for seed in seeds {
         if replay == nil { print(report.program) }
     }
     if seeds.count >= 1_000, (seed - first + 1) % 1_000 == 0 {
-        print("DirkModelTest: \(seed - first + 1) seeds, \(failed) diverged, \(Int(Date().timeIntervalSince(clock))) s")
+        print(
+            "DirkModelTest: \(seed - first + 1) seeds, \(failed) diverged, \(Int(Date().timeIntervalSince(clock))) s"
+        )
     }
 }
 print(

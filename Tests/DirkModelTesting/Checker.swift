@@ -53,22 +53,32 @@ final class Checker: @unchecked Sendable {
         while let node = pending.popLast() {
             guard visited.insert(node.serial).inserted else { continue }
             if node.configureFailed {
-                world.diverged("operation \(operation) got \(node.name), or something that refers to it, whose configure: threw")
+                world.diverged(
+                    "operation \(operation) got \(node.name), or something that refers to it, whose configure: threw"
+                )
             } else if node.configures && !node.configured {
-                world.diverged("operation \(operation) got \(node.name), or something that refers to it, before its configure: ran")
+                world.diverged(
+                    "operation \(operation) got \(node.name), or something that refers to it, before its configure: ran"
+                )
             }
             // What the operation's own resolution built asked for its dependencies in that resolution.
             if node.operation == operation {
                 for dependency in node.dependencies {
-                    if dependency.strategy.isScoped { checkScoped(dependency, in: operation, &scoped, reachedFrom: node) }
-                    if dependency.strategy.isTransient { checkTransient(dependency, in: operation, reachedFrom: node) }
+                    if dependency.strategy.isScoped {
+                        checkScoped(dependency, in: operation, &scoped, reachedFrom: node)
+                    }
+                    if dependency.strategy.isTransient {
+                        checkTransient(dependency, in: operation, reachedFrom: node)
+                    }
                 }
             }
             pending += node.dependencies
         }
     }
 
-    private func checkScoped(_ node: Node, in operation: Int, _ scoped: inout [Int: Int], reachedFrom parent: Node?) {
+    private func checkScoped(
+        _ node: Node, in operation: Int, _ scoped: inout [Int: Int], reachedFrom parent: Node?
+    ) {
         let via = parent.map { " through \($0.name)" } ?? ""
         if node.operation != operation {
             world.diverged(
@@ -78,7 +88,8 @@ final class Checker: @unchecked Sendable {
         let provider = node.component * 1_000 + node.provider
         if let first = scoped[provider], first != node.serial {
             world.diverged(
-                "operation \(operation) got two instances of one scoped provider: #\(first) and \(node.name)\(via)")
+                "operation \(operation) got two instances of one scoped provider: #\(first) and \(node.name)\(via)"
+            )
         }
         scoped[provider] = node.serial
     }
@@ -87,7 +98,8 @@ final class Checker: @unchecked Sendable {
         let isNew = lock.withLock { transients.insert(node.serial).inserted }
         if node.operation != operation || !isNew {
             let via = parent.map { " through \($0.name)" } ?? ""
-            world.diverged("operation \(operation) got the transient \(node.name)\(via), which another call got too")
+            world.diverged(
+                "operation \(operation) got the transient \(node.name)\(via), which another call got too")
         }
     }
 
@@ -96,9 +108,11 @@ final class Checker: @unchecked Sendable {
         world.observe(
             Observation(
                 kind: kind, component: node.component, provider: node.provider,
-                key: node.strategy.isKeyed ? key : 0, strategy: node.strategy, epochs: epochs, serial: node.serial,
+                key: node.strategy.isKeyed ? key : 0, strategy: node.strategy, epochs: epochs,
+                serial: node.serial,
                 peer: node.peerSerial,
-                builtStably: node.epochs.started == node.epochs.finished && node.epochs.started % 2 == 0))
+                builtInEpoch: node.epochs.started == node.epochs.finished && node.epochs.started % 2 == 0
+                    ? node.epochs.started : nil))
     }
 
     /// Checks the calls of the cached providers against one another.
@@ -117,37 +131,47 @@ final class Checker: @unchecked Sendable {
             let epoch = Epoch(
                 component: observation.component, provider: observation.provider, key: observation.key,
                 epoch: observation.epochs.before)
-            if let first = instances.updateValue(observation.serial, forKey: epoch), first != observation.serial {
+            if let first = instances.updateValue(observation.serial, forKey: epoch),
+                first != observation.serial
+            {
                 world.diverged(
                     "C\(epoch.component).p\(epoch.provider)[\(epoch.key)], a \(observation.strategy), gave #\(first) and "
                         + "#\(observation.serial) with no reset between")
             }
-            if let other = epochsOfSerial.updateValue(epoch.epoch, forKey: observation.serial), other != epoch.epoch {
+            if let other = epochsOfSerial.updateValue(epoch.epoch, forKey: observation.serial),
+                other != epoch.epoch
+            {
                 world.diverged(
-                    "C\(epoch.component).p\(epoch.provider) gave #\(observation.serial) again after a reset released it")
+                    "C\(epoch.component).p\(epoch.provider) gave #\(observation.serial) again after a reset released it"
+                )
             }
         }
         // Each key its own instance.
         var byProvider: [Epoch: [Int: Int]] = [:]
         for (epoch, serial) in instances where epoch.key != 0 || true {
-            byProvider[Epoch(component: epoch.component, provider: epoch.provider, key: 0, epoch: epoch.epoch), default: [:]][epoch.key] = serial
+            byProvider[
+                Epoch(component: epoch.component, provider: epoch.provider, key: 0, epoch: epoch.epoch),
+                default: [:]][epoch.key] = serial
         }
         for (epoch, keys) in byProvider where Set(keys.values).count != keys.count {
             world.diverged("C\(epoch.component).p\(epoch.provider) gave one instance for two keys: \(keys)")
         }
         // A fresh copy is nobody else's.
         let cached = Set(resolved.map(\.serial))
-        for observation in observations where observation.kind == .fresh && cached.contains(observation.serial) {
+        for observation in observations
+        where observation.kind == .fresh && cached.contains(observation.serial) {
             world.diverged(
                 "fresh { } of C\(observation.component).p\(observation.provider) built #\(observation.serial), which a "
                     + "call of the cache got too")
         }
         // A ring's members refer to each other, when both were built and got in one epoch (a build
         // under way when a reset begins finishes, with the peer it found, and is cached after it).
-        for observation in resolved where observation.isStable && observation.builtStably {
+        for observation in resolved
+        where observation.isStable && observation.builtInEpoch == observation.epochs.before {
             guard let peer = observation.peer,
                 let other = resolved.first(where: {
-                    $0.serial == peer && $0.isStable && $0.builtStably && $0.epochs == observation.epochs
+                    $0.serial == peer && $0.isStable && $0.epochs == observation.epochs
+                        && $0.builtInEpoch == observation.epochs.before
                 }),
                 let back = other.peer
             else { continue }
@@ -161,30 +185,40 @@ final class Checker: @unchecked Sendable {
 
     /// Checks the close actions and the shutdowns.
     func checkClosesAndShutdowns() {
-        let (built, counts, orders, shutDown) = (world.built, world.closeCounts, world.closeOrder, Set(world.shutDown))
+        let (built, counts, orders, shutDown) = (
+            world.built, world.closeCounts, world.closeOrder, Set(world.shutDown)
+        )
         let fresh = world.freshSerials
         for (component, records) in built {
             let wasShutDown = shutDown.contains(component)
             let position = Dictionary(
-                (orders[component] ?? []).enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+                (orders[component] ?? []).enumerated().map { ($1, $0) },
+                uniquingKeysWith: { first, _ in first })
             for record in records {
-                let expected = record.closes && !fresh.contains(record.serial) && !record.overridden && wasShutDown ? 1 : 0
+                let expected =
+                    record.closes && !fresh.contains(record.serial) && !record.overridden && wasShutDown
+                    ? 1 : 0
                 let closed = counts[record.serial] ?? 0
                 if closed != expected {
                     let why =
-                        fresh.contains(record.serial) ? "a fresh copy" : record.overridden ? "an override's" : wasShutDown ? "shut down" : "never shut down"
+                        fresh.contains(record.serial)
+                        ? "a fresh copy"
+                        : record.overridden ? "an override's" : wasShutDown ? "shut down" : "never shut down"
                     world.diverged(
                         "C\(component).p\(record.provider) #\(record.serial), a \(record.strategy) (\(why)), was closed "
                             + "\(closed) times, not \(expected)")
                 }
                 if let end = world.shutdownEnd(of: component), record.started > end {
-                    world.diverged("C\(component).p\(record.provider) #\(record.serial) was built after its component's shutdown returned")
+                    world.diverged(
+                        "C\(component).p\(record.provider) #\(record.serial) was built after its component's shutdown returned"
+                    )
                 }
                 guard let mine = position[record.serial] else { continue }
                 for dependency in record.ownDependencies {
                     if let theirs = position[dependency], theirs < mine {
                         world.diverged(
-                            "C\(component) closed #\(dependency) before #\(record.serial), which was built from it")
+                            "C\(component) closed #\(dependency) before #\(record.serial), which was built from it"
+                        )
                     }
                 }
             }

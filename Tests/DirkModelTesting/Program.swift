@@ -22,7 +22,8 @@ public struct ModelProgram: Sendable, CustomStringConvertible {
                 lines.append("    p\(provider): \(spec)")
             }
             if !component.overridden.isEmpty {
-                lines.append("    overridden: \(component.overridden.map { "p\($0)" }.joined(separator: ", "))")
+                lines.append(
+                    "    overridden: \(component.overridden.map { "p\($0)" }.joined(separator: ", "))")
             }
         }
         for (index, worker) in workers.enumerated() {
@@ -50,7 +51,9 @@ public enum ModelStrategy: Int, Sendable, CaseIterable, CustomStringConvertible 
     case asyncSingle, asyncKeyed, asyncTransient, asyncScoped
     case mainSingle, mainKeyed, mainTransient, mainWeak, mainScoped
 
-    public var isAsync: Bool { self == .asyncSingle || self == .asyncKeyed || self == .asyncTransient || self == .asyncScoped }
+    public var isAsync: Bool {
+        self == .asyncSingle || self == .asyncKeyed || self == .asyncTransient || self == .asyncScoped
+    }
     public var isMainActor: Bool { rawValue >= ModelStrategy.mainSingle.rawValue }
     public var isSync: Bool { !isAsync && !isMainActor }
     /// Whether the component keeps one instance (per key) until it is reset.
@@ -104,7 +107,9 @@ public struct ProviderSpec: Sendable, CustomStringConvertible {
 
     public var description: String {
         var parts = ["\(strategy)"]
-        if !dependencies.isEmpty { parts.append("needs " + dependencies.map(\.description).joined(separator: ", ")) }
+        if !dependencies.isEmpty {
+            parts.append("needs " + dependencies.map(\.description).joined(separator: ", "))
+        }
         if closes { parts.append("close:") }
         if let configure { parts.append("\(configure)") }
         if throwing { parts.append("throws") }
@@ -155,7 +160,8 @@ public enum Operation: Sendable, CustomStringConvertible {
     /// Calls a `weak` provider twice, holding the first instance: the second call must return it,
     /// unless the component was reset meanwhile.
     case resolveHolding(component: Int, provider: Int, key: Int)
-    /// Reads a `Lazy` twice, and calls a `Provider` twice: the `Lazy` keeps its first value.
+    /// Reads a `Lazy` twice, and calls a `Provider` twice, or their async forms for an async
+    /// provider: the `Lazy` keeps its first value.
     case handles(component: Int, provider: Int, key: Int)
     /// `fresh { }` of a cached provider: a new instance, cached nowhere.
     case fresh(component: Int, provider: Int, key: Int)
@@ -178,7 +184,8 @@ public enum Operation: Sendable, CustomStringConvertible {
         case .reset(let c): "reset C\(c)"
         case .shutdown(let c): "shut down C\(c)"
         case .child(let parent, let providers):
-            "open a child of C\(parent) with " + providers.enumerated().map { "p\($0): \($1)" }.joined(separator: " | ")
+            "open a child of C\(parent) with "
+                + providers.enumerated().map { "p\($0): \($1)" }.joined(separator: " | ")
         }
     }
 }
@@ -209,7 +216,8 @@ extension ModelProgram {
             let overridden = overridable.filter { _ in Int.random(in: 0..<8, using: &random) == 0 }
             components.append(
                 ComponentSpec(
-                    parent: parent, providers: providers, overridden: overridden, releasedEarly: releasedEarly))
+                    parent: parent, providers: providers, overridden: overridden, releasedEarly: releasedEarly
+                ))
         }
         let workers = (0..<Int.random(in: 2...5, using: &random)).map { _ in
             randomWorker(components, maxOperations: maxOperations, using: &random)
@@ -218,7 +226,9 @@ extension ModelProgram {
     }
 
     /// The strategies of the providers of `level` and its ancestors, nearest first.
-    private static func collectStrategies(_ components: [ComponentSpec], from level: Int?) -> [[ModelStrategy]] {
+    private static func collectStrategies(_ components: [ComponentSpec], from level: Int?)
+        -> [[ModelStrategy]]
+    {
         var all: [[ModelStrategy]] = []
         var up = level
         while let index = up {
@@ -251,7 +261,8 @@ extension ModelProgram {
                 }
                 guard let provider = choices.randomElement(using: &random) else { continue }
                 dependencies.append(
-                    Dependency(levelsUp: levelsUp, provider: provider, key: Int.random(in: 0...2, using: &random)))
+                    Dependency(
+                        levelsUp: levelsUp, provider: provider, key: Int.random(in: 0...2, using: &random)))
             }
             let configure: ConfigureSpec? =
                 strategy.configures && Int.random(in: 0..<3, using: &random) == 0 ? .plain : nil
@@ -304,14 +315,14 @@ extension ModelProgram {
             case 0..<62: operations.append(.resolve(component: component, provider: provider, key: key))
             case 62..<68 where strategy.isWeak:
                 operations.append(.resolveHolding(component: component, provider: provider, key: key))
-            case 68..<74 where strategy.isSync:
+            case 68..<74 where !strategy.isMainActor:
                 operations.append(.handles(component: component, provider: provider, key: key))
             case 74..<78 where strategy == .single || strategy == .keyed || strategy == .asyncSingle:
                 operations.append(.fresh(component: component, provider: provider, key: key))
             case 78..<84 where kind == .task && strategy.isAsync:
                 operations.append(.cancel(component: component, provider: provider, key: key))
             case 84..<90: operations.append(.reset(component: component))
-            case 90..<92: operations.append(.shutdown(component: component))
+            case 90..<91: operations.append(.shutdown(component: component))
             case 92..<96:
                 let providers = randomProviders(
                     count: Int.random(in: 1...4, using: &random),

@@ -14,16 +14,21 @@ final class ModelModule: Module<ModelComponent> {
             let close = spec.closes ? Node.close : nil
             switch spec.strategy {
             case .single:
-                return try single({ c throws(ModelFault) in try c.make(index, key: 0) }, configure: configure,
+                return try single(
+                    { c throws(ModelFault) in try c.make(index, key: 0) }, configure: configure,
                     close: close, id: id)
             case .keyed:
-                return try single(key: key, { c throws(ModelFault) in try c.make(index, key: key) },
+                return try single(
+                    key: key, { c throws(ModelFault) in try c.make(index, key: key) },
                     configure: configure, close: close, id: id)
-            case .transient: return try transient({ c throws(ModelFault) in try c.make(index, key: 0) }, id: id)
+            case .transient:
+                return try transient({ c throws(ModelFault) in try c.make(index, key: 0) }, id: id)
             case .weak:
-                return try weak({ c throws(ModelFault) in try c.make(index, key: 0) }, configure: configure, id: id)
+                return try weak(
+                    { c throws(ModelFault) in try c.make(index, key: 0) }, configure: configure, id: id)
             case .scoped:
-                return try scoped({ c throws(ModelFault) in try c.make(index, key: 0) }, configure: configure, id: id)
+                return try scoped(
+                    { c throws(ModelFault) in try c.make(index, key: 0) }, configure: configure, id: id)
             default: preconditionFailure("p\(index) is not synchronous")
             }
         }
@@ -36,7 +41,8 @@ final class ModelModule: Module<ModelComponent> {
         case .single:
             return single({ c in c.makeSafely(index, key: 0) }, configure: configure, close: close, id: id)
         case .keyed:
-            return single(key: key, { c in c.makeSafely(index, key: key) }, configure: configure, close: close, id: id)
+            return single(
+                key: key, { c in c.makeSafely(index, key: key) }, configure: configure, close: close, id: id)
         case .transient: return transient({ c in c.makeSafely(index, key: 0) }, id: id)
         case .weak: return weak({ c in c.makeSafely(index, key: 0) }, configure: configure, id: id)
         case .scoped: return scoped({ c in c.makeSafely(index, key: 0) }, configure: configure, id: id)
@@ -55,12 +61,15 @@ final class ModelModule: Module<ModelComponent> {
                 spec.configure == nil ? nil : { node, c in try c.configure(index, node) }
             switch spec.strategy {
             case .asyncSingle:
-                return try await single({ c in try await c.makeAsync(index, key: 0) }, configure: configure,
+                return try await single(
+                    { c in try await c.makeAsync(index, key: 0) }, configure: configure,
                     close: close, id: id)
             case .asyncKeyed:
-                return try await single(key: key, { c in try await c.makeAsync(index, key: key) },
+                return try await single(
+                    key: key, { c in try await c.makeAsync(index, key: key) },
                     configure: configure, close: close, id: id)
-            case .asyncTransient: return try await transient({ c in try await c.makeAsync(index, key: 0) }, id: id)
+            case .asyncTransient:
+                return try await transient({ c in try await c.makeAsync(index, key: 0) }, id: id)
             case .asyncScoped: return try await scoped({ c in try await c.makeAsync(index, key: 0) }, id: id)
             default: preconditionFailure("p\(index) is not async")
             }
@@ -76,7 +85,8 @@ final class ModelModule: Module<ModelComponent> {
         case .asyncSingle:
             return await single({ c in await make(c, 0) }, configure: configure, close: close, id: id)
         case .asyncKeyed:
-            return await single(key: key, { c in await make(c, key) }, configure: configure, close: close, id: id)
+            return await single(
+                key: key, { c in await make(c, key) }, configure: configure, close: close, id: id)
         case .asyncTransient: return await transient({ c in await make(c, 0) }, id: id)
         case .asyncScoped: return await scoped({ c in await make(c, 0) }, id: id)
         default: preconditionFailure("p\(index) is not async")
@@ -90,21 +100,29 @@ final class ModelScreens: MainActorModule<ModelComponent> {
         let spec = component.providers[index]
         let id = ProviderID(line: UInt(index + 1), column: UInt(spec.strategy.rawValue + 1))
         var configure: (@MainActor (Node, ModelComponent) throws(ModelFault) -> Void)?
-        if spec.configure != nil { configure = { node, c throws(ModelFault) in try c.configure(index, node) } }
+        if spec.configure != nil {
+            configure = { node, c throws(ModelFault) in try c.configure(index, node) }
+        }
         var close: (@MainActor (Node) async throws -> Void)?
         if spec.closes { close = { node in node.closeInItsComponent() } }
         switch spec.strategy {
         case .mainSingle:
-            return try single({ c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) },
+            return try single(
+                { c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) },
                 configure: configure, close: close, id: id)
         case .mainKeyed:
-            return try single(key: key, { c throws(ModelFault) in try c.makeOnMainActor(index, key: key) },
+            return try single(
+                key: key, { c throws(ModelFault) in try c.makeOnMainActor(index, key: key) },
                 configure: configure, close: close, id: id)
-        case .mainTransient: return try transient({ c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) }, id: id)
+        case .mainTransient:
+            return try transient({ c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) }, id: id)
         case .mainWeak:
-            return try weak({ c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) }, configure: configure, id: id)
+            return try weak(
+                { c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) }, configure: configure, id: id
+            )
         case .mainScoped:
-            return try scoped({ c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) },
+            return try scoped(
+                { c throws(ModelFault) in try c.makeOnMainActor(index, key: 0) },
                 configure: configure, id: id)
         default: preconditionFailure("p\(index) is not main-actor")
         }

@@ -64,7 +64,8 @@ public enum ModelTest {
         checker.checkReleased()
         return SeedReport(
             seed: program.seed, components: program.components.count,
-            providers: program.components.reduce(0) { $0 + $1.providers.count }, operations: program.operationCount,
+            providers: program.components.reduce(0) { $0 + $1.providers.count },
+            operations: program.operationCount,
             refused: refused.count, faults: world.faults, instances: world.nodes.count,
             divergences: world.divergences, program: program.description)
     }
@@ -76,7 +77,8 @@ public enum ModelTest {
         let fake: @Sendable (ModelComponent) -> Node = { c in
             c.world.node(
                 component: c.id, provider: index, key: 0, strategy: spec.strategy, dependencies: [],
-                started: c.world.began(c.id), overridden: true, closes: false, configures: spec.configure != nil)
+                started: c.world.began(c.id), overridden: true, closes: false,
+                configures: spec.configure != nil)
         }
         if spec.strategy.isSync {
             component.overriding({ try $0.graph.node(index, key: 0) }, with: fake)
@@ -150,7 +152,11 @@ struct WorkerRunner: @unchecked Sendable {
             checkHeld(first, second, epoch: epoch, component: component)
         case .handles(let index, let provider, let key):
             guard let component = held[index] else { return }
-            handles(provider, key: key, in: component)
+            if component.providers[provider].strategy.isAsync {
+                await asyncHandles(provider, key: key, in: component)
+            } else {
+                handles(provider, key: key, in: component)
+            }
         case .fresh(let index, let provider, let key):
             guard let component = held[index] else { return }
             await fresh(provider, key: key, in: component)
@@ -240,7 +246,9 @@ struct WorkerRunner: @unchecked Sendable {
     /// A `weak` instance that its caller held must come back from the next call, unless a reset
     /// came in between.
     private func checkHeld(_ first: Node, _ second: Node?, epoch: Int, component: ModelComponent) {
-        guard let second, epoch % 2 == 0, world.epoch(of: component.id) == epoch, first !== second else { return }
+        guard let second, epoch % 2 == 0, world.epoch(of: component.id) == epoch, first !== second else {
+            return
+        }
         world.diverged(
             "\(first.name) was alive, held by its caller, and the next call of its weak provider returned "
                 + "\(second.name)")
@@ -250,7 +258,9 @@ struct WorkerRunner: @unchecked Sendable {
         waitUntilReleased([reference])
         if reference.object != nil {
             world.diverged("a child component outlived its last reference (a \(worker.kind)'s)")
-            if let child = reference.object as? ModelComponent, ProcessInfo.processInfo.environment["DIRK_MODEL_DEBUG"] != nil {
+            if let child = reference.object as? ModelComponent,
+                ProcessInfo.processInfo.environment["DIRK_MODEL_DEBUG"] != nil
+            {
                 print("outlived: C\(child.id) \(child.providers.map(\.description))")
             }
         }
@@ -275,7 +285,8 @@ struct WorkerRunner: @unchecked Sendable {
             }
         }
         return checked(
-            outcome, operation: operation, in: component, key: key, epochs: (before, world.epoch(of: component.id)))
+            outcome, operation: operation, in: component, key: key,
+            epochs: (before, world.epoch(of: component.id)))
     }
 
     /// `resolve` of a synchronous provider, on the calling thread.
@@ -287,7 +298,8 @@ struct WorkerRunner: @unchecked Sendable {
             admitted(component.chain[...]) { try? component.graph.node(index, key: key) }
         }
         return checked(
-            outcome, operation: operation, in: component, key: key, epochs: (before, world.epoch(of: component.id)))
+            outcome, operation: operation, in: component, key: key,
+            epochs: (before, world.epoch(of: component.id)))
     }
 
     /// Checks what a call returned: nil when it failed, or, counted, when a gate refused it.
@@ -324,15 +336,41 @@ struct WorkerRunner: @unchecked Sendable {
         }
     }
 
+    /// Reads an `AsyncLazy` twice and calls an `AsyncProvider` twice, of an async provider.
+    private func asyncHandles(_ index: Int, key: Int, in component: ModelComponent) async {
+        let lazy = component.lazy { c async -> Node? in try? await c.graph.asyncNode(index, key: key) }
+        let provider = component.provider { c async -> Node? in try? await c.graph.asyncNode(index, key: key)
+        }
+        let operation = world.nextOperation()
+        let outcome = await ModelWorld.$operation.withValue(operation) {
+            await admittedAsync(component.chain[...]) {
+                (await lazy.value, await lazy.value, await provider(), await provider())
+            }
+        }
+        guard let (first, second, one, two) = outcome else {
+            refused.increment()
+            return
+        }
+        if first !== second { world.diverged("an AsyncLazy of C\(component.id).p\(index) gave two values") }
+        checker.check([first, one, two].compactMap { $0 }, returnedTo: operation)
+        if component.providers[index].strategy.isTransient, let one, let two, one === two {
+            world.diverged("an AsyncProvider of the transient \(one.name) gave one instance twice")
+        }
+    }
+
     /// `fresh { }` of a cached async provider: a new instance, which the cache does not keep.
     private func fresh(_ index: Int, key: Int, in component: ModelComponent) async {
-        guard component.providers[index].strategy.isAsync else { return freshOnThread(index, key: key, in: component) }
+        guard component.providers[index].strategy.isAsync else {
+            return freshOnThread(index, key: key, in: component)
+        }
         let (operation, target) = (world.nextOperation(), (component.id, index))
         let before = world.epoch(of: component.id)
         let outcome: Node?? = await ModelWorld.$operation.withValue(operation) {
             await admittedAsync(component.chain[...]) {
                 await component.graph.fresh { module in
-                    await ModelWorld.$freshTarget.withValue(target) { try? await module.asyncNode(index, key: key) }
+                    await ModelWorld.$freshTarget.withValue(target) {
+                        try? await module.asyncNode(index, key: key)
+                    }
                 }
             }
         }
@@ -358,12 +396,16 @@ struct WorkerRunner: @unchecked Sendable {
     }
 
     private func checkFresh(
-        _ outcome: Node??, operation: Int, in component: ModelComponent, index: Int, key: Int, epochs: (Int, Int)
+        _ outcome: Node??, operation: Int, in component: ModelComponent, index: Int, key: Int,
+        epochs: (Int, Int)
     ) {
-        guard let node = checked(outcome, operation: operation, in: component, key: key, epochs: epochs, kind: .fresh)
+        guard
+            let node = checked(
+                outcome, operation: operation, in: component, key: key, epochs: epochs, kind: .fresh)
         else { return }
         if !world.freshSerials.contains(node.serial) && !node.overridden {
-            world.diverged("fresh { } of C\(component.id).p\(index) returned \(node.name), which it did not build")
+            world.diverged(
+                "fresh { } of C\(component.id).p\(index) returned \(node.name), which it did not build")
         }
     }
 

@@ -44,7 +44,9 @@ final class Node: @unchecked Sendable {
         (self.component, self.provider, self.key, self.strategy, self.serial) = (
             component, provider, key, strategy, serial
         )
-        (self.operation, self.dependencies, self.started, self.finished) = (operation, dependencies, started, finished)
+        (self.operation, self.dependencies, self.started, self.finished) = (
+            operation, dependencies, started, finished
+        )
         (self.overridden, self.closes, self.configures, self.epochs, self.world) = (
             overridden, closes, configures, epochs, world
         )
@@ -169,9 +171,11 @@ final class ModelWorld: @unchecked Sendable {
             clock += 1
             let node = Node(
                 component: component, provider: provider, key: strategy.isKeyed ? key : 0, strategy: strategy,
-                serial: serials, operation: operation, dependencies: dependencies, started: started, finished: clock,
+                serial: serials, operation: operation, dependencies: dependencies, started: started,
+                finished: clock,
                 overridden: overridden, closes: closes, configures: configures,
-                epochs: (resetsBefore(started: started, component), resets[component, default: 0]), world: self)
+                epochs: (resetsBefore(started: started, component), resets[component, default: 0]),
+                world: self)
             nodes.append(WeakReference(node))
             built[component, default: []].append(NodeRecord(node))
             if fresh { freshSerials.insert(node.serial) }
@@ -240,9 +244,9 @@ struct Observation {
     let serial: Int
     /// The serial of its ring peer, for a member of a ring of `configure:` closures.
     let peer: Int?
-    /// Whether its component's reset count was the same even number when its factory began and when
-    /// it returned.
-    let builtStably: Bool
+    /// Its component's reset count when its factory began and returned, if it was the same even
+    /// number; nil if a reset overlapped the factory.
+    let builtInEpoch: Int?
 
     /// Whether no reset of the component overlapped the call.
     var isStable: Bool { epochs.before == epochs.after && epochs.before % 2 == 0 }
@@ -318,7 +322,9 @@ final class ModelComponent: Component, @unchecked Sendable {
 
     /// `make` for a factory that cannot throw.
     func makeSafely(_ index: Int, key: Int) -> Node {
-        do { return try make(index, key: key) } catch { preconditionFailure("a factory that cannot throw threw") }
+        do { return try make(index, key: key) } catch {
+            preconditionFailure("a factory that cannot throw threw")
+        }
     }
 
     /// A synchronous dependency.

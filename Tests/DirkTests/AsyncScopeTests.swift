@@ -47,13 +47,18 @@ struct AsyncScopeTests {
     func resetDuringAnAsyncResolution(asyncScoped: Bool) async {
         let component = RequestScopeComponent()
         let (reached, resumed) = (Latch(), Latch())
-        let resolution = Task { await component.requests.pairAcrossReset(asyncScoped, reached: reached, resumed: resumed) }
+        let resolution = Task {
+            await component.requests.pairAcrossReset(asyncScoped, reached: reached, resumed: resumed)
+        }
         await reached.wait()
         component.reset()  // from elsewhere: not a step of the resolution, which goes on
         resumed.open()
         let pair = await resolution.value
-        #expect(pair.before === pair.after, "one resolution, one scoped instance, whatever a reset does meanwhile")
-        let next = await component.requests.pairAcrossReset(asyncScoped, reached: Latch(), resumed: Latch.opened)
+        #expect(
+            pair.before === pair.after, "one resolution, one scoped instance, whatever a reset does meanwhile"
+        )
+        let next = await component.requests.pairAcrossReset(
+            asyncScoped, reached: Latch(), resumed: Latch.opened)
         #expect(next.before !== pair.before, "the next resolution gets its own")
     }
 

@@ -161,7 +161,9 @@
     /// instance stays, the resolution's until it ends; any other stays, empty, keeping its strategy.
     package mutating func reset(into dropped: inout [Any]) {
         for place in cells.indices {
-            guard let key = cells[place].key, !cells[place].machine.isBuilding, !key.isResolutions else { continue }
+            guard let key = cells[place].key, !cells[place].machine.isBuilding, !key.isResolutions else {
+                continue
+            }
             if key.serial != 0 {
                 dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {

@@ -1,0 +1,42 @@
+import DirkModelTesting
+import DirkTestSupport
+import Testing
+
+/// The seeds every run tries: a budget that keeps CI within its time, a sixth of it under
+/// ThreadSanitizer. `swift run -c release DirkModelTest --seeds 10000` runs a long one, and
+/// `--seed N` replays one, printing its program.
+let modelSeeds: [UInt64] = (1...UInt64(stressRounds(120))).map { $0 }
+
+@Suite("Random programs, run from threads and tasks at once, follow the reference model")
+struct ModelTests {
+    @Test(
+        "a random program's calls, shutdowns and releases do only what the documentation promises",
+        arguments: modelSeeds)
+    func programFollowsTheModel(seed: UInt64) async {
+        guard let result = await withAsyncWatchdog({ await ModelTest.run(seed: seed) }) else { return }
+        report(
+            "model seed \(seed): \(result.components) components, \(result.providers) providers, "
+                + "\(result.operations) operations, \(result.faults) faults, \(result.refused) calls refused, "
+                + "\(result.instances) instances")
+        #expect(
+            result.divergences.isEmpty,
+            """
+            seed \(seed) diverged from the model (replay it: swift run DirkModelTest --seed \(seed)):
+            \(result.divergences.prefix(10).map { "- \($0)" }.joined(separator: "\n"))
+            \(result.program)
+            """)
+    }
+
+    @Test("the generator exercises every strategy, and the known divergences are named")
+    func generatorCoversEveryStrategy() {
+        let programs = modelSeeds.prefix(40).map { ModelProgram.random(seed: $0) }
+        let strategies = Set(programs.flatMap { $0.components.flatMap { $0.providers.map(\.strategy) } })
+        #expect(strategies == Set(ModelStrategy.allCases))
+        let rings = programs.flatMap { $0.components.flatMap { $0.providers.compactMap(\.configure) } }
+        #expect(rings.contains { if case .ring = $0 { true } else { false } }, "rings of configure:")
+        #expect(programs.contains { $0.components.contains { !$0.overridden.isEmpty } }, "overrides")
+        #expect(
+            programs.contains { $0.components.contains(where: \.releasedEarly) }, "components released early")
+        #expect(ModelTest.knownDivergences.count == 2)
+    }
+}
