@@ -109,8 +109,7 @@ final class Checker: @unchecked Sendable {
             Observation(
                 kind: kind, component: node.component, provider: node.provider,
                 key: node.strategy.isKeyed ? key : 0, strategy: node.strategy, epochs: epochs,
-                serial: node.serial,
-                peer: node.peerSerial,
+                serial: node.serial, builtBy: node.operation, peer: node.peerSerial,
                 builtInEpoch: node.epochs.started == node.epochs.finished && node.epochs.started % 2 == 0
                     ? node.epochs.started : nil))
     }
@@ -138,8 +137,12 @@ final class Checker: @unchecked Sendable {
                     "C\(epoch.component).p\(epoch.provider)[\(epoch.key)], a \(observation.strategy), gave #\(first) and "
                         + "#\(observation.serial) with no reset between")
             }
+            // An instance got before a reset comes back after it only if its build was under way when
+            // the reset began: held by its builder's resolution, which publishes it when it ends.
             if let other = epochsOfSerial.updateValue(epoch.epoch, forKey: observation.serial),
-                other != epoch.epoch
+                other != epoch.epoch,
+                let reset = world.resetStarts[epoch.component]?[min(other, epoch.epoch) / 2],
+                let published = world.operationEnds[observation.builtBy], published < reset
             {
                 world.diverged(
                     "C\(epoch.component).p\(epoch.provider) gave #\(observation.serial) again after a reset released it"

@@ -37,6 +37,7 @@ public enum ModelTest {
             for index in spec.overridden { await override(index, of: component) }
             components.append(component)
         }
+        world.operationEnded(0)  // the overrides' set-up
         let refused = Counter()
         // Each worker holds the components it uses, and lets go of one released early after its last
         // use; the program holds the others.
@@ -171,7 +172,9 @@ struct WorkerRunner: @unchecked Sendable {
                 }
             }
             task.cancel()
-            if case .some(.some(let node)) = await task.value {
+            let outcome = await task.value
+            world.operationEnded(operation)
+            if case .some(.some(let node)) = outcome {
                 checker.check([node], returnedTo: operation)
             }
         case .reset(let index):
@@ -284,6 +287,7 @@ struct WorkerRunner: @unchecked Sendable {
                 try? await component.graph.asyncNode(index, key: key)
             }
         }
+        world.operationEnded(operation)
         return checked(
             outcome, operation: operation, in: component, key: key,
             epochs: (before, world.epoch(of: component.id)))
@@ -297,6 +301,7 @@ struct WorkerRunner: @unchecked Sendable {
         let outcome: Node?? = ModelWorld.$operation.withValue(operation) {
             admitted(component.chain[...]) { try? component.graph.node(index, key: key) }
         }
+        world.operationEnded(operation)
         return checked(
             outcome, operation: operation, in: component, key: key,
             epochs: (before, world.epoch(of: component.id)))
@@ -325,6 +330,7 @@ struct WorkerRunner: @unchecked Sendable {
         let outcome = ModelWorld.$operation.withValue(operation) {
             admitted(component.chain[...]) { (lazy.value, lazy.value, provider(), provider()) }
         }
+        world.operationEnded(operation)
         guard let (first, second, one, two) = outcome else {
             refused.increment()
             return
@@ -347,6 +353,7 @@ struct WorkerRunner: @unchecked Sendable {
                 (await lazy.value, await lazy.value, await provider(), await provider())
             }
         }
+        world.operationEnded(operation)
         guard let (first, second, one, two) = outcome else {
             refused.increment()
             return
@@ -374,6 +381,7 @@ struct WorkerRunner: @unchecked Sendable {
                 }
             }
         }
+        world.operationEnded(operation)
         checkFresh(
             outcome, operation: operation, in: component, index: index, key: key,
             epochs: (before, world.epoch(of: component.id)))
@@ -390,6 +398,7 @@ struct WorkerRunner: @unchecked Sendable {
                 }
             }
         }
+        world.operationEnded(operation)
         checkFresh(
             outcome, operation: operation, in: component, index: index, key: key,
             epochs: (before, world.epoch(of: component.id)))

@@ -144,7 +144,26 @@ final class ModelWorld: @unchecked Sendable {
     func diverged(_ text: String) { lock.withLock { divergences.append(text) } }
 
     func epoch(of component: Int) -> Int { lock.withLock { resets[component, default: 0] } }
-    func resetBegins(_ component: Int) { lock.withLock { resets[component, default: 0] += 1 } }
+    func resetBegins(_ component: Int) {
+        lock.withLock {
+            resets[component, default: 0] += 1
+            clock += 1
+            resetStarts[component, default: []].append(clock)
+        }
+    }
+
+    /// When each reset of a component began, in order.
+    private(set) var resetStarts: [Int: [Int]] = [:]
+    /// When each operation's outermost call returned: by then, the builds its resolution held are
+    /// published.
+    private(set) var operationEnds: [Int: Int] = [:]
+
+    func operationEnded(_ operation: Int) {
+        lock.withLock {
+            clock += 1
+            operationEnds[operation] = clock
+        }
+    }
     func resetEnds(_ component: Int) { lock.withLock { resets[component, default: 0] += 1 } }
 
     func shutdownEnded(_ component: Int) {
@@ -242,6 +261,8 @@ struct Observation {
     /// The component's reset count before and after the call.
     let epochs: (before: Int, after: Int)
     let serial: Int
+    /// The operation that built it.
+    let builtBy: Int
     /// The serial of its ring peer, for a member of a ring of `configure:` closures.
     let peer: Int?
     /// Its component's reset count when its factory began and returned, if it was the same even
