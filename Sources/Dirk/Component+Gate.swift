@@ -29,12 +29,13 @@ extension ComponentStorage {
     /// component that is gone is left to `enter(in:for:)`, which names it.
     final func enterUnlessRefused(in context: some EnteringResolution) -> Component? {
         guard context.entry(of: address) == nil, let component else { return nil }
-        guard component.admits() else { return component }
+        guard admits() else { return component }
         context.enter(component, storage: self)
         return nil
     }
 
-    /// The component, admitted through its gate for the call whose step is `frame`.
+    /// The component, admitted through its gate for the call whose step is `frame`; stops the program,
+    /// naming the call, if the component was released or its shutdown refuses the call.
     @usableFromInline @inline(never) final func admitted(for frame: Frame) -> Component {
         guard let component else {
             if frame.kind == .handle {
@@ -43,8 +44,16 @@ extension ComponentStorage {
             Diagnostics.componentReleased(
                 provider: frame.name, component: frame.componentType, site: frame.site)
         }
-        component.admit(frame)
+        if !admits() { component.refuse(frame) }
         return component
+    }
+
+    /// Counts a call into the gate, unless it refuses it: once shutdown has begun, only a call of an
+    /// async resolution that has entered the component goes on, counted, so that shutdown waits for it.
+    func admits() -> Bool {
+        if gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil { return true }
+        leaveGate()
+        return false
     }
 }
 
@@ -61,10 +70,10 @@ enum RefusedRead {
 }
 
 extension Component {
-    /// Counts the call whose step is `frame` into the component's gate; stops the program if the gate
-    /// refuses it, once shutdown has begun.
-    func admit(_ frame: Frame) {
-        if admits() { return }
+    /// Stops the program: the call whose step is `frame` was refused, once shutdown had begun. A handle's
+    /// read that called none of the component's providers is named as a refused read (see
+    /// `RefusedRead`).
+    func refuse(_ frame: Frame) -> Never {
         if let closing = ClosingComponent.current, closing.identity == identity {
             Diagnostics.calledByCloseAction(frame, closing: closing.provider, component: type(of: self))
         }
@@ -73,25 +82,11 @@ extension Component {
                 read.handle, site: read.site, provider: frame.kind == .provider ? frame.name : nil,
                 component: type(of: self))
         }
-        Diagnostics.calledAfterShutdown(provider: frame.name, component: type(of: self), site: frame.site)
-    }
-
-    /// Stops the program: the read of a handle, the step `frame`, which the component's shutdown
-    /// refused, called none of the component's providers (see `RefusedRead`).
-    func refusedRead(_ frame: Frame) -> Never {
-        Diagnostics.handleReadAfterShutdown(
-            frame.name, site: frame.site, provider: nil, component: type(of: self))
-    }
-
-    /// Counts a call into the component's gate, unless the gate refuses it: once shutdown has begun,
-    /// only a call of an async resolution that has entered the component goes on, counted, so that
-    /// shutdown waits for it.
-    func admits() -> Bool {
-        if storage.gate.add(2) & 1 == 0 || TaskAgent.stepOfResolution(thatEntered: identity) != nil {
-            return true
+        if frame.kind == .handle {
+            Diagnostics.handleReadAfterShutdown(
+                frame.name, site: frame.site, provider: nil, component: type(of: self))
         }
-        storage.leaveGate()
-        return false
+        Diagnostics.calledAfterShutdown(provider: frame.name, component: type(of: self), site: frame.site)
     }
 
     /// Runs `body` as a call into the component, entered through its gate as a provider call is, or
@@ -111,18 +106,12 @@ extension Component {
     }
 
     /// Whether the component's shutdown has begun. A test hook.
-    package var isShuttingDown: Bool { storage.gate.relaxed & 1 != 0 }
+    package var isShuttingDown: Bool { storage.gate.isClosed }
 }
 
 extension ComponentStorage: EnteredComponent {
-    /// Counts a call out of the gate; the last one out of a component whose shutdown has begun
-    /// resumes the shutdown, which waits for it under the lock.
-    func leaveGate() {
-        if gate.add(-2) == 3 { lastCallLeft() }
-    }
-
-    /// Resumes the shutdown that waits for the last call in the gate to leave.
-    @usableFromInline func lastCallLeft() {
-        withLock { $0.extras?.shutdown?.drained.take() }?.resume()
+    @usableFromInline func leaveGate() {
+        // The shutdown waits for the last call out under the lock.
+        if gate.leave() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
     }
 }

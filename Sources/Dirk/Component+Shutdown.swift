@@ -60,7 +60,7 @@ extension Component {
             if let shutdown = state.extras?.shutdown { return shutdown.task }
             // Cached reads take the pipeline from now on, where the gate refuses them.
             storage.attention.add(1)
-            storage.gate.set(1)
+            storage.gate.close()
             let shutdown = Task { await self.closeAll() }
             state.withExtras { $0.shutdown = Shutdown(shutdown) }
             return shutdown
@@ -155,7 +155,7 @@ extension Component {
         await withCheckedContinuation { continuation in
             let drained = storage.withLock { state in
                 // See `leaveGate()`: the last call out resumes it, after this lock.
-                guard storage.gate.acquired >> 1 != 0 else { return true }
+                guard !storage.gate.isEmpty else { return true }
                 state.extras!.shutdown!.drained = continuation
                 return false
             }

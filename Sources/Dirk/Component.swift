@@ -123,7 +123,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     @inlinable var component: Component? { ObjectLifetime.retainIfAlive(address, as: Component.self) }
 
     @inlinable var attention: AtomicWord { AtomicWord(extraWords + Self.attentionWord) }
-    @inlinable var gate: AtomicWord { AtomicWord(extraWords + Self.gateWord) }
+    @inlinable var gate: Gate { Gate(AtomicWord(extraWords + Self.gateWord)) }
     @inlinable var flags: AtomicWord { AtomicWord(extraWords + Self.flagsWord) }
     @inlinable var directory: Directory { Directory(words: extraWords + Self.directoryWord) }
 

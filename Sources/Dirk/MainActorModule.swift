@@ -70,7 +70,7 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
+        try readyOrBuilt(
             id, file, line, column, function,
             make: { _ throws(Failure) in try factory(()) }, configure: configure, closing: Self.closing(close)
         )
@@ -96,7 +96,7 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
+        try readyOrBuilt(
             id, file, line, column, function, make: factory, configure: configure,
             closing: Self.closing(close))
     }
@@ -122,8 +122,8 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(
-            .keyedSingle, id, file, line, column, function,
+        try resolveInCell(
+            .keyedSingle, ProviderSite(id, file, line, column, function),
             keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
     }
 
@@ -145,7 +145,8 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(.scoped, id, file, line, column, function, make: factory, configure: configure)
+        try resolveInCell(
+            .scoped, ProviderSite(id, file, line, column, function), make: factory, configure: configure)
     }
 
     /// Provides the same instance, of any class, on the main actor, for as long as anyone outside
@@ -166,8 +167,8 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
-            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
+        try resolveInCell(
+            .weak, ProviderSite(id, file, line, column, function), make: factory, configure: configure,
             erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
 

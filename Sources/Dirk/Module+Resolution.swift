@@ -26,7 +26,7 @@ extension AnyModule {
     /// resolution's (`scoped`), or none (`transient`, a fresh instance). `build` runs the factory,
     /// which consults overrides, and learns whether it makes a fresh instance, which is cached nowhere
     /// and is its caller's to close.
-    @usableFromInline final func resolve(
+    @usableFromInline final func pipeline(
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
         type: Any.Type, build: Build,
         configure: ((AnyObject, Component) throws -> Void)? = nil, configureMayWait: Bool = false

@@ -92,7 +92,7 @@ extension HandleSource {
             await RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) {
                 _ = try? await resolve(refused)
             }
-            refused.refusedRead(frame)
+            refused.refuse(frame)
         }
         return try await resolve(
             Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self))

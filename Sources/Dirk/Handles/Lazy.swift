@@ -129,7 +129,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         let storage = storage.object
         if let refused = storage.enterUnlessRefused(in: context) {
             RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) { _ = read(refused) }
-            refused.refusedRead(frame)
+            refused.refuse(frame)
         }
         return storage.enter(in: context, for: frame).withObject {
             read(Erasure.component($0, as: Component.self))

@@ -44,7 +44,7 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await cachedAsyncSingle(
+        try await readyOrBuiltAsync(
             ProviderSite(id, file, line, column, function), make: factory, configure: configure,
             closing: Self.closing(close))
     }
@@ -72,7 +72,7 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await cachedAsyncSingle(
+        try await readyOrBuiltAsync(
             ProviderSite(id, file, line, column, function),
             make: { _ async throws(Failure) in try await factory(()) }, configure: configure,
             closing: Self.closing(close))
@@ -242,7 +242,7 @@ extension ModuleBase {
     /// scope. So a hit neither joins the task's resolution nor suspends. (A caller on an actor
     /// still leaves it for the call, as for any nonisolated async function.) A module that someone
     /// watches takes the pipeline.
-    @inlinable @inline(__always) func cachedAsyncSingle<T, Failure: Error>(
+    @inlinable @inline(__always) func readyOrBuiltAsync<T, Failure: Error>(
         _ site: ProviderSite, make: (C) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)?, closing: Closing<T>?
     ) async throws(Failure) -> T {
@@ -273,7 +273,7 @@ extension ModuleBase {
                     try await configure(Erasure.value(of: $0, as: T.self), Erasure.component($1, as: C.self))
                 }
             }
-            let object = try await resolveAsync(
+            let object = try await asyncPipeline(
                 strategy, key: key, keyValue: keyValue, site: site, type: T.self,
                 cancellable: CancellationError() is Failure, configure: erased
             ) { component, isFresh in
@@ -303,7 +303,7 @@ extension AnyModule {
     ///
     /// The agent keeps the component entered until its outermost call returns: released in between,
     /// the component would empty its surviving modules' caches while the build was under way.
-    @usableFromInline final func resolveAsync(
+    @usableFromInline final func asyncPipeline(
         _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable? = nil, site: ProviderSite,
         type: Any.Type, cancellable: Bool, configure: ((AnyObject, Component) async throws -> Void)? = nil,
         build: (Component, _ fresh: Bool) async throws -> AnyObject

@@ -37,8 +37,8 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(
-            .keyedSingle, id, file, line, column, function,
+        try resolveInCell(
+            .keyedSingle, ProviderSite(id, file, line, column, function),
             keyValue: AnyHashable(key), make: { _ throws(Failure) in try factory(()) }, configure: configure,
             closing: Self.closing(close))
     }
@@ -63,8 +63,8 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(
-            .keyedSingle, id, file, line, column, function,
+        try resolveInCell(
+            .keyedSingle, ProviderSite(id, file, line, column, function),
             keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
     }
 }

@@ -28,8 +28,8 @@ extension Module {
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(
-            .scoped, id, file, line, column, function,
+        try resolveInCell(
+            .scoped, ProviderSite(id, file, line, column, function),
             make: { _ throws(Failure) in try factory(()) }, configure: configure)
     }
 
@@ -50,6 +50,7 @@ extension Module {
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try shared(.scoped, id, file, line, column, function, make: factory, configure: configure)
+        try resolveInCell(
+            .scoped, ProviderSite(id, file, line, column, function), make: factory, configure: configure)
     }
 }

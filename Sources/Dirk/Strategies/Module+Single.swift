@@ -46,7 +46,7 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
+        try readyOrBuilt(
             id, file, line, column, function,
             make: { _ throws(Failure) in try factory(()) }, configure: configure, closing: Self.closing(close)
         )
@@ -76,18 +76,17 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try cachedSingle(
+        try readyOrBuilt(
             id, file, line, column, function,
             make: factory, configure: configure, closing: Self.closing(close))
     }
 }
 
 extension ModuleBase {
-    /// A `single`'s cached instance, read under its component's lock, or the one the pipeline builds.
-    ///
-    /// Only the lookup is inlined into the provider, so that the provider stays small.
+    /// A `single`'s instance: the ready one, read under its component's lock without entering the
+    /// pipeline, or else the one the pipeline builds. Only the read is inlined into the provider.
     @inlinable @inline(__always)
-    func cachedSingle<T, Failure: Error>(
+    func readyOrBuilt<T, Failure: Error>(
         _ id: ProviderID?, _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
         make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?, closing: Closing<T>?
     ) throws(Failure) -> T {
@@ -97,39 +96,27 @@ extension ModuleBase {
         if let object = storage.readyObject(for: cellKey(key), strategy: .single) {
             return Erasure.value(of: object, as: T.self)
         }
-        // The slow path makes the key again from the site, so that the fast path does not lay the key
-        // out in memory to pass it.
-        return try shared(
-            .single, id, file, line, column, function, make: make, configure: configure, closing: closing)
-    }
-
-    /// The value of a `single` that is not cached yet (or whose component needs attention), a
-    /// `single(key:)`'s for `keyValue`, or a `scoped` provider's, through the pipeline, which holds it
-    /// as an object.
-    /// It consumes `keyValue`, so that a provider that has no key has none to destroy after the call.
-    @inlinable @inline(never)
-    func shared<T, Failure: Error>(
-        _ strategy: ProviderStrategy, _ id: ProviderID?, _ file: StaticString, _ line: UInt, _ column: UInt,
-        _ function: StaticString, keyValue: consuming AnyHashable? = nil, make: (C) throws(Failure) -> T,
-        configure: ((T, C) throws(Failure) -> Void)?, closing: Closing<T>? = nil
-    ) throws(Failure) -> T {
-        try cached(
-            strategy, ProviderSite(id, file, line, column, function), keyValue: keyValue, make: make,
-            configure: configure, erase: Erasure.object(of:), restore: { Erasure.value(of: $0, as: T.self) },
+        return try resolveInCell(
+            .single, ProviderSite(id, file, line, column, function), make: make, configure: configure,
             closing: closing)
     }
 
-    /// The value of a provider whose strategy caches, through the pipeline: the factory's value
-    /// travels as an object (`erase`, undone by `restore`), and an error that is not `Failure`
-    /// stops the program.
-    @inlinable @inline(__always) func cached<T, Failure: Error>(
-        _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: AnyHashable? = nil,
-        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?, erase: (T) -> AnyObject,
-        restore: @escaping (AnyObject) -> T, closing: Closing<T>? = nil
+    /// The instance of a provider whose strategy keeps it in a cell (`single`, `single(key:)` for
+    /// `keyValue`, `weak` and `scoped`), through the pipeline, which holds it as an object: `erase`
+    /// makes it one, and `restore` undoes that. An error that is not `Failure` stops the program.
+    ///
+    /// Out of line, so that a provider stays small; it consumes `keyValue`, so that a provider that
+    /// has no key has none to destroy after the call.
+    @inlinable @inline(never) func resolveInCell<T, Failure: Error>(
+        _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: consuming AnyHashable? = nil,
+        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
+        erase: (T) -> AnyObject = Erasure.object(of:),
+        restore: @escaping (AnyObject) -> T = { Erasure.value(of: $0, as: T.self) },
+        closing: Closing<T>? = nil
     ) throws(Failure) -> T {
-        let key = ProviderKey(site: site, type: T.self)
+        let (key, keyValue) = (ProviderKey(site: site, type: T.self), consume keyValue)
         do {
-            let object = try resolve(
+            let object = try pipeline(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
                 build: { component, isFresh in
                     // A close action is recorded as soon as the instance exists, before its cell

@@ -24,7 +24,7 @@ extension ModuleBase {
         _ factory: (()) throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) throws(Failure) -> T {
-        try uncached(
+        try buildNew(
             ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory(()) })
     }
 
@@ -48,7 +48,7 @@ extension ModuleBase {
         _ factory: (C) throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) throws(Failure) -> T {
-        try uncached(ProviderSite(id, file, line, column, function), make: factory)
+        try buildNew(ProviderSite(id, file, line, column, function), make: factory)
     }
 }
 
@@ -57,11 +57,11 @@ extension ModuleBase {
     /// in the caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
     /// pipeline.
     @inlinable @inline(__always)
-    func uncached<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)
+    func buildNew<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)
         -> T
     {
         guard storage.attention.relaxed == 0 else {
-            return try uncachedThroughPipeline(site: site, make: make)
+            return try buildNewThroughPipeline(site: site, make: make)
         }
         do {
             return try ResolutionContext.withCurrent { context in
@@ -79,13 +79,13 @@ extension ModuleBase {
 
     /// A `transient`'s new value, built through the pipeline, which the factory step hands back
     /// here directly: nothing is cached, so nothing needs to travel as an object.
-    @inlinable @inline(never) func uncachedThroughPipeline<T, Failure: Error>(
+    @inlinable @inline(never) func buildNewThroughPipeline<T, Failure: Error>(
         site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
         var value: T?
         do {
-            _ = try resolve(
+            _ = try pipeline(
                 .transient, keyValue: nil, key: key, site: site, type: T.self,
                 build: { component, _ in
                     value = try self.make(make, key: key, strategy: .transient, component: component).value

@@ -27,7 +27,8 @@ extension Module {
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
+        try resolveInCell(
+            .weak,
             ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory(()) },
             configure: configure, erase: Erasure.object(ofInstance:),
             restore: { Erasure.instance(of: $0, as: T.self) })
@@ -50,7 +51,8 @@ extension Module {
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
+        try resolveInCell(
+            .weak,
             ProviderSite(id, file, line, column, function), make: factory, configure: configure,
             erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
     }
@@ -83,7 +85,8 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
+        try resolveInCell(
+            .weak,
             ProviderSite(id, file, line, column, function),
             make: { _ throws(Failure) in try factory(()) }, configure: nil, erase: object,
             restore: { $0 as! T }
@@ -107,19 +110,9 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weaklyShared(
+        try resolveInCell(
+            .weak,
             ProviderSite(id, file, line, column, function), make: factory, configure: nil, erase: object,
             restore: { $0 as! T })
-    }
-}
-
-extension ModuleBase {
-    /// A `weak` provider's value, through the pipeline: the cell refers weakly to the object that
-    /// `erase` gives of it.
-    @inlinable @inline(never) func weaklyShared<T, Failure: Error>(
-        _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
-        erase: (T) -> AnyObject, restore: @escaping (AnyObject) -> T
-    ) throws(Failure) -> T {
-        try cached(.weak, site, make: make, configure: configure, erase: erase, restore: restore)
     }
 }

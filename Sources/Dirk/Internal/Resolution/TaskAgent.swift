@@ -198,7 +198,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         state.withLock { state in
             guard state.isUnderWay else { return entries }
             let known = Set(state.entered.map(\.identity))
-            let kept = entries.filter { !known.contains($0.identity) && $0.gate.relaxed & 1 == 0 }
+            let kept = entries.filter { !known.contains($0.identity) && !$0.storage.gate.isClosed }
             state.entered += kept
             return entries.filter { entry in !kept.contains { $0.identity == entry.identity } }
         }
