@@ -349,7 +349,7 @@ extension _ModuleOwner where Self: Component {
     /// override's own, for the strategies whose component keeps the instance until shutdown (those
     /// with a `close:` parameter), and otherwise none; never the provider's.
     @usableFromInline func closing(for strategy: ProviderStrategy) -> Closing<Value>? {
-        strategy.isCached && strategy != .weak ? closing : nil
+        strategy.closes ? closing : nil
     }
 }
 

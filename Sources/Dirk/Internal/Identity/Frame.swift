@@ -90,12 +90,10 @@
         }
     }
 
-    /// Whether the step builds an instance that a cell caches (a `single`, `weak`, `scoped` or
-    /// keyed provider's): a call that comes back through it ends in the cell, which hands its own
-    /// builder the instance being configured, or reports the cycle.
-    @inlinable package var isCachingBuild: Bool {
-        kind == .provider && strategy != .none && strategy != .transient && strategy != .asyncTransient
-    }
+    /// Whether the step builds an instance that a cell keeps (a `single`, `weak`, `scoped` or keyed
+    /// provider's): a call that comes back through it ends in the cell, which hands its own builder
+    /// the instance being configured, or reports the cycle.
+    @inlinable package var isCachingBuild: Bool { kind == .provider && strategy.buildsInCell }
 
     /// How messages and resolution paths show the frame: `DataModule.store()`,
     /// `DataModule.init(_:)`, `Lazy<Store>`, `Injector<ProfileController>.inject(into:from:)`.
@@ -113,39 +111,25 @@
 @usableFromInline package enum ProviderStrategy: UInt8 {
     case none
     case single, keyedSingle, weak, scoped, transient
+    // The async strategies come last (`isAsync`).
     case asyncSingle, asyncTransient, asyncScoped, asyncKeyedSingle
 
-    /// Whether the strategy takes a `configure:` closure, which breaks construction cycles.
-    package var takesConfigure: Bool {
-        self == .single || self == .keyedSingle || self == .weak || self == .scoped || self == .asyncSingle
-            || self == .asyncKeyedSingle
-    }
+    /// What each strategy does, by its raw value: its name in traces and messages; whether the
+    /// component keeps its instance until a reset (or while held, for `weak`), which a `fresh` call
+    /// builds anew; and whether it takes `configure:`, which breaks construction cycles.
+    private static let table: [(name: String, isCached: Bool, takesConfigure: Bool)] = [
+        ("none", false, false), ("single", true, true), ("single(key:)", true, true), ("weak", true, true),
+        ("scoped", false, true), ("transient", false, false), ("async single", true, true),
+        ("async transient", false, false), ("async scoped", false, false), ("async single(key:)", true, true),
+    ]
 
-    /// Whether the provider is async.
+    @usableFromInline package var name: String { Self.table[Int(rawValue)].name }
+    package var isCached: Bool { Self.table[Int(rawValue)].isCached }
+    package var takesConfigure: Bool { Self.table[Int(rawValue)].takesConfigure }
+    /// Whether a cell keeps the instance while it is built: every strategy's but a `transient`'s.
+    @inlinable package var buildsInCell: Bool { self != .none && self != .transient && self != .asyncTransient }
     package var isAsync: Bool { rawValue >= ProviderStrategy.asyncSingle.rawValue }
-
-    /// Whether the provider keeps one instance per key (`single(key:)`).
     package var isKeyed: Bool { self == .keyedSingle || self == .asyncKeyedSingle }
-
-    /// Whether the strategy caches one instance per component (or per key, or while held).
-    @inlinable package var isCached: Bool {
-        self == .single || self == .keyedSingle || self == .weak || self == .asyncSingle
-            || self == .asyncKeyedSingle
-    }
-
-    /// The strategy as traces and messages show it: `single`, `single(key:)`, `async scoped`.
-    @usableFromInline package var name: String {
-        switch self {
-        case .none: "none"
-        case .single: "single"
-        case .keyedSingle: "single(key:)"
-        case .weak: "weak"
-        case .scoped: "scoped"
-        case .transient: "transient"
-        case .asyncSingle: "async single"
-        case .asyncTransient: "async transient"
-        case .asyncScoped: "async scoped"
-        case .asyncKeyedSingle: "async single(key:)"
-        }
-    }
+    /// Whether the component keeps the instance until its shutdown closes it (`close:`).
+    package var closes: Bool { isCached && self != .weak }
 }
