@@ -127,7 +127,9 @@
     package var isCached: Bool { Self.table[Int(rawValue)].isCached }
     package var takesConfigure: Bool { Self.table[Int(rawValue)].takesConfigure }
     /// Whether a cell keeps the instance while it is built: every strategy's but a `transient`'s.
-    @inlinable package var buildsInCell: Bool { self != .none && self != .transient && self != .asyncTransient }
+    @inlinable package var buildsInCell: Bool {
+        self != .none && self != .transient && self != .asyncTransient
+    }
     package var isAsync: Bool { rawValue >= ProviderStrategy.asyncSingle.rawValue }
     package var isKeyed: Bool { self == .keyedSingle || self == .asyncKeyedSingle }
     /// Whether the component keeps the instance until its shutdown closes it (`close:`).
