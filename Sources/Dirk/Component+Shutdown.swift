@@ -118,16 +118,7 @@ extension _ModuleOwner where Self: Component {
         _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
-        // Not forwarded: Swift 6.0 takes the forwarded `body` for the result that is sent.
-        let result: Result
-        do {
-            result = try await body(self)
-        } catch {
-            try? await shutdown(file: file, line: line)
-            throw error
-        }
-        try await shutdown(file: file, line: line)
-        return result
+        try await withShutdown(isolation: isolation, body, file: file, line: line)
     }
 }
 
