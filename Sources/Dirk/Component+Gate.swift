@@ -4,11 +4,9 @@ extension ComponentStorage {
     /// the resolution entered it already. Stops the program, naming `frame`'s provider or handle, if the
     /// component was released or its shutdown refuses the call.
     @inlinable @inline(__always)
-    final func enter(in context: some EnteringResolution, for frame: @autoclosure () -> Frame) -> LentObject {
+    final func enter(in context: some EnteringResolution, for frame: @autoclosure () -> Frame) -> Entered {
         if let entry = context.entry(of: address) { return entry }
-        let component = admitted(for: frame())
-        context.enter(component, storage: self)
-        return LentObject(component)
+        return context.enter(admitted(for: frame()), storage: self)
     }
 
     /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`): a
@@ -30,7 +28,7 @@ extension ComponentStorage {
     final func enterUnlessRefused(in context: some EnteringResolution) -> Component? {
         guard context.entry(of: address) == nil, let component else { return nil }
         guard admits() else { return component }
-        context.enter(component, storage: self)
+        _ = context.enter(component, storage: self)
         return nil
     }
 

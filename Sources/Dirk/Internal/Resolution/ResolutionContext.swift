@@ -117,10 +117,10 @@
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the resolution entered it.
-    @inlinable @inline(__always) func entry(of identity: UInt) -> LentObject? {
+    @inlinable @inline(__always) func entry(of identity: UInt) -> Entered? {
         var index = 0
         while index < entered.count {
-            if entered[index].identity == identity { return entered[index].lent }
+            if entered[index].identity == identity { return entered[index] }
             index &+= 1
         }
         return nil
@@ -128,9 +128,11 @@
 
     /// Records that the resolution entered `component`, counted in its gate: the resolution keeps it
     /// until it ends.
-    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) {
-        entered.append(Entered(component, storage: storage))
+    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
+        let entry = Entered(component, storage: storage)
+        entered.append(entry)
         endWork |= EndWork.components
+        return entry
     }
 
     /// Runs `body`, an outermost call's work when the thread is inside no step, and ends the
@@ -259,10 +261,10 @@
 /// (`ResolutionContext`), or a task's part of an async one (`TaskAgent`).
 @usableFromInline protocol EnteringResolution: AnyObject {
     /// The component with the address `identity`, if the resolution entered it.
-    func entry(of identity: UInt) -> LentObject?
+    func entry(of identity: UInt) -> Entered?
 
     /// Records `component`, which its gate admitted, as entered.
-    func enter(_ component: AnyObject, storage: any EnteredComponent)
+    func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered
 }
 
 extension ResolutionContext: EnteringResolution {}

@@ -186,8 +186,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the agent's call entered it.
-    func entry(of identity: UInt) -> LentObject? {
-        state.withLock { $0.entered.first { $0.identity == identity }?.lent }
+    func entry(of identity: UInt) -> Entered? {
+        state.withLock { $0.entered.first { $0.identity == identity } }
     }
 
     /// Takes over `entries`, the components that a part of the agent's resolution entered, to count
@@ -205,8 +205,10 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     }
 
     /// Records that the agent's call entered `component` (see `ResolutionContext.enter`).
-    func enter(_ component: AnyObject, storage: any EnteredComponent) {
-        state.withLock { $0.entered.append(Entered(component, storage: storage)) }
+    func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
+        let entry = Entered(component, storage: storage)
+        state.withLock { $0.entered.append(entry) }
+        return entry
     }
 
     // MARK: Steps

@@ -33,33 +33,41 @@
     func leaveGate()
 }
 
-/// A component that a resolution entered, counted in the component's gate.
+/// A component that a resolution entered, counted in the component's gate, and lent to the
+/// resolution's steps.
 ///
 /// **Why it is safe.** The resolution owns one strong reference to the component, taken when it
-/// entered (`object`), which it gives back when it ends, after leaving the gate, which that reference
-/// keeps allocated. Until then, the resolution's steps use the component without references of their
-/// own (`lent`, a `LentObject`): every provider call counts two atomic operations fewer, and every
-/// resolution two more (see Architecture).
+/// entered (`reference`), which it gives back when it ends, after leaving the gate, which that
+/// reference keeps allocated, and after every step that uses the component has returned. Until then,
+/// the steps use the component without references of their own (`withObject`, which does not let it
+/// escape): every provider call counts two atomic operations fewer, and every resolution two more
+/// (see Architecture).
 @usableFromInline struct Entered {
-    @usableFromInline let object: Unmanaged<AnyObject>
-    /// The component's storage, which `object` keeps alive.
+    @usableFromInline let reference: Unmanaged<AnyObject>
+    /// The component's storage, which `reference` keeps alive.
     @usableFromInline unowned(unsafe) let storage: any EnteredComponent
 
     /// The component's identity: its address.
-    @inlinable var identity: UInt { UInt(bitPattern: object.toOpaque()) }
+    @inlinable var identity: UInt { UInt(bitPattern: reference.toOpaque()) }
 
-    /// The component, lent to the resolution's steps.
-    @inlinable var lent: LentObject { LentObject(object) }
+    /// The component, as a strong reference of the caller's own.
+    @inlinable var object: AnyObject { reference.takeUnretainedValue() }
 
     /// Takes over a strong reference to `component`, of which `storage` is the storage.
     @inlinable init(_ component: AnyObject, storage: any EnteredComponent) {
-        object = Unmanaged.passRetained(component)
+        reference = Unmanaged.passRetained(component)
         self.storage = storage
+    }
+
+    /// Runs `body` with the component, which it uses without a reference count of its own.
+    @inlinable @inline(__always)
+    func withObject<Result>(_ body: (AnyObject) throws -> Result) rethrows -> Result {
+        try reference._withUnsafeGuaranteedRef(body)
     }
 
     /// Leaves the gate and gives back the reference.
     func leave() {
         storage.leaveGate()
-        object.release()
+        reference.release()
     }
 }
