@@ -133,12 +133,10 @@ extension _ModuleOwner where Self: Component {
         _ type: Element.Type, key: Key, metadata: (any Sendable)?, file: StaticString, line: UInt,
         beforeLocking: () -> Void = {}, _ build: @escaping @Sendable (Component, StaticString, UInt) -> Any
     ) {
-        let (ownType, collection) = (
-            Swift.type(of: self), ObjectIdentifier(KeyedContribution<Key, Element>.self)
-        )
-        var owner = contributions(of: type, keyedBy: Key.self, file: file, line: line).first {
-            $0.key == key
-        }?.contributor
+        let ownType = Swift.type(of: self)
+        let collection = ObjectIdentifier(KeyedContribution<Key, Element>.self)
+        let listed = contributions(of: type, keyedBy: Key.self, file: file, line: line)
+        var owner = listed.first { $0.key == key }?.contributor
         if owner == nil {
             let record: ContributionRecord = (key, metadata, build)
             beforeLocking()

@@ -22,14 +22,18 @@ public final class AsyncLazy<Value, Failure: Error> {
     /// the resolution throws, every task waiting for it gets the error, and the next read tries
     /// again; but for the resolving task's own cancellation, whose `CancellationError` a waiting
     /// task that was not cancelled does not get: it resolves anew.
+    ///
+    /// The error has the type `Failure`: the resolving closure's error type.
+    public var value: Value { get async throws(Failure) { try await resolvedValue() } }
+
+    /// The dependency: what `value` reads.
     func resolvedValue() async throws(Failure) -> Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let value = try await TaskAgent.withCurrent { (agent) async throws(Failure) in
             let frame = source.frame(owner: self, handle: AsyncLazy.self, type: Value.self)
             if agent.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
-            return try await cell.reference.resolve(
-                in: agent, frame: frame, cancellable: CancellationError() is Failure
-            ) {
+            let cancellable = CancellationError() is Failure
+            return try await cell.reference.resolve(in: agent, frame: frame, cancellable: cancellable) {
                 () async throws(Failure) in
                 Erasure.object(of: try await source.resolve(in: agent, frame: frame))
             }!  // a standalone cell, never retired
@@ -44,16 +48,6 @@ extension AsyncLazy: @unchecked Sendable where Value: Sendable {}
 extension AsyncLazy where Failure == Never {
     /// The dependency, resolved on the first read and the same instance on every later one.
     public var value: Value { get async { await resolvedValue() } }
-}
-
-extension AsyncLazy {
-    /// The dependency, resolved on the first read and the same instance on every later one. If
-    /// the resolution throws, every task waiting for it gets the error, and the next read tries
-    /// again; but for the resolving task's own cancellation, whose `CancellationError` a waiting
-    /// task that was not cancelled does not get: it resolves anew.
-    ///
-    /// The error has the type `Failure`: the resolving closure's error type.
-    public var value: Value { get async throws(Failure) { try await resolvedValue() } }
 }
 
 /// A dependency from an async provider, resolved anew on every call; see ``Provider``.
@@ -143,31 +137,5 @@ extension _ModuleOwner where Self: Component {
             try await resolve(Erasure.component(component, as: Self.self))
         }
         return handleSource(file, line, column, "lazy(_:)", erased)
-    }
-}
-
-extension ModuleBase {
-    /// An async handle made on the module: `lazy(_:)` on its
-    /// component.
-    @available(
-        *, deprecated, message: "make the handle on the component: `c.lazy { await $0.data.database() }`"
-    )
-    public func asyncLazy<T, Failure: Error>(
-        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> AsyncLazy<T, Failure> {
-        component.lazy(resolve, file: file, line: line, column: column)
-    }
-
-    /// An async handle made on the module: `provider(_:)` on its
-    /// component.
-    @available(
-        *, deprecated, message: "make the handle on the component: `c.provider { await $0.data.database() }`"
-    )
-    public func asyncProvider<T, Failure: Error>(
-        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> AsyncProvider<T, Failure> {
-        component.provider(resolve, file: file, line: line, column: column)
     }
 }

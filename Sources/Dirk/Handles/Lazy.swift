@@ -30,10 +30,7 @@ public final class Lazy<Value> {
     init(_ source: HandleSource<SyncResolve<Value>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
-    public var value: Value {
-        if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
-        return source.read(cell, owner: self, handle: Lazy.self, source.resolve)
-    }
+    public var value: Value { source.read(cell, owner: self, source.resolve) }
 }
 
 // Its fields are immutable and its cell synchronizes itself; what it shares is its value.
@@ -76,10 +73,9 @@ typealias SyncResolve<Value> = @Sendable (Component) -> Value
 struct HandleSource<Resolve: Sendable>: Sendable {
     /// Where the handle was made, for messages.
     let site: ProviderSite
-    /// The component that made the handle, compared only: the owner of the steps of a handle that
-    /// is a value, which has no object of its own.
-    let module: UInt
-    /// The component's storage, through which the handle enters the component.
+    /// The component's storage, through which the handle enters the component; its address, the
+    /// component's, is also the owner of the steps of a handle that is a value, which has no object
+    /// of its own.
     let storage: SelfSynchronized<ComponentStorage>
     /// The component's type.
     let componentType: Any.Type
@@ -88,20 +84,19 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// The handle's step, for the resolution stack and cycle paths.
     func frame(owner: AnyObject?, handle: Any.Type, type: Any.Type) -> Frame {
         Frame(
-            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? module,
+            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? storage.object.address,
             component: storage.object.address, site: site, type: type, subject: handle,
             componentType: componentType)
     }
 
-    /// The first read of the lazy handle `owner`: the value that `resolve` makes from the component,
-    /// which the thread's resolution enters, kept in `cell`. Stops the program if the handle is being
-    /// read from within its own resolution, which could never finish, or if the component is gone
-    /// or shut down.
-    func read<Value>(
-        _ cell: StandaloneCell, owner: AnyObject, handle: Any.Type, _ resolve: (Component) -> Value
-    ) -> Value {
+    /// A read of the lazy handle `owner`: the value kept in `cell`, or on the first read, the value
+    /// that `resolve` makes from the component, which the thread's resolution enters. Stops the
+    /// program if the handle is being read from within its own resolution, which could never
+    /// finish, or if the component is gone or shut down.
+    func read<Value>(_ cell: StandaloneCell, owner: AnyObject, _ resolve: (Component) -> Value) -> Value {
+        if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let context = ResolutionContext.current
-        let frame = frame(owner: owner, handle: handle, type: Value.self)
+        let frame = frame(owner: owner, handle: type(of: owner), type: Value.self)
         if context.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
         let value = cell.reference.resolveUnlessRetired(
             in: context, frame: frame,
@@ -131,9 +126,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
             RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) { _ = read(refused) }
             refused.refuse(frame)
         }
-        return storage.enter(in: context, for: frame).withObject {
-            read(Erasure.component($0, as: Component.self))
-        }
+        return storage.withEntered(in: context, for: frame, read)
     }
 }
 
@@ -175,24 +168,21 @@ extension _ModuleOwner where Self: Component {
         _ resolve: @escaping @Sendable (Self) -> T, file: StaticString = #fileID, line: UInt = #line,
         column: UInt = #column
     ) -> Provider<T> {
-        Provider(
-            source: handleSource(file, line, column, "lazy(_:)") {
-                resolve(Erasure.component($0, as: Self.self))
-            })
+        let erased: SyncResolve<T> = { resolve(Erasure.component($0, as: Self.self)) }
+        return Provider(source: handleSource(file, line, column, "lazy(_:)", erased))
     }
-}
 
-extension Component {
     /// The source of a handle made at `file`, `line` and `column` that resolves with `resolve`.
     func handleSource<Resolve>(
         _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString, _ resolve: Resolve
     ) -> HandleSource<Resolve> {
         HandleSource(
-            site: ProviderSite(file: file, line: line, column: column, function: function), module: identity,
+            site: ProviderSite(file: file, line: line, column: column, function: function),
             storage: SelfSynchronized(object: storage), componentType: type(of: self), resolve: resolve)
     }
 }
 
+// The handles made on the module, deprecated: every kind of handle is made on the component.
 extension ModuleBase {
     /// A handle made on the module: ``Component/lazy(_:file:line:column:)->Lazy<T>`` on its component.
     @available(*, deprecated, message: "make the handle on the component: `c.lazy { $0.data.store() }`")
@@ -210,5 +200,55 @@ extension ModuleBase {
         column: UInt = #column
     ) -> Provider<T> {
         component.provider(resolve, file: file, line: line, column: column)
+    }
+
+    /// An async handle made on the module: `lazy(_:)` on its
+    /// component.
+    @available(
+        *, deprecated, message: "make the handle on the component: `c.lazy { await $0.data.database() }`"
+    )
+    public func asyncLazy<T, Failure: Error>(
+        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) -> AsyncLazy<T, Failure> {
+        component.lazy(resolve, file: file, line: line, column: column)
+    }
+
+    /// An async handle made on the module: `provider(_:)` on its
+    /// component.
+    @available(
+        *, deprecated, message: "make the handle on the component: `c.provider { await $0.data.database() }`"
+    )
+    public func asyncProvider<T, Failure: Error>(
+        _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) -> AsyncProvider<T, Failure> {
+        component.provider(resolve, file: file, line: line, column: column)
+    }
+
+    /// A main-actor handle made on the module: ``Component/mainActorLazy(_:file:line:column:)`` on its
+    /// component.
+    @available(
+        *, deprecated,
+        message: "make the handle on the component: `c.mainActorLazy { $0.screens.viewModel() }`"
+    )
+    public func mainActorLazy<T>(
+        _ resolve: @escaping @MainActor @Sendable (C) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) -> MainActorLazy<T> {
+        component.mainActorLazy(resolve, file: file, line: line, column: column)
+    }
+
+    /// A main-actor handle made on the module: ``Component/mainActorProvider(_:file:line:column:)`` on
+    /// its component.
+    @available(
+        *, deprecated,
+        message: "make the handle on the component: `c.mainActorProvider { $0.screens.viewModel() }`"
+    )
+    public func mainActorProvider<T>(
+        _ resolve: @escaping @MainActor @Sendable (C) -> T,
+        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) -> MainActorProvider<T> {
+        component.mainActorProvider(resolve, file: file, line: line, column: column)
     }
 }

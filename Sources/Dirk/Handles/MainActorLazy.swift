@@ -20,10 +20,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     init(_ source: HandleSource<MainActorResolve<Value>>) { self.source = source }
 
     /// The dependency, resolved on the first read and the same instance on every later one.
-    @MainActor public var value: Value {
-        if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
-        return source.read(cell, owner: self, handle: MainActorLazy.self) { source.resolve($0) }
-    }
+    @MainActor public var value: Value { source.read(cell, owner: self) { source.resolve($0) } }
 }
 
 /// A dependency whose value belongs to the main actor, resolved anew on every call; see
@@ -60,10 +57,8 @@ extension _ModuleOwner where Self: Component {
         _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column
     ) -> MainActorLazy<T> {
-        MainActorLazy(
-            handleSource(file, line, column, "mainActorLazy(_:)") {
-                resolve(Erasure.component($0, as: Self.self))
-            })
+        let erased: MainActorResolve<T> = { resolve(Erasure.component($0, as: Self.self)) }
+        return MainActorLazy(handleSource(file, line, column, "mainActorLazy(_:)", erased))
     }
 
     /// A handle that resolves `resolve` from this component on the main actor on every call; see
@@ -80,37 +75,7 @@ extension _ModuleOwner where Self: Component {
         _ resolve: @escaping @MainActor @Sendable (Self) -> T, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column
     ) -> MainActorProvider<T> {
-        MainActorProvider(
-            source: handleSource(file, line, column, "mainActorLazy(_:)") {
-                resolve(Erasure.component($0, as: Self.self))
-            })
-    }
-}
-
-extension ModuleBase {
-    /// A main-actor handle made on the module: ``Component/mainActorLazy(_:file:line:column:)`` on its
-    /// component.
-    @available(
-        *, deprecated,
-        message: "make the handle on the component: `c.mainActorLazy { $0.screens.viewModel() }`"
-    )
-    public func mainActorLazy<T>(
-        _ resolve: @escaping @MainActor @Sendable (C) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> MainActorLazy<T> {
-        component.mainActorLazy(resolve, file: file, line: line, column: column)
-    }
-
-    /// A main-actor handle made on the module: ``Component/mainActorProvider(_:file:line:column:)`` on
-    /// its component.
-    @available(
-        *, deprecated,
-        message: "make the handle on the component: `c.mainActorProvider { $0.screens.viewModel() }`"
-    )
-    public func mainActorProvider<T>(
-        _ resolve: @escaping @MainActor @Sendable (C) -> T,
-        file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> MainActorProvider<T> {
-        component.mainActorProvider(resolve, file: file, line: line, column: column)
+        let erased: MainActorResolve<T> = { resolve(Erasure.component($0, as: Self.self)) }
+        return MainActorProvider(source: handleSource(file, line, column, "mainActorLazy(_:)", erased))
     }
 }
