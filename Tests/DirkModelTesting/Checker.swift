@@ -31,9 +31,6 @@ final class Checker: @unchecked Sendable {
     /// Known divergences: documented promises that Dirk does not keep yet, which the generator
     /// does not exercise, each with the issue that removes it.
     static let knownDivergences = [
-        "A ring through a transient (a single whose configure: asks for a transient that needs the single) "
-            + "stops with a cycle when it is resolved from the transient: the generator makes rings of singles "
-            + "only (issue 74, item 8).",
         "A ring of two async singles resolved from both ends at once stops with \"dependency cycle across "
             + "threads\": the generator makes rings of synchronous singles only (issue 74, item 8).",
     ]

@@ -142,7 +142,7 @@ public enum ConfigureSpec: Sendable, CustomStringConvertible {
         }
     }
 
-    var peer: Int? { if case .ring(let peer) = self { peer } else { nil } }
+    public var peer: Int? { if case .ring(let peer) = self { peer } else { nil } }
 }
 
 /// A thread or a task, and what it does.
@@ -275,11 +275,11 @@ extension ModelProgram {
         }
         // Rings of `configure:` closures: two synchronous singles whose `configure:` each asks for the
         // other, which resolve from either end, on one thread or several at once, even when one's
-        // factory needs the other. Their factories need nothing else: a factory that reached the
-        // other member through a transient is the known divergence of `Checker.knownDivergences`. Neither can throw: a `configure:` that can runs at once, inside
-        // the factory that needs it, and then meets its peer unbuilt, as documented; and one that
-        // throws after another thread took its instance stops a caller that cannot throw. (Async
-        // rings: `Checker.knownDivergences`.)
+        // factory needs the other, directly or through a transient. Their factories need nothing
+        // else. Neither can throw: a `configure:` that can runs at once, inside the factory that needs
+        // it, and then meets its peer unbuilt, as documented; and one that throws after another
+        // thread took its instance stops a caller that cannot throw. (Async rings:
+        // `Checker.knownDivergences`.)
         let singles = providers.indices.filter { providers[$0].strategy == .single }
         if singles.count >= 2, Bool.random(using: &random) {
             let pair = Array(singles.shuffled(using: &random).prefix(2))
@@ -288,10 +288,18 @@ extension ModelProgram {
                 providers[member].throwing = false
                 providers[member].dependencies = []
             }
-            // The later one's factory may need the earlier one itself; through a transient, it would
-            // be the known divergence.
-            if Bool.random(using: &random) {
-                providers[pair.max()!].dependencies = [Dependency(levelsUp: 0, provider: pair.min()!, key: 0)]
+            // The later one's factory may need the earlier one, itself or through a transient that
+            // needs nothing else.
+            let (earlier, later) = (pair.min()!, pair.max()!)
+            let transients = providers.indices.filter { providers[$0].strategy == .transient }
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: providers[later].dependencies = [Dependency(levelsUp: 0, provider: earlier, key: 0)]
+            case 1 where !transients.isEmpty:
+                let transient = transients.randomElement(using: &random)!
+                providers[transient].dependencies = [Dependency(levelsUp: 0, provider: earlier, key: 0)]
+                providers[transient].throwing = false
+                providers[later].dependencies = [Dependency(levelsUp: 0, provider: transient, key: 0)]
+            default: break
             }
         }
         return providers

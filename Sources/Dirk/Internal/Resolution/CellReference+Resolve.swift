@@ -60,22 +60,13 @@ extension CellReference {
             } catch {
                 context.runningFactories -= 1
                 fail(generation: generation, with: error)
-                // The last factory of the thread: the closures that waited for it go with it.
-                if context.runningFactories == 0 {
-                    context.abandonPendingConfigurations(because: BuildFailure(error: error, frame: frame))
-                }
+                if context.runningFactories == 0 { context.lastFactoryThrew(error) }
                 throw error
             }
             context.runningFactories -= 1
-            if configure == nil && !context.mustHoldNewBuilds
-                && (context.runningFactories > 0 || context.pendingConfigurations.isEmpty)
-            {
-                complete(value, generation: generation)
-            } else {
-                try settle(
-                    value, generation: generation, in: context, frame: frame, configure: configure,
-                    configureMayWait: configureMayWait, throwing: Failure.self)
-            }
+            try settle(
+                value, generation: generation, in: context, frame: frame, configure: configure,
+                configureMayWait: configureMayWait, throwing: Failure.self)
         } catch {
             _ = context.leave()
             throw error
@@ -86,8 +77,8 @@ extension CellReference {
         return value
     }
 
-    /// What a build whose value exists does next when it configures, waits to configure, or must be
-    /// held (see `build`): out of line, so that the common build, which completes at once, stays short.
+    /// What a build whose value exists does next: it completes at once, or configures, waits to
+    /// configure, or is held (see `build`).
     private func settle<Failure: Error>(
         _ value: Value, generation: UInt64, in context: ResolutionContext, frame: Frame,
         configure: ((Value) throws -> Void)?, configureMayWait: Bool, throwing _: Failure.Type

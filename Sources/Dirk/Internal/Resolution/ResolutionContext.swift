@@ -52,7 +52,7 @@
     @exclusivity(unchecked) var configurationDepth = 0
     /// How many factories of caching builds are running on this thread: while one is, a
     /// `configure:` closure waits (`pendingConfigurations`), since it may need that build's instance.
-    @exclusivity(unchecked) var runningFactories = 0
+    @usableFromInline @exclusivity(unchecked) var runningFactories = 0
     /// The `configure:` closures that wait for the factories running on this thread to return,
     /// oldest first, each with its build and its step. The last factory to return runs them, newest
     /// first (see `CellReference.build`).
@@ -190,23 +190,59 @@
         return nil
     }
 
-    /// Runs `body` inside the step `frame`, which stops the program if it recurses,
-    /// and leaves the step on every path. Throws what `body` throws, or the failure of the
-    /// resolution's end when leaving the step ends the resolution.
+    /// Runs `body`, the factory of a provider that caches nothing, inside the step `frame`, which
+    /// stops the program if it recurses, and leaves the step on every path. Throws what `body`
+    /// throws, or the failure of the resolution's end when leaving the step ends the resolution.
+    ///
+    /// The factory counts among the factories running on this thread, as a cached build's does
+    /// (see `CellReference.build`): a `configure:` closure that cannot throw, reached inside it,
+    /// waits until it has returned.
     @inlinable @inline(__always)
     func inUncachedStep<Result>(_ frame: @autoclosure () -> Frame, _ body: () throws -> Result) throws
         -> Result
     {
         enterUncached(frame)
+        runningFactories &+= 1
         let result: Result
         do {
             result = try body()
         } catch {
+            runningFactories &-= 1
+            if runningFactories == 0 { lastFactoryThrew(error) }
             _ = leave()
             throw error
         }
-        if let failure = leave() { throw failure }
+        runningFactories &-= 1
+        if runningFactories == 0 {
+            try leaveLastFactory()
+        } else if let failure = leave() {
+            throw failure
+        }
         return result
+    }
+
+    /// The factory on top, the last one running on this thread, threw `error`: the `configure:`
+    /// closures that waited for it go with it.
+    @usableFromInline @inline(never) func lastFactoryThrew(_ error: any Error) {
+        abandonPendingConfigurations(because: BuildFailure(error: error, frame: stack[depth &- 1]))
+    }
+
+    /// Leaves the step on top, whose factory, the last one running on this thread, returned; the
+    /// `configure:` closures that waited for it run then, newest first, outside its step, since they
+    /// may call its provider again, and before the resolution ends.
+    @usableFromInline @inline(never) func leaveLastFactory() throws {
+        stack.pop()
+        var failure: (any Error)?
+        if !pendingConfigurations.isEmpty {
+            let wasOutermost = isOutermostCall
+            isOutermostCall = true
+            do { try runPendingConfigurations() } catch { failure = error }
+            isOutermostCall = wasOutermost
+        }
+        if depth == 0 && hasEndWork && !isOutermostCall, let ended = endResolution() {
+            failure = failure ?? ended
+        }
+        if let failure { throw failure }
     }
 
     package override func steps(from frame: Frame) -> [Frame] { stack.all(from: frame) }
