@@ -32,7 +32,7 @@ final class Checker: @unchecked Sendable {
     /// does not exercise, each with the issue that removes it.
     static let knownDivergences = [
         "A ring of two async singles resolved from both ends at once stops with \"dependency cycle across "
-            + "threads\": the generator makes rings of synchronous singles only (issue 74, item 8).",
+            + "threads\": the generator makes rings of synchronous singles only (issue 74, item 8)."
     ]
 
     /// Checks `roots`, which the resolution of `operation` returned, and what they refer to.

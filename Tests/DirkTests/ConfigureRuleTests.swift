@@ -47,7 +47,8 @@ struct ConfigureRuleTests {
         #expect(single.next?.next === single, "the transient it took refers back to it")
     }
 
-    @Test("a configure: waiting for a transient's factory that throws is dropped with it; the next call builds anew")
+    @Test(
+        "a configure: waiting for a transient's factory that throws goes with it; the next call builds anew")
     func droppedWithAThrowingTransient() throws {
         let component = RuleComponent()
         #expect(throws: RuleError.self) { try component.ring.failingOuter() }
@@ -116,7 +117,11 @@ final class RuleModule: Module<RuleComponent> {
     }
 
     func ts() -> RuleNode {
-        single { _ in RuleNode() } configure: { node, c in node.next = c.ring.tt() }
+        single { _ in
+            RuleNode()
+        } configure: { node, c in
+            node.next = c.ring.tt()
+        }
     }
 
     func tt() -> RuleNode {
