@@ -108,7 +108,7 @@ extension _ModuleOwner where Self: Component {
         _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column
     ) -> AsyncLazy<T, Failure> {
-        AsyncLazy(asyncHandleSource(file, line, column, resolve))
+        AsyncLazy(asyncHandleSource(file, line, column, "lazy(_:)", resolve))
     }
 
     /// A handle that resolves the async `resolve` from this component on every call; see
@@ -125,17 +125,17 @@ extension _ModuleOwner where Self: Component {
         _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column
     ) -> AsyncProvider<T, Failure> {
-        AsyncProvider(source: asyncHandleSource(file, line, column, resolve))
+        AsyncProvider(source: asyncHandleSource(file, line, column, "provider(_:)", resolve))
     }
 
     private func asyncHandleSource<T, Failure: Error>(
-        _ file: StaticString, _ line: UInt, _ column: UInt,
+        _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString,
         _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T
     ) -> HandleSource<AsyncResolve<T, Failure>> {
         // Typed first: Swift 6.0 and 6.2 crash on the closure written as the argument.
         let erased: AsyncResolve<T, Failure> = { component async throws(Failure) -> T in
             try await resolve(Erasure.component(component, as: Self.self))
         }
-        return handleSource(file, line, column, "lazy(_:)", erased)
+        return handleSource(file, line, column, function, erased)
     }
 }

@@ -169,7 +169,7 @@ extension _ModuleOwner where Self: Component {
         column: UInt = #column
     ) -> Provider<T> {
         let erased: SyncResolve<T> = { resolve(Erasure.component($0, as: Self.self)) }
-        return Provider(source: handleSource(file, line, column, "lazy(_:)", erased))
+        return Provider(source: handleSource(file, line, column, "provider(_:)", erased))
     }
 
     /// The source of a handle made at `file`, `line` and `column` that resolves with `resolve`.

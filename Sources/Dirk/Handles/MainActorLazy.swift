@@ -76,6 +76,6 @@ extension _ModuleOwner where Self: Component {
         line: UInt = #line, column: UInt = #column
     ) -> MainActorProvider<T> {
         let erased: MainActorResolve<T> = { resolve(Erasure.component($0, as: Self.self)) }
-        return MainActorProvider(source: handleSource(file, line, column, "mainActorLazy(_:)", erased))
+        return MainActorProvider(source: handleSource(file, line, column, "mainActorProvider(_:)", erased))
     }
 }
