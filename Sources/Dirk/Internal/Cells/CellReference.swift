@@ -1,5 +1,6 @@
 /// One cell: its host and its key there.
-package struct CellReference {
+package struct CellReference: @unchecked Sendable {
+    // Shared between threads: the host guards its cells under its own lock, and the key is a value.
     package let host: any CellHost
     package let key: CellKey
 

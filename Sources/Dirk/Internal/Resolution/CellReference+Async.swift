@@ -74,28 +74,22 @@ extension CellReference {
         for generation: UInt64, in agent: TaskAgent, frame: Frame, cancellable: Bool
     ) async -> WaitEvent {
         if cancellable && Task.isCancelled { return .cancelled }
-        // It synchronizes itself; the cancellation handler may run on any thread.
-        let registration = SelfSynchronized(object: Locked<Registration>.make(.pending))
-        let cell = SelfSynchronized(object: self)
         let target = target(generation)
         agent.waitingFor = target
         defer { agent.waitingFor = nil }
         let event = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
-                let resumeAtOnce: WaitEvent? = registration.object.withLock { registration in
-                    if case .cancelled = registration, cancellable { return .cancelled }
-                    guard
-                        let id = withMachine({ machine, serials in
-                            machine.enqueue(
-                                .task(TaskWaiter(continuation)), of: agent, generation: generation,
-                                serials: &serials)
-                        }) ?? nil
-                    else { return .recheck }
-                    registration = .waiting(id)
-                    return nil
-                }
-                if let resumeAtOnce {
-                    continuation.resume(returning: Delivery(event: resumeAtOnce))
+                guard
+                    let id = withMachine({ machine, serials in
+                        machine.enqueue(
+                            .task(TaskWaiter(continuation)), of: agent, generation: generation,
+                            serials: &serials)
+                    }) ?? nil
+                else { return continuation.resume(returning: Delivery(event: .recheck)) }
+                // A cancellation that came before the waiter was in the cell found nothing to wake.
+                // Whichever takes the waiter out of the cell, under its lock, resumes it.
+                if cancellable && Task.isCancelled {
+                    (withMachine { machine, _ in machine.dequeue(id) } ?? nil)?.resume(with: .cancelled)
                     return
                 }
                 // Async builds hold no instance before they end, so there is none to take.
@@ -103,21 +97,10 @@ extension CellReference {
             }
         } onCancel: {
             guard cancellable else { return }
-            let waiter: Waiter? = registration.object.withLock { registration in
-                defer { registration = .cancelled }
-                guard case .waiting(let id) = registration else { return nil }
-                return cell.object.withMachine { machine, _ in machine.dequeue(id) } ?? nil
-            }
-            waiter?.resume(with: .cancelled)
+            // The task's agent waits in this cell only, and only for this build.
+            let waiters = withMachine { machine, _ in machine.dequeueWaiters(of: agent) } ?? []
+            for waiter in waiters { waiter.resume(with: .cancelled) }
         }
         return event.event
-    }
-
-    /// Where a task's wait stands, for its cancellation handler, which may run before the task is
-    /// enqueued, while it waits, or after it was woken.
-    private enum Registration {
-        case pending
-        case waiting(UInt64)
-        case cancelled
     }
 }
