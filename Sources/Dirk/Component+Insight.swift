@@ -95,15 +95,11 @@ extension Component {
         // module made directly for it), each type once.
         var modules: [ObjectIdentifier: String] = [:]
         for type in unusedModules + inUse { modules[ObjectIdentifier(type)] = "\(type)" }
-        // The components whose providers the graph may show: this one, then the ancestors that its
-        // recording watches, nearest first, each once.
-        var components = [self]
-        for ancestor in recording?.watched ?? [] where !components.contains(where: { $0 === ancestor }) {
-            components.append(ancestor)
-        }
+        // The components whose providers the graph may show, each named once: this one, then the
+        // ancestors that its recording watches, nearest first, ranked by the order they are named in.
         var componentNames: [UInt: String] = [:]
-        for (rank, component) in components.enumerated() {
-            let (isOwn, identity) = (rank == 0, component.identity)
+        for component in [self] + (recording?.watched ?? []) where componentNames[component.identity] == nil {
+            let (isOwn, identity, rank) = (component === self, component.identity, componentNames.count)
             let table = isOwn ? ownTable : component.storage.withLock { $0.table.entries }
             componentNames[identity] =
                 isOwn ? "`\(type(of: component))`" : "the ancestor `\(type(of: component))` \(rank)"
@@ -396,11 +392,8 @@ typealias CacheStatus = (holdsInstance: Bool, builds: Int, waiters: Int)
 extension [(key: CellKey, cell: OnceStateMachine)] {
     /// What the cells of the provider whose cell key is `key` hold: its own, and its keys'.
     func status(of key: CellKey) -> CacheStatus {
-        reduce(into: (false, 0, 0)) { total, entry in
-            guard entry.key.owner == key.owner, entry.key.provider == key.provider else { return }
-            total.holdsInstance = total.holdsInstance || entry.cell.hasValue
-            total.builds += entry.cell.isBuilding ? 1 : 0
-            total.waiters += entry.cell.waiterCount
-        }
+        let cells = filter { $0.key.owner == key.owner && $0.key.provider == key.provider }.map(\.cell)
+        let waiters = cells.reduce(0) { $0 + $1.waiterCount }
+        return (cells.contains { $0.hasValue }, cells.count { $0.isBuilding }, waiters)
     }
 }

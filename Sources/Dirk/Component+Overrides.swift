@@ -49,7 +49,7 @@ extension _ModuleOwner where Self: Component {
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        override(provider, with: { _, _ in try factory() }, closing: nil, file: file, line: line)
+        overriding(provider, with: { _ in try factory() }, file: file, line: line)
     }
 
     /// Replaces the factory of the one provider that `provider` calls with one that receives the
@@ -65,7 +65,7 @@ extension _ModuleOwner where Self: Component {
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        override(provider, with: { c, _ in try factory(c) }, closing: nil, file: file, line: line)
+        override(provider, with: { c, _ in try factory(c) }, file: file, line: line)
     }
 
     /// Replaces the factory of the `single(key:)` provider that `provider` calls, for every key,
@@ -86,8 +86,8 @@ extension _ModuleOwner where Self: Component {
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         override(
-            provider, with: { c, key in try factory(c, Self.key(key, for: T.self, file: file, line: line)) },
-            keyType: Key.self, closing: nil, file: file, line: line)
+            provider, with: { try factory($0, Self.key($1, for: T.self, file: file, line: line)) },
+            keyType: Key.self, file: file, line: line)
     }
 
     /// Replaces the factory of the async `single(key:)` provider that `provider` calls, for every
@@ -112,9 +112,8 @@ extension _ModuleOwner where Self: Component {
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
         await override(
-            provider,
-            with: { c, key in try await factory(c, Self.key(key, for: T.self, file: file, line: line)) },
-            keyType: Key.self, closing: nil, isolation: isolation, file: file, line: line)
+            provider, with: { try await factory($0, Self.key($1, for: T.self, file: file, line: line)) },
+            keyType: Key.self, isolation: isolation, file: file, line: line)
     }
 
     /// The key that a `single(key:)` provider of a `T` passed to an override's factory, as the `Key`
@@ -181,9 +180,7 @@ extension _ModuleOwner where Self: Component {
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        override(
-            provider, with: { _, _ in try factory() }, closing: ModuleBase<Self>.closing(close), file: file,
-            line: line)
+        overriding(provider, with: { _ in try factory() }, close: close, file: file, line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
@@ -210,9 +207,8 @@ extension _ModuleOwner where Self: Component {
         _ provider: (Self) async throws -> T, with factory: @escaping @Sendable () async throws -> T,
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
-        await override(
-            provider, with: { _, _ in try await factory() }, closing: nil, isolation: isolation, file: file,
-            line: line)
+        await overriding(
+            provider, with: { _ in try await factory() }, isolation: isolation, file: file, line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
@@ -230,8 +226,7 @@ extension _ModuleOwner where Self: Component {
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
         await override(
-            provider, with: { c, _ in try await factory(c) }, closing: nil, isolation: isolation, file: file,
-            line: line)
+            provider, with: { c, _ in try await factory(c) }, isolation: isolation, file: file, line: line)
     }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
@@ -281,21 +276,21 @@ extension _ModuleOwner where Self: Component {
         close: @escaping @Sendable (T) async throws -> Void, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
-        await override(
-            provider, with: { _, _ in try await factory() }, closing: ModuleBase<Self>.closing(close),
-            isolation: isolation, file: file, line: line)
+        await overriding(
+            provider, with: { _ in try await factory() }, close: close, isolation: isolation, file: file,
+            line: line)
     }
 
     /// Sets up the override of the provider that `provider` calls: `overriding(_:with:)`.
     private func override<T>(
         _ provider: (Self) throws -> T, with build: @escaping @Sendable (Self, AnyHashable?) throws -> T,
-        keyType: Any.Type? = nil, closing: Closing<T>?, file: StaticString, line: UInt
+        keyType: Any.Type? = nil, closing: Closing<T>? = nil, file: StaticString, line: UInt
     ) -> Self {
+        let factory = OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self, $1) }
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
             component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
-            keyType: keyType, isAsync: false,
-            factory: OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self, $1) })
+            keyType: keyType, isAsync: false, factory: factory)
         // Sends the provider calls of this component and its ancestors down the path that sees the
         // capture, cached ones included, so that an override of a provider already used, or of an
         // ancestor's provider, is caught.
@@ -312,15 +307,15 @@ extension _ModuleOwner where Self: Component {
     private func override<T>(
         _ provider: (Self) async throws -> T,
         with build: @escaping @Sendable (Self, AnyHashable?) async throws -> T, keyType: Any.Type? = nil,
-        closing: Closing<T>?, isolation: isolated (any Actor)?, file: StaticString, line: UInt
+        closing: Closing<T>? = nil, isolation: isolated (any Actor)?, file: StaticString, line: UInt
     ) async -> Self {
+        let factory = OverrideFactory<T, AsyncOverride<T>>(closing: closing) {
+            try await build($0 as! Self, $1)
+        }
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
             component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
-            keyType: keyType, isAsync: true,
-            factory: OverrideFactory<T, AsyncOverride<T>>(closing: closing) {
-                try await build($0 as! Self, $1)
-            })
+            keyType: keyType, isAsync: true, factory: factory)
         // The capture travels with the task, since the closure may resume on any thread, as in the
         // synchronous form.
         let components = selfAndAncestors()
@@ -447,21 +442,21 @@ extension AnyModule {
             Diagnostics.asyncOverrideOfSynchronousProvider(
                 frame.name, component: overriding, file: file, line: line)
         }
-        // A `transient` keeps nothing: overriding it again replaces its override.
-        let replaces = frame.strategy == .transient || frame.strategy == .asyncTransient
-        let entry: OverrideEntry = (capture.factory, frame.strategy, capture.location)
-        let other = storage.withLock { state -> ProviderStrategy?? in
-            // A cell means the provider was used; a transient, which keeps none, is never used.
-            if let strategy = state.table.strategy(at: cellKey(key)) { return strategy }
-            if let set = state.extras?.overrides[cellKey(key)], !replaces { return set.strategy }
-            state.withExtras { $0.overrides[cellKey(key)] = entry }
+        // The strategy of the cell or override already at the key, if any.
+        let other = storage.withLock { state -> ProviderStrategy? in
+            let cell = cellKey(key)
+            // A cell means the provider was used; a transient, which keeps none, is never used, and
+            // overriding it again replaces its override.
+            if let used = state.table.strategy(at: cell) { return used }
+            if let set = state.extras?.overrides[cell], frame.strategy.buildsInCell { return set.strategy }
+            state.withExtras { $0.overrides[cell] = (capture.factory, frame.strategy, capture.location) }
             storage.flags.set(ComponentStorage.hasOverrides)
             return nil
         }
         if let other {
             // A cell or an override of another strategy at the key is another provider's, which only
             // generated code can place there.
-            if let other, other != frame.strategy { Diagnostics.providerClash(frame, first: other) }
+            if other != frame.strategy { Diagnostics.providerClash(frame, first: other) }
             Diagnostics.lateOverride(frame.name, component: overriding, file: file, line: line)
         }
     }

@@ -143,8 +143,7 @@ extension DependencyGraph.Strategy {
     /// The strategy that Dirk writes as it writes `strategy`; nil for `none`, which no provider has.
     init?(_ strategy: ProviderStrategy) {
         guard strategy != .none else { return nil }
-        self.init(
-            name: strategy.isAsync ? String(strategy.name.dropFirst(6)) : strategy.name,
-            isAsync: strategy.isAsync)
+        // An async strategy's name without its "async " prefix.
+        self.init(name: String(strategy.name.dropFirst(strategy.isAsync ? 6 : 0)), isAsync: strategy.isAsync)
     }
 }

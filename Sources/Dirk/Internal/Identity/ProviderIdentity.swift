@@ -9,21 +9,16 @@
 struct ProviderIdentity: Hashable {
     /// The component's address, compared only.
     let component: UInt
-    let module: Any.Type
+    let module: ObjectIdentifier
     let key: ProviderKey
+    /// `Module.provider()`, which the module and the key decide.
+    let name: String
 
-    /// `Module.provider()`.
-    var name: String { "\(module).\(key.functionName)" }
-
-    static func == (lhs: ProviderIdentity, rhs: ProviderIdentity) -> Bool {
-        lhs.component == rhs.component && ObjectIdentifier(lhs.module) == ObjectIdentifier(rhs.module)
-            && lhs.key == rhs.key
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(component)
-        hasher.combine(ObjectIdentifier(module))
-        hasher.combine(key)
+    init(component: UInt, module: Any.Type, key: ProviderKey) {
+        self.component = component
+        self.module = ObjectIdentifier(module)
+        self.key = key
+        name = "\(module).\(key.functionName)"
     }
 
     /// A name for each of `providers` that no other of them has: `Module.provider()`; where two
@@ -54,10 +49,9 @@ struct ProviderIdentity: Hashable {
             let byComponent = Dictionary(grouping: sameType, by: \.component)
             for provider in sameType {
                 let column = byComponent[provider.component]!.count > 1 ? ":\(provider.key.column)" : ""
-                let owner =
-                    byComponent.count > 1
-                    ? " in \(components[provider.component] ?? "another component")" : ""
-                names[provider] = labels.last!(provider) + column + owner
+                let owner = components[provider.component] ?? "another component"
+                names[provider] =
+                    labels.last!(provider) + column + (byComponent.count > 1 ? " in \(owner)" : "")
             }
         }
         return names

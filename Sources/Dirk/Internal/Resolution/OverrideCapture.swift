@@ -31,15 +31,10 @@
     let isAsync: Bool
     /// The replacement factory, made and read by the layer above.
     let factory: any AnyObject & Sendable
-    /// What the closure has done so far. A lock, not a confinement to one thread: the closure of
-    /// the async form may call providers from the tasks it starts.
-    private let progress = Locked.make(Progress())
-
-    private struct Progress {
-        var captured: String?
-        /// Whether `overriding(_:with:)` has returned.
-        var isFinished = false
-    }
+    /// What the closure has done so far: the provider it called, and whether `overriding(_:with:)`
+    /// has returned. A lock, not a confinement to one thread: the closure of the async form may call
+    /// providers from the tasks it starts.
+    private let progress: Locked<(captured: String?, isFinished: Bool)> = .make((nil, false))
 
     /// The override being set up by this thread or task, or by the task that started it: nil but
     /// while an `overriding(_:with:)` runs its closure, and once it has returned, for a task that
