@@ -151,29 +151,27 @@ extension _ModuleOwner where Self: Component {
 extension Component {
     /// Registers `module`, which `.module { }` made, in place of each of `types`.
     func register(_ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt) {
+        let (moduleType, ownType) = (Swift.type(of: module), Swift.type(of: self))
         // The closure that made the module ran on this thread.
-        if Swift.type(of: module).isMainActorModule && !MainActorCheck.isOnMainActor {
+        if moduleType.isMainActorModule && !MainActorCheck.isOnMainActor {
             Diagnostics.mainActorModuleRegisteredOffMainThread(
-                Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
+                moduleType, component: ownType, file: file, line: line)
         }
         // The compiler checked that the module is one of this component's type, but not that it was
         // made for this very component.
         guard module.belongs(to: self) else {
-            Diagnostics.foreignModule(
-                Swift.type(of: module), component: Swift.type(of: self), file: file, line: line)
+            Diagnostics.foreignModule(moduleType, component: ownType, file: file, line: line)
         }
         for type in types where !isInstance(module, of: type) {
             Diagnostics.registeredAsAnotherType(
-                Swift.type(of: module), as: type, kind: "module", component: Swift.type(of: self), file: file,
-                line: line)
+                moduleType, as: type, kind: "module", component: ownType, file: file, line: line)
         }
         let replaced = storage.withLock { state in
             storage.flags.set(ComponentStorage.hasRegisteredModules)
             return types.compactMap { type -> AnyModule? in
                 if storage.directory.member(.module, type) != nil {
                     Diagnostics.lateModule(
-                        type, registered: Swift.type(of: module), component: Swift.type(of: self), file: file,
-                        line: line)
+                        type, registered: moduleType, component: ownType, file: file, line: line)
                 }
                 return state.withExtras {
                     $0.registeredModules.updateValue(module, forKey: ObjectIdentifier(type))
@@ -228,24 +226,7 @@ extension Component {
             return published
         }
     }
-}
 
-extension ComponentStorage {
-    /// The module that the directory holds under `type`, or the one registered for it, which is
-    /// published now.
-    func publishedModule(_ type: AnyModule.Type, in state: inout ComponentState) -> AnyModule? {
-        if let published = directory.member(.module, type) {
-            return Erasure.module(published.object, as: AnyModule.self)
-        }
-        guard state.extras?.registeredModules.isEmpty == false,
-            let registered = state.extras!.registeredModules.removeValue(forKey: ObjectIdentifier(type))
-        else { return nil }
-        directory.add(registered, .module, type, retired: &state.retired)
-        return registered
-    }
-}
-
-extension Component {
     /// `module()` of a module type that the compiler has not checked, which may belong to another
     /// component: a test hook for the check that guards module creation.
     package func uncheckedModule(_ type: AnyModule.Type, file: StaticString = #fileID, line: UInt = #line)
@@ -255,12 +236,25 @@ extension Component {
     }
 }
 
+extension ComponentStorage {
+    /// The module that the directory holds under `type`, or the one registered for it, which is
+    /// published now.
+    func publishedModule(_ type: AnyModule.Type, in state: inout ComponentState) -> AnyModule? {
+        if let published = directory.member(.module, type) {
+            return Erasure.module(published.object, as: AnyModule.self)
+        }
+        guard let registered = state.extras?.registeredModules.removeValue(forKey: ObjectIdentifier(type))
+        else { return nil }
+        directory.add(registered, .module, type, retired: &state.retired)
+        return registered
+    }
+}
+
 /// Whether `object` is an instance of `type` or of one of its subclasses, which a cast cannot tell
 /// when the type is a metatype held in a variable (`let type: AppComponent.Type = FakeApp.self`).
 func isInstance(_ object: AnyObject, of type: Any.Type) -> Bool {
     // The exact type first: a comparison, where a mirror walks the class hierarchy.
-    ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type)
-        || classes(of: object).contains { ObjectIdentifier($0) == ObjectIdentifier(type) }
+    Swift.type(of: object) == type || classes(of: object).contains { $0 == type }
 }
 
 /// The class of `object` and the classes it inherits from, most derived first.

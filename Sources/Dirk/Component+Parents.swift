@@ -28,17 +28,7 @@ extension Component {
         if let parent = storage.directory.member(.parent, P.self), !ObjectLifetime.isDeinitializing(self) {
             return Erasure.component(parent.object, as: P.self)
         }
-        return unregisteredParent(file: file, line: line)
-    }
-
-    /// `parent()` when no parent is registered as `P`, or when the component's release has begun.
-    ///
-    /// A call of its own, specialized for `P`, so that the accessor inlines only the lookup of a
-    /// registered parent. (Speed only.)
-    @inlinable @inline(never) func unregisteredParent<P: Component>(file: StaticString, line: UInt) -> P {
-        checkNotDeinitializing(P.self, file: file, line: line)
-        if let ancestor = storage.directory.member(.ancestor, P.self) { return ancestor.object as! P }
-        return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
+        return ancestor(file: file, line: line)
     }
 
     /// The component's nearest ancestor of type `P`, usually a protocol: how a component declared
@@ -78,8 +68,14 @@ extension Component {
     ///   - file: The accessor's file, for messages; leave the default.
     ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The nearest ancestor that is a `P`.
+    @inlinable @inline(never)
     public func ancestor<P>(file: StaticString = #fileID, line: UInt = #line) -> P {
+        // Also `parent()` when no parent is registered as `P`, specialized for `P` but a call of its
+        // own, so that `parent()` inlines only the lookup of a registered parent. (Speed only.)
         checkNotDeinitializing(P.self, file: file, line: line)
+        // The answer of an earlier search, or else a parent registered as `P`, which is that answer
+        // once a search has kept one.
+        if let kept = storage.directory.member(.ancestor, P.self) { return kept.object as! P }
         if let parent = storage.directory.member(.parent, P.self) { return parent.object as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
@@ -107,16 +103,15 @@ extension Component {
     @discardableResult public func parent<P: Component>(
         _ parent: P, as type: P.Type = P.self, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        register(parent, as: type, file: file, line: line)
+        self.parent(parent, as: type, afterAppending: {}, file: file, line: line)
         return self
     }
 
     /// Registers the parent that `make` returns: `parent(_:as:file:line:)` with a closure.
     @available(*, deprecated, message: "pass the parent itself: `.parent(app)`")
-    @discardableResult
-    public func parent<P: Component>(_ make: () -> P, file: StaticString = #fileID, line: UInt = #line)
-        -> Self
-    {
+    @discardableResult public func parent<P: Component>(
+        _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
+    ) -> Self {
         parent(make(), file: file, line: line)
     }
 
@@ -130,31 +125,15 @@ extension Component {
         parent(make(), as: type, file: file, line: line)
     }
 
-    /// `parent(_:as:file:line:)`, which runs `afterAppending` once the parent is in the list and
-    /// before the check for a cycle. A test hook: tests hold two registrations there, so that both
-    /// have appended before either checks.
-    package func parent<P: Component>(
-        _ parent: P, afterAppending: () -> Void, file: StaticString = #fileID, line: UInt = #line
-    ) {
-        register(parent, as: P.self, file: file, line: line, afterAppending: afterAppending)
-    }
-}
-
-/// An ancestor that `parent()` found by searching, and its rank: twice how many parent steps away
-/// it is, plus one unless it was registered as the type asked for, so that the lower the rank, the
-/// better the answer, nearer, or as near and registered as the type asked for. The table of
-/// ancestors keeps the component, with its rank in its entry's tag, so that remembering an answer
-/// allocates nothing.
-typealias FoundAncestor = (component: Component, rank: UInt)
-
-extension Component {
     /// The parents, in the order they were registered.
     var parentList: [Component] { storage.directory.members(.parent).map { $0.object as! Component } }
 
-    /// Registers `parent` as `type`.
-    private func register(
-        _ parent: Component, as type: Component.Type, file: StaticString, line: UInt,
-        afterAppending: () -> Void = {}
+    /// Registers `parent` as `type`, for `parent(_:as:file:line:)`, and runs `afterAppending` once
+    /// the parent is in the list, before the check for a cycle: a test hook, where tests hold two
+    /// registrations so that both have appended before either checks.
+    package func parent<P: Component>(
+        _ parent: P, as type: P.Type = P.self, afterAppending: () -> Void, file: StaticString = #fileID,
+        line: UInt = #line
     ) {
         let (parentType, ownType) = (Swift.type(of: parent), Swift.type(of: self))
         if !isInstance(parent, of: type) {
@@ -201,10 +180,9 @@ extension Component {
     @usableFromInline package func searchedAncestor(
         _ type: Any.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> Component {
-        guard let found = ancestor(type, matching: isMatch) else {
+        guard let found = rankedAncestor(type, matching: isMatch) else {
             Diagnostics.missingParent(
                 type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
-                registered: parentList.map { Swift.type(of: $0) },
                 ancestors: selfAndAncestors().dropFirst().map { Swift.type(of: $0) },
                 givenAt: storage.withLock { $0.parentsGivenAt },
                 overriding: OverrideCapture.current?.location, file: file, line: line)
@@ -212,30 +190,30 @@ extension Component {
         return found.component
     }
 
-    /// The nearest ancestor that is a `type` (`isMatch` tells), or nil; kept in each component it
-    /// passes.
+    /// The nearest ancestor that is a `type` (`isMatch` tells), with its rank, or nil; kept in each
+    /// component it passes.
     ///
     /// The parents are walked without the lock, and the answer is kept under it, after which
     /// registering a parent stops the program (`hasSearchedParents`). A parent registered during the
     /// walk came before that and is allowed, but the walk may have missed it: when any member was
     /// added during the walk, the search starts again, so that no answer is kept that a registered
     /// parent would change.
-    private func ancestor(_ type: Any.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
+    private func rankedAncestor(_ type: Any.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
         while true {
             if let kept = keptAncestor(type) { return kept }
             let parents = storage.directory.members(.parent)
             let best = nearestAmong(parents, type, matching: isMatch)
-            let outcome = storage.withLock { state -> FoundAncestor?? in
-                guard storage.directory.entries.count == parents.entries.count else { return .none }
+            let isCurrent = storage.withLock { state in
+                guard storage.directory.entries.count == parents.entries.count else { return false }
                 // An answer of none is an answer too: a parent registered later could change it.
                 state.hasSearchedParents = true
-                guard let best else { return .some(nil) }
-                if let kept = keptAncestor(type) { return kept }
+                guard let best, keptAncestor(type) == nil else { return true }
                 storage.directory.add(
                     best.component, .ancestor, type, tag: best.rank, retired: &state.retired)
-                return best
+                return true
             }
-            if let outcome { return outcome }
+            // The answer kept, this search's or one that another kept first.
+            if isCurrent { return keptAncestor(type) ?? best }
         }
     }
 
@@ -244,18 +222,20 @@ extension Component {
     private func nearestAmong(
         _ parents: Directory.Members, _ type: Any.Type, matching isMatch: (Component) -> Bool
     ) -> FoundAncestor? {
+        // What one parent step adds to a rank (see `FoundAncestor`).
+        let step: UInt = 2
         // One step away. Of two answers as near, the earlier wins.
         var nearest: FoundAncestor?
         for (object, key) in parents {
-            let rank: UInt = key == Directory.key(.parent, type) ? 2 : 3
-            guard rank == 2 || isMatch(object as! Component) else { continue }
+            let rank = key == Directory.key(.parent, type) ? step : step + 1
+            guard rank == step || isMatch(object as! Component) else { continue }
             if rank < nearest?.rank ?? .max { nearest = (object as! Component, rank) }
         }
         if nearest != nil { return nearest }
         // One step further than the parent that found it.
         for (object, _) in parents {
-            guard let found = (object as! Component).ancestor(type, matching: isMatch) else { continue }
-            if found.rank + 2 < nearest?.rank ?? .max { nearest = (found.component, found.rank + 2) }
+            guard let found = (object as! Component).rankedAncestor(type, matching: isMatch) else { continue }
+            if found.rank + step < nearest?.rank ?? .max { nearest = (found.component, found.rank + step) }
         }
         return nearest
     }
@@ -265,3 +245,10 @@ extension Component {
         storage.directory.member(.ancestor, type).map { ($0.object as! Component, $0.tag) }
     }
 }
+
+/// An ancestor that `parent()` found by searching, and its rank: twice how many parent steps away
+/// it is, plus one unless it was registered as the type asked for, so that the lower the rank, the
+/// better the answer, nearer, or as near and registered as the type asked for. The table of
+/// ancestors keeps the component, with its rank in its entry's tag, so that remembering an answer
+/// allocates nothing.
+typealias FoundAncestor = (component: Component, rank: UInt)

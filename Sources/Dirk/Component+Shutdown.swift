@@ -68,61 +68,12 @@ extension Component {
         // Asked once shutdown has begun: a part of the caller's resolution that ends from now on
         // leaves the component instead of handing it to the resolution (`TaskAgent.adopt`).
         if let frame = TaskAgent.stepOfResolution(thatEntered: identity) {
-            Diagnostics.shutdownAwaitedByResolution(
-                component: type(of: self), frame: frame, file: file, line: line)
+            Diagnostics.shutdownAwaitedByResolution(frame, component: type(of: self), file: file, line: line)
         }
         let failures = await shutdown.value
         if !failures.isEmpty { throw ShutdownError(component: "\(type(of: self))", failures: failures) }
     }
-}
 
-extension _ModuleOwner where Self: Component {
-    /// Runs `body` with this component, then shuts the component down, whether `body` returned or
-    /// threw: the structured form of ``Component/shutdown(file:line:)``, which a test or a server cannot forget.
-    ///
-    /// ```swift
-    /// try await AppComponent().withShutdown { app in
-    ///     try await serve(app)
-    /// }  // app's database is closed here
-    /// ```
-    ///
-    /// An error that `body` throws is rethrown after the shutdown, and takes precedence over the
-    /// shutdown's own ``ShutdownError``, which is then dropped; when `body` returns, a
-    /// ``ShutdownError`` is thrown instead of its result.
-    ///
-    /// - Parameters:
-    ///   - body: The work that uses the component, run in the caller's isolation.
-    ///   - isolation: The actor that `body` runs on; leave the default, the caller's.
-    ///   - file: The call's file, for messages; leave the default.
-    ///   - line: The call's line, for messages; leave the default.
-    /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws, or else ``ShutdownError``.
-    @discardableResult public func withShutdown<Result>(
-        isolation: isolated (any Actor)? = #isolation, _ body: (Self) async throws -> sending Result,
-        file: StaticString = #fileID, line: UInt = #line
-    ) async throws -> sending Result {
-        let result: Result
-        do {
-            result = try await body(self)
-        } catch {
-            try? await shutdown(file: file, line: line)
-            throw error
-        }
-        try await shutdown(file: file, line: line)
-        return result
-    }
-
-    /// ``withShutdown(isolation:_:file:line:)`` with `isolation` after `body`.
-    @available(*, deprecated, renamed: "withShutdown(isolation:_:file:line:)")
-    @_disfavoredOverload @discardableResult public func withShutdown<Result>(
-        _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID, line: UInt = #line
-    ) async throws -> sending Result {
-        try await withShutdown(isolation: isolation, body, file: file, line: line)
-    }
-}
-
-extension Component {
     /// Stops the program if this thread's resolution or this task's is running a step of the
     /// component: `call`, `reset()` or `shutdown()`, would drop what the step uses, or wait for it.
     func checkNoStepUnderWay(_ call: String, file: StaticString, line: UInt) {
@@ -178,6 +129,52 @@ extension Component {
         let message = Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: providers)
         dirk_write_standard_error(message)
         #endif
+    }
+}
+
+extension _ModuleOwner where Self: Component {
+    /// Runs `body` with this component, then shuts the component down, whether `body` returned or
+    /// threw: the structured form of ``Component/shutdown(file:line:)``, which a test or a server cannot forget.
+    ///
+    /// ```swift
+    /// try await AppComponent().withShutdown { app in
+    ///     try await serve(app)
+    /// }  // app's database is closed here
+    /// ```
+    ///
+    /// An error that `body` throws is rethrown after the shutdown, and takes precedence over the
+    /// shutdown's own ``ShutdownError``, which is then dropped; when `body` returns, a
+    /// ``ShutdownError`` is thrown instead of its result.
+    ///
+    /// - Parameters:
+    ///   - body: The work that uses the component, run in the caller's isolation.
+    ///   - isolation: The actor that `body` runs on; leave the default, the caller's.
+    ///   - file: The call's file, for messages; leave the default.
+    ///   - line: The call's line, for messages; leave the default.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or else ``ShutdownError``.
+    @discardableResult public func withShutdown<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (Self) async throws -> sending Result,
+        file: StaticString = #fileID, line: UInt = #line
+    ) async throws -> sending Result {
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            try? await shutdown(file: file, line: line)
+            throw error
+        }
+        try await shutdown(file: file, line: line)
+        return result
+    }
+
+    /// ``withShutdown(isolation:_:file:line:)`` with `isolation` after `body`.
+    @available(*, deprecated, renamed: "withShutdown(isolation:_:file:line:)")
+    @_disfavoredOverload @discardableResult public func withShutdown<Result>(
+        _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID, line: UInt = #line
+    ) async throws -> sending Result {
+        try await withShutdown(isolation: isolation, body, file: file, line: line)
     }
 }
 

@@ -71,9 +71,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try readyOrBuilt(
-            id, file, line, column, function,
-            make: { _ throws(Failure) in try factory(()) }, configure: configure, closing: Self.closing(close)
-        )
+            id, file, line, column, function, make: { _ throws(Failure) in try factory(()) },
+            configure: configure, closing: Self.closing(close))
     }
 
     /// Provides one instance per component, of any type, on the main actor, built by a factory that
@@ -123,8 +122,8 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try resolveInCell(
-            .keyedSingle, ProviderSite(id, file, line, column, function),
-            keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
+            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: AnyHashable(key),
+            make: factory, configure: configure, closing: Self.closing(close))
     }
 
     /// Provides one instance per resolution, of any type, on the main actor, as ``Module``'s
@@ -167,9 +166,7 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try resolveInCell(
-            .weak, ProviderSite(id, file, line, column, function), make: factory, configure: configure,
-            erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
+        try resolveWeak(ProviderSite(id, file, line, column, function), make: factory, configure: configure)
     }
 
     /// Provides one instance per component per key, of any type, built by a factory that needs no
@@ -216,9 +213,9 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try scoped(
-            { _ throws(Failure) in try factory(()) }, configure: configure, id: id, file: file, line: line,
-            column: column, function: function)
+        try resolveInCell(
+            .scoped, ProviderSite(id, file, line, column, function),
+            make: { _ throws(Failure) in try factory(()) }, configure: configure)
     }
 
     /// Provides the same instance, of any class, built by a factory that needs no component, for as
@@ -240,19 +237,16 @@ extension MainActorModule {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try weak(
-            { _ throws(Failure) in try factory(()) }, configure: configure, id: id, file: file, line: line,
-            column: column, function: function)
+        try resolveWeak(
+            ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory(()) },
+            configure: configure)
     }
 
     /// The close action of a main-actor instance, which runs on the main actor, where the instance
     /// lives.
     @inlinable static func closing<T>(_ close: (@MainActor (T) async throws -> Void)?) -> Closing<T>? {
         close.map { close -> Closing<T> in
-            { value in
-                let instance = MainActorBound(value)
-                return { @MainActor in try await close(instance.value) }
-            }
+            { value in { @MainActor [instance = MainActorBound(value)] in try await close(instance.value) } }
         }
     }
 }

@@ -37,10 +37,9 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try resolveInCell(
-            .keyedSingle, ProviderSite(id, file, line, column, function),
-            keyValue: AnyHashable(key), make: { _ throws(Failure) in try factory(()) }, configure: configure,
-            closing: Self.closing(close))
+        try single(
+            key: key, { _ throws(Failure) in try factory(()) }, configure: configure, close: close, id: id,
+            file: file, line: line, column: column, function: function)
     }
 
     /// Provides one instance per component per key, built by a factory that receives the
@@ -64,7 +63,7 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try resolveInCell(
-            .keyedSingle, ProviderSite(id, file, line, column, function),
-            keyValue: AnyHashable(key), make: factory, configure: configure, closing: Self.closing(close))
+            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: AnyHashable(key),
+            make: factory, configure: configure, closing: Self.closing(close))
     }
 }

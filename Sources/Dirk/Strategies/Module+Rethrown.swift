@@ -6,7 +6,7 @@ extension ModuleBase {
     @inlinable @inline(never)
     func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite) -> Failure {
         // The step as far as the message names it: the strategy and the return type are left out.
-        Diagnostics.rethrown(
+        Diagnostics.providerError(
             error, as: Failure.self, step: providerFrame(.none, site: site, returning: Never.self),
             overrides: overrideLocations(ofProviderAt: site))
     }

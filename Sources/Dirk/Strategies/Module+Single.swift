@@ -47,9 +47,8 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try readyOrBuilt(
-            id, file, line, column, function,
-            make: { _ throws(Failure) in try factory(()) }, configure: configure, closing: Self.closing(close)
-        )
+            id, file, line, column, function, make: { _ throws(Failure) in try factory(()) },
+            configure: configure, closing: Self.closing(close))
     }
 
     /// Provides one instance per component, built by a factory that receives the component.
@@ -77,8 +76,8 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try readyOrBuilt(
-            id, file, line, column, function,
-            make: factory, configure: configure, closing: Self.closing(close))
+            id, file, line, column, function, make: factory, configure: configure,
+            closing: Self.closing(close))
     }
 }
 
@@ -101,15 +100,17 @@ extension ModuleBase {
             closing: closing)
     }
 
-    /// The instance of a provider whose strategy keeps it in a cell (`single`, `single(key:)` for
-    /// `keyValue`, `weak` and `scoped`), through the pipeline, which holds it as an object: `erase`
-    /// makes it one, and `restore` undoes that. An error that is not `Failure` stops the program.
+    /// The instance of a provider through the pipeline, which holds it as an object: `erase` makes
+    /// it one, and `restore` undoes that. The pipeline keeps it in the provider's cell (`single`,
+    /// `single(key:)` for `keyValue`, `weak` and `scoped`), or in none (a fresh instance, and a
+    /// `transient`'s while its component's attention word is set). An error that is not `Failure`
+    /// stops the program.
     ///
     /// Out of line, so that a provider stays small; it consumes `keyValue`, so that a provider that
     /// has no key has none to destroy after the call.
     @inlinable @inline(never) func resolveInCell<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: consuming AnyHashable? = nil,
-        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?,
+        make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)? = nil,
         erase: (T) -> AnyObject = Erasure.object(of:),
         restore: @escaping (AnyObject) -> T = { Erasure.value(of: $0, as: T.self) },
         closing: Closing<T>? = nil
@@ -135,9 +136,7 @@ extension ModuleBase {
             throw rethrown(error, as: Failure.self, site: site)
         }
     }
-}
 
-extension ModuleBase {
     /// `configure`, for the pipeline, which holds its instance as an object.
     @usableFromInline func erased<T, Failure: Error>(
         _ configure: ((T, C) throws(Failure) -> Void)?, restore: @escaping (AnyObject) -> T
@@ -147,15 +146,13 @@ extension ModuleBase {
         return { object, component in try configure(restore(object), Erasure.component(component, as: C.self))
         }
     }
-}
 
-/// How a provider closes the instance it built: the instance's close action, made from it.
-@usableFromInline typealias Closing<T> = @Sendable (T) -> @Sendable () async throws -> Void
-
-extension ModuleBase {
     /// The close action of a `Sendable` instance, from the provider's `close:` parameter.
     @inlinable static func closing<T: Sendable>(_ close: (@Sendable (T) async throws -> Void)?) -> Closing<T>?
     {
         close.map { close -> Closing<T> in { value in { try await close(value) } } }
     }
 }
+
+/// How a provider closes the instance it built: the instance's close action, made from it.
+@usableFromInline typealias Closing<T> = @Sendable (T) -> @Sendable () async throws -> Void

@@ -50,19 +50,15 @@ extension ModuleBase {
     ) throws(Failure) -> T {
         try buildNew(ProviderSite(id, file, line, column, function), make: factory)
     }
-}
 
-extension ModuleBase {
     /// A `transient`'s new value. While the component's attention word is zero, the factory runs here,
     /// in the caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
-    /// pipeline.
+    /// pipeline, through `resolveInCell`, which builds it in no cell.
     @inlinable @inline(__always)
     func buildNew<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)
         -> T
     {
-        guard storage.attention.relaxed == 0 else {
-            return try buildNewThroughPipeline(site: site, make: make)
-        }
+        guard storage.attention.relaxed == 0 else { return try buildNewThroughPipeline(site, make: make) }
         do {
             return try ResolutionContext.withCurrent { context in
                 try runTransient(site: site, type: T.self, in: context) { component in
@@ -77,23 +73,10 @@ extension ModuleBase {
         }
     }
 
-    /// A `transient`'s new value, built through the pipeline, which the factory step hands back
-    /// here directly: nothing is cached, so nothing needs to travel as an object.
+    /// A `transient`'s new value through the pipeline: out of line, so that a provider stays small.
     @inlinable @inline(never) func buildNewThroughPipeline<T, Failure: Error>(
-        site: ProviderSite, make: (C) throws(Failure) -> T
+        _ site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        let key = ProviderKey(site: site, type: T.self)
-        var value: T?
-        do {
-            _ = try pipeline(
-                .transient, keyValue: nil, key: key, site: site, type: T.self,
-                build: { component, _ in
-                    value = try self.make(make, key: key, strategy: .transient, component: component).value
-                    return nil
-                })
-        } catch {
-            throw rethrown(error, as: Failure.self, site: site)
-        }
-        return value!
+        try resolveInCell(.transient, site, make: make)
     }
 }

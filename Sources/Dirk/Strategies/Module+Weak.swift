@@ -27,11 +27,9 @@ extension Module {
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try resolveInCell(
-            .weak,
+        try resolveWeak(
             ProviderSite(id, file, line, column, function), make: { _ throws(Failure) in try factory(()) },
-            configure: configure, erase: Erasure.object(ofInstance:),
-            restore: { Erasure.instance(of: $0, as: T.self) })
+            configure: configure)
     }
 
     /// Provides a weakly shared instance built by a factory that receives the component.
@@ -51,10 +49,7 @@ extension Module {
         id: ProviderID? = nil, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try resolveInCell(
-            .weak,
-            ProviderSite(id, file, line, column, function), make: factory, configure: configure,
-            erase: Erasure.object(ofInstance:), restore: { Erasure.instance(of: $0, as: T.self) })
+        try resolveWeak(ProviderSite(id, file, line, column, function), make: factory, configure: configure)
     }
 }
 
@@ -86,11 +81,8 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try resolveInCell(
-            .weak,
-            ProviderSite(id, file, line, column, function),
-            make: { _ throws(Failure) in try factory(()) }, configure: nil, erase: object,
-            restore: { $0 as! T }
-        )
+            .weak, ProviderSite(id, file, line, column, function),
+            make: { _ throws(Failure) in try factory(()) }, erase: object, restore: { $0 as! T })
     }
 
     /// Provides a weakly shared instance of a class-bound protocol type, built by a factory that
@@ -111,8 +103,17 @@ extension ModuleBase {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try resolveInCell(
-            .weak,
-            ProviderSite(id, file, line, column, function), make: factory, configure: nil, erase: object,
+            .weak, ProviderSite(id, file, line, column, function), make: factory, erase: object,
             restore: { $0 as! T })
+    }
+
+    /// A `weak`'s instance of a class or class-bound existential, which the pipeline holds as the
+    /// object itself, so that the component refers to it weakly.
+    @inlinable func resolveWeak<T: AnyObject, Failure: Error>(
+        _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?
+    ) throws(Failure) -> T {
+        try resolveInCell(
+            .weak, site, make: make, configure: configure, erase: Erasure.object(ofInstance:),
+            restore: { Erasure.instance(of: $0, as: T.self) })
     }
 }

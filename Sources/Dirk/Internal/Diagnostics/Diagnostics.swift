@@ -48,9 +48,7 @@
                 """
         }
         // `configure:` helps when a step of the path can take one and the others cache nothing.
-        let configures =
-            path.contains { $0.strategy.takesConfigure }
-            && path.allSatisfy { $0.strategy.takesConfigure || $0.strategy == .transient }
+        let configures = path.contains { $0.strategy.takesConfigure } && path.allSatisfy(isConfigurable)
         return """
             Build a recursive structure in a plain function that the provider calls, or break a cycle \
             between objects \(configures ? "with `configure:` closures" : "with a `Lazy` or `Provider` handle, read after the provider has returned").
@@ -84,9 +82,7 @@
                 """
         }
         let providers = path.filter { $0.kind == .provider }
-        if !providers.isEmpty,
-            providers.allSatisfy({ $0.strategy.takesConfigure || $0.strategy == .transient })
-        {
+        if !providers.isEmpty, providers.allSatisfy(isConfigurable) {
             // The example names the path's first provider that takes `configure:`, with its own
             // strategy, and the provider it needs next.
             let index = providers.firstIndex { $0.strategy.takesConfigure } ?? 0
@@ -104,6 +100,12 @@
             `lazy`) and read it after both are built, or construct one side from a \
             value that does not need the other. \(providers.contains { !$0.strategy.takesConfigure } ? "An async `transient` or `scoped` takes no `configure:`." : "")
             """
+    }
+
+    /// Whether `configure:` closures can break a cycle through `step`, as far as it goes: its
+    /// strategy takes one, or caches nothing.
+    private static func isConfigurable(_ step: Frame) -> Bool {
+        step.strategy.takesConfigure || step.strategy == .transient
     }
 
     /// A handle's value was read while the handle, whose step is `frame`, resolved it.
@@ -192,15 +194,15 @@
     ///
     /// A `ResolutionEndFailure` stays one where the type admits any error, so that the strategy
     /// that rethrows it as the provider's own error names the provider (see
-    /// `rethrown(_:as:step:overrides:)`).
+    /// `providerError(_:as:step:overrides:)`).
     static func rethrown<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure {
-        error as? Failure ?? rethrown(error, as: Failure.self, step: frame)
+        error as? Failure ?? providerError(error, as: Failure.self, step: frame)
     }
 
     /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
     /// nothing, cannot return (`ended`).
     static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never {
-        rethrown(ended, as: Never.self, at: frame)
+        cannotReturn(frame, throwing: Never.self, after: ended.failure)
     }
 
     /// `error`, which the step `frame` (a provider, or a handle, a module's creation, a key's hashing
@@ -208,82 +210,90 @@
     /// the step cannot throw it. The providers' own rethrow, for which `frame` is made only if it
     /// is needed.
     ///
-    /// A `ResolutionEndFailure` (`ended`) made the outermost step of a resolution fail: it becomes
-    /// the error of the build it names. Any other error that is not a `Failure` has another type
-    /// than the provider throws: only an override's factory (of those at `overrides`), which throws
-    /// untyped, can do that.
-    /// ErrorMessages: "got an error of type ..., which it cannot throw"
-    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
-    @usableFromInline static func rethrown<Failure: Error>(
+    /// A `ResolutionEndFailure` made the outermost step of a resolution fail: it becomes the error
+    /// of the build it names. Any other error that is not a `Failure` has another type than the
+    /// provider throws: only an override's factory (of those at `overrides`), which throws untyped,
+    /// can do that.
+    @usableFromInline static func providerError<Failure: Error>(
         _ error: any Error, as _: Failure.Type, step frame: @autoclosure () -> Frame,
         overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        if !(error is ResolutionEndFailure), let error = error as? Failure { return error }
-        let frame = frame()
-        let (name, site, owner) = (frame.name, frame.site, " of `\(frame.componentType)`")
-        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         guard let ended = error as? ResolutionEndFailure else {
-            let places = overrides()
-            let origin =
-                switch places.count {
-                case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
-                case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
-                default:
-                    "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
-                        + places.joined(separator: " and ") + ","
-                }
-            let fix =
-                Failure.self == Never.self
-                ? "Make the override's factory return a fake instead of throwing; to test a failure, "
-                    + "override a provider that throws"
-                : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
-                    + "type, override a provider that throws it"
-            """
-            Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
-            `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
-            provider cannot, on this call or on the build that this call waited for, and the provider's \
-            typed throws promise its callers that this never happens. \(fix).
-            """.stop(file: site.file, line: site.line)
+            if let error = error as? Failure { return error }
+            overrideThrewAnotherType(error, at: frame(), throwing: Failure.self, overrides: overrides())
         }
         if let error = ended.failure.error as? Failure { return error }
-        let failed = ended.failure.frame
-        let (call, cannot, fix) =
-            switch frame.kind {
-            case .provider:
-                (
-                    "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return",
-                    "`\(name)` \(promise), so it cannot report that error", "Let `\(name)` throw the error"
-                )
-            case .handle:
-                (
-                    "`\(name)`\(owner), made at \(site.location), cannot return its value",
-                    "a handle cannot throw, so it cannot report that error",
-                    "Call the provider with `try` instead of through the handle"
-                )
-            case .moduleCreation:
-                (
-                    "`\(name)`\(owner), asked for at \(site.location), cannot be created",
-                    "a module's initializer cannot throw, so it cannot report that error",
-                    "Resolve the provider outside the module's initializer"
-                )
-            case .keyHashing:
-                (
-                    "the key of `\(name)`\(owner), called at \(site.location), cannot be hashed",
-                    "a key's `hash(into:)` and `==` cannot throw, so they cannot report that error",
-                    "Resolve no provider in a key's `hash(into:)` or `==`"
-                )
-            case .injection:
-                (
-                    "`\(name)`\(owner), called at \(site.location), cannot fill its object",
-                    "an injection cannot throw, so it cannot report that error",
-                    "Resolve the provider with `try` and set the property yourself"
-                )
+        cannotReturn(frame(), throwing: Failure.self, after: ended.failure)
+    }
+
+    /// An override's factory, one of those at `places`, threw `error`, which the provider of `frame`,
+    /// whose error type is `Failure`, cannot throw.
+    /// ErrorMessages: "got an error of type ..., which it cannot throw"
+    private static func overrideThrewAnotherType<Failure: Error>(
+        _ error: any Error, at frame: Frame, throwing _: Failure.Type, overrides places: [String]
+    ) -> Never {
+        let (name, site, owner) = (frame.name, frame.site, " of `\(frame.componentType)`")
+        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
+        let origin =
+            switch places.count {
+            case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
+            case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
+            default:
+                "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
+                    + places.joined(separator: " and ") + ","
             }
+        let fix =
+            Failure.self == Never.self
+            ? "Make the override's factory return a fake instead of throwing; to test a failure, "
+                + "override a provider that throws"
+            : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
+                + "type, override a provider that throws it"
+        """
+        Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
+        `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
+        provider cannot, on this call or on the build that this call waited for, and the provider's \
+        typed throws promise its callers that this never happens. \(fix).
+        """.stop(file: site.file, line: site.line)
+    }
+
+    /// The step `frame`, the outermost of a resolution, whose error type is `Failure`, cannot return:
+    /// the resolution took another thread's instance to break a cycle through `configure:`, and
+    /// that build then failed (`failure`).
+    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
+    private static func cannotReturn<Failure: Error>(
+        _ frame: Frame, throwing _: Failure.Type, after failure: BuildFailure
+    ) -> Never {
+        let (name, site, owner) = (frame.name, frame.site, " of `\(frame.componentType)`")
+        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
+        let (call, cannot, fix): (String, String, String)
+        switch frame.kind {
+        case .provider:
+            call = "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return"
+            cannot = "`\(name)` \(promise), so it cannot report that error"
+            fix = "Let `\(name)` throw the error"
+        case .handle:
+            call = "`\(name)`\(owner), made at \(site.location), cannot return its value"
+            cannot = "a handle cannot throw, so it cannot report that error"
+            fix = "Call the provider with `try` instead of through the handle"
+        case .moduleCreation:
+            call = "`\(name)`\(owner), asked for at \(site.location), cannot be created"
+            cannot = "a module's initializer cannot throw, so it cannot report that error"
+            fix = "Resolve the provider outside the module's initializer"
+        case .keyHashing:
+            call = "the key of `\(name)`\(owner), called at \(site.location), cannot be hashed"
+            cannot = "a key's `hash(into:)` and `==` cannot throw, so they cannot report that error"
+            fix = "Resolve no provider in a key's `hash(into:)` or `==`"
+        case .injection:
+            call = "`\(name)`\(owner), called at \(site.location), cannot fill its object"
+            cannot = "an injection cannot throw, so it cannot report that error"
+            fix = "Resolve the provider with `try` and set the property yourself"
+        }
+        let failed = failure.frame
         """
         Dirk: \(call): to break a cycle through `configure:`, its resolution took an instance from another \
         thread before that thread's `configure:` closures had finished; then the `configure:` of \
         `\(failed.name)` of `\(failed.componentType)` (\(failed.site.location)) threw \
-        `\(ended.failure.error)`, which dropped that instance or one it may refer to. What this call returns \
+        `\(failure.error)`, which dropped that instance or one it may refer to. What this call returns \
         may refer to it, and \(cannot). \(fix), make the `configure:` closures of the cycle not throw, or \
         resolve the cycle on one thread first, where the error reaches the caller.
         """.stop(file: site.file, line: site.line)
@@ -291,18 +301,18 @@
 
     // MARK: Parents
 
-    /// The accessor at `file` and `line` found no ancestor of type `parent`. `overriding` is the
-    /// `file:line` of an `overriding(_:with:)` under way on this thread, which resolves its provider at
-    /// once, before the parents registered after it in a chain; `givenAt` is where the component was
-    /// first given a parent. `parentIsComponent` tells whether
-    /// `parent` is a component class, which an ancestor can be.
+    /// The accessor at `file` and `line` found no ancestor of type `parent` among `ancestors`, nearest
+    /// first, which are none when the component has no parents. `overriding` is the `file:line` of an
+    /// `overriding(_:with:)` under way on this thread, which resolves its provider at once, before the
+    /// parents registered after it in a chain; `givenAt` is where the component was first given a
+    /// parent. `parentIsComponent` tells whether `parent` is a component class, which an ancestor can
+    /// be.
     /// ErrorMessages: "was asked for an ancestor of type ..., a class that is not a component"
     /// ErrorMessages: "has no ancestor that conforms to"
     /// ErrorMessages: "has no parent of type"
     static func missingParent(
-        _ parent: Any.Type, parentIsComponent: Bool, component: Any.Type, registered: [Any.Type],
-        ancestors: [Any.Type], givenAt: (file: StaticString, line: UInt)? = nil, overriding: String? = nil,
-        file: StaticString, line: UInt
+        _ parent: Any.Type, parentIsComponent: Bool, component: Any.Type, ancestors: [Any.Type],
+        givenAt: (file: StaticString, line: UInt)?, overriding: String?, file: StaticString, line: UInt
     ) -> Never {
         if parent is AnyObject.Type && !parentIsComponent {
             """
@@ -313,7 +323,7 @@
         }
         var known =
             "The accessor at \(file):\(line) asked for one. "
-            + (registered.isEmpty
+            + (ancestors.isEmpty
                 ? "It has no parents."
                 : "It searched its ancestors, nearest first: "
                     + ancestors.map { "`\($0)`" }.joined(separator: ", ")
@@ -381,9 +391,7 @@
     static func lateModule(
         _ module: Any.Type, registered: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        let what =
-            ObjectIdentifier(module) == ObjectIdentifier(registered)
-            ? "a module for `\(module)`" : "`\(registered)` for `\(module)`"
+        let what = module == registered ? "a module for `\(module)`" : "`\(registered)` for `\(module)`"
         """
         Dirk: `\(component)` registered \(what) after `\(module)` was already in use, so some instances \
         would come from the old module and some from the new one. Register modules with `.module { }` when \
@@ -491,7 +499,7 @@
     /// step `frame` of another component.
     /// ErrorMessages: "shutdown() was called in ... of ..., whose resolution has entered ..."
     static func shutdownAwaitedByResolution(
-        component: Any.Type, frame: Frame, file: StaticString, line: UInt
+        _ frame: Frame, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         """
         Dirk: `\(component).shutdown()` was called in `\(frame.name)` of `\(frame.componentType)`, whose \
