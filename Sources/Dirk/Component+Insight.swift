@@ -319,37 +319,54 @@ struct DependencyRecord {
     }
 }
 
+/// An observed provider call: its provider, and what records its dependencies (the recorders of
+/// the recording components that the call is made for).
+typealias ObservedCall = (provider: ProviderIdentity, recorders: [AnyObject])
+
+/// The observed async call under way in this task, whose factory makes the calls it observes, and
+/// the index its step has, or will have, on its agent's stack.
+final class ObservedAsyncCall: @unchecked Sendable {
+    // Immutable.
+    @TaskLocal static var current: ObservedAsyncCall?
+
+    let call: ObservedCall
+    let agent: TaskAgent
+    let stepIndex: Int
+
+    init(_ call: ObservedCall, agent: TaskAgent) {
+        (self.call, self.agent, stepIndex) = (call, agent, agent.depth)
+    }
+
+    /// The call, if it makes a call made now directly (see `TaskAgent.isCalledDirectly`).
+    static var requester: ObservedCall? {
+        current.flatMap { TaskAgent.isCalledDirectly(byStepAt: $0.stepIndex, of: $0.agent) ? $0.call : nil }
+    }
+}
+
 extension AnyModule {
-    /// Resolves with `resolve` while telling the observers: a trace under way in this task or on this
-    /// thread that shows this component gets a line, and each recording component that the call is
-    /// made for gets the provider and the edge from the observed call that asked for it. `resolve`
-    /// calls what it receives if the call builds.
+    /// Tells the observers of a call of `frame`'s provider, which `requester` made directly, if
+    /// any: each recording component that the call is made for gets the provider and the edge from
+    /// `requester`, and a trace under way in this task or on this thread that shows this component
+    /// gets a line (`added`, in the traces the call runs under).
     ///
     /// A call is made for its own component, if that records, and for every component that the
-    /// enclosing observed call was made for, if that call made this one directly: a recording
-    /// child sees its providers' calls into its ancestors, and theirs, but not a call that a
-    /// provider nobody observes made in between, which would show an edge that no provider made.
-    @usableFromInline func observe(
-        _ frame: Frame, in context: ResolutionContext,
-        _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
-    ) throws -> AnyObject? {
-        let component = storage.address
+    /// observed call that asked for it directly was made for: a recording child sees its providers'
+    /// calls into its ancestors, and theirs, but not a call that a provider nobody observes made in
+    /// between, which would show an edge that no provider made.
+    func beginObserving(_ frame: Frame, requester: ObservedCall?) -> (
+        call: ObservedCall, traces: Trace.Calls, added: Trace.Calls
+    ) {
         let provider = ProviderIdentity(
-            component: component, module: frame.subject, key: ProviderKey(site: frame.site, type: frame.type))
+            component: storage.address, module: frame.subject,
+            key: ProviderKey(site: frame.site, type: frame.type))
         let strategy = DependencyGraph.Strategy(frame.strategy)
-        // The recorders of the enclosing call that watch this call's component (their own, or an
-        // ancestor): a call into an unrelated component that something else observes is no part of
-        // their graphs, and its component, which they do not keep, could go and its identity be
-        // reused.
-        var recorders: [AnyObject] = []
-        if let requester = context.observedCalls.last,
-            context.isCalledDirectly(byStepAt: requester.stepIndex, inResolution: requester.resolution)
-        {
-            recorders = requester.recorders.filter { recorder in
-                (recorder as? Recorder)?.withRecord {
-                    $0.recordCall(of: provider, strategy: strategy, by: requester.provider)
-                } ?? false
-            }
+        // The requester's recorders that watch this call's component (their own, or an ancestor): a
+        // call into an unrelated component that something else observes is no part of their graphs,
+        // and its component, which they do not keep, could go and its identity be reused.
+        var recorders = (requester?.recorders ?? []).filter { recorder in
+            (recorder as? Recorder)?.withRecord {
+                $0.recordCall(of: provider, strategy: strategy, by: requester!.provider)
+            } ?? false
         }
         // A component whose release has begun records nothing.
         let recorder = storage.withLock { state in
@@ -357,10 +374,29 @@ extension AnyModule {
             return state.extras?.recording?.recorder
         }
         if let recorder, !recorders.contains(where: { $0 === recorder }) { recorders.append(recorder) }
-        context.observedCalls.append((provider, recorders, context.depth, context.endedResolutions))
+        let (traces, added) = Trace.begin(frame, in: storage.address)
+        return ((provider, recorders), traces, added)
+    }
+
+    /// Resolves a synchronous call of `frame`'s provider with `resolve` while telling its observers
+    /// (see `beginObserving`). `resolve` calls what it receives if the call builds.
+    @usableFromInline func observe(
+        _ frame: Frame, in context: ResolutionContext,
+        _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
+    ) throws -> AnyObject? {
+        // The enclosing observed call on this thread, or, for a call that async code makes, the
+        // task's.
+        var requester: ObservedCall?
+        if let last = context.observedCalls.last {
+            if context.isCalledDirectly(byStepAt: last.stepIndex, inResolution: last.resolution) {
+                requester = last.call
+            }
+        } else if context.depth == 0 {
+            requester = ObservedAsyncCall.requester
+        }
+        let (call, traces, added) = beginObserving(frame, requester: requester)
+        context.observedCalls.append((call, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
-        // A trace's line says whether this call built its instance, which it learns from `resolve`.
-        let (traces, added) = Trace.begin(frame, in: component)
         guard !added.isEmpty else { return try resolve(nil) }
         var isNew = false
         defer { Trace.end(added, isNew: isNew) }

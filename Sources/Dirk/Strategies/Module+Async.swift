@@ -359,13 +359,15 @@ extension AnyModule {
                 setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
                 return try await OverrideCapture.$isSuspendedHere.outcome(true) { try await resolve() }.get()
             }
-            // A trace under way shows the call, and the calls it makes one level deeper.
+            // Observed as a synchronous call is, with the task's observed call in place of the
+            // thread's (see `AnyModule.observe`).
             guard storage.isObserved else { return try await resolve() }
-            let (traces, added) = Trace.begin(frame, in: storage.address)
-            guard !added.isEmpty else { return try await resolve() }
+            let (call, traces, added) = beginObserving(frame, requester: ObservedAsyncCall.requester)
             var isNew = false
             defer { Trace.end(added, isNew: isNew) }
-            return try await Trace.$current.outcome(traces) { try await resolve { isNew = true } }.get()
+            return try await ObservedAsyncCall.$current.outcome(ObservedAsyncCall(call, agent: agent)) {
+                try await Trace.$current.outcome(traces) { try await resolve { isNew = true } }.get()
+            }.get()
         }
     }
 }

@@ -77,12 +77,10 @@
     @exclusivity(unchecked) var sharedScopes: ScopeStore?
     @exclusivity(unchecked) var hasChosenScopes = false
 
-    /// The observed provider calls under way on this thread, innermost last: each one's provider;
-    /// what records its dependencies (the recorders of the recording components that the call is
-    /// made for); and the index its step has, or will have, on the stack (the depth when it was
-    /// observed), in the resolution of that number (`endedResolutions` then).
-    var observedCalls:
-        [(provider: ProviderIdentity, recorders: [AnyObject], stepIndex: Int, resolution: UInt64)] = []
+    /// The observed provider calls under way on this thread, innermost last, each with the index its
+    /// step has, or will have, on the stack (the depth when it was observed), in the resolution of
+    /// that number (`endedResolutions` then).
+    var observedCalls: [(call: ObservedCall, stepIndex: Int, resolution: UInt64)] = []
     /// How many resolutions with work at their end have ended on this thread: what tells a call that
     /// a deinitializer makes at a resolution's end, whose steps start again at the bottom of the
     /// stack, from a call of the resolution that is ending.

@@ -253,6 +253,20 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     }
 
     /// The step already on this task's stack that is the same as `frame`, if any.
+    /// How many steps are under way in this task.
+    var depth: Int { state.withLock { $0.stack.depth } }
+
+    /// Whether a call made now is made directly by the step at `index` of `agent`'s stack: the step
+    /// that encloses it is that one, or a step above it that no provider's step lies between, such
+    /// as a handle's.
+    static func isCalledDirectly(byStepAt index: Int, of agent: TaskAgent) -> Bool {
+        guard let step = enclosingStep, step.agent === agent else { return false }
+        return agent.state.withLock { state in
+            guard let top = state.serials.lastIndex(of: step.serial), index <= top else { return false }
+            return (index + 1..<top + 1).allSatisfy { state.stack[$0].kind != .provider }
+        }
+    }
+
     func enclosing(_ frame: Frame) -> Frame? {
         state.withLock { state in state.stack.lastIndex(ofSameAs: frame).map { state.stack[$0] } }
     }
