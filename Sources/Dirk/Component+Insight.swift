@@ -325,17 +325,13 @@ typealias ObservedCall = (provider: ProviderIdentity, recorders: [AnyObject])
 
 /// The observed async call under way in this task, whose factory makes the calls it observes, and
 /// the index its step has, or will have, on its agent's stack.
-final class ObservedAsyncCall: @unchecked Sendable {
+struct ObservedAsyncCall: @unchecked Sendable {
     // Immutable.
     @TaskLocal static var current: ObservedAsyncCall?
 
     let call: ObservedCall
     let agent: TaskAgent
     let stepIndex: Int
-
-    init(_ call: ObservedCall, agent: TaskAgent) {
-        (self.call, self.agent, stepIndex) = (call, agent, agent.depth)
-    }
 
     /// The call, if it makes a call made now directly (see `TaskAgent.isCalledDirectly`).
     static var requester: ObservedCall? {
@@ -386,14 +382,11 @@ extension AnyModule {
     ) throws -> AnyObject? {
         // The enclosing observed call on this thread, or, for a call that async code makes, the
         // task's.
-        var requester: ObservedCall?
-        if let last = context.observedCalls.last {
-            if context.isCalledDirectly(byStepAt: last.stepIndex, inResolution: last.resolution) {
-                requester = last.call
-            }
-        } else if context.depth == 0 {
-            requester = ObservedAsyncCall.requester
-        }
+        let requester =
+            context.observedCalls.last.map { last in
+                context.isCalledDirectly(byStepAt: last.stepIndex, inResolution: last.resolution)
+                    ? last.call : nil
+            } ?? (context.depth == 0 ? ObservedAsyncCall.requester : nil)
         let (call, traces, added) = beginObserving(frame, requester: requester)
         context.observedCalls.append((call, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }

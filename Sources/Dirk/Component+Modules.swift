@@ -21,9 +21,7 @@ public protocol _ModuleOwner: AnyObject {}
 
 /// The old name of the protocol behind `module()`, which no code needs to name.
 @_documentation(visibility: internal)
-@available(
-    *, deprecated, message: "no code needs to name it: `module()` and the rest are Component's methods"
-)
+@available(*, deprecated, message: "no code needs to name it: `module()` is a method of Component")
 public typealias ModuleOwner = _ModuleOwner
 
 extension Component: _ModuleOwner {}

@@ -48,9 +48,7 @@ extension _ModuleOwner where Self: Component {
     @discardableResult public func overriding<T>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        overriding(provider, with: { _ in try factory() }, file: file, line: line)
-    }
+    ) -> Self { overriding(provider, with: { _ in try factory() }, file: file, line: line) }
 
     /// Replaces the factory of the one provider that `provider` calls with one that receives the
     /// component. See ``overriding(_:with:file:line:)-(_,()->T,_,_)``.
@@ -64,9 +62,7 @@ extension _ModuleOwner where Self: Component {
     @discardableResult public func overriding<T>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable (Self) throws -> T,
         file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        override(provider, with: { c, _ in try factory(c) }, file: file, line: line)
-    }
+    ) -> Self { override(provider, with: { c, _ in try factory(c) }, file: file, line: line) }
 
     /// Replaces the factory of the `single(key:)` provider that `provider` calls, for every key,
     /// with one that receives the component and the key. See the first `overriding(_:with:)`.
@@ -179,9 +175,7 @@ extension _ModuleOwner where Self: Component {
     @discardableResult public func overriding<T: Sendable>(
         _ provider: (Self) throws -> T, with factory: @escaping @Sendable () throws -> T,
         close: @escaping @Sendable (T) async throws -> Void, file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        overriding(provider, with: { _ in try factory() }, close: close, file: file, line: line)
-    }
+    ) -> Self { overriding(provider, with: { _ in try factory() }, close: close, file: file, line: line) }
 
     /// Replaces the factory of the one async provider that `provider` calls with one that may
     /// await: the first `overriding(_:with:)` for providers that await.

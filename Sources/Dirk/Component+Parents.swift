@@ -111,19 +111,13 @@ extension Component {
     @available(*, deprecated, message: "pass the parent itself: `.parent(app)`")
     @discardableResult public func parent<P: Component>(
         _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        parent(make(), file: file, line: line)
-    }
+    ) -> Self { parent(make(), file: file, line: line) }
 
     /// Registers the parent that `make` returns as `type`: `parent(_:as:file:line:)` with a closure.
-    @available(
-        *, deprecated, message: "pass the parent itself: `.parent(FakeAppComponent(), as: AppComponent.self)`"
-    )
+    @available(*, deprecated, message: "pass the parent itself: `.parent(FakeApp(), as: AppComponent.self)`")
     @discardableResult public func parent<P: Component>(
         _ type: P.Type, _ make: () -> P, file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        parent(make(), as: type, file: file, line: line)
-    }
+    ) -> Self { parent(make(), as: type, file: file, line: line) }
 
     /// The parents, in the order they were registered.
     var parentList: [Component] { storage.directory.members(.parent).map { $0.object as! Component } }

@@ -111,9 +111,7 @@ extension Component {
                 try await ClosingComponent.$current.withValue((identity, action.provider)) {
                     try await action.close()
                 }
-            } catch {
-                failures.append(.init(provider: action.provider, error: error))
-            }
+            } catch { failures.append(.init(provider: action.provider, error: error)) }
         }
         return failures
     }

@@ -32,9 +32,7 @@ public struct ProviderID: Sendable {
     public init(
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
-    ) {
-        site = ProviderSite(file: file, line: line, column: column, function: function)
-    }
+    ) { site = ProviderSite(file: file, line: line, column: column, function: function) }
 }
 
 extension ProviderSite {
@@ -42,7 +40,5 @@ extension ProviderSite {
     /// strategy's arguments say.
     @inlinable init(
         _ id: ProviderID?, _ file: StaticString, _ line: UInt, _ column: UInt, _ function: StaticString
-    ) {
-        self = id?.site ?? ProviderSite(file: file, line: line, column: column, function: function)
-    }
+    ) { self = id?.site ?? ProviderSite(file: file, line: line, column: column, function: function) }
 }

@@ -107,9 +107,7 @@ extension _ModuleOwner where Self: Component {
     public func lazy<T, Failure: Error>(
         _ resolve: @escaping @Sendable (Self) async throws(Failure) -> T, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column
-    ) -> AsyncLazy<T, Failure> {
-        AsyncLazy(asyncHandleSource(file, line, column, "lazy(_:)", resolve))
-    }
+    ) -> AsyncLazy<T, Failure> { AsyncLazy(asyncHandleSource(file, line, column, "lazy(_:)", resolve)) }
 
     /// A handle that resolves the async `resolve` from this component on every call; see
     /// ``AsyncProvider``.

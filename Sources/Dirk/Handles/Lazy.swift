@@ -189,66 +189,44 @@ extension ModuleBase {
     public func lazy<T>(
         _ resolve: @escaping @Sendable (C) -> T, file: StaticString = #fileID, line: UInt = #line,
         column: UInt = #column
-    ) -> Lazy<T> {
-        component.lazy(resolve, file: file, line: line, column: column)
-    }
+    ) -> Lazy<T> { component.lazy(resolve, file: file, line: line, column: column) }
 
     /// A handle made on the module: ``Component/provider(_:file:line:column:)->Provider<T>`` on its component.
     @available(*, deprecated, message: "make the handle on the component: `c.provider { $0.data.store() }`")
     public func provider<T>(
         _ resolve: @escaping @Sendable (C) -> T, file: StaticString = #fileID, line: UInt = #line,
         column: UInt = #column
-    ) -> Provider<T> {
-        component.provider(resolve, file: file, line: line, column: column)
-    }
+    ) -> Provider<T> { component.provider(resolve, file: file, line: line, column: column) }
 
     /// An async handle made on the module: `lazy(_:)` on its
     /// component.
-    @available(
-        *, deprecated, message: "make the handle on the component: `c.lazy { await $0.data.database() }`"
-    )
+    @available(*, deprecated, message: "make the handle on the component: `c.lazy { await $0.data.db() }`")
     public func asyncLazy<T, Failure: Error>(
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> AsyncLazy<T, Failure> {
-        component.lazy(resolve, file: file, line: line, column: column)
-    }
+    ) -> AsyncLazy<T, Failure> { component.lazy(resolve, file: file, line: line, column: column) }
 
     /// An async handle made on the module: `provider(_:)` on its
     /// component.
-    @available(
-        *, deprecated, message: "make the handle on the component: `c.provider { await $0.data.database() }`"
-    )
+    @available(*, deprecated, message: "make it on the component: `c.provider { await $0.data.db() }`")
     public func asyncProvider<T, Failure: Error>(
         _ resolve: @escaping @Sendable (C) async throws(Failure) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> AsyncProvider<T, Failure> {
-        component.provider(resolve, file: file, line: line, column: column)
-    }
+    ) -> AsyncProvider<T, Failure> { component.provider(resolve, file: file, line: line, column: column) }
 
     /// A main-actor handle made on the module: ``Component/mainActorLazy(_:file:line:column:)`` on its
     /// component.
-    @available(
-        *, deprecated,
-        message: "make the handle on the component: `c.mainActorLazy { $0.screens.viewModel() }`"
-    )
+    @available(*, deprecated, message: "make it on the component: `c.mainActorLazy { $0.ui.model() }`")
     public func mainActorLazy<T>(
         _ resolve: @escaping @MainActor @Sendable (C) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> MainActorLazy<T> {
-        component.mainActorLazy(resolve, file: file, line: line, column: column)
-    }
+    ) -> MainActorLazy<T> { component.mainActorLazy(resolve, file: file, line: line, column: column) }
 
     /// A main-actor handle made on the module: ``Component/mainActorProvider(_:file:line:column:)`` on
     /// its component.
-    @available(
-        *, deprecated,
-        message: "make the handle on the component: `c.mainActorProvider { $0.screens.viewModel() }`"
-    )
+    @available(*, deprecated, message: "make it on the component: `c.mainActorProvider { $0.ui.model() }`")
     public func mainActorProvider<T>(
         _ resolve: @escaping @MainActor @Sendable (C) -> T,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
-    ) -> MainActorProvider<T> {
-        component.mainActorProvider(resolve, file: file, line: line, column: column)
-    }
+    ) -> MainActorProvider<T> { component.mainActorProvider(resolve, file: file, line: line, column: column) }
 }

@@ -289,9 +289,7 @@ extension ModuleBase {
                 return self  // a placeholder: the value travels in `value`
             }
             return value ?? Erasure.value(of: object, as: T.self)
-        } catch {
-            throw rethrown(error, as: Failure.self, site: site)
-        }
+        } catch { throw rethrown(error, as: Failure.self, site: site) }
     }
 }
 
@@ -365,7 +363,8 @@ extension AnyModule {
             let (call, traces, added) = beginObserving(frame, requester: ObservedAsyncCall.requester)
             var isNew = false
             defer { Trace.end(added, isNew: isNew) }
-            return try await ObservedAsyncCall.$current.outcome(ObservedAsyncCall(call, agent: agent)) {
+            let observed = ObservedAsyncCall(call: call, agent: agent, stepIndex: agent.depth)
+            return try await ObservedAsyncCall.$current.outcome(observed) {
                 try await Trace.$current.outcome(traces) { try await resolve { isNew = true } }.get()
             }.get()
         }

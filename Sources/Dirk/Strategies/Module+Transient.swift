@@ -47,9 +47,7 @@ extension ModuleBase {
     @inlinable public func transient<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
-    ) throws(Failure) -> T {
-        try buildNew(ProviderSite(id, file, line, column, function), make: factory)
-    }
+    ) throws(Failure) -> T { try buildNew(ProviderSite(id, file, line, column, function), make: factory) }
 
     /// A `transient`'s new value. While the component's attention word is zero, the factory runs here,
     /// in the caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
@@ -68,15 +66,11 @@ extension ModuleBase {
                     ).value
                 }
             }
-        } catch {
-            throw rethrown(error, as: Failure.self, site: site)
-        }
+        } catch { throw rethrown(error, as: Failure.self, site: site) }
     }
 
     /// A `transient`'s new value through the pipeline: out of line, so that a provider stays small.
     @inlinable @inline(never) func buildNewThroughPipeline<T, Failure: Error>(
         _ site: ProviderSite, make: (C) throws(Failure) -> T
-    ) throws(Failure) -> T {
-        try resolveInCell(.transient, site, make: make)
-    }
+    ) throws(Failure) -> T { try resolveInCell(.transient, site, make: make) }
 }

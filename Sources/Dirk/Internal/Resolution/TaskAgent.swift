@@ -252,7 +252,6 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         }
     }
 
-    /// The step already on this task's stack that is the same as `frame`, if any.
     /// How many steps are under way in this task.
     var depth: Int { state.withLock { $0.stack.depth } }
 
@@ -267,6 +266,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         }
     }
 
+    /// The step already on this task's stack that is the same as `frame`, if any.
     func enclosing(_ frame: Frame) -> Frame? {
         state.withLock { state in state.stack.lastIndex(ofSameAs: frame).map { state.stack[$0] } }
     }
@@ -285,9 +285,7 @@ extension TaskLocal {
         await withValue(value) {
             do throws(Failure) {
                 return .success(try await body())
-            } catch {
-                return .failure(error)
-            }
+            } catch { return .failure(error) }
         }
     }
 }
