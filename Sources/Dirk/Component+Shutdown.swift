@@ -1,5 +1,3 @@
-import CDirk
-
 extension Component {
     /// Closes every instance the component built with a close action, and then serves nothing
     /// more.
@@ -125,7 +123,7 @@ extension Component {
         var named: Set<String> = []
         let providers = actions.map(\.provider).filter { named.insert($0).inserted }
         let message = Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: providers)
-        dirk_write_standard_error(message)
+        StandardError.write(message)
         #endif
     }
 }

@@ -62,10 +62,6 @@ static inline uintptr_t dirk_load_acquire(uintptr_t *_Nonnull word) {
     return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_acquire);
 }
 
-static inline void dirk_store_relaxed(uintptr_t *_Nonnull word, uintptr_t value) {
-    atomic_store_explicit((_Atomic(uintptr_t) *)word, value, memory_order_relaxed);
-}
-
 static inline void dirk_store_release(uintptr_t *_Nonnull word, uintptr_t value) {
     atomic_store_explicit((_Atomic(uintptr_t) *)word, value, memory_order_release);
 }

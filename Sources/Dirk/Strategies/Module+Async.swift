@@ -289,7 +289,7 @@ extension ModuleBase {
                 return self  // a placeholder: the value travels in `value`
             }
             return value ?? Erasure.value(of: object, as: T.self)
-        } catch { throw rethrown(error, as: Failure.self, site: site) }
+        } catch { throw factoryError(error, as: Failure.self, site: site) }
     }
 }
 

@@ -132,7 +132,7 @@ extension ModuleBase {
                 },
                 configure: erased(configure, restore: restore), configureMayWait: Failure.self == Never.self)
             return restore(object!)
-        } catch { throw rethrown(error, as: Failure.self, site: site) }
+        } catch { throw factoryError(error, as: Failure.self, site: site) }
     }
 
     /// `configure`, for the pipeline, which holds its instance as an object.

@@ -66,7 +66,7 @@ extension ModuleBase {
                     ).value
                 }
             }
-        } catch { throw rethrown(error, as: Failure.self, site: site) }
+        } catch { throw factoryError(error, as: Failure.self, site: site) }
     }
 
     /// A `transient`'s new value through the pipeline: out of line, so that a provider stays small.

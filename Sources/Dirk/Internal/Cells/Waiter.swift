@@ -21,7 +21,7 @@ extension WaitEvent {
     func value<Failure: Error>(as _: Failure.Type, at frame: Frame) throws(Failure) -> AnyObject? {
         switch self {
         case .finished(.success(let value)): return value
-        case .finished(.failure(let error)): throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+        case .finished(.failure(let error)): throw Diagnostics.typedError(error, as: Failure.self, at: frame)
         case .recheck, .cancelled: return nil
         }
     }

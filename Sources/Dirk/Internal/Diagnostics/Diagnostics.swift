@@ -195,7 +195,8 @@
     /// A `ResolutionEndFailure` stays one where the type admits any error, so that the strategy
     /// that rethrows it as the provider's own error names the provider (see
     /// `providerError(_:as:step:overrides:)`).
-    static func rethrown<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure {
+    static func typedError<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure
+    {
         error as? Failure ?? providerError(error, as: Failure.self, step: frame)
     }
 

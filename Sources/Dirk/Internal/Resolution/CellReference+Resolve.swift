@@ -73,7 +73,9 @@ extension CellReference {
         }
         // Left after the build settles: leaving the outermost step ends the resolution, which may
         // wait for other agents' builds, and may find that the value refers to a dropped instance.
-        if let failure = context.leave() { throw Diagnostics.rethrown(failure, as: Failure.self, at: frame) }
+        if let failure = context.leave() {
+            throw Diagnostics.typedError(failure, as: Failure.self, at: frame)
+        }
         return value
     }
 
@@ -93,7 +95,7 @@ extension CellReference {
             } catch {
                 // They dropped what was built since, which this instance may refer to.
                 fail(generation: generation, with: error)
-                throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                throw Diagnostics.typedError(error, as: Failure.self, at: frame)
             }
         }
         let waits = configure != nil && configureMayWait && context.runningFactories > 0
@@ -101,7 +103,7 @@ extension CellReference {
             let held = record ?? hold(value, generation: generation)
             record = held
             if waits {
-                context.defer(
+                context.runAfterFactoriesReturn(
                     ResolutionContext.PendingConfiguration(record: held, frame: frame) {
                         try configure(value)
                     })
@@ -115,7 +117,7 @@ extension CellReference {
                     // meanwhile, which may refer to it.
                     fail(generation: generation, with: error)
                     context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
-                    throw Diagnostics.rethrown(error, as: Failure.self, at: frame)
+                    throw Diagnostics.typedError(error, as: Failure.self, at: frame)
                 }
                 context.endConfiguring(held)
             }

@@ -31,7 +31,7 @@ extension ResolutionContext {
 
     /// Records that `pending`'s `configure:` closure waits for the factories running on this thread;
     /// its build counts as configuring from now on.
-    func `defer`(_ pending: PendingConfiguration) {
+    func runAfterFactoriesReturn(_ pending: PendingConfiguration) {
         _ = beginConfiguring(pending.record)
         pendingConfigurations.append(pending)
     }
@@ -125,7 +125,7 @@ extension ResolutionContext {
     /// Waits until every build whose instance the resolution took, and every build those depend on,
     /// is configured; if one failed instead, drops what the resolution held since the earliest taking
     /// that led to a failure, and returns the first failure.
-    func dropBuildsOfFailedBorrows() -> ResolutionEndFailure? {
+    func waitForBorrowedBuilds() -> ResolutionEndFailure? {
         let borrowed = self.borrowed
         self.borrowed = []
         var failure: ResolutionEndFailure?

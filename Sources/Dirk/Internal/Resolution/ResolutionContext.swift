@@ -261,7 +261,7 @@
             // refer to is configured. A build among them may fail instead: what this resolution held
             // since it took the instance that led to the failure may refer to a dropped instance, so
             // it is dropped too, and the outermost call, whose value may refer to it as well, throws.
-            failure = borrowed.isEmpty ? nil : dropBuildsOfFailedBorrows()
+            failure = borrowed.isEmpty ? nil : waitForBorrowedBuilds()
             while !heldBuilds.isEmpty {
                 let ready = heldBuilds
                 heldBuilds = []

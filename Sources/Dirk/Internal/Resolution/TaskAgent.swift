@@ -1,5 +1,3 @@
-import CDirk
-
 /// One task's part in an async resolution: its agent in the wait graph, its steps, the components it
 /// entered, and the `scoped` instances of the resolution it belongs to.
 ///
@@ -68,12 +66,12 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         // the components to (see `end()`).
         starters = startedIn.map { [$0] + ($0.agent?.starters ?? []).filter { $0.agent != nil } } ?? []
         state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
-        dirk_count_task_agents(1)
+        TaskAgentCount.add(1)
     }
 
     deinit {
         state.withLock { $0.stack.deallocate() }
-        dirk_count_task_agents(-1)
+        TaskAgentCount.add(-1)
     }
 
     override var waitingFor: WaitTarget? {
@@ -96,7 +94,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// long-running task started inside an async step keeps its agent, and so this question, alive;
     /// the answer stays right.)
     static var ofCurrentTask: TaskAgent? {
-        guard dirk_task_agents_alive(), withUnsafeCurrentTask(body: { $0 != nil }) else { return nil }
+        guard TaskAgentCount.anyAlive, withUnsafeCurrentTask(body: { $0 != nil }) else { return nil }
         return current
     }
 

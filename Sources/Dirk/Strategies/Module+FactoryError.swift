@@ -4,7 +4,9 @@ extension ModuleBase {
     ///
     /// One call for every strategy, so that no provider carries the message's code. (Speed only.)
     @inlinable @inline(never)
-    func rethrown<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite) -> Failure {
+    func factoryError<Failure: Error>(_ error: any Error, as type: Failure.Type, site: ProviderSite)
+        -> Failure
+    {
         // The step as far as the message names it: the strategy and the return type are left out.
         Diagnostics.providerError(
             error, as: Failure.self, step: providerFrame(.none, site: site, returning: Never.self),
