@@ -1,22 +1,22 @@
 extension ComponentStorage {
     /// The component, entered by the resolution `context` (the thread's, or a task's part of an
     /// async one): counted in the component's gate and kept alive until the resolution ends, unless
-    /// the resolution entered it already. Stops the program, naming `frame`'s provider or handle, if the
+    /// the resolution entered it already. Stops the program, naming `step`'s provider or handle, if the
     /// component was released or its shutdown refuses the call.
     @inlinable @inline(__always)
-    final func enter(in context: some EnteringResolution, for frame: @autoclosure () -> Frame) -> Entered {
+    final func enter(in context: some EnteringResolution, for step: @autoclosure () -> Step) -> Entered {
         if let entry = context.entry(of: address) { return entry }
-        return context.enter(admitted(for: frame()), storage: self)
+        return context.enter(admitted(for: step()), storage: self)
     }
 
     /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`): a
     /// `transient`'s way in. (Speed only: written out in `runTransient`, the same code costs a
     /// `transient` about 45 instructions more, in retains and releases.)
     @inlinable @inline(__always) final func withEntered<Result>(
-        in context: ResolutionContext, for frame: @autoclosure () -> Frame,
+        in context: ResolutionContext, for step: @autoclosure () -> Step,
         _ body: (Component) throws -> Result
     ) rethrows -> Result {
-        try enter(in: context, for: frame()).withObject {
+        try enter(in: context, for: step()).withObject {
             try body(Erasure.component($0, as: Component.self))
         }
     }
@@ -32,17 +32,17 @@ extension ComponentStorage {
         return nil
     }
 
-    /// The component, admitted through its gate for the call whose step is `frame`; stops the program,
+    /// The component, admitted through its gate for the call whose step is `step`; stops the program,
     /// naming the call, if the component was released or its shutdown refuses the call.
-    @usableFromInline @inline(never) final func admitted(for frame: Frame) -> Component {
+    @usableFromInline @inline(never) final func admitted(for step: Step) -> Component {
         guard let component else {
-            if frame.kind == .handle {
-                Diagnostics.handleAfterRelease(frame.name, component: frame.componentType, site: frame.site)
+            if step.kind == .handle {
+                Diagnostics.handleAfterRelease(step.name, component: step.componentType, site: step.site)
             }
             Diagnostics.componentReleased(
-                provider: frame.name, component: frame.componentType, site: frame.site)
+                provider: step.name, component: step.componentType, site: step.site)
         }
-        if !admits() { component.refuse(frame) }
+        if !admits() { component.refuse(step) }
         return component
     }
 
@@ -68,23 +68,23 @@ enum RefusedRead {
 }
 
 extension Component {
-    /// Stops the program: the call whose step is `frame` was refused, once shutdown had begun. A handle's
+    /// Stops the program: the call whose step is `step` was refused, once shutdown had begun. A handle's
     /// read that called none of the component's providers is named as a refused read (see
     /// `RefusedRead`).
-    func refuse(_ frame: Frame) -> Never {
+    func refuse(_ step: Step) -> Never {
         if let closing = ClosingComponent.current, closing.identity == identity {
-            Diagnostics.calledByCloseAction(frame, closing: closing.provider, component: type(of: self))
+            Diagnostics.calledByCloseAction(step, closing: closing.provider, component: type(of: self))
         }
         if let read = RefusedRead.current, read.identity == identity {
             Diagnostics.handleReadAfterShutdown(
-                read.handle, site: read.site, provider: frame.kind == .provider ? frame.name : nil,
+                read.handle, site: read.site, provider: step.kind == .provider ? step.name : nil,
                 component: type(of: self))
         }
-        if frame.kind == .handle {
+        if step.kind == .handle {
             Diagnostics.handleReadAfterShutdown(
-                frame.name, site: frame.site, provider: nil, component: type(of: self))
+                step.name, site: step.site, provider: nil, component: type(of: self))
         }
-        Diagnostics.calledAfterShutdown(provider: frame.name, component: type(of: self), site: frame.site)
+        Diagnostics.calledAfterShutdown(provider: step.name, component: type(of: self), site: step.site)
     }
 
     /// Runs `body` as a call into the component, entered through its gate as a provider call is, or

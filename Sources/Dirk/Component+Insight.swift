@@ -231,11 +231,11 @@ final class Trace: Sendable {
         return (try outcome.get(), text(0, 0).joined())
     }
 
-    /// Adds the call whose step is `frame`, into the component whose identity is `component`, to each
+    /// Adds the call whose step is `step`, into the component whose identity is `component`, to each
     /// trace under way that shows it, under the call that encloses it there; returns the traces for
     /// the calls that it makes, and the calls added, for `end(_:isNew:)`.
-    static func begin(_ frame: Frame, in component: UInt) -> (inner: Calls, added: Calls) {
-        let line = current.isEmpty ? "" : "\(frame.name) [\(frame.strategy.name)] "
+    static func begin(_ step: Step, in component: UInt) -> (inner: Calls, added: Calls) {
+        let line = current.isEmpty ? "" : "\(step.name) [\(step.strategy.name)] "
         let added = current.compactMap { $0.trace.add(line, in: component, under: $0.call) }
         return (current.map { entry in added.last { $0.trace === entry.trace } ?? entry }, added)
     }
@@ -340,7 +340,7 @@ struct ObservedAsyncCall: @unchecked Sendable {
 }
 
 extension AnyModule {
-    /// Tells the observers of a call of `frame`'s provider, which `requester` made directly, if
+    /// Tells the observers of a call of `step`'s provider, which `requester` made directly, if
     /// any: each recording component that the call is made for gets the provider and the edge from
     /// `requester`, and a trace under way in this task or on this thread that shows this component
     /// gets a line (`added`, in the traces the call runs under).
@@ -349,13 +349,13 @@ extension AnyModule {
     /// observed call that asked for it directly was made for: a recording child sees its providers'
     /// calls into its ancestors, and theirs, but not a call that a provider nobody observes made in
     /// between, which would show an edge that no provider made.
-    func beginObserving(_ frame: Frame, requester: ObservedCall?) -> (
+    func beginObserving(_ step: Step, requester: ObservedCall?) -> (
         call: ObservedCall, traces: Trace.Calls, added: Trace.Calls
     ) {
         let provider = ProviderIdentity(
-            component: storage.address, module: frame.subject,
-            key: ProviderKey(site: frame.site, type: frame.type))
-        let strategy = DependencyGraph.Strategy(frame.strategy)
+            component: storage.address, module: step.subject,
+            key: ProviderKey(site: step.site, type: step.type))
+        let strategy = DependencyGraph.Strategy(step.strategy)
         // The requester's recorders that watch this call's component (their own, or an ancestor): a
         // call into an unrelated component that something else observes is no part of their graphs,
         // and its component, which they do not keep, could go and its identity be reused.
@@ -370,14 +370,14 @@ extension AnyModule {
             return state.extras?.recording?.recorder
         }
         if let recorder, !recorders.contains(where: { $0 === recorder }) { recorders.append(recorder) }
-        let (traces, added) = Trace.begin(frame, in: storage.address)
+        let (traces, added) = Trace.begin(step, in: storage.address)
         return ((provider, recorders), traces, added)
     }
 
-    /// Resolves a synchronous call of `frame`'s provider with `resolve` while telling its observers
+    /// Resolves a synchronous call of `step`'s provider with `resolve` while telling its observers
     /// (see `beginObserving`). `resolve` calls what it receives if the call builds.
     @usableFromInline func observe(
-        _ frame: Frame, in context: ResolutionContext,
+        _ step: Step, in context: ResolutionContext,
         _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
     ) throws -> AnyObject? {
         // The enclosing observed call on this thread, or, for a call that async code makes, the
@@ -387,7 +387,7 @@ extension AnyModule {
                 context.isCalledDirectly(byStepAt: last.stepIndex, inResolution: last.resolution)
                     ? last.call : nil
             } ?? (context.depth == 0 ? ObservedAsyncCall.requester : nil)
-        let (call, traces, added) = beginObserving(frame, requester: requester)
+        let (call, traces, added) = beginObserving(step, requester: requester)
         context.observedCalls.append((call, context.depth, context.endedResolutions))
         defer { context.observedCalls.removeLast() }
         guard !added.isEmpty else { return try resolve(nil) }

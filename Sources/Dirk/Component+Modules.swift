@@ -200,19 +200,19 @@ extension Component {
         {
             return module
         }
-        let frame = Frame(
+        let step = Step(
             .moduleCreation, owner: identity, component: identity,
             site: ProviderSite(file: file, line: line, column: 0, function: "init(_:)"), type: type,
             subject: type, componentType: Swift.type(of: self))
         let made = ResolutionContext.withCurrent { context in
-            if context.enclosing(frame) != nil {
+            if context.enclosing(step) != nil {
                 Diagnostics.cycle(
-                    path: context.steps(from: frame) + [frame], at: frame, keys: ResolutionContext.stepKeys)
+                    path: context.steps(from: step) + [step], at: step, keys: ResolutionContext.stepKeys)
             }
-            context.enter(frame)
+            context.enter(step)
             // A main-actor module's `makeDefault` checks the thread.
             let made = type.makeDefault(for: self, file: file, line: line)
-            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
             return made
         }
         return storage.withLock { state in

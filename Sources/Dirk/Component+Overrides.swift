@@ -410,31 +410,31 @@ extension AnyModule {
     /// through the factory; one that made it before makes this a late override. (Set after the cell
     /// was made, it would leave a moment in which another thread finds the cell and builds the
     /// original, which would stay cached.)
-    func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, frame: Frame) {
+    func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, step: Step) {
         // The overriding component, and where `overriding(_:with:)` was called, for messages.
         let (overriding, file, line) = (capture.componentType, capture.file, capture.line)
-        if let first = capture.capture(frame.name) {
+        if let first = capture.capture(step.name) {
             Diagnostics.overrideCalledSeveralProviders(
-                first, frame.name, component: overriding, file: file, line: line)
+                first, step.name, component: overriding, file: file, line: line)
         }
         guard storage.address == capture.component else {
             Diagnostics.overrideOfAnotherComponent(
-                frame.name, owner: componentType, component: overriding, file: file, line: line)
+                step.name, owner: componentType, component: overriding, file: file, line: line)
         }
-        guard frame.type == capture.valueType else {
+        guard step.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
-                frame.name, strategy: frame.strategy, builds: frame.type, returns: capture.valueType,
+                step.name, strategy: step.strategy, builds: step.type, returns: capture.valueType,
                 component: overriding, file: file, line: line)
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(
-                frame.name, key: keyValue.map { "\(type(of: $0.base))" }, expected: "\(keyType)",
+                step.name, key: keyValue.map { "\(type(of: $0.base))" }, expected: "\(keyType)",
                 component: "\(overriding)", file: file, line: line)
         }
         // (The synchronous form's closure cannot call an async provider.)
-        if capture.isAsync && !frame.strategy.isAsync {
+        if capture.isAsync && !step.strategy.isAsync {
             Diagnostics.asyncOverrideOfSynchronousProvider(
-                frame.name, component: overriding, file: file, line: line)
+                step.name, component: overriding, file: file, line: line)
         }
         // The strategy of the cell or override already at the key, if any.
         let other = storage.withLock { state -> ProviderStrategy? in
@@ -442,16 +442,16 @@ extension AnyModule {
             // A cell means the provider was used; a transient, which keeps none, is never used, and
             // overriding it again replaces its override.
             if let used = state.table.strategy(at: cell) { return used }
-            if let set = state.extras?.overrides[cell], frame.strategy.buildsInCell { return set.strategy }
-            state.withExtras { $0.overrides[cell] = (capture.factory, frame.strategy, capture.location) }
+            if let set = state.extras?.overrides[cell], step.strategy.buildsInCell { return set.strategy }
+            state.withExtras { $0.overrides[cell] = (capture.factory, step.strategy, capture.location) }
             storage.flags.set(ComponentStorage.hasOverrides)
             return nil
         }
         if let other {
             // A cell or an override of another strategy at the key is another provider's, which only
             // generated code can place there.
-            if other != frame.strategy { Diagnostics.providerClash(frame, first: other) }
-            Diagnostics.lateOverride(frame.name, component: overriding, file: file, line: line)
+            if other != step.strategy { Diagnostics.providerClash(step, first: other) }
+            Diagnostics.lateOverride(step.name, component: overriding, file: file, line: line)
         }
     }
 }

@@ -65,8 +65,8 @@ extension Component {
         }
         // Asked once shutdown has begun: a part of the caller's resolution that ends from now on
         // leaves the component instead of handing it to the resolution (`TaskAgent.adopt`).
-        if let frame = TaskAgent.stepOfResolution(thatEntered: identity) {
-            Diagnostics.shutdownAwaitedByResolution(frame, component: type(of: self), file: file, line: line)
+        if let step = TaskAgent.stepOfResolution(thatEntered: identity) {
+            Diagnostics.shutdownAwaitedByResolution(step, component: type(of: self), file: file, line: line)
         }
         let failures = await shutdown.value
         if !failures.isEmpty { throw ShutdownError(component: "\(type(of: self))", failures: failures) }
@@ -79,14 +79,14 @@ extension Component {
         // task's async resolution and of the tasks that started this one, while they run.
         let context = ResolutionContext.current
         // A held build is a provider's cached instance that the thread has and others do not yet.
-        if let frame = context.stack.all.first(where: { $0.component == identity })
+        if let step = context.stack.all.first(where: { $0.component == identity })
             ?? context.heldBuilds.first(where: {
-                $0.isHeldForConfiguring && $0.frame.component == identity && $0.frame.kind == .provider
-                    && $0.frame.strategy.isCached
-            })?.frame ?? TaskAgent.stepUnderWay(in: identity)
+                $0.isHeldForConfiguring && $0.step.component == identity && $0.step.kind == .provider
+                    && $0.step.strategy.isCached
+            })?.step ?? TaskAgent.stepUnderWay(in: identity)
         {
             Diagnostics.calledDuringResolution(
-                call, component: type(of: self), provider: frame.name, file: file, line: line)
+                call, component: type(of: self), provider: step.name, file: file, line: line)
         }
     }
 
@@ -180,7 +180,7 @@ extension AnyModule {
     @usableFromInline func addCloseAction(
         site: ProviderSite, type: Any.Type, _ close: @escaping @Sendable () async throws -> Void
     ) {
-        let provider = providerFrame(.single, site: site, returning: type).name
+        let provider = providerStep(.single, site: site, returning: type).name
         storage.withLock { $0.withExtras { $0.closeActions.append((provider, close)) } }
     }
 }

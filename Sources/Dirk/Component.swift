@@ -146,21 +146,21 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     // MARK: CellHost
 
-    func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim {
+    func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
         withLock { state in
-            if key.serial != 0, frame.strategy == .scoped || frame.strategy == .asyncScoped {
+            if key.serial != 0, step.strategy == .scoped || step.strategy == .asyncScoped {
                 // A resolution's instance: the provider's own cell records its strategy, for clashes
                 // and insight, and keeps nothing.
                 let marker = CellKey(owner: key.owner, provider: key.provider)
                 let first = state.table.strategy(at: marker)
-                if let first, first != frame.strategy { return .clash(first) }
+                if let first, first != step.strategy { return .clash(first) }
                 if first == nil {
-                    state.table.make(marker, strategy: frame.strategy, ownerType: frame.subject)
+                    state.table.make(marker, strategy: step.strategy, ownerType: step.subject)
                 }
-                return state.table.claim(key, by: agent, frame: frame, makes: true)
+                return state.table.claim(key, by: agent, step: step, makes: true)
             }
             // A key's cell is made with its key; a dropped one is looked up again.
-            return state.table.claim(key, by: agent, frame: frame, makes: key.serial == 0)
+            return state.table.claim(key, by: agent, step: step, makes: key.serial == 0)
         }
     }
 

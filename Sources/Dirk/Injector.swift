@@ -175,16 +175,16 @@ extension Component {
     func inject(_ target: Any, as type: Any.Type, file: StaticString, line: UInt, _ body: () -> Void) {
         // The step is the object's: a property whose provider fills the same object again, with
         // an injector of the same type, would recurse without end, and stops with the path.
-        let frame = Frame(
+        let step = Step(
             .injection, owner: UInt(bitPattern: ObjectIdentifier(target as AnyObject)), component: identity,
             site: ProviderSite(file: file, line: line, column: 0, function: "inject(into:from:)"),
             type: type, subject: type, componentType: Swift.type(of: self))
         ResolutionContext.withCurrent { context in
-            context.enterUncached { frame }
+            context.enterUncached { step }
             // One call into the component, through its gate, for all the properties.
-            _ = storage.enter(in: context, for: frame)  // kept by the resolution
+            _ = storage.enter(in: context, for: step)  // kept by the resolution
             body()
-            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
         }
     }
 }

@@ -7,10 +7,10 @@ extension AnyModule {
 
     /// The step of this module's provider at `site`, returning `type`, with `strategy`: inlined, so
     /// that a provider call builds its step in place on the step stack rather than copying it there.
-    @inlinable @inline(__always) final func providerFrame(
+    @inlinable @inline(__always) final func providerStep(
         _ strategy: ProviderStrategy, site: ProviderSite, returning type: Any.Type
-    ) -> Frame {
-        Frame(
+    ) -> Step {
+        Step(
             .provider, strategy: strategy, owner: UInt(bitPattern: ObjectIdentifier(self)),
             component: storage.address, site: site, type: type, subject: Swift.type(of: self),
             componentType: componentType)
@@ -32,15 +32,15 @@ extension AnyModule {
         configure: ((AnyObject, Component) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws -> AnyObject? {
         try ResolutionContext.withCurrent { context in
-            let frame = providerFrame(strategy, site: site, returning: type)
+            let step = providerStep(strategy, site: site, returning: type)
             return try context.asOutermost {
-                let component = storage.enter(in: context, for: frame)
+                let component = storage.enter(in: context, for: step)
                 // An observed call passes a `build` that tells it whether this call builds.
                 func resolve(fresh: Bool = false, _ build: Build) throws -> AnyObject? {
                     try component.withObject { object in
                         let component = Erasure.component(object, as: Component.self)
                         return try resolveEntered(
-                            strategy, fresh: fresh, keyValue: keyValue, key: key, frame: frame,
+                            strategy, fresh: fresh, keyValue: keyValue, key: key, step: step,
                             context: context, build: { try build(component, fresh) },
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
@@ -50,12 +50,12 @@ extension AnyModule {
                 if let capture = OverrideCapture.current, !OverrideCapture.isSuspendedHere {
                     // An override that this thread sets up; the provider calls of its factory are
                     // ordinary.
-                    setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
+                    setUpOverride(capture, key: key, keyValue: keyValue, step: step)
                     return try OverrideCapture.$isSuspendedHere.withValue(true) { try resolve(build) }
                 }
                 let isFresh = strategy.isCached && isFresh(at: context.depth)
                 guard storage.isObserved else { return try resolve(fresh: isFresh, build) }
-                return try observe(frame, in: context) { built in
+                return try observe(step, in: context) { built in
                     try resolve(fresh: isFresh) {
                         built?()
                         return try build($0, $1)
@@ -65,15 +65,15 @@ extension AnyModule {
         }
     }
 
-    /// Resolves the provider whose step is `frame` through its cell, in the component the
+    /// Resolves the provider whose step is `step` through its cell, in the component the
     /// resolution has entered; a `fresh` call, like a `transient`'s, through none.
     private func resolveEntered(
-        _ strategy: ProviderStrategy, fresh: Bool, keyValue: AnyHashable?, key: ProviderKey, frame: Frame,
+        _ strategy: ProviderStrategy, fresh: Bool, keyValue: AnyHashable?, key: ProviderKey, step: Step,
         context: ResolutionContext, build: () throws -> AnyObject?, configure: ((AnyObject) throws -> Void)?,
         configureMayWait: Bool
     ) throws -> AnyObject? {
         if fresh || strategy == .transient {
-            return try context.inUncachedStep(frame) {
+            return try context.inUncachedStep(step) {
                 let value = try build()
                 if let configure, let value {
                     context.configurationDepth += 1
@@ -83,19 +83,19 @@ extension AnyModule {
                 return value
             }
         }
-        func resolve(_ cell: CellReference, as frame: Frame) throws -> AnyObject? {
+        func resolve(_ cell: CellReference, as step: Step) throws -> AnyObject? {
             try cell.resolveUnlessRetired(
-                in: context, frame: frame, build: { try build()! }, configure: configure,
+                in: context, step: step, build: { try build()! }, configure: configure,
                 configureMayWait: configureMayWait)
         }
         switch strategy {
         case .keyedSingle:
             while true {
-                let cell = keyedCell(keyValue!, key: key, frame: frame, context: context)
+                let cell = keyedCell(keyValue!, key: key, step: step, context: context)
                 // Each key is a step of its own, owned by its cell's number, so that a cycle from one
                 // key through another is told from a key that needs itself, and its message can name
                 // the keys.
-                let keyed = frame.owned(by: UInt(cell.key.serial))
+                let keyed = step.owned(by: UInt(cell.key.serial))
                 context.keyedSteps.append((keyed.owner, keyValue!))
                 defer { context.keyedSteps.removeLast() }
                 // Nil when a `reset()` dropped the key after it was found: it is looked up again.
@@ -109,12 +109,12 @@ extension AnyModule {
             let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: id)
             // Listed whether the build succeeds or fails, so that the store drops the cell either way.
             defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
-            guard let value = try resolve(CellReference(host: storage, key: cell), as: frame) else {
+            guard let value = try resolve(CellReference(host: storage, key: cell), as: step) else {
                 return nil
             }
             context.scoped.append((key: cellKey(key), value: value, owner: self))
             return value
-        default: return try resolve(CellReference(host: storage, key: cellKey(key)), as: frame)
+        default: return try resolve(CellReference(host: storage, key: cellKey(key)), as: step)
         }
     }
 
@@ -124,7 +124,7 @@ extension AnyModule {
     @inlinable @inline(__always) final func runTransient<T>(
         site: ProviderSite, type: Any.Type, in context: ResolutionContext, _ build: (Component) throws -> T
     ) throws -> T {
-        try context.inUncachedStep(providerFrame(.transient, site: site, returning: type)) {
+        try context.inUncachedStep(providerStep(.transient, site: site, returning: type)) {
             try storage.withEntered(in: context, for: context.stack[context.depth &- 1], build)
         }
     }

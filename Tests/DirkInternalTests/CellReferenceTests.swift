@@ -15,7 +15,7 @@ struct CellReferenceTests {
             // A waiter never woken would hang: the watchdog ends the test instead.
             withWatchdog {
                 DispatchQueue.concurrentPerform(iterations: 16) { _ in
-                    let item = cell.value.resolve(frame: makeFrame()) {
+                    let item = cell.value.resolve(step: makeStep()) {
                         builds.increment()
                         return Item(round)
                     }
@@ -38,7 +38,7 @@ struct CellReferenceTests {
         let results = LockedBox<[ObjectIdentifier]>([])
         withWatchdog {
             onThreads(callers) { _ in
-                let item = cell.value.resolve(frame: makeFrame()) {
+                let item = cell.value.resolve(step: makeStep()) {
                     builds.increment()
                     // Every other caller is asleep on this build before it ends.
                     waitUntil { cell.value.waiterCount == callers - 1 }
@@ -64,7 +64,7 @@ struct CellReferenceTests {
         withWatchdog {
             onThreads(callers) { index in
                 agents.withLock { $0[index] = .current }
-                _ = cell.value.resolve(frame: makeFrame()) {
+                _ = cell.value.resolve(step: makeStep()) {
                     // Each caller counted here stored its agent before it asked.
                     waitUntil { cell.value.waiterCount == callers - 1 }
                     let waiting = agents.withLock { $0 }.filter { $0.key != index }.values
@@ -86,7 +86,7 @@ struct CellReferenceTests {
         withWatchdog {
             onThreads(callers) { _ in
                 do throws(TestFailure) {
-                    _ = try cell.value.resolve(frame: makeFrame()) { () throws(TestFailure) -> Item in
+                    _ = try cell.value.resolve(step: makeStep()) { () throws(TestFailure) -> Item in
                         builds.increment()
                         waitUntil { cell.value.waiterCount == callers - 1 }
                         throw failure
@@ -107,17 +107,17 @@ struct CellReferenceTests {
         let cell = StandaloneCell.make().reference
         let builds = Counter()
         #expect(throws: TestFailure.self) {
-            _ = try cell.resolve(frame: makeFrame()) { () throws(TestFailure) -> Item in
+            _ = try cell.resolve(step: makeStep()) { () throws(TestFailure) -> Item in
                 builds.increment()
                 throw TestFailure(1)
             }
         }
         #expect(!cell.hasValue)
-        let built = cell.resolve(frame: makeFrame()) {
+        let built = cell.resolve(step: makeStep()) {
             builds.increment()
             return Item(2)
         }
-        let found = cell.resolve(frame: makeFrame()) {
+        let found = cell.resolve(step: makeStep()) {
             builds.increment()
             return Item(3)
         }
@@ -137,7 +137,7 @@ struct CellReferenceTests {
             let finished = DispatchGroup()
             for _ in 0..<2 {
                 DispatchQueue.global().async(group: finished) {
-                    let item = cell.value.resolve(frame: makeFrame()) {
+                    let item = cell.value.resolve(step: makeStep()) {
                         builds.increment()
                         started.signal()
                         proceed.wait()
@@ -163,7 +163,7 @@ struct CellReferenceTests {
         // Reset once the build is done empties the cell, and the next call builds again.
         #expect(cell.value.reset() === built)
         #expect(!cell.value.hasValue)
-        let rebuilt = cell.value.resolve(frame: makeFrame()) {
+        let rebuilt = cell.value.resolve(step: makeStep()) {
             builds.increment()
             return Item(2)
         }
@@ -181,12 +181,12 @@ struct CellReferenceTests {
         let reentered = LockedBox<[Bool]>([])
         withWatchdog {
             onThreads(callers) { _ in
-                let item = cell.value.resolve(frame: makeFrame()) {
+                let item = cell.value.resolve(step: makeStep()) {
                     Item(1)
                 } configure: { item in
                     // The builder's own call, as from a `configure:` cycle, gets the instance being
                     // configured; the others are still asleep.
-                    let again = cell.value.resolve(frame: makeFrame()) { Item(2) }
+                    let again = cell.value.resolve(step: makeStep()) { Item(2) }
                     reentered.withLock { $0.append(again === item) }
                     waitUntil { cell.value.waiterCount == callers - 1 }
                     configured.withLock { _ = $0.insert((item as! Item).number) }
@@ -210,7 +210,7 @@ struct CellReferenceTests {
         withWatchdog {
             onThreads(2) { _ in
                 do throws(TestFailure) {
-                    _ = try cell.value.resolve(frame: makeFrame()) { () throws(TestFailure) -> Item in
+                    _ = try cell.value.resolve(step: makeStep()) { () throws(TestFailure) -> Item in
                         let item = Item(1)
                         probe.withLock { $0.item = item }
                         return item
@@ -226,7 +226,7 @@ struct CellReferenceTests {
         #expect(caught.withLock { $0 } == [ObjectIdentifier(failure), ObjectIdentifier(failure)])
         #expect(probe.withLock { $0.item } == nil, "the abandoned instance must be released")
         #expect(!cell.value.hasValue && !cell.value.isBuilding)
-        let rebuilt = cell.value.resolve(frame: makeFrame()) { Item(2) }
+        let rebuilt = cell.value.resolve(step: makeStep()) { Item(2) }
         #expect((rebuilt as? Item)?.number == 2)
     }
 
@@ -260,7 +260,7 @@ struct CellReferenceTests {
             let table = TableHost()
             (host, cell) = (table, table.reference(cellKey(owner: table)))
         }
-        let resolved = cell.resolve(frame: makeFrame(strategy: kind.strategy)) { object }
+        let resolved = cell.resolve(step: makeStep(strategy: kind.strategy)) { object }
         #expect(ObjectIdentifier(resolved) == ObjectIdentifier(item))
         return host
     }
@@ -276,7 +276,7 @@ struct CellReferenceTests {
         let generation = cell.reference.withMachine { machine, serials -> UInt64? in
             guard
                 case .build(let generation) = machine.claim(
-                    by: builder, frame: makeFrame(), serials: &serials)
+                    by: builder, step: makeStep(), serials: &serials)
             else { return nil }
             for (parker, agent) in zip(parkers, [first, second, first]) {
                 _ = machine.enqueue(.thread(parker), of: agent, generation: generation, serials: &serials)
@@ -300,8 +300,8 @@ struct CellReferenceTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
             let cell = StandaloneCell.make().reference
-            _ = cell.resolve(frame: makeFrame("itself()")) {
-                cell.resolve(frame: makeFrame("itself()")) { Item() }
+            _ = cell.resolve(step: makeStep("itself()")) {
+                cell.resolve(step: makeStep("itself()")) { Item() }
             }
         }
         let message = standardError(of: result)
@@ -319,10 +319,10 @@ struct HostedCellTests {
             host.reference(cellKey(owner: host, line: 1)), host.reference(cellKey(owner: host, line: 2))
         )
         let builds = Counter()
-        let outer = left.resolve(frame: makeFrame("left()")) {
+        let outer = left.resolve(step: makeStep("left()")) {
             builds.increment()
             // A build of one cell may resolve another cell of the same host: each has its own build.
-            let inner = right.resolve(frame: makeFrame("right()")) {
+            let inner = right.resolve(step: makeStep("right()")) {
                 builds.increment()
                 return Item(2)
             }
@@ -341,7 +341,7 @@ struct HostedCellTests {
         let host = TableHost(makesCells: false)
         let builds = Counter()
         let value = host.reference(cellKey(owner: host)).resolveUnlessRetired(
-            in: .current, frame: makeFrame(),
+            in: .current, step: makeStep(),
             build: {
                 builds.increment()
                 return Item()
@@ -452,7 +452,7 @@ struct HeldBuild: @unchecked Sendable {
     /// Holds an instance for a new build of `cell`.
     init(in cell: CellReference) {
         let builder = BuildAgent.standalone()
-        guard case .build(let generation) = cell.host.claim(cell.key, by: builder, frame: makeFrame()) else {
+        guard case .build(let generation) = cell.host.claim(cell.key, by: builder, step: makeStep()) else {
             preconditionFailure("an empty cell's first claim builds")
         }
         let outcome = cell.withMachine { machine, _ in machine.holdInstance(Item(), generation: generation) }!

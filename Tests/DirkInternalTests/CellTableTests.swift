@@ -15,15 +15,15 @@ struct CellTableTests {
         var table = CellTable()
         let key = cellKey(owner: module)
         let agent = BuildAgent.standalone()
-        #expect(table.claim(key, by: agent, frame: makeFrame(), makes: false).summary == .retired)
+        #expect(table.claim(key, by: agent, step: makeStep(), makes: false).summary == .retired)
         #expect(table[key] == nil, "a claim that makes nothing leaves no cell")
-        #expect(table.claim(key, by: agent, frame: makeFrame(), makes: true).summary == .build)
+        #expect(table.claim(key, by: agent, step: makeStep(), makes: true).summary == .build)
         #expect(table[key]?.isBuilding == true)
         #expect(table[key]?.strategy == .single, "the cell takes the strategy of the claiming step")
         #expect(table[key]?.ownerType == Item.self, "the cell notes the type of its owner, which names it")
         // Once made, the cell answers whether or not the host makes cells.
         #expect(
-            table.claim(key, by: agent, frame: makeFrame(), makes: false).summary
+            table.claim(key, by: agent, step: makeStep(), makes: false).summary
                 == .cycle("Item.claimMakes()"))
         #expect(table.isBuildingAnywhere)
     }
@@ -33,12 +33,12 @@ struct CellTableTests {
         var table = CellTable()
         let key = cellKey(owner: module)
         let agent = BuildAgent.standalone()
-        _ = table.claim(key, by: agent, frame: makeFrame(strategy: .weak), makes: true)
+        _ = table.claim(key, by: agent, step: makeStep(strategy: .weak), makes: true)
         #expect(
-            table.claim(key, by: agent, frame: makeFrame(strategy: .single), makes: true).summary
+            table.claim(key, by: agent, step: makeStep(strategy: .single), makes: true).summary
                 == .clash(.weak))
         #expect(
-            table.claim(key, by: BuildAgent.standalone(), frame: makeFrame(strategy: .scoped), makes: false)
+            table.claim(key, by: BuildAgent.standalone(), step: makeStep(strategy: .scoped), makes: false)
                 .summary == .clash(.weak))
         #expect(table[key]?.strategy == .weak, "the clash leaves the first provider's cell")
         #expect(table[key]?.isBuilding == true)
@@ -52,7 +52,7 @@ struct CellTableTests {
             cellKey(owner: module, line: 1), cellKey(owner: module, line: 2), cellKey(owner: otherModule),
         ]
         let generations = keys.compactMap {
-            table.claim($0, by: agent, frame: makeFrame(), makes: true).generation
+            table.claim($0, by: agent, step: makeStep(), makes: true).generation
         }
         #expect(generations.count == 3 && Set(generations).count == 3)
         #expect(table.entries.count == 3)
@@ -65,7 +65,7 @@ struct CellTableTests {
         var table = CellTable()
         let key = cellKey(owner: module)
         #expect(!table.withCell(key) { _, _ in Issue.record("ran without a cell") }.found)
-        _ = table.claim(key, by: BuildAgent.standalone(), frame: makeFrame(), makes: true)
+        _ = table.claim(key, by: BuildAgent.standalone(), step: makeStep(), makes: true)
         var waiter: UInt64?
         #expect(
             table.withCell(key) { machine, serials in
@@ -77,7 +77,7 @@ struct CellTableTests {
         #expect(waiter != nil)
         // The waiter's number came from the table's serials: the next build anywhere differs from it.
         let other = table.claim(
-            cellKey(owner: otherModule), by: BuildAgent.standalone(), frame: makeFrame(), makes: true)
+            cellKey(owner: otherModule), by: BuildAgent.standalone(), step: makeStep(), makes: true)
         #expect(other.generation != nil && other.generation != waiter)
     }
 
@@ -90,15 +90,15 @@ struct CellTableTests {
         ]
         let item = Item(1)
         table.buildAndPublish(item, at: keys[0], by: agent)
-        _ = table.claim(keys[1], by: agent, frame: makeFrame(), makes: true)
+        _ = table.claim(keys[1], by: agent, step: makeStep(), makes: true)
         #expect(Set(table.entries.map(\.key)) == Set(keys[0...1]))
         #expect(table.remove(keys[2]) == nil, "there is no cell to remove")
         let removed = table.remove(keys[0])
         #expect(removed?.readyValue === item, "the removed cell is returned with what it held")
         #expect(table[keys[0]] == nil && table.entries.map(\.key) == [keys[1]])
-        #expect(table.claim(keys[0], by: agent, frame: makeFrame(), makes: false).summary == .retired)
+        #expect(table.claim(keys[0], by: agent, step: makeStep(), makes: false).summary == .retired)
         // A cell made after a removal starts empty, and the cells left keep their state.
-        #expect(table.claim(keys[2], by: agent, frame: makeFrame(), makes: true).summary == .build)
+        #expect(table.claim(keys[2], by: agent, step: makeStep(), makes: true).summary == .build)
         #expect(table[keys[2]]?.readyValue == nil)
         #expect(table[keys[1]]?.isBuilding == true)
         #expect(Set(table.entries.map(\.key)) == Set(keys[1...2]))
@@ -118,7 +118,7 @@ struct CellTableTests {
         let (item, weakItem) = (Item(1), Item(2))
         table.buildAndPublish(item, at: single, by: agent)
         table.buildAndPublish(weakItem, at: weak, by: agent, strategy: .weak)
-        _ = table.claim(building, by: agent, frame: makeFrame(), makes: true)
+        _ = table.claim(building, by: agent, step: makeStep(), makes: true)
         #expect(table.ready(at: single, for: .single) === item)
         #expect(table.ready(at: single, for: .keyedSingle) == nil, "another provider's read finds nothing")
         #expect(table.ready(at: weak, for: .weak) == nil, "a weak cell's value is never read as a strong one")
@@ -158,12 +158,12 @@ struct CellTableTests {
         // A key's cell resolves as any cell does.
         #expect(
             table.claim(
-                cell, by: BuildAgent.standalone(), frame: makeFrame(strategy: .keyedSingle), makes: false
+                cell, by: BuildAgent.standalone(), step: makeStep(strategy: .keyedSingle), makes: false
             )
             .summary == .build)
         // A provider of another strategy at the provider's key clashes with the keyed provider.
         #expect(
-            table.claim(provider, by: BuildAgent.standalone(), frame: makeFrame(), makes: true).summary
+            table.claim(provider, by: BuildAgent.standalone(), step: makeStep(), makes: true).summary
                 == .clash(.keyedSingle))
     }
 
@@ -227,9 +227,9 @@ struct CellTableTests {
             probes.append(WeakItem(item: keyed))
             table.buildAndPublish(keyed, at: keyCells[0], by: agent, strategy: .keyedSingle)
         }
-        let building1 = table.claim(building, by: agent, frame: makeFrame(), makes: true).generation
+        let building1 = table.claim(building, by: agent, step: makeStep(), makes: true).generation
         let building2 = table.claim(
-            keyCells[1], by: agent, frame: makeFrame(strategy: .keyedSingle), makes: false
+            keyCells[1], by: agent, step: makeStep(strategy: .keyedSingle), makes: false
         )
         .generation
         var dropped: [Any] = []
@@ -248,11 +248,11 @@ struct CellTableTests {
         #expect(probes.allSatisfy { $0.item == nil })
         // A key's cell that reset dropped is retired: a claim there makes nothing.
         #expect(
-            table.claim(keyCells[0], by: agent, frame: makeFrame(strategy: .keyedSingle), makes: false)
+            table.claim(keyCells[0], by: agent, step: makeStep(strategy: .keyedSingle), makes: false)
                 .summary
                 == .retired)
         // The emptied cell builds anew.
-        #expect(table.claim(ready, by: agent, frame: makeFrame(), makes: true).summary == .build)
+        #expect(table.claim(ready, by: agent, step: makeStep(), makes: true).summary == .build)
     }
 
     @Test("removeAll(ownedBy:) removes that owner's cells and keys, and no other owner's")
@@ -303,7 +303,7 @@ extension CellTable {
     ) {
         guard
             case .build(let generation) = claim(
-                key, by: agent, frame: makeFrame(strategy: strategy), makes: true)
+                key, by: agent, step: makeStep(strategy: strategy), makes: true)
         else {
             Issue.record("the cell must be empty to build")
             return

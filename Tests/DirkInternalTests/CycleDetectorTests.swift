@@ -8,8 +8,8 @@ struct CycleDetectorTests {
     func openChain() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"))
+        let x = ScriptedHost(builtBy: b, step: makeStep("x()"))
+        let y = ScriptedHost(builtBy: c, step: makeStep("y()"))
         a.waitingFor = x.target
         #expect(CycleDetector.check(a, waitingFor: x.target).summary == .none)
         b.waitingFor = y.target
@@ -21,8 +21,8 @@ struct CycleDetectorTests {
     func endedBuild() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b) }
-        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"))
+        let x = ScriptedHost(builtBy: b, step: makeStep("x()"))
+        let y = ScriptedHost(builtBy: a, step: makeStep("y()"))
         a.waitingFor = x.target
         b.waitingFor = y.target
         #expect(CycleDetector.check(a, waitingFor: x.target).summary != .none, "closed while both builds run")
@@ -44,8 +44,8 @@ struct CycleDetectorTests {
     func twoAgentCycle() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b) }
-        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"), earlierBuilds: 2)
-        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"), earlierBuilds: 4)
+        let x = ScriptedHost(builtBy: b, step: makeStep("x()"), earlierBuilds: 2)
+        let y = ScriptedHost(builtBy: a, step: makeStep("y()"), earlierBuilds: 4)
         a.waitingFor = x.target
         b.waitingFor = y.target
         guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: x.target) else {
@@ -58,7 +58,7 @@ struct CycleDetectorTests {
         #expect(chain.map { ObjectIdentifier($0.target.host) } == identities(x, y))
         #expect(chain.map(\.target.key) == [x.key, y.key])
         #expect(chain.map(\.target.generation) == [x.generation, y.generation])
-        #expect(chain.map(\.build.frame.name) == ["Item.x()", "Item.y()"])
+        #expect(chain.map(\.build.step.name) == ["Item.x()", "Item.y()"])
         #expect(chain.allSatisfy { !$0.build.hasInstance })
         guard case .cycle(let fromB) = CycleDetector.check(b, waitingFor: y.target) else {
             Issue.record("the same cycle seen from b must be a cycle")
@@ -73,9 +73,9 @@ struct CycleDetectorTests {
     func threeAgentCycle() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"))
-        let z = ScriptedHost(builtBy: a, frame: makeFrame("z()"))
+        let x = ScriptedHost(builtBy: b, step: makeStep("x()"))
+        let y = ScriptedHost(builtBy: c, step: makeStep("y()"))
+        let z = ScriptedHost(builtBy: a, step: makeStep("z()"))
         a.waitingFor = x.target
         b.waitingFor = y.target
         c.waitingFor = z.target
@@ -93,8 +93,8 @@ struct CycleDetectorTests {
     func takeInstance() {
         let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b) }
-        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"), hasInstance: true)
-        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"), hasInstance: true)
+        let x = ScriptedHost(builtBy: b, step: makeStep("x()"), hasInstance: true)
+        let y = ScriptedHost(builtBy: a, step: makeStep("y()"), hasInstance: true)
         a.waitingFor = x.target
         b.waitingFor = y.target
         #expect(CycleDetector.check(a, waitingFor: x.target).summary == .takeInstance)
@@ -104,9 +104,9 @@ struct CycleDetectorTests {
     func wakeLaterWaiter() {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"), earlierBuilds: 1, hasInstance: true)
-        let z = ScriptedHost(builtBy: a, frame: makeFrame("z()"), hasInstance: true)
+        let x = ScriptedHost(builtBy: b, step: makeStep("x()"))
+        let y = ScriptedHost(builtBy: c, step: makeStep("y()"), earlierBuilds: 1, hasInstance: true)
+        let z = ScriptedHost(builtBy: a, step: makeStep("z()"), hasInstance: true)
         a.waitingFor = x.target
         b.waitingFor = y.target
         c.waitingFor = z.target
@@ -126,8 +126,8 @@ struct CycleDetectorTests {
     func changedChain(change: ChainChange) {
         let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
         defer { endWaits(a, b, c) }
-        let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
-        let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"))
+        let x = ScriptedHost(builtBy: b, step: makeStep("x()"))
+        let y = ScriptedHost(builtBy: a, step: makeStep("y()"))
         a.waitingFor = x.target
         b.waitingFor = y.target
         // The walk looks at x, then y; the second look at x is the first of the check that the chain
@@ -138,7 +138,7 @@ struct CycleDetectorTests {
             case .buildEnded: x.endBuild()
             case .instanceAppeared: x.holdInstance()
             case .builderChanged: x.replaceBuilder(with: c)
-            case .waiterMovedOn: b.waitingFor = ScriptedHost(builtBy: c, frame: makeFrame()).target
+            case .waiterMovedOn: b.waitingFor = ScriptedHost(builtBy: c, step: makeStep()).target
             case .waiterStopped: b.waitingFor = nil
             }
         }
@@ -157,9 +157,9 @@ struct CycleDetectorTests {
         withWatchdog {
             let (a, b, c) = (BuildAgent.standalone(), BuildAgent.standalone(), BuildAgent.standalone())
             defer { endWaits(a, b, c) }
-            let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
-            let y = ScriptedHost(builtBy: c, frame: makeFrame("y()"))
-            let z = ScriptedHost(builtBy: b, frame: makeFrame("z()"))
+            let x = ScriptedHost(builtBy: b, step: makeStep("x()"))
+            let y = ScriptedHost(builtBy: c, step: makeStep("y()"))
+            let z = ScriptedHost(builtBy: b, step: makeStep("z()"))
             a.waitingFor = x.target
             b.waitingFor = y.target
             c.waitingFor = z.target
@@ -175,9 +175,9 @@ struct CycleDetectorTests {
         defer { endWaits(a, b, c) }
         // a builds left(), which needs middle(), built by b, which needs right(), built by c, which
         // needs left().
-        let middle = ScriptedHost(builtBy: b, frame: makeFrame("middle()"))
-        let right = ScriptedHost(builtBy: c, frame: makeFrame("right()"))
-        let left = ScriptedHost(builtBy: a, frame: makeFrame("left()"))
+        let middle = ScriptedHost(builtBy: b, step: makeStep("middle()"))
+        let right = ScriptedHost(builtBy: c, step: makeStep("right()"))
+        let left = ScriptedHost(builtBy: a, step: makeStep("left()"))
         a.waitingFor = middle.target
         b.waitingFor = right.target
         c.waitingFor = left.target
@@ -202,8 +202,8 @@ struct CycleDetectorTests {
     func invariantsCatchForeignAgent() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let (a, b) = (BuildAgent.standalone(), BuildAgent.standalone())
-            let x = ScriptedHost(builtBy: b, frame: makeFrame("x()"))
-            let y = ScriptedHost(builtBy: a, frame: makeFrame("y()"))
+            let x = ScriptedHost(builtBy: b, step: makeStep("x()"))
+            let y = ScriptedHost(builtBy: a, step: makeStep("y()"))
             a.waitingFor = x.target
             b.waitingFor = y.target
             guard case .cycle(let chain) = CycleDetector.check(a, waitingFor: x.target) else { return }
@@ -245,7 +245,7 @@ final class ScriptedHost: WaitableHost {
     /// The numbers the host gives builds, as a host's serials.
     private var serials: UInt64 = 0
     private var builder: BuildAgent
-    private let frame: Frame
+    private let step: Step
     /// The key of the host's one cell.
     let key = CellKey.standalone(ObjectIdentifier(Item.self))
     /// How many times the detector has looked at the cell's build.
@@ -257,10 +257,10 @@ final class ScriptedHost: WaitableHost {
 
     /// A host whose cell's build runs on `builder`, after `earlierBuilds` builds that failed, and
     /// holds its instance if `hasInstance`.
-    init(builtBy builder: BuildAgent, frame: Frame, earlierBuilds: Int = 0, hasInstance: Bool = false) {
+    init(builtBy builder: BuildAgent, step: Step, earlierBuilds: Int = 0, hasInstance: Bool = false) {
         self.builder = builder
-        self.frame = frame
-        _ = machine.claim(by: builder, frame: frame, serials: &serials)
+        self.step = step
+        _ = machine.claim(by: builder, step: step, serials: &serials)
         for _ in 0..<earlierBuilds { restart(by: builder) }
         if hasInstance { holdInstance() }
     }
@@ -288,7 +288,7 @@ final class ScriptedHost: WaitableHost {
     func restart(by agent: BuildAgent) {
         endBuild()
         builder = agent
-        _ = machine.claim(by: agent, frame: frame, serials: &serials)
+        _ = machine.claim(by: agent, step: step, serials: &serials)
     }
 
     /// Makes the build under way, of the same generation, run on `agent`, which no real host does:
@@ -297,7 +297,7 @@ final class ScriptedHost: WaitableHost {
         let generation = generation
         machine = OnceStateMachine()
         serials = generation &- 1
-        _ = machine.claim(by: agent, frame: frame, serials: &serials)
+        _ = machine.claim(by: agent, step: step, serials: &serials)
         #expect(self.generation == generation, "the replaced build must keep its generation")
         builder = agent
     }

@@ -46,11 +46,11 @@ func identities(_ objects: [AnyObject]) -> [ObjectIdentifier] {
 }
 
 /// The step of a `strategy` provider named `function` of `Item`, at the caller's position.
-func makeFrame(
+func makeStep(
     _ function: StaticString = #function, file: StaticString = #fileID, line: UInt = #line,
     column: UInt = #column, owner: UInt = 1, strategy: ProviderStrategy = .single
-) -> Frame {
-    Frame(
+) -> Step {
+    Step(
         .provider, strategy: strategy, owner: owner, component: 1,
         site: ProviderSite(file: file, line: line, column: column, function: function), type: Item.self,
         subject: Item.self, componentType: Item.self)
@@ -145,8 +145,8 @@ final class TableHost: CellHost {
         table.withLock { body(&$0) }
     }
 
-    func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim {
-        table.withLock { $0.claim(key, by: agent, frame: frame, makes: makesCells) }
+    func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
+        table.withLock { $0.claim(key, by: agent, step: step, makes: makesCells) }
     }
 
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
@@ -206,15 +206,15 @@ extension CellReference {
 
     /// The value for the calling thread, built by `build` if needed.
     func resolve<Failure: Error>(
-        frame: Frame, build: () throws(Failure) -> Value
+        step: Step, build: () throws(Failure) -> Value
     ) throws(Failure) -> Value {
-        try resolveUnlessRetired(in: .current, frame: frame, build: build)!
+        try resolveUnlessRetired(in: .current, step: step, build: build)!
     }
 
     /// The value for the calling thread, built by `build` and completed by `configure` if needed.
     func resolve<Failure: Error>(
-        frame: Frame, build: () throws(Failure) -> Value, configure: @escaping (Value) throws(Failure) -> Void
+        step: Step, build: () throws(Failure) -> Value, configure: @escaping (Value) throws(Failure) -> Void
     ) throws(Failure) -> Value {
-        try resolveUnlessRetired(in: .current, frame: frame, build: build, configure: { try configure($0) })!
+        try resolveUnlessRetired(in: .current, step: step, build: build, configure: { try configure($0) })!
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("The build-once state machine")
 struct OnceStateMachineTests {
-    private let frame = Frame(
+    private let step = Step(
         .provider, strategy: .single, owner: 1, component: 1,
         site: ProviderSite(file: #fileID, line: #line, column: #column, function: #function), type: Int.self,
         subject: Int.self, componentType: Int.self)
@@ -15,22 +15,22 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let other = BuildAgent.standalone()
-        guard case .build(let generation) = machine.claim(by: builder, frame: frame, serials: &serials) else {
+        guard case .build(let generation) = machine.claim(by: builder, step: step, serials: &serials) else {
             Issue.record("the first claim must build")
             return
         }
-        guard case .cycle = machine.claim(by: builder, frame: frame, serials: &serials) else {
+        guard case .cycle = machine.claim(by: builder, step: step, serials: &serials) else {
             Issue.record("the builder's second claim must be a cycle")
             return
         }
-        guard case .wait(let waited) = machine.claim(by: other, frame: frame, serials: &serials) else {
+        guard case .wait(let waited) = machine.claim(by: other, step: step, serials: &serials) else {
             Issue.record("another agent must wait")
             return
         }
         #expect(waited == generation)
         let seven = Item(7)
         machine.holdInstance(seven, generation: generation)
-        guard case .ownInstance(let own) = machine.claim(by: builder, frame: frame, serials: &serials),
+        guard case .ownInstance(let own) = machine.claim(by: builder, step: step, serials: &serials),
             own === seven
         else {
             Issue.record("the builder sees the instance it holds")
@@ -54,7 +54,7 @@ struct OnceStateMachineTests {
         #expect(!machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
         let before = serials
         guard
-            let generation = machine.claim(by: agent, frame: makeFrame("left()"), serials: &serials)
+            let generation = machine.claim(by: agent, step: makeStep("left()"), serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -62,19 +62,19 @@ struct OnceStateMachineTests {
         }
         #expect(serials != before, "the build took a number from the host's serials")
         machine.checkInvariants()
-        guard let build = machine.build, let frame = machine.buildFrame else {
+        guard let build = machine.build, let step = machine.buildStep else {
             Issue.record("a claimed cell must be building")
             return
         }
         #expect(build.builder === agent)
         #expect(build.generation == generation)
-        #expect(frame.name == "Item.left()")
+        #expect(step.name == "Item.left()")
         #expect(build.instance == nil)
         #expect(build.waiters.isEmpty)
         #expect(machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
         let snapshot = machine.build(ofGeneration: generation)
         #expect(snapshot?.builder === agent)
-        #expect(snapshot?.frame.name == "Item.left()")
+        #expect(snapshot?.step.name == "Item.left()")
         #expect(snapshot?.hasInstance == false)
         #expect(machine.build(ofGeneration: generation &+ 1) == nil)
         #expect(machine.build(ofGeneration: generation &- 1) == nil)
@@ -88,10 +88,10 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let item = Item()
-        let generation = machine.buildAndPublish(item, by: builder, frame: frame, serials: &serials)
+        let generation = machine.buildAndPublish(item, by: builder, step: step, serials: &serials)
         for agent in [builder, BuildAgent.standalone()] {
             #expect(
-                machine.claim(by: agent, frame: frame, serials: &serials).summary
+                machine.claim(by: agent, step: step, serials: &serials).summary
                     == .ready(ObjectIdentifier(item)))
             machine.checkInvariants()
         }
@@ -100,7 +100,7 @@ struct OnceStateMachineTests {
         #expect(machine.build(ofGeneration: generation) == nil)
         // Once reset, the cell builds again, a generation of its own.
         _ = machine.reset()
-        let next = machine.claim(by: builder, frame: frame, serials: &serials).generation
+        let next = machine.claim(by: builder, step: step, serials: &serials).generation
         #expect(next.map { $0 > generation } == true, "a later build's generation is greater")
         withExtendedLifetime(item) {}
     }
@@ -113,7 +113,7 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         guard
-            let generation = machine.claim(by: builder, frame: makeFrame("outer()"), serials: &serials)
+            let generation = machine.claim(by: builder, step: makeStep("outer()"), serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -121,14 +121,14 @@ struct OnceStateMachineTests {
         }
         // The cycle names the step that began the build, not the step that asks again.
         #expect(
-            machine.claim(by: builder, frame: makeFrame("inner()"), serials: &serials).summary
+            machine.claim(by: builder, step: makeStep("inner()"), serials: &serials).summary
                 == .cycle("Item.outer()"))
         let item = Item()
         machine.holdInstance(item, generation: generation)
         machine.checkInvariants()
         #expect(machine.build(ofGeneration: generation)?.hasInstance == true)
         #expect(
-            machine.claim(by: builder, frame: makeFrame("inner()"), serials: &serials).summary
+            machine.claim(by: builder, step: makeStep("inner()"), serials: &serials).summary
                 == .ownInstance(ObjectIdentifier(item)))
         // Holding the instance does not make it ready: others still wait, and nothing is cached.
         #expect(machine.isBuilding && machine.readyValue == nil)
@@ -143,17 +143,17 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let other = BuildAgent.standalone()
-        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+        guard let generation = machine.claim(by: builder, step: step, serials: &serials).generation else {
             Issue.record("claiming an empty cell must build")
             return
         }
         #expect(
-            machine.claim(by: other, frame: frame, serials: &serials).summary == .wait(generation: generation)
+            machine.claim(by: other, step: step, serials: &serials).summary == .wait(generation: generation)
         )
         let item = Item()
         machine.holdInstance(item, generation: generation)
         #expect(
-            machine.claim(by: other, frame: frame, serials: &serials).summary == .wait(generation: generation)
+            machine.claim(by: other, step: step, serials: &serials).summary == .wait(generation: generation)
         )
         // A claim that waits does not enqueue: the waiter does, once it is ready to sleep.
         #expect(machine.waiterIDs.isEmpty)
@@ -173,12 +173,12 @@ struct OnceStateMachineTests {
         do {
             let item = Item()
             probe.item = item
-            first = machine.buildAndPublish(item, by: agent, frame: frame, serials: &serials)
+            first = machine.buildAndPublish(item, by: agent, step: step, serials: &serials)
         }
         #expect((probe.item != nil) == kept)
         #expect(machine.hasValue == kept)
         machine.checkInvariants()
-        let claim = machine.claim(by: agent, frame: frame, serials: &serials)
+        let claim = machine.claim(by: agent, step: step, serials: &serials)
         if kept {
             #expect(claim.summary == .ready(ObjectIdentifier(probe.item!)))
         } else {
@@ -197,7 +197,7 @@ struct OnceStateMachineTests {
         do {
             let item = Item()
             probe.item = item
-            machine.buildAndPublish(item, by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            machine.buildAndPublish(item, by: BuildAgent.standalone(), step: step, serials: &serials)
         }
         #expect(probe.item != nil && machine.readyValue === probe.item)
         #expect(machine.reset() === probe.item)
@@ -218,8 +218,8 @@ struct OnceStateMachineTests {
             for index in 0..<2 {
                 let claim =
                     index == 0
-                    ? first.claim(by: agent, frame: frame, serials: &serials)
-                    : second.claim(by: agent, frame: frame, serials: &serials)
+                    ? first.claim(by: agent, step: step, serials: &serials)
+                    : second.claim(by: agent, step: step, serials: &serials)
                 guard let generation = claim.generation else {
                     Issue.record("an empty cell must build")
                     return
@@ -235,13 +235,13 @@ struct OnceStateMachineTests {
         #expect(Set(generations).count == generations.count)
         // A cell the host dropped while a build was under way, made anew at the same key: the
         // waiter of the dropped build finds no build of its generation there, and claims again.
-        _ = first.claim(by: agent, frame: frame, serials: &serials)
+        _ = first.claim(by: agent, step: step, serials: &serials)
         guard let dropped = first.build else {
             Issue.record("a claimed cell must be building")
             return
         }
         var remade = OnceStateMachine()
-        guard let generation = remade.claim(by: agent, frame: frame, serials: &serials).generation else {
+        guard let generation = remade.claim(by: agent, step: step, serials: &serials).generation else {
             Issue.record("an empty cell must build")
             return
         }
@@ -265,7 +265,7 @@ struct OnceStateMachineTests {
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
         guard
-            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -303,7 +303,7 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let first = BuildAgent.standalone()
         guard
-            let firstGeneration = machine.claim(by: first, frame: makeFrame("first()"), serials: &serials)
+            let firstGeneration = machine.claim(by: first, step: makeStep("first()"), serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -313,7 +313,7 @@ struct OnceStateMachineTests {
         #expect(machine.build(ofGeneration: firstGeneration) == nil)
         let second = BuildAgent.standalone()
         guard
-            let secondGeneration = machine.claim(by: second, frame: makeFrame("second()"), serials: &serials)
+            let secondGeneration = machine.claim(by: second, step: makeStep("second()"), serials: &serials)
                 .generation
         else {
             Issue.record("claiming a cell whose build failed must build")
@@ -322,15 +322,15 @@ struct OnceStateMachineTests {
         #expect(secondGeneration != firstGeneration)
         machine.checkInvariants()
         #expect(
-            machine.claim(by: second, frame: makeFrame("again()"), serials: &serials).summary
+            machine.claim(by: second, step: makeStep("again()"), serials: &serials).summary
                 == .cycle("Item.second()"))
-        #expect(machine.build(ofGeneration: secondGeneration)?.frame.name == "Item.second()")
+        #expect(machine.build(ofGeneration: secondGeneration)?.step.name == "Item.second()")
         #expect(machine.build(ofGeneration: firstGeneration) == nil)
-        guard machine.build != nil, let frame = machine.buildFrame else {
+        guard machine.build != nil, let step = machine.buildStep else {
             Issue.record("a claimed cell must be building")
             return
         }
-        #expect(frame.name == "Item.second()")
+        #expect(step.name == "Item.second()")
     }
 
     @Test(
@@ -342,14 +342,14 @@ struct OnceStateMachineTests {
         #expect(machine.enqueue(.thread(.make()), of: agent, generation: 0, serials: &serials) == nil)
         #expect(machine.enqueue(.thread(.make()), of: agent, generation: 1, serials: &serials) == nil)
         guard
-            let first = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+            let first = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials).generation
         else {
             Issue.record("claiming an empty cell must build")
             return
         }
         _ = machine.fail(generation: first, error: TestFailure(0))
         guard
-            let second = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let second = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
         else {
             Issue.record("claiming a cell whose build failed must build")
@@ -373,7 +373,7 @@ struct OnceStateMachineTests {
         let agent = BuildAgent.standalone()
         let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
         guard
-            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -404,7 +404,7 @@ struct OnceStateMachineTests {
         let second = BuildAgent.standalone()
         #expect(machine.dequeueWaiters(of: first).isEmpty)
         guard
-            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -434,14 +434,14 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
         guard
-            let stale = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+            let stale = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials).generation
         else {
             Issue.record("claiming an empty cell must build")
             return
         }
         _ = machine.fail(generation: stale, error: TestFailure(0))
         guard
-            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation,
             let taker = machine.enqueue(
                 .thread(.make()), of: agent, generation: generation, serials: &serials),
@@ -477,7 +477,7 @@ struct OnceStateMachineTests {
         var machine = OnceStateMachine(strategy: storage.strategy)
         var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
-        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+        guard let generation = machine.claim(by: builder, step: step, serials: &serials).generation else {
             Issue.record("claiming an empty cell must build")
             return
         }
@@ -514,7 +514,7 @@ struct OnceStateMachineTests {
         var machine = OnceStateMachine(strategy: storage.strategy)
         var serials: UInt64 = 0
         guard
-            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -539,7 +539,7 @@ struct OnceStateMachineTests {
         let failure = TestFailure(1)
         for waiter in waiters { waiter.resume(with: .finished(.failure(failure))) }
         #expect(received(by: parkers) == Array(repeating: .error(ObjectIdentifier(failure)), count: 2))
-        let next = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+        let next = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials).generation
         #expect(next.map { $0 > generation } == true, "the next claim builds a later generation")
     }
 
@@ -554,7 +554,7 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         #expect(machine.reset() == nil)
-        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+        guard let generation = machine.claim(by: builder, step: step, serials: &serials).generation else {
             Issue.record("claiming an empty cell must build")
             return
         }
@@ -579,7 +579,7 @@ struct OnceStateMachineTests {
             return
         }
         #expect(machine.reset() == nil)
-        let next = machine.claim(by: builder, frame: frame, serials: &serials).generation
+        let next = machine.claim(by: builder, step: step, serials: &serials).generation
         #expect(next.map { $0 > generation } == true, "a reset cell builds again, a later generation")
     }
 
@@ -591,7 +591,7 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let builder = BuildAgent.standalone()
         let borrower = BuildAgent.standalone()
-        guard let generation = machine.claim(by: builder, frame: frame, serials: &serials).generation else {
+        guard let generation = machine.claim(by: builder, step: step, serials: &serials).generation else {
             Issue.record("claiming an empty cell must build")
             return
         }
@@ -632,7 +632,7 @@ struct OnceStateMachineTests {
             )?.dependencies == [dependency])
         #expect(machine.waiterCount == 1, "a configured build enqueues no one")
         #expect(
-            machine.claim(by: builder, frame: frame, serials: &serials).summary
+            machine.claim(by: builder, step: step, serials: &serials).summary
                 == .ownInstance(ObjectIdentifier(item))
         )
         let (value, waiters) = machine.publish(generation: generation)
@@ -654,7 +654,7 @@ struct OnceStateMachineTests {
         var serials: UInt64 = 0
         let borrower = BuildAgent.standalone()
         guard
-            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -674,11 +674,11 @@ struct OnceStateMachineTests {
         #expect(
             answer?.failure?.error is TestFailure,
             "asked after the build ended, the outcome still says it failed")
-        #expect(answer?.failure?.frame.isSame(as: frame) == true, "the failure names the step that built")
+        #expect(answer?.failure?.step.isSame(as: step) == true, "the failure names the step that built")
         #expect(machine.waiterCount == 0)
         // A later build of the same cell has an outcome of its own.
         guard
-            let later = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials).generation
+            let later = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials).generation
         else {
             Issue.record("claiming a cell whose build failed must build")
             return
@@ -698,7 +698,7 @@ struct OnceStateMachineTests {
         var machine = OnceStateMachine()
         var serials: UInt64 = 0
         guard
-            let generation = machine.claim(by: BuildAgent.standalone(), frame: frame, serials: &serials)
+            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
         else {
             Issue.record("claiming an empty cell must build")
@@ -722,7 +722,7 @@ struct OnceStateMachineTests {
         for round in 0..<6 {
             guard
                 case .build(let generation) = machine.claim(
-                    by: BuildAgent.standalone(), frame: frame, serials: &serials)
+                    by: BuildAgent.standalone(), step: step, serials: &serials)
             else {
                 Issue.record("an empty cell must build")
                 return
@@ -826,29 +826,29 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
         var machine = OnceStateMachine()
         var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
-        let frame = makeFrame()
+        let step = makeStep()
         switch self {
         case .holdWithNoBuild:
             machine.holdInstance(Item(), generation: 1)
         case .holdForStaleGeneration:
-            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            let generation = machine.claim(by: agent, step: step, serials: &serials).generation ?? 0
             machine.holdInstance(Item(), generation: generation &+ 1)
         case .publishWithNoInstance:
-            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            let generation = machine.claim(by: agent, step: step, serials: &serials).generation ?? 0
             _ = machine.publish(generation: generation)
         case .publishReadyCell:
-            let generation = machine.buildAndPublish(Item(), by: agent, frame: frame, serials: &serials)
+            let generation = machine.buildAndPublish(Item(), by: agent, step: step, serials: &serials)
             _ = machine.publish(generation: generation)
         case .failWithNoBuild:
             _ = machine.fail(generation: 1, error: TestFailure(0))
         case .failStaleGeneration:
-            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            let generation = machine.claim(by: agent, step: step, serials: &serials).generation ?? 0
             _ = machine.fail(generation: generation &+ 1, error: TestFailure(0))
         case .completeReadyCell:
-            let generation = machine.buildAndPublish(Item(), by: agent, frame: frame, serials: &serials)
+            let generation = machine.buildAndPublish(Item(), by: agent, step: step, serials: &serials)
             _ = machine.complete(with: Item(), generation: generation)
         case .completeHeldInstance:
-            let generation = machine.claim(by: agent, frame: frame, serials: &serials).generation ?? 0
+            let generation = machine.claim(by: agent, step: step, serials: &serials).generation ?? 0
             machine.holdInstance(Item(), generation: generation)
             _ = machine.complete(with: Item(), generation: generation)
         }
@@ -890,7 +890,7 @@ extension OnceStateMachine.Claim {
         case .ready(let value): .ready(ObjectIdentifier(value))
         case .build: .build
         case .ownInstance(let value): .ownInstance(ObjectIdentifier(value))
-        case .cycle(let frame): .cycle(frame.name)
+        case .cycle(let step): .cycle(step.name)
         case .wait(let generation): .wait(generation: generation)
         case .retired: .retired
         case .clash(let strategy): .clash(strategy)
@@ -948,10 +948,10 @@ extension OnceStateMachine {
     /// Builds `value` as the next generation, numbered from `serials`, and makes it ready; returns
     /// the generation.
     @discardableResult
-    mutating func buildAndPublish(_ value: Value, by agent: BuildAgent, frame: Frame, serials: inout UInt64)
+    mutating func buildAndPublish(_ value: Value, by agent: BuildAgent, step: Step, serials: inout UInt64)
         -> UInt64
     {
-        guard case .build(let generation) = claim(by: agent, frame: frame, serials: &serials) else {
+        guard case .build(let generation) = claim(by: agent, step: step, serials: &serials) else {
             Issue.record("the cell must be empty to build")
             return 0
         }

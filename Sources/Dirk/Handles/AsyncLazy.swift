@@ -30,12 +30,12 @@ public final class AsyncLazy<Value, Failure: Error> {
     func resolvedValue() async throws(Failure) -> Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let value = try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-            let frame = source.frame(owner: self, handle: AsyncLazy.self, type: Value.self)
-            if agent.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
+            let step = source.step(owner: self, handle: AsyncLazy.self, type: Value.self)
+            if agent.enclosing(step) != nil { Diagnostics.handleReadWhileResolving(step) }
             let cancellable = CancellationError() is Failure
-            return try await cell.reference.resolve(in: agent, frame: frame, cancellable: cancellable) {
+            return try await cell.reference.resolve(in: agent, step: step, cancellable: cancellable) {
                 () async throws(Failure) in
-                Erasure.object(of: try await source.resolve(in: agent, frame: frame))
+                Erasure.object(of: try await source.resolve(in: agent, step: step))
             }!  // a standalone cell, never retired
         }
         return Erasure.value(of: value, as: Value.self)
@@ -62,9 +62,9 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
     /// - Returns: What the provider returns now.
     public func callAsFunction() async throws(Failure) -> Value {
         return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-            let frame = source.frame(owner: nil, handle: AsyncProvider.self, type: Value.self)
-            return try await agent.run(frame, uncached: true) { () async throws(Failure) in
-                try await source.resolve(in: agent, frame: frame)
+            let step = source.step(owner: nil, handle: AsyncProvider.self, type: Value.self)
+            return try await agent.run(step, uncached: true) { () async throws(Failure) in
+                try await source.resolve(in: agent, step: step)
             }
         }
     }
@@ -79,17 +79,17 @@ extension HandleSource {
     /// if the component is gone or shut down. A read that the shutdown refuses runs `resolve` all the
     /// same, without entering the component, so that the message names the provider it reads (see
     /// `RefusedRead`).
-    func resolve<Value, Failure: Error>(in agent: TaskAgent, frame: Frame) async throws(Failure) -> Value
+    func resolve<Value, Failure: Error>(in agent: TaskAgent, step: Step) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
         let storage = storage.object
         if let refused = storage.enterUnlessRefused(in: agent) {
-            await RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) {
+            await RefusedRead.$current.withValue((storage.address, step.name, step.site)) {
                 _ = try? await resolve(refused)
             }
-            refused.refuse(frame)
+            refused.refuse(step)
         }
         return try await resolve(
-            Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self))
+            Erasure.component(storage.enter(in: agent, for: step).object, as: Component.self))
     }
 }
 

@@ -82,8 +82,8 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     let resolve: Resolve
 
     /// The handle's step, for the resolution stack and cycle paths.
-    func frame(owner: AnyObject?, handle: Any.Type, type: Any.Type) -> Frame {
-        Frame(
+    func step(owner: AnyObject?, handle: Any.Type, type: Any.Type) -> Step {
+        Step(
             .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? storage.object.address,
             component: storage.object.address, site: site, type: type, subject: handle,
             componentType: componentType)
@@ -96,11 +96,11 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     func read<Value>(_ cell: StandaloneCell, owner: AnyObject, _ resolve: (Component) -> Value) -> Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
         let context = ResolutionContext.current
-        let frame = frame(owner: owner, handle: type(of: owner), type: Value.self)
-        if context.enclosing(frame) != nil { Diagnostics.handleReadWhileResolving(frame) }
+        let step = step(owner: owner, handle: type(of: owner), type: Value.self)
+        if context.enclosing(step) != nil { Diagnostics.handleReadWhileResolving(step) }
         let value = cell.reference.resolveUnlessRetired(
-            in: context, frame: frame,
-            build: { Erasure.object(of: self.resolve(in: context, frame: frame, resolve)) })!
+            in: context, step: step,
+            build: { Erasure.object(of: self.resolve(in: context, step: step, resolve)) })!
         return Erasure.value(of: value, as: Value.self)
     }
 
@@ -109,24 +109,24 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// is gone or shut down.
     func call<Value>(handle: Any.Type, _ resolve: (Component) -> Value) -> Value {
         let context = ResolutionContext.current
-        let frame = frame(owner: nil, handle: handle, type: Value.self)
-        context.enterUncached { frame }
-        let value = self.resolve(in: context, frame: frame, resolve)
-        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: frame) }
+        let step = step(owner: nil, handle: handle, type: Value.self)
+        context.enterUncached { step }
+        let value = self.resolve(in: context, step: step, resolve)
+        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
         return value
     }
 
     /// The value that `read` makes now from the component, which the thread's resolution `context`
-    /// enters, in the handle's step `frame`; stops the program if the component is gone or shut
+    /// enters, in the handle's step `step`; stops the program if the component is gone or shut
     /// down. A read that the shutdown refuses runs `read` all the same, without entering the
     /// component, so that the message names the provider it reads (see `RefusedRead`).
-    func resolve<Value>(in context: ResolutionContext, frame: Frame, _ read: (Component) -> Value) -> Value {
+    func resolve<Value>(in context: ResolutionContext, step: Step, _ read: (Component) -> Value) -> Value {
         let storage = storage.object
         if let refused = storage.enterUnlessRefused(in: context) {
-            RefusedRead.$current.withValue((storage.address, frame.name, frame.site)) { _ = read(refused) }
-            refused.refuse(frame)
+            RefusedRead.$current.withValue((storage.address, step.name, step.site)) { _ = read(refused) }
+            refused.refuse(step)
         }
-        return storage.withEntered(in: context, for: frame, read)
+        return storage.withEntered(in: context, for: step, read)
     }
 }
 

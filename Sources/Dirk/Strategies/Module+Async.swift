@@ -306,25 +306,25 @@ extension AnyModule {
         type: Any.Type, cancellable: Bool, configure: ((AnyObject, Component) async throws -> Void)? = nil,
         build: (Component, _ fresh: Bool) async throws -> AnyObject
     ) async throws -> AnyObject {
-        let frame = providerFrame(strategy, site: site, returning: type)
+        let step = providerStep(strategy, site: site, returning: type)
         return try await TaskAgent.withCurrent { (agent) async throws in
-            let component = Erasure.component(storage.enter(in: agent, for: frame).object, as: Component.self)
+            let component = Erasure.component(storage.enter(in: agent, for: step).object, as: Component.self)
             // Async code runs inside no synchronous step of its thread: depth zero.
             let isFresh = strategy.isCached && storage.attention.relaxed != 0 && isFresh(at: 0)
             // `built`, for traces, learns that this call builds.
             func resolve(built: (() -> Void)? = nil) async throws -> AnyObject {
                 // Like a synchronous `transient`, an async one keeps nothing, nor does a fresh call.
                 guard strategy != .asyncTransient, !isFresh else {
-                    return try await agent.run(frame, uncached: true) {
+                    return try await agent.run(step, uncached: true) {
                         built?()
                         let object = try await build(component, isFresh)
                         if isFresh, let configure { try await configure(object, component) }
                         return object
                     }
                 }
-                func resolve(_ cell: CellReference, as frame: Frame) async throws -> AnyObject? {
+                func resolve(_ cell: CellReference, as step: Step) async throws -> AnyObject? {
                     try await cell.resolve(
-                        in: agent, frame: frame, cancellable: cancellable,
+                        in: agent, step: step, cancellable: cancellable,
                         build: {
                             built?()
                             return try await build(component, false)
@@ -335,9 +335,9 @@ extension AnyModule {
                 // when a `reset()` dropped it meanwhile; each key a step of its own.
                 while let keyValue {
                     let cell = ResolutionContext.withCurrent {
-                        keyedCell(keyValue, key: key, frame: frame, context: $0)
+                        keyedCell(keyValue, key: key, step: step, context: $0)
                     }
-                    if let value = try await resolve(cell, as: frame.owned(by: UInt(cell.key.serial))) {
+                    if let value = try await resolve(cell, as: step.owned(by: UInt(cell.key.serial))) {
                         return value
                     }
                 }
@@ -348,19 +348,19 @@ extension AnyModule {
                 // Listed whether the build succeeds or fails, so that the store drops the cell either
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
-                return try await resolve(CellReference(host: storage, key: cell), as: frame)!
+                return try await resolve(CellReference(host: storage, key: cell), as: step)!
             }
             // An override that this task sets up, as in the synchronous pipeline.
             if storage.attention.relaxed != 0, let capture = OverrideCapture.current,
                 !OverrideCapture.isSuspendedHere
             {
-                setUpOverride(capture, key: key, keyValue: keyValue, frame: frame)
+                setUpOverride(capture, key: key, keyValue: keyValue, step: step)
                 return try await OverrideCapture.$isSuspendedHere.outcome(true) { try await resolve() }.get()
             }
             // Observed as a synchronous call is, with the task's observed call in place of the
             // thread's (see `AnyModule.observe`).
             guard storage.isObserved else { return try await resolve() }
-            let (call, traces, added) = beginObserving(frame, requester: ObservedAsyncCall.requester)
+            let (call, traces, added) = beginObserving(step, requester: ObservedAsyncCall.requester)
             var isNew = false
             defer { Trace.end(added, isNew: isNew) }
             let observed = ObservedAsyncCall(call: call, agent: agent, stepIndex: agent.depth)

@@ -9,7 +9,7 @@ extension ModuleBase {
     {
         // The step as far as the message names it: the strategy and the return type are left out.
         Diagnostics.providerError(
-            error, as: Failure.self, step: providerFrame(.none, site: site, returning: Never.self),
+            error, as: Failure.self, step: providerStep(.none, site: site, returning: Never.self),
             overrides: overrideLocations(ofProviderAt: site))
     }
 }

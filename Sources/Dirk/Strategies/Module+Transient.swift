@@ -50,7 +50,7 @@ extension ModuleBase {
     ) throws(Failure) -> T { try buildNew(ProviderSite(id, file, line, column, function), make: factory) }
 
     /// A `transient`'s new value. While the component's attention word is zero, the factory runs here,
-    /// in the caller's frame, inside the step that `runTransient` enters; otherwise the call takes the
+    /// in the caller's step, inside the step that `runTransient` enters; otherwise the call takes the
     /// pipeline, through `resolveInCell`, which builds it in no cell.
     @inlinable @inline(__always)
     func buildNew<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)

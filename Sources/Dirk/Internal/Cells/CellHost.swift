@@ -2,10 +2,10 @@
 /// table (its providers' caches, their keys' and the `scoped` instances of resolutions under way),
 /// or a handle's own cell (`StandaloneCell`).
 package protocol CellHost: WaitableHost {
-    /// What `agent`, asking for the cell at `key` in the step `frame`, does next: the cell is made
+    /// What `agent`, asking for the cell at `key` in the step `step`, does next: the cell is made
     /// first if the host makes it on demand; `.retired` when the host holds none there and makes
     /// none (a key that `reset()` dropped).
-    func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim
+    func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim
 
     /// Runs `body` under the host's lock with the cell at `key` and the host's serials; returns false,
     /// without running it, when the host holds no cell there. Not generic, so that a call through the

@@ -63,16 +63,16 @@
         return cells[place].machine.ready
     }
 
-    /// `CellHost.claim` for this table: makes the cell for `frame`'s strategy if `makes`, and
+    /// `CellHost.claim` for this table: makes the cell for `step`'s strategy if `makes`, and
     /// answers `.clash` when the cell at `key` belongs to a provider of another strategy.
-    package mutating func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame, makes: Bool)
+    package mutating func claim(_ key: CellKey, by agent: BuildAgent, step: Step, makes: Bool)
         -> OnceStateMachine.Claim
     {
         var found = place(of: key)
-        if found == nil, makes { found = make(key, strategy: frame.strategy, ownerType: frame.subject) }
+        if found == nil, makes { found = make(key, strategy: step.strategy, ownerType: step.subject) }
         guard let place = found else { return .retired }
-        if cells[place].machine.strategy != frame.strategy { return .clash(cells[place].machine.strategy) }
-        return cells[place].machine.claim(by: agent, frame: frame, serials: &serials)
+        if cells[place].machine.strategy != step.strategy { return .clash(cells[place].machine.strategy) }
+        return cells[place].machine.claim(by: agent, step: step, serials: &serials)
     }
 
     /// Makes the empty cell at `key` for a provider of `strategy` of an `ownerType`, built in its place

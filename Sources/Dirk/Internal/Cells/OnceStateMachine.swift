@@ -43,14 +43,14 @@
     }
 
     // The state is kept in variables rather than one enum, so that a cached read touches one
-    // word: `ready` holds the value of a ready cell, `build` the build under way (and `buildFrame`
+    // word: `ready` holds the value of a ready cell, `build` the build under way (and `buildStep`
     // its step); at most one of `ready` and `build` is set.
     package var build: Build?
     /// The step that builds, for cycle paths: set when a build begins, and meaningful only while
     /// `build` is set (it is plain words, left in place when the build ends). It is kept beside
-    /// the build, not in it: a build that held a frame of so many words would be copied and
-    /// destroyed through its type's witnesses; a frame alone is copied as plain words.
-    package var buildFrame: Frame?
+    /// the build, not in it: a build that held a step of so many words would be copied and
+    /// destroyed through its type's witnesses; a step alone is copied as plain words.
+    package var buildStep: Step?
     /// The strategy of the provider whose cell it is (`none` for a handle's): a `weak`
     /// cell keeps its value only while someone else holds it, in a `WeakBox` in `ready`; every other
     /// keeps it until it is reset, in `ready`.
@@ -92,7 +92,7 @@
         /// `configure:`, or a build held until the agent's resolution ends).
         case ownInstance(Value)
         /// The agent is building it and the instance does not exist yet: a cycle.
-        case cycle(Frame)
+        case cycle(Step)
         /// Another agent builds generation `generation`: wait for it.
         case wait(generation: UInt64)
         /// The host dropped the cell (a key that `reset()` dropped): find the one it holds now.
@@ -101,12 +101,12 @@
         case clash(ProviderStrategy)
     }
 
-    package mutating func claim(by agent: BuildAgent, frame: Frame, serials: inout UInt64) -> Claim {
+    package mutating func claim(by agent: BuildAgent, step: Step, serials: inout UInt64) -> Claim {
         defer { debugCheck() }
         if let build {
             if build.builder === agent {
                 if let instance = build.instance { return .ownInstance(instance) }
-                return .cycle(buildFrame!)
+                return .cycle(buildStep!)
             }
             return .wait(generation: build.generation)
         }
@@ -115,7 +115,7 @@
         ready = nil
         serials &+= 1
         build = Build(builder: agent, generation: serials)
-        buildFrame = frame
+        buildStep = step
         return .build(generation: serials)
     }
 
@@ -184,7 +184,7 @@
     /// The build of generation `generation`, if it is still under way, for the wait graph.
     package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         guard let build, build.generation == generation else { return nil }
-        return BuildSnapshot(builder: build.builder, frame: buildFrame!, hasInstance: build.instance != nil)
+        return BuildSnapshot(builder: build.builder, step: buildStep!, hasInstance: build.instance != nil)
     }
 
     // MARK: Ending a build
@@ -258,7 +258,7 @@
         if let outcome = failed.outcome {
             // A build holds an instance only once its factory returned: it ends with no value only
             // because its `configure:` threw, or because another build's failure dropped it.
-            guard let failure = cause ?? error.map({ BuildFailure(error: $0, frame: buildFrame!) }) else {
+            guard let failure = cause ?? error.map({ BuildFailure(error: $0, step: buildStep!) }) else {
                 preconditionFailure(
                     "Dirk internal error: a build whose instance others could see ended for no reason")
             }
@@ -293,7 +293,7 @@
     }
 
     /// Stops the program if the state is inconsistent: a build and a value at once, a build with no
-    /// frame, waiters with duplicate identifiers or out of order, a build configured without an
+    /// step, waiters with duplicate identifiers or out of order, a build configured without an
     /// instance or still keeping waiters for its configuration, a held instance without an outcome
     /// (or the reverse), or a weak value held strongly. It runs under the host's lock, so it reads no
     /// weak value: that would make a strong reference, which could be the last one.
@@ -303,7 +303,7 @@
             !keepsWeakly || ready == nil || ready is WeakBox,
             "Dirk internal error: a weak cell holds its value strongly")
         if let build {
-            precondition(buildFrame != nil, "Dirk internal error: a build with no frame")
+            precondition(buildStep != nil, "Dirk internal error: a build with no step")
             let ids = build.waiters.map(\.id)
             precondition(Set(ids).count == ids.count, "Dirk internal error: a waiter enqueued twice")
             precondition(ids == ids.sorted(), "Dirk internal error: waiters out of order")

@@ -14,8 +14,8 @@ package final class StandaloneCell: Locked<(machine: OnceStateMachine, serials: 
     /// The ready value, read under the lock; nil when the cell is not ready.
     package var readyValue: AnyObject? { withLock { $0.machine.readyValue } }
 
-    package func claim(_ key: CellKey, by agent: BuildAgent, frame: Frame) -> OnceStateMachine.Claim {
-        withLock { $0.machine.claim(by: agent, frame: frame, serials: &$0.serials) }
+    package func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
+        withLock { $0.machine.claim(by: agent, step: step, serials: &$0.serials) }
     }
 
     package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {

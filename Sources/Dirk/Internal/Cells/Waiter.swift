@@ -16,12 +16,12 @@ extension WaitEvent {
         return nil
     }
 
-    /// The instance of a build that ended with one, for the waiter in the step `frame`, or nil to
+    /// The instance of a build that ended with one, for the waiter in the step `step`, or nil to
     /// claim again; throws the error of one that ended with an error, as `Failure`.
-    func value<Failure: Error>(as _: Failure.Type, at frame: Frame) throws(Failure) -> AnyObject? {
+    func value<Failure: Error>(as _: Failure.Type, at step: Step) throws(Failure) -> AnyObject? {
         switch self {
         case .finished(.success(let value)): return value
-        case .finished(.failure(let error)): throw Diagnostics.typedError(error, as: Failure.self, at: frame)
+        case .finished(.failure(let error)): throw Diagnostics.typedError(error, as: Failure.self, at: step)
         case .recheck, .cancelled: return nil
         }
     }

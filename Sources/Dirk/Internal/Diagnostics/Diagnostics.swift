@@ -12,35 +12,35 @@
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
     /// ErrorMessages: "dependency cycle"
-    static func cycle(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
+    static func cycle(path: [Step], at step: Step, keys: [UInt: AnyHashable]) -> Never {
         """
-        Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)`\(keySuffix(frame, keys)) of \
-        `\(frame.componentType)` requires itself while it is being built. \(cycleAdvice(path))
-        """.stop(file: frame.site.file, line: frame.site.line)
+        Dirk: dependency cycle: \(names(path, keys)). `\(step.name)`\(keySuffix(step, keys)) of \
+        `\(step.componentType)` requires itself while it is being built. \(cycleAdvice(path))
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     /// A provider that caches nothing is already on the stack.
     /// ErrorMessages: "dependency cycle"
     /// ErrorMessages: "dependency cycle"
-    static func recursion(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
-        if frame.kind == .injection {
+    static func recursion(path: [Step], at step: Step, keys: [UInt: AnyHashable]) -> Never {
+        if step.kind == .injection {
             """
-            Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` from `\(frame.componentType)` \
+            Dirk: dependency cycle: \(names(path, keys)). `\(step.name)` from `\(step.componentType)` \
             fills the same object again while it fills it: what one of its properties resolves injects that \
             object again with an injector of the same type, which would recurse without end. Inject an \
             object once, from the code that owns it, and let providers return what its properties need \
             without injecting it.
-            """.stop(file: frame.site.file, line: frame.site.line)
+            """.stop(file: step.site.file, line: step.site.line)
         }
         """
-        Dirk: dependency cycle: \(names(path, keys)). `\(frame.name)` of `\(frame.componentType)` calls \
+        Dirk: dependency cycle: \(names(path, keys)). `\(step.name)` of `\(step.componentType)` calls \
         itself while it is being built. Dirk reports any recursion through one provider, even with other \
         arguments, because it cannot tell an endless one from one that ends. \(recursionAdvice(path))
-        """.stop(file: frame.site.file, line: frame.site.line)
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     /// How to end a recursion through `path`, with what its steps can take.
-    private static func recursionAdvice(_ path: [Frame]) -> String {
+    private static func recursionAdvice(_ path: [Step]) -> String {
         if path.contains(where: { $0.kind == .handle }) {
             return """
                 A handle resolves its value when it is called or first read: call it after the code that \
@@ -57,16 +57,16 @@
 
     /// Agents each wait for a build another of them runs.
     /// ErrorMessages: "dependency cycle across threads"
-    static func cycleAcrossAgents(path: [Frame], at frame: Frame, keys: [UInt: AnyHashable]) -> Never {
+    static func cycleAcrossAgents(path: [Step], at step: Step, keys: [UInt: AnyHashable]) -> Never {
         """
-        Dirk: dependency cycle across threads: \(names(path, keys)). In `\(frame.componentType)` and its \
+        Dirk: dependency cycle across threads: \(names(path, keys)). In `\(step.componentType)` and its \
         parents, two or more threads or tasks each build an instance that needs an instance another of them \
         is building, so none can finish. \(cycleAdvice(path))
-        """.stop(file: frame.site.file, line: frame.site.line)
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     /// How to break a cycle through `path`, with what its steps can take.
-    private static func cycleAdvice(_ path: [Frame]) -> String {
+    private static func cycleAdvice(_ path: [Step]) -> String {
         if let creation = path.first(where: { $0.kind == .moduleCreation }) {
             return """
                 A module's initializer runs when its component first needs the module, so it cannot use \
@@ -104,14 +104,14 @@
 
     /// Whether `configure:` closures can break a cycle through `step`, as far as it goes: its
     /// strategy takes one, or caches nothing.
-    private static func isConfigurable(_ step: Frame) -> Bool {
+    private static func isConfigurable(_ step: Step) -> Bool {
         step.strategy.takesConfigure || step.strategy == .transient
     }
 
-    /// A handle's value was read while the handle, whose step is `frame`, resolved it.
+    /// A handle's value was read while the handle, whose step is `step`, resolved it.
     /// ErrorMessages: "a Lazy<...> of ..., made at ..., was read while it was resolving its own value"
-    static func handleReadWhileResolving(_ frame: Frame) -> Never {
-        let (handle, component, site) = (frame.name, frame.componentType, frame.site)
+    static func handleReadWhileResolving(_ step: Step) -> Never {
+        let (handle, component, site) = (step.name, step.componentType, step.site)
         """
         Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it \
         was resolving its own value, so it can never finish. Read it after the provider that builds the \
@@ -122,12 +122,12 @@
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
     /// ErrorMessages: "the key of ... called ... from its hash(into:) or =="
-    static func keyReentered(at frame: Frame) -> Never {
+    static func keyReentered(at step: Step) -> Never {
         """
-        Dirk: the key of `\(frame.name)` of `\(frame.componentType)` called `\(frame.name)` from its \
+        Dirk: the key of `\(step.name)` of `\(step.componentType)` called `\(step.name)` from its \
         `hash(into:)` or `==`, which Dirk runs to find the key's instance, so finding it would never end. \
         Make the key a plain value whose hashing and equality resolve nothing.
-        """.stop(file: frame.site.file, line: frame.site.line)
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     // MARK: Lifetime
@@ -174,15 +174,15 @@
 
     // MARK: Providers
 
-    /// Two providers share one cell, that of `frame`'s provider, but cache differently: the first with
+    /// Two providers share one cell, that of `step`'s provider, but cache differently: the first with
     /// `first`.
     /// ErrorMessages: "two providers named ... would share one cache slot"
-    static func providerClash(_ frame: Frame, first: ProviderStrategy) -> Never {
-        let site = frame.site
+    static func providerClash(_ step: Step, first: ProviderStrategy) -> Never {
+        let site = step.site
         """
-        Dirk: two providers named `\(frame.subject).\(site.function)` of `\(frame.componentType)` call their \
+        Dirk: two providers named `\(step.subject).\(site.function)` of `\(step.componentType)` call their \
         strategy at \(site.location), column \(site.column), with one return type, so they would share one \
-        cache slot, but one uses `\(first.name)` and the other `\(frame.strategy.name)`. This happens when a \
+        cache slot, but one uses `\(first.name)` and the other `\(step.strategy.name)`. This happens when a \
         macro or `#sourceLocation` gives two providers one position. Give the providers different names, or \
         have the generated code call each strategy at a position of its own.
         """.stop(file: site.file, line: site.line)
@@ -195,20 +195,19 @@
     /// A `ResolutionEndFailure` stays one where the type admits any error, so that the strategy
     /// that rethrows it as the provider's own error names the provider (see
     /// `providerError(_:as:step:overrides:)`).
-    static func typedError<Failure: Error>(_ error: any Error, as _: Failure.Type, at frame: Frame) -> Failure
-    {
-        error as? Failure ?? providerError(error, as: Failure.self, step: frame)
+    static func typedError<Failure: Error>(_ error: any Error, as _: Failure.Type, at step: Step) -> Failure {
+        error as? Failure ?? providerError(error, as: Failure.self, step: step)
     }
 
-    /// Stops the program: the outermost call of a resolution, the step `frame`, which throws
+    /// Stops the program: the outermost call of a resolution, the step `step`, which throws
     /// nothing, cannot return (`ended`).
-    static func resolutionEndFailed(_ ended: ResolutionEndFailure, at frame: Frame) -> Never {
-        cannotReturn(frame, throwing: Never.self, after: ended.failure)
+    static func resolutionEndFailed(_ ended: ResolutionEndFailure, at step: Step) -> Never {
+        cannotReturn(step, throwing: Never.self, after: ended.failure)
     }
 
-    /// `error`, which the step `frame` (a provider, or a handle, a module's creation, a key's hashing
+    /// `error`, which the step `step` (a provider, or a handle, a module's creation, a key's hashing
     /// or an injection, which throw nothing) got, as the step's error type; stops the program when
-    /// the step cannot throw it. The providers' own rethrow, for which `frame` is made only if it
+    /// the step cannot throw it. The providers' own rethrow, for which `step` is made only if it
     /// is needed.
     ///
     /// A `ResolutionEndFailure` made the outermost step of a resolution fail: it becomes the error
@@ -216,24 +215,24 @@
     /// provider throws: only an override's factory (of those at `overrides`), which throws untyped,
     /// can do that.
     @usableFromInline static func providerError<Failure: Error>(
-        _ error: any Error, as _: Failure.Type, step frame: @autoclosure () -> Frame,
+        _ error: any Error, as _: Failure.Type, step: @autoclosure () -> Step,
         overrides: @autoclosure () -> [String] = []
     ) -> Failure {
         guard let ended = error as? ResolutionEndFailure else {
             if let error = error as? Failure { return error }
-            overrideThrewAnotherType(error, at: frame(), throwing: Failure.self, overrides: overrides())
+            overrideThrewAnotherType(error, at: step(), throwing: Failure.self, overrides: overrides())
         }
         if let error = ended.failure.error as? Failure { return error }
-        cannotReturn(frame(), throwing: Failure.self, after: ended.failure)
+        cannotReturn(step(), throwing: Failure.self, after: ended.failure)
     }
 
-    /// An override's factory, one of those at `places`, threw `error`, which the provider of `frame`,
+    /// An override's factory, one of those at `places`, threw `error`, which the provider of `step`,
     /// whose error type is `Failure`, cannot throw.
     /// ErrorMessages: "got an error of type ..., which it cannot throw"
     private static func overrideThrewAnotherType<Failure: Error>(
-        _ error: any Error, at frame: Frame, throwing _: Failure.Type, overrides places: [String]
+        _ error: any Error, at step: Step, throwing _: Failure.Type, overrides places: [String]
     ) -> Never {
-        let (name, site, owner) = (frame.name, frame.site, " of `\(frame.componentType)`")
+        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
         let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         let origin =
             switch places.count {
@@ -257,17 +256,17 @@
         """.stop(file: site.file, line: site.line)
     }
 
-    /// The step `frame`, the outermost of a resolution, whose error type is `Failure`, cannot return:
+    /// The step `step`, the outermost of a resolution, whose error type is `Failure`, cannot return:
     /// the resolution took another thread's instance to break a cycle through `configure:`, and
     /// that build then failed (`failure`).
     /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
     private static func cannotReturn<Failure: Error>(
-        _ frame: Frame, throwing _: Failure.Type, after failure: BuildFailure
+        _ step: Step, throwing _: Failure.Type, after failure: BuildFailure
     ) -> Never {
-        let (name, site, owner) = (frame.name, frame.site, " of `\(frame.componentType)`")
+        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
         let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         let (call, cannot, fix): (String, String, String)
-        switch frame.kind {
+        switch step.kind {
         case .provider:
             call = "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return"
             cannot = "`\(name)` \(promise), so it cannot report that error"
@@ -289,7 +288,7 @@
             cannot = "an injection cannot throw, so it cannot report that error"
             fix = "Resolve the provider with `try` and set the property yourself"
         }
-        let failed = failure.frame
+        let failed = failure.step
         """
         Dirk: \(call): to break a cycle through `configure:`, its resolution took an instance from another \
         thread before that thread's `configure:` closures had finished; then the `configure:` of \
@@ -497,13 +496,13 @@
     }
 
     /// `component`'s `shutdown()` was called in a resolution that has entered the component, in the
-    /// step `frame` of another component.
+    /// step `step` of another component.
     /// ErrorMessages: "shutdown() was called in ... of ..., whose resolution has entered ..."
     static func shutdownAwaitedByResolution(
-        _ frame: Frame, component: Any.Type, file: StaticString, line: UInt
+        _ step: Step, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
         """
-        Dirk: `\(component).shutdown()` was called in `\(frame.name)` of `\(frame.componentType)`, whose \
+        Dirk: `\(component).shutdown()` was called in `\(step.name)` of `\(step.componentType)`, whose \
         resolution has entered `\(component)`: it called a provider of `\(component)`, directly or through \
         other components or tasks, and counts as a call in `\(component)` until it ends. Shutdown waits \
         for every call in the component to end, so it would wait for itself. Call `shutdown()` outside \
@@ -537,16 +536,16 @@
         """.stop(file: site.file, line: site.line)
     }
 
-    /// The close action of `closing`, run as `component` shuts down, called the provider of `frame`.
+    /// The close action of `closing`, run as `component` shuts down, called the provider of `step`.
     /// ErrorMessages: "was called by the close action of ... while its component ... was shutting down"
-    static func calledByCloseAction(_ frame: Frame, closing: String, component: Any.Type) -> Never {
+    static func calledByCloseAction(_ step: Step, closing: String, component: Any.Type) -> Never {
         """
-        Dirk: `\(frame.name)` was called by the close action of `\(closing)` while its component \
+        Dirk: `\(step.name)` was called by the close action of `\(closing)` while its component \
         `\(component)` was shutting down. A close action runs after every call into the component has ended, \
         and the component builds nothing more. Close the instance with what it holds: give it what its close \
         action needs in the factory, where the component `c` is at hand, as in \
         `single { c in Connection(pool: c.storage.pool()) } close: { await $0.close() }`.
-        """.stop(file: frame.site.file, line: frame.site.line)
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     /// A close action of `component` called its `shutdown()`.
@@ -751,15 +750,15 @@
         return isExistential && name != "Any" && name != "AnyObject" ? "any \(name)" : name
     }
 
-    private static func names(_ path: [Frame], _ keys: [UInt: AnyHashable]) -> String {
+    private static func names(_ path: [Step], _ keys: [UInt: AnyHashable]) -> String {
         path.map { $0.name + keySuffix($0, keys) }.joined(separator: " -> ")
     }
 
     /// ` for key "x"` after the name of a `single(key:)` step whose key `keys` holds, by the
     /// step's owner (the key's cell); empty for every other step.
-    private static func keySuffix(_ frame: Frame, _ keys: [UInt: AnyHashable]) -> String {
-        guard frame.kind == .provider, frame.strategy.isKeyed else { return "" }
-        return keys[frame.owner].map { " for key \(String(reflecting: $0.base))" } ?? ""
+    private static func keySuffix(_ step: Step, _ keys: [UInt: AnyHashable]) -> String {
+        guard step.kind == .provider, step.strategy.isKeyed else { return "" }
+        return keys[step.owner].map { " for key \(String(reflecting: $0.base))" } ?? ""
     }
 
     /// "an" before a name that starts with a vowel (`AsyncLazy<Store, Never>`), "a" before others.

@@ -3,7 +3,7 @@
 /// drop).
 @usableFromInline package struct BuildFailure {
     @usableFromInline package let error: any Error
-    @usableFromInline package let frame: Frame
+    @usableFromInline package let step: Step
 }
 
 /// Why a resolution's outermost call cannot return its value: the resolution took another agent's
@@ -15,7 +15,7 @@
 /// An object, so that the answer of every step's `leave()`, nil on all but this rare path, is one
 /// word.
 @usableFromInline package final class ResolutionEndFailure: Error, @unchecked Sendable {
-    // Unchecked: the failure's frame names types by metatype, which are not `Sendable`; it is
+    // Unchecked: the failure's step names types by metatype, which are not `Sendable`; it is
     // never changed, and only read to name the provider in a message.
     @usableFromInline package let failure: BuildFailure
 

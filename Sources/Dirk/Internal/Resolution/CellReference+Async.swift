@@ -10,7 +10,7 @@ extension CellReference {
     ///
     /// - Parameters:
     ///   - agent: The calling task's agent.
-    ///   - frame: The step that asks, which is also the step that builds if this task builds.
+    ///   - step: The step that asks, which is also the step that builds if this task builds.
     ///   - cancellable: Whether the caller can receive `CancellationError`: whether the provider
     ///     or handle that asks throws `any Error`. `Failure` does not tell, since the async
     ///     pipeline erases a provider's error type to `any Error`; when it is true, `Failure`
@@ -22,26 +22,26 @@ extension CellReference {
     /// - Returns: The value, or nil if the cell, a key's, was dropped by a `reset()` after the caller
     ///   found it: the caller looks the key up again.
     func resolve<Failure: Error>(
-        in agent: TaskAgent, frame: Frame, cancellable: Bool, build: () async throws(Failure) -> Value,
+        in agent: TaskAgent, step: Step, cancellable: Bool, build: () async throws(Failure) -> Value,
         configure: ((Value) async throws(Failure) -> Void)? = nil
     ) async throws(Failure) -> Value? {
         while true {
-            switch host.claim(key, by: agent, frame: frame) {
+            switch host.claim(key, by: agent, step: step) {
             // A key's cell that a `reset()` dropped: the caller looks the key up again.
             case .retired: return nil
-            case .clash(let first): Diagnostics.providerClash(frame, first: first)
+            case .clash(let first): Diagnostics.providerClash(step, first: first)
             case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
                 if let value = agent.configuringInstance(at: self) { return value }
                 Diagnostics.cycle(
-                    path: agent.steps(from: building) + [frame], at: frame, keys: ResolutionContext.stepKeys)
+                    path: agent.steps(from: building) + [step], at: step, keys: ResolutionContext.stepKeys)
             case .build(let generation):
                 do {
-                    let value = try await agent.run(frame, build)
+                    let value = try await agent.run(step, build)
                     if let configure {
                         // Seen by this task alone: another agent waits for the build to end.
                         try await agent.configuring(value, at: self) { () async throws(Failure) in
-                            try await agent.run(frame) { () async throws(Failure) in
+                            try await agent.run(step) { () async throws(Failure) in
                                 try await configure(value)
                             }
                         }
@@ -57,8 +57,8 @@ extension CellReference {
                     throw error
                 }
             case .wait(let generation):
-                let event = await wait(for: generation, in: agent, frame: frame, cancellable: cancellable)
-                if let value = try event.value(as: Failure.self, at: frame) { return value }
+                let event = await wait(for: generation, in: agent, step: step, cancellable: cancellable)
+                if let value = try event.value(as: Failure.self, at: step) { return value }
                 // A cancelled task that may stop stops here rather than build anew: a wait ends as
                 // `cancelled` only for such a task.
                 if cancellable && Task.isCancelled, let cancellation = CancellationError() as? Failure {
@@ -71,7 +71,7 @@ extension CellReference {
     /// Suspends until another agent's build of generation `generation` ends, or, if
     /// `cancellable`, until the task is cancelled.
     private func wait(
-        for generation: UInt64, in agent: TaskAgent, frame: Frame, cancellable: Bool
+        for generation: UInt64, in agent: TaskAgent, step: Step, cancellable: Bool
     ) async -> WaitEvent {
         if cancellable && Task.isCancelled { return .cancelled }
         let target = target(generation)
@@ -93,7 +93,7 @@ extension CellReference {
                     return
                 }
                 // Async builds hold no instance before they end, so there is none to take.
-                _ = Self.mayTakeInstance(agent, waitingFor: target, at: frame)
+                _ = Self.mayTakeInstance(agent, waitingFor: target, at: step)
             }
         } onCancel: {
             guard cancellable else { return }

@@ -7,7 +7,7 @@ extension CellReference {
     ///
     /// - Parameters:
     ///   - context: The calling thread's resolution.
-    ///   - frame: The step that asks, which is also the step that builds if this thread builds.
+    ///   - step: The step that asks, which is also the step that builds if this thread builds.
     ///   - build: Makes the value, with no lock held. If it throws, every agent waiting for this
     ///     build gets the same error, nothing is cached, and the next call builds again.
     ///   - configure: Completes a new value once this thread can see it, for cycles through
@@ -15,25 +15,25 @@ extension CellReference {
     ///   - configureMayWait: Whether `configure` cannot throw, and so may wait for the factories
     ///     running on this thread (see `build`).
     package func resolveUnlessRetired<Failure: Error>(
-        in context: ResolutionContext, frame: Frame, build: () throws(Failure) -> Value,
+        in context: ResolutionContext, step: Step, build: () throws(Failure) -> Value,
         configure: ((Value) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws(Failure) -> Value? {
         while true {
-            switch host.claim(key, by: context, frame: frame) {
+            switch host.claim(key, by: context, step: step) {
             case .retired: return nil
-            case .clash(let first): Diagnostics.providerClash(frame, first: first)
+            case .clash(let first): Diagnostics.providerClash(step, first: first)
             case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
                 Diagnostics.cycle(
-                    path: context.steps(from: building) + [frame], at: frame, keys: ResolutionContext.stepKeys
+                    path: context.steps(from: building) + [step], at: step, keys: ResolutionContext.stepKeys
                 )
             case .build(let generation):
                 return try self.build(
-                    generation, in: context, frame: frame, build: build, configure: configure,
+                    generation, in: context, step: step, build: build, configure: configure,
                     configureMayWait: configureMayWait)
             case .wait(let generation):
-                let event = wait(for: generation, in: context, frame: frame)
-                if let value = try event.value(as: Failure.self, at: frame) { return value }
+                let event = wait(for: generation, in: context, step: step)
+                if let value = try event.value(as: Failure.self, at: step) { return value }
             }
         }
     }
@@ -48,10 +48,10 @@ extension CellReference {
     /// closure has run, the instance is this thread's alone, and what is built meanwhile is held with
     /// it. A closure that can throw runs at once, so that its error reaches its own provider's caller.
     func build<Failure: Error>(
-        _ generation: UInt64, in context: ResolutionContext, frame: Frame, build: () throws(Failure) -> Value,
+        _ generation: UInt64, in context: ResolutionContext, step: Step, build: () throws(Failure) -> Value,
         configure: ((Value) throws -> Void)?, configureMayWait: Bool
     ) throws(Failure) -> Value {
-        context.enter(frame)
+        context.enter(step)
         let value: Value
         do throws(Failure) {
             context.runningFactories += 1
@@ -65,7 +65,7 @@ extension CellReference {
             }
             context.runningFactories -= 1
             try settle(
-                value, generation: generation, in: context, frame: frame, configure: configure,
+                value, generation: generation, in: context, step: step, configure: configure,
                 configureMayWait: configureMayWait, throwing: Failure.self)
         } catch {
             _ = context.leave()
@@ -74,7 +74,7 @@ extension CellReference {
         // Left after the build settles: leaving the outermost step ends the resolution, which may
         // wait for other agents' builds, and may find that the value refers to a dropped instance.
         if let failure = context.leave() {
-            throw Diagnostics.typedError(failure, as: Failure.self, at: frame)
+            throw Diagnostics.typedError(failure, as: Failure.self, at: step)
         }
         return value
     }
@@ -82,7 +82,7 @@ extension CellReference {
     /// What a build whose value exists does next: it completes at once, or configures, waits to
     /// configure, or is held (see `build`).
     private func settle<Failure: Error>(
-        _ value: Value, generation: UInt64, in context: ResolutionContext, frame: Frame,
+        _ value: Value, generation: UInt64, in context: ResolutionContext, step: Step,
         configure: ((Value) throws -> Void)?, configureMayWait: Bool, throwing _: Failure.Type
     ) throws(Failure) {
         // Set once the instance is held, which only its builder sees until it is published.
@@ -95,7 +95,7 @@ extension CellReference {
             } catch {
                 // They dropped what was built since, which this instance may refer to.
                 fail(generation: generation, with: error)
-                throw Diagnostics.typedError(error, as: Failure.self, at: frame)
+                throw Diagnostics.typedError(error, as: Failure.self, at: step)
             }
         }
         let waits = configure != nil && configureMayWait && context.runningFactories > 0
@@ -104,7 +104,7 @@ extension CellReference {
             record = held
             if waits {
                 context.runAfterFactoriesReturn(
-                    ResolutionContext.PendingConfiguration(record: held, frame: frame) {
+                    ResolutionContext.PendingConfiguration(record: held, step: step) {
                         try configure(value)
                     })
             } else {
@@ -116,8 +116,8 @@ extension CellReference {
                     // The instance goes, and its waiters get the error; then what was built
                     // meanwhile, which may refer to it.
                     fail(generation: generation, with: error)
-                    context.dropBuilds(since: mark, because: BuildFailure(error: error, frame: frame))
-                    throw Diagnostics.typedError(error, as: Failure.self, at: frame)
+                    context.dropBuilds(since: mark, because: BuildFailure(error: error, step: step))
+                    throw Diagnostics.typedError(error, as: Failure.self, at: step)
                 }
                 context.endConfiguring(held)
             }
@@ -132,7 +132,7 @@ extension CellReference {
             // it before then waits for them too.
             if record == nil { record = hold(value, generation: generation) }
             markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
-            context.publishWhenResolutionEnds(self, generation: generation, frame: frame)
+            context.publishWhenResolutionEnds(self, generation: generation, step: step)
         } else if record != nil {
             publish(generation: generation)
         } else {
@@ -150,7 +150,7 @@ extension CellReference {
 
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
     /// first, and returns what the build ended with, or `.recheck` to claim again.
-    func wait(for generation: UInt64, in context: ResolutionContext, frame: Frame) -> WaitEvent {
+    func wait(for generation: UInt64, in context: ResolutionContext, step: Step) -> WaitEvent {
         let parker = Parker<WaitEvent>.make()
         // Recorded before the wait is, so that an agent that sees this one waiting in the cell
         // also sees what it waits for (see `BuildAgent`).
@@ -164,7 +164,7 @@ extension CellReference {
         else { return .recheck }
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
-        if Self.mayTakeInstance(context, waitingFor: target, at: frame),
+        if Self.mayTakeInstance(context, waitingFor: target, at: step),
             let taken = withMachine({ cell, _ in cell.takeInstance(generation: generation, dequeuing: id) }),
             let (instance, outcome) = taken
         {
@@ -175,10 +175,10 @@ extension CellReference {
         return parker.receive()
     }
 
-    /// Whether `agent`, about to wait for `target` in the step `frame`, may take the instance of the
+    /// Whether `agent`, about to wait for `target` in the step `step`, may take the instance of the
     /// build it waits for as it is; wakes the agent that must look again first, if any, and stops the
     /// program with the path on a cycle of waits.
-    static func mayTakeInstance(_ agent: BuildAgent, waitingFor target: WaitTarget, at frame: Frame) -> Bool {
+    static func mayTakeInstance(_ agent: BuildAgent, waitingFor target: WaitTarget, at step: Step) -> Bool {
         switch CycleDetector.check(agent, waitingFor: target) {
         case nil: return false
         case .takeInstance: return true
@@ -187,7 +187,7 @@ extension CellReference {
             return false
         case .cycle(let chain):
             Diagnostics.cycleAcrossAgents(
-                path: CycleDetector.path(of: chain, from: agent), at: frame, keys: ResolutionContext.stepKeys)
+                path: CycleDetector.path(of: chain, from: agent), at: step, keys: ResolutionContext.stepKeys)
         }
     }
 }

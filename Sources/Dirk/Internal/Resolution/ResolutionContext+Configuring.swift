@@ -42,12 +42,12 @@ extension ResolutionContext {
     func runPendingConfigurations() throws {
         while let pending = pendingConfigurations.popLast() {
             let (cell, generation) = (pending.record.cell, pending.record.generation)
-            enter(pending.frame)
+            enter(pending.step)
             do {
                 try pending.configure()
             } catch {
                 _ = leave()
-                let failure = BuildFailure(error: error, frame: pending.frame)
+                let failure = BuildFailure(error: error, step: pending.step)
                 let mark = configuring.last { $0.record == pending.record }!.mark
                 endConfiguring(pending.record)
                 cell.fail(generation: generation, with: error)
@@ -58,7 +58,7 @@ extension ResolutionContext {
             _ = leave()
             endConfiguring(pending.record)
             cell.markConfigured(generation: generation, dependencies: dependenciesOfHeldBuild)
-            publishWhenResolutionEnds(cell, generation: generation, frame: pending.frame)
+            publishWhenResolutionEnds(cell, generation: generation, step: pending.step)
         }
     }
 
@@ -77,10 +77,10 @@ extension ResolutionContext {
 
     // MARK: Held and borrowed builds
 
-    /// Publishes `cell`'s build of generation `generation`, made in the step `frame`, when the
+    /// Publishes `cell`'s build of generation `generation`, made in the step `step`, when the
     /// resolution ends.
-    func publishWhenResolutionEnds(_ cell: CellReference, generation: UInt64, frame: Frame) {
-        heldBuilds.append((cell, generation, frame, isConfiguring))
+    func publishWhenResolutionEnds(_ cell: CellReference, generation: UInt64, step: Step) {
+        heldBuilds.append((cell, generation, step, isConfiguring))
         endWork |= EndWork.builds
     }
 

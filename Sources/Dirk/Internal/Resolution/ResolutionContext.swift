@@ -14,7 +14,7 @@
     // `transient` (see Architecture).
 
     /// The steps this thread is inside, outermost first.
-    @usableFromInline @exclusivity(unchecked) var stack = StepStack<Frame>(buckets: 1_024)
+    @usableFromInline @exclusivity(unchecked) var stack = StepStack<Step>(buckets: 1_024)
     /// The components the resolution entered, each once, each counted in its gate.
     @usableFromInline @exclusivity(unchecked) var entered: [Entered] = []
     /// What the resolution must do when it ends, beyond popping: `EndWork` flags, zero for none.
@@ -38,7 +38,7 @@
     /// Builds finished while a `configure:` closure ran on this thread, or after the resolution took
     /// another agent's half-configured instance, published when the resolution ends (see
     /// `CellReference.build`), with their steps.
-    var heldBuilds: [(cell: CellReference, generation: UInt64, frame: Frame, isHeldForConfiguring: Bool)] = []
+    var heldBuilds: [(cell: CellReference, generation: UInt64, step: Step, isHeldForConfiguring: Bool)] = []
     /// Builds of other agents whose instance this resolution took while they were being configured,
     /// each with the mark from which the builds it holds may refer to that instance (see
     /// `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they depend
@@ -62,7 +62,7 @@
     /// counts as configuring from the moment its instance exists, and its step.
     struct PendingConfiguration {
         let record: BuildRecord
-        let frame: Frame
+        let step: Step
         let configure: () throws -> Void
     }
 
@@ -87,10 +87,10 @@
     var endedResolutions: UInt64 = 0
 
     /// The keys of the `single(key:)` steps on this thread's stack, innermost last, each with the
-    /// owner of its frame: what a cycle's message names them by.
+    /// owner of its step: what a cycle's message names them by.
     var keyedSteps: [(owner: UInt, key: AnyHashable)] = []
 
-    /// The keys of the `single(key:)` steps on this thread's stack, by their frames' owners, for
+    /// The keys of the `single(key:)` steps on this thread's stack, by their steps' owners, for
     /// messages.
     @usableFromInline static var stepKeys: [UInt: AnyHashable] {
         Dictionary(current.keyedSteps.map { ($0.owner, $0.key) }, uniquingKeysWith: { $1 })
@@ -163,19 +163,19 @@
 
     // MARK: Steps
 
-    /// Enters the step `frame`. Pair every call with `leave()`.
-    @inlinable @inline(__always) func enter(_ frame: Frame) { stack.push { frame } }
+    /// Enters the step `step`. Pair every call with `leave()`.
+    @inlinable @inline(__always) func enter(_ step: Step) { stack.push { step } }
 
-    /// The frame of `frame`'s step if it is already on the stack.
+    /// The step of `step`'s step if it is already on the stack.
     @inlinable @inline(__always)
-    func enclosing(_ frame: Frame) -> Frame? { stack.lastIndex(ofSameAs: frame).map { stack[$0] } }
+    func enclosing(_ step: Step) -> Step? { stack.lastIndex(ofSameAs: step).map { stack[$0] } }
 
-    /// Enters the step whose frame `makeFrame` makes, of a provider that caches nothing (a
+    /// Enters the step whose step `makeStep` makes, of a provider that caches nothing (a
     /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call;
     /// stops the program with the path if the same step is under way already, which would recurse
     /// without end (see `StepStack.stopIfRecursing()`).
-    @inlinable @inline(__always) func enterUncached(_ makeFrame: () -> Frame) {
-        stack.push(makeFrame)
+    @inlinable @inline(__always) func enterUncached(_ makeStep: () -> Step) {
+        stack.push(makeStep)
         stack.stopIfRecursing()
     }
 
@@ -188,7 +188,7 @@
         return nil
     }
 
-    /// Runs `body`, the factory of a provider that caches nothing, inside the step `frame`, which
+    /// Runs `body`, the factory of a provider that caches nothing, inside the step `step`, which
     /// stops the program if it recurses, and leaves the step on every path. Throws what `body`
     /// throws, or the failure of the resolution's end when leaving the step ends the resolution.
     ///
@@ -196,10 +196,10 @@
     /// (see `CellReference.build`): a `configure:` closure that cannot throw, reached inside it,
     /// waits until it has returned.
     @inlinable @inline(__always)
-    func inUncachedStep<Result>(_ frame: @autoclosure () -> Frame, _ body: () throws -> Result) throws
+    func inUncachedStep<Result>(_ step: @autoclosure () -> Step, _ body: () throws -> Result) throws
         -> Result
     {
-        enterUncached(frame)
+        enterUncached(step)
         runningFactories &+= 1
         let result: Result
         do {
@@ -222,7 +222,7 @@
     /// The factory on top, the last one running on this thread, threw `error`: the `configure:`
     /// closures that waited for it go with it.
     @usableFromInline @inline(never) func lastFactoryThrew(_ error: any Error) {
-        abandonPendingConfigurations(because: BuildFailure(error: error, frame: stack[depth &- 1]))
+        abandonPendingConfigurations(because: BuildFailure(error: error, step: stack[depth &- 1]))
     }
 
     /// Leaves the step on top, whose factory, the last one running on this thread, returned; the
@@ -243,7 +243,7 @@
         if let failure { throw failure }
     }
 
-    package override func steps(from frame: Frame) -> [Frame] { stack.all(from: frame) }
+    package override func steps(from step: Step) -> [Step] { stack.all(from: step) }
 
     // MARK: Ending the resolution
 

@@ -1,4 +1,4 @@
-extension StepStack where Step == Frame {
+extension StepStack where Element == Step {
     /// Stops the program with the path if the top step, which caches nothing, is under way already
     /// below it, which would recurse without end. A handle's step may come back through a caching
     /// provider's build, whose cell ends the call.

@@ -41,7 +41,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     private struct State {
         /// The steps this task runs, outermost first, and the serial of each.
-        var stack = StepStack<Frame>(buckets: 16)
+        var stack = StepStack<Step>(buckets: 16)
         var serials: [UInt64] = []
         var lastSerial: UInt64 = 0
         var waitingFor: WaitTarget?
@@ -122,7 +122,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// The outermost step in the component whose identity is `component` among the async steps that
     /// run the caller or started its task, and the steps that started those steps' tasks, as long as
     /// they run.
-    static func stepUnderWay(in component: UInt) -> Frame? {
+    static func stepUnderWay(in component: UInt) -> Step? {
         enclosingSteps.lazy.compactMap { $0.agent?.outermostStep(in: component, enclosing: $0.serial) }.first
     }
 
@@ -131,13 +131,13 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// it runs: the caller runs a part of that resolution. A part of a resolution gives it the
     /// components it entered when it ends (`adopt(_:)`): a synchronous resolution in one of its
     /// tasks, and a task that one of its steps started.
-    static func stepOfResolution(thatEntered component: UInt) -> Frame? {
+    static func stepOfResolution(thatEntered component: UInt) -> Step? {
         enclosingSteps.lazy.compactMap { $0.agent?.step($0.serial, ifEntered: component) }.first
     }
 
     /// The step whose serial is `serial`, if it still runs and the agent's call has entered
     /// `component`.
-    private func step(_ serial: UInt64, ifEntered component: UInt) -> Frame? {
+    private func step(_ serial: UInt64, ifEntered component: UInt) -> Step? {
         state.withLock { state in
             guard state.entered.contains(where: { $0.identity == component }) else { return nil }
             return state.serials.lastIndex(of: serial).map { state.stack[$0] }
@@ -146,7 +146,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     /// The outermost step in `component` among the step whose serial is `serial` and the steps under
     /// it, if that step still runs.
-    private func outermostStep(in component: UInt, enclosing serial: UInt64) -> Frame? {
+    private func outermostStep(in component: UInt, enclosing serial: UInt64) -> Step? {
         state.withLock { state in
             guard let index = state.serials.lastIndex(of: serial) else { return nil }
             return (0...index).first { state.stack[$0].component == component }.map { state.stack[$0] }
@@ -211,15 +211,15 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     // MARK: Steps
 
-    /// Runs `body` as the step `frame` of this task, marked for the tasks it starts. A step of a
+    /// Runs `body` as the step `step` of this task, marked for the tasks it starts. A step of a
     /// provider or handle that caches nothing (`uncached`) stops the program with the path if the
     /// same step is under way already, as on a thread (see `ResolutionContext.enterUncached`).
     func run<Result, Failure: Error>(
-        _ frame: Frame, uncached: Bool = false, _ body: () async throws(Failure) -> Result
+        _ step: Step, uncached: Bool = false, _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         let serial = state.withLock { state in
             state.lastSerial += 1
-            state.stack.push { frame }
+            state.stack.push { step }
             state.serials.append(state.lastSerial)
             if uncached { state.stack.stopIfRecursing() }
             return state.lastSerial
@@ -264,12 +264,12 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         }
     }
 
-    /// The step already on this task's stack that is the same as `frame`, if any.
-    func enclosing(_ frame: Frame) -> Frame? {
-        state.withLock { state in state.stack.lastIndex(ofSameAs: frame).map { state.stack[$0] } }
+    /// The step already on this task's stack that is the same as `step`, if any.
+    func enclosing(_ step: Step) -> Step? {
+        state.withLock { state in state.stack.lastIndex(ofSameAs: step).map { state.stack[$0] } }
     }
 
-    override func steps(from frame: Frame) -> [Frame] { state.withLock { $0.stack.all(from: frame) } }
+    override func steps(from step: Step) -> [Step] { state.withLock { $0.stack.all(from: step) } }
 }
 
 extension TaskLocal {

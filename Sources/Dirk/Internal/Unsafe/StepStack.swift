@@ -15,8 +15,8 @@
 /// of the step below step `i` in its bucket, or -1, and `bucketTops[b]` the index of bucket `b`'s
 /// topmost step, or -1; every method keeps it so. `deallocate()` frees the buffers, once, when the
 /// owner goes.
-@usableFromInline struct StepStack<Step: StackedStep> {
-    @usableFromInline var steps: UnsafeMutablePointer<Step>
+@usableFromInline struct StepStack<Element: StackedStep> {
+    @usableFromInline var steps: UnsafeMutablePointer<Element>
     @usableFromInline var depth = 0
     @usableFromInline var capacity: Int
     @usableFromInline var belowInBucket: UnsafeMutablePointer<Int32>
@@ -43,7 +43,7 @@
     }
 
     /// Pushes the step that `make` makes, in place on the stack.
-    @inlinable @inline(__always) mutating func push(_ make: () -> Step) {
+    @inlinable @inline(__always) mutating func push(_ make: () -> Element) {
         if depth == capacity { grow() }
         let top = depth
         (steps + top).initialize(to: make())
@@ -67,20 +67,20 @@
     }
 
     /// A buffer of `capacity` holding the `count` elements moved out of `buffer`, which it frees.
-    static func moved<Element>(_ buffer: UnsafeMutablePointer<Element>, count: Int, toCapacity capacity: Int)
-        -> UnsafeMutablePointer<Element>
+    static func moved<Value>(_ buffer: UnsafeMutablePointer<Value>, count: Int, toCapacity capacity: Int)
+        -> UnsafeMutablePointer<Value>
     {
-        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        let larger = UnsafeMutablePointer<Value>.allocate(capacity: capacity)
         larger.moveInitialize(from: buffer, count: count)
         buffer.deallocate()
         return larger
     }
 
     /// The step at `index`, from the bottom.
-    @inlinable subscript(index: Int) -> Step { steps[index] }
+    @inlinable subscript(index: Int) -> Element { steps[index] }
 
     /// The index of the topmost step that is the same as `step`, if any.
-    @inlinable @inline(__always) func lastIndex(ofSameAs step: Step) -> Int? {
+    @inlinable @inline(__always) func lastIndex(ofSameAs step: Element) -> Int? {
         // Most steps find their bucket empty: a load and a comparison, before any call.
         let top = bucketTops[step.bucket & bucketMask]
         return top < 0 ? nil : index(ofSameAs: step, from: Int(top))
@@ -94,7 +94,7 @@
 
     /// The index of the step that is the same as `step` among those of its bucket, from `index`
     /// down.
-    @usableFromInline func index(ofSameAs step: Step, from index: Int) -> Int? {
+    @usableFromInline func index(ofSameAs step: Element, from index: Int) -> Int? {
         var index = index
         while index >= 0 {
             if steps[index].isSame(as: step) { return index }
@@ -104,9 +104,11 @@
     }
 
     /// The steps, bottom first.
-    var all: [Step] { (0..<depth).map { steps[$0] } }
+    var all: [Element] { (0..<depth).map { steps[$0] } }
 
     /// The steps from the topmost one that is the same as `step` up to the top, bottom first; none
     /// if no step is the same.
-    func all(from step: Step) -> [Step] { ((lastIndex(ofSameAs: step) ?? depth)..<depth).map { steps[$0] } }
+    func all(from step: Element) -> [Element] {
+        ((lastIndex(ofSameAs: step) ?? depth)..<depth).map { steps[$0] }
+    }
 }

@@ -18,12 +18,12 @@
     /// what it waits for, and has no steps.
     package static func standalone() -> BuildAgent { LockedWaitAgent() }
 
-    /// The agent's steps from the one that runs `frame` up to the innermost, for cycle messages.
+    /// The agent's steps from the one that runs `step` up to the innermost, for cycle messages.
     ///
     /// Another agent calls it only while this agent is blocked in a closed cycle of waits, so the
     /// steps cannot change meanwhile; the lock of `waitingFor`, which this agent wrote after its
     /// last step, orders the reads after the writes.
-    package func steps(from frame: Frame) -> [Frame] { [frame] }
+    package func steps(from step: Step) -> [Step] { [step] }
 }
 
 /// A build that an agent waits for: a cell (its host and key) and the generation of the build under
@@ -64,7 +64,7 @@ package protocol WaitableHost: AnyObject {
 /// What the wait graph needs of one build under way.
 package struct BuildSnapshot {
     package let builder: BuildAgent
-    package let frame: Frame
+    package let step: Step
     package let hasInstance: Bool
 }
 

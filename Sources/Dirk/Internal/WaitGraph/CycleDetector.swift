@@ -101,10 +101,10 @@ package enum CycleDetector {
 
     /// The providers of a closed chain, from the build that the caller's own steps began with, as
     /// messages show them: `A.left() -> A.right() -> A.left()`.
-    package static func path(of chain: [Link], from agent: BuildAgent) -> [Frame] {
+    package static func path(of chain: [Link], from agent: BuildAgent) -> [Step] {
         // The caller builds the last link's instance; its steps from there lead to the first wait.
-        let last = chain[chain.count - 1].build.frame
-        let others = chain.dropLast().flatMap { $0.build.builder.steps(from: $0.build.frame) }
+        let last = chain[chain.count - 1].build.step
+        let others = chain.dropLast().flatMap { $0.build.builder.steps(from: $0.build.step) }
         return agent.steps(from: last) + others + [last]
     }
 }

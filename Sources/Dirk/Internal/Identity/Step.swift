@@ -1,10 +1,10 @@
 /// One step of a resolution: a provider of a module running, a component creating a module, a
 /// handle resolving its value, a keyed provider hashing its key, or an injector filling an object.
 ///
-/// A frame is a few words pushed by value, so a `transient` call allocates nothing. It names its
-/// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a frame
+/// A step is a few words pushed by value, so a `transient` call allocates nothing. It names its
+/// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a step
 /// keeps the owner alive until it pops it.
-@usableFromInline package struct Frame: StackedStep {
+@usableFromInline package struct Step: StackedStep {
     @usableFromInline package enum Kind: UInt8 {
         /// A provider's factory or `configure:` closure runs.
         case provider
@@ -23,7 +23,7 @@
     /// How the provider caches, for messages and traces: the provider's own for a key's hashing, and
     /// `.none` for the other steps that are not providers.
     @usableFromInline package let strategy: ProviderStrategy
-    /// Which of a step stack's buckets the frame falls in: frames that are the same always share a
+    /// Which of a step stack's buckets the step falls in: steps that are the same always share a
     /// bucket. Two bytes, which share their word with `kind` and `strategy`.
     @usableFromInline let bucketIndex: UInt16
     /// The address of the module whose provider runs, of the component that creates a module, or
@@ -34,9 +34,9 @@
     @usableFromInline package let site: ProviderSite
     /// The provider's declared return type, or the module type being created.
     @usableFromInline package let type: Any.Type
-    /// The module type that names the frame.
+    /// The module type that names the step.
     @usableFromInline package let subject: Any.Type
-    /// The type of the component the frame's provider belongs to, for messages.
+    /// The type of the component the step's provider belongs to, for messages.
     @usableFromInline package let componentType: Any.Type
     @inlinable package var bucket: Int { Int(bucketIndex) }
 
@@ -66,16 +66,16 @@
 
     /// The same step with another owner: a key's step of a `single(key:)` provider, owned by the
     /// key's cell rather than by the module.
-    func owned(by owner: UInt) -> Frame {
-        Frame(
+    func owned(by owner: UInt) -> Step {
+        Step(
             kind, strategy: strategy, owner: owner, component: component, site: site, type: type,
             subject: subject, componentType: componentType)
     }
 
-    /// Whether both frames are the same step: the same provider of the same module, the same module
+    /// Whether both steps are the same step: the same provider of the same module, the same module
     /// created by the same component, the same `Lazy`, or `Provider` handles that one component made
     /// at the same place for the same component.
-    @inlinable package func isSame(as other: Frame) -> Bool {
+    @inlinable package func isSame(as other: Step) -> Bool {
         guard owner == other.owner, component == other.component, kind == other.kind,
             ObjectIdentifier(type) == ObjectIdentifier(other.type)
         else { return false }
@@ -95,7 +95,7 @@
     /// the instance being configured, or reports the cycle.
     @inlinable package var isCachingBuild: Bool { kind == .provider && strategy.buildsInCell }
 
-    /// How messages and resolution paths show the frame: `DataModule.store()`,
+    /// How messages and resolution paths show the step: `DataModule.store()`,
     /// `DataModule.init(_:)`, `Lazy<Store>`, `Injector<ProfileController>.inject(into:from:)`.
     @usableFromInline package var name: String {
         switch kind {
