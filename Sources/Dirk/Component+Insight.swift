@@ -319,10 +319,6 @@ struct DependencyRecord {
     }
 }
 
-/// An observed provider call: its provider, and what records its dependencies (the recorders of
-/// the recording components that the call is made for).
-typealias ObservedCall = (provider: ProviderIdentity, recorders: [AnyObject])
-
 /// The observed async call under way in this task, whose factory makes the calls it observes, and
 /// the index its step has, or will have, on its agent's stack.
 struct ObservedAsyncCall: @unchecked Sendable {

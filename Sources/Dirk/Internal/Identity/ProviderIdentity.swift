@@ -57,3 +57,7 @@ struct ProviderIdentity: Hashable {
         return names
     }
 }
+
+/// An observed provider call: its provider, and what records its dependencies (the recorders of
+/// the recording components that the call is made for).
+typealias ObservedCall = (provider: ProviderIdentity, recorders: [AnyObject])
