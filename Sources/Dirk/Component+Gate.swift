@@ -108,8 +108,10 @@ extension Component {
 }
 
 extension ComponentStorage: EnteredComponent {
-    @usableFromInline func leaveGate() {
-        // The shutdown waits for the last call out under the lock.
-        if gate.leave() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
-    }
+    /// Counts a call out of the gate; the last one out of a component whose shutdown has begun
+    /// resumes the shutdown.
+    func leaveGate() { if gate.leave() { lastCallLeft() } }
+
+    // The shutdown waits for the last call out under the lock.
+    @usableFromInline func lastCallLeft() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
 }

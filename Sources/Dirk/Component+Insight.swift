@@ -36,7 +36,7 @@ extension Component {
     /// Makes the providers of `component` and of its ancestors, except those in `watched`, which
     /// the caller watches already, observed for the recording of `recorder`, until the recording
     /// component is released (see `Component.deinit`), and a parent registered later on any of
-    /// them watched too (see `register(_:as:file:line:afterAppending:)`).
+    /// them watched too (see `register(_:as:afterAppending:file:line:)`).
     ///
     /// A parent registered on one of them before it learned of this recording is not watched by
     /// its registration, so the walk is repeated, now that they all know, until it finds no

@@ -103,7 +103,7 @@ extension Component {
     @discardableResult public func parent<P: Component>(
         _ parent: P, as type: P.Type = P.self, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        self.parent(parent, as: type, afterAppending: {}, file: file, line: line)
+        register(parent, as: type, file: file, line: line)
         return self
     }
 
@@ -125,9 +125,9 @@ extension Component {
     /// Registers `parent` as `type`, for `parent(_:as:file:line:)`, and runs `afterAppending` once
     /// the parent is in the list, before the check for a cycle: a test hook, where tests hold two
     /// registrations so that both have appended before either checks.
-    package func parent<P: Component>(
-        _ parent: P, as type: P.Type = P.self, afterAppending: () -> Void, file: StaticString = #fileID,
-        line: UInt = #line
+    package func register(
+        _ parent: Component, as type: Component.Type, afterAppending: () -> Void = {},
+        file: StaticString = #fileID, line: UInt = #line
     ) {
         let (parentType, ownType) = (Swift.type(of: parent), Swift.type(of: self))
         if !isInstance(parent, of: type) {

@@ -166,9 +166,9 @@ struct ParentTests {
                     while appended.withLock({ $0 }) < 2 { sched_yield() }
                 }
                 if index == 0 {
-                    middle.parent(side, afterAppending: bothAppended)
+                    middle.register(side, as: SideComponent.self, afterAppending: bothAppended)
                 } else {
-                    side.parent(middle, afterAppending: bothAppended)
+                    side.register(middle, as: MiddleComponent.self, afterAppending: bothAppended)
                 }
             }
         }

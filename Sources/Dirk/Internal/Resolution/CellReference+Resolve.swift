@@ -64,9 +64,17 @@ extension CellReference {
                 throw error
             }
             context.runningFactories -= 1
-            try settle(
-                value, generation: generation, in: context, step: step, configure: configure,
-                configureMayWait: configureMayWait, throwing: Failure.self)
+            // A build that configures nothing, serves no waiting `configure:` and need not be held
+            // completes at once; `settle` does the rest.
+            if configure == nil && !context.mustHoldNewBuilds
+                && (context.runningFactories > 0 || context.pendingConfigurations.isEmpty)
+            {
+                complete(value, generation: generation)
+            } else {
+                try settle(
+                    value, generation: generation, in: context, step: step, configure: configure,
+                    configureMayWait: configureMayWait, throwing: Failure.self)
+            }
         } catch {
             _ = context.leave()
             throw error
@@ -79,8 +87,9 @@ extension CellReference {
         return value
     }
 
-    /// What a build whose value exists does next: it completes at once, or configures, waits to
-    /// configure, or is held (see `build`).
+    /// What a build whose value exists does next, when it cannot complete at once: it configures,
+    /// waits to configure, or is held, and is published or held until the resolution ends (see
+    /// `build`).
     private func settle<Failure: Error>(
         _ value: Value, generation: UInt64, in context: ResolutionContext, step: Step,
         configure: ((Value) throws -> Void)?, configureMayWait: Bool, throwing _: Failure.Type
@@ -133,10 +142,9 @@ extension CellReference {
             if record == nil { record = hold(value, generation: generation) }
             markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
             context.publishWhenResolutionEnds(self, generation: generation, step: step)
-        } else if record != nil {
-            publish(generation: generation)
         } else {
-            complete(value, generation: generation)
+            // Held above: it configured, or served the closures that waited.
+            publish(generation: generation)
         }
     }
 

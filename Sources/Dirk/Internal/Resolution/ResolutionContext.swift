@@ -56,11 +56,11 @@
     /// The `configure:` closures that wait for the factories running on this thread to return,
     /// oldest first, each with its build and its step. The last factory to return runs them, newest
     /// first (see `CellReference.build`).
-    @exclusivity(unchecked) var pendingConfigurations: [PendingConfiguration] = []
+    @usableFromInline @exclusivity(unchecked) var pendingConfigurations: [PendingConfiguration] = []
 
     /// A `configure:` closure that waits to run: the build whose instance it completes, which
     /// counts as configuring from the moment its instance exists, and its step.
-    struct PendingConfiguration {
+    @usableFromInline struct PendingConfiguration {
         let record: BuildRecord
         let step: Step
         let configure: () throws -> Void
@@ -166,11 +166,11 @@
     /// Enters the step `step`. Pair every call with `leave()`.
     @inlinable @inline(__always) func enter(_ step: Step) { stack.push { step } }
 
-    /// The step of `step`'s step if it is already on the stack.
+    /// The step on the stack that is the same as `step`, if any.
     @inlinable @inline(__always)
     func enclosing(_ step: Step) -> Step? { stack.lastIndex(ofSameAs: step).map { stack[$0] } }
 
-    /// Enters the step whose step `makeStep` makes, of a provider that caches nothing (a
+    /// Enters the step that `makeStep` makes, of a provider that caches nothing (a
     /// `transient`, a fresh instance, an injection) or of a handle that resolves anew on every call;
     /// stops the program with the path if the same step is under way already, which would recurse
     /// without end (see `StepStack.stopIfRecursing()`).
@@ -211,7 +211,7 @@
             throw error
         }
         runningFactories &-= 1
-        if runningFactories == 0 {
+        if runningFactories == 0 && !pendingConfigurations.isEmpty {
             try leaveLastFactory()
         } else if let failure = leave() {
             throw failure
@@ -225,18 +225,16 @@
         abandonPendingConfigurations(because: BuildFailure(error: error, step: stack[depth &- 1]))
     }
 
-    /// Leaves the step on top, whose factory, the last one running on this thread, returned; the
-    /// `configure:` closures that waited for it run then, newest first, outside its step, since they
+    /// Leaves the step on top, whose factory, the last one running on this thread, returned, with
+    /// `configure:` closures waiting for it: they run then, newest first, outside its step, since they
     /// may call its provider again, and before the resolution ends.
     @usableFromInline @inline(never) func leaveLastFactory() throws {
         stack.pop()
         var failure: (any Error)?
-        if !pendingConfigurations.isEmpty {
-            let wasOutermost = isOutermostCall
-            isOutermostCall = true
-            do { try runPendingConfigurations() } catch { failure = error }
-            isOutermostCall = wasOutermost
-        }
+        let wasOutermost = isOutermostCall
+        isOutermostCall = true
+        do { try runPendingConfigurations() } catch { failure = error }
+        isOutermostCall = wasOutermost
         if depth == 0 && hasEndWork && !isOutermostCall, let ended = endResolution() {
             failure = failure ?? ended
         }

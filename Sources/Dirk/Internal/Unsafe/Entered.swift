@@ -28,9 +28,9 @@
 @usableFromInline protocol EnteredComponent: AnyObject {
     var gate: Gate { get }
 
-    /// Counts a call out of the gate; the last one out of a component whose shutdown has begun
-    /// resumes the shutdown.
-    func leaveGate()
+    /// Resumes the component's shutdown, which waits for the last call in the gate to leave: what
+    /// that last call does.
+    func lastCallLeft()
 }
 
 /// A component that a resolution entered, counted in the component's gate, and lent to the
@@ -44,6 +44,8 @@
 /// (see Architecture).
 @usableFromInline struct Entered {
     @usableFromInline let reference: Unmanaged<AnyObject>
+    /// The component's gate, kept here so that leaving it is one atomic operation.
+    @usableFromInline let gate: Gate
     /// The component's storage, which `reference` keeps alive.
     @usableFromInline unowned(unsafe) let storage: any EnteredComponent
 
@@ -57,6 +59,7 @@
     @inlinable init(_ component: AnyObject, storage: any EnteredComponent) {
         reference = Unmanaged.passRetained(component)
         self.storage = storage
+        gate = storage.gate
     }
 
     /// Runs `body` with the component, which it uses without a reference count of its own.
@@ -67,7 +70,8 @@
 
     /// Leaves the gate and gives back the reference.
     func leave() {
-        storage.leaveGate()
+        // The last call out of a component whose shutdown has begun resumes it: a rare path.
+        if gate.leave() { storage.lastCallLeft() }
         reference.release()
     }
 }
