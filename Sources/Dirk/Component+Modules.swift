@@ -241,7 +241,9 @@ extension ComponentStorage {
         if let published = directory.member(.module, type) {
             return Erasure.module(published.object, as: AnyModule.self)
         }
-        guard let registered = state.extras?.registeredModules.removeValue(forKey: ObjectIdentifier(type))
+        // Read before it is written: a write through `extras` costs a copy's checks even when empty.
+        guard state.extras?.registeredModules.isEmpty == false,
+            let registered = state.extras!.registeredModules.removeValue(forKey: ObjectIdentifier(type))
         else { return nil }
         directory.add(registered, .module, type, retired: &state.retired)
         return registered
