@@ -47,7 +47,7 @@ extension CellReference {
     /// its providers is asked first: each closure finds every instance of the cycle built. Until its
     /// closure has run, the instance is this thread's alone, and what is built meanwhile is held with
     /// it. A closure that can throw runs at once, so that its error reaches its own provider's caller.
-    func build<Failure: Error>(
+    @inline(__always) func build<Failure: Error>(
         _ generation: UInt64, in context: ResolutionContext, step: Step, build: () throws(Failure) -> Value,
         configure: ((Value) throws -> Void)?, configureMayWait: Bool
     ) throws(Failure) -> Value {

@@ -12,9 +12,9 @@ import Musl
 /// Dirk uses `pthread_mutex_t` on every platform, Apple's included, so that the lock that ships is
 /// the lock CI tests. It puts a waiter to sleep rather than spin; it promises no priority
 /// inheritance (glibc's default mutex gives none), which Dirk's sections, a few loads and stores
-/// each, do not need. Every result is checked, in every build; debug
-/// builds make it an error-checking mutex: a thread that takes a lock it holds stops at once instead
-/// of hanging.
+/// each, do not need. Debug builds make it an
+/// error-checking mutex and check every result: a thread that takes a lock it holds stops at once
+/// instead of hanging.
 @usableFromInline enum MutexOperations {
     /// Initializes the mutex at `mutex`, which must not move until `destroy(_:)`.
     @usableFromInline static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
@@ -33,7 +33,7 @@ import Musl
     /// Destroys the mutex at `mutex`, which nobody holds.
     @usableFromInline static func destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         let result = pthread_mutex_destroy(mutex)
-        precondition(result == 0, "Dirk internal error: pthread_mutex_destroy failed with \(result)")
+        assert(result == 0, "Dirk internal error: pthread_mutex_destroy failed with \(result)")
     }
 
     /// Runs `body` while holding the mutex at `mutex`.
@@ -41,11 +41,11 @@ import Musl
         _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let locked = pthread_mutex_lock(mutex)
-        precondition(locked != EDEADLK, "Dirk internal error: a thread took a lock it already holds")
-        precondition(locked == 0, "Dirk internal error: pthread_mutex_lock failed with \(locked)")
+        assert(locked != EDEADLK, "Dirk internal error: a thread took a lock it already holds")
+        assert(locked == 0, "Dirk internal error: pthread_mutex_lock failed with \(locked)")
         defer {
             let unlocked = pthread_mutex_unlock(mutex)
-            precondition(unlocked == 0, "Dirk internal error: pthread_mutex_unlock failed with \(unlocked)")
+            assert(unlocked == 0, "Dirk internal error: pthread_mutex_unlock failed with \(unlocked)")
         }
         return try body()
     }
@@ -144,11 +144,7 @@ import Musl
     package func receive() -> Message {
         withUnsafeMutablePointerToHeader { message in
             MutexOperations.withLock(mutex) {
-                while message.pointee == nil {
-                    precondition(
-                        pthread_cond_wait(condition, mutex) == 0,
-                        "Dirk internal error: pthread_cond_wait failed")
-                }
+                while message.pointee == nil { pthread_cond_wait(condition, mutex) }
                 return message.pointee.take()!
             }
         }
