@@ -170,7 +170,16 @@ extension _ModuleOwner where Self: Component {
         _ body: (Self) async throws -> sending Result, isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
-        try await withShutdown(isolation: isolation, body, file: file, line: line)
+        // The body of `withShutdown(isolation:_:file:line:)`: Swift 6.0 refuses to pass `body` on.
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            try? await shutdown(file: file, line: line)
+            throw error
+        }
+        try await shutdown(file: file, line: line)
+        return result
     }
 }
 

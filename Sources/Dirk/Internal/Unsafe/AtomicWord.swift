@@ -9,9 +9,7 @@ import CDirk
 @usableFromInline struct AtomicWord {
     @usableFromInline let pointer: UnsafeMutablePointer<UInt>
 
-    @inlinable init(_ pointer: UnsafeMutablePointer<UInt>) {
-        self.pointer = pointer
-    }
+    @inlinable init(_ pointer: UnsafeMutablePointer<UInt>) { self.pointer = pointer }
 
     /// The value, with no ordering: for counters whose readers take a lock to act on them.
     @inlinable var relaxed: UInt { dirk_load_relaxed(pointer) }

@@ -4,9 +4,7 @@
 @usableFromInline struct Gate {
     @usableFromInline let word: AtomicWord
 
-    @inlinable init(_ word: AtomicWord) {
-        self.word = word
-    }
+    @inlinable init(_ word: AtomicWord) { self.word = word }
 
     /// Counts a call in; returns whether the gate is open: false once shutdown has begun, when the
     /// caller either keeps the call in or leaves at once.

@@ -7,9 +7,7 @@
 @usableFromInline struct MainActorBound<Value>: @unchecked Sendable {
     @usableFromInline let stored: Value
 
-    @inlinable init(_ value: Value) {
-        stored = value
-    }
+    @inlinable init(_ value: Value) { stored = value }
 
     /// The value, on the main actor, where it was made.
     @inlinable @MainActor var value: Value { stored }
