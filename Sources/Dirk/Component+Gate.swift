@@ -1,40 +1,47 @@
+/// How a call fared at a component's gate (`ComponentStorage.enter(in:for:)`).
+@usableFromInline enum Admission {
+    /// The call is in: the resolution's entry of the component, new or made by an earlier call.
+    case entered(Entered)
+    /// The component's shutdown refused the call: the component, not entered.
+    case refused(Component)
+
+    /// The entry; stops the program, naming the call whose step is `step`, if the call was refused.
+    @inlinable @inline(__always) func orStop(_ step: @autoclosure () -> Step) -> Entered {
+        switch self {
+        case .entered(let entry): return entry
+        case .refused(let component): component.refuse(step())
+        }
+    }
+}
+
 extension ComponentStorage {
-    /// The component, entered by the resolution `context` (the thread's, or a task's part of an
-    /// async one): counted in the component's gate and kept alive until the resolution ends, unless
-    /// the resolution entered it already. Stops the program, naming `step`'s provider or handle, if the
-    /// component was released or its shutdown refuses the call.
+    /// The one way into the component's gate: the component, entered by the resolution `context` (the
+    /// thread's, or a task's part of an async one), counted in the gate and kept alive until the
+    /// resolution ends, unless the resolution entered it already; or the component, not entered, if
+    /// its shutdown refuses the call. Once shutdown has begun, only a call of an async resolution that
+    /// has entered the component goes on, counted, so that shutdown waits for it. Stops the program,
+    /// naming `step`'s provider or handle, if the component was released.
     @inlinable @inline(__always)
-    final func enter(in context: some EnteringResolution, for step: @autoclosure () -> Step) -> Entered {
-        if let entry = context.entry(of: address) { return entry }
-        return context.enter(admitted(for: step()), storage: self)
+    final func enter(in context: some EnteringResolution, for step: @autoclosure () -> Step) -> Admission {
+        if let entry = context.entry(of: address) { return .entered(entry) }
+        let (component, admitted) = admit(for: step())
+        return admitted ? .entered(context.enter(component, storage: self)) : .refused(component)
     }
 
-    /// Runs `body` with the component, entered by the thread's resolution (see `enter(in:for:)`): a
-    /// `transient`'s way in. (Speed only: written out in `runTransient`, the same code costs a
-    /// `transient` about 45 instructions more, in retains and releases.)
+    /// Runs `body` with the component, entered by the thread's resolution, or stops the program if
+    /// the call is refused: a `transient`'s way in. (Speed only: written out in `runTransient`, the
+    /// same code costs a `transient` about 45 instructions more, in retains and releases.)
     @inlinable @inline(__always) final func withEntered<Result>(
         in context: ResolutionContext, for step: @autoclosure () -> Step,
         _ body: (Component) throws -> Result
     ) rethrows -> Result {
-        try enter(in: context, for: step()).withObject {
+        try enter(in: context, for: step()).orStop(step()).withObject {
             try body(Erasure.component($0, as: Component.self))
         }
     }
 
-    /// Enters the component for the resolution `context`, unless it entered it already, and returns
-    /// nil; or returns the component when its shutdown refuses the call, without entering it: a
-    /// handle's read then runs under `RefusedRead`, so that the message names what it reads. A
-    /// component that is gone is left to `enter(in:for:)`, which names it.
-    final func enterUnlessRefused(in context: some EnteringResolution) -> Component? {
-        guard context.entry(of: address) == nil, let component else { return nil }
-        guard admits() else { return component }
-        _ = context.enter(component, storage: self)
-        return nil
-    }
-
-    /// The component, admitted through its gate for the call whose step is `step`; stops the program,
-    /// naming the call, if the component was released or its shutdown refuses the call.
-    @usableFromInline @inline(never) final func admitted(for step: Step) -> Component {
+    /// The component, and whether its gate counted the call in (see `enter(in:for:)`).
+    @usableFromInline @inline(never) final func admit(for step: Step) -> (Component, admitted: Bool) {
         guard let component else {
             if step.kind == .handle {
                 Diagnostics.handleAfterRelease(step.name, component: step.componentType, site: step.site)
@@ -42,16 +49,11 @@ extension ComponentStorage {
             Diagnostics.componentReleased(
                 provider: step.name, component: step.componentType, site: step.site)
         }
-        if !admits() { component.refuse(step) }
-        return component
-    }
-
-    /// Counts a call into the gate, unless it refuses it: once shutdown has begun, only a call of an
-    /// async resolution that has entered the component goes on, counted, so that shutdown waits for it.
-    func admits() -> Bool {
-        if gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil { return true }
-        leaveGate()
-        return false
+        if gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil {
+            return (component, true)
+        }
+        gate.leave(self)
+        return (component, false)
     }
 }
 
@@ -71,7 +73,7 @@ extension Component {
     /// Stops the program: the call whose step is `step` was refused, once shutdown had begun. A handle's
     /// read that called none of the component's providers is named as a refused read (see
     /// `RefusedRead`).
-    func refuse(_ step: Step) -> Never {
+    @usableFromInline func refuse(_ step: Step) -> Never {
         if let closing = ClosingComponent.current, closing.identity == identity {
             Diagnostics.calledByCloseAction(step, closing: closing.provider, component: type(of: self))
         }
@@ -92,15 +94,28 @@ extension Component {
     /// refusal that would stop the program, and the provider calls `body` makes are nested in it.
     package func ifAdmitted<Result>(_ body: () throws -> Result) rethrows -> Result? {
         try ResolutionContext.withCurrent { context in
-            try context.asOutermost { storage.enterUnlessRefused(in: context) == nil ? try body() : nil }
+            try context.asOutermost {
+                guard case .entered = storage.enter(in: context, for: hookStep) else { return nil }
+                return try body()
+            }
         }
     }
 
     /// `ifAdmitted(_:)` for a body that awaits, as an async provider call.
     package func ifAdmittedAwaiting<Result>(_ body: () async throws -> Result) async rethrows -> Result? {
         try await TaskAgent.withCurrent { (agent) async throws -> Result? in
-            storage.enterUnlessRefused(in: agent) == nil ? try await body() : nil
+            guard case .entered = storage.enter(in: agent, for: hookStep) else { return nil }
+            return try await body()
         }
+    }
+
+    /// The step that would name a test hook's call if the component were gone, which it is not: the
+    /// hook is its method.
+    private var hookStep: Step {
+        Step(
+            .handle, owner: identity, component: identity,
+            site: ProviderSite(file: #fileID, line: #line, column: 0, function: "ifAdmitted(_:)"),
+            type: Self.self, subject: Self.self, componentType: Self.self)
     }
 
     /// Whether the component's shutdown has begun. A test hook.
@@ -108,10 +123,6 @@ extension Component {
 }
 
 extension ComponentStorage: EnteredComponent {
-    /// Counts a call out of the gate; the last one out of a component whose shutdown has begun
-    /// resumes the shutdown.
-    func leaveGate() { if gate.leave() { lastCallLeft() } }
-
     // The shutdown waits for the last call out under the lock.
     @usableFromInline func lastCallLeft() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
 }

@@ -94,7 +94,7 @@ extension Component {
     private func closeAll() async -> [ShutdownError.Failure] {
         await withCheckedContinuation { continuation in
             let drained = storage.withLock { state in
-                // See `leaveGate()`: the last call out resumes it, after this lock.
+                // See `Gate.leave(_:)`: the last call out resumes it, after this lock.
                 guard !storage.gate.isEmpty else { return true }
                 state.extras!.shutdown!.drained = continuation
                 return false

@@ -182,7 +182,7 @@ extension Component {
         ResolutionContext.withCurrent { context in
             context.enterUncached { step }
             // One call into the component, through its gate, for all the properties.
-            _ = storage.enter(in: context, for: step)  // kept by the resolution
+            _ = storage.enter(in: context, for: step).orStop(step)  // kept by the resolution
             body()
             if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
         }

@@ -34,7 +34,7 @@ extension AnyModule {
         try ResolutionContext.withCurrent { context in
             let step = providerStep(strategy, site: site, returning: type)
             return try context.asOutermost {
-                let component = storage.enter(in: context, for: step)
+                let component = storage.enter(in: context, for: step).orStop(step)
                 // An observed call passes a `build` that tells it whether this call builds.
                 func resolve(fresh: Bool = false, _ build: Build) throws -> AnyObject? {
                     try component.withObject { object in

@@ -82,14 +82,15 @@ extension HandleSource {
     func resolve<Value, Failure: Error>(in agent: TaskAgent, step: Step) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
         let storage = storage.object
-        if let refused = storage.enterUnlessRefused(in: agent) {
+        switch storage.enter(in: agent, for: step) {
+        case .entered(let entry):
+            return try await resolve(Erasure.component(entry.object, as: Component.self))
+        case .refused(let component):
             await RefusedRead.$current.withValue((storage.address, step.name, step.site)) {
-                _ = try? await resolve(refused)
+                _ = try? await resolve(component)
             }
-            refused.refuse(step)
+            component.refuse(step)
         }
-        return try await resolve(
-            Erasure.component(storage.enter(in: agent, for: step).object, as: Component.self))
     }
 }
 

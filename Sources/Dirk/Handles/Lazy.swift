@@ -122,11 +122,12 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// component, so that the message names the provider it reads (see `RefusedRead`).
     func resolve<Value>(in context: ResolutionContext, step: Step, _ read: (Component) -> Value) -> Value {
         let storage = storage.object
-        if let refused = storage.enterUnlessRefused(in: context) {
-            RefusedRead.$current.withValue((storage.address, step.name, step.site)) { _ = read(refused) }
-            refused.refuse(step)
+        switch storage.enter(in: context, for: step) {
+        case .entered(let entry): return entry.withObject { read(Erasure.component($0, as: Component.self)) }
+        case .refused(let component):
+            RefusedRead.$current.withValue((storage.address, step.name, step.site)) { _ = read(component) }
+            component.refuse(step)
         }
-        return storage.withEntered(in: context, for: step, read)
     }
 }
 

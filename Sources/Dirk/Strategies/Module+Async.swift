@@ -308,7 +308,8 @@ extension AnyModule {
     ) async throws -> AnyObject {
         let step = providerStep(strategy, site: site, returning: type)
         return try await TaskAgent.withCurrent { (agent) async throws in
-            let component = Erasure.component(storage.enter(in: agent, for: step).object, as: Component.self)
+            let component = Erasure.component(
+                storage.enter(in: agent, for: step).orStop(step).object, as: Component.self)
             // Async code runs inside no synchronous step of its thread: depth zero.
             let isFresh = strategy.isCached && storage.attention.relaxed != 0 && isFresh(at: 0)
             // `built`, for traces, learns that this call builds.

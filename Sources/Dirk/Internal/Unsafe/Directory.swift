@@ -27,7 +27,7 @@
 /// yet, or that nobody writes again (the entries it copies). A block that a larger one replaces stays
 /// allocated, in `retired`, until the owner destroys the directory, so a reader that loaded its
 /// address may go on reading it. The owner destroys the directory only when no reader can reach it:
-/// in its `deinit`.
+/// in its `deinit`. Debug builds assert each entry's words as they read and write them.
 @usableFromInline package struct Directory {
     @usableFromInline let words: UnsafeMutablePointer<UInt>
 
@@ -47,13 +47,15 @@
     @inlinable var entries: (words: UnsafeMutablePointer<UInt>, count: Int) {
         let count = Int(AtomicWord(words).acquired)
         let block = UnsafeMutablePointer<UInt>(bitPattern: AtomicWord(words + 1).acquired)
+        assert(block != nil || count <= Self.inlineCapacity, "Dirk internal error: \(count) entries inline")
         return (block ?? words + 2, count)
     }
 
     /// The object of the entry at `entry`, which the directory retains.
     @inlinable @inline(__always)
     static func object(at entry: UnsafeMutablePointer<UInt>) -> Unmanaged<AnyObject> {
-        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: AtomicWord(entry + 2).relaxed)!)
+        assert(AtomicWord(entry).relaxed & 3 != 0, "Dirk internal error: a directory entry without a kind")
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: AtomicWord(entry + 2).relaxed)!)
     }
 
     /// The member of `kind` under `type`, and its tag.

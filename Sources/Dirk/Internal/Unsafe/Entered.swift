@@ -10,9 +10,9 @@
     /// caller either keeps the call in or leaves at once.
     func enter() -> Bool { word.add(2) & 1 == 0 }
 
-    /// Counts a call out; returns whether it was the last call in a gate that shutdown closed, whose
-    /// shutdown the caller then resumes.
-    func leave() -> Bool { word.add(-2) == 3 }
+    /// Counts a call out; the last call out of a gate that shutdown closed resumes `owner`'s shutdown
+    /// (a rare path).
+    func leave(_ owner: any EnteredComponent) { if word.add(-2) == 3 { owner.lastCallLeft() } }
 
     /// Refuses every call that comes from now on: shutdown has begun.
     func close() { word.set(1) }
@@ -68,8 +68,7 @@
 
     /// Leaves the gate and gives back the reference.
     func leave() {
-        // The last call out of a component whose shutdown has begun resumes it: a rare path.
-        if gate.leave() { storage.lastCallLeft() }
+        gate.leave(storage)
         reference.release()
     }
 }

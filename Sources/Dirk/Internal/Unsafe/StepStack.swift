@@ -14,7 +14,8 @@
 /// `depth` steps of `steps` are initialized and the rest are not; `belowInBucket[i]` is the index
 /// of the step below step `i` in its bucket, or -1, and `bucketTops[b]` the index of bucket `b`'s
 /// topmost step, or -1; every method keeps it so. `deallocate()` frees the buffers, once, when the
-/// owner goes.
+/// owner goes. Debug builds assert every index against `depth` and every bucket link against the
+/// stack, as swift-collections' `Deque` handle asserts its pointer accesses.
 @usableFromInline struct StepStack<Element: StackedStep> {
     @usableFromInline var steps: UnsafeMutablePointer<Element>
     @usableFromInline var depth = 0
@@ -27,6 +28,7 @@
     /// An empty stack of `buckets` buckets, a power of two of at most 1,024: a thread's has all of
     /// them, so that a chain of a hundred steps shares few buckets, for 4 KB per thread; a task's, few.
     init(buckets: Int) {
+        assert(buckets.nonzeroBitCount == 1 && buckets <= 1_024, "Dirk internal error: \(buckets) buckets")
         (capacity, bucketMask) = (buckets >= 1_024 ? 32 : 8, buckets - 1)
         steps = .allocate(capacity: capacity)
         belowInBucket = .allocate(capacity: capacity)
@@ -48,6 +50,7 @@
         let top = depth
         (steps + top).initialize(to: make())
         let bucket = steps[top].bucket & bucketMask
+        assert(bucketTops[bucket] < Int32(top), "Dirk internal error: a bucket's top is above the stack's")
         belowInBucket[top] = bucketTops[bucket]
         bucketTops[bucket] = Int32(truncatingIfNeeded: top)
         depth = top &+ 1
@@ -55,7 +58,9 @@
 
     /// Pops the top step.
     @inlinable @inline(__always) mutating func pop() {
+        assert(depth > 0, "Dirk internal error: a step popped from an empty stack")
         depth &-= 1
+        assert(bucketTops[steps[depth].bucket & bucketMask] == depth, "Dirk internal error: a lost bucket")
         bucketTops[steps[depth].bucket & bucketMask] = belowInBucket[depth]
         (steps + depth).deinitialize(count: 1)
     }
@@ -77,7 +82,10 @@
     }
 
     /// The step at `index`, from the bottom.
-    @inlinable subscript(index: Int) -> Element { steps[index] }
+    @inlinable subscript(index: Int) -> Element {
+        assert(index >= 0 && index < depth, "Dirk internal error: step \(index) of \(depth)")
+        return steps[index]
+    }
 
     /// The index of the topmost step that is the same as `step`, if any.
     @inlinable @inline(__always) func lastIndex(ofSameAs step: Element) -> Int? {
@@ -88,6 +96,7 @@
 
     /// The index of the topmost step below the top one that is the same as the top one, if any.
     @inlinable @inline(__always) func indexOfTopBelowItself() -> Int? {
+        assert(depth > 0, "Dirk internal error: no top step")
         let below = belowInBucket[depth &- 1]
         return below < 0 ? nil : index(ofSameAs: steps[depth &- 1], from: Int(below))
     }
@@ -97,6 +106,7 @@
     @usableFromInline func index(ofSameAs step: Element, from index: Int) -> Int? {
         var index = index
         while index >= 0 {
+            assert(index < depth, "Dirk internal error: a bucket link \(index) above the stack's \(depth)")
             if steps[index].isSame(as: step) { return index }
             index = Int(belowInBucket[index])
         }
