@@ -148,7 +148,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 
     func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
         withLock { state in
-            if key.serial != 0, step.strategy == .scoped || step.strategy == .asyncScoped {
+            if key.instance != .shared, step.strategy == .scoped || step.strategy == .asyncScoped {
                 // A resolution's instance: the provider's own cell records its strategy, for clashes
                 // and insight, and keeps nothing.
                 let marker = CellKey(owner: key.owner, provider: key.provider)
@@ -160,17 +160,19 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
                 return state.table.claim(key, by: agent, step: step, makes: true)
             }
             // A key's cell is made with its key; a dropped one is looked up again.
-            return state.table.claim(key, by: agent, step: step, makes: key.serial == 0)
+            return state.table.claim(key, by: agent, step: step, makes: key.instance == .shared)
         }
     }
 
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        // A `scoped` instance of a thread's own resolution (told by the top bit of its number) moves
+        // A `scoped` instance of a thread's own resolution moves
         // to that resolution once built: its cell goes when its build ends, under the lock of that
         // end, whether the build left an instance or failed or was dropped, since that resolution's
         // number is never asked for again. What the cell held goes after the lock.
         // (Speed only: the other cells return at once, without a cell to release.)
-        guard key.serial >> 63 != 0 else { return withLock { $0.table.withCell(key, body).found } }
+        guard case .threadResolution = key.instance else {
+            return withLock { $0.table.withCell(key, body).found }
+        }
         let (found, moved) = withLock { $0.table.withCell(key, moves: true, body) }
         withExtendedLifetime(moved) {}
         return found

@@ -18,7 +18,8 @@ extension AnyModule {
             let (candidates, version) = storage.keys(of: provider, hash: hash, step: step)
             if let found = candidates.first(where: { $0.key == keyValue }) {
                 return CellReference(
-                    host: storage, key: CellKey(owner: provider.owner, provider: key, serial: found.serial))
+                    host: storage,
+                    key: CellKey(owner: provider.owner, provider: key, instance: .key(found.serial)))
             }
             if let added = storage.withLock({
                 $0.table.add(

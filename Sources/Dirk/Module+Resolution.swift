@@ -95,7 +95,7 @@ extension AnyModule {
                 // Each key is a step of its own, owned by its cell's number, so that a cycle from one
                 // key through another is told from a key that needs itself, and its message can name
                 // the keys.
-                let keyed = step.owned(by: UInt(cell.key.serial))
+                let keyed = step.owned(by: cell.key.keyNumber)
                 context.keyedSteps.append((keyed.owner, keyValue!))
                 defer { context.keyedSteps.removeLast() }
                 // Nil when a `reset()` dropped the key after it was found: it is looked up again.
@@ -105,8 +105,8 @@ extension AnyModule {
             // The resolution's instance, or one built in the provider's cell under the resolution's
             // number, which the resolution then keeps.
             if let instance = context.scopedInstance(cellKey(key), owner: self) { return instance }
-            let (id, store) = context.scopes
-            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: id)
+            let (instance, store) = context.scopes
+            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, instance: instance)
             // Listed whether the build succeeds or fails, so that the store drops the cell either way.
             defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
             guard let value = try resolve(CellReference(host: storage, key: cell), as: step) else {

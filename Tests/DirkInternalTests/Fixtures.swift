@@ -162,8 +162,8 @@ final class TableHost: CellHost {
 /// `line`, and by `serial` for a key's cell.
 func cellKey(owner: AnyObject, line: UInt = 1, serial: UInt64 = 0) -> CellKey {
     CellKey(
-        owner: ObjectIdentifier(owner), provider: providerKeyInFixtures(line: line, column: 1), serial: serial
-    )
+        owner: ObjectIdentifier(owner), provider: providerKeyInFixtures(line: line, column: 1),
+        instance: serial == 0 ? .shared : .key(serial))
 }
 
 extension CellHost {

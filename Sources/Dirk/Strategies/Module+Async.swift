@@ -338,14 +338,16 @@ extension AnyModule {
                     let cell = ResolutionContext.withCurrent {
                         keyedCell(keyValue, key: key, step: step, context: $0)
                     }
-                    if let value = try await resolve(cell, as: step.owned(by: UInt(cell.key.serial))) {
+                    if let value = try await resolve(cell, as: step.owned(by: cell.key.keyNumber)) {
                         return value
                     }
                 }
                 // An async `scoped` keeps the resolution's instance in the provider's cell under the
                 // resolution's number.
                 let store = strategy == .asyncScoped ? agent.sharedScopes! : nil
-                let cell = CellKey(owner: ObjectIdentifier(self), provider: key, serial: store?.id ?? 0)
+                let cell = CellKey(
+                    owner: ObjectIdentifier(self), provider: key,
+                    instance: store.map { .asyncResolution(ObjectIdentifier($0)) } ?? .shared)
                 // Listed whether the build succeeds or fails, so that the store drops the cell either
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }

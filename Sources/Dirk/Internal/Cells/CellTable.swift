@@ -151,7 +151,7 @@
         // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
         if place(of: provider) == nil { make(provider, strategy: strategy, ownerType: ownerType) }
         keys[provider, default: [:]][hash, default: []].append((key: key, serial: serials))
-        let cell = CellKey(owner: provider.owner, provider: provider.provider, serial: serials)
+        let cell = CellKey(owner: provider.owner, provider: provider.provider, instance: .key(serials))
         make(cell, strategy: strategy, ownerType: ownerType)
         return cell
     }
@@ -164,7 +164,7 @@
             guard let key = cells[place].key, !cells[place].machine.isBuilding, !key.isResolutions else {
                 continue
             }
-            if key.serial != 0 {
+            if key.instance != .shared {
                 dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {
                 dropped.append(value)
@@ -175,7 +175,9 @@
         for (provider, byHash) in keys {
             let live = byHash.compactMapValues { entries in
                 let kept = entries.filter {
-                    place(of: CellKey(owner: provider.owner, provider: provider.provider, serial: $0.serial))
+                    place(
+                        of: CellKey(
+                            owner: provider.owner, provider: provider.provider, instance: .key($0.serial)))
                         != nil
                 }
                 return kept.isEmpty ? nil : kept

@@ -1,26 +1,41 @@
 /// What a host finds a build-once cell by: the module whose provider's cell it is, the provider's
-/// key, and, for a key of a `single(key:)` provider or a resolution's `scoped` instance, the number
-/// of that key or resolution.
+/// key, and which of the provider's instances the cell holds.
 @usableFromInline package struct CellKey: Hashable {
+    /// Which of a provider's instances a cell holds.
+    @usableFromInline package enum Instance: Hashable {
+        /// The provider's one instance (a `single`'s, a `weak`'s), or, for a provider whose instances
+        /// are each in a cell of their own, the record of its strategy.
+        case shared
+        /// The instance for one key of a `single(key:)` provider: the key's number in its table.
+        case key(UInt64)
+        /// The `scoped` instance of a thread's resolution: its number, unique among the thread's
+        /// resolutions under way (see `ResolutionContext.scopes`).
+        case threadResolution(UInt64)
+        /// The `scoped` instance of the async resolution whose store this is.
+        case asyncResolution(ObjectIdentifier)
+    }
+
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
-    /// Zero, or the number of a `single(key:)` provider's key, or of the resolution whose `scoped`
-    /// instance the cell holds: a thread's (top bit set) or an async one's store (the bit below).
-    @usableFromInline package let serial: UInt64
+    @usableFromInline package let instance: Instance
 
     /// Whether the cell holds a resolution's `scoped` instance, which the resolution drops when it
     /// ends.
-    package var isResolutions: Bool { serial >> 62 != 0 }
+    package var isResolutions: Bool { instance != .shared && keyNumber == 0 }
 
-    /// Compares the owners and serials, which are plain words, first.
+    /// The number of a key's cell, which owns the key's step; zero for any other cell (a key's
+    /// number is never zero).
+    var keyNumber: UInt { if case .key(let number) = instance { UInt(number) } else { 0 } }
+
+    /// Compares the owners and instances, which are plain words, first.
     @inlinable package static func == (lhs: CellKey, rhs: CellKey) -> Bool {
-        lhs.owner == rhs.owner && lhs.serial == rhs.serial && lhs.provider == rhs.provider
+        lhs.owner == rhs.owner && lhs.instance == rhs.instance && lhs.provider == rhs.provider
     }
 
-    @inlinable package init(owner: ObjectIdentifier, provider: ProviderKey, serial: UInt64 = 0) {
+    @inlinable package init(owner: ObjectIdentifier, provider: ProviderKey, instance: Instance = .shared) {
         self.owner = owner
         self.provider = provider
-        self.serial = serial
+        self.instance = instance
     }
 
     /// One word mixed from the owner, the type and the position, which tell cells apart: hashed
@@ -30,7 +45,13 @@
         var bits =
             UInt64(UInt(bitPattern: owner)) ^ UInt64(UInt(bitPattern: ObjectIdentifier(provider.returnType)))
             &<< 1
-        bits ^= provider.position &* 0x9E37_79B9_7F4A_7C15 ^ serial ^ UInt64(UInt(bitPattern: seed))
+        let number: UInt64 =
+            switch instance {
+            case .shared: 0
+            case .key(let number), .threadResolution(let number): number
+            case .asyncResolution(let store): UInt64(UInt(bitPattern: store))
+            }
+        bits ^= provider.position &* 0x9E37_79B9_7F4A_7C15 ^ number ^ UInt64(UInt(bitPattern: seed))
         bits = (bits ^ bits >> 29) &* 0xBF58_476D_1CE4_E5B9
         return Int(truncatingIfNeeded: bits ^ bits >> 32)
     }

@@ -12,16 +12,19 @@ extension ResolutionContext {
         return nil
     }
 
-    /// The number under which the resolution's `scoped` instances are built in their cells, and the
-    /// store that lists them: the async resolution's, or, for a resolution of the thread's own, a
-    /// number of its own (told from a store's by its top bit) and none.
-    var scopes: (id: UInt64, store: ScopeStore?) {
-        // The address takes the low 48 bits, the count bits 48 to 62, and bit 63 stays set. (`|` and
-        // `^` group left to right, hence the parentheses.)
-        (
-            sharedScopes?.id ?? 1 << 63
-                | (UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ (endedResolutions & 0x7FFF) << 48),
-            sharedScopes
-        )
+    /// Which instance the resolution's `scoped` instances are built as in their cells, and the store
+    /// that lists them: the async resolution's, or, for a resolution of the thread's own, a number of
+    /// its own, and none. The number mixes the context's address with the count of the resolutions it
+    /// ended (wrapping at 65,536), so it differs from those of the thread's other resolutions under
+    /// way and of other threads'.
+    var scopes: (instance: CellKey.Instance, store: ScopeStore?) {
+        guard let sharedScopes else {
+            // The context's address, mixed with the count of the resolutions it ended in the top bits.
+            return (
+                .threadResolution(UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ endedResolutions << 48),
+                nil
+            )
+        }
+        return (.asyncResolution(ObjectIdentifier(sharedScopes)), sharedScopes)
     }
 }

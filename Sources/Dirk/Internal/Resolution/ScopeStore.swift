@@ -25,7 +25,6 @@ final class ScopeStore: Locked<ScopeStore.State> {
     static func make() -> ScopeStore { make(State()) }
 
     /// The number under which the resolution's instances are built in their cells.
-    var id: UInt64 { 1 << 62 | UInt64(UInt(bitPattern: ObjectIdentifier(self))) }
 
     /// Whether the resolution that owns the store has ended: an unstructured task that inherited the
     /// store then opens a store of its own.
