@@ -12,18 +12,19 @@ import Musl
 /// Dirk uses `pthread_mutex_t` on every platform, Apple's included, so that the lock that ships is
 /// the lock CI tests. It puts a waiter to sleep rather than spin; it promises no priority
 /// inheritance (glibc's default mutex gives none), which Dirk's sections, a few loads and stores
-/// each, do not need. Debug builds make it an
-/// error-checking mutex and check every result: a thread that takes a lock it holds stops at once
+/// each, do not need. Every build checks every result and stops the program on a failure; debug
+/// builds make it an error-checking mutex, so that a thread that takes a lock it holds stops at once
 /// instead of hanging.
 @usableFromInline enum MutexOperations {
     /// Initializes the mutex at `mutex`, which must not move until `destroy(_:)`.
     @usableFromInline static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         #if DEBUG
         var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
+        precondition(pthread_mutexattr_init(&attributes) == 0, "Dirk: pthread_mutexattr_init failed")
+        let typed = pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
+        precondition(typed == 0, "Dirk: pthread_mutexattr_settype failed")
         let result = pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
+        precondition(pthread_mutexattr_destroy(&attributes) == 0, "Dirk: pthread_mutexattr_destroy failed")
         #else
         let result = pthread_mutex_init(mutex, nil)
         #endif
@@ -33,21 +34,28 @@ import Musl
     /// Destroys the mutex at `mutex`, which nobody holds.
     @usableFromInline static func destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         let result = pthread_mutex_destroy(mutex)
-        assert(result == 0, "Dirk internal error: pthread_mutex_destroy failed with \(result)")
+        if result != 0 { failed("pthread_mutex_destroy", result) }
     }
 
-    /// Runs `body` while holding the mutex at `mutex`.
+    /// Runs `body` while holding the mutex at `mutex`. Every result is checked, in every build; the
+    /// message is made out of line, so that a check costs a comparison.
     @inlinable @inline(__always) static func withLock<Result, Failure: Error>(
         _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let locked = pthread_mutex_lock(mutex)
-        assert(locked != EDEADLK, "Dirk internal error: a thread took a lock it already holds")
-        assert(locked == 0, "Dirk internal error: pthread_mutex_lock failed with \(locked)")
+        if locked != 0 { failed("pthread_mutex_lock", locked) }
         defer {
             let unlocked = pthread_mutex_unlock(mutex)
-            assert(unlocked == 0, "Dirk internal error: pthread_mutex_unlock failed with \(unlocked)")
+            if unlocked != 0 { failed("pthread_mutex_unlock", unlocked) }
         }
         return try body()
+    }
+
+    /// Stops the program: the platform's `call` failed with `result`. `EDEADLK`, which only a debug
+    /// build's error-checking mutex returns, means a thread took a lock it already held.
+    @usableFromInline @inline(never) static func failed(_ call: StaticString, _ result: Int32) -> Never {
+        precondition(result != EDEADLK, "Dirk internal error: a thread took a lock it already holds")
+        preconditionFailure("Dirk internal error: \(call) failed with \(result)")
     }
 }
 
@@ -144,7 +152,10 @@ import Musl
     package func receive() -> Message {
         withUnsafeMutablePointerToHeader { message in
             MutexOperations.withLock(mutex) {
-                while message.pointee == nil { pthread_cond_wait(condition, mutex) }
+                while message.pointee == nil {
+                    let waited = pthread_cond_wait(condition, mutex)
+                    if waited != 0 { MutexOperations.failed("pthread_cond_wait", waited) }
+                }
                 return message.pointee.take()!
             }
         }

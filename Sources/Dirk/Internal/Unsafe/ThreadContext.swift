@@ -36,7 +36,7 @@ import Musl
     /// Makes `object` the calling thread's, owned by its thread-local pointer until the thread exits.
     @usableFromInline static func keep(_ object: Object) -> Object {
         let owned = Unmanaged.passRetained(object).toOpaque()
-        pthread_setspecific(threadExitKey, owned)
+        precondition(pthread_setspecific(threadExitKey, owned) == 0, "Dirk: pthread_setspecific failed")
         dirk_set_thread_context(owned)
         return object
     }
