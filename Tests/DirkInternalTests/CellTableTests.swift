@@ -64,7 +64,7 @@ struct CellTableTests {
     func withCell() {
         var table = CellTable()
         let key = cellKey(owner: module)
-        #expect(!table.withCell(key) { _, _ in Issue.record("ran without a cell") }.found)
+        #expect(!table.withCell(key) { _, _ in Issue.record("ran without a cell") })
         _ = table.claim(key, by: BuildAgent.standalone(), step: makeStep(), makes: true)
         var waiter: UInt64?
         #expect(
@@ -73,7 +73,7 @@ struct CellTableTests {
                 waiter = machine.enqueue(
                     .thread(.make()), of: BuildAgent.standalone(), generation: build.generation,
                     serials: &serials)
-            }.found)
+            })
         #expect(waiter != nil)
         // The waiter's number came from the table's serials: the next build anywhere differs from it.
         let other = table.claim(

@@ -150,7 +150,7 @@ final class TableHost: CellHost {
     }
 
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        table.withLock { $0.withCell(key, body).found }
+        table.withLock { $0.withCell(key, body) }
     }
 
     func drop(_ key: CellKey) -> OnceStateMachine? {

@@ -116,15 +116,13 @@
         return taken
     }
 
-    /// `CellHost.withCell` for this table: `body` runs on the cell in place. A cell that `moves` its
-    /// value elsewhere once built is removed when no build is under way in it anymore, and returned,
-    /// for the caller to release outside the lock.
+    /// `CellHost.withCell` for this table: `body` runs on the cell in place; false if there is none.
     package mutating func withCell(
-        _ key: CellKey, moves: Bool = false, _ body: (inout OnceStateMachine, inout UInt64) -> Void
-    ) -> (found: Bool, moved: OnceStateMachine?) {
-        guard let place = place(of: key) else { return (false, nil) }
+        _ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void
+    ) -> Bool {
+        guard let place = place(of: key) else { return false }
         body(&cells[place].machine, &serials)
-        return (true, moves && !cells[place].machine.isBuilding ? remove(at: place) : nil)
+        return true
     }
 
     /// Removes the cell at `key` unless a build is under way in it, and returns it.
