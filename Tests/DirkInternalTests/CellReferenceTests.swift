@@ -387,7 +387,7 @@ struct ConfigurationWaitTests {
         let failure = TestFailure(5)
         let outcome = held.waitOnAnotherThread {
             cell.withMachine { machine, _ in
-                machine.fail(generation: held.record.generation, error: failure).waiters
+                machine.fail(generation: held.record.generation, telling: .finished(.failure(failure)))
             }!
         }
         #expect(outcome?.failure?.error as? TestFailure === failure)
@@ -404,7 +404,7 @@ struct ConfigurationWaitTests {
         let generation = held.record.generation
         let waiters = cell.withMachine { machine, _ in
             failed
-                ? machine.fail(generation: generation, error: TestFailure(6)).waiters
+                ? machine.fail(generation: generation, telling: .finished(.failure(TestFailure(6)))).waiters
                 : machine.publish(generation: generation).waiters
         }!
         #expect(waiters.isEmpty)
@@ -461,8 +461,8 @@ struct HeldBuild: @unchecked Sendable {
     }
 
     /// What the borrower learns, waiting on another thread until the build is configured, once
-    /// `end` ended its wait and returned the waiters to wake: nil if the watchdog fired.
-    func waitOnAnotherThread(_ end: @escaping () -> [Waiter]) -> ConfigurationOutcome? {
+    /// `end` ended its wait and returned the action that wakes it: nil if the watchdog fired.
+    func waitOnAnotherThread(_ end: @escaping () -> OnceStateMachine.Action) -> ConfigurationOutcome? {
         let outcome = LockedBox<Unchecked<ConfigurationOutcome>?>(nil)
         let end = Unchecked(end)
         withWatchdog {
@@ -473,7 +473,7 @@ struct HeldBuild: @unchecked Sendable {
                 finished.signal()
             }.start()
             waitUntil { cell.waiterCount == 1 }
-            for waiter in end.value() { waiter.resume(with: .recheck) }
+            end.value().run()
             finished.wait()
         }
         return outcome.withLock { $0?.value }

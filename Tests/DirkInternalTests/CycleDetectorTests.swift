@@ -281,7 +281,7 @@ final class ScriptedHost: WaitableHost {
 
     /// Ends the build under way without a value.
     func endBuild() {
-        _ = machine.fail(generation: generation, error: TestFailure(0))
+        _ = machine.fail(generation: generation, telling: .finished(.failure(TestFailure(0))))
     }
 
     /// Ends the build under way and starts the next generation's, on `agent`.

@@ -226,9 +226,9 @@ struct OnceStateMachineTests {
                 }
                 generations.append(generation)
                 if index == 0 {
-                    _ = first.fail(generation: generation, error: TestFailure(round))
+                    _ = first.fail(generation: generation, telling: .finished(.failure(TestFailure(round))))
                 } else {
-                    _ = second.fail(generation: generation, error: TestFailure(round))
+                    _ = second.fail(generation: generation, telling: .finished(.failure(TestFailure(round))))
                 }
             }
         }
@@ -309,7 +309,7 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        _ = machine.fail(generation: firstGeneration, error: TestFailure(0))
+        _ = machine.fail(generation: firstGeneration, telling: .finished(.failure(TestFailure(0))))
         #expect(machine.build(ofGeneration: firstGeneration) == nil)
         let second = BuildAgent.standalone()
         guard
@@ -347,7 +347,7 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        _ = machine.fail(generation: first, error: TestFailure(0))
+        _ = machine.fail(generation: first, telling: .finished(.failure(TestFailure(0))))
         guard
             let second = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
@@ -366,43 +366,15 @@ struct OnceStateMachineTests {
         machine.checkInvariants()
     }
 
-    @Test("dequeueing returns a waiter once and leaves the others")
-    func dequeue() {
-        var machine = OnceStateMachine()
-        var serials: UInt64 = 0
-        let agent = BuildAgent.standalone()
-        let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
-        guard
-            let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
-                .generation
-        else {
-            Issue.record("claiming an empty cell must build")
-            return
-        }
-        let ids = parkers.compactMap {
-            machine.enqueue(.thread($0), of: agent, generation: generation, serials: &serials)
-        }
-        #expect(ids.count == 3)
-        #expect(machine.dequeue(ids[1])?.parker === parkers[1])
-        machine.checkInvariants()
-        #expect(machine.dequeue(ids[1]) == nil)
-        #expect(machine.dequeue(ids.max()! &+ 100) == nil)
-        #expect(machine.waiterIDs == [ids[0], ids[2]])
-        machine.holdInstance(Item(), generation: generation)
-        let published = machine.publish(generation: generation)
-        #expect(parkerIDs(published.waiters) == identities(parkers[0], parkers[2]))
-        // Once the build ended, no waiter is left to dequeue: publishing handed them all out.
-        #expect(machine.dequeue(ids[0]) == nil)
-        machine.checkInvariants()
-    }
-
-    @Test("dequeueWaiters(of:) removes every waiter of one agent, in order, and no other")
+    @Test(
+        "dequeueWaiters(of:telling:) removes every waiter of one agent, in order, and no other, to resume with the event"
+    )
     func dequeueWaitersOfAgent() {
         var machine = OnceStateMachine()
         var serials: UInt64 = 0
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
-        #expect(machine.dequeueWaiters(of: first).isEmpty)
+        #expect(machine.dequeueWaiters(of: first, telling: .recheck).waiters.isEmpty)
         guard
             let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation
@@ -415,12 +387,18 @@ struct OnceStateMachineTests {
         let ids = zip(parkers, agents).compactMap {
             machine.enqueue(.thread($0), of: $1, generation: generation, serials: &serials)
         }
-        let woken = machine.dequeueWaiters(of: first)
+        let woken = machine.dequeueWaiters(of: first, telling: .cancelled)
         machine.checkInvariants()
-        #expect(parkerIDs(woken) == identities(parkers[0], parkers[2]))
+        #expect(parkerIDs(woken.waiters) == identities(parkers[0], parkers[2]))
+        if case .resume(_, .cancelled, _) = woken {
+        } else {
+            Issue.record("the waiters must be told they were cancelled")
+        }
         #expect(machine.waiterIDs == [ids[1], ids[3]])
-        #expect(machine.dequeueWaiters(of: first).isEmpty)
-        #expect(parkerIDs(machine.dequeueWaiters(of: second)) == identities(parkers[1], parkers[3]))
+        #expect(machine.dequeueWaiters(of: first, telling: .recheck).waiters.isEmpty)
+        #expect(
+            parkerIDs(machine.dequeueWaiters(of: second, telling: .recheck).waiters)
+                == identities(parkers[1], parkers[3]))
         #expect(machine.waiterIDs.isEmpty)
         #expect(machine.isBuilding)
         machine.checkInvariants()
@@ -439,7 +417,7 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        _ = machine.fail(generation: stale, error: TestFailure(0))
+        _ = machine.fail(generation: stale, telling: .finished(.failure(TestFailure(0))))
         guard
             let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation,
@@ -471,7 +449,7 @@ struct OnceStateMachineTests {
     // MARK: Ending a build
 
     @Test(
-        "publishing a held instance, or completing with one never held, makes the cell ready and returns every waiter, which resume with the value",
+        "publishing a held instance, or completing with one never held, makes the cell ready and resumes every waiter with the value",
         arguments: StorageKind.allCases, [false, true])
     func publish(storage: StorageKind, completes: Bool) {
         var machine = OnceStateMachine(strategy: storage.strategy)
@@ -487,28 +465,23 @@ struct OnceStateMachineTests {
                 .thread(parker), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         }
         let item: AnyObject = Item()
-        var value = item
-        var waiters: [Waiter] = []
+        let action: OnceStateMachine.Action
         if completes {
-            waiters = machine.complete(with: item, generation: generation)
+            action = machine.complete(with: item, generation: generation)
         } else {
             machine.holdInstance(item, generation: generation)
-            let published = machine.publish(generation: generation)
-            value = published.value
-            waiters = published.waiters
+            action = machine.publish(generation: generation)
         }
         machine.checkInvariants()
-        let same = value === item
-        #expect(same)
-        #expect(parkerIDs(waiters) == identities(parkers))
+        #expect(parkerIDs(action.waiters) == identities(parkers))
         #expect(!machine.isBuilding && machine.readyValue === item && machine.hasValue)
         #expect(machine.build(ofGeneration: generation) == nil)
-        for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
+        action.run()
         #expect(received(by: parkers) == Array(repeating: .value(ObjectIdentifier(item)), count: 3))
     }
 
     @Test(
-        "failing empties the cell, returns every waiter, which resume with the error, and any abandoned instance",
+        "failing empties the cell, resumes every waiter with the error, and gives up any abandoned instance",
         arguments: StorageKind.allCases, [false, true])
     func fail(storage: StorageKind, heldInstance: Bool) {
         var machine = OnceStateMachine(strategy: storage.strategy)
@@ -527,17 +500,21 @@ struct OnceStateMachineTests {
         }
         let item = Item()
         if heldInstance { machine.holdInstance(item, generation: generation) }
-        let (waiters, abandoned) = machine.fail(generation: generation, error: TestFailure(0))
+        let failure = TestFailure(1)
+        let action = machine.fail(generation: generation, telling: .finished(.failure(failure)))
         machine.checkInvariants()
-        #expect(abandoned === (heldInstance ? item : nil))
+        guard case .resume(let waiters, _, let released) = action else {
+            Issue.record("a failed build must resume its waiters")
+            return
+        }
+        #expect((released as? (AnyObject?, [BuildRecord]?))?.0 === (heldInstance ? item : nil))
         #expect(parkerIDs(waiters) == identities(parkers))
         #expect(!machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
         guard machine.build == nil, machine.readyValue == nil else {
             Issue.record("a failed build must leave the cell empty")
             return
         }
-        let failure = TestFailure(1)
-        for waiter in waiters { waiter.resume(with: .finished(.failure(failure))) }
+        action.run()
         #expect(received(by: parkers) == Array(repeating: .error(ObjectIdentifier(failure)), count: 2))
         let next = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials).generation
         #expect(next.map { $0 > generation } == true, "the next claim builds a later generation")
@@ -616,8 +593,12 @@ struct OnceStateMachineTests {
         let dependency = BuildRecord(
             cell: StandaloneCell.make().reference, generation: 3, outcome: BuildOutcome())
         let woken = machine.markConfigured(generation: generation, dependencies: [dependency])
-        #expect(woken.count == 1, "only the agent waiting for the configuration is woken")
-        #expect(parkerIDs(woken) == identities(parker))
+        #expect(woken.waiters.count == 1, "only the agent waiting for the configuration is woken")
+        #expect(parkerIDs(woken.waiters) == identities(parker))
+        if case .resume(_, .recheck, _) = woken {
+        } else {
+            Issue.record("a configured build's waiters look again")
+        }
         #expect(machine.waiterCount == 1)
         guard let build = machine.build else {
             Issue.record("a configured build stays under way until it is published")
@@ -635,7 +616,11 @@ struct OnceStateMachineTests {
             machine.claim(by: builder, step: step, serials: &serials).summary
                 == .ownInstance(ObjectIdentifier(item))
         )
-        let (value, waiters) = machine.publish(generation: generation)
+        let published = machine.publish(generation: generation)
+        guard case .resume(let waiters, .finished(.success(let value)), _) = published else {
+            Issue.record("publishing resumes the waiters with the instance")
+            return
+        }
         #expect(value === item && waiters.count == 1)
         // An ended build was published once all it depends on was configured.
         #expect(
@@ -665,7 +650,12 @@ struct OnceStateMachineTests {
             machine.configurationOutcome(
                 generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
                 serials: &serials) == nil)
-        let (waiters, abandoned) = machine.fail(generation: generation, error: TestFailure(1))
+        let failed = machine.fail(generation: generation, telling: .finished(.failure(TestFailure(1))))
+        guard case .resume(let waiters, _, let released) = failed else {
+            Issue.record("a failed build resumes its waiters")
+            return
+        }
+        let abandoned = (released as? (AnyObject?, [BuildRecord]?))?.0
         #expect(waiters.count == 1 && abandoned != nil, "the agent waiting for the configuration is woken")
         machine.checkInvariants()
         let answer = machine.configurationOutcome(
@@ -709,7 +699,7 @@ struct OnceStateMachineTests {
             return
         }
         #expect(build.outcome == nil)
-        _ = machine.fail(generation: generation, error: TestFailure(1))
+        _ = machine.fail(generation: generation, telling: .finished(.failure(TestFailure(1))))
         machine.checkInvariants()
     }
 
@@ -737,7 +727,7 @@ struct OnceStateMachineTests {
                 _ = machine.publish(generation: generation)
                 #expect(machine.reset().number == round)
             } else {
-                _ = machine.fail(generation: generation, error: TestFailure(0))
+                _ = machine.fail(generation: generation, telling: .finished(.failure(TestFailure(0))))
             }
             machine.checkInvariants()
         }
@@ -840,10 +830,10 @@ enum MachineMisuse: String, CaseIterable, Codable, Sendable {
             let generation = machine.buildAndPublish(Item(), by: agent, step: step, serials: &serials)
             _ = machine.publish(generation: generation)
         case .failWithNoBuild:
-            _ = machine.fail(generation: 1, error: TestFailure(0))
+            _ = machine.fail(generation: 1, telling: .finished(.failure(TestFailure(0))))
         case .failStaleGeneration:
             let generation = machine.claim(by: agent, step: step, serials: &serials).generation ?? 0
-            _ = machine.fail(generation: generation &+ 1, error: TestFailure(0))
+            _ = machine.fail(generation: generation &+ 1, telling: .finished(.failure(TestFailure(0))))
         case .completeReadyCell:
             let generation = machine.buildAndPublish(Item(), by: agent, step: step, serials: &serials)
             _ = machine.complete(with: Item(), generation: generation)

@@ -25,7 +25,6 @@ extension CellHost {
 
     package func wakeToRecheck(_ agent: BuildAgent, at key: CellKey) {
         let cell = CellReference(host: self, key: key)
-        let woken = cell.withMachine { machine, _ in machine.dequeueWaiters(of: agent) } ?? []
-        for waiter in woken { waiter.resume(with: .recheck) }
+        cell.withMachine { machine, _ in machine.dequeueWaiters(of: agent, telling: .recheck) }?.run()
     }
 }

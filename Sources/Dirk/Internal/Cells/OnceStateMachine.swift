@@ -101,6 +101,27 @@
         case clash(ProviderStrategy)
     }
 
+    /// What the driver of a cell (`CellReference`) does once it has let go of the host's lock, after
+    /// a mutation that ends a build or a wait: the machine decides, the driver performs (`run()`).
+    package enum Action {
+        /// Nothing: no agent waited.
+        case none
+        /// Resume `waiters` with `event`; then let go of `released`, what the cell gave up (a failed
+        /// build's instance, the records of the builds it depended on), whose deinitializers may
+        /// run user code.
+        case resume(_ waiters: [Waiter], with: WaitEvent, releasing: Any? = nil)
+
+        /// The waiters that the action resumes.
+        package var waiters: [Waiter] { if case .resume(let waiters, _, _) = self { waiters } else { [] } }
+
+        /// Performs the action, never under the host's lock.
+        package func run() {
+            guard case .resume(let waiters, let event, let released) = self else { return }
+            for waiter in waiters { waiter.resume(with: event) }
+            withExtendedLifetime(released) {}
+        }
+    }
+
     package mutating func claim(by agent: BuildAgent, step: Step, serials: inout UInt64) -> Claim {
         defer { debugCheck() }
         if let build {
@@ -153,19 +174,15 @@
         return nil
     }
 
-    /// Removes the waiter `id`, if it is still waiting; whoever removes a waiter resumes it.
-    package mutating func dequeue(_ id: UInt64) -> Waiter? {
+    /// Removes the waiters of `agent`, to wake them with `event`: `.cancelled`, for a task that was
+    /// cancelled, or `.recheck`, so that they look for a cycle again.
+    package mutating func dequeueWaiters(of agent: BuildAgent, telling event: WaitEvent) -> Action {
         defer { debugCheck() }
-        guard let index = build?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-        return build!.waiters.remove(at: index).waiter
-    }
-
-    /// Removes the waiters of `agent`, to wake them so that they look for a cycle again.
-    package mutating func dequeueWaiters(of agent: BuildAgent) -> [Waiter] {
-        defer { debugCheck() }
-        guard let waiters = build?.waiters else { return [] }
+        guard let waiters = build?.waiters, waiters.contains(where: { $0.agent === agent }) else {
+            return .none
+        }
         build!.waiters.removeAll { $0.agent === agent }
-        return waiters.filter { $0.agent === agent }.map(\.waiter)
+        return .resume(waiters.filter { $0.agent === agent }.map(\.waiter), with: event)
     }
 
     /// The instance of generation `generation`, and how that build will end, if it is still under
@@ -190,8 +207,8 @@
     // MARK: Ending a build
 
     /// Records that the instance held for generation `generation` is complete, and the builds it
-    /// depends on; returns the waiters that waited only for that, to wake.
-    package mutating func markConfigured(generation: UInt64, dependencies: [BuildRecord]) -> [Waiter] {
+    /// depends on; wakes the waiters that waited only for that, to look again.
+    package mutating func markConfigured(generation: UInt64, dependencies: [BuildRecord]) -> Action {
         defer { debugCheck() }
         guard build?.generation == generation, build?.instance != nil else {
             preconditionFailure("Dirk internal error: a build was configured that holds no instance")
@@ -199,7 +216,7 @@
         build!.dependencies = dependencies
         let woken = build!.waiters.filter(\.forConfiguration).map(\.waiter)
         build!.waiters.removeAll(where: \.forConfiguration)
-        return woken
+        return woken.isEmpty ? .none : .resume(woken, with: .recheck)
     }
 
     /// Records the instance of generation `generation`, which only its builder sees until
@@ -217,9 +234,9 @@
         return outcome
     }
 
-    /// Makes the instance of generation `generation` the cell's value; returns the waiters to
-    /// resume with it.
-    package mutating func publish(generation: UInt64) -> (value: Value, waiters: [Waiter]) {
+    /// Makes the instance of generation `generation` the cell's value; resumes the waiters with it,
+    /// and lets go of the records of the builds it depended on.
+    package mutating func publish(generation: UInt64) -> Action {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was published that is not under way")
@@ -228,29 +245,33 @@
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
         keep(instance)
-        return (instance, finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter))
+        return .resume(
+            finished.waiters.map(\.waiter), with: .finished(.success(instance)),
+            releasing: finished.dependencies)
     }
 
-    /// Makes `value`, built as generation `generation` and never held, the cell's value; returns
-    /// the waiters to resume with it. The one step of a build that nobody needed to see before it
+    /// Makes `value`, built as generation `generation` and never held, the cell's value; resumes the
+    /// waiters with it. The one step of a build that nobody needed to see before it
     /// was ready: `holdInstance` then `publish`, without handing the value back.
-    package mutating func complete(with value: Value, generation: UInt64) -> [Waiter] {
+    package mutating func complete(with value: Value, generation: UInt64) -> Action {
         defer { debugCheck() }
         guard build?.generation == generation, let finished = build.take() else {
             preconditionFailure("Dirk internal error: a build was completed that is not under way")
         }
         precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
         keep(value)
-        return finished.waiters.isEmpty ? [] : finished.waiters.map(\.waiter)
+        return finished.waiters.isEmpty
+            ? .none : .resume(finished.waiters.map(\.waiter), with: .finished(.success(value)))
     }
 
-    /// Ends generation `generation` with no value, because its factory or `configure:` threw
-    /// `error`, or its builder gave up (nil), or its instance may refer to one that `cause`
-    /// dropped; returns the waiters to resume, and the instance, if any, to release outside the
-    /// lock. Agents that saw the instance learn of the failure through the build's outcome.
+    /// Ends generation `generation` with no value, telling the waiters `event`: its factory or
+    /// `configure:` threw the error that `event` finishes with; or, with `.recheck`, its builder gave
+    /// up, or its instance may refer to one that `cause` dropped. Lets go of the instance, if any,
+    /// and of the records of the builds it depended on. Agents that saw the instance learn of the
+    /// failure through the build's outcome.
     package mutating func fail(
-        generation: UInt64, error: (any Error)? = nil, causedBy cause: BuildFailure? = nil
-    ) -> (waiters: [Waiter], abandoned: Value?) {
+        generation: UInt64, telling event: WaitEvent, causedBy cause: BuildFailure? = nil
+    ) -> Action {
         defer { debugCheck() }
         guard build?.generation == generation, let failed = build.take() else {
             preconditionFailure("Dirk internal error: a build failed that is not under way")
@@ -258,13 +279,14 @@
         if let outcome = failed.outcome {
             // A build holds an instance only once its factory returned: it ends with no value only
             // because its `configure:` threw, or because another build's failure dropped it.
-            guard let failure = cause ?? error.map({ BuildFailure(error: $0, step: buildStep!) }) else {
+            guard let failure = cause ?? event.error.map({ BuildFailure(error: $0, step: buildStep!) }) else {
                 preconditionFailure(
                     "Dirk internal error: a build whose instance others could see ended for no reason")
             }
             outcome.failure = failure
         }
-        return (failed.waiters.map(\.waiter), failed.instance)
+        return .resume(
+            failed.waiters.map(\.waiter), with: event, releasing: (failed.instance, failed.dependencies))
     }
 
     // MARK: Resetting

@@ -79,18 +79,18 @@ extension CellReference {
         defer { agent.waitingFor = nil }
         let event = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
-                guard
-                    let id = withMachine({ machine, serials in
-                        machine.enqueue(
+                // A cancellation that came before the waiter is in the cell finds nothing to wake: the
+                // waiter is not added once the task is cancelled, which the cell's lock orders with
+                // the handler's look. Whichever takes the waiter out of the cell resumes it.
+                let enqueued = withMachine { machine, serials in
+                    cancellable && Task.isCancelled
+                        ? nil
+                        : machine.enqueue(
                             .task(TaskWaiter(continuation)), of: agent, generation: generation,
                             serials: &serials)
-                    }) ?? nil
-                else { return continuation.resume(returning: Delivery(event: .recheck)) }
-                // A cancellation that came before the waiter was in the cell found nothing to wake.
-                // Whichever takes the waiter out of the cell, under its lock, resumes it.
-                if cancellable && Task.isCancelled {
-                    (withMachine { machine, _ in machine.dequeue(id) } ?? nil)?.resume(with: .cancelled)
-                    return
+                }
+                guard enqueued ?? nil != nil else {
+                    return continuation.resume(returning: Delivery(event: .recheck))
                 }
                 // Async builds hold no instance before they end, so there is none to take.
                 _ = Self.mayTakeInstance(agent, waitingFor: target, at: step)
@@ -98,8 +98,7 @@ extension CellReference {
         } onCancel: {
             guard cancellable else { return }
             // The task's agent waits in this cell only, and only for this build.
-            let waiters = withMachine { machine, _ in machine.dequeueWaiters(of: agent) } ?? []
-            for waiter in waiters { waiter.resume(with: .cancelled) }
+            withMachine { machine, _ in machine.dequeueWaiters(of: agent, telling: .cancelled) }?.run()
         }
         return event.event
     }

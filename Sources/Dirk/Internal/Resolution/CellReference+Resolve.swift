@@ -234,29 +234,20 @@ extension CellReference {
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
     func complete(_ value: Value, generation: UInt64) {
-        let waiters = withMachine { machine, _ in machine.complete(with: value, generation: generation) }!
-        for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
+        withMachine { machine, _ in machine.complete(with: value, generation: generation) }!.run()
     }
 
     /// Records that the instance held for generation `generation` is complete, and the builds it
     /// depends on; wakes the agents that waited only for that.
     func markConfigured(generation: UInt64, dependencies: [BuildRecord]) {
-        let woken = withMachine { machine, _ in
-            machine.markConfigured(generation: generation, dependencies: dependencies)
+        withMachine { machine, _ in machine.markConfigured(generation: generation, dependencies: dependencies)
         }!
-        for waiter in woken { waiter.resume(with: .recheck) }
+        .run()
     }
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     func publish(generation: UInt64) {
-        let (value, waiters, dependencies) = withMachine { machine, _ in
-            // The build's references to the cells it depended on go after the lock (see `end`).
-            let dependencies = machine.build?.dependencies
-            let (value, waiters) = machine.publish(generation: generation)
-            return (value, waiters, dependencies)
-        }!
-        withExtendedLifetime(dependencies) {}
-        for waiter in waiters { waiter.resume(with: .finished(.success(value))) }
+        withMachine { machine, _ in machine.publish(generation: generation) }!.run()
     }
 
     /// Ends generation `generation` with `error`, which every waiter gets too.
@@ -277,15 +268,7 @@ extension CellReference {
     /// builder's cancellation ended, which the waiters do not share, `event` is `.recheck`: one of
     /// them builds.
     func end(generation: UInt64, telling event: WaitEvent, causedBy cause: BuildFailure? = nil) {
-        // The abandoned instance, if any, is released here, after the lock: its deinitializer may run
-        // user code. So are the build's references to the cells it depended on.
-        let (waiters, abandoned, dependencies) = withMachine { machine, _ in
-            let dependencies = machine.build?.dependencies
-            let (waiters, abandoned) = machine.fail(
-                generation: generation, error: event.error, causedBy: cause)
-            return (waiters, abandoned, dependencies)
-        }!
-        withExtendedLifetime((abandoned, dependencies)) {}
-        for waiter in waiters { waiter.resume(with: event) }
+        withMachine { machine, _ in machine.fail(generation: generation, telling: event, causedBy: cause) }!
+            .run()
     }
 }
