@@ -119,8 +119,7 @@ extension _ModuleOwner where Self: Component {
         _ make: (Self) -> ModuleBase<Self>, file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         let module = make(self)
-        register(module, as: module.moduleClasses, file: file, line: line)
-        return self
+        return register(module, as: module.moduleClasses, file: file, line: line)
     }
 
     /// Registers the module that `make` creates, usually a subclass or a fake, in place of `type`.
@@ -140,15 +139,15 @@ extension _ModuleOwner where Self: Component {
     /// - Returns: This component, for chaining.
     @discardableResult public func module<M: ModuleBase<Self>>(
         _ type: M.Type, _ make: (Self) -> M, file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        register(make(self), as: [type], file: file, line: line)
-        return self
-    }
+    ) -> Self { register(make(self), as: [type], file: file, line: line) }
 }
 
 extension Component {
-    /// Registers `module`, which `.module { }` made, in place of each of `types`.
-    func register(_ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt) {
+    /// Registers `module`, which `.module { }` made, in place of each of `types`, and returns this
+    /// component, for chaining.
+    @discardableResult func register(
+        _ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt
+    ) -> Self {
         let (moduleType, ownType) = (Swift.type(of: module), Swift.type(of: self))
         // The closure that made the module ran on this thread.
         if moduleType.isMainActorModule && !MainActorCheck.isOnMainActor {
@@ -166,18 +165,17 @@ extension Component {
         }
         let replaced = storage.withLock { state in
             storage.flags.set(ComponentStorage.hasRegisteredModules)
-            return types.compactMap { type -> AnyModule? in
-                if storage.directory.member(.module, type) != nil {
-                    Diagnostics.lateModule(
-                        type, registered: moduleType, component: ownType, file: file, line: line)
-                }
-                return state.withExtras {
-                    $0.registeredModules.updateValue(module, forKey: ObjectIdentifier(type))
-                }
+            if let type = types.first(where: { storage.directory.member(.module, $0) != nil }) {
+                Diagnostics.lateModule(
+                    type, registered: moduleType, component: ownType, file: file, line: line)
+            }
+            return types.compactMap { type in
+                state.withExtras { $0.registeredModules.updateValue(module, forKey: ObjectIdentifier(type)) }
             }
         }
         // Released after the lock: a module's deinitializer may run user code.
         withExtendedLifetime(replaced) {}
+        return self
     }
 
     /// `module()` when the directory holds no module of `type` yet, or when the component's release

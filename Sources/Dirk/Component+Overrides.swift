@@ -118,12 +118,10 @@ extension _ModuleOwner where Self: Component {
     private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, file: StaticString, line: UInt)
         -> Key
     {
-        guard let key = key?.base as? Key else {
-            Diagnostics.overrideKeyOfAnotherType(
-                "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
-                component: "\(Self.self)", file: file, line: line)
-        }
-        return key
+        if let key = key?.base as? Key { return key }
+        Diagnostics.overrideKeyOfAnotherType(
+            "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
+            component: "\(Self.self)", file: file, line: line)
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
@@ -329,10 +327,7 @@ extension _ModuleOwner where Self: Component {
     /// The override's own close action for each instance `make` builds, if it has one.
     private let closing: Closing<Value>?
 
-    init(closing: Closing<Value>?, _ make: Make) {
-        self.closing = closing
-        self.make = make
-    }
+    init(closing: Closing<Value>?, _ make: Make) { (self.closing, self.make) = (closing, make) }
 
     /// The close action of an instance that `make` built for a provider of `strategy`: the
     /// override's own, for the strategies whose component keeps the instance until shutdown (those
@@ -354,11 +349,9 @@ extension AnyModule {
     /// overridden for, for messages; empty if it is not overridden.
     @usableFromInline func overrideLocations(ofProviderAt site: ProviderSite) -> [String] {
         let key = ProviderKey(site: site, type: Never.self)
-        return storage.withLock { state in
-            (state.extras?.overrides ?? [:]).filter {
-                $0.key.owner == ObjectIdentifier(self) && $0.key.provider.hasSite(of: key)
-            }.map(\.value.location)
-        }.sorted()
+        let overrides = storage.withLock { $0.extras?.overrides ?? [:] }
+        return overrides.filter { $0.key.owner == ObjectIdentifier(self) && $0.key.provider.hasSite(of: key) }
+            .map(\.value.location).sorted()
     }
 }
 

@@ -68,8 +68,7 @@ extension Component {
     ///   - file: The accessor's file, for messages; leave the default.
     ///   - line: The accessor's line, for messages; leave the default.
     /// - Returns: The nearest ancestor that is a `P`.
-    @inlinable @inline(never)
-    public func ancestor<P>(file: StaticString = #fileID, line: UInt = #line) -> P {
+    @inlinable @inline(never) public func ancestor<P>(file: StaticString = #fileID, line: UInt = #line) -> P {
         // Also `parent()` when no parent is registered as `P`, specialized for `P` but a call of its
         // own, so that `parent()` inlines only the lookup of a registered parent. (Speed only.)
         checkNotDeinitializing(P.self, file: file, line: line)
@@ -102,10 +101,7 @@ extension Component {
     /// - Returns: This component, for chaining.
     @discardableResult public func parent<P: Component>(
         _ parent: P, as type: P.Type = P.self, file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        register(parent, as: type, file: file, line: line)
-        return self
-    }
+    ) -> Self { register(parent, as: type, file: file, line: line) }
 
     /// Registers the parent that `make` returns: `parent(_:as:file:line:)` with a closure.
     @available(*, deprecated, message: "pass the parent itself: `.parent(app)`")
@@ -122,13 +118,14 @@ extension Component {
     /// The parents, in the order they were registered.
     var parentList: [Component] { storage.directory.members(.parent).map { $0.object as! Component } }
 
-    /// Registers `parent` as `type`, for `parent(_:as:file:line:)`, and runs `afterAppending` once
-    /// the parent is in the list, before the check for a cycle: a test hook, where tests hold two
-    /// registrations so that both have appended before either checks.
-    package func register(
+    /// Registers `parent` as `type`, for `parent(_:as:file:line:)`, and returns this component, for
+    /// chaining; runs `afterAppending` once the parent is in the list, before the check for a cycle:
+    /// a test hook, where tests hold two registrations so that both have appended before either
+    /// checks.
+    @discardableResult package func register(
         _ parent: Component, as type: Component.Type, afterAppending: () -> Void = {},
         file: StaticString = #fileID, line: UInt = #line
-    ) {
+    ) -> Self {
         let (parentType, ownType) = (Swift.type(of: parent), Swift.type(of: self))
         if !isInstance(parent, of: type) {
             Diagnostics.registeredAsAnotherType(
@@ -163,6 +160,7 @@ extension Component {
             Diagnostics.parentCycle(parentType, component: ownType, file: file, line: line)
         }
         for recorder in recorders { Component.watch(parent, andAncestorsExcept: [], for: recorder) }
+        return self
     }
 
     /// The nearest ancestor that is a `type`, kept by an earlier call, or else found from this
@@ -174,14 +172,12 @@ extension Component {
     @usableFromInline package func searchedAncestor(
         _ type: Any.Type, matching isMatch: (Component) -> Bool, file: StaticString, line: UInt
     ) -> Component {
-        guard let found = rankedAncestor(type, matching: isMatch) else {
-            Diagnostics.missingParent(
-                type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
-                ancestors: selfAndAncestors().dropFirst().map { Swift.type(of: $0) },
-                givenAt: storage.withLock { $0.parentsGivenAt },
-                overriding: OverrideCapture.current?.location, file: file, line: line)
-        }
-        return found.component
+        if let found = rankedAncestor(type, matching: isMatch) { return found.component }
+        Diagnostics.missingParent(
+            type, parentIsComponent: type is Component.Type, component: Swift.type(of: self),
+            ancestors: selfAndAncestors().dropFirst().map { Swift.type(of: $0) },
+            givenAt: storage.withLock { $0.parentsGivenAt }, overriding: OverrideCapture.current?.location,
+            file: file, line: line)
     }
 
     /// The nearest ancestor that is a `type` (`isMatch` tells), with its rank, or nil; kept in each

@@ -104,12 +104,10 @@ extension Component {
         // No call is in, and none can come in: no build adds an action from now on.
         let actions = storage.withLock { $0.extras?.closeActions ?? [] }
         var failures: [ShutdownError.Failure] = []
-        for action in actions.reversed() {
+        for (provider, close) in actions.reversed() {
             do {
-                try await ClosingComponent.$current.withValue((identity, action.provider)) {
-                    try await action.close()
-                }
-            } catch { failures.append(.init(provider: action.provider, error: error)) }
+                try await ClosingComponent.$current.withValue((identity, provider), operation: close)
+            } catch { failures.append(.init(provider: provider, error: error)) }
         }
         return failures
     }
@@ -121,9 +119,8 @@ extension Component {
         // A debug build's warning, not a trap: the instances still go.
         guard !actions.isEmpty else { return }
         var named: Set<String> = []
-        let providers = actions.map(\.provider).filter { named.insert($0).inserted }
-        let message = Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: providers)
-        StandardError.write(message)
+        let names = actions.map(\.provider).filter { named.insert($0).inserted }
+        StandardError.write(Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: names))
         #endif
     }
 }
@@ -154,9 +151,7 @@ extension _ModuleOwner where Self: Component {
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
         let result: Result
-        do {
-            result = try await body(self)
-        } catch {
+        do { result = try await body(self) } catch {
             try? await shutdown(file: file, line: line)
             throw error
         }
@@ -172,9 +167,7 @@ extension _ModuleOwner where Self: Component {
     ) async throws -> sending Result {
         // The body of `withShutdown(isolation:_:file:line:)`: Swift 6.0 refuses to pass `body` on.
         let result: Result
-        do {
-            result = try await body(self)
-        } catch {
+        do { result = try await body(self) } catch {
             try? await shutdown(file: file, line: line)
             throw error
         }

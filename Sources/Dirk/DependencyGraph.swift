@@ -72,11 +72,8 @@ public struct DependencyGraph: Sendable {
         public init(
             name: String, strategy: Strategy, isCached: Bool, builds: Int = 0, waitingCallers: Int = 0
         ) {
-            self.name = name
-            self.strategy = strategy
-            self.isCached = isCached
-            self.builds = builds
-            self.waitingCallers = waitingCallers
+            (self.name, self.strategy, self.isCached) = (name, strategy, isCached)
+            (self.builds, self.waitingCallers) = (builds, waitingCallers)
         }
     }
 
@@ -92,10 +89,7 @@ public struct DependencyGraph: Sendable {
         /// - Parameters:
         ///   - from: The provider whose factory made the call.
         ///   - to: The provider it called.
-        public init(from: String, to: String) {
-            self.from = from
-            self.to = to
-        }
+        public init(from: String, to: String) { (self.from, self.to) = (from, to) }
     }
 
     /// The component's type.

@@ -36,8 +36,7 @@
             Diagnostics.mainActorModuleOffMainThread(
                 self, component: type(of: component), file: file, line: line)
         }
-        let owner = owner(component, file: file, line: line)
-        return MainActor.assumeIsolated { self.init(owner) }
+        return MainActor.assumeIsolated { self.init(owner(component, file: file, line: line)) }
     }
 }
 

@@ -12,8 +12,7 @@ open class AnyModule {
     @usableFromInline let componentType: Component.Type
 
     init(for component: Component, as componentType: Component.Type) {
-        storage = component.storage
-        self.componentType = componentType
+        (storage, self.componentType) = (component.storage, componentType)
     }
 
     deinit {
@@ -66,25 +65,21 @@ open class AnyModule {
 /// A subclass names the strategies it calls (`single`, `transient`, `weak`, `scoped` and
 /// `single(key:)`) without naming this class.
 open class ModuleBase<C: Component>: AnyModule {
-    init(for component: C) {
-        // The parameter stays owned. Declared `borrowing`, it would save a retain and a release
-        // per module, but Swift 6.3 then calls a subclass's override that declares it owned (the
-        // usual `required init(_ component: AppComponent)`) without the retain that the override
-        // releases: the component is over-released, in debug and release builds alike.
-        super.init(for: component, as: C.self)
-    }
+    // The parameter stays owned. Declared `borrowing`, it would save a retain and a release per
+    // module, but Swift 6.3 then calls a subclass's override that declares it owned (the usual
+    // `required init(_ component: AppComponent)`) without the retain that the override releases:
+    // the component is over-released, in debug and release builds alike.
+    init(for component: C) { super.init(for: component, as: C.self) }
 
     /// The component this module belongs to.
     ///
     /// Strategies pass it to factories, so most modules never need it. Reading it after the component
     /// was released stops the program with a message that says so.
     public var component: C {
-        guard let component = storage.component else {
-            Diagnostics.componentReleased(
-                provider: "\(type(of: self)).component", component: C.self,
-                site: ProviderSite(file: #fileID, line: #line, column: 0, function: "component"))
-        }
-        return Erasure.component(component, as: C.self)
+        if let component = storage.component { return Erasure.component(component, as: C.self) }
+        Diagnostics.componentReleased(
+            provider: "\(type(of: self)).component", component: C.self,
+            site: ProviderSite(file: #fileID, line: #line, column: 0, function: "component"))
     }
 
     /// The component this module belongs to: ``component``.
@@ -97,11 +92,9 @@ open class ModuleBase<C: Component>: AnyModule {
     static func owner(_ component: Component, file: StaticString, line: UInt) -> C {
         // The exact type first: a comparison, where a cast searches the class hierarchy.
         if type(of: component) == C.self { return Erasure.component(component, as: C.self) }
-        guard let owner = component as? C else {
-            Diagnostics.moduleOfAnotherComponent(
-                self, owner: C.self, component: type(of: component), file: file, line: line)
-        }
-        return owner
+        if let owner = component as? C { return owner }
+        Diagnostics.moduleOfAnotherComponent(
+            self, owner: C.self, component: type(of: component), file: file, line: line)
     }
 }
 

@@ -52,10 +52,9 @@ extension ModuleBase {
     /// A `transient`'s new value. While the component's attention word is zero, the factory runs here,
     /// in the caller's step, inside the step that `runTransient` enters; otherwise the call takes the
     /// pipeline, through `resolveInCell`, which builds it in no cell.
-    @inlinable @inline(__always)
-    func buildNew<T, Failure: Error>(_ site: ProviderSite, make: (C) throws(Failure) -> T) throws(Failure)
-        -> T
-    {
+    @inlinable @inline(__always) func buildNew<T, Failure: Error>(
+        _ site: ProviderSite, make: (C) throws(Failure) -> T
+    ) throws(Failure) -> T {
         guard storage.attention.relaxed == 0 else { return try buildNewThroughPipeline(site, make: make) }
         do {
             return try ResolutionContext.withCurrent { context in

@@ -19,7 +19,5 @@
     // never changed, and only read to name the provider in a message.
     @usableFromInline package let failure: BuildFailure
 
-    @usableFromInline package init(failure: BuildFailure) {
-        self.failure = failure
-    }
+    @usableFromInline package init(failure: BuildFailure) { self.failure = failure }
 }

@@ -33,9 +33,7 @@
     }
 
     @inlinable package init(owner: ObjectIdentifier, provider: ProviderKey, instance: Instance = .shared) {
-        self.owner = owner
-        self.provider = provider
-        self.instance = instance
+        (self.owner, self.provider, self.instance) = (owner, provider, instance)
     }
 
     /// One word mixed from the owner, the type and the position, which tell cells apart: hashed
@@ -56,9 +54,7 @@
         return Int(truncatingIfNeeded: bits ^ bits >> 32)
     }
 
-    @inlinable package func hash(into hasher: inout Hasher) {
-        hasher.combine(_rawHashValue(seed: 0))
-    }
+    @inlinable package func hash(into hasher: inout Hasher) { hasher.combine(_rawHashValue(seed: 0)) }
 
     /// The key of the one cell of a host that holds no other (`StandaloneCell`), whose address is
     /// `owner`.

@@ -15,9 +15,7 @@ struct ProviderIdentity: Hashable {
     let name: String
 
     init(component: UInt, module: Any.Type, key: ProviderKey) {
-        self.component = component
-        self.module = ObjectIdentifier(module)
-        self.key = key
+        (self.component, self.module, self.key) = (component, ObjectIdentifier(module), key)
         name = "\(module).\(key.functionName)"
     }
 

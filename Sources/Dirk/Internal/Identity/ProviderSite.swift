@@ -10,10 +10,7 @@
     @usableFromInline package let function: StaticString
 
     @usableFromInline package init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.function = function
+        (self.file, self.line, self.column, self.function) = (file, line, column, function)
     }
 
     /// The file and line as a message shows them: `App/DataModule.swift:12`.

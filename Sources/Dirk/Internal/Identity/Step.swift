@@ -5,18 +5,15 @@
 /// owner by address only (`owner`), to tell two modules of one type apart; whoever pushes a step
 /// keeps the owner alive until it pops it.
 @usableFromInline package struct Step: StackedStep {
+    /// The kind of step:
+    /// - `provider`: a provider's factory or `configure:` closure runs;
+    /// - `moduleCreation`: a component creates the module of type `subject`;
+    /// - `handle`: a `Lazy` or other handle resolves its value;
+    /// - `keyHashing`: a `single(key:)` provider hashes or compares its key, which runs user code;
+    /// - `injection`: an `Injector` fills the properties of an object of type `subject`, whose
+    ///   address is the owner: one resolution for all of them.
     @usableFromInline package enum Kind: UInt8 {
-        /// A provider's factory or `configure:` closure runs.
-        case provider
-        /// A component creates the module of type `subject`.
-        case moduleCreation
-        /// A `Lazy` or other handle resolves its value.
-        case handle
-        /// A `single(key:)` provider hashes or compares its key, which runs user code.
-        case keyHashing
-        /// An `Injector` fills the properties of an object of type `subject`, whose address is the
-        /// owner: one resolution for all of them.
-        case injection
+        case provider, moduleCreation, handle, keyHashing, injection
     }
 
     @usableFromInline package let kind: Kind
@@ -44,14 +41,8 @@
         _ kind: Kind, strategy: ProviderStrategy = .none, owner: UInt, component: UInt, site: ProviderSite,
         type: Any.Type, subject: Any.Type, componentType: Any.Type
     ) {
-        self.kind = kind
-        self.strategy = strategy
-        self.owner = owner
-        self.component = component
-        self.site = site
-        self.type = type
-        self.subject = subject
-        self.componentType = componentType
+        (self.kind, self.strategy, self.owner, self.component) = (kind, strategy, owner, component)
+        (self.site, self.type, self.subject, self.componentType) = (site, type, subject, componentType)
         let position: UInt64 =
             switch kind {
             case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)
@@ -64,11 +55,12 @@
         bucketIndex = UInt16(truncatingIfNeeded: (bits ^ bits >> 29) >> 54)
     }
 
-    /// The same step with another owner: a key's step of a `single(key:)` provider, owned by the
-    /// key's cell rather than by the module.
-    func owned(by owner: UInt) -> Step {
+    /// The same step with another owner, and of another kind if `kind` is given: a key's step of a
+    /// `single(key:)` provider, owned by the key's cell rather than by the module, or the provider's
+    /// step that hashes its key (`keyHashing`).
+    func owned(by owner: UInt, kind: Kind? = nil) -> Step {
         Step(
-            kind, strategy: strategy, owner: owner, component: component, site: site, type: type,
+            kind ?? self.kind, strategy: strategy, owner: owner, component: component, site: site, type: type,
             subject: subject, componentType: componentType)
     }
 

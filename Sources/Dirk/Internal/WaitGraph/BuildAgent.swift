@@ -37,9 +37,8 @@ package struct WaitTarget {
     package let forConfiguration: Bool
 
     package init(host: any WaitableHost, key: CellKey, generation: UInt64, forConfiguration: Bool = false) {
-        (self.host, self.key, self.generation, self.forConfiguration) = (
-            host, key, generation, forConfiguration
-        )
+        (self.host, self.key, self.generation) = (host, key, generation)
+        self.forConfiguration = forConfiguration
     }
 
     package func isSame(as other: WaitTarget) -> Bool {

@@ -79,9 +79,8 @@ package enum CycleDetector {
     /// waiter still waiting for the same build.
     private static func isUnchanged(_ chain: [Link]) -> Bool {
         chain.allSatisfy { link in
-            guard let build = link.target.build,
-                build.builder === link.build.builder, build.hasInstance == link.build.hasInstance,
-                let waiting = link.waiter.waitingFor
+            guard let build = link.target.build, build.builder === link.build.builder,
+                build.hasInstance == link.build.hasInstance, let waiting = link.waiter.waitingFor
             else { return false }
             return waiting.isSame(as: link.target) && waiting.forConfiguration == link.target.forConfiguration
         }
@@ -90,8 +89,7 @@ package enum CycleDetector {
     /// Stops the program if `chain` is not a closed chain of waits from `agent`: each link's
     /// builder must be the next link's waiter, and the last link's builder `agent`.
     package static func checkInvariants(of chain: [Link], from agent: BuildAgent) {
-        precondition(
-            !chain.isEmpty && chain[0].waiter === agent, "Dirk internal error: a chain not from its agent")
+        precondition(chain.first?.waiter === agent, "Dirk internal error: a chain not from its agent")
         for (link, next) in zip(chain, chain.dropFirst()) {
             precondition(link.build.builder === next.waiter, "Dirk internal error: a broken chain of waits")
         }
