@@ -93,8 +93,7 @@ package enum CycleDetector {
         for (link, next) in zip(chain, chain.dropFirst()) {
             precondition(link.build.builder === next.waiter, "Dirk internal error: a broken chain of waits")
         }
-        precondition(
-            chain[chain.count - 1].build.builder === agent, "Dirk internal error: an open chain of waits")
+        precondition(chain.last?.build.builder === agent, "Dirk internal error: an open chain of waits")
     }
 
     /// The providers of a closed chain, from the build that the caller's own steps began with, as
