@@ -101,8 +101,7 @@
 
 /// How a provider caches its instances.
 @usableFromInline package enum ProviderStrategy: UInt8 {
-    case none
-    case single, keyedSingle, weak, scoped, transient
+    case none, single, keyedSingle, weak, scoped, transient
     // The async strategies come last (`isAsync`).
     case asyncSingle, asyncTransient, asyncScoped, asyncKeyedSingle
 
