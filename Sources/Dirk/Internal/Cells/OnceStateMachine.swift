@@ -114,11 +114,12 @@
         /// The waiters that the action resumes.
         package var waiters: [Waiter] { if case .resume(let waiters, _, _) = self { waiters } else { [] } }
 
-        /// Performs the action, never under the host's lock.
-        package func run() {
-            guard case .resume(let waiters, let event, let released) = self else { return }
+        /// Performs the action, never under the host's lock: releases what the cell gave up first,
+        /// so that a waiter, once resumed, finds a dropped instance gone.
+        package consuming func run() {
+            guard case .resume(let waiters, let event, let released) = consume self else { return }
+            _ = consume released
             for waiter in waiters { waiter.resume(with: event) }
-            withExtendedLifetime(released) {}
         }
     }
 
