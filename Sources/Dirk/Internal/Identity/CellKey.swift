@@ -6,10 +6,11 @@
         /// The provider's one instance (a `single`'s, a `weak`'s), or, for a provider whose instances
         /// are each in a cell of their own, the record of its strategy.
         case shared
-        /// The instance for one key of a `single(key:)` provider: the key's number in its table.
+        /// The instance for one key of a `single(key:)` provider: the key's number in its table,
+        /// below 2⁶².
         case key(UInt64)
-        /// The `scoped` instance of a thread's resolution: its number, unique among the thread's
-        /// resolutions under way (see `ResolutionContext.scopes`).
+        /// The `scoped` instance of a thread's resolution: its number, below 2⁶³, unique among the
+        /// thread's resolutions under way (see `ResolutionContext.scopes`).
         case threadResolution(UInt64)
         /// The `scoped` instance of the async resolution whose store this is.
         case asyncResolution(ObjectIdentifier)
@@ -17,11 +18,24 @@
 
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
-    @usableFromInline package let instance: Instance
+    /// The instance, in one word, so that a cached read compares plain words (speed only: as an
+    /// enum, the comparison no longer inlined into the read, which cost it 66 instructions): zero for
+    /// `.shared`; a key's number; a thread resolution's number with the top bit set; a store's
+    /// address with the bit below set. Only `init` and `instance` read or write the bits.
+    @usableFromInline let packed: UInt64
+
+    /// Which of the provider's instances the cell holds.
+    @usableFromInline package var instance: Instance {
+        switch packed >> 62 {
+        case 0: packed == 0 ? .shared : .key(packed)
+        case 1: .asyncResolution(unsafeBitCast(UInt(packed & ~(1 << 62)), to: ObjectIdentifier.self))
+        default: .threadResolution(packed & ~(1 << 63))
+        }
+    }
 
     /// Whether the cell holds a resolution's `scoped` instance, which the resolution drops when it
     /// ends.
-    package var isResolutions: Bool { instance != .shared && keyNumber == 0 }
+    package var isResolutions: Bool { packed >> 62 != 0 }
 
     /// The number of a key's cell, which owns the key's step; zero for any other cell (a key's
     /// number is never zero).
@@ -29,11 +43,18 @@
 
     /// Compares the owners and instances, which are plain words, first.
     @inlinable package static func == (lhs: CellKey, rhs: CellKey) -> Bool {
-        lhs.owner == rhs.owner && lhs.instance == rhs.instance && lhs.provider == rhs.provider
+        lhs.owner == rhs.owner && lhs.packed == rhs.packed && lhs.provider == rhs.provider
     }
 
     @inlinable package init(owner: ObjectIdentifier, provider: ProviderKey, instance: Instance = .shared) {
-        (self.owner, self.provider, self.instance) = (owner, provider, instance)
+        (self.owner, self.provider) = (owner, provider)
+        switch instance {
+        case .shared: packed = 0
+        case .key(let number): packed = number
+        case .threadResolution(let number): packed = 1 << 63 | number
+        case .asyncResolution(let store): packed = 1 << 62 | UInt64(UInt(bitPattern: store))
+        }
+        assert(self.instance == instance, "Dirk internal error: \(instance) does not fit in a word")
     }
 
     /// One word mixed from the owner, the type and the position, which tell cells apart: hashed
@@ -43,13 +64,7 @@
         var bits =
             UInt64(UInt(bitPattern: owner)) ^ UInt64(UInt(bitPattern: ObjectIdentifier(provider.returnType)))
             &<< 1
-        let number: UInt64 =
-            switch instance {
-            case .shared: 0
-            case .key(let number), .threadResolution(let number): number
-            case .asyncResolution(let store): UInt64(UInt(bitPattern: store))
-            }
-        bits ^= provider.position &* 0x9E37_79B9_7F4A_7C15 ^ number ^ UInt64(UInt(bitPattern: seed))
+        bits ^= provider.position &* 0x9E37_79B9_7F4A_7C15 ^ packed ^ UInt64(UInt(bitPattern: seed))
         bits = (bits ^ bits >> 29) &* 0xBF58_476D_1CE4_E5B9
         return Int(truncatingIfNeeded: bits ^ bits >> 32)
     }

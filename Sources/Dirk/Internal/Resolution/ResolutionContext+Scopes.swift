@@ -15,15 +15,13 @@ extension ResolutionContext {
     /// Which instance the resolution's `scoped` instances are built as in their cells, and the store
     /// that lists them: the async resolution's, or, for a resolution of the thread's own, a number of
     /// its own, and none. The number mixes the context's address with the count of the resolutions it
-    /// ended (wrapping at 65,536), so it differs from those of the thread's other resolutions under
+    /// ended (wrapping at 32,768), so it differs from those of the thread's other resolutions under
     /// way and of other threads'.
     var scopes: (instance: CellKey.Instance, store: ScopeStore?) {
         guard let sharedScopes else {
-            // The context's address, mixed with the count of the resolutions it ended in the top bits.
-            return (
-                .threadResolution(UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ endedResolutions << 48),
-                nil
-            )
+            // The context's address, mixed with the count of the resolutions it ended in bits 48 to 62.
+            let count = (endedResolutions & 0x7FFF) << 48
+            return (.threadResolution(UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ count), nil)
         }
         return (.asyncResolution(ObjectIdentifier(sharedScopes)), sharedScopes)
     }
