@@ -32,8 +32,7 @@ extension ComponentStorage {
     /// the call is refused: a `transient`'s way in. (Speed only: written out in `runTransient`, the
     /// same code costs a `transient` about 45 instructions more, in retains and releases.)
     @inlinable @inline(__always) final func withEntered<Result>(
-        in context: ResolutionContext, for step: @autoclosure () -> Step,
-        _ body: (Component) throws -> Result
+        in context: ResolutionContext, for step: @autoclosure () -> Step, _ body: (Component) throws -> Result
     ) rethrows -> Result {
         try enter(in: context, for: step()).orStop(step()).withObject {
             try body(Erasure.component($0, as: Component.self))
@@ -46,8 +45,7 @@ extension ComponentStorage {
             if step.kind == .handle {
                 Diagnostics.handleAfterRelease(step.name, component: step.componentType, site: step.site)
             }
-            Diagnostics.componentReleased(
-                provider: step.name, component: step.componentType, site: step.site)
+            Diagnostics.componentReleased(provider: step.name, component: step.componentType, site: step.site)
         }
         if gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil {
             return (component, true)
@@ -58,16 +56,12 @@ extension ComponentStorage {
 }
 
 /// The component whose close action runs in this task, and that action's provider.
-enum ClosingComponent {
-    @TaskLocal static var current: (identity: UInt, provider: String)?
-}
+enum ClosingComponent { @TaskLocal static var current: (identity: UInt, provider: String)? }
 
 /// A handle's read that its component's shutdown refused, while the handle's closure runs all the
 /// same, without entering the component, so that the first of the component's providers it calls is
 /// refused in turn and named as what the handle reads.
-enum RefusedRead {
-    @TaskLocal static var current: (identity: UInt, handle: String, site: ProviderSite)?
-}
+enum RefusedRead { @TaskLocal static var current: (identity: UInt, handle: String, site: ProviderSite)? }
 
 extension Component {
     /// Stops the program: the call whose step is `step` was refused, once shutdown had begun. A handle's

@@ -275,19 +275,14 @@ final class Recorder: @unchecked Sendable {
     /// state, not a copy (a copy would make the writes copy the record's tables); nil once its
     /// release has begun.
     func withRecord<Result>(_ body: (inout DependencyRecord) -> Result) -> Result? {
-        storage.withLock { state in
-            state.extras?.recording == nil ? nil : body(&state.extras!.recording!)
-        }
+        storage.withLock { state in state.extras?.recording == nil ? nil : body(&state.extras!.recording!) }
     }
 }
 
 /// What a component records while recording is on.
 struct DependencyRecord {
     /// One provider that resolved another.
-    struct Edge: Hashable {
-        let from: ProviderIdentity
-        let to: ProviderIdentity
-    }
+    struct Edge: Hashable { let from, to: ProviderIdentity }
 
     /// Each provider seen, with its strategy: the component's own, and its ancestors' that were
     /// called while one of its own ran.

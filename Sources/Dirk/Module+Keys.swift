@@ -19,9 +19,7 @@ extension AnyModule {
             }
             if let first, first != step.strategy { Diagnostics.providerClash(step, first: first) }
             if let found = known.keys.first(where: { $0.key == keyValue }) {
-                return CellReference(
-                    host: storage,
-                    key: CellKey(owner: provider.owner, provider: key, instance: .key(found.serial)))
+                return CellReference(host: storage, key: provider.forKey(found.serial))
             }
             let added = storage.withLock {
                 $0.table.add(

@@ -166,8 +166,7 @@ extension ModuleBase {
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
-            .asyncTransient,
-            ProviderSite(id, file, line, column, function),
+            .asyncTransient, ProviderSite(id, file, line, column, function),
             make: { _ async throws(Failure) in try await factory(()) })
     }
 
@@ -228,8 +227,7 @@ extension ModuleBase {
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
-            .asyncScoped,
-            ProviderSite(id, file, line, column, function),
+            .asyncScoped, ProviderSite(id, file, line, column, function),
             make: { _ async throws(Failure) in try await factory(()) })
     }
 }

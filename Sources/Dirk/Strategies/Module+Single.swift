@@ -141,8 +141,7 @@ extension ModuleBase {
     ) -> ((AnyObject, Component) throws -> Void)? {
         // Not `configure.map`: Swift 6.0 and 6.2 crash on a closure made inside that generic closure.
         guard let configure else { return nil }
-        return { object, component in try configure(restore(object), Erasure.component(component, as: C.self))
-        }
+        return { try configure(restore($0), Erasure.component($1, as: C.self)) }
     }
 
     /// The close action of a `Sendable` instance, from the provider's `close:` parameter.

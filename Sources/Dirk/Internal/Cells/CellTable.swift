@@ -82,8 +82,7 @@
         let place: Int
         if freeCount > 0, let free = cells.firstIndex(where: { $0.key == nil }) {
             (place, freeCount) = (free, freeCount - 1)
-            cells[place].key = key
-            cells[place].machine = OnceStateMachine(strategy: strategy, ownerType: ownerType)
+            cells[place] = Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType))
         } else {
             // Room for one cell first, since most children cache one instance; then for a few more at
             // once, since a component that caches two usually caches more.
@@ -149,7 +148,7 @@
         // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
         if place(of: provider) == nil { make(provider, strategy: strategy, ownerType: ownerType) }
         keys[provider, default: [:]][hash, default: []].append((key: key, serial: serials))
-        let cell = CellKey(owner: provider.owner, provider: provider.provider, instance: .key(serials))
+        let cell = provider.forKey(serials)
         make(cell, strategy: strategy, ownerType: ownerType)
         return cell
     }
@@ -172,12 +171,7 @@
         dropped.append(keys)
         for (provider, byHash) in keys {
             let live = byHash.compactMapValues { entries in
-                let kept = entries.filter {
-                    place(
-                        of: CellKey(
-                            owner: provider.owner, provider: provider.provider, instance: .key($0.serial)))
-                        != nil
-                }
+                let kept = entries.filter { place(of: provider.forKey($0.serial)) != nil }
                 return kept.isEmpty ? nil : kept
             }
             keys[provider] = live.isEmpty ? nil : live

@@ -64,8 +64,7 @@
 
     /// An empty cell's state, for a provider of `strategy` of an `ownerType`.
     package init(strategy: ProviderStrategy = .none, ownerType: Any.Type = Never.self) {
-        self.strategy = strategy
-        self.ownerType = ownerType
+        (self.strategy, self.ownerType) = (strategy, ownerType)
     }
 
     /// The ready value, if there is one. A weak value is read as a strong reference, which may become
@@ -166,8 +165,7 @@
         guard let build, build.generation == generation else {
             // Failed, and recorded so under this lock; or published, which happened only once
             // everything it depends on was configured.
-            if let failure = outcome.failure { return .failed(failure) }
-            return .configured(dependsOn: [])
+            return outcome.failure.map { .failed($0) } ?? .configured(dependsOn: [])
         }
         if let dependencies = build.dependencies { return .configured(dependsOn: dependencies) }
         serials &+= 1
@@ -179,11 +177,10 @@
     /// cancelled, or `.recheck`, so that they look for a cycle again.
     package mutating func dequeueWaiters(of agent: BuildAgent, telling event: WaitEvent) -> Action {
         defer { debugCheck() }
-        guard let waiters = build?.waiters, waiters.contains(where: { $0.agent === agent }) else {
-            return .none
-        }
+        let dequeued = build?.waiters.filter { $0.agent === agent }.map(\.waiter) ?? []
+        guard !dequeued.isEmpty else { return .none }
         build!.waiters.removeAll { $0.agent === agent }
-        return .resume(waiters.filter { $0.agent === agent }.map(\.waiter), with: event)
+        return .resume(dequeued, with: event)
     }
 
     /// The instance of generation `generation`, and how that build will end, if it is still under
@@ -230,8 +227,7 @@
             preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
         }
         let outcome = BuildOutcome()
-        build!.instance = instance
-        build!.outcome = outcome
+        (build!.instance, build!.outcome) = (instance, outcome)
         return outcome
     }
 

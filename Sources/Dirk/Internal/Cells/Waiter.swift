@@ -11,10 +11,7 @@ package enum WaitEvent {
 
 extension WaitEvent {
     /// The error of a build that ended with one.
-    package var error: (any Error)? {
-        if case .finished(.failure(let error)) = self { return error }
-        return nil
-    }
+    package var error: (any Error)? { if case .finished(.failure(let error)) = self { error } else { nil } }
 
     /// The instance of a build that ended with one, for the waiter in the step `step`, or nil to
     /// claim again; throws the error of one that ended with an error, as `Failure`.
@@ -32,9 +29,7 @@ extension WaitEvent {
 /// Its value crosses from the task that built it to the task that waits, as every cached instance
 /// reaches every caller on any thread: sharing one instance is what a cache is for, and whether the
 /// instance may be shared is its own type's concern, as with any singleton.
-package struct Delivery: @unchecked Sendable {
-    package let event: WaitEvent
-}
+package struct Delivery: @unchecked Sendable { package let event: WaitEvent }
 
 /// Something waiting for a build: a thread asleep on its parker, or a suspended task.
 ///

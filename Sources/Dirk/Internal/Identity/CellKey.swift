@@ -57,6 +57,9 @@
         assert(self.instance == instance, "Dirk internal error: \(instance) does not fit in a word")
     }
 
+    /// The key of the cell for the key numbered `number` of this cell's provider.
+    func forKey(_ number: UInt64) -> Self { Self(owner: owner, provider: provider, instance: .key(number)) }
+
     /// One word mixed from the owner, the type and the position, which tell cells apart: hashed
     /// without a `Hasher`, since keys are made by Dirk, not by an adversary, and every cached read
     /// hashes one. (Speed only: the underscored requirement is `Hashable`'s own hook for it.)

@@ -49,11 +49,8 @@ extension CellReference {
                     complete(value, generation: generation)
                     return value
                 } catch {
-                    if error is CancellationError && Task.isCancelled {
-                        end(generation: generation, telling: .recheck)
-                    } else {
-                        fail(generation: generation, with: error)
-                    }
+                    let isCancelled = error is CancellationError && Task.isCancelled
+                    end(generation: generation, telling: isCancelled ? .recheck : .finished(.failure(error)))
                     throw error
                 }
             case .wait(let generation):

@@ -113,9 +113,7 @@ extension CellReference {
             record = held
             if waits {
                 context.runAfterFactoriesReturn(
-                    ResolutionContext.PendingConfiguration(record: held, step: step) {
-                        try configure(value)
-                    })
+                    ResolutionContext.PendingConfiguration(record: held, step: step) { try configure(value) })
             } else {
                 let mark = context.beginConfiguring(held)
                 do {
@@ -234,21 +232,17 @@ extension CellReference {
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.
     func complete(_ value: Value, generation: UInt64) {
-        withMachine { machine, _ in machine.complete(with: value, generation: generation) }!.run()
+        apply { $0.complete(with: value, generation: generation) }
     }
 
     /// Records that the instance held for generation `generation` is complete, and the builds it
     /// depends on; wakes the agents that waited only for that.
     func markConfigured(generation: UInt64, dependencies: [BuildRecord]) {
-        withMachine { machine, _ in machine.markConfigured(generation: generation, dependencies: dependencies)
-        }!
-        .run()
+        apply { $0.markConfigured(generation: generation, dependencies: dependencies) }
     }
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
-    func publish(generation: UInt64) {
-        withMachine { machine, _ in machine.publish(generation: generation) }!.run()
-    }
+    func publish(generation: UInt64) { apply { $0.publish(generation: generation) } }
 
     /// Ends generation `generation` with `error`, which every waiter gets too.
     func fail(generation: UInt64, with error: any Error) {
@@ -268,7 +262,11 @@ extension CellReference {
     /// builder's cancellation ended, which the waiters do not share, `event` is `.recheck`: one of
     /// them builds.
     func end(generation: UInt64, telling event: WaitEvent, causedBy cause: BuildFailure? = nil) {
-        withMachine { machine, _ in machine.fail(generation: generation, telling: event, causedBy: cause) }!
-            .run()
+        apply { $0.fail(generation: generation, telling: event, causedBy: cause) }
+    }
+
+    /// Applies `transition` to the cell's state under its host's lock, then runs the action it returns.
+    private func apply(_ transition: (inout OnceStateMachine) -> OnceStateMachine.Action) {
+        withMachine { machine, _ in transition(&machine) }!.run()
     }
 }

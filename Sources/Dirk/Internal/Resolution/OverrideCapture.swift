@@ -40,8 +40,7 @@
     /// while an `overriding(_:with:)` runs its closure, and once it has returned, for a task that
     /// outlives it. Read only when a component is watched.
     static var current: OverrideCapture? {
-        guard let capture = bound, !capture.progress.withLock({ $0.isFinished }) else { return nil }
-        return capture
+        bound.flatMap { capture in capture.progress.withLock { $0.isFinished } ? nil : capture }
     }
 
     /// Ends the capture, when `overriding(_:with:)` returns: a task started in its closure or

@@ -61,11 +61,10 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     }
 
     private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
-        self.task = task
+        (self.task, state) = (task, .make(State(scopes: scopes, ownsScopes: ownsScopes)))
         // The step that started the task first, whatever becomes of it: its agent is the one to hand
         // the components to (see `end()`).
         starters = startedIn.map { [$0] + ($0.agent?.starters ?? []).filter { $0.agent != nil } } ?? []
-        state = .make(State(scopes: scopes, ownsScopes: ownsScopes))
         TaskAgentCount.add(1)
     }
 
@@ -281,9 +280,7 @@ extension TaskLocal {
         _ body: () async throws(Failure) -> Success
     ) async -> Result<Success, Failure> {
         await withValue(value) {
-            do throws(Failure) {
-                return .success(try await body())
-            } catch { return .failure(error) }
+            do throws(Failure) { return .success(try await body()) } catch { return .failure(error) }
         }
     }
 }

@@ -34,9 +34,7 @@
     @inlinable static var inlineCapacity: Int { 4 }
     @inlinable package static var wordCount: Int { 2 + inlineCapacity * 3 }
 
-    @inlinable package init(words: UnsafeMutablePointer<UInt>) {
-        self.words = words
-    }
+    @inlinable package init(words: UnsafeMutablePointer<UInt>) { self.words = words }
 
     /// The key of a member of `kind` under `type`.
     @inlinable package static func key(_ kind: MemberKind, _ type: Any.Type) -> UInt {

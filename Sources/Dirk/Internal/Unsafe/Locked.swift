@@ -166,6 +166,4 @@ import Musl
 /// `ManagedBuffer` (whose `Sendable` conformance is unavailable), wrapped for a `@Sendable` closure,
 /// such as a task's cancellation handler. Wrap only `Locked` boxes, whose every mutable part the
 /// lock guards, or values that refer only to such boxes.
-struct SelfSynchronized<Object>: @unchecked Sendable {
-    let object: Object
-}
+struct SelfSynchronized<Object>: @unchecked Sendable { let object: Object }

@@ -14,9 +14,7 @@ enum MainActorCheck {
     ///
     /// `@unchecked Sendable`: the key is a token that nothing mutates after it is made, and Dispatch
     /// marks it `Sendable` only from Swift 6.1 on.
-    private struct MainQueueKey: @unchecked Sendable {
-        let key = DispatchSpecificKey<Bool>()
-    }
+    private struct MainQueueKey: @unchecked Sendable { let key = DispatchSpecificKey<Bool>() }
 
     private static let mainQueue: MainQueueKey = {
         let token = MainQueueKey()

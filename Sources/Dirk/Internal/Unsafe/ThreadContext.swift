@@ -17,9 +17,7 @@ import Musl
 /// one type of object is ever kept (`Object` is the same at every call site).
 @usableFromInline enum ThreadContext<Object: AnyObject> {
     /// The calling thread's object, made by `make` if the thread has none yet.
-    @inlinable static func current(_ make: () -> Object) -> Object {
-        withCurrent(make) { $0 }
-    }
+    @inlinable static func current(_ make: () -> Object) -> Object { withCurrent(make) { $0 } }
 
     /// Runs `body` with the calling thread's object, made by `make` if the thread has none yet, lent
     /// without a reference count of its own.
