@@ -368,8 +368,7 @@ extension AnyModule {
     /// Resolves a synchronous call of `step`'s provider with `resolve` while telling its observers
     /// (see `beginObserving`). `resolve` calls what it receives if the call builds.
     @usableFromInline func observe(
-        _ step: Step, in context: ResolutionContext,
-        _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
+        _ step: Step, in context: ResolutionContext, _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
     ) throws -> AnyObject? {
         // The enclosing observed call on this thread, or, for a call that async code makes, the
         // task's.

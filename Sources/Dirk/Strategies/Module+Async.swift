@@ -141,10 +141,9 @@ extension ModuleBase {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
-        try await resolveAsync(
-            .asyncKeyedSingle, ProviderSite(id, file, line, column, function), keyValue: AnyHashable(key),
-            make: { _ async throws(Failure) in try await factory(()) }, configure: configure,
-            closing: Self.closing(close))
+        try await single(
+            key: key, { _ async throws(Failure) in try await factory(()) }, configure: configure,
+            close: close, id: id, file: file, line: line, column: column, function: function)
     }
 
     /// Provides a new instance on every call, from an async factory that needs no component.
