@@ -344,7 +344,8 @@ extension AnyModule {
                 let store = strategy == .asyncScoped ? agent.sharedScopes! : nil
                 let cell = CellKey(
                     owner: ObjectIdentifier(self), provider: key,
-                    instance: store.map { .asyncResolution(ObjectIdentifier($0)) } ?? .shared)
+                    instance: store.map { .asyncResolution(UInt(bitPattern: ObjectIdentifier($0))) }
+                        ?? .shared)
                 // Listed whether the build succeeds or fails, so that the store drops the cell either
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }

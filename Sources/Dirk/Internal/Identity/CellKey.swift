@@ -12,8 +12,9 @@
         /// The `scoped` instance of a thread's resolution: its number, below 2⁶³, unique among the
         /// thread's resolutions under way (see `ResolutionContext.scopes`).
         case threadResolution(UInt64)
-        /// The `scoped` instance of the async resolution whose store this is.
-        case asyncResolution(ObjectIdentifier)
+        /// The `scoped` instance of the async resolution whose store (a `ScopeStore`) has this
+        /// address, below 2⁶².
+        case asyncResolution(UInt)
     }
 
     @usableFromInline package let owner: ObjectIdentifier
@@ -28,7 +29,7 @@
     @usableFromInline package var instance: Instance {
         switch packed >> 62 {
         case 0: packed == 0 ? .shared : .key(packed)
-        case 1: .asyncResolution(unsafeBitCast(UInt(packed & ~(1 << 62)), to: ObjectIdentifier.self))
+        case 1: .asyncResolution(UInt(packed & ~(1 << 62)))
         default: .threadResolution(packed & ~(1 << 63))
         }
     }
@@ -52,7 +53,7 @@
         case .shared: packed = 0
         case .key(let number): packed = number
         case .threadResolution(let number): packed = 1 << 63 | number
-        case .asyncResolution(let store): packed = 1 << 62 | UInt64(UInt(bitPattern: store))
+        case .asyncResolution(let store): packed = 1 << 62 | UInt64(store)
         }
         assert(self.instance == instance, "Dirk internal error: \(instance) does not fit in a word")
     }
