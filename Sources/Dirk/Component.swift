@@ -165,14 +165,12 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     }
 
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        guard case .threadResolution = key.instance else { return withLock { $0.table.withCell(key, body) } }
+        guard key.isThreadResolutions else { return withLock { $0.table.withCell(key, body) } }
         // A `scoped` instance of a thread's own resolution moves to that resolution once built: its
         // cell goes when its build ends, under the lock of that end, whether the build left an
         // instance or failed or was dropped, since no other resolution asks for that number. What
         // the cell held goes after the lock.
-        let (found, moved) = withLock { state in
-            state.table.withCell(key, body) ? (true, state.table.drop(key)) : (false, nil)
-        }
+        let (found, moved) = withLock { $0.table.withMovingCell(key, body) }
         withExtendedLifetime(moved) {}
         return found
     }

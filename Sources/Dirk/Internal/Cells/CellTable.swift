@@ -124,6 +124,16 @@
         return true
     }
 
+    /// `withCell(_:_:)` for a cell whose value moves elsewhere once built: the cell is removed once no
+    /// build is under way in it, and returned, for the caller to release outside the lock.
+    package mutating func withMovingCell(
+        _ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void
+    ) -> (found: Bool, moved: OnceStateMachine?) {
+        guard let place = place(of: key) else { return (false, nil) }
+        body(&cells[place].machine, &serials)
+        return (true, cells[place].machine.isBuilding ? nil : remove(at: place))
+    }
+
     /// Removes the cell at `key` unless a build is under way in it, and returns it.
     package mutating func drop(_ key: CellKey) -> OnceStateMachine? {
         guard let place = place(of: key), !cells[place].machine.isBuilding else { return nil }

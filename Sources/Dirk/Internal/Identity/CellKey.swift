@@ -38,6 +38,9 @@
     /// ends.
     package var isResolutions: Bool { packed >> 62 != 0 }
 
+    /// Whether the cell holds a thread's resolution's `scoped` instance (`.threadResolution`).
+    var isThreadResolutions: Bool { packed >> 63 != 0 }
+
     /// The number of a key's cell, which owns the key's step; zero for any other cell (a key's
     /// number is never zero).
     var keyNumber: UInt { if case .key(let number) = instance { UInt(number) } else { 0 } }
