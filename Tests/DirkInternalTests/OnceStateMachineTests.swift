@@ -507,7 +507,7 @@ struct OnceStateMachineTests {
             Issue.record("a failed build must resume its waiters")
             return
         }
-        #expect((released as? (AnyObject?, [BuildRecord]?))?.0 === (heldInstance ? item : nil))
+        #expect(released.instance === (heldInstance ? item : nil))
         #expect(parkerIDs(waiters) == identities(parkers))
         #expect(!machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
         guard machine.build == nil, machine.readyValue == nil else {
@@ -655,7 +655,7 @@ struct OnceStateMachineTests {
             Issue.record("a failed build resumes its waiters")
             return
         }
-        let abandoned = (released as? (AnyObject?, [BuildRecord]?))?.0
+        let abandoned = released.instance
         #expect(waiters.count == 1 && abandoned != nil, "the agent waiting for the configuration is woken")
         machine.checkInvariants()
         let answer = machine.configurationOutcome(

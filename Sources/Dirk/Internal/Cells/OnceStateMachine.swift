@@ -108,16 +108,23 @@
         /// Resume `waiters` with `event`; then let go of `released`, what the cell gave up (a failed
         /// build's instance, the records of the builds it depended on), whose deinitializers may
         /// run user code.
-        case resume(_ waiters: [Waiter], with: WaitEvent, releasing: Any? = nil)
+        case resume(_ waiters: [Waiter], with: WaitEvent, releasing: Released = (nil, nil))
 
         /// The waiters that the action resumes.
         package var waiters: [Waiter] { if case .resume(let waiters, _, _) = self { waiters } else { [] } }
 
+        /// What a cell gives up, to release after its host's lock: a failed build's instance, and the
+        /// records of the builds it depended on. (Speed only: a type of its own, not `Any`, so that an
+        /// action is copied without calling into the runtime.)
+        package typealias Released = (instance: AnyObject?, dependencies: [BuildRecord]?)
+
         /// Performs the action, never under the host's lock: releases what the cell gave up first,
         /// so that a waiter, once resumed, finds a dropped instance gone.
         package consuming func run() {
-            guard case .resume(let waiters, let event, let released) = consume self else { return }
-            _ = consume released
+            guard case .resume(let waiters, let event, (let instance, let dependencies)) = consume self else {
+                return
+            }
+            (_, _) = (consume instance, consume dependencies)
             for waiter in waiters { waiter.resume(with: event) }
         }
     }
@@ -244,7 +251,7 @@
         keep(instance)
         return .resume(
             finished.waiters.map(\.waiter), with: .finished(.success(instance)),
-            releasing: finished.dependencies)
+            releasing: (nil, finished.dependencies))
     }
 
     /// Makes `value`, built as generation `generation` and never held, the cell's value; resumes the
