@@ -19,10 +19,11 @@
 
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
-    /// The instance, in one word, so that a cached read compares plain words (speed only: as an
-    /// enum, the comparison no longer inlined into the read, which cost it 66 instructions): zero for
-    /// `.shared`; a key's number; a thread resolution's number with the top bit set; a store's
-    /// address with the bit below set. Only `init` and `instance` read or write the bits.
+    /// The instance, in one word, so that a cached read compares plain words (speed only: stored as
+    /// the enum, it cost a cached `single` read 15 instructions, callgrind, which would put it over
+    /// its rail): zero for `.shared`; a key's number; a thread resolution's number with the top bit
+    /// set; a store's address with the bit below set. Only `init` and `instance` read or write the
+    /// bits.
     @usableFromInline let packed: UInt64
 
     /// Which of the provider's instances the cell holds.
