@@ -105,9 +105,8 @@
     package enum Action {
         /// Nothing: no agent waited.
         case none
-        /// Resume `waiters` with `event`; then let go of `released`, what the cell gave up (a failed
-        /// build's instance, the records of the builds it depended on), whose deinitializers may
-        /// run user code.
+        /// Let go of what the cell gave up (a failed build's instance, the records of the builds it
+        /// depended on), whose deinitializers may run user code; then resume `waiters` with `event`.
         case resume(_ waiters: [Waiter], with: WaitEvent, releasing: Released = (nil, nil))
 
         /// The waiters that the action resumes.
