@@ -86,7 +86,12 @@ extension Component {
     /// Runs `body` as a call into the component, entered through its gate as a provider call is, or
     /// returns nil without running it if the gate refuses the call. A test hook: it observes the
     /// refusal that would stop the program, and the provider calls `body` makes are nested in it.
-    package func ifAdmitted<Result>(_ body: () throws -> Result) rethrows -> Result? {
+    ///
+    /// It throws what `body` throws, and, as the outermost call of its resolution, what a provider
+    /// call that can throw would: a `ResolutionEndFailure`, when the resolution took another thread's
+    /// half-configured instance whose build then failed. So it is not `rethrows`: a `rethrows` hook
+    /// would throw that error to a caller that expects none.
+    package func ifAdmitted<Result>(_ body: () throws -> Result) throws -> Result? {
         try ResolutionContext.withCurrent { context in
             try context.asOutermost {
                 guard case .entered = storage.enter(in: context, for: hookStep) else { return nil }

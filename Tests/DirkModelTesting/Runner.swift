@@ -280,7 +280,9 @@ struct WorkerRunner: @unchecked Sendable {
         let outcome: Node?? = await ModelWorld.$operation.withValue(operation) {
             if strategy.isMainActor {
                 return await MainActor.run {
-                    admitted(component.chain[...]) { try? component.screens.node(index, key: key) }
+                    admitted(component.chain[...], failed: nil) {
+                        try? component.screens.node(index, key: key)
+                    }
                 }
             }
             return await admittedAsync(component.chain[...]) {
@@ -299,7 +301,7 @@ struct WorkerRunner: @unchecked Sendable {
         let operation = world.nextOperation()
         let before = world.epoch(of: component.id)
         let outcome: Node?? = ModelWorld.$operation.withValue(operation) {
-            admitted(component.chain[...]) { try? component.graph.node(index, key: key) }
+            admitted(component.chain[...], failed: nil) { try? component.graph.node(index, key: key) }
         }
         world.operationEnded(operation)
         return checked(
@@ -328,7 +330,9 @@ struct WorkerRunner: @unchecked Sendable {
         let provider = component.provider { try? $0.graph.node(index, key: key) }
         let operation = world.nextOperation()
         let outcome = ModelWorld.$operation.withValue(operation) {
-            admitted(component.chain[...]) { (lazy.value, lazy.value, provider(), provider()) }
+            admitted(component.chain[...], failed: (nil, nil, nil, nil)) {
+                (lazy.value, lazy.value, provider(), provider())
+            }
         }
         world.operationEnded(operation)
         guard let (first, second, one, two) = outcome else {
@@ -392,7 +396,7 @@ struct WorkerRunner: @unchecked Sendable {
         let (operation, target) = (world.nextOperation(), (component.id, index))
         let before = world.epoch(of: component.id)
         let outcome: Node?? = ModelWorld.$operation.withValue(operation) {
-            admitted(component.chain[...]) {
+            admitted(component.chain[...], failed: nil) {
                 component.graph.fresh { module in
                     ModelWorld.$freshTarget.withValue(target) { try? module.node(index, key: key) }
                 }
@@ -419,10 +423,17 @@ struct WorkerRunner: @unchecked Sendable {
     }
 
     /// Runs `body` inside every component of `chain`, entered through its gate from the root down,
-    /// as one resolution; nil when a gate refuses, once that component's shutdown has begun.
-    private func admitted<Result>(_ chain: ArraySlice<ModelComponent>, _ body: () -> Result) -> Result? {
+    /// as one resolution; nil when a gate refuses, once that component's shutdown has begun; `failed`
+    /// when the resolution cannot return what `body` returned, since it took another thread's
+    /// half-configured instance whose build then failed (the outermost call throws).
+    private func admitted<Result>(
+        _ chain: ArraySlice<ModelComponent>, failed: Result, _ body: () -> Result
+    ) -> Result? {
         guard let first = chain.first else { return body() }
-        return first.ifAdmitted { admitted(chain.dropFirst(), body) } ?? nil
+        do { return try first.ifAdmitted { admitted(chain.dropFirst(), failed: failed, body) } ?? nil } catch
+        {
+            return failed
+        }
     }
 
     /// `admitted` for a body that awaits.

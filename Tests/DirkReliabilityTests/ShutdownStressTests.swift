@@ -133,7 +133,7 @@ struct LoadTrial: Sendable {
                 defer { threadsDone.leave() }
                 start.wait()
                 for call in plans[thread] {
-                    let id = app.ifAdmitted { () -> Int in
+                    let id = try! app.ifAdmitted { () -> Int in
                         switch call.kind {
                         case 0: app.load.single().id
                         case 1: app.load.keyed(call.key).id
@@ -148,7 +148,7 @@ struct LoadTrial: Sendable {
                 // A few threads call once more after shutdown began: refused, every time.
                 guard thread.isMultiple(of: 8) else { return }
                 while !app.isShuttingDown { usleep(100) }
-                let late = app.ifAdmitted { app.load.keyed(thread % Self.keys).id }
+                let late = try! app.ifAdmitted { app.load.keyed(thread % Self.keys).id }
                 checks.check(late == nil, "seed \(seed): a call after shutdown began was admitted")
                 if late == nil { refused.increment() }
             }.start()
@@ -187,7 +187,8 @@ struct LoadTrial: Sendable {
         }
 
         checks.check(returned.withLock { $0 }, "seed \(seed): shutdown did not return")
-        checks.check(app.ifAdmitted { app.load.single().id } == nil, "seed \(seed): admitted after shutdown")
+        checks.check(
+            try! app.ifAdmitted { app.load.single().id } == nil, "seed \(seed): admitted after shutdown")
         let (built, closed) = (ledger.built, ledger.closed)
         checks.check(!built.isEmpty, "seed \(seed): the first call built nothing to close")
         checks.check(

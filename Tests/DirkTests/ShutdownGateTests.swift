@@ -110,7 +110,7 @@ struct ShutdownGateTests {
             let first = Task { await Self.shutdownError(of: app) }
             await app.started.wait()  // the held close action runs
             let closedWhileHeld = closed.names
-            let refused = app.ifAdmitted { app.parts.resource() } == nil
+            let refused = try! app.ifAdmitted { app.parts.resource() } == nil
             let returned = LockedBox(false)
             let second = Task {
                 let error = await Self.shutdownError(of: app)

@@ -38,6 +38,26 @@ struct ThrowingConfigureAcrossThreadsTests {
         #expect(newA.isConfigured && newB.isConfigured)
     }
 
+    @Test("a test hook's call whose resolution took such an instance throws the failure: it returns nothing")
+    func hookThrows() throws {
+        // As in `borrowerThrows`, with b's call nested in the hook, which is the outermost call of
+        // its resolution. A hook that threw to a caller expecting no error handed back garbage.
+        var attempt: (component: CrossComponent, hook: Result<CrossNode??, any Error>)?
+        for _ in 0..<CrossComponent.attempts {
+            let component = CrossComponent()
+            let (_, hook) = onTwoThreads(
+                { try component.cross.a() }, thenOnceSignalled: component.aIsConfiguring,
+                { try component.ifAdmitted { try? component.cross.b() } })
+            attempt = (component, hook)
+            if component.bTookAHalfConfigured.withLock({ $0 }) { break }
+        }
+        let (component, hook) = try #require(attempt)
+        try #require(component.bTookAHalfConfigured.withLock { $0 }, "b's thread took the half-configured a")
+        #expect(throws: ResolutionEndFailure.self, "the hook returned what may refer to a dropped `a`") {
+            try hook.get()
+        }
+    }
+
     @Test(
         "a thread that took an instance built inside a configure: that then threw returns nothing that refers to it"
     )
