@@ -67,13 +67,18 @@ struct ConfigureCycleTests {
         #expect(component.reportConfigured.count == 1, "its configure: ran inside the outer factory")
     }
 
-    @Test("a configure: waiting for a factory that throws is dropped with it; the next call builds anew")
+    @Test(
+        "a configure: waiting for a factory that throws runs once it has thrown; what it completes stays cached"
+    )
     func waitingConfigureOfAFailedFactory() throws {
         let component = RadarComponent()
         #expect(throws: ReportFailure.self) { try component.useCases.failingSetup() }
-        #expect(component.builds.count == 2, "the check and the reset were built, then dropped")
+        #expect(
+            component.builds.count == 3,
+            "the check and the reset were built; the reset's configure: built the setup")
         let reset = component.useCases.resetData()
         #expect(reset.setup === component.useCases.setup())
+        #expect(component.builds.count == 3, "nothing was built again")
     }
 }
 

@@ -52,18 +52,18 @@ extension CellReference {
         configure: ((Value) throws -> Void)?, configureMayWait: Bool
     ) throws(Failure) -> Value {
         context.enter(step)
+        context.runningFactories += 1
         let value: Value
         do throws(Failure) {
-            context.runningFactories += 1
-            do throws(Failure) {
-                value = try build()
-            } catch {
-                context.runningFactories -= 1
-                fail(generation: generation, with: error)
-                if context.runningFactories == 0 { context.lastFactoryThrew(error) }
-                throw error
-            }
+            value = try build()
+        } catch {
             context.runningFactories -= 1
+            fail(generation: generation, with: error)
+            _ = context.leaveFactory()
+            throw error
+        }
+        context.runningFactories -= 1
+        do throws(Failure) {
             // A build that configures nothing, serves no waiting `configure:` and need not be held
             // completes at once; `settle` does the rest.
             if configure == nil && !context.mustHoldNewBuilds
@@ -99,13 +99,7 @@ extension CellReference {
         if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
             // The closures that waited for this factory may need this instance: they get it.
             record = hold(value, generation: generation)
-            do {
-                try context.runPendingConfigurations()
-            } catch {
-                // They dropped what was built since, which this instance may refer to.
-                fail(generation: generation, with: error)
-                throw Diagnostics.typedError(error, as: Failure.self, at: step)
-            }
+            context.runPendingConfigurations()
         }
         let waits = configure != nil && configureMayWait && context.runningFactories > 0
         if let configure {

@@ -37,42 +37,20 @@ extension ResolutionContext {
     }
 
     /// Runs the `configure:` closures that waited for the factories of this thread, newest first,
-    /// each in its own step, and holds their builds until the resolution ends. If one throws, its
-    /// build fails, and what was built since the oldest of them began goes, with the rest of them.
-    func runPendingConfigurations() throws {
+    /// each in its own step, and holds their builds until the resolution ends. None can throw: only
+    /// a closure that cannot waits (see `CellReference.build`).
+    func runPendingConfigurations() {
         while let pending = pendingConfigurations.popLast() {
             let (cell, generation) = (pending.record.cell, pending.record.generation)
             enter(pending.step)
-            do {
-                try pending.configure()
-            } catch {
-                _ = leave()
-                let failure = BuildFailure(error: error, step: pending.step)
-                let mark = configuring.last { $0.record == pending.record }!.mark
-                endConfiguring(pending.record)
-                cell.fail(generation: generation, with: error)
-                abandonPendingConfigurations(because: failure)
-                dropBuilds(since: mark, because: failure)
-                throw error
+            do { try pending.configure() } catch {
+                preconditionFailure("Dirk internal error: a configure: that cannot throw threw \(error)")
             }
             _ = leave()
             endConfiguring(pending.record)
             cell.markConfigured(generation: generation, dependencies: dependenciesOfHeldBuild)
             publishWhenResolutionEnds(cell, generation: generation, step: pending.step)
         }
-    }
-
-    /// Drops the builds whose `configure:` closures wait, which will not run, and what was built since
-    /// the oldest of them began, because of `failure`.
-    func abandonPendingConfigurations(because failure: BuildFailure) {
-        guard let oldest = pendingConfigurations.first else { return }
-        let mark = configuring.first { $0.record == oldest.record }!.mark
-        for pending in pendingConfigurations.reversed() {
-            endConfiguring(pending.record)
-            pending.record.cell.drop(generation: pending.record.generation, because: failure)
-        }
-        pendingConfigurations = []
-        dropBuilds(since: mark, because: failure)
     }
 
     // MARK: Held and borrowed builds

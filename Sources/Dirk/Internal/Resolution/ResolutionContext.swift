@@ -206,39 +206,32 @@
             result = try body()
         } catch {
             runningFactories &-= 1
-            if runningFactories == 0 { lastFactoryThrew(error) }
-            _ = leave()
+            _ = leaveFactory()
             throw error
         }
         runningFactories &-= 1
-        if runningFactories == 0 && !pendingConfigurations.isEmpty {
-            try leaveLastFactory()
-        } else if let failure = leave() {
-            throw failure
-        }
+        if let failure = leaveFactory() { throw failure }
         return result
     }
 
-    /// The factory on top, the last one running on this thread, threw `error`: the `configure:`
-    /// closures that waited for it go with it.
-    @usableFromInline @inline(never) func lastFactoryThrew(_ error: any Error) {
-        abandonPendingConfigurations(because: BuildFailure(error: error, step: stack[depth &- 1]))
+    /// Leaves the step on top, whose factory returned or threw (see `leave()`). When it was the last
+    /// factory running on this thread, the `configure:` closures that waited for it run then, even
+    /// if it threw (`leaveLastFactory()`): they cannot throw, and their instances are complete, so
+    /// no other thread that took one of them fails for a factory it never called.
+    @inlinable @inline(__always) func leaveFactory() -> ResolutionEndFailure? {
+        runningFactories == 0 && !pendingConfigurations.isEmpty ? leaveLastFactory() : leave()
     }
 
-    /// Leaves the step on top, whose factory, the last one running on this thread, returned, with
-    /// `configure:` closures waiting for it: they run then, newest first, outside its step, since they
-    /// may call its provider again, and before the resolution ends.
-    @usableFromInline @inline(never) func leaveLastFactory() throws {
+    /// Leaves the step on top, whose factory, the last one running on this thread, returned or threw,
+    /// with `configure:` closures waiting for it: they run then, newest first, outside its step, since
+    /// they may call its provider again, and before the resolution ends.
+    @usableFromInline @inline(never) func leaveLastFactory() -> ResolutionEndFailure? {
         stack.pop()
-        var failure: (any Error)?
         let wasOutermost = isOutermostCall
         isOutermostCall = true
-        do { try runPendingConfigurations() } catch { failure = error }
+        runPendingConfigurations()
         isOutermostCall = wasOutermost
-        if depth == 0 && hasEndWork && !isOutermostCall, let ended = endResolution() {
-            failure = failure ?? ended
-        }
-        if let failure { throw failure }
+        return depth == 0 && hasEndWork && !isOutermostCall ? endResolution() : nil
     }
 
     package override func steps(from step: Step) -> [Step] { stack.all(from: step) }
