@@ -777,3 +777,69 @@ final class BystanderModule: Module<BystanderComponent> {
             })
     }
 }
+
+/// A `configure:` that cannot throw waits, on a's thread, for the factory of `host()`, which then
+/// throws; meanwhile b's thread took the half-configured `a` to break a cycle of waits across the
+/// two threads. The waiting closure still runs, so b's thread, whose `b()` throws nothing, returns.
+@Suite("A configure: waiting for a factory that throws, whose instance another thread took")
+struct WaitingConfigureOfAThrowingFactoryTests {
+    @Test("the thread that took the instance returns, wired, and both instances stay cached")
+    func takerReturns() throws {
+        let component = HostComponent()
+        // b's thread builds `b` first; a's thread, in `host()`'s factory, builds `a`, whose `configure:`
+        // waits for that factory, then asks for `b`; b's factory asks for `a` once a's thread waits.
+        let (b, host) = onTwoThreads(
+            { component.hosting.b() }, thenOnceSignalled: component.bIsBuilding,
+            { try component.hosting.host() })
+        #expect(throws: HostFailure.self) { try host.get() }
+        #expect(component.bTookAHalfConfigured.withLock { $0 }, "b's thread took the half-configured a")
+        let taken = try b.get()
+        let a = component.hosting.a()
+        #expect(taken.partner === a && a.partner === taken, "b and a refer to each other")
+        #expect(a.isConfigured, "a's configure: ran once host()'s factory had thrown")
+        #expect(component.hosting.b() === taken, "b is cached")
+        a.partner = nil
+    }
+}
+
+struct HostFailure: Error {}
+
+final class HostComponent: Component, @unchecked Sendable {
+    let bIsBuilding = DispatchSemaphore(value: 0)
+    let aIsHeld = DispatchSemaphore(value: 0)
+    /// Whether `b()`'s factory got `a` before a's `configure:` had run.
+    let bTookAHalfConfigured = LockedBox(false)
+    var hosting: HostModule { module() }
+}
+
+final class HostModule: Module<HostComponent> {
+    func host() throws(HostFailure) -> CrossNode {
+        try transient { (c) throws(HostFailure) in
+            _ = c.hosting.a()
+            c.aIsHeld.signal()
+            _ = c.hosting.b()
+            throw HostFailure()
+        }
+    }
+
+    func a() -> CrossNode {
+        single {
+            CrossNode()
+        } configure: { a, c in
+            a.partner = c.hosting.b()
+            a.isConfigured = true
+        }
+    }
+
+    func b() -> CrossNode {
+        single { c in
+            c.bIsBuilding.signal()
+            c.aIsHeld.wait()
+            c.waitForWaiter(on: "HostModule.b()")
+            let (a, b) = (c.hosting.a(), CrossNode())
+            c.bTookAHalfConfigured.withLock { $0 = !a.isConfigured }
+            b.partner = a
+            return b
+        }
+    }
+}
