@@ -71,14 +71,12 @@ extension Component {
         if let closing = ClosingComponent.current, closing.identity == identity {
             Diagnostics.calledByCloseAction(step, closing: closing.provider, component: type(of: self))
         }
-        if let read = RefusedRead.current, read.identity == identity {
+        // A handle's read refused here, or one whose closure called a provider refused here.
+        let read = RefusedRead.current.flatMap { $0.identity == identity ? $0 : nil }
+        if let read = read ?? (step.kind == .handle ? (identity, step.name, step.site) : nil) {
             Diagnostics.handleReadAfterShutdown(
                 read.handle, site: read.site, provider: step.kind == .provider ? step.name : nil,
                 component: type(of: self))
-        }
-        if step.kind == .handle {
-            Diagnostics.handleReadAfterShutdown(
-                step.name, site: step.site, provider: nil, component: type(of: self))
         }
         Diagnostics.calledAfterShutdown(provider: step.name, component: type(of: self), site: step.site)
     }

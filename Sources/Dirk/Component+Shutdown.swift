@@ -93,13 +93,11 @@ extension Component {
     /// Waits until no call is left in the gate, then runs the close actions, newest first.
     private func closeAll() async -> [ShutdownError.Failure] {
         await withCheckedContinuation { continuation in
-            let drained = storage.withLock { state in
-                // See `Gate.leave(_:)`: the last call out resumes it, after this lock.
-                guard !storage.gate.isEmpty else { return true }
+            // See `Gate.leave(_:)`: the last call out resumes it, after this lock; with none left, this does.
+            storage.withLock { state in
                 state.extras!.shutdown!.drained = continuation
-                return false
-            }
-            if drained { continuation.resume() }
+                return storage.gate.isEmpty ? state.extras!.shutdown!.drained.take() : nil
+            }?.resume()
         }
         // No call is in, and none can come in: no build adds an action from now on.
         let actions = storage.withLock { $0.extras?.closeActions ?? [] }

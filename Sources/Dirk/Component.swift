@@ -154,9 +154,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
                 let marker = CellKey(owner: key.owner, provider: key.provider)
                 let first = state.table.strategy(at: marker)
                 if let first, first != step.strategy { return .clash(first) }
-                if first == nil {
-                    state.table.make(marker, strategy: step.strategy, ownerType: step.subject)
-                }
+                if first == nil { state.table.make(marker, strategy: step.strategy, ownerType: step.subject) }
                 return state.table.claim(key, by: agent, step: step, makes: true)
             }
             // A key's cell is made with its key; a dropped one is looked up again.

@@ -167,10 +167,8 @@
     /// caller to release outside the lock. A key's cell goes with its key; a resolution's `scoped`
     /// instance stays, the resolution's until it ends; any other stays, empty, keeping its strategy.
     package mutating func reset(into dropped: inout [Any]) {
-        for place in cells.indices {
-            guard let key = cells[place].key, !cells[place].machine.isBuilding, !key.isResolutions else {
-                continue
-            }
+        for place in cells.indices where !cells[place].machine.isBuilding {
+            guard let key = cells[place].key, !key.isResolutions else { continue }
             if key.instance != .shared {
                 dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {

@@ -131,9 +131,8 @@ import Musl
     /// An empty parker.
     package static func make() -> Parker {
         let parker = make(nil, extraWords: words(for: pthread_cond_t.self))
-        let condition = parker.condition
-        condition.initialize(to: pthread_cond_t())
-        precondition(pthread_cond_init(condition, nil) == 0, "Dirk: pthread_cond_init failed")
+        parker.condition.initialize(to: pthread_cond_t())
+        precondition(pthread_cond_init(parker.condition, nil) == 0, "Dirk: pthread_cond_init failed")
         return parker
     }
 
