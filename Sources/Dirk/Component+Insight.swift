@@ -89,8 +89,7 @@ extension Component {
                 parentList.map { "\(type(of: $0))" }
             )
         }
-        var strategies = recording?.providers ?? [:]
-        var statuses: [ProviderIdentity: CacheStatus] = [:]
+        var (strategies, statuses) = (recording?.providers ?? [:], [ProviderIdentity: CacheStatus]())
         // Modules in use, registered ones not used yet, and those whose cells the component keeps (a
         // module made directly for it), each type once.
         var modules: [ObjectIdentifier: String] = [:]
@@ -183,8 +182,7 @@ extension Component {
     /// what its components do.
     package func selfAndAncestors() -> [Component] {
         var all: [Component] = [self]
-        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
-        var index = 0
+        var (visited, index) = (Set([ObjectIdentifier(self)]), 0)
         while index < all.count {
             let component = all[index]
             let parents = component.storage.withLock { _ in component.parentList }

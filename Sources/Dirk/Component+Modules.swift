@@ -159,10 +159,7 @@ extension Component {
         guard module.belongs(to: self) else {
             Diagnostics.foreignModule(moduleType, component: ownType, file: file, line: line)
         }
-        for type in types where !isInstance(module, of: type) {
-            Diagnostics.registeredAsAnotherType(
-                moduleType, as: type, kind: "module", component: ownType, file: file, line: line)
-        }
+        checkType(module, is: types, kind: "module", file: file, line: line)
         let replaced = storage.withLock { state in
             storage.flags.set(ComponentStorage.hasRegisteredModules)
             if let type = types.first(where: { storage.directory.member(.module, $0) != nil }) {
@@ -187,10 +184,12 @@ extension Component {
     /// the same module at once each create one; the first published is everyone's, and the component
     /// keeps the others until it goes, since what their initializers started may still use them: a
     /// build held until its resolution ends, instances whose close actions shutdown runs. Not
-    /// generic, so that it is compiled once.
-    @usableFromInline func uncachedModule(of type: AnyModule.Type, file: StaticString, line: UInt)
-        -> AnyModule
-    {
+    /// generic, so that it is compiled once. Package-visible, as a test hook for the check that
+    /// guards module creation: a test passes a module type that the compiler has not checked, which
+    /// may belong to another component.
+    @usableFromInline package func uncachedModule(
+        of type: AnyModule.Type, file: StaticString = #fileID, line: UInt = #line
+    ) -> AnyModule {
         checkNotDeinitializing(type, file: file, line: line)
         // A registration that this thread has not seen yet is found when the module is published.
         if storage.flags.relaxed & ComponentStorage.hasRegisteredModules != 0,
@@ -223,12 +222,17 @@ extension Component {
         }
     }
 
-    /// `module()` of a module type that the compiler has not checked, which may belong to another
-    /// component: a test hook for the check that guards module creation.
-    package func uncheckedModule(_ type: AnyModule.Type, file: StaticString = #fileID, line: UInt = #line)
-        -> AnyModule
-    {
-        uncachedModule(of: type, file: file, line: line)
+    /// Stops the program unless `given`, which the component was given to register as each of
+    /// `types` (a `kind`, "module" or "parent"), is an instance of each or of one of its subclasses,
+    /// which a cast cannot tell when the type is a metatype held in a variable
+    /// (`let type: AppComponent.Type = FakeApp.self`).
+    func checkType(_ given: AnyObject, is types: [Any.Type], kind: String, file: StaticString, line: UInt) {
+        let givenType: Any.Type = Swift.type(of: given)
+        // The exact type first: a comparison, where a mirror walks the class hierarchy.
+        for type in types where givenType != type && !classes(of: given).contains(where: { $0 == type }) {
+            Diagnostics.registeredAsAnotherType(
+                givenType, as: type, kind: kind, component: Swift.type(of: self), file: file, line: line)
+        }
     }
 }
 
@@ -246,13 +250,6 @@ extension ComponentStorage {
         directory.add(registered, .module, type, retired: &state.retired)
         return registered
     }
-}
-
-/// Whether `object` is an instance of `type` or of one of its subclasses, which a cast cannot tell
-/// when the type is a metatype held in a variable (`let type: AppComponent.Type = FakeApp.self`).
-func isInstance(_ object: AnyObject, of type: Any.Type) -> Bool {
-    // The exact type first: a comparison, where a mirror walks the class hierarchy.
-    Swift.type(of: object) == type || classes(of: object).contains { $0 == type }
 }
 
 /// The class of `object` and the classes it inherits from, most derived first.

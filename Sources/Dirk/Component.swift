@@ -46,7 +46,8 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     deinit {
         // What the component keeps is released after the lock, since deinitializers run user code.
         let taken = storage.release()
-        if taken.extras != nil { warnIfReleasedOpen(taken.unclosed) }
+        // The close actions of a component never shut down never ran.
+        if let extras = taken.extras, extras.shutdown == nil { warnIfReleasedOpen(extras.closeActions) }
         // Only a recording component watches its ancestors.
         if let recording = taken.extras?.recording {
             Component.addObservers(-1, for: recording.recorder, to: recording.watched)
@@ -207,19 +208,13 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     }
 
     /// What a component's release releases.
-    struct Taken {
-        let table: CellTable
-        let extras: ComponentExtras?
-        let retired: [UnsafeMutablePointer<UInt>]
-        /// The close actions of a component never shut down, which never ran.
-        var unclosed: [CloseAction] { extras?.shutdown == nil ? extras?.closeActions ?? [] : [] }
-    }
+    typealias Taken = (table: CellTable, extras: ComponentExtras?, retired: [UnsafeMutablePointer<UInt>])
 
     /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
     /// component's memory must outlive its storage's users.)
     mutating func takeAll() -> Taken {
         defer { (table, retired) = (CellTable(), []) }
-        return Taken(table: table, extras: extras.take(), retired: retired)
+        return (table, extras.take(), retired)
     }
 }
 

@@ -109,10 +109,8 @@ extension AnyModule {
             let cell = CellKey(owner: ObjectIdentifier(self), provider: key, instance: instance)
             // Listed whether the build succeeds or fails, so that the store drops the cell either way.
             defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
-            guard let value = try resolve(CellReference(host: storage, key: cell), as: step) else {
-                return nil
-            }
-            context.scoped.append((key: cellKey(key), value: value, owner: self))
+            let value = try resolve(CellReference(host: storage, key: cell), as: step)
+            if let value { context.scoped.append((key: cellKey(key), value: value, owner: self)) }
             return value
         default: return try resolve(CellReference(host: storage, key: cellKey(key)), as: step)
         }

@@ -211,7 +211,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             component.module { MisuseModule($0) }
         case .wrongComponent:
             // The compiler refuses `var misuse: MisuseModule { module() }` in `OtherParent`.
-            _ = OtherParent().uncheckedModule(MisuseModule.self)
+            _ = OtherParent().uncachedModule(of: MisuseModule.self)
         case .foreignModule:
             let other = MisuseComponent()
             MisuseComponent().module { _ in MisuseModule(other) }
@@ -289,7 +289,7 @@ enum Misuse: String, CaseIterable, Codable, Sendable, CustomTestStringConvertibl
             // An accessor that is not main-actor isolated does not compile: the check guards a
             // caller that skips it (Swift 5 mode with minimal checking).
             DispatchQueue.global().async(group: group) {
-                _ = component.uncheckedModule(ScreenMisuseModule.self)
+                _ = component.uncachedModule(of: ScreenMisuseModule.self)
             }
             group.wait()
         case .mainActorModuleRegisteredOffTheMainActor:

@@ -54,7 +54,7 @@ struct MainActorTests {
             // compiler's (Swift 5 mode with minimal checking).
             let component = ScreenComponent()
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { _ = component.uncheckedModule(PanelModule.self) }
+            DispatchQueue.global().async(group: group) { _ = component.uncachedModule(of: PanelModule.self) }
             group.wait()
         }
         let message = standardError(of: result)

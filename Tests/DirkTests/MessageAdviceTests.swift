@@ -190,7 +190,7 @@ struct MessageAdviceTests {
     @Test("a module asked of another component shows the accessors that reach it")
     func moduleOfAnotherComponent() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = AdviceParent().uncheckedModule(AdviceModule.self)
+            _ = AdviceParent().uncachedModule(of: AdviceModule.self)
         }
         let message = standardError(of: result)
         #expect(message.contains("`\(Advice.moduleAccessorOnOwner.code)`"))
@@ -213,7 +213,7 @@ struct MessageAdviceTests {
             let component = AdviceComponent()
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) {
-                _ = component.uncheckedModule(AdviceScreenModule.self)
+                _ = component.uncachedModule(of: AdviceScreenModule.self)
             }
             group.wait()
         }

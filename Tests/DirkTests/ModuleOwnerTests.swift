@@ -42,7 +42,7 @@ struct ModuleOwnerTests {
     func moduleOfAnotherComponentTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             // The compiler refuses `var session: OwnerSessionModule { module() }` in the app.
-            _ = OwnerAppComponent().uncheckedModule(OwnerSessionModule.self)
+            _ = OwnerAppComponent().uncachedModule(of: OwnerSessionModule.self)
         }
         let message = standardError(of: result)
         #expect(

@@ -745,8 +745,7 @@
     /// `type` as Swift source spells it: `any Mailer` for an existential, which the runtime
     /// names `Mailer`.
     static func spelled(_ type: Any.Type) -> String {
-        let name = "\(type)"
-        let isExistential = "\(Swift.type(of: type))".hasSuffix(".Protocol")
+        let (name, isExistential) = ("\(type)", "\(Swift.type(of: type))".hasSuffix(".Protocol"))
         return isExistential && name != "Any" && name != "AnyObject" ? "any \(name)" : name
     }
 

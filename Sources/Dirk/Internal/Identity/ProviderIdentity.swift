@@ -34,8 +34,7 @@ struct ProviderIdentity: Hashable {
             \.name, { "\($0.name) at \($0.key.location)" },
             { "\($0.name) -> \($0.key.returnType) at \($0.key.location)" },
         ]
-        var names: [ProviderIdentity: String] = [:]
-        var groups = [Array(providers)]
+        var (names, groups) = ([ProviderIdentity: String](), [Array(providers)])
         for label in labels {
             groups = groups.flatMap { Dictionary(grouping: $0, by: label).values }
             for group in groups where group.count == 1 { names[group[0]] = label(group[0]) }

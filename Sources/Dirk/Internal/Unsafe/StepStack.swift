@@ -30,8 +30,7 @@
     init(buckets: Int) {
         assert(buckets.nonzeroBitCount == 1 && buckets <= 1_024, "Dirk internal error: \(buckets) buckets")
         (capacity, bucketMask) = (buckets >= 1_024 ? 32 : 8, buckets - 1)
-        steps = .allocate(capacity: capacity)
-        belowInBucket = .allocate(capacity: capacity)
+        (steps, belowInBucket) = (.allocate(capacity: capacity), .allocate(capacity: capacity))
         bucketTops = .allocate(capacity: buckets)
         bucketTops.initialize(repeating: -1, count: buckets)
     }

@@ -61,9 +61,8 @@ package enum CycleDetector {
 
     /// The closed chain of waits from `agent`, or nil when it ends at an agent that is not waiting.
     private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
-        var chain: [Link] = []
+        var (chain, next): ([Link], WaitTarget?) = ([], target)
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(agent)]
-        var next: WaitTarget? = target
         while let target = next, let build = target.build {
             // Each link's waiter is the builder of the link before it.
             chain.append(Link(waiter: chain.last?.build.builder ?? agent, target: target, build: build))
