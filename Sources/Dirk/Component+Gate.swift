@@ -47,11 +47,9 @@ extension ComponentStorage {
             }
             Diagnostics.componentReleased(provider: step.name, component: step.componentType, site: step.site)
         }
-        if gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil {
-            return (component, true)
-        }
-        gate.leave(self)
-        return (component, false)
+        let admitted = gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil
+        if !admitted { gate.leave(self) }
+        return (component, admitted)
     }
 }
 

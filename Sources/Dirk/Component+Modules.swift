@@ -117,10 +117,7 @@ extension _ModuleOwner where Self: Component {
     /// - Returns: This component, for chaining.
     @discardableResult public func module(
         _ make: (Self) -> ModuleBase<Self>, file: StaticString = #fileID, line: UInt = #line
-    ) -> Self {
-        let module = make(self)
-        return register(module, as: module.moduleClasses, file: file, line: line)
-    }
+    ) -> Self { register(make(self), file: file, line: line) }
 
     /// Registers the module that `make` creates, usually a subclass or a fake, in place of `type`.
     ///
@@ -143,12 +140,13 @@ extension _ModuleOwner where Self: Component {
 }
 
 extension Component {
-    /// Registers `module`, which `.module { }` made, in place of each of `types`, and returns this
-    /// component, for chaining.
+    /// Registers `module`, which `.module { }` made, in place of each of `types`, by default each
+    /// class it inherits from below the root module class, and returns this component, for chaining.
     @discardableResult func register(
-        _ module: AnyModule, as types: [AnyModule.Type], file: StaticString, line: UInt
+        _ module: AnyModule, as types: [AnyModule.Type]? = nil, file: StaticString, line: UInt
     ) -> Self {
         let (moduleType, ownType) = (Swift.type(of: module), Swift.type(of: self))
+        let types = types ?? module.moduleClasses
         // The closure that made the module ran on this thread.
         if moduleType.isMainActorModule && !MainActorCheck.isOnMainActor {
             Diagnostics.mainActorModuleRegisteredOffMainThread(

@@ -87,7 +87,6 @@ extension _ModuleOwner where Self: Component {
         addContribution(type, key: key, metadata: metadata, file: file, line: line) { component, _, _ in
             resolve(component as! Self)
         }
-        return self
     }
 
     /// Contributes an element built on the main actor, such as a tab's or a settings screen's view
@@ -123,16 +122,17 @@ extension _ModuleOwner where Self: Component {
             }
             return MainActor.assumeIsolated { MainActorBound(resolve(component as! Self)) }.stored
         }
-        return self
     }
 
     /// `contribute(_:key:metadata:_:file:line:)`; `beforeLocking` runs between the check of the
     /// collection's keys and the lock under which the component checks its own again and adds the
     /// contribution. A test hook: another thread's contribution can come in between.
-    package func addContribution<Element, Key: Hashable & Sendable>(
+    ///
+    /// - Returns: This component, for chaining.
+    @discardableResult package func addContribution<Element, Key: Hashable & Sendable>(
         _ type: Element.Type, key: Key, metadata: (any Sendable)?, file: StaticString, line: UInt,
         beforeLocking: () -> Void = {}, _ build: @escaping @Sendable (Component, StaticString, UInt) -> Any
-    ) {
+    ) -> Self {
         let ownType = Swift.type(of: self)
         let collection = ObjectIdentifier(KeyedContribution<Key, Element>.self)
         let listed = contributions(of: type, keyedBy: Key.self, file: file, line: line)
@@ -154,6 +154,7 @@ extension _ModuleOwner where Self: Component {
                 key: String(reflecting: key), element: type, component: ownType, owner: owner, file: file,
                 line: line)
         }
+        return self
     }
 }
 

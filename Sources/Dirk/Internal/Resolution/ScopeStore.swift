@@ -46,8 +46,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// order they were made.
     func end() {
         let cells = withLock { state in
-            state.hasEnded = true
-            defer { state.cells = [] }
+            defer { (state.hasEnded, state.cells) = (true, []) }
             return state.cells
         }
         for cell in cells { withExtendedLifetime(cell.host.drop(cell.key)) {} }

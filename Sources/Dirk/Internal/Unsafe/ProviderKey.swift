@@ -68,8 +68,7 @@
     }
 
     /// Whether two names that lie at different addresses have the same bytes.
-    @inline(never)
-    @usableFromInline static func sameText(
+    @inline(never) @usableFromInline static func sameText(
         _ lhs: UnsafeRawPointer, _ lhsLength: Int, _ rhs: UnsafeRawPointer, _ rhsLength: Int
     ) -> Bool {
         lhsLength == rhsLength

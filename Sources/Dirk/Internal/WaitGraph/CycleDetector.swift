@@ -42,8 +42,7 @@ package enum CycleDetector {
         checkInvariants(of: chain, from: agent)
         #endif
         if chain[0].build.hasInstance { return .takeInstance }
-        if let link = chain.first(where: \.mayTakeInstance) { return .wake(link.waiter, link.target) }
-        return .cycle(chain)
+        return chain.first(where: \.mayTakeInstance).map { .wake($0.waiter, $0.target) } ?? .cycle(chain)
     }
 
     /// For `agent`, which waits at its resolution's end until the build of `target` is
