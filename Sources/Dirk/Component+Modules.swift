@@ -157,7 +157,7 @@ extension Component {
         guard module.belongs(to: self) else {
             Diagnostics.foreignModule(moduleType, component: ownType, file: file, line: line)
         }
-        checkType(module, is: types, kind: "module", file: file, line: line)
+        for type in types { checkType(module, is: type, kind: "module", file: file, line: line) }
         let replaced = storage.withLock { state in
             storage.flags.set(ComponentStorage.hasRegisteredModules)
             if let type = types.first(where: { storage.directory.member(.module, $0) != nil }) {
@@ -220,17 +220,16 @@ extension Component {
         }
     }
 
-    /// Stops the program unless `given`, which the component was given to register as each of
-    /// `types` (a `kind`, "module" or "parent"), is an instance of each or of one of its subclasses,
-    /// which a cast cannot tell when the type is a metatype held in a variable
+    /// Stops the program unless `given`, which the component was given to register as `type` (a
+    /// `kind`, "module" or "parent"), is an instance of it or of one of its subclasses, which a cast
+    /// cannot tell when the type is a metatype held in a variable
     /// (`let type: AppComponent.Type = FakeApp.self`).
-    func checkType(_ given: AnyObject, is types: [Any.Type], kind: String, file: StaticString, line: UInt) {
+    func checkType(_ given: AnyObject, is type: Any.Type, kind: String, file: StaticString, line: UInt) {
         let givenType: Any.Type = Swift.type(of: given)
         // The exact type first: a comparison, where a mirror walks the class hierarchy.
-        for type in types where givenType != type && !classes(of: given).contains(where: { $0 == type }) {
-            Diagnostics.registeredAsAnotherType(
-                givenType, as: type, kind: kind, component: Swift.type(of: self), file: file, line: line)
-        }
+        guard givenType != type && !classes(of: given).contains(where: { $0 == type }) else { return }
+        Diagnostics.registeredAsAnotherType(
+            givenType, as: type, kind: kind, component: Swift.type(of: self), file: file, line: line)
     }
 }
 

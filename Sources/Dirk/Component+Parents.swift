@@ -127,7 +127,7 @@ extension Component {
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         let (parentType, ownType) = (Swift.type(of: parent), Swift.type(of: self))
-        checkType(parent, is: [type], kind: "parent", file: file, line: line)
+        checkType(parent, is: type, kind: "parent", file: file, line: line)
         if parent === self { Diagnostics.parentCycle(parentType, component: ownType, file: file, line: line) }
         // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot
         // close a cycle: only components with children walk the new parent's ancestors. Each side
