@@ -46,8 +46,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     deinit {
         // What the component keeps is released after the lock, since deinitializers run user code.
         let taken = storage.release()
-        // The close actions of a component never shut down never ran.
-        if let extras = taken.extras, extras.shutdown == nil { warnIfReleasedOpen(extras.closeActions) }
+        if taken.extras != nil { warnIfReleasedOpen(taken.unclosed) }
         // Only a recording component watches its ancestors.
         if let recording = taken.extras?.recording {
             Component.addObservers(-1, for: recording.recorder, to: recording.watched)
@@ -208,13 +207,19 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
     }
 
     /// What a component's release releases.
-    typealias Taken = (table: CellTable, extras: ComponentExtras?, retired: [UnsafeMutablePointer<UInt>])
+    struct Taken {
+        let table: CellTable
+        let extras: ComponentExtras?
+        let retired: [UnsafeMutablePointer<UInt>]
+        /// The close actions of a component never shut down, which never ran.
+        var unclosed: [CloseAction] { extras?.shutdown == nil ? extras?.closeActions ?? [] : [] }
+    }
 
     /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
     /// component's memory must outlive its storage's users.)
     mutating func takeAll() -> Taken {
         defer { (table, retired) = (CellTable(), []) }
-        return (table, extras.take(), retired)
+        return Taken(table: table, extras: extras.take(), retired: retired)
     }
 }
 
