@@ -96,9 +96,9 @@ extension Component {
         }
     }
 
-    /// `ifAdmitted(_:)` for a body that awaits, as an async provider call.
-    package func ifAdmittedAwaiting<Result>(_ body: () async throws -> Result) async rethrows -> Result? {
-        try await TaskAgent.withCurrent { (agent) async throws -> Result? in
+    /// `ifAdmitted(_:)` for a body that awaits, as an async provider call; like it, not `rethrows`.
+    package func ifAdmittedAwaiting<Result>(_ body: () async throws -> Result) async throws -> Result? {
+        try await TaskAgent.withCurrent(at: hookStep) { (agent) async throws -> Result? in
             guard case .entered = storage.enter(in: agent, for: hookStep) else { return nil }
             return try await body()
         }

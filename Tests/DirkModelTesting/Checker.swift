@@ -29,11 +29,8 @@ final class Checker: @unchecked Sendable {
     }
 
     /// Known divergences: documented promises that Dirk does not keep yet, which the generator
-    /// does not exercise, each with the issue that removes it.
-    static let knownDivergences = [
-        "A ring of two async singles resolved from both ends at once stops with \"dependency cycle across "
-            + "threads\": the generator makes rings of synchronous singles only (issue 74, item 8)."
-    ]
+    /// does not exercise, each with the issue that removes it. None now.
+    static let knownDivergences: [String] = []
 
     /// Checks `roots`, which the resolution of `operation` returned, and what they refer to.
     func check(_ roots: [Node], returnedTo operation: Int) {

@@ -273,16 +273,25 @@ extension ModelProgram {
                     configure: configure, throwing: Int.random(in: 0..<4, using: &random) == 0,
                     inChildTasks: strategy.isAsync && Bool.random(using: &random)))
         }
-        // Rings of `configure:` closures: two synchronous singles whose `configure:` each asks for the
-        // other, which resolve from either end, on one thread or several at once, even when one's
-        // factory needs the other, directly or through a transient. Their factories need nothing
-        // else. Neither can throw: a `configure:` that can runs at once, inside the factory that needs
-        // it, and then meets its peer unbuilt, as documented; and one that throws after another
-        // thread took its instance stops a caller that cannot throw. (Async rings:
-        // `Checker.knownDivergences`.)
+        // Rings of `configure:` closures: two singles whose `configure:` each asks for the other,
+        // which resolve from either end, on one thread or task or several at once. Their factories
+        // need nothing else, but a synchronous one's may need the other, directly or through a
+        // transient. Neither can throw: a synchronous `configure:` that can runs at once, inside the
+        // factory that needs it, and then meets its peer unbuilt, as documented; and one that throws
+        // after another thread took its instance stops a caller that cannot throw. An async ring's
+        // factories need nothing: an async `configure:` runs at once, as documented.
+        // The async ring is chosen without a draw, so that every seed's program is the one it was
+        // before async rings were made.
         let singles = providers.indices.filter { providers[$0].strategy == .single }
+        let asyncSingles = providers.indices.filter { providers[$0].strategy == .asyncSingle }
+        var pair: [Int] = []
         if singles.count >= 2, Bool.random(using: &random) {
-            let pair = Array(singles.shuffled(using: &random).prefix(2))
+            pair = Array(singles.shuffled(using: &random).prefix(2))
+        } else if asyncSingles.count >= 2, (asyncSingles[0] + asyncSingles[1]) % 2 == 0 {
+            pair = Array(asyncSingles.prefix(2))
+        }
+        if !pair.isEmpty {
+            let ringKind = providers[pair[0]].strategy
             for (member, peer) in [(pair[0], pair[1]), (pair[1], pair[0])] {
                 providers[member].configure = .ring(peer: peer)
                 providers[member].throwing = false
@@ -292,7 +301,7 @@ extension ModelProgram {
             // needs nothing else.
             let (earlier, later) = (pair.min()!, pair.max()!)
             let transients = providers.indices.filter { providers[$0].strategy == .transient }
-            switch Int.random(in: 0..<3, using: &random) {
+            switch ringKind == .single ? Int.random(in: 0..<3, using: &random) : 2 {
             case 0: providers[later].dependencies = [Dependency(levelsUp: 0, provider: earlier, key: 0)]
             case 1 where !transients.isEmpty:
                 let transient = transients.randomElement(using: &random)!

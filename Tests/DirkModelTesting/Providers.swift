@@ -58,7 +58,7 @@ final class ModelModule: Module<ModelComponent> {
         let close = spec.closes ? Node.close : nil
         if spec.throwing {
             let configure: ((Node, ModelComponent) async throws -> Void)? =
-                spec.configure == nil ? nil : { node, c in try c.configure(index, node) }
+                spec.configure == nil ? nil : { node, c in try await c.configureAsync(index, node) }
             switch spec.strategy {
             case .asyncSingle:
                 return try await single(
@@ -75,7 +75,7 @@ final class ModelModule: Module<ModelComponent> {
             }
         }
         let configure: ((Node, ModelComponent) async -> Void)? =
-            spec.configure == nil ? nil : { node, c in try? c.configure(index, node) }
+            spec.configure == nil ? nil : { node, c in try? await c.configureAsync(index, node) }
         func make(_ c: ModelComponent, _ key: Int) async -> Node {
             do { return try await c.makeAsync(index, key: key) } catch {
                 preconditionFailure("a factory that cannot throw threw \(error)")

@@ -166,7 +166,7 @@ struct WorkerRunner: @unchecked Sendable {
             let operation = world.nextOperation()
             let task = Task {
                 await ModelWorld.$operation.withValue(operation) {
-                    await admittedAsync(component.chain[...]) {
+                    await admittedAsync(component.chain[...], failed: nil) {
                         try? await component.graph.asyncNode(provider, key: key)
                     }
                 }
@@ -285,7 +285,7 @@ struct WorkerRunner: @unchecked Sendable {
                     }
                 }
             }
-            return await admittedAsync(component.chain[...]) {
+            return await admittedAsync(component.chain[...], failed: nil) {
                 try? await component.graph.asyncNode(index, key: key)
             }
         }
@@ -353,7 +353,7 @@ struct WorkerRunner: @unchecked Sendable {
         }
         let operation = world.nextOperation()
         let outcome = await ModelWorld.$operation.withValue(operation) {
-            await admittedAsync(component.chain[...]) {
+            await admittedAsync(component.chain[...], failed: (nil, nil, nil, nil)) {
                 (await lazy.value, await lazy.value, await provider(), await provider())
             }
         }
@@ -377,7 +377,7 @@ struct WorkerRunner: @unchecked Sendable {
         let (operation, target) = (world.nextOperation(), (component.id, index))
         let before = world.epoch(of: component.id)
         let outcome: Node?? = await ModelWorld.$operation.withValue(operation) {
-            await admittedAsync(component.chain[...]) {
+            await admittedAsync(component.chain[...], failed: nil) {
                 await component.graph.fresh { module in
                     await ModelWorld.$freshTarget.withValue(target) {
                         try? await module.asyncNode(index, key: key)
@@ -438,10 +438,15 @@ struct WorkerRunner: @unchecked Sendable {
 
     /// `admitted` for a body that awaits.
     private func admittedAsync<Result>(
-        _ chain: ArraySlice<ModelComponent>, _ body: () async -> Result
+        _ chain: ArraySlice<ModelComponent>, failed: Result, _ body: () async -> Result
     ) async -> Result? {
         guard let first = chain.first else { return await body() }
-        return await first.ifAdmittedAwaiting { await admittedAsync(chain.dropFirst(), body) } ?? nil
+        do {
+            return try await first.ifAdmittedAwaiting {
+                await admittedAsync(chain.dropFirst(), failed: failed, body)
+            }
+                ?? nil
+        } catch { return failed }
     }
 }
 

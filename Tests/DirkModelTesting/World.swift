@@ -421,6 +421,14 @@ final class ModelComponent: Component, @unchecked Sendable {
             started: started, closes: spec.closes, configures: spec.configure != nil)
     }
 
+    /// The `configure:` of the async provider `index`'s `node`: a ring's awaits its peer, an async
+    /// single whose own `configure:` awaits this node; any other is `configure(_:_:)`.
+    func configureAsync(_ index: Int, _ node: Node) async throws(ModelFault) {
+        guard let other = providers[index].configure?.peer else { return try configure(index, node) }
+        let peer = await ModelWorld.$freshTarget.withValue(nil) { try? await graph.asyncNode(other, key: 0) }
+        node.markConfigured(peer: peer)
+    }
+
     /// The `configure:` of provider `index`'s `node`: a ring's asks for its peer, whose own
     /// `configure:` asks for this node; a plain one that can throw fails a fifth of the time.
     func configure(_ index: Int, _ node: Node) throws(ModelFault) {

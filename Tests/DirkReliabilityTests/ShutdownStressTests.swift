@@ -160,7 +160,7 @@ struct LoadTrial: Sendable {
             for task in 0..<tasks {
                 group.addTask {
                     for call in plans[threads + task] {
-                        let id = await app.ifAdmittedAwaiting { () async -> Int in
+                        let id = try! await app.ifAdmittedAwaiting { () async -> Int in
                             switch call.kind % 3 {
                             case 0: await app.load.asyncSingle().id
                             case 1: await asyncSingles().id

@@ -29,8 +29,8 @@ public final class AsyncLazy<Value, Failure: Error> {
     /// The dependency: what `value` reads.
     func resolvedValue() async throws(Failure) -> Value {
         if let ready = cell.readyValue { return Erasure.value(of: ready, as: Value.self) }
-        let value = try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-            let step = source.step(owner: self, handle: AsyncLazy.self, type: Value.self)
+        let step = source.step(owner: self, handle: AsyncLazy.self, type: Value.self)
+        let value = try await TaskAgent.withCurrent(at: step) { (agent) async throws(Failure) in
             if agent.enclosing(step) != nil { Diagnostics.handleReadWhileResolving(step) }
             let cancellable = CancellationError() is Failure
             return try await cell.reference.resolve(in: agent, step: step, cancellable: cancellable) {
@@ -61,8 +61,8 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
     ///
     /// - Returns: What the provider returns now.
     public func callAsFunction() async throws(Failure) -> Value {
-        return try await TaskAgent.withCurrent { (agent) async throws(Failure) in
-            let step = source.step(owner: nil, handle: AsyncProvider.self, type: Value.self)
+        let step = source.step(owner: nil, handle: AsyncProvider.self, type: Value.self)
+        return try await TaskAgent.withCurrent(at: step) { (agent) async throws(Failure) in
             return try await agent.run(step, uncached: true) { () async throws(Failure) in
                 try await source.resolve(in: agent, step: step)
             }

@@ -304,7 +304,7 @@ extension AnyModule {
         build: (Component, _ fresh: Bool) async throws -> AnyObject
     ) async throws -> AnyObject {
         let step = providerStep(strategy, site: site, returning: type)
-        return try await TaskAgent.withCurrent { (agent) async throws in
+        return try await TaskAgent.withCurrent(at: step) { (agent) async throws in
             let component = Erasure.component(
                 storage.enter(in: agent, for: step).orStop(step).object, as: Component.self)
             // Async code runs inside no synchronous step of its thread: depth zero.

@@ -190,15 +190,17 @@
     }
 
     /// The instance of generation `generation`, and how that build will end, if it is still under
-    /// way and its instance exists; removes the waiter `id` along with it, since it no longer
-    /// waits.
+    /// way, its instance exists, and the waiter `id` still waits for it: removes that waiter, which
+    /// no longer waits. A waiter already removed (woken, or cancelled) takes nothing: it is resumed
+    /// once, by whoever removed it.
     package mutating func takeInstance(generation: UInt64, dequeuing id: UInt64) -> (
         instance: Value, outcome: BuildOutcome
     )? {
         defer { debugCheck() }
-        guard build?.generation == generation, let instance = build?.instance, let outcome = build?.outcome
+        guard build?.generation == generation, let instance = build?.instance, let outcome = build?.outcome,
+            let index = build?.waiters.firstIndex(where: { $0.id == id })
         else { return nil }
-        build!.waiters.removeAll { $0.id == id }
+        build!.waiters.remove(at: index)
         return (instance, outcome)
     }
 

@@ -32,27 +32,17 @@ extension CellReference {
             case .clash(let first): Diagnostics.providerClash(step, first: first)
             case .ready(let value), .ownInstance(let value): return value
             case .cycle(let building):
-                if let value = agent.configuringInstance(at: self) { return value }
                 Diagnostics.cycle(
                     path: agent.steps(from: building) + [step], at: step, keys: ResolutionContext.stepKeys)
             case .build(let generation):
-                do {
-                    let value = try await agent.run(step, build)
-                    if let configure {
-                        // Seen by this task alone: another agent waits for the build to end.
-                        try await agent.configuring(value, at: self) { () async throws(Failure) in
-                            try await agent.run(step) { () async throws(Failure) in
-                                try await configure(value)
-                            }
-                        }
-                    }
-                    complete(value, generation: generation)
-                    return value
-                } catch {
+                let value: Value
+                do { value = try await agent.run(step, build) } catch {
                     let isCancelled = error is CancellationError && Task.isCancelled
                     end(generation: generation, telling: isCancelled ? .recheck : .finished(.failure(error)))
                     throw error
                 }
+                try await settle(value, generation: generation, in: agent, step: step, configure: configure)
+                return value
             case .wait(let generation):
                 let event = await wait(for: generation, in: agent, step: step, cancellable: cancellable)
                 if let value = try event.value(as: Failure.self, at: step) { return value }
@@ -63,6 +53,40 @@ extension CellReference {
                 }
             }
         }
+    }
+
+    /// What a task's build does once its factory returned, as a thread's does (see `build`): it
+    /// configures, and is published, or held until the agent's outermost call ends, or fails.
+    ///
+    /// The instance is held while `configure` runs: this task gets it from the cell, and another
+    /// agent in a cycle of waits with this one may take it (`wait`), then waits for its
+    /// configuration before its own outermost call ends, so that a ring of async providers resolves
+    /// from both ends at once.
+    private func settle<Failure: Error>(
+        _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step,
+        configure: ((Value) async throws(Failure) -> Void)?
+    ) async throws(Failure) {
+        let record: BuildRecord
+        if let configure {
+            record = hold(value, generation: generation)
+            let mark = agent.beginConfiguring(record)
+            do {
+                try await agent.run(step) { () async throws(Failure) in try await configure(value) }
+            } catch {
+                agent.endConfiguring()
+                fail(generation: generation, with: error)
+                agent.dropHeldBuilds(since: mark, because: BuildFailure(error: error, step: step))
+                throw error
+            }
+            agent.endConfiguring()
+        } else if agent.dependenciesOfHeldBuild != nil {
+            record = hold(value, generation: generation)
+        } else {
+            return complete(value, generation: generation)
+        }
+        guard let dependencies = agent.dependenciesOfHeldBuild else { return publish(generation: generation) }
+        markConfigured(generation: generation, dependencies: dependencies)
+        agent.publishWhenCallEnds(record)
     }
 
     /// Suspends until another agent's build of generation `generation` ends, or, if
@@ -86,11 +110,21 @@ extension CellReference {
                             .task(TaskWaiter(continuation)), of: agent, generation: generation,
                             serials: &serials)
                 }
-                guard enqueued ?? nil != nil else {
+                guard let id = enqueued ?? nil else {
                     return continuation.resume(returning: Delivery(event: .recheck))
                 }
-                // Async builds hold no instance before they end, so there is none to take.
-                _ = Self.mayTakeInstance(agent, waitingFor: target, at: step)
+                // As on a thread, an instance that may be taken is complete enough to hand over; the
+                // agent waits for its configuration before its outermost call ends.
+                if Self.mayTakeInstance(agent, waitingFor: target, at: step),
+                    let taken = withMachine({ cell, _ in
+                        cell.takeInstance(generation: generation, dequeuing: id)
+                    }),
+                    let (instance, outcome) = taken
+                {
+                    agent.waitWhenCallEnds(
+                        for: BuildRecord(cell: self, generation: generation, outcome: outcome))
+                    continuation.resume(returning: Delivery(event: .finished(.success(instance))))
+                }
             }
         } onCancel: {
             guard cancellable else { return }
@@ -98,5 +132,25 @@ extension CellReference {
             withMachine { machine, _ in machine.dequeueWaiters(of: agent, telling: .cancelled) }?.run()
         }
         return event.event
+    }
+}
+
+extension CellReference {
+    /// Suspends until the build `record` of this cell is configured, or has ended, as `agent`'s
+    /// outermost call ends; returns the builds its instance depends on, which the agent waits for
+    /// in turn, or how it failed. A task's form of the thread's wait, which tells more.
+    func waitUntilConfigured(_ record: BuildRecord, as agent: TaskAgent) async -> ConfigurationOutcome {
+        let target = target(record.generation, forConfiguration: true)
+        agent.waitingFor = target
+        defer { agent.waitingFor = nil }
+        while true {
+            var outcome: ConfigurationOutcome?
+            _ = await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
+                outcome = configurationOutcome(record, orEnqueue: .task(TaskWaiter(continuation)), of: agent)
+                if outcome != nil { return continuation.resume(returning: Delivery(event: .recheck)) }
+                CycleDetector.wakeAgentThatMayTake(agent, waitingFor: target)
+            }
+            if let outcome { return outcome }
+        }
     }
 }

@@ -142,7 +142,7 @@ extension CellReference {
 
     /// Holds `value`, built as generation `generation`, which only its builder sees until it is
     /// published, and returns the build's record.
-    private func hold(_ value: Value, generation: UInt64) -> BuildRecord {
+    func hold(_ value: Value, generation: UInt64) -> BuildRecord {
         BuildRecord(
             cell: self, generation: generation,
             outcome: withMachine { cell, _ in cell.holdInstance(value, generation: generation) }!)
@@ -202,15 +202,9 @@ extension CellReference {
         agent.waitingFor = target
         defer { agent.waitingFor = nil }
         while true {
-            // A cell that its host dropped (a `scoped` instance of a resolution that has ended) ended
-            // its build first: its outcome, written under the host's lock before, tells how.
-            let outcome =
-                withMachine { machine, serials in
-                    machine.configurationOutcome(
-                        generation: record.generation, outcome: record.outcome, orEnqueue: .thread(parker),
-                        of: agent, serials: &serials)
-                } ?? .some(record.outcome.failure.map { .failed($0) } ?? .configured(dependsOn: []))
-            if let outcome { return outcome }
+            if let outcome = configurationOutcome(record, orEnqueue: .thread(parker), of: agent) {
+                return outcome
+            }
             // This resolution is over: it builds nothing more, and every build of its own is
             // configured, held for its end with its instance. An agent waiting for one of those
             // may take it as it is, which lets the build this one waits for go on.
@@ -222,6 +216,21 @@ extension CellReference {
 }
 
 extension CellReference {
+    /// How the build `record` of this cell stands once it no longer keeps an agent that saw its
+    /// instance waiting (see `OnceStateMachine.configurationOutcome`); otherwise enqueues `waiter`
+    /// and returns nil.
+    func configurationOutcome(_ record: BuildRecord, orEnqueue waiter: Waiter, of agent: BuildAgent)
+        -> ConfigurationOutcome?
+    {
+        // A cell that its host dropped (a `scoped` instance of a resolution that has ended) ended
+        // its build first: its outcome, written under the host's lock before, tells how.
+        withMachine { machine, serials in
+            machine.configurationOutcome(
+                generation: record.generation, outcome: record.outcome, orEnqueue: waiter, of: agent,
+                serials: &serials)
+        } ?? .some(record.outcome.failure.map { .failed($0) } ?? .configured(dependsOn: []))
+    }
+
     // MARK: Ending builds
 
     /// Makes `value`, built as generation `generation`, the cell's value and wakes the waiters.

@@ -56,8 +56,13 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         /// Whether the agent's outermost call is under way: only then is its task running, so that
         /// `task` tells it apart from a later task at the same address.
         var isUnderWay = true
-        /// The instances whose `configure:` closures this task runs, innermost last, by their cells.
-        var configuring: [(host: ObjectIdentifier, key: CellKey, instance: AnyObject)] = []
+        /// The builds whose `configure:` closures this task runs, innermost last: what an instance
+        /// built meanwhile may refer to half-configured.
+        var configuring: [BuildRecord] = []
+        /// Builds of other agents whose instance this task took while they were being configured,
+        /// and the builds the agent holds until its outermost call ends (see `endBuilds()`).
+        var borrowed: [BuildRecord] = []
+        var held: [BuildRecord] = []
     }
 
     private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
@@ -155,8 +160,12 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// Runs `body` with the current task's agent: the one bound for this task, or else a new one,
     /// bound for the tasks it starts. When this call began the agent's outermost call, it ends it
     /// after `body`: leaves the components it entered and ends the scope it owns.
+    ///
+    /// When the call ends, the builds that the agent held wait until the instances it took from other
+    /// agents are configured (`endBuilds()`); if one of those failed instead, the call throws the
+    /// failure as a `ResolutionEndFailure`, through the error type of the step `step` that it runs.
     static func withCurrent<Result, Failure: Error>(
-        _ body: (TaskAgent) async throws(Failure) -> Result
+        at step: @autoclosure () -> Step, _ body: (TaskAgent) async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         let task = currentTask
         if let current, current.task == task, current.isUnderWay { return try await body(current) }
@@ -164,7 +173,40 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         let shared = current?.sharedScopes
         let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: shared, ownsScopes: shared == nil)
         defer { agent.end() }
-        return try await $current.outcome(agent) { () async throws(Failure) in try await body(agent) }.get()
+        let outcome = await $current.outcome(agent) { () async throws(Failure) in try await body(agent) }
+        if let failure = await agent.endBuilds(), case .success = outcome {
+            throw Diagnostics.typedError(failure, as: Failure.self, at: step())
+        }
+        return try outcome.get()
+    }
+
+    /// Ends the builds of the agent's outermost call, as a thread's resolution does when it ends
+    /// (`ResolutionContext.endResolution()`): waits until every build whose instance it took, and
+    /// every build those depend on, is configured; then publishes the builds it held, or, if one of
+    /// those builds failed instead, drops them, since they may refer to its dropped instance, and
+    /// returns the failure.
+    private func endBuilds() async -> ResolutionEndFailure? {
+        let (borrowed, held) = state.withLock { state in
+            defer { (state.borrowed, state.held) = ([], []) }
+            return (state.borrowed, state.held)
+        }
+        guard !held.isEmpty || !borrowed.isEmpty else { return nil }
+        var (failure, pending, seen): (BuildFailure?, [BuildRecord], Set<BuildRecord>) = (nil, borrowed, [])
+        while failure == nil, let build = pending.popLast() {
+            guard seen.insert(build).inserted else { continue }
+            switch await build.cell.waitUntilConfigured(build, as: self) {
+            case .configured(let dependencies): pending += dependencies
+            case .failed(let failed): failure = failed
+            }
+        }
+        for build in held {
+            if let failure {
+                build.cell.drop(generation: build.generation, because: failure)
+            } else {
+                build.cell.publish(generation: build.generation)
+            }
+        }
+        return failure.map(ResolutionEndFailure.init)
     }
 
     /// Ends the agent's outermost call: its scope, if it owns it, and its components, which go to the
@@ -232,21 +274,46 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         return try await Self.$enclosingStep.outcome(StepMarker(agent: self, serial: serial), body).get()
     }
 
-    /// Runs `body`, the `configure:` closure of `instance`, built in `cell`, during which the task gets
-    /// the instance from that cell.
-    func configuring<Failure: Error>(
-        _ instance: AnyObject, at cell: CellReference, _ body: () async throws(Failure) -> Void
-    ) async throws(Failure) {
-        state.withLock { $0.configuring.append((ObjectIdentifier(cell.host), cell.key, instance)) }
-        defer { state.withLock { _ = $0.configuring.popLast() } }
-        try await body()
+    // MARK: Configuring, held and borrowed builds
+
+    /// Records that the `configure:` closure of the build `record` begins on this task; returns the
+    /// mark after which what the agent holds may refer to the instance. Pair every call with
+    /// `endConfiguring()`.
+    func beginConfiguring(_ record: BuildRecord) -> Int {
+        state.withLock { state in
+            state.configuring.append(record)
+            return state.held.count
+        }
     }
 
-    /// The instance being configured by this task in `cell`, if any.
-    func configuringInstance(at cell: CellReference) -> AnyObject? {
+    /// Records that the innermost `configure:` closure of this task has returned or thrown.
+    func endConfiguring() { state.withLock { _ = $0.configuring.popLast() } }
+
+    /// The builds that an instance built now may refer to half-configured, if it must be held until
+    /// the agent's outermost call ends (see `ResolutionContext.mustHoldNewBuilds`): a `configure:`
+    /// closure of an enclosing step still runs on this task, or the agent took another agent's
+    /// half-configured instance. Nil when it need not be held.
+    var dependenciesOfHeldBuild: [BuildRecord]? {
         state.withLock { state in
-            state.configuring.last { $0.host == ObjectIdentifier(cell.host) && $0.key == cell.key }?.instance
+            state.configuring.isEmpty && state.borrowed.isEmpty ? nil : state.borrowed + state.configuring
         }
+    }
+
+    /// Publishes the build `record` when the agent's outermost call ends.
+    func publishWhenCallEnds(_ record: BuildRecord) { state.withLock { $0.held.append(record) } }
+
+    /// Waits, when the agent's outermost call ends, until the build `record`, whose instance the
+    /// agent took, and every build it depends on, is configured.
+    func waitWhenCallEnds(for record: BuildRecord) { state.withLock { $0.borrowed.append(record) } }
+
+    /// Ends, instead of publishing them, the builds held since `mark`, while a `configure:` closure
+    /// that has now failed with `failure` ran: they may refer to its dropped instance.
+    func dropHeldBuilds(since mark: Int, because failure: BuildFailure) {
+        let dropped = state.withLock { state in
+            defer { state.held.removeSubrange(mark...) }
+            return state.held[mark...]
+        }
+        for build in dropped.reversed() { build.cell.drop(generation: build.generation, because: failure) }
     }
 
     /// How many steps are under way in this task.

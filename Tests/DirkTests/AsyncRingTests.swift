@@ -1,0 +1,137 @@
+import Dirk
+import DirkTestSupport
+import Testing
+
+@Suite("A ring of async singles through configure:")
+struct AsyncRingTests {
+    @Test("resolved from both ends at once, by two tasks, each end gets the ring, complete, 100 rounds")
+    func bothEndsAtOnce() async {
+        let rounds = await withAsyncWatchdog { () async -> Int in
+            var complete = 0
+            for _ in 0..<100 {
+                let app = AsyncRingComponent()
+                // Each factory returns only once the other has begun, so both builds are under way
+                // when the first configure: asks for the other end.
+                async let left = app.ring.left()
+                async let right = app.ring.right()
+                let (l, r) = await (left, right)
+                let cached = (await app.ring.left(), await app.ring.right())
+                if l.peer === r && r.peer === l && cached.0 === l && cached.1 === r && app.builds.count == 2 {
+                    complete += 1
+                }
+            }
+            return complete
+        }
+        #expect(rounds == 100)
+    }
+
+    @Test("a third task that asks while the ring resolves gets the instance configured")
+    func onlookerWaits() async {
+        let configuredOnArrival = await withAsyncWatchdog { () async -> Int in
+            var configured = 0
+            for _ in 0..<100 {
+                let app = AsyncRingComponent()
+                async let left = app.ring.left()
+                async let right = app.ring.right()
+                async let onlooker = { () async -> Bool in
+                    await app.rightStarted.wait()
+                    return await app.ring.left().peer != nil
+                }()
+                if await onlooker { configured += 1 }
+                _ = await (left, right)
+            }
+            return configured
+        }
+        #expect(configuredOnArrival == 100)
+    }
+
+    @Test("resolved from either end in one task, the ring is complete", arguments: [true, false])
+    func eitherEnd(fromLeft: Bool) async {
+        let app = AsyncRingComponent()
+        app.leftStarted.open()
+        app.rightStarted.open()
+        let first: AsyncPeer = fromLeft ? await app.ring.left() : await app.ring.right()
+        let second: AsyncPeer = fromLeft ? await app.ring.right() : await app.ring.left()
+        #expect(first.peer === second)
+        #expect(second.peer === first)
+        #expect(app.builds.count == 2)
+    }
+
+    @Test("when one end's configure: throws, the other end's call, which took its instance, throws too")
+    func failedEnd() async {
+        let outcomes = await withAsyncWatchdog { () async -> Int in
+            var consistent = 0
+            for _ in 0..<100 {
+                let app = AsyncRingComponent()
+                app.leftFails = true
+                async let left = try? await app.ring.failingLeft()
+                async let right = try? await app.ring.failingRight()
+                let (l, r) = await (left, right)
+                // The left configure: threw, so nothing that refers to its instance is returned.
+                if l == nil && r == nil { consistent += 1 }
+            }
+            return consistent
+        }
+        #expect(outcomes == 100)
+    }
+}
+
+/// The error the left end's `configure:` throws.
+struct RingError: Error {}
+
+/// One end of a ring: its peer is the other end, set only by its provider's `configure:`.
+final class AsyncPeer: @unchecked Sendable {
+    nonisolated(unsafe) var peer: AsyncPeer?
+}
+
+final class AsyncRingComponent: Component, @unchecked Sendable {
+    let (leftStarted, rightStarted) = (Latch(), Latch())
+    let builds = Counter()
+    nonisolated(unsafe) var leftFails = false
+    var ring: AsyncRingModule { module() }
+}
+
+final class AsyncRingModule: Module<AsyncRingComponent> {
+    func left() async -> AsyncPeer {
+        await single { c in
+            c.builds.increment()
+            c.leftStarted.open()
+            await c.rightStarted.wait()
+            return AsyncPeer()
+        } configure: { peer, c in
+            peer.peer = await c.ring.right()
+        }
+    }
+
+    func right() async -> AsyncPeer {
+        await single { c in
+            c.builds.increment()
+            c.rightStarted.open()
+            await c.leftStarted.wait()
+            return AsyncPeer()
+        } configure: { peer, c in
+            peer.peer = await c.ring.left()
+        }
+    }
+
+    func failingLeft() async throws(RingError) -> AsyncPeer {
+        try await single { c async throws(RingError) in
+            c.leftStarted.open()
+            await c.rightStarted.wait()
+            return AsyncPeer()
+        } configure: { peer, c async throws(RingError) in
+            peer.peer = try await c.ring.failingRight()
+            throw RingError()
+        }
+    }
+
+    func failingRight() async throws(RingError) -> AsyncPeer {
+        try await single { c async throws(RingError) in
+            c.rightStarted.open()
+            await c.leftStarted.wait()
+            return AsyncPeer()
+        } configure: { peer, c async throws(RingError) in
+            peer.peer = try await c.ring.failingLeft()
+        }
+    }
+}
