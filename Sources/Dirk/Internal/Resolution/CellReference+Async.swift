@@ -37,8 +37,7 @@ extension CellReference {
             case .build(let generation):
                 let value: Value
                 do { value = try await agent.run(step, build) } catch {
-                    let isCancelled = error is CancellationError && Task.isCancelled
-                    end(generation: generation, telling: isCancelled ? .recheck : .finished(.failure(error)))
+                    end(generation: generation, throwing: error, at: step)
                     throw error
                 }
                 try await settle(value, generation: generation, in: agent, step: step, configure: configure)
@@ -74,12 +73,14 @@ extension CellReference {
                 try await agent.run(step) { () async throws(Failure) in try await configure(value) }
             } catch {
                 agent.endConfiguring()
-                fail(generation: generation, with: error)
+                end(generation: generation, throwing: error, at: step)
                 agent.dropHeldBuilds(since: mark, because: BuildFailure(error: error, step: step))
                 throw error
             }
             agent.endConfiguring()
-        } else if agent.dependenciesOfHeldBuild != nil {
+        } else if !key.isResolutions, agent.dependenciesOfHeldBuild != nil {
+            // (A resolution's `scoped` cell, which only its tasks see, is not held: its store drops
+            // it as the resolution ends, and would find it under way.)
             record = hold(value, generation: generation)
         } else {
             return complete(value, generation: generation)
@@ -87,6 +88,16 @@ extension CellReference {
         guard let dependencies = agent.dependenciesOfHeldBuild else { return publish(generation: generation) }
         markConfigured(generation: generation, dependencies: dependencies)
         agent.publishWhenCallEnds(record)
+    }
+
+    /// Ends generation `generation`, whose factory or `configure:` threw `error` in the step `step`:
+    /// its waiters get the error; but for the cancellation of the builder's own task, which they do
+    /// not share: they look again, and one of them builds.
+    private func end(generation: UInt64, throwing error: any Error, at step: Step) {
+        let isCancelled = error is CancellationError && Task.isCancelled
+        end(
+            generation: generation, telling: isCancelled ? .recheck : .finished(.failure(error)),
+            causedBy: BuildFailure(error: error, step: step))
     }
 
     /// Suspends until another agent's build of generation `generation` ends, or, if
