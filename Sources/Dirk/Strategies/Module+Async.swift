@@ -27,7 +27,10 @@ extension ModuleBase {
     ///     the building task's own cancellation, above), and the next call tries again.
     ///   - configure: Completes the instance right after `factory` returns, before any other task gets
     ///     it, and may await; this task gets the instance meanwhile, so a cycle through `configure`
-    ///     resolves when it is asked from this provider. If it throws, nothing is cached.
+    ///     resolves when it is asked from this provider. A task whose own `configure` waits for
+    ///     this one's instance may take it meanwhile, and its call returns only once `configure`
+    ///     has returned, so a ring of two resolves from both ends at once. If it throws, nothing
+    ///     is cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
@@ -56,7 +59,10 @@ extension ModuleBase {
     ///   - factory: Builds the instance.
     ///   - configure: Completes the instance right after `factory` returns, before any other task gets
     ///     it, and may await; this task gets the instance meanwhile, so a cycle through `configure`
-    ///     resolves when it is asked from this provider. If it throws, nothing is cached.
+    ///     resolves when it is asked from this provider. A task whose own `configure` waits for
+    ///     this one's instance may take it meanwhile, and its call returns only once `configure`
+    ///     has returned, so a ring of two resolves from both ends at once. If it throws, nothing
+    ///     is cached.
     ///   - close: Closes the instance at ``Component/shutdown(file:line:)``, after the instances
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
