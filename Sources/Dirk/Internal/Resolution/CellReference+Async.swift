@@ -57,17 +57,17 @@ extension CellReference {
     /// What a task's build does once its factory returned, as a thread's does (see `build`): it
     /// configures, and is published, or held until the agent's outermost call ends, or fails.
     ///
-    /// The instance is held while `configure` runs: this task gets it from the cell, and another
-    /// agent in a cycle of waits with this one may take it (`wait`), then waits for its
+    /// The instance is held from now on: while `configure` runs, this task gets it from the cell,
+    /// and another agent in a cycle of waits with this one may take it (`wait`), then waits for its
     /// configuration before its own outermost call ends, so that a ring of async providers resolves
-    /// from both ends at once.
+    /// from both ends at once. A resolution's `scoped` cell, which only its tasks see, is published
+    /// at once: its store drops it as the resolution ends, and would find it under way.
     private func settle<Failure: Error>(
         _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step,
         configure: ((Value) async throws(Failure) -> Void)?
     ) async throws(Failure) {
-        let record: BuildRecord
+        let record = hold(value, generation: generation)
         if let configure {
-            record = hold(value, generation: generation)
             let mark = agent.beginConfiguring(record)
             do {
                 try await agent.run(step) { () async throws(Failure) in try await configure(value) }
@@ -78,16 +78,12 @@ extension CellReference {
                 throw error
             }
             agent.endConfiguring()
-        } else if !key.isResolutions, agent.dependenciesOfHeldBuild != nil {
-            // (A resolution's `scoped` cell, which only its tasks see, is not held: its store drops
-            // it as the resolution ends, and would find it under way.)
-            record = hold(value, generation: generation)
-        } else {
-            return complete(value, generation: generation)
         }
-        guard let dependencies = agent.dependenciesOfHeldBuild else { return publish(generation: generation) }
-        markConfigured(generation: generation, dependencies: dependencies)
-        agent.publishWhenCallEnds(record)
+        if !key.isResolutions, let dependencies = agent.holdUntilCallEnds(record) {
+            markConfigured(generation: generation, dependencies: dependencies)
+        } else {
+            publish(generation: generation)
+        }
     }
 
     /// Ends generation `generation`, whose factory or `configure:` threw `error` in the step `step`:

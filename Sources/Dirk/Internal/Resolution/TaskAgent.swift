@@ -289,18 +289,17 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// Records that the innermost `configure:` closure of this task has returned or thrown.
     func endConfiguring() { state.withLock { _ = $0.configuring.popLast() } }
 
-    /// The builds that an instance built now may refer to half-configured, if it must be held until
-    /// the agent's outermost call ends (see `ResolutionContext.mustHoldNewBuilds`): a `configure:`
-    /// closure of an enclosing step still runs on this task, or the agent took another agent's
-    /// half-configured instance. Nil when it need not be held.
-    var dependenciesOfHeldBuild: [BuildRecord]? {
+    /// Holds the build `record`, whose instance is complete, until the agent's outermost call ends, if
+    /// it must be (see `ResolutionContext.mustHoldNewBuilds`): a `configure:` closure of an enclosing
+    /// step still runs on this task, or the agent took another agent's half-configured instance; its
+    /// instance may refer to either. Returns those builds, or nil when it need not be held.
+    func holdUntilCallEnds(_ record: BuildRecord) -> [BuildRecord]? {
         state.withLock { state in
-            state.configuring.isEmpty && state.borrowed.isEmpty ? nil : state.borrowed + state.configuring
+            guard !state.configuring.isEmpty || !state.borrowed.isEmpty else { return nil }
+            state.held.append(record)
+            return state.borrowed + state.configuring
         }
     }
-
-    /// Publishes the build `record` when the agent's outermost call ends.
-    func publishWhenCallEnds(_ record: BuildRecord) { state.withLock { $0.held.append(record) } }
 
     /// Waits, when the agent's outermost call ends, until the build `record`, whose instance the
     /// agent took, and every build it depends on, is configured.
