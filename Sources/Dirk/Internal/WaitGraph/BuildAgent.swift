@@ -41,8 +41,10 @@ package struct WaitTarget {
         self.forConfiguration = forConfiguration
     }
 
+    /// Whether `other` is the same wait: for the same build, and for the same end of it.
     package func isSame(as other: WaitTarget) -> Bool {
         host === other.host && key == other.key && generation == other.generation
+            && forConfiguration == other.forConfiguration
     }
 
     /// The build, if it is still under way.

@@ -37,7 +37,7 @@ package enum CycleDetector {
     /// The cycle that `agent`, which waits for `target` and has recorded it in `waitingFor`, closes;
     /// nil when the chain of waits ends at an agent that is making progress.
     package static func check(_ agent: BuildAgent, waitingFor target: WaitTarget) -> Finding? {
-        guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain) else { return nil }
+        guard let chain = chain(from: agent, waitingFor: target) else { return nil }
         #if DEBUG
         checkInvariants(of: chain, from: agent)
         #endif
@@ -52,20 +52,20 @@ package enum CycleDetector {
     /// agent that waits for one of those (the chain's last link) may take it, which breaks the
     /// cycle.
     static func wakeAgentThatMayTake(_ agent: BuildAgent, waitingFor target: WaitTarget) {
-        guard let chain = chain(from: agent, waitingFor: target), isUnchanged(chain),
-            let link = chain.dropFirst().last(where: \.mayTakeInstance)
+        guard let link = chain(from: agent, waitingFor: target)?.dropFirst().last(where: \.mayTakeInstance)
         else { return }
         link.target.host.wakeToRecheck(link.waiter, at: link.target.key)
     }
 
-    /// The closed chain of waits from `agent`, or nil when it ends at an agent that is not waiting.
+    /// The closed chain of waits from `agent`, once checked a second time and found unchanged
+    /// (`isUnchanged`), or nil when it ends at an agent that is not waiting.
     private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
         var (chain, next): ([Link], WaitTarget?) = ([], target)
         var visited: Set<ObjectIdentifier> = [ObjectIdentifier(agent)]
         while let target = next, let build = target.build {
             // Each link's waiter is the builder of the link before it.
             chain.append(Link(waiter: chain.last?.build.builder ?? agent, target: target, build: build))
-            if build.builder === agent { return chain }
+            if build.builder === agent { return isUnchanged(chain) ? chain : nil }
             // A cycle among other agents, which one of them reports, or a chain that moved on.
             guard visited.insert(ObjectIdentifier(build.builder)).inserted else { return nil }
             next = build.builder.waitingFor
@@ -77,10 +77,9 @@ package enum CycleDetector {
     /// waiter still waiting for the same build.
     private static func isUnchanged(_ chain: [Link]) -> Bool {
         chain.allSatisfy { link in
-            guard let build = link.target.build, build.builder === link.build.builder,
-                build.hasInstance == link.build.hasInstance, let waiting = link.waiter.waitingFor
-            else { return false }
-            return waiting.isSame(as: link.target) && waiting.forConfiguration == link.target.forConfiguration
+            let build = link.target.build
+            return build?.builder === link.build.builder && build?.hasInstance == link.build.hasInstance
+                && link.waiter.waitingFor?.isSame(as: link.target) == true
         }
     }
 
