@@ -70,14 +70,13 @@ extension CellReference {
         if let configure {
             let mark = agent.beginConfiguring(record)
             do {
+                defer { agent.endConfiguring() }
                 try await agent.run(step) { () async throws(Failure) in try await configure(value) }
             } catch {
-                agent.endConfiguring()
                 end(generation: generation, throwing: error, at: step)
                 agent.dropHeldBuilds(since: mark, because: BuildFailure(error: error, step: step))
                 throw error
             }
-            agent.endConfiguring()
         }
         if !key.isResolutions, let dependencies = agent.holdUntilCallEnds(record) {
             markConfigured(generation: generation, dependencies: dependencies)

@@ -94,48 +94,38 @@ extension CellReference {
         _ value: Value, generation: UInt64, in context: ResolutionContext, step: Step,
         configure: ((Value) throws -> Void)?, configureMayWait: Bool, throwing _: Failure.Type
     ) throws(Failure) {
-        // Set once the instance is held, which only its builder sees until it is published.
-        var record: BuildRecord?
+        // Held first, which only its builder sees until it is published: every way on holds it.
+        let record = hold(value, generation: generation)
         if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
             // The closures that waited for this factory may need this instance: they get it.
-            record = hold(value, generation: generation)
             context.runPendingConfigurations()
         }
-        let waits = configure != nil && configureMayWait && context.runningFactories > 0
         if let configure {
-            let held = record ?? hold(value, generation: generation)
-            record = held
-            if waits {
-                context.runAfterFactoriesReturn(
-                    ResolutionContext.PendingConfiguration(record: held, step: step) { try configure(value) })
-            } else {
-                let mark = context.beginConfiguring(held)
-                do {
-                    try configure(value)
-                } catch {
-                    context.endConfiguring(held)
-                    // The instance goes, and its waiters get the error; then what was built
-                    // meanwhile, which may refer to it.
-                    fail(generation: generation, with: error)
-                    context.dropBuilds(since: mark, because: BuildFailure(error: error, step: step))
-                    throw Diagnostics.typedError(error, as: Failure.self, at: step)
-                }
-                context.endConfiguring(held)
+            if configureMayWait && context.runningFactories > 0 {
+                // Held until its closure has run (`runPendingConfigurations`).
+                return context.runAfterFactoriesReturn(record, step: step) { try configure(value) }
+            }
+            let mark = context.beginConfiguring(record)
+            do {
+                defer { context.endConfiguring(record) }
+                try configure(value)
+            } catch {
+                // The instance goes, and its waiters get the error; then what was built meanwhile,
+                // which may refer to it.
+                fail(generation: generation, with: error)
+                context.dropBuilds(since: mark, because: BuildFailure(error: error, step: step))
+                throw Diagnostics.typedError(error, as: Failure.self, at: step)
             }
         }
-        if waits {
-            // Held until its closure has run (`runPendingConfigurations`).
-        } else if context.mustHoldNewBuilds {
+        if context.mustHoldNewBuilds {
             // A `configure:` closure of an enclosing step still runs or waits on this thread, and
             // this value may already refer to its half-configured instance; or the resolution took
             // another agent's half-configured instance, which this one may refer to. Other agents
             // get it once the resolution ends, when all those are configured; an agent that takes
             // it before then waits for them too.
-            if record == nil { record = hold(value, generation: generation) }
-            markConfigured(generation: generation, dependencies: context.dependenciesOfHeldBuild)
-            context.publishWhenResolutionEnds(self, generation: generation, step: step)
+            context.holdUntilResolutionEnds(record, step: step)
         } else {
-            // Held above: it configured, or served the closures that waited.
+            // It configured, or served the closures that waited.
             publish(generation: generation)
         }
     }

@@ -29,11 +29,11 @@ extension ResolutionContext {
         configuring.remove(at: configuring.lastIndex { $0.record == record }!)
     }
 
-    /// Records that `pending`'s `configure:` closure waits for the factories running on this thread;
-    /// its build counts as configuring from now on.
-    func runAfterFactoriesReturn(_ pending: PendingConfiguration) {
-        _ = beginConfiguring(pending.record)
-        pendingConfigurations.append(pending)
+    /// Records that `configure`, the `configure:` closure of the build `record` in the step `step`,
+    /// waits for the factories running on this thread; the build counts as configuring from now on.
+    func runAfterFactoriesReturn(_ record: BuildRecord, step: Step, configure: @escaping () throws -> Void) {
+        _ = beginConfiguring(record)
+        pendingConfigurations.append(PendingConfiguration(record: record, step: step, configure: configure))
     }
 
     /// Runs the `configure:` closures that waited for the factories of this thread, newest first,
@@ -41,24 +41,24 @@ extension ResolutionContext {
     /// a closure that cannot waits (see `CellReference.build`).
     func runPendingConfigurations() {
         while let pending = pendingConfigurations.popLast() {
-            let (cell, generation) = (pending.record.cell, pending.record.generation)
             enter(pending.step)
             do { try pending.configure() } catch {
                 preconditionFailure("Dirk internal error: a configure: that cannot throw threw \(error)")
             }
             _ = leave()
             endConfiguring(pending.record)
-            cell.markConfigured(generation: generation, dependencies: dependenciesOfHeldBuild)
-            publishWhenResolutionEnds(cell, generation: generation, step: pending.step)
+            holdUntilResolutionEnds(pending.record, step: pending.step)
         }
     }
 
     // MARK: Held and borrowed builds
 
-    /// Publishes `cell`'s build of generation `generation`, made in the step `step`, when the
-    /// resolution ends.
-    func publishWhenResolutionEnds(_ cell: CellReference, generation: UInt64, step: Step) {
-        heldBuilds.append((cell, generation, step, isConfiguring))
+    /// Records that the held instance of the build `record`, made in the step `step`, is complete,
+    /// with the builds it may refer to half-configured (`dependenciesOfHeldBuild`), and publishes it
+    /// when the resolution ends.
+    func holdUntilResolutionEnds(_ record: BuildRecord, step: Step) {
+        record.cell.markConfigured(generation: record.generation, dependencies: dependenciesOfHeldBuild)
+        heldBuilds.append((record.cell, record.generation, step, isConfiguring))
         endWork |= EndWork.builds
     }
 
