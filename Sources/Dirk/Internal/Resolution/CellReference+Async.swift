@@ -121,14 +121,8 @@ extension CellReference {
                 }
                 // As on a thread, an instance that may be taken is complete enough to hand over; the
                 // agent waits for its configuration before its outermost call ends.
-                if Self.mayTakeInstance(agent, waitingFor: target, at: step),
-                    let taken = withMachine({ cell, _ in
-                        cell.takeInstance(generation: generation, dequeuing: id)
-                    }),
-                    let (instance, outcome) = taken
-                {
-                    agent.waitWhenCallEnds(
-                        for: BuildRecord(cell: self, generation: generation, outcome: outcome))
+                if let (instance, record) = takeInstance(generation, by: agent, waiter: id, at: step) {
+                    agent.waitWhenCallEnds(for: record)
                     continuation.resume(returning: Delivery(event: .finished(.success(instance))))
                 }
             }

@@ -154,27 +154,28 @@ extension CellReference {
         else { return .recheck }
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
-        if Self.mayTakeInstance(context, waitingFor: target, at: step),
-            let taken = withMachine({ cell, _ in cell.takeInstance(generation: generation, dequeuing: id) }),
-            let (instance, outcome) = taken
-        {
-            context.waitWhenResolutionEnds(
-                for: BuildRecord(cell: self, generation: generation, outcome: outcome))
+        if let (instance, record) = takeInstance(generation, by: context, waiter: id, at: step) {
+            context.waitWhenResolutionEnds(for: record)
             return .finished(.success(instance))
         }
         return parker.receive()
     }
 
-    /// Whether `agent`, about to wait for `target` in the step `step`, may take the instance of the
-    /// build it waits for as it is; wakes the agent that must look again first, if any, and stops the
+    /// The instance of generation `generation`, as it is, and the build's record, if `agent`, about to
+    /// wait for it in the step `step` as the waiter `id`, may take it: removes that waiter, which no
+    /// longer waits. Otherwise wakes the agent that must look again first, if any, and stops the
     /// program with the path on a cycle of waits.
-    static func mayTakeInstance(_ agent: BuildAgent, waitingFor target: WaitTarget, at step: Step) -> Bool {
-        switch CycleDetector.check(agent, waitingFor: target) {
-        case nil: return false
-        case .takeInstance: return true
+    func takeInstance(
+        _ generation: UInt64, by agent: BuildAgent, waiter id: UInt64, at step: Step
+    ) -> (instance: Value, record: BuildRecord)? {
+        switch CycleDetector.check(agent, waitingFor: target(generation)) {
+        case nil: return nil
+        case .takeInstance:
+            let taken = withMachine { cell, _ in cell.takeInstance(generation: generation, dequeuing: id) }
+            return (taken ?? nil).map { ($0, BuildRecord(cell: self, generation: generation, outcome: $1)) }
         case .wake(let other, let otherTarget):
             otherTarget.host.wakeToRecheck(other, at: otherTarget.key)
-            return false
+            return nil
         case .cycle(let chain):
             Diagnostics.cycleAcrossAgents(
                 path: CycleDetector.path(of: chain, from: agent), at: step, keys: ResolutionContext.stepKeys)
