@@ -106,17 +106,15 @@ extension ResolutionContext {
     func waitForBorrowedBuilds() -> ResolutionEndFailure? {
         let borrowed = self.borrowed
         self.borrowed = []
-        var failure: ResolutionEndFailure?
-        var failedSince = heldBuilds.count
+        var (failure, failedSince): (BuildFailure?, Int) = (nil, heldBuilds.count)
         var outcomes: [BuildRecord: ConfigurationOutcome] = [:]
         for (record, heldMark) in borrowed {
-            if let failed = firstFailure(reachableFrom: record, outcomes: &outcomes) {
-                failure = failure ?? ResolutionEndFailure(failure: failed)
-                failedSince = min(failedSince, heldMark)
-            }
+            guard let failed = firstFailure(reachableFrom: record, outcomes: &outcomes) else { continue }
+            (failure, failedSince) = (failure ?? failed, min(failedSince, heldMark))
         }
-        if let failure { dropHeldBuilds(since: failedSince, because: failure.failure) }
-        return failure
+        guard let failure else { return nil }
+        dropHeldBuilds(since: failedSince, because: failure)
+        return ResolutionEndFailure(failure: failure)
     }
 
     /// Waits until the build `record` and every build it depends on, in turn, is configured, and
