@@ -109,12 +109,10 @@ extension CellReference {
                 // A cancellation that came before the waiter is in the cell finds nothing to wake: the
                 // waiter is not added once the task is cancelled, which the cell's lock orders with
                 // the handler's look. Whichever takes the waiter out of the cell resumes it.
+                let waiter = Waiter.task(TaskWaiter(continuation))
                 let enqueued = withMachine { machine, serials in
                     cancellable && Task.isCancelled
-                        ? nil
-                        : machine.enqueue(
-                            .task(TaskWaiter(continuation)), of: agent, generation: generation,
-                            serials: &serials)
+                        ? nil : machine.enqueue(waiter, of: agent, generation: generation, serials: &serials)
                 }
                 guard let id = enqueued ?? nil else {
                     return continuation.resume(returning: Delivery(event: .recheck))
