@@ -203,13 +203,12 @@
         runningFactories &+= 1
         let result: Result
         do {
+            defer { runningFactories &-= 1 }
             result = try body()
         } catch {
-            runningFactories &-= 1
             _ = leaveFactory()
             throw error
         }
-        runningFactories &-= 1
         if let failure = leaveFactory() { throw failure }
         return result
     }
