@@ -101,8 +101,7 @@ extension CellReference {
         for generation: UInt64, in agent: TaskAgent, step: Step, cancellable: Bool
     ) async -> WaitEvent {
         if cancellable && Task.isCancelled { return .cancelled }
-        let target = target(generation)
-        agent.waitingFor = target
+        agent.waitingFor = target(generation)
         defer { agent.waitingFor = nil }
         let event = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in

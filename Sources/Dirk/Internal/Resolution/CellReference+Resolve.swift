@@ -55,14 +55,13 @@ extension CellReference {
         context.runningFactories += 1
         let value: Value
         do throws(Failure) {
+            defer { context.runningFactories -= 1 }
             value = try build()
         } catch {
-            context.runningFactories -= 1
             fail(generation: generation, with: error)
             _ = context.leaveFactory()
             throw error
         }
-        context.runningFactories -= 1
         do throws(Failure) {
             // A build that configures nothing, serves no waiting `configure:` and need not be held
             // completes at once; `settle` does the rest.
@@ -144,8 +143,7 @@ extension CellReference {
         let parker = Parker<WaitEvent>.make()
         // Recorded before the wait is, so that an agent that sees this one waiting in the cell
         // also sees what it waits for (see `BuildAgent`).
-        let target = target(generation)
-        context.waitingFor = target
+        context.waitingFor = target(generation)
         defer { context.waitingFor = nil }
         guard
             let id = withMachine({ machine, serials in
