@@ -199,12 +199,10 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
             case .failed(let failed): failure = failed
             }
         }
-        for build in held {
-            if let failure {
-                build.cell.drop(generation: build.generation, because: failure)
-            } else {
-                build.cell.publish(generation: build.generation)
-            }
+        if let failure {
+            for build in held { build.cell.drop(generation: build.generation, because: failure) }
+        } else {
+            for build in held { build.cell.publish(generation: build.generation) }
         }
         return failure.map(ResolutionEndFailure.init)
     }
