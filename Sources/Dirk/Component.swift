@@ -49,7 +49,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         if taken.extras != nil { warnIfReleasedOpen(taken.unclosed) }
         // Only a recording component watches its ancestors.
         if let recording = taken.extras?.recording {
-            Component.addObservers(-1, for: recording.recorder, to: recording.watched)
+            Component.addObservers(-1, for: storage, to: recording.watched)
         }
         withExtendedLifetime(taken) {}
         storage.directory.destroy(retired: taken.retired)
