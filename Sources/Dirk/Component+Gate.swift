@@ -42,9 +42,7 @@ extension ComponentStorage {
     /// The component, and whether its gate counted the call in (see `enter(in:for:)`).
     @usableFromInline @inline(never) final func admit(for step: Step) -> (Component, admitted: Bool) {
         guard let component else {
-            if step.kind == .handle {
-                Diagnostics.handleAfterRelease(step.name, component: step.componentType, site: step.site)
-            }
+            if step.kind == .handle { Diagnostics.handleAfterRelease(step) }
             Diagnostics.componentReleased(provider: step.name, component: step.componentType, site: step.site)
         }
         let admitted = gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil

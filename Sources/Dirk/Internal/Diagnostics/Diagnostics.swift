@@ -159,9 +159,10 @@
         """.stop(file: file, line: line)
     }
 
-    /// A handle was read after its component was released.
+    /// A handle, whose step is `step`, was read after its component was released.
     /// ErrorMessages: "... made at ... was read after its component ... was released"
-    static func handleAfterRelease(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
+    static func handleAfterRelease(_ step: Step) -> Never {
+        let (handle, component, site) = (step.name, step.componentType, step.site)
         """
         Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
         `\(component)` was released. A handle refers to its component without keeping it alive, so that an \
