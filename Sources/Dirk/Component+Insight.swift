@@ -338,11 +338,8 @@ extension AnyModule {
                 $0.recordCall(of: provider, strategy: strategy, by: requester!.provider)
             } ?? false
         }
-        // A component whose release has begun records nothing.
-        let records = storage.withLock { state in
-            state.extras?.recording?.providers[provider] = strategy
-            return state.extras?.recording != nil
-        }
+        // Its own recording, if it records: a component whose release has begun records nothing.
+        let records = storage.withRecord { $0.providers[provider] = strategy } != nil
         if records, !recorders.contains(where: { $0 === storage }) { recorders.append(storage) }
         let (traces, added) = Trace.begin(step, in: storage.address)
         return ((provider, recorders), traces, added)
