@@ -416,8 +416,7 @@ extension AnyModule {
         }
         guard step.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
-                step.name, strategy: step.strategy, builds: step.type, returns: capture.valueType,
-                component: overriding, file: file, line: line)
+                step, returns: capture.valueType, component: overriding, file: file, line: line)
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(
