@@ -26,9 +26,8 @@ extension Component {
             storage.addObservers(1, for: storage, in: &state)
             return true
         }
-        if starts {
-            Component.watch(self, andAncestorsExcept: [self], for: storage, walkingAncestorsWith: walk)
-        }
+        guard starts else { return self }
+        Component.watch(self, andAncestorsExcept: [self], for: storage, walkingAncestorsWith: walk)
         return self
     }
 
