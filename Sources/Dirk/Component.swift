@@ -30,7 +30,7 @@
 /// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
 /// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
-open class Component: CustomDebugStringConvertible, @unchecked Sendable {
+open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sendable {
     /// Everything Dirk keeps for the component: its lock and the state it guards, its directory of
     /// modules and parents, and its gate. Its modules hold it too.
     @usableFromInline let storage: ComponentStorage
