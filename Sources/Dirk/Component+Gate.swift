@@ -14,7 +14,7 @@
     }
 }
 
-extension ComponentStorage {
+extension ComponentStorage: EnteredComponent {
     /// The one way into the component's gate: the component, entered by the resolution `context` (the
     /// thread's, or a task's part of an async one), counted in the gate and kept alive until the
     /// resolution ends, unless the resolution entered it already; or the component, not entered, if
@@ -42,15 +42,16 @@ extension ComponentStorage {
     /// The component, and whether its gate counted the call in (see `enter(in:for:)`).
     @usableFromInline @inline(never) final func admit(for step: Step) -> (Component, admitted: Bool) {
         guard let component else {
-            if step.kind == .handle {
-                Diagnostics.handleAfterRelease(step.name, component: step.componentType, site: step.site)
-            }
+            if step.kind == .handle { Diagnostics.handleAfterRelease(step) }
             Diagnostics.componentReleased(provider: step.name, component: step.componentType, site: step.site)
         }
         let admitted = gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil
         if !admitted { gate.leave(self) }
         return (component, admitted)
     }
+
+    // The shutdown waits for the last call out under the lock.
+    @usableFromInline func lastCallLeft() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
 }
 
 /// The component whose close action runs in this task, and that action's provider.
@@ -115,9 +116,4 @@ extension Component {
 
     /// Whether the component's shutdown has begun. A test hook.
     package var isShuttingDown: Bool { storage.gate.isClosed }
-}
-
-extension ComponentStorage: EnteredComponent {
-    // The shutdown waits for the last call out under the lock.
-    @usableFromInline func lastCallLeft() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
 }

@@ -20,21 +20,20 @@ extension Component {
     /// a test's walk registers parents as it goes.
     @discardableResult
     package func startRecordingDependencies(walkingAncestorsWith walk: (Component) -> [Component]) -> Self {
-        let recorder = storage.withLock { state -> Recorder? in
-            guard state.extras?.recording == nil else { return nil }
-            let recorder = Recorder(of: self)
-            state.withExtras { $0.recording = DependencyRecord(recorder: recorder) }
-            storage.addObservers(1, for: recorder, in: &state)
-            return recorder
+        let starts = storage.withLock { state in
+            guard state.extras?.recording == nil else { return false }
+            state.withExtras { $0.recording = DependencyRecord(component: identity) }
+            storage.addObservers(1, for: storage, in: &state)
+            return true
         }
-        if let recorder {
-            Component.watch(self, andAncestorsExcept: [self], for: recorder, walkingAncestorsWith: walk)
-        }
+        guard starts else { return self }
+        Component.watch(self, andAncestorsExcept: [self], for: storage, walkingAncestorsWith: walk)
         return self
     }
 
     /// Makes the providers of `component` and of its ancestors, except those in `watched`, which
-    /// the caller watches already, observed for the recording of `recorder`, until the recording
+    /// the caller watches already, observed for the recording of the component whose storage is
+    /// `recorder`, until the recording
     /// component is released (see `Component.deinit`), and a parent registered later on any of
     /// them watched too (see `register(_:as:afterAppending:file:line:)`).
     ///
@@ -258,24 +257,10 @@ final class Trace: Sendable {
 }
 
 /// A recording component, as the components it watches and the provider calls it observes know it:
-/// without keeping it alive, so that no component is released by them, in the middle of a
-/// resolution, and no cycle forms through a watched ancestor. It holds the component's storage, as a
-/// module does: a recording component whose release has begun records nothing more. One per
-/// recording, made when it starts.
-final class Recorder: @unchecked Sendable {
-    // Immutable; the storage synchronizes itself.
-    /// The recording component's storage.
-    let storage: ComponentStorage
-
-    init(of component: Component) { storage = component.storage }
-
-    /// What `body` returns for the recording component's record, under its lock, read through its
-    /// state, not a copy (a copy would make the writes copy the record's tables); nil once its
-    /// release has begun.
-    func withRecord<Result>(_ body: (inout DependencyRecord) -> Result) -> Result? {
-        storage.withLock { state in state.extras?.recording == nil ? nil : body(&state.extras!.recording!) }
-    }
-}
+/// its storage, as a module holds it, without keeping it alive, so that no component is released by
+/// them, in the middle of a resolution, and no cycle forms through a watched ancestor. A recording
+/// component whose release has begun records nothing more (see `ComponentStorage.withRecord`).
+typealias Recorder = ComponentStorage
 
 /// What a component records while recording is on.
 struct DependencyRecord {
@@ -289,14 +274,14 @@ struct DependencyRecord {
     /// The ancestors whose providers the recording observes, by one observer each, which the
     /// component's release takes back.
     var watched: [Component] = []
-    /// The component, as what it watches knows it.
-    let recorder: Recorder
+    /// The recording component's address, compared only.
+    let component: UInt
 
     /// A copy that shares no storage with this record.
     func copiedElementByElement() -> DependencyRecord {
         DependencyRecord(
             providers: Dictionary(uniqueKeysWithValues: providers.map { ($0.key, $0.value) }),
-            edges: Set(edges.map { $0 }), watched: watched.map { $0 }, recorder: recorder)
+            edges: Set(edges.map { $0 }), watched: watched.map { $0 }, component: component)
     }
 
     /// Records that `requester` called `provider`, of `strategy`, if the recording watches the
@@ -304,8 +289,7 @@ struct DependencyRecord {
     mutating func recordCall(
         of provider: ProviderIdentity, strategy: DependencyGraph.Strategy?, by requester: ProviderIdentity
     ) -> Bool {
-        let component = provider.component
-        guard ([recorder.storage.address] + watched.map(\.identity)).contains(component) else { return false }
+        guard ([component] + watched.map(\.identity)).contains(provider.component) else { return false }
         providers[provider] = strategy
         edges.insert(Edge(from: requester, to: provider))
         return true
@@ -353,12 +337,9 @@ extension AnyModule {
                 $0.recordCall(of: provider, strategy: strategy, by: requester!.provider)
             } ?? false
         }
-        // A component whose release has begun records nothing.
-        let recorder = storage.withLock { state in
-            state.extras?.recording?.providers[provider] = strategy
-            return state.extras?.recording?.recorder
-        }
-        if let recorder, !recorders.contains(where: { $0 === recorder }) { recorders.append(recorder) }
+        // Its own recording, if it records: a component whose release has begun records nothing.
+        let records = storage.withRecord { $0.providers[provider] = strategy } != nil
+        if records, !recorders.contains(where: { $0 === storage }) { recorders.append(storage) }
         let (traces, added) = Trace.begin(step, in: storage.address)
         return ((provider, recorders), traces, added)
     }
@@ -389,6 +370,13 @@ extension ComponentStorage {
     /// Whether anyone observes the component's providers: a trace, a recording, or an override being
     /// set up.
     var isObserved: Bool { attention.relaxed >= Self.observer }
+
+    /// What `body` returns for the record of the component's recording, under its lock, read through
+    /// its state, not a copy (a copy would make the writes copy the record's tables); nil once its
+    /// release has begun.
+    func withRecord<Result>(_ body: (inout DependencyRecord) -> Result) -> Result? {
+        withLock { state in state.extras?.recording == nil ? nil : body(&state.extras!.recording!) }
+    }
 
     /// Adds `delta`, which may be negative, to the component's observers; call it holding the lock,
     /// with the state it guards. An observer for `recorder`'s recording also adds the recorder to

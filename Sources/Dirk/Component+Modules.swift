@@ -24,10 +24,6 @@ public protocol _ModuleOwner: AnyObject {}
 @available(*, deprecated, message: "no code needs to name it: `module()` is a method of Component")
 public typealias ModuleOwner = _ModuleOwner
 
-extension Component: _ModuleOwner {}
-
-extension AnyModule: _ModuleOwner {}
-
 extension _ModuleOwner where Self: Component {
     /// The component's module of type `M`: the one registered with ``Component/module(_:file:line:)``,
     /// or else one created with `M(self)` on first use and kept for the component's lifetime.

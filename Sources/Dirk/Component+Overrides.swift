@@ -344,17 +344,6 @@ extension _ModuleOwner where Self: Component {
 /// The factory of an async provider's override, which makes a `T` from the component.
 @usableFromInline typealias AsyncOverride<T> = @Sendable (Component, AnyHashable?) async throws -> T
 
-extension AnyModule {
-    /// Where the overrides of the provider at `site` were set up, one for each type it was
-    /// overridden for, for messages; empty if it is not overridden.
-    @usableFromInline func overrideLocations(ofProviderAt site: ProviderSite) -> [String] {
-        let key = ProviderKey(site: site, type: Never.self)
-        let overrides = storage.withLock { $0.extras?.overrides ?? [:] }
-        return overrides.filter { $0.key.owner == ObjectIdentifier(self) && $0.key.provider.hasSite(of: key) }
-            .map(\.value.location).sorted()
-    }
-}
-
 extension ModuleBase {
     /// What the factory that replaces the provider at `key`, a provider of `strategy`, makes, if one
     /// does, or else what `factory` makes, with the close action of what it made: an override's
@@ -394,6 +383,15 @@ extension ModuleBase {
 }
 
 extension AnyModule {
+    /// Where the overrides of the provider at `site` were set up, one for each type it was
+    /// overridden for, for messages; empty if it is not overridden.
+    @usableFromInline func overrideLocations(ofProviderAt site: ProviderSite) -> [String] {
+        let key = ProviderKey(site: site, type: Never.self)
+        let overrides = storage.withLock { $0.extras?.overrides ?? [:] }
+        return overrides.filter { $0.key.owner == ObjectIdentifier(self) && $0.key.provider.hasSite(of: key) }
+            .map(\.value.location).sorted()
+    }
+
     /// Makes the provider at `key`, the first that an override's closure calls, build through the
     /// override's factory from now on; stops the program if it cannot.
     ///
@@ -416,8 +414,7 @@ extension AnyModule {
         }
         guard step.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
-                step.name, strategy: step.strategy, builds: step.type, returns: capture.valueType,
-                component: overriding, file: file, line: line)
+                step, returns: capture.valueType, component: overriding, file: file, line: line)
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(

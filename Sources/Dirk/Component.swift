@@ -30,7 +30,7 @@
 /// **Thread safety.** Every member may be called from any thread at once. Swift 6 asks each
 /// subclass to restate `@unchecked Sendable`; that is safe as long as the subclass adds no
 /// mutable stored state of its own (accessors are computed properties). See <doc:ConcurrencyGuarantees>.
-open class Component: CustomDebugStringConvertible, @unchecked Sendable {
+open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sendable {
     /// Everything Dirk keeps for the component: its lock and the state it guards, its directory of
     /// modules and parents, and its gate. Its modules hold it too.
     @usableFromInline let storage: ComponentStorage
@@ -49,7 +49,7 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
         if taken.extras != nil { warnIfReleasedOpen(taken.unclosed) }
         // Only a recording component watches its ancestors.
         if let recording = taken.extras?.recording {
-            Component.addObservers(-1, for: recording.recorder, to: recording.watched)
+            Component.addObservers(-1, for: storage, to: recording.watched)
         }
         withExtendedLifetime(taken) {}
         storage.directory.destroy(retired: taken.retired)
@@ -92,40 +92,35 @@ open class Component: CustomDebugStringConvertible, @unchecked Sendable {
 /// the component, allocated for as long as the storage lives, so that the question can be asked.
 @usableFromInline final class ComponentStorage: Locked<ComponentState>, CellHost {
     // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded by
-    // the lock of `Locked`, and the words are atomic.
+    // the lock of `Locked`, and the words are atomic: the address, the attention, the gate and the
+    // flags, then the directory's.
 
-    @inlinable static var addressWord: Int { 0 }
-    /// Fresh requests, one each for a shutdown and a release, and, in its high half, the observers
-    /// (see `observer`): while it is zero, a cached read takes its shortest path.
-    @inlinable static var attentionWord: Int { 1 }
-    /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
-    @inlinable static var gateWord: Int { 2 }
-    /// Flags: `hasChildren`, `hasOverrides`, `isReleased`, `hasRegisteredModules`.
-    @inlinable static var flagsWord: Int { 3 }
-    @inlinable static var directoryWord: Int { 4 }
-
-    static func make() -> ComponentStorage {
-        make(ComponentState(), extraWords: directoryWord + Directory.wordCount)
-    }
+    static func make() -> ComponentStorage { make(ComponentState(), extraWords: 4 + Directory.wordCount) }
 
     /// Records `component` as the storage's own; its initializer calls it once, before anyone else
     /// can reach the storage.
     func bind(_ component: Component) {
         // Without the lock: nobody else can reach the storage yet.
         withUnsafeMutablePointerToHeader { $0.pointee.memoryKeeper = component }
-        AtomicWord(extraWords + Self.addressWord).release(component.identity)
+        AtomicWord(extraWords).release(component.identity)
     }
 
-    /// The component's address, compared only, and given to the runtime by `component`.
-    @inlinable var address: UInt { AtomicWord(extraWords + Self.addressWord).relaxed }
+    /// The component's address, compared only, and given to the runtime by `component`: word 0.
+    @inlinable var address: UInt { AtomicWord(extraWords).relaxed }
 
     /// The component, if it is still alive: a strong reference.
     @inlinable var component: Component? { ObjectLifetime.retainIfAlive(address, as: Component.self) }
 
-    @inlinable var attention: AtomicWord { AtomicWord(extraWords + Self.attentionWord) }
-    @inlinable var gate: Gate { Gate(AtomicWord(extraWords + Self.gateWord)) }
-    @inlinable var flags: AtomicWord { AtomicWord(extraWords + Self.flagsWord) }
-    @inlinable var directory: Directory { Directory(words: extraWords + Self.directoryWord) }
+    /// Fresh requests, one each for a shutdown and a release, and, in its high half, the observers
+    /// (see `observer`): while it is zero, a cached read takes its shortest path. Word 1.
+    @inlinable var attention: AtomicWord { AtomicWord(extraWords + 1) }
+    /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
+    /// Word 2.
+    @inlinable var gate: Gate { Gate(AtomicWord(extraWords + 2)) }
+    /// Flags: `hasChildren`, `hasOverrides`, `isReleased`, `hasRegisteredModules`. Word 3.
+    @inlinable var flags: AtomicWord { AtomicWord(extraWords + 3) }
+    /// The directory of modules and parents: the words from 4 on.
+    @inlinable var directory: Directory { Directory(words: extraWords + 4) }
 
     /// What one observer adds to the attention word: the observers' count is its high half.
     static let observer: UInt = 1 << (UInt.bitWidth / 2)

@@ -29,6 +29,9 @@ public struct Injector<Target, C: Component>: Sendable {
     /// An injector that fills nothing yet; add properties with `injecting(_:_:)`.
     public init() {}
 
+    /// An injector with `steps`: an extended one.
+    private init(steps: [@Sendable (Target, C, StaticString, UInt) -> Void]) { self.steps = steps }
+
     /// An injector that also sets `keyPath` to what `resolve` returns: a new injector, as an
     /// injector is a value, which ``inject(into:from:file:line:)`` applies.
     ///
@@ -40,9 +43,7 @@ public struct Injector<Target, C: Component>: Sendable {
         _ keyPath: ReferenceWritableKeyPath<Target, Value> & Sendable,
         _ resolve: @escaping @Sendable (C) -> Value
     ) -> Injector {
-        var extended = self
-        extended.steps.append { target, component, _, _ in target[keyPath: keyPath] = resolve(component) }
-        return extended
+        Self(steps: steps + [{ target, component, _, _ in target[keyPath: keyPath] = resolve(component) }])
     }
 
     /// An injector that also sets `keyPath`: ``injecting(_:_:)``.
@@ -66,13 +67,7 @@ public struct Injector<Target, C: Component>: Sendable {
     /// - Returns: The extended injector.
     public func including<Other>(
         _ other: Injector<Other, C>, as convert: @escaping @Sendable (Target) -> Other
-    ) -> Injector {
-        var extended = self
-        extended.steps.append { target, component, file, line in
-            other.inject(into: convert(target), from: component, file: file, line: line)
-        }
-        return extended
-    }
+    ) -> Injector { Self(steps: steps + [{ other.inject(into: convert($0), from: $1, file: $2, line: $3) }]) }
 
     /// Sets every property the injector declares on `target`, in the order they were declared,
     /// in one resolution: a `scoped` provider gives every property of one injection the same
@@ -120,6 +115,9 @@ public struct Injector<Target, C: Component>: Sendable {
     /// An injector that fills nothing yet; add properties with `injecting(_:_:)`.
     public nonisolated init() {}
 
+    /// An injector with `steps`: an extended one.
+    private init(steps: [@MainActor (Target, C, StaticString, UInt) -> Void]) { self.steps = steps }
+
     /// An injector that also sets `keyPath` to what `resolve` returns: a new injector, which
     /// ``inject(into:from:file:line:)`` applies.
     ///
@@ -130,9 +128,7 @@ public struct Injector<Target, C: Component>: Sendable {
     public func injecting<Value>(
         _ keyPath: ReferenceWritableKeyPath<Target, Value>, _ resolve: @escaping @MainActor (C) -> Value
     ) -> Self {
-        var extended = self
-        extended.steps.append { target, component, _, _ in target[keyPath: keyPath] = resolve(component) }
-        return extended
+        Self(steps: steps + [{ target, component, _, _ in target[keyPath: keyPath] = resolve(component) }])
     }
 
     /// An injector that also fills what `other` fills, on the target seen as `Other`: a base class
@@ -144,13 +140,7 @@ public struct Injector<Target, C: Component>: Sendable {
     /// - Returns: The extended injector.
     public func including<Other>(
         _ other: MainActorInjector<Other, C>, as convert: @escaping @MainActor (Target) -> Other
-    ) -> Self {
-        var extended = self
-        extended.steps.append { target, component, file, line in
-            other.inject(into: convert(target), from: component, file: file, line: line)
-        }
-        return extended
-    }
+    ) -> Self { Self(steps: steps + [{ other.inject(into: convert($0), from: $1, file: $2, line: $3) }]) }
 
     /// Sets every property the injector declares on `target`, in the order they were declared, in
     /// one resolution, as ``Injector/inject(into:from:file:line:)`` does.

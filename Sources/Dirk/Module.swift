@@ -4,7 +4,7 @@
 /// asks only for a module of the accessor's component. It is not `Sendable`, so that a
 /// ``MainActorModule``, which is `Sendable` by its isolation, inherits no `@unchecked` conformance
 /// that its subclasses would have to restate; ``Module`` declares its own.
-open class AnyModule {
+open class AnyModule: _ModuleOwner {
     // Immutable.
     /// The component's storage, which holds its caches; the module holds it, not the component.
     @usableFromInline let storage: ComponentStorage

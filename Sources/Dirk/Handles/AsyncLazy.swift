@@ -74,26 +74,6 @@ public struct AsyncProvider<Value, Failure: Error>: Sendable {
 /// entered.
 typealias AsyncResolve<Value, Failure: Error> = @Sendable (Component) async throws(Failure) -> Value
 
-extension HandleSource {
-    /// The value, resolved now in the component, which `agent`'s resolution enters; stops the program
-    /// if the component is gone or shut down. A read that the shutdown refuses runs `resolve` all the
-    /// same, without entering the component, so that the message names the provider it reads (see
-    /// `RefusedRead`).
-    func resolve<Value, Failure: Error>(in agent: TaskAgent, step: Step) async throws(Failure) -> Value
-    where Resolve == AsyncResolve<Value, Failure> {
-        let storage = storage.object
-        switch storage.enter(in: agent, for: step) {
-        case .entered(let entry):
-            return try await resolve(Erasure.component(entry.object, as: Component.self))
-        case .refused(let component):
-            await RefusedRead.$current.withValue((storage.address, step.name, step.site)) {
-                _ = try? await resolve(component)
-            }
-            component.refuse(step)
-        }
-    }
-}
-
 extension _ModuleOwner where Self: Component {
     /// A handle that resolves the async `resolve` from this component on its first read, once; see
     /// ``AsyncLazy``.

@@ -159,9 +159,10 @@
         """.stop(file: file, line: line)
     }
 
-    /// A handle was read after its component was released.
+    /// A handle, whose step is `step`, was read after its component was released.
     /// ErrorMessages: "... made at ... was read after its component ... was released"
-    static func handleAfterRelease(_ handle: String, component: Any.Type, site: ProviderSite) -> Never {
+    static func handleAfterRelease(_ step: Step) -> Never {
+        let (handle, component, site) = (step.name, step.componentType, step.site)
         """
         Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
         `\(component)` was released. A handle refers to its component without keeping it alive, so that an \
@@ -696,15 +697,16 @@
         """.stop(file: file, line: line)
     }
 
+    /// The override of `step`'s provider makes a `returns`, which is not the type its strategy builds.
     /// A closure that is not `@Sendable`, for a strategy that builds one, has its own wording in the
     /// same entry.
     /// ErrorMessages: "cannot override ...: its ... builds ..., which becomes the ... that the provider returns"
     /// ErrorMessages: "cannot override ...: its ... builds ..., which becomes the ... that the provider returns"
     static func overrideOfAnotherType(
-        _ provider: String, strategy: ProviderStrategy, builds: Any.Type, returns: Any.Type,
-        component: Any.Type, file: StaticString, line: UInt
+        _ step: Step, returns: Any.Type, component: Any.Type, file: StaticString, line: UInt
     ) -> Never {
-        let (built, returned) = (spelled(builds), spelled(returns))
+        let (provider, strategy) = (step.name, step.strategy)
+        let (built, returned) = (spelled(step.type), spelled(returns))
         // The strategy builds a `@Sendable` closure, and Swift took the override's type from a
         // closure that is not: the fix is in the override.
         if built == "@Sendable " + returned {

@@ -21,10 +21,9 @@ import Musl
 
     /// Runs `body` with the calling thread's object, made by `make` if the thread has none yet, lent
     /// without a reference count of its own.
-    @inlinable static func withCurrent<Result>(_ make: () -> Object, _ body: (Object) throws -> Result)
-        rethrows
-        -> Result
-    {
+    @inlinable static func withCurrent<Result>(
+        _ make: () -> Object, _ body: (Object) throws -> Result
+    ) rethrows -> Result {
         let object =
             dirk_get_thread_context().map { Unmanaged<Object>.fromOpaque($0) }
             ?? Unmanaged.passUnretained(keep(make()))
