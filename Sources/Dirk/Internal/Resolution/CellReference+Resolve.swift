@@ -101,8 +101,11 @@ extension CellReference {
         }
         if let configure {
             if configureMayWait && context.runningFactories > 0 {
-                // Held until its closure has run (`runPendingConfigurations`).
-                return context.runAfterFactoriesReturn(record, step: step) { try configure(value) }
+                // Held until its closure has run (`runPendingConfigurations`), and configuring from
+                // now on.
+                _ = context.beginConfiguring(record)
+                return context.pendingConfigurations.append(
+                    .init(record: record, step: step) { try configure(value) })
             }
             let mark = context.beginConfiguring(record)
             do {
