@@ -203,7 +203,7 @@ extension Component {
             context.enter(step)
             // A main-actor module's `makeDefault` checks the thread.
             let made = type.makeDefault(for: self, file: file, line: line)
-            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
+            if let failure = context.leave() { Diagnostics.typedError(failure, as: Never.self, at: step) }
             return made
         }
         return storage.withLock { state in
