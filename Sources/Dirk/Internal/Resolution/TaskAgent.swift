@@ -65,8 +65,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         var held: [BuildRecord] = []
     }
 
-    private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
-        (self.task, state) = (task, .make(State(scopes: scopes, ownsScopes: ownsScopes)))
+    private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?) {
+        (self.task, state) = (task, .make(State(scopes: scopes, ownsScopes: scopes == nil)))
         // The step that started the task first, whatever becomes of it: its agent is the one to hand
         // the components to (see `end()`).
         starters = startedIn.map { [$0] + ($0.agent?.starters ?? []).filter { $0.agent != nil } } ?? []
@@ -163,8 +163,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         let task = currentTask
         if let current, current.task == task, current.isUnderWay { return try await body(current) }
         // A child task of a resolution under way has its own agent, and the resolution's scope.
-        let shared = current?.sharedScopes
-        let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: shared, ownsScopes: shared == nil)
+        let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: current?.sharedScopes)
         defer { agent.end() }
         let outcome = await $current.outcome(agent) { () async throws(Failure) in try await body(agent) }
         if let failure = await agent.endBuilds(), case .success = outcome {
