@@ -58,7 +58,7 @@ extension CellReference {
             defer { context.runningFactories -= 1 }
             value = try build()
         } catch {
-            fail(generation: generation, with: error)
+            end(generation: generation, telling: .finished(.failure(error)))
             _ = context.leaveFactory()
             throw error
         }
@@ -114,7 +114,7 @@ extension CellReference {
             } catch {
                 // The instance goes, and its waiters get the error; then what was built meanwhile,
                 // which may refer to it.
-                fail(generation: generation, with: error)
+                end(generation: generation, telling: .finished(.failure(error)))
                 context.dropBuilds(since: mark, because: BuildFailure(error: error, step: step))
                 throw Diagnostics.typedError(error, as: Failure.self, at: step)
             }
@@ -238,11 +238,6 @@ extension CellReference {
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     func publish(generation: UInt64) { apply { $0.publish(generation: generation) } }
-
-    /// Ends generation `generation` with `error`, which every waiter gets too.
-    func fail(generation: UInt64, with error: any Error) {
-        end(generation: generation, telling: .finished(.failure(error)))
-    }
 
     /// Ends generation `generation`, held until its builder's resolution ended, with no value,
     /// because its instance may refer to one that `failure` dropped; the build itself did not fail,
