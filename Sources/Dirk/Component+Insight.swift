@@ -26,8 +26,7 @@ extension Component {
             storage.addObservers(1, for: storage, in: &state)
             return true
         }
-        guard starts else { return self }
-        Component.watch(self, andAncestorsExcept: [self], for: storage, walkingAncestorsWith: walk)
+        if starts { Self.watch(self, andAncestorsExcept: [self], for: storage, walkingAncestorsWith: walk) }
         return self
     }
 

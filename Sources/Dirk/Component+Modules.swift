@@ -150,7 +150,7 @@ extension Component {
         }
         // The compiler checked that the module is one of this component's type, but not that it was
         // made for this very component.
-        guard module.belongs(to: self) else {
+        guard module.storage === storage else {
             Diagnostics.foreignModule(moduleType, component: ownType, file: file, line: line)
         }
         for type in types { checkType(module, is: type, kind: "module", file: file, line: line) }
@@ -203,7 +203,7 @@ extension Component {
             context.enter(step)
             // A main-actor module's `makeDefault` checks the thread.
             let made = type.makeDefault(for: self, file: file, line: line)
-            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
+            if let failure = context.leave() { Diagnostics.typedError(failure, as: Never.self, at: step) }
             return made
         }
         return storage.withLock { state in

@@ -174,7 +174,7 @@ extension Component {
             // One call into the component, through its gate, for all the properties.
             _ = storage.enter(in: context, for: step).orStop(step)  // kept by the resolution
             body()
-            if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
+            if let failure = context.leave() { Diagnostics.typedError(failure, as: Never.self, at: step) }
         }
     }
 }

@@ -42,9 +42,6 @@ open class AnyModule: _ModuleOwner {
         fatalError("Dirk: `\(self)` is not a `Module`: subclass `Module`", file: file, line: line)
     }
 
-    /// Whether the module was created for `component`.
-    final func belongs(to component: Component) -> Bool { storage === component.storage }
-
     /// Whether the module's providers belong to the main actor (``MainActorModule``).
     class var isMainActorModule: Bool { false }
 

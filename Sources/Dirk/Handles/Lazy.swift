@@ -111,7 +111,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
         let (context, step) = (ResolutionContext.current, step(owner: nil, handle: handle, type: Value.self))
         context.enterUncached { step }
         let value = self.resolve(in: context, step: step, resolve)
-        if let failure = context.leave() { Diagnostics.resolutionEndFailed(failure, at: step) }
+        if let failure = context.leave() { Diagnostics.typedError(failure, as: Never.self, at: step) }
         return value
     }
 

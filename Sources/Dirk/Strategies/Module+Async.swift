@@ -349,9 +349,7 @@ extension AnyModule {
                 // resolution's number.
                 let store = strategy == .asyncScoped ? agent.sharedScopes! : nil
                 let cell = CellKey(
-                    owner: ObjectIdentifier(self), provider: key,
-                    instance: store.map { .asyncResolution(UInt(bitPattern: ObjectIdentifier($0))) }
-                        ?? .shared)
+                    owner: ObjectIdentifier(self), provider: key, instance: store?.id ?? .shared)
                 // Listed whether the build succeeds or fails, so that the store drops the cell either
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }

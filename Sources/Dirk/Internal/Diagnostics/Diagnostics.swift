@@ -191,19 +191,14 @@
 
     /// `error`, thrown by a build that another caller of the same provider waited for, as the
     /// waiter's own error type: the same type, since the builder ran the same provider, unless an
-    /// override threw what the provider cannot.
+    /// override threw what the provider cannot. Also the failure of a resolution's end in a step
+    /// that throws nothing (`Never`): its outermost call cannot return, and the program stops.
     ///
     /// A `ResolutionEndFailure` stays one where the type admits any error, so that the strategy
     /// that rethrows it as the provider's own error names the provider (see
     /// `providerError(_:as:step:overrides:)`).
     static func typedError<Failure: Error>(_ error: any Error, as _: Failure.Type, at step: Step) -> Failure {
         error as? Failure ?? providerError(error, as: Failure.self, step: step)
-    }
-
-    /// Stops the program: the outermost call of a resolution, the step `step`, which throws
-    /// nothing, cannot return (`ended`).
-    static func resolutionEndFailed(_ ended: ResolutionEndFailure, at step: Step) -> Never {
-        cannotReturn(step, throwing: Never.self, after: ended.failure)
     }
 
     /// `error`, which the step `step` (a provider, or a handle, a module's creation, a key's hashing

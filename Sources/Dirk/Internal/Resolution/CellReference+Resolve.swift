@@ -58,7 +58,7 @@ extension CellReference {
             defer { context.runningFactories -= 1 }
             value = try build()
         } catch {
-            fail(generation: generation, with: error)
+            end(generation: generation, telling: .finished(.failure(error)))
             _ = context.leaveFactory()
             throw error
         }
@@ -101,8 +101,11 @@ extension CellReference {
         }
         if let configure {
             if configureMayWait && context.runningFactories > 0 {
-                // Held until its closure has run (`runPendingConfigurations`).
-                return context.runAfterFactoriesReturn(record, step: step) { try configure(value) }
+                // Held until its closure has run (`runPendingConfigurations`), and configuring from
+                // now on.
+                _ = context.beginConfiguring(record)
+                return context.pendingConfigurations.append(
+                    .init(record: record, step: step) { try configure(value) })
             }
             let mark = context.beginConfiguring(record)
             do {
@@ -111,7 +114,7 @@ extension CellReference {
             } catch {
                 // The instance goes, and its waiters get the error; then what was built meanwhile,
                 // which may refer to it.
-                fail(generation: generation, with: error)
+                end(generation: generation, telling: .finished(.failure(error)))
                 context.dropBuilds(since: mark, because: BuildFailure(error: error, step: step))
                 throw Diagnostics.typedError(error, as: Failure.self, at: step)
             }
@@ -235,11 +238,6 @@ extension CellReference {
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     func publish(generation: UInt64) { apply { $0.publish(generation: generation) } }
-
-    /// Ends generation `generation` with `error`, which every waiter gets too.
-    func fail(generation: UInt64, with error: any Error) {
-        end(generation: generation, telling: .finished(.failure(error)))
-    }
 
     /// Ends generation `generation`, held until its builder's resolution ended, with no value,
     /// because its instance may refer to one that `failure` dropped; the build itself did not fail,

@@ -29,13 +29,6 @@ extension ResolutionContext {
         configuring.remove(at: configuring.lastIndex { $0.record == record }!)
     }
 
-    /// Records that `configure`, the `configure:` closure of the build `record` in the step `step`,
-    /// waits for the factories running on this thread; the build counts as configuring from now on.
-    func runAfterFactoriesReturn(_ record: BuildRecord, step: Step, configure: @escaping () throws -> Void) {
-        _ = beginConfiguring(record)
-        pendingConfigurations.append(PendingConfiguration(record: record, step: step, configure: configure))
-    }
-
     /// Runs the `configure:` closures that waited for the factories of this thread, newest first,
     /// each in its own step, and holds their builds until the resolution ends. None can throw: only
     /// a closure that cannot waits (see `CellReference.build`).
@@ -103,38 +96,31 @@ extension ResolutionContext {
     /// Waits until every build whose instance the resolution took, and every build those depend on,
     /// is configured; if one failed instead, drops what the resolution held since the earliest taking
     /// that led to a failure, and returns the first failure.
+    ///
+    /// Each taking's walk stops at the first failure it reaches. `outcomes` holds how the builds
+    /// already waited for stood, which are not waited for again; each walk follows every build it
+    /// reaches, since a build found configured by another walk may depend on one that failed.
     func waitForBorrowedBuilds() -> ResolutionEndFailure? {
         let borrowed = self.borrowed
         self.borrowed = []
         var (failure, failedSince): (BuildFailure?, Int) = (nil, heldBuilds.count)
         var outcomes: [BuildRecord: ConfigurationOutcome] = [:]
         for (record, heldMark) in borrowed {
-            guard let failed = firstFailure(reachableFrom: record, outcomes: &outcomes) else { continue }
-            (failure, failedSince) = (failure ?? failed, min(failedSince, heldMark))
+            var (pending, seen): ([BuildRecord], Set<BuildRecord>) = ([record], [])
+            walk: while let build = pending.popLast() {
+                guard seen.insert(build).inserted else { continue }
+                let outcome = outcomes[build] ?? build.cell.waitUntilConfigured(build, as: self)
+                outcomes[build] = outcome
+                switch outcome {
+                case .configured(let dependencies): pending += dependencies
+                case .failed(let failed):
+                    (failure, failedSince) = (failure ?? failed, min(failedSince, heldMark))
+                    break walk
+                }
+            }
         }
         guard let failure else { return nil }
         dropHeldBuilds(since: failedSince, because: failure)
         return ResolutionEndFailure(failure: failure)
-    }
-
-    /// Waits until the build `record` and every build it depends on, in turn, is configured, and
-    /// returns the first failure among them, if one failed instead. `outcomes` holds how the builds
-    /// already waited for stood, which are not waited for again; each walk follows every build it
-    /// reaches, since a build found configured by another walk may depend on one that failed.
-    private func firstFailure(
-        reachableFrom record: BuildRecord, outcomes: inout [BuildRecord: ConfigurationOutcome]
-    ) -> BuildFailure? {
-        var pending = [record]
-        var seen: Set<BuildRecord> = []
-        while let build = pending.popLast() {
-            guard seen.insert(build).inserted else { continue }
-            let outcome = outcomes[build] ?? build.cell.waitUntilConfigured(build, as: self)
-            outcomes[build] = outcome
-            switch outcome {
-            case .configured(let dependencies): pending += dependencies
-            case .failed(let failed): return failed
-            }
-        }
-        return nil
     }
 }

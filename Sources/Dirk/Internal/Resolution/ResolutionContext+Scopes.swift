@@ -23,6 +23,6 @@ extension ResolutionContext {
             let count = (endedResolutions & 0x7FFF) << 48
             return (.threadResolution(UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ count), nil)
         }
-        return (.asyncResolution(UInt(bitPattern: ObjectIdentifier(sharedScopes))), sharedScopes)
+        return (sharedScopes.id, sharedScopes)
     }
 }

@@ -24,7 +24,9 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// An empty store.
     static func make() -> ScopeStore { make(State()) }
 
-    /// The number under which the resolution's instances are built in their cells.
+    /// Which instance the resolution's instances are built as in their cells: the number of the
+    /// resolution, the store's address.
+    var id: CellKey.Instance { .asyncResolution(UInt(bitPattern: ObjectIdentifier(self))) }
 
     /// Whether the resolution that owns the store has ended: an unstructured task that inherited the
     /// store then opens a store of its own.

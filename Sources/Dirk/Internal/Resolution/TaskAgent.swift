@@ -65,8 +65,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         var held: [BuildRecord] = []
     }
 
-    private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?, ownsScopes: Bool) {
-        (self.task, state) = (task, .make(State(scopes: scopes, ownsScopes: ownsScopes)))
+    private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?) {
+        (self.task, state) = (task, .make(State(scopes: scopes, ownsScopes: scopes == nil)))
         // The step that started the task first, whatever becomes of it: its agent is the one to hand
         // the components to (see `end()`).
         starters = startedIn.map { [$0] + ($0.agent?.starters ?? []).filter { $0.agent != nil } } ?? []
@@ -117,17 +117,26 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         }
     }
 
-    /// The async step that runs the caller or started its task, then the steps that started that
-    /// step's task, and so on, nearest first.
-    private static var enclosingSteps: [StepMarker] {
-        enclosingStep.map { [$0] + ($0.agent?.starters ?? []) } ?? []
+    /// The first step that `find` picks among the async step that runs the caller or started its task,
+    /// then the steps that started that step's task, and so on, nearest first, as long as they run:
+    /// `find` gets the state of the step's agent, under its lock, and the step's index on its stack.
+    private static func firstEnclosingStep(_ find: (inout State, Int) -> Step?) -> Step? {
+        for marker in enclosingStep.map({ [$0] + ($0.agent?.starters ?? []) }) ?? [] {
+            let found = marker.agent?.state.withLock { state in
+                state.serials.lastIndex(of: marker.serial).flatMap { find(&state, $0) }
+            }
+            if let found { return found }
+        }
+        return nil
     }
 
     /// The outermost step in the component whose identity is `component` among the async steps that
     /// run the caller or started its task, and the steps that started those steps' tasks, as long as
     /// they run.
     static func stepUnderWay(in component: UInt) -> Step? {
-        enclosingSteps.lazy.compactMap { $0.agent?.outermostStep(in: component, enclosing: $0.serial) }.first
+        firstEnclosingStep { state, index in
+            (0...index).first { state.stack[$0].component == component }.map { state.stack[$0] }
+        }
     }
 
     /// The nearest of the async steps that run the caller or started its task whose resolution has
@@ -136,24 +145,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// components it entered when it ends (`adopt(_:)`): a synchronous resolution in one of its
     /// tasks, and a task that one of its steps started.
     static func stepOfResolution(thatEntered component: UInt) -> Step? {
-        enclosingSteps.lazy.compactMap { $0.agent?.step($0.serial, ifEntered: component) }.first
-    }
-
-    /// The step whose serial is `serial`, if it still runs and the agent's call has entered
-    /// `component`.
-    private func step(_ serial: UInt64, ifEntered component: UInt) -> Step? {
-        state.withLock { state in
-            guard state.entered.contains(where: { $0.identity == component }) else { return nil }
-            return state.serials.lastIndex(of: serial).map { state.stack[$0] }
-        }
-    }
-
-    /// The outermost step in `component` among the step whose serial is `serial` and the steps under
-    /// it, if that step still runs.
-    private func outermostStep(in component: UInt, enclosing serial: UInt64) -> Step? {
-        state.withLock { state in
-            guard let index = state.serials.lastIndex(of: serial) else { return nil }
-            return (0...index).first { state.stack[$0].component == component }.map { state.stack[$0] }
+        firstEnclosingStep { state, index in
+            state.entered.contains { $0.identity == component } ? state.stack[index] : nil
         }
     }
 
@@ -170,8 +163,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         let task = currentTask
         if let current, current.task == task, current.isUnderWay { return try await body(current) }
         // A child task of a resolution under way has its own agent, and the resolution's scope.
-        let shared = current?.sharedScopes
-        let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: shared, ownsScopes: shared == nil)
+        let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: current?.sharedScopes)
         defer { agent.end() }
         let outcome = await $current.outcome(agent) { () async throws(Failure) in try await body(agent) }
         if let failure = await agent.endBuilds(), case .success = outcome {
