@@ -55,7 +55,8 @@ extension CellReference {
     }
 
     /// What a task's build does once its factory returned, as a thread's does (see `build`): it
-    /// configures, and is published, or held until the agent's outermost call ends, or fails.
+    /// configures, and is published, or held (see `TaskAgent.holdUntilCallEnds`), or fails; throws
+    /// the failure of an instance the task took, whose build then failed (see `TaskAgent.endBuilds`).
     ///
     /// The instance is held from now on: while `configure` runs, this task gets it from the cell,
     /// and another agent in a cycle of waits with this one may take it (`wait`), then waits for its
@@ -70,18 +71,25 @@ extension CellReference {
         if let configure {
             let mark = agent.beginConfiguring(record)
             do {
-                defer { agent.endConfiguring() }
                 try await agent.run(step) { () async throws(Failure) in try await configure(value) }
             } catch {
+                agent.endConfiguring()
                 end(generation: generation, throwing: error, at: step)
                 agent.dropHeldBuilds(since: mark, because: BuildFailure(error: error, step: step))
                 throw error
             }
+            agent.endConfiguring()
         }
         if !key.isResolutions, let dependencies = agent.holdUntilCallEnds(record) {
             markConfigured(generation: generation, dependencies: dependencies)
         } else {
             publish(generation: generation)
+        }
+        // Once no `configure:` runs on this task, what it held is published, after the instances it
+        // took are configured, rather than when its call ends: the rest of the call may await a child
+        // task that asks for one of them.
+        if let failure = await agent.endBuilds() {
+            throw Diagnostics.typedError(failure, as: Failure.self, at: step)
         }
     }
 

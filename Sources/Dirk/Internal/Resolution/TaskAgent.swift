@@ -172,13 +172,15 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         return try outcome.get()
     }
 
-    /// Ends the builds of the agent's outermost call, as a thread's resolution does when it ends
-    /// (`ResolutionContext.endResolution()`): waits until every build whose instance it took, and
-    /// every build those depend on, is configured; then publishes the builds it held, or, if one of
-    /// those builds failed instead, drops them, since they may refer to its dropped instance, and
+    /// Ends the builds that the agent held, as a thread's resolution does when it ends
+    /// (`ResolutionContext.endResolution()`), once no `configure:` closure runs on this task (after
+    /// each build, and when its outermost call ends): waits until every build whose instance it took,
+    /// and every build those depend on, is configured; then publishes the builds it held, or, if one
+    /// of those builds failed instead, drops them, since they may refer to its dropped instance, and
     /// returns the failure.
-    private func endBuilds() async -> ResolutionEndFailure? {
+    func endBuilds() async -> ResolutionEndFailure? {
         let (borrowed, held) = state.withLock { state in
+            guard state.configuring.isEmpty else { return ([BuildRecord](), [BuildRecord]()) }  // the outermost ends it
             defer { (state.borrowed, state.held) = ([], []) }
             return (state.borrowed, state.held)
         }
@@ -279,10 +281,11 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// Records that the innermost `configure:` closure of this task has returned or thrown.
     func endConfiguring() { state.withLock { _ = $0.configuring.popLast() } }
 
-    /// Holds the build `record`, whose instance is complete, until the agent's outermost call ends, if
-    /// it must be (see `ResolutionContext.mustHoldNewBuilds`): a `configure:` closure of an enclosing
-    /// step still runs on this task, or the agent took another agent's half-configured instance; its
-    /// instance may refer to either. Returns those builds, or nil when it need not be held.
+    /// Holds the build `record`, whose instance is complete, if it must be (see
+    /// `ResolutionContext.mustHoldNewBuilds`), until `endBuilds()`: a `configure:` closure of an
+    /// enclosing step still runs on this task, or the agent took another agent's half-configured
+    /// instance; its instance may refer to either. Returns those builds, or nil when it need not be
+    /// held.
     func holdUntilCallEnds(_ record: BuildRecord) -> [BuildRecord]? {
         state.withLock { state in
             guard !state.configuring.isEmpty || !state.borrowed.isEmpty else { return nil }
