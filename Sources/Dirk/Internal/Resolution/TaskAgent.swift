@@ -180,7 +180,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// returns the failure.
     func endBuilds() async -> ResolutionEndFailure? {
         let (borrowed, held) = state.withLock { state in
-            guard state.configuring.isEmpty else { return ([BuildRecord](), [BuildRecord]()) }  // the outermost ends it
+            // Inside a `configure:`, nothing: the outermost one's build ends them.
+            guard state.configuring.isEmpty else { return ([BuildRecord](), [BuildRecord]()) }
             defer { (state.borrowed, state.held) = ([], []) }
             return (state.borrowed, state.held)
         }
