@@ -15,8 +15,9 @@ struct ModelTests {
     func programFollowsTheModel(seed: UInt64) async { await follows(seed: seed) }
 
     /// Seeds that once failed in some runs, replayed many times, since their schedules vary: 405
-    /// (a `configure:` waiting for a factory that threw, whose instance another thread took).
-    @Test("a seed that once failed follows the model, run after run", arguments: [405 as UInt64])
+    /// (a `configure:` waiting for a factory that threw, whose instance another thread took); 2864
+    /// (an async ring resolved from both ends, then a child task asking for what a task held).
+    @Test("a seed that once failed follows the model, run after run", arguments: [405, 2864] as [UInt64])
     func failedSeedFollowsTheModel(seed: UInt64) async {
         for _ in 0..<stressRounds(30) { await follows(seed: seed) }
     }

@@ -45,6 +45,24 @@ struct AsyncRingTests {
         #expect(configuredOnArrival == 100)
     }
 
+    @Test("a task that took the other end's instance goes on to await a child task that asks for the ring")
+    func childTaskAfterTheRing() async {
+        let rounds = await withAsyncWatchdog { () async -> Int in
+            var complete = 0
+            for _ in 0..<100 {
+                let app = AsyncRingComponent()
+                // `outer()` resolves the left end, then asks for the right end in a child task,
+                // while another task resolves the right end.
+                async let outer = app.ring.outer()
+                async let right = app.ring.right()
+                let (pair, r) = await (outer, right)
+                if pair.left.peer === r && r.peer === pair.left && pair.right === r { complete += 1 }
+            }
+            return complete
+        }
+        #expect(rounds == 100)
+    }
+
     @Test("resolved from either end in one task, the ring is complete", arguments: [true, false])
     func eitherEnd(fromLeft: Bool) async {
         let app = AsyncRingComponent()
@@ -74,6 +92,13 @@ struct AsyncRingTests {
         }
         #expect(outcomes == 100)
     }
+}
+
+/// Both ends of a ring, as one caller got them.
+final class AsyncPair: Sendable {
+    let left, right: AsyncPeer
+
+    init(left: AsyncPeer, right: AsyncPeer) { (self.left, self.right) = (left, right) }
 }
 
 /// The error the left end's `configure:` throws.
@@ -111,6 +136,14 @@ final class AsyncRingModule: Module<AsyncRingComponent> {
             return AsyncPeer()
         } configure: { peer, c in
             peer.peer = await c.ring.left()
+        }
+    }
+
+    func outer() async -> AsyncPair {
+        await single { c in
+            let left = await c.ring.left()
+            async let right = c.ring.right()
+            return AsyncPair(left: left, right: await right)
         }
     }
 
