@@ -25,6 +25,20 @@ struct AsyncRingTests {
         #expect(rounds == 100)
     }
 
+    @Test("a ring resolved from both ends goes with its component")
+    func ringGoesWithItsComponent() async {
+        let released = await withAsyncWatchdog { () async -> [WeakObject] in
+            let app = AsyncRingComponent()
+            async let left = app.ring.left()
+            async let right = app.ring.right()
+            let (l, r) = await (left, right)
+            return [WeakObject(app), WeakObject(l), WeakObject(r)]
+        }
+        #expect(released?.count == 3)
+        #expect(
+            released?.allSatisfy { $0.object == nil } == true, "the component or an end of its ring was kept")
+    }
+
     @Test("a third task that asks while the ring resolves gets the instance configured")
     func onlookerWaits() async {
         let configuredOnArrival = await withAsyncWatchdog { () async -> Int in
@@ -104,9 +118,10 @@ final class AsyncPair: Sendable {
 /// The error the left end's `configure:` throws.
 struct RingError: Error {}
 
-/// One end of a ring: its peer is the other end, set only by its provider's `configure:`.
+/// One end of a ring: its peer is the other end, set only by its provider's `configure:`; weak, so
+/// that a ring that no component keeps, such as one whose `configure:` threw, goes.
 final class AsyncPeer: @unchecked Sendable {
-    nonisolated(unsafe) var peer: AsyncPeer?
+    nonisolated(unsafe) weak var peer: AsyncPeer?
 }
 
 final class AsyncRingComponent: Component, @unchecked Sendable {
