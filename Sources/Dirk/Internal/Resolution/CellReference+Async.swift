@@ -55,13 +55,13 @@ extension CellReference {
     }
 
     /// What a task's build does once its factory returned, as a thread's does (see `build`): it
-    /// configures, and is published, or held (see `TaskAgent.holdUntilCallEnds`), or fails; throws
+    /// configures, and is published, or held (see `TaskAgent.holdUntilBuildsEnd`), or fails; throws
     /// the failure of an instance the task took, whose build then failed (see `TaskAgent.endBuilds`).
     ///
     /// The instance is held from now on: while `configure` runs, this task gets it from the cell,
     /// and another agent in a cycle of waits with this one may take it (`wait`), then waits for its
-    /// configuration before its own outermost call ends, so that a ring of async providers resolves
-    /// from both ends at once. A resolution's `scoped` cell, which only its tasks see, is published
+    /// configuration before it publishes what it holds (`TaskAgent.endBuilds()`), so that a ring of
+    /// async providers resolves from both ends at once. A resolution's `scoped` cell, which only its tasks see, is published
     /// at once: its store drops it as the resolution ends, and would find it under way.
     private func settle<Failure: Error>(
         _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step,
@@ -80,7 +80,7 @@ extension CellReference {
             }
             agent.endConfiguring()
         }
-        if !key.isResolutions, let dependencies = agent.holdUntilCallEnds(record) {
+        if !key.isResolutions, let dependencies = agent.holdUntilBuildsEnd(record) {
             markConfigured(generation: generation, dependencies: dependencies)
         } else {
             publish(generation: generation)
@@ -127,7 +127,7 @@ extension CellReference {
                 // As on a thread, an instance that may be taken is complete enough to hand over; the
                 // agent waits for its configuration before its outermost call ends.
                 if let (instance, record) = takeInstance(generation, by: agent, waiter: id, at: step) {
-                    agent.waitWhenCallEnds(for: record)
+                    agent.waitWhenBuildsEnd(for: record)
                     continuation.resume(returning: Delivery(event: .finished(.success(instance))))
                 }
             }

@@ -60,7 +60,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         /// built meanwhile may refer to half-configured.
         var configuring: [BuildRecord] = []
         /// Builds of other agents whose instance this task took while they were being configured,
-        /// and the builds the agent holds until its outermost call ends (see `endBuilds()`).
+        /// and the builds the agent holds, until no `configure:` runs on it (see `endBuilds()`).
         var borrowed: [BuildRecord] = []
         var held: [BuildRecord] = []
     }
@@ -287,7 +287,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// enclosing step still runs on this task, or the agent took another agent's half-configured
     /// instance; its instance may refer to either. Returns those builds, or nil when it need not be
     /// held.
-    func holdUntilCallEnds(_ record: BuildRecord) -> [BuildRecord]? {
+    func holdUntilBuildsEnd(_ record: BuildRecord) -> [BuildRecord]? {
         state.withLock { state in
             guard !state.configuring.isEmpty || !state.borrowed.isEmpty else { return nil }
             state.held.append(record)
@@ -295,9 +295,9 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         }
     }
 
-    /// Waits, when the agent's outermost call ends, until the build `record`, whose instance the
-    /// agent took, and every build it depends on, is configured.
-    func waitWhenCallEnds(for record: BuildRecord) { state.withLock { $0.borrowed.append(record) } }
+    /// Waits, once no `configure:` runs on this task (`endBuilds()`), until the build `record`,
+    /// whose instance the agent took, and every build it depends on, is configured.
+    func waitWhenBuildsEnd(for record: BuildRecord) { state.withLock { $0.borrowed.append(record) } }
 
     /// Ends, instead of publishing them, the builds held since `mark`, while a `configure:` closure
     /// that has now failed with `failure` ran: they may refer to its dropped instance.
