@@ -14,7 +14,7 @@
     }
 }
 
-extension ComponentStorage: EnteredComponent {
+extension LockBuffer: EnteredComponent where State == ComponentState {
     /// The one way into the component's gate: the component, entered by the resolution `context` (the
     /// thread's, or a task's part of an async one), counted in the gate and kept alive until the
     /// resolution ends, unless the resolution entered it already; or the component, not entered, if
@@ -45,13 +45,18 @@ extension ComponentStorage: EnteredComponent {
             if step.kind == .handle { Diagnostics.handleAfterRelease(step) }
             Diagnostics.componentReleased(provider: step.name, component: step.componentType, site: step.site)
         }
-        let admitted = gate.enter() || TaskAgent.stepOfResolution(thatEntered: address) != nil
-        if !admitted { gate.leave(self) }
+        let admitted = withGate { $0.enter() } || TaskAgent.stepOfResolution(thatEntered: address) != nil
+        if !admitted { leaveGate() }
         return (component, admitted)
     }
 
-    // The shutdown waits for the last call out under the lock.
-    @usableFromInline func lastCallLeft() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
+    @usableFromInline var isShuttingDown: Bool { withGate { $0.isClosed } }
+
+    @usableFromInline func leaveGate() {
+        // The last call out of a gate that shutdown closed resumes the shutdown, which waits for it
+        // under the lock.
+        if withGate({ $0.leave() }) { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
+    }
 }
 
 /// The component whose close action runs in this task, and that action's provider.
@@ -115,5 +120,5 @@ extension Component {
     }
 
     /// Whether the component's shutdown has begun. A test hook.
-    package var isShuttingDown: Bool { storage.gate.isClosed }
+    package var isShuttingDown: Bool { storage.isShuttingDown }
 }

@@ -64,7 +64,7 @@ extension Component {
 
     /// How many observers watch the component's providers: traces under way, its own recording,
     /// and the recordings of its descendants. A test hook.
-    package var observerCount: Int { Int(storage.attention.relaxed / ComponentStorage.observer) }
+    package var observerCount: Int { Int(storage.attention / ComponentStorage.observer) }
 
     /// How many cells the component keeps now: its providers', their keys', and those of builds under
     /// way. A test hook.
@@ -83,7 +83,7 @@ extension Component {
             (
                 state.table.entries, state.extras?.recording.map { $0.copiedElementByElement() },
                 (state.extras?.registeredModules.values).map { $0.map { type(of: $0) } } ?? [],
-                storage.directory.members(.module).map { type(of: $0.object) },
+                storage.withDirectory { directory in directory.members(.module).map { type(of: $0.object) } },
                 parentList.map { "\(type(of: $0))" }
             )
         }
@@ -204,20 +204,19 @@ final class Trace: Sendable {
     /// The calls, each with its line and the calls it made, the root first; and the components whose
     /// providers' calls the trace shows, which it observes until it finishes, nil once it has: a task
     /// that outlives the trace's closure then neither keeps them alive nor adds calls.
-    private let state:
-        SelfSynchronized<Locked<(calls: [(line: String, made: [Int])], observed: [Component]?)>>
+    private let state: Locked<(calls: [(line: String, made: [Int])], observed: [Component]?)>
 
     /// A trace of the calls into `component` and its ancestors, which it observes until `finish(_:)`.
     init(of component: Component) {
         let observed = component.selfAndAncestors()
-        state = SelfSynchronized(object: .make(([("", [])], observed)))
+        state = .make(([("", [])], observed))
         Component.addObservers(1, to: observed)
     }
 
     /// Ends the trace, whether its closure returned or threw: takes its observers back; returns what
     /// `outcome` holds, with the trace's text, one line per call, each under the call that made it.
     func finish<T, Failure>(_ outcome: Result<T, Failure>) throws(Failure) -> (value: T, trace: String) {
-        let (calls, observed) = state.object.withLock { ($0.calls, $0.observed.take() ?? []) }
+        let (calls, observed) = state.withLock { ($0.calls, $0.observed.take() ?? []) }
         Component.addObservers(-1, to: observed)
         func text(_ call: Int, _ depth: Int) -> [String] {
             calls[call].made.flatMap {
@@ -239,7 +238,7 @@ final class Trace: Sendable {
     /// Adds a call into `component` whose line begins with `line` under the call `enclosing`, if the
     /// trace shows the component's calls and has not finished.
     private func add(_ line: String, in component: UInt, under enclosing: Int) -> (trace: Trace, call: Int)? {
-        state.object.withLock { state in
+        state.withLock { state in
             guard state.observed?.contains(where: { $0.identity == component }) == true else { return nil }
             state.calls[enclosing].made.append(state.calls.count)
             state.calls.append((line, []))
@@ -250,7 +249,7 @@ final class Trace: Sendable {
     /// Ends the calls that `begin(_:in:)` added: each says whether it built a new instance.
     static func end(_ added: Calls, isNew: Bool) {
         for (trace, call) in added {
-            trace.state.object.withLock { $0.calls[call].line += isNew ? "new" : "cached" }
+            trace.state.withLock { $0.calls[call].line += isNew ? "new" : "cached" }
         }
     }
 }
@@ -368,7 +367,7 @@ extension AnyModule {
 extension ComponentStorage {
     /// Whether anyone observes the component's providers: a trace, a recording, or an override being
     /// set up.
-    var isObserved: Bool { attention.relaxed >= Self.observer }
+    var isObserved: Bool { attention >= Self.observer }
 
     /// What `body` returns for the record of the component's recording, under its lock, read through
     /// its state, not a copy (a copy would make the writes copy the record's tables); nil once its
@@ -381,7 +380,7 @@ extension ComponentStorage {
     /// with the state it guards. An observer for `recorder`'s recording also adds the recorder to
     /// those that a parent registered later learns of, and taking it back takes the recorder back.
     func addObservers(_ delta: Int, for recorder: Recorder?, in state: inout ComponentState) {
-        attention.add(delta * Int(Self.observer))
+        addAttention(delta * Int(Self.observer))
         if let recorder, delta > 0 {
             state.withExtras { $0.recorders.append(recorder) }
         } else if let recorder, let index = state.extras?.recorders.firstIndex(where: { $0 === recorder }) {

@@ -82,7 +82,9 @@ extension _ModuleOwner where Self: Component {
     /// `module()` for any module type, which the public forms have checked.
     @inlinable @inline(__always)
     func anyModule<M: AnyModule>(_ type: M.Type, file: StaticString, line: UInt) -> M {
-        if let module = storage.directory.member(.module, M.self), !ObjectLifetime.isDeinitializing(self) {
+        if let module = storage.withDirectory({ $0.member(.module, M.self) }),
+            !ObjectLifetime.isDeinitializing(self)
+        {
             return Erasure.module(module.object, as: M.self)
         }
         return Erasure.module(uncachedModule(of: M.self, file: file, line: line), as: M.self)
@@ -155,8 +157,10 @@ extension Component {
         }
         for type in types { checkType(module, is: type, kind: "module", file: file, line: line) }
         let replaced = storage.withLock { state in
-            storage.flags.set(ComponentStorage.hasRegisteredModules)
-            if let type = types.first(where: { storage.directory.member(.module, $0) != nil }) {
+            storage.setFlags(ComponentStorage.hasRegisteredModules)
+            if let type = types.first(where: { type in
+                storage.withDirectory { $0.member(.module, type) } != nil
+            }) {
                 Diagnostics.lateModule(
                     type, registered: moduleType, component: ownType, file: file, line: line)
             }
@@ -186,7 +190,7 @@ extension Component {
     ) -> AnyModule {
         checkNotDeinitializing(type, file: file, line: line)
         // A registration that this thread has not seen yet is found when the module is published.
-        if storage.flags.relaxed & ComponentStorage.hasRegisteredModules != 0,
+        if storage.flags & ComponentStorage.hasRegisteredModules != 0,
             let module = storage.withLock({ storage.publishedModule(type, in: &$0) })
         {
             return module
@@ -208,7 +212,7 @@ extension Component {
         }
         return storage.withLock { state in
             guard let published = storage.publishedModule(type, in: &state) else {
-                storage.directory.add(made, .module, type, retired: &state.retired)
+                storage.withDirectory { $0.add(made, .module, type, retired: &state.retired) }
                 return made
             }
             state.withExtras { $0.racedModules.append(made) }
@@ -233,14 +237,14 @@ extension ComponentStorage {
     /// The module that the directory holds under `type`, or the one registered for it, which is
     /// published now.
     func publishedModule(_ type: AnyModule.Type, in state: inout ComponentState) -> AnyModule? {
-        if let published = directory.member(.module, type) {
+        if let published = withDirectory({ $0.member(.module, type) }) {
             return Erasure.module(published.object, as: AnyModule.self)
         }
         // Read before it is written: a write through `extras` costs a copy's checks even when empty.
         guard state.extras?.registeredModules.isEmpty == false,
             let registered = state.extras!.registeredModules.removeValue(forKey: ObjectIdentifier(type))
         else { return nil }
-        directory.add(registered, .module, type, retired: &state.retired)
+        withDirectory { $0.add(registered, .module, type, retired: &state.retired) }
         return registered
     }
 }

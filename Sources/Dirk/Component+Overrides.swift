@@ -358,7 +358,7 @@ extension ModuleBase {
         keyValue: @autoclosure () -> AnyHashable? = nil,
         strategy: ProviderStrategy, component: Component, closing: Closing<T>? = nil
     ) throws -> (value: T, closing: Closing<T>?) {
-        if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
+        if storage.flags & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key()), strategy: strategy)
                 as? OverrideFactory<T, SyncOverride<T>>
         {
@@ -372,7 +372,7 @@ extension ModuleBase {
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, keyValue: AnyHashable?,
         strategy: ProviderStrategy, component: Component, closing: Closing<T>?
     ) async throws -> (value: T, closing: Closing<T>?) {
-        if storage.flags.relaxed & ComponentStorage.hasOverrides != 0,
+        if storage.flags & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key), strategy: strategy)
                 as? OverrideFactory<T, AsyncOverride<T>>
         {
@@ -434,7 +434,7 @@ extension AnyModule {
             if let used = state.table.strategy(at: cell) { return used }
             if let set = state.extras?.overrides[cell], step.strategy.buildsInCell { return set.strategy }
             state.withExtras { $0.overrides[cell] = (capture.factory, step.strategy, capture.location) }
-            storage.flags.set(ComponentStorage.hasOverrides)
+            storage.setFlags(ComponentStorage.hasOverrides)
             return nil
         }
         if let other {

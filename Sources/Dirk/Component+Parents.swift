@@ -25,7 +25,9 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable @inline(__always)
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if let parent = storage.directory.member(.parent, P.self), !ObjectLifetime.isDeinitializing(self) {
+        if let parent = storage.withDirectory({ $0.member(.parent, P.self) }),
+            !ObjectLifetime.isDeinitializing(self)
+        {
             return Erasure.component(parent.object, as: P.self)
         }
         return ancestor(file: file, line: line)
@@ -74,8 +76,8 @@ extension Component {
         checkNotDeinitializing(P.self, file: file, line: line)
         // The answer of an earlier search, or else a parent registered as `P`, which is that answer
         // once a search has kept one.
-        if let kept = storage.directory.member(.ancestor, P.self) { return kept.object as! P }
-        if let parent = storage.directory.member(.parent, P.self) { return parent.object as! P }
+        if let kept = storage.withDirectory({ $0.member(.ancestor, P.self) }) { return kept.object as! P }
+        if let parent = storage.withDirectory({ $0.member(.parent, P.self) }) { return parent.object as! P }
         return searchedAncestor(P.self, matching: { $0 is P }, file: file, line: line) as! P
     }
 
@@ -116,7 +118,9 @@ extension Component {
     ) -> Self { parent(make(), as: type, file: file, line: line) }
 
     /// The parents, in the order they were registered.
-    var parentList: [Component] { storage.directory.members(.parent).map { $0.object as! Component } }
+    var parentList: [Component] {
+        storage.withDirectory { directory in directory.members(.parent).map { $0.object as! Component } }
+    }
 
     /// Registers `parent` as `type`, for `parent(_:as:file:line:)`, and returns this component, for
     /// chaining; runs `afterAppending` once the parent is in the list, before the check for a cycle:
@@ -138,19 +142,19 @@ extension Component {
         // read-modify-write: a mark found set by an acquiring load, which synchronizes with every
         // change before it, is as good as one set now, and the parent's word, which every child of a
         // server's component shares, is not written again.
-        if parent.storage.flags.acquired & ComponentStorage.hasChildren == 0 {
-            parent.storage.flags.set(ComponentStorage.hasChildren)
+        if parent.storage.word(.flags, { $0.acquired }) & ComponentStorage.hasChildren == 0 {
+            parent.storage.setFlags(ComponentStorage.hasChildren)
         }
         let (recorders, isParent) = storage.withLock { state in
             state.parentsGivenAt = state.parentsGivenAt ?? (file, line)
             if state.hasSearchedParents {
                 Diagnostics.lateParent(type, component: ownType, file: file, line: line)
             }
-            if storage.directory.member(.parent, type) != nil {
+            if storage.withDirectory({ $0.member(.parent, type) }) != nil {
                 Diagnostics.duplicateParent(type, component: ownType, file: file, line: line)
             }
-            storage.directory.add(parent, .parent, type, retired: &state.retired)
-            return (state.extras?.recorders ?? [], storage.flags.set(0) & ComponentStorage.hasChildren != 0)
+            storage.withDirectory { $0.add(parent, .parent, type, retired: &state.retired) }
+            return (state.extras?.recorders ?? [], storage.setFlags(0) & ComponentStorage.hasChildren != 0)
         }
         afterAppending()
         if isParent && parent.selfAndAncestors().contains(where: { $0 === self }) {
@@ -188,15 +192,18 @@ extension Component {
     private func rankedAncestor(_ type: Any.Type, matching isMatch: (Component) -> Bool) -> FoundAncestor? {
         while true {
             if let kept = keptAncestor(type) { return kept }
-            let parents = storage.directory.members(.parent)
-            let best = nearestAmong(parents, type, matching: isMatch)
+            let (count, best) = storage.withDirectory { directory in
+                let parents = directory.members(.parent)
+                return (parents.entries.count, nearestAmong(parents, type, matching: isMatch))
+            }
             let isCurrent = storage.withLock { state in
-                guard storage.directory.entries.count == parents.entries.count else { return false }
+                guard storage.withDirectory({ $0.entries.count }) == count else { return false }
                 // An answer of none is an answer too: a parent registered later could change it.
                 state.hasSearchedParents = true
                 guard let best, keptAncestor(type) == nil else { return true }
-                storage.directory.add(
-                    best.component, .ancestor, type, tag: best.rank, retired: &state.retired)
+                storage.withDirectory {
+                    $0.add(best.component, .ancestor, type, tag: best.rank, retired: &state.retired)
+                }
                 return true
             }
             // The answer kept, this search's or one that another kept first.
@@ -229,7 +236,7 @@ extension Component {
 
     /// The ancestor that an earlier search for `type` found and kept, if any.
     private func keptAncestor(_ type: Any.Type) -> FoundAncestor? {
-        storage.directory.member(.ancestor, type).map { ($0.object as! Component, $0.tag) }
+        storage.withDirectory { $0.member(.ancestor, type) }.map { ($0.object as! Component, $0.tag) }
     }
 }
 

@@ -57,8 +57,8 @@ extension Component {
         let shutdown = storage.withLock { state in
             if let shutdown = state.extras?.shutdown { return shutdown.task }
             // Cached reads take the pipeline from now on, where the gate refuses them.
-            storage.attention.add(1)
-            storage.gate.close()
+            storage.addAttention(1)
+            storage.withGate { $0.close() }
             let shutdown = Task { await self.closeAll() }
             state.withExtras { $0.shutdown = Shutdown(shutdown) }
             return shutdown
@@ -96,7 +96,7 @@ extension Component {
             // See `Gate.leave(_:)`: the last call out resumes it, after this lock; with none left, this does.
             storage.withLock { state in
                 state.extras!.shutdown!.drained = continuation
-                return storage.gate.isEmpty ? state.extras!.shutdown!.drained.take() : nil
+                return storage.withGate { $0.isEmpty } ? state.extras!.shutdown!.drained.take() : nil
             }?.resume()
         }
         // No call is in, and none can come in: no build adds an action from now on.

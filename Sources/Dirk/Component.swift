@@ -52,7 +52,7 @@ open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sen
             Component.addObservers(-1, for: storage, to: recording.watched)
         }
         withExtendedLifetime(taken) {}
-        storage.directory.destroy(retired: taken.retired)
+        storage.withDirectory { $0.destroy(retired: taken.retired) }
     }
 
     /// Describes the component without building anything: its type, its modules, its parents and
@@ -83,65 +83,107 @@ open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sen
     }
 }
 
-/// Everything Dirk keeps for one component, in one `Locked` box that the component and its modules
-/// hold: the state its lock guards, and words read without the lock.
+/// Everything Dirk keeps for one component, in one `Locked` box's buffer that the component and its
+/// modules hold: the state its lock guards, and words read without the lock.
 ///
 /// A module holds the storage strongly and its component not at all: it reaches the component
 /// through `component`, which asks the runtime whether the component is still alive. The state
 /// keeps an `unowned` reference to the component, which keeps the component's memory, though not
 /// the component, allocated for as long as the storage lives, so that the question can be asked.
-@usableFromInline final class ComponentStorage: Locked<ComponentState>, CellHost {
-    // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded by
-    // the lock of `Locked`, and the words are atomic: the address, the attention, the gate and the
-    // flags, then the directory's.
+@usableFromInline typealias ComponentStorage = LockBuffer<ComponentState>
 
-    static func make() -> ComponentStorage { make(ComponentState(), extraWords: 4 + Directory.wordCount) }
+/// The words of a component's storage that are read without its lock, each atomic: its index among
+/// the box's extra words; the directory's take the words from `directory` on.
+@usableFromInline enum ComponentWord: Int {
+    /// The component's address, compared only, and given to the runtime by `component`.
+    case address
+    /// Fresh requests, one each for a shutdown and a release, and, in its high half, the observers
+    /// (see `observer`): while it is zero, a cached read takes its shortest path.
+    case attention
+    /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
+    case gate
+    /// Flags: `hasChildren`, `hasOverrides`, `isReleased`, `hasRegisteredModules`.
+    case flags
+    /// The directory of modules and parents.
+    case directory
+}
+
+extension LockBuffer where State == ComponentState {
+    static func make() -> ComponentStorage {
+        Locked.make(ComponentState(), extraWords: ComponentWord.directory.rawValue + Directory.wordCount)
+            .buffer
+    }
 
     /// Records `component` as the storage's own; its initializer calls it once, before anyone else
     /// can reach the storage.
     func bind(_ component: Component) {
-        // Without the lock: nobody else can reach the storage yet.
-        withUnsafeMutablePointerToHeader { $0.pointee.memoryKeeper = component }
-        AtomicWord(extraWords).release(component.identity)
+        withLock { $0.memoryKeeper = component }
+        word(.address) { $0.release(component.identity) }
     }
 
-    /// The component's address, compared only, and given to the runtime by `component`: word 0.
-    @inlinable var address: UInt { AtomicWord(extraWords).relaxed }
+    /// Runs `body` with the atomic word `word`.
+    @inlinable @inline(__always) func word<Result>(_ word: ComponentWord, _ body: (AtomicWord) -> Result)
+        -> Result
+    {
+        withExtraWords { body(AtomicWord($0 + word.rawValue)) }
+    }
+
+    /// The component's address, compared only, and given to the runtime by `component`.
+    @inlinable var address: UInt { word(.address) { $0.relaxed } }
 
     /// The component, if it is still alive: a strong reference.
     @inlinable var component: Component? { ObjectLifetime.retainIfAlive(address, as: Component.self) }
 
-    /// Fresh requests, one each for a shutdown and a release, and, in its high half, the observers
-    /// (see `observer`): while it is zero, a cached read takes its shortest path. Word 1.
-    @inlinable var attention: AtomicWord { AtomicWord(extraWords + 1) }
-    /// The gate: twice the calls in, plus one once shutdown has begun (see `Component+Shutdown`).
-    /// Word 2.
-    @inlinable var gate: Gate { Gate(AtomicWord(extraWords + 2)) }
-    /// Flags: `hasChildren`, `hasOverrides`, `isReleased`, `hasRegisteredModules`. Word 3.
-    @inlinable var flags: AtomicWord { AtomicWord(extraWords + 3) }
-    /// The directory of modules and parents: the words from 4 on.
-    @inlinable var directory: Directory { Directory(words: extraWords + 4) }
+    /// The attention word, read with no ordering: zero unless something asks cached reads to take
+    /// the pipeline.
+    @inlinable var attention: UInt { word(.attention) { $0.relaxed } }
+
+    /// Adds `delta`, which may be negative, to the attention word.
+    func addAttention(_ delta: Int) { _ = word(.attention) { $0.add(delta) } }
+
+    /// The flags, read with no ordering.
+    @inlinable var flags: UInt { word(.flags) { $0.relaxed } }
+
+    /// Sets the flags `bits` and returns the flags before.
+    @discardableResult func setFlags(_ bits: UInt) -> UInt { word(.flags) { $0.set(bits) } }
+
+    /// Runs `body` with the gate.
+    func withGate<Result>(_ body: (Gate) -> Result) -> Result { word(.gate) { body(Gate($0)) } }
+
+    /// Runs `body` with the directory of modules and parents.
+    @inlinable func withDirectory<Result>(_ body: (Directory) -> Result) -> Result {
+        withExtraWords { body(Directory(words: $0 + ComponentWord.directory.rawValue)) }
+    }
 
     /// What one observer adds to the attention word: the observers' count is its high half.
-    static let observer: UInt = 1 << (UInt.bitWidth / 2)
+    static var observer: UInt { 1 << (UInt.bitWidth / 2) }
 
-    static let hasChildren: UInt = 1
-    @usableFromInline static let hasOverrides: UInt = 2
-    static let isReleased: UInt = 4
-    static let hasRegisteredModules: UInt = 8
+    static var hasChildren: UInt { 1 }
+    @inlinable static var hasOverrides: UInt { 2 }
+    static var isReleased: UInt { 4 }
+    static var hasRegisteredModules: UInt { 8 }
 
     /// The object the `single` at `key` (sync or async, as `strategy` tells) has cached, read under
     /// the lock; nil when it has none yet or the component's attention word is set, and the call must
     /// take its pipeline.
     @inlinable @inline(__always)
     func readyObject(for key: CellKey, strategy: ProviderStrategy) -> AnyObject? {
-        guard attention.relaxed == 0 else { return nil }
+        guard attention == 0 else { return nil }
         return withLock { $0.table.ready(at: key, for: strategy) }
     }
 
-    // MARK: CellHost
+    /// Marks the component released and takes what its release releases, leaving nothing: its cells,
+    /// its registered modules, its recording, and the close actions that never ran.
+    func release() -> ComponentState.Taken {
+        setFlags(Self.isReleased)
+        addAttention(1)
+        return withLock { $0.takeAll() }
+    }
+}
 
-    func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
+extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
+
+    package func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
         withLock { state in
             if key.instance != .shared, step.strategy == .scoped || step.strategy == .asyncScoped {
                 // A resolution's instance: the provider's own cell records its strategy, for clashes
@@ -157,7 +199,7 @@ open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sen
         }
     }
 
-    func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
+    package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
         guard key.isThreadResolutions else { return withLock { $0.table.withCell(key, body) } }
         // A `scoped` instance of a thread's own resolution moves to that resolution once built: its
         // cell goes when its build ends, under the lock of that end, whether the build left an
@@ -168,19 +210,12 @@ open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sen
         return found
     }
 
-    func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
+    package func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
 
-    /// Marks the component released and takes what its release releases, leaving nothing: its cells,
-    /// its registered modules, its recording, and the close actions that never ran.
-    func release() -> ComponentState.Taken {
-        flags.set(Self.isReleased)
-        attention.add(1)
-        return withLock { $0.takeAll() }
-    }
 }
 
 /// What a component's lock guards.
-@usableFromInline struct ComponentState {
+@usableFromInline package struct ComponentState {
     /// The component, which the reference keeps allocated, though not alive (see `ComponentStorage`).
     unowned(safe) var memoryKeeper: Component? = nil
     /// The cells of its providers' caches and keys.

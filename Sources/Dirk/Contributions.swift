@@ -189,11 +189,11 @@ extension Component {
         visit(self)
         let all = ordered.flatMap { component in
             // Refers to the component's storage, not to the component: see `KeyedContribution`.
-            let (storage, owner) = (SelfSynchronized(object: component.storage), Swift.type(of: component))
+            let (storage, owner) = (Locked(buffer: component.storage), Swift.type(of: component))
             return component.storage.withLock { $0.extras?.contributions[collection] ?? [] }.map { record in
                 let (key, build, metadata) = (record.key as! Key, record.build, record.metadata)
                 return KeyedContribution(key: key, metadata: metadata, contributor: owner) { file, line in
-                    guard let component = storage.object.component else {
+                    guard let component = storage.buffer.component else {
                         Diagnostics.contributionAfterRelease(
                             key: String(reflecting: key), element: Element.self, component: owner, file: file,
                             line: line)

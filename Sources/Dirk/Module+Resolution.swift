@@ -46,7 +46,7 @@ extension AnyModule {
                             configureMayWait: configureMayWait)
                     }
                 }
-                guard storage.attention.relaxed != 0 else { return try resolve(build) }
+                guard storage.attention != 0 else { return try resolve(build) }
                 if let capture = OverrideCapture.current, !OverrideCapture.isSuspendedHere {
                     // An override that this thread sets up; the provider calls of its factory are
                     // ordinary.

@@ -19,7 +19,7 @@ open class AnyModule: _ModuleOwner {
         // A module that goes before its component takes its cells and overrides out of the
         // component's table: another module may get its address. The component's release empties
         // the table itself.
-        guard storage.flags.relaxed & ComponentStorage.isReleased == 0 else { return }
+        guard storage.flags & ComponentStorage.isReleased == 0 else { return }
         var dropped: [Any] = []
         storage.withLock { state in
             state.table.removeAll(ownedBy: ObjectIdentifier(self), into: &dropped)

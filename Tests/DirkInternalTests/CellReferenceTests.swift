@@ -8,7 +8,7 @@ struct CellReferenceTests {
     @Test("one build serves every caller when many threads ask at once")
     func oneBuildForConcurrentCallers() {
         for round in 0..<20 {
-            let standalone = StandaloneCell.make()
+            let standalone = StandaloneCell()
             let cell = Unchecked(standalone.reference)
             let builds = Counter()
             let results = LockedBox<[ObjectIdentifier]>([])
@@ -33,7 +33,7 @@ struct CellReferenceTests {
     @Test("callers that arrive while a build runs wait for it and all get its instance")
     func waitersGetTheInstance() {
         let callers = 8
-        let cell = Unchecked(StandaloneCell.make().reference)
+        let cell = Unchecked(StandaloneCell().reference)
         let builds = Counter()
         let results = LockedBox<[ObjectIdentifier]>([])
         withWatchdog {
@@ -58,7 +58,7 @@ struct CellReferenceTests {
     )
     func waitersRecordTheirWaitFirst() {
         let callers = 8
-        let cell = Unchecked(StandaloneCell.make().reference)
+        let cell = Unchecked(StandaloneCell().reference)
         let agents = LockedBox<[Int: ResolutionContext]>([:])
         let unrecorded = LockedBox<Int?>(nil)
         withWatchdog {
@@ -79,7 +79,7 @@ struct CellReferenceTests {
     @Test("a build that throws runs once and gives every waiting caller the very same error")
     func failureReachesEveryWaiter() {
         let callers = 8
-        let cell = Unchecked(StandaloneCell.make().reference)
+        let cell = Unchecked(StandaloneCell().reference)
         let builds = Counter()
         let failure = TestFailure(1)
         let caught = LockedBox<[ObjectIdentifier?]>([])
@@ -104,7 +104,7 @@ struct CellReferenceTests {
 
     @Test("the call after a failed build builds again, and the one after that finds its instance")
     func buildsAgainAfterFailure() throws {
-        let cell = StandaloneCell.make().reference
+        let cell = StandaloneCell().reference
         let builds = Counter()
         #expect(throws: TestFailure.self) {
             _ = try cell.resolve(step: makeStep()) { () throws(TestFailure) -> Item in
@@ -127,7 +127,7 @@ struct CellReferenceTests {
 
     @Test("reset() during a build leaves it to finish: its instance is cached and reaches its waiters")
     func resetDuringBuild() {
-        let cell = Unchecked(StandaloneCell.make().reference)
+        let cell = Unchecked(StandaloneCell().reference)
         let builds = Counter()
         let started = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
@@ -175,7 +175,7 @@ struct CellReferenceTests {
     )
     func configureBeforeWaiters() {
         let callers = 4
-        let cell = Unchecked(StandaloneCell.make().reference)
+        let cell = Unchecked(StandaloneCell().reference)
         let configured = LockedBox<Set<Int>>([])
         let seen = LockedBox<[Bool]>([])
         let reentered = LockedBox<[Bool]>([])
@@ -203,7 +203,7 @@ struct CellReferenceTests {
         "a configure: that throws abandons and releases its instance, gives waiters its error, and the next call builds again"
     )
     func configureThrows() {
-        let cell = Unchecked(StandaloneCell.make().reference)
+        let cell = Unchecked(StandaloneCell().reference)
         let failure = TestFailure(3)
         let probe = LockedBox(WeakItem())
         let caught = LockedBox<[ObjectIdentifier]>([])
@@ -254,7 +254,7 @@ struct CellReferenceTests {
         let cell: CellReference
         switch kind {
         case .standalone:
-            let standalone = StandaloneCell.make()
+            let standalone = StandaloneCell()
             (host, cell) = (standalone, standalone.reference)
         case .single, .weak:
             let table = TableHost()
@@ -267,12 +267,12 @@ struct CellReferenceTests {
 
     @Test("waking an agent to recheck resumes only that agent's waiters")
     func wakeToRecheck() {
-        let cell = StandaloneCell.make()
+        let cell = StandaloneCell()
         let key = cell.reference.key
         let builder = BuildAgent.standalone()
         let first = BuildAgent.standalone()
         let second = BuildAgent.standalone()
-        let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
+        let parkers = (0..<3).map { _ in Parker<WaitEvent>() }
         let generation = cell.reference.withMachine { machine, serials -> UInt64? in
             guard
                 case .build(let generation) = machine.claim(
@@ -299,7 +299,7 @@ struct CellReferenceTests {
     func ownCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             armExitTestWatchdog()
-            let cell = StandaloneCell.make().reference
+            let cell = StandaloneCell().reference
             _ = cell.resolve(step: makeStep("itself()")) {
                 cell.resolve(step: makeStep("itself()")) { Item() }
             }
@@ -367,10 +367,10 @@ struct ConfigurationWaitTests {
         "a resolution that took a held instance waits until the build is configured, and learns what it depends on"
     )
     func waitsUntilConfigured() {
-        let cell = StandaloneCell.make().reference
+        let cell = StandaloneCell().reference
         let held = HeldBuild(in: cell)
         let dependency = BuildRecord(
-            cell: StandaloneCell.make().reference, generation: 1, outcome: BuildOutcome())
+            cell: StandaloneCell().reference, generation: 1, outcome: BuildOutcome())
         let outcome = held.waitOnAnotherThread {
             cell.withMachine { machine, _ in
                 machine.markConfigured(generation: held.record.generation, dependencies: [dependency])
@@ -382,7 +382,7 @@ struct ConfigurationWaitTests {
 
     @Test("a resolution that took a held instance whose build fails learns how it failed")
     func learnsOfFailure() {
-        let cell = StandaloneCell.make().reference
+        let cell = StandaloneCell().reference
         let held = HeldBuild(in: cell)
         let failure = TestFailure(5)
         let outcome = held.waitOnAnotherThread {

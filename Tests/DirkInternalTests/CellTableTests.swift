@@ -71,7 +71,7 @@ struct CellTableTests {
             table.withCell(key) { machine, serials in
                 guard let build = machine.build else { return }
                 waiter = machine.enqueue(
-                    .thread(.make()), of: BuildAgent.standalone(), generation: build.generation,
+                    .thread(.init()), of: BuildAgent.standalone(), generation: build.generation,
                     serials: &serials)
             })
         #expect(waiter != nil)

@@ -127,17 +127,21 @@ struct DirectoryTests {
 final class DirectoryBox {
     private let box = Dirk.Locked<[UnsafeMutablePointer<UInt>]>.make([], extraWords: Directory.wordCount)
 
-    private var directory: Directory { Directory(words: box.extraWords) }
+    /// Runs `body` with the directory, whose words the box keeps.
+    private func withDirectory<Result>(_ body: (Directory) -> Result) -> Result {
+        box.buffer.withExtraWords { body(Directory(words: $0)) }
+    }
 
     /// Adds `object` as the member of `kind` under `type`, under the box's lock.
     func add(_ object: AnyObject, _ kind: MemberKind, _ type: Any.Type, tag: UInt = 0) {
-        let directory = directory
-        box.withLock { retired in directory.add(object, kind, type, tag: tag, retired: &retired) }
+        withDirectory { directory in
+            box.withLock { retired in directory.add(object, kind, type, tag: tag, retired: &retired) }
+        }
     }
 
     /// The member of `kind` under `type`, and its tag, found without the lock.
     func member(_ kind: MemberKind, _ type: Any.Type) -> (object: AnyObject, tag: UInt)? {
-        directory.member(kind, type)
+        withDirectory { $0.member(kind, type) }
     }
 
     /// The member of `kind` under `type`, by identity, and its tag.
@@ -146,8 +150,7 @@ final class DirectoryBox {
     }
 
     deinit {
-        let directory = directory
-        box.withLock { directory.destroy(retired: $0) }
+        withDirectory { directory in box.withLock { directory.destroy(retired: $0) } }
     }
 }
 

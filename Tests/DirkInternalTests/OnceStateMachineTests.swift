@@ -249,7 +249,7 @@ struct OnceStateMachineTests {
         #expect(remade.build(ofGeneration: dropped.generation) == nil)
         #expect(
             remade.enqueue(
-                .thread(.make()), of: BuildAgent.standalone(), generation: dropped.generation,
+                .thread(.init()), of: BuildAgent.standalone(), generation: dropped.generation,
                 serials: &serials)
                 == nil)
     }
@@ -275,7 +275,7 @@ struct OnceStateMachineTests {
         for agent in [first, second, first] {
             guard
                 let id = machine.enqueue(
-                    .thread(.make()), of: agent, generation: generation, serials: &serials)
+                    .thread(.init()), of: agent, generation: generation, serials: &serials)
             else {
                 Issue.record("a waiter for the build under way must be enqueued")
                 return
@@ -339,8 +339,8 @@ struct OnceStateMachineTests {
         var machine = OnceStateMachine()
         var serials: UInt64 = 0
         let agent = BuildAgent.standalone()
-        #expect(machine.enqueue(.thread(.make()), of: agent, generation: 0, serials: &serials) == nil)
-        #expect(machine.enqueue(.thread(.make()), of: agent, generation: 1, serials: &serials) == nil)
+        #expect(machine.enqueue(.thread(.init()), of: agent, generation: 0, serials: &serials) == nil)
+        #expect(machine.enqueue(.thread(.init()), of: agent, generation: 1, serials: &serials) == nil)
         guard
             let first = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials).generation
         else {
@@ -355,14 +355,14 @@ struct OnceStateMachineTests {
             Issue.record("claiming a cell whose build failed must build")
             return
         }
-        #expect(machine.enqueue(.thread(.make()), of: agent, generation: first, serials: &serials) == nil)
+        #expect(machine.enqueue(.thread(.init()), of: agent, generation: first, serials: &serials) == nil)
         #expect(
-            machine.enqueue(.thread(.make()), of: agent, generation: second &+ 1, serials: &serials) == nil)
+            machine.enqueue(.thread(.init()), of: agent, generation: second &+ 1, serials: &serials) == nil)
         #expect(machine.waiterIDs.isEmpty)
-        #expect(machine.enqueue(.thread(.make()), of: agent, generation: second, serials: &serials) != nil)
+        #expect(machine.enqueue(.thread(.init()), of: agent, generation: second, serials: &serials) != nil)
         machine.holdInstance(Item(), generation: second)
         _ = machine.publish(generation: second)
-        #expect(machine.enqueue(.thread(.make()), of: agent, generation: second, serials: &serials) == nil)
+        #expect(machine.enqueue(.thread(.init()), of: agent, generation: second, serials: &serials) == nil)
         machine.checkInvariants()
     }
 
@@ -382,7 +382,7 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        let parkers = (0..<4).map { _ in Parker<WaitEvent>.make() }
+        let parkers = (0..<4).map { _ in Parker<WaitEvent>() }
         let agents = [first, second, first, second]
         let ids = zip(parkers, agents).compactMap {
             machine.enqueue(.thread($0), of: $1, generation: generation, serials: &serials)
@@ -422,9 +422,9 @@ struct OnceStateMachineTests {
             let generation = machine.claim(by: BuildAgent.standalone(), step: step, serials: &serials)
                 .generation,
             let taker = machine.enqueue(
-                .thread(.make()), of: agent, generation: generation, serials: &serials),
+                .thread(.init()), of: agent, generation: generation, serials: &serials),
             let other = machine.enqueue(
-                .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
+                .thread(.init()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         else {
             Issue.record("waiters for the build under way must be enqueued")
             return
@@ -459,7 +459,7 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        let parkers = (0..<3).map { _ in Parker<WaitEvent>.make() }
+        let parkers = (0..<3).map { _ in Parker<WaitEvent>() }
         for parker in parkers {
             _ = machine.enqueue(
                 .thread(parker), of: BuildAgent.standalone(), generation: generation, serials: &serials)
@@ -493,7 +493,7 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        let parkers = (0..<2).map { _ in Parker<WaitEvent>.make() }
+        let parkers = (0..<2).map { _ in Parker<WaitEvent>() }
         for parker in parkers {
             _ = machine.enqueue(
                 .thread(parker), of: BuildAgent.standalone(), generation: generation, serials: &serials)
@@ -536,7 +536,7 @@ struct OnceStateMachineTests {
             return
         }
         let waiter = machine.enqueue(
-            .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
+            .thread(.init()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         let item = Item()
         machine.holdInstance(item, generation: generation)
         #expect(machine.reset() == nil)
@@ -573,10 +573,10 @@ struct OnceStateMachineTests {
             return
         }
         let claimant = machine.enqueue(
-            .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
+            .thread(.init()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
         let item = Item()
         let outcome = machine.holdInstance(item, generation: generation)
-        let parker = Parker<WaitEvent>.make()
+        let parker = Parker<WaitEvent>()
         #expect(
             machine.configurationOutcome(
                 generation: generation, outcome: outcome, orEnqueue: .thread(parker), of: borrower,
@@ -591,7 +591,7 @@ struct OnceStateMachineTests {
         #expect(Set(waiting.waiters.map(\.id)).count == 2, "waiters for the configuration are numbered too")
         machine.checkInvariants()
         let dependency = BuildRecord(
-            cell: StandaloneCell.make().reference, generation: 3, outcome: BuildOutcome())
+            cell: StandaloneCell().reference, generation: 3, outcome: BuildOutcome())
         let woken = machine.markConfigured(generation: generation, dependencies: [dependency])
         #expect(woken.waiters.count == 1, "only the agent waiting for the configuration is woken")
         #expect(parkerIDs(woken.waiters) == identities(parker))
@@ -608,7 +608,7 @@ struct OnceStateMachineTests {
         machine.checkInvariants()
         #expect(
             machine.configurationOutcome(
-                generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+                generation: generation, outcome: outcome, orEnqueue: .thread(.init()), of: borrower,
                 serials: &serials
             )?.dependencies == [dependency])
         #expect(machine.waiterCount == 1, "a configured build enqueues no one")
@@ -625,7 +625,7 @@ struct OnceStateMachineTests {
         // An ended build was published once all it depends on was configured.
         #expect(
             machine.configurationOutcome(
-                generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+                generation: generation, outcome: outcome, orEnqueue: .thread(.init()), of: borrower,
                 serials: &serials
             )?.dependencies == [])
         machine.checkInvariants()
@@ -648,7 +648,7 @@ struct OnceStateMachineTests {
         let outcome = machine.holdInstance(Item(), generation: generation)
         #expect(
             machine.configurationOutcome(
-                generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+                generation: generation, outcome: outcome, orEnqueue: .thread(.init()), of: borrower,
                 serials: &serials) == nil)
         let failed = machine.fail(generation: generation, telling: .finished(.failure(TestFailure(1))))
         guard case .resume(let waiters, _, let released) = failed else {
@@ -659,7 +659,7 @@ struct OnceStateMachineTests {
         #expect(waiters.count == 1 && abandoned != nil, "the agent waiting for the configuration is woken")
         machine.checkInvariants()
         let answer = machine.configurationOutcome(
-            generation: generation, outcome: outcome, orEnqueue: .thread(.make()), of: borrower,
+            generation: generation, outcome: outcome, orEnqueue: .thread(.init()), of: borrower,
             serials: &serials)
         #expect(
             answer?.failure?.error is TestFailure,
@@ -678,7 +678,7 @@ struct OnceStateMachineTests {
         _ = machine.publish(generation: later)
         #expect(
             machine.configurationOutcome(
-                generation: later, outcome: next, orEnqueue: .thread(.make()), of: borrower, serials: &serials
+                generation: later, outcome: next, orEnqueue: .thread(.init()), of: borrower, serials: &serials
             )?.dependencies == [])
         machine.checkInvariants()
     }
@@ -720,7 +720,7 @@ struct OnceStateMachineTests {
             generations.append(generation)
             ids += (0..<2).compactMap { _ in
                 machine.enqueue(
-                    .thread(.make()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
+                    .thread(.init()), of: BuildAgent.standalone(), generation: generation, serials: &serials)
             }
             if round.isMultiple(of: 2) {
                 machine.holdInstance(Item(round), generation: generation)
@@ -750,7 +750,7 @@ struct OnceStateMachineTests {
             case .recheck: .recheck
             case .cancelled: .cancelled
             }
-        let parker = Parker<WaitEvent>.make()
+        let parker = Parker<WaitEvent>()
         Waiter.thread(parker).resume(with: sent)
         #expect(received(by: [parker]) == [sent.summary])
         let delivery = await withCheckedContinuation { continuation in

@@ -13,7 +13,7 @@
 /// It hands one value to every reader, so it crosses tasks only when that value is `Sendable`.
 public final class AsyncLazy<Value, Failure: Error> {
     // Immutable; the cell synchronizes itself.
-    private let cell = StandaloneCell.make()
+    private let cell = StandaloneCell()
     private let source: HandleSource<AsyncResolve<Value, Failure>>
 
     init(_ source: HandleSource<AsyncResolve<Value, Failure>>) { self.source = source }

@@ -24,7 +24,7 @@
 /// reader, so it crosses threads only when that value is `Sendable`.
 public final class Lazy<Value> {
     // Immutable; the cell synchronizes itself.
-    private let cell = StandaloneCell.make()
+    private let cell = StandaloneCell()
     private let source: HandleSource<SyncResolve<Value>>
 
     init(_ source: HandleSource<SyncResolve<Value>>) { self.source = source }
@@ -76,7 +76,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// The component's storage, through which the handle enters the component; its address, the
     /// component's, is also the owner of the steps of a handle that is a value, which has no object
     /// of its own.
-    let storage: SelfSynchronized<ComponentStorage>
+    let storage: Locked<ComponentState>
     /// The component's type.
     let componentType: Any.Type
     let resolve: Resolve
@@ -84,8 +84,8 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// The handle's step, for the resolution stack and cycle paths.
     func step(owner: AnyObject?, handle: Any.Type, type: Any.Type) -> Step {
         Step(
-            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? storage.object.address,
-            component: storage.object.address, site: site, type: type, subject: handle,
+            .handle, owner: owner.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? storage.buffer.address,
+            component: storage.buffer.address, site: site, type: type, subject: handle,
             componentType: componentType)
     }
 
@@ -120,7 +120,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// down. A read that the shutdown refuses runs `read` all the same, without entering the
     /// component, so that the message names the provider it reads (see `RefusedRead`).
     func resolve<Value>(in context: ResolutionContext, step: Step, _ read: (Component) -> Value) -> Value {
-        let storage = storage.object
+        let storage = storage.buffer
         switch storage.enter(in: context, for: step) {
         case .entered(let entry): return entry.withObject { read(Erasure.component($0, as: Component.self)) }
         case .refused(let component):
@@ -135,7 +135,7 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// it reads (see `RefusedRead`).
     func resolve<Value, Failure: Error>(in agent: TaskAgent, step: Step) async throws(Failure) -> Value
     where Resolve == AsyncResolve<Value, Failure> {
-        let storage = storage.object
+        let storage = storage.buffer
         switch storage.enter(in: agent, for: step) {
         case .entered(let entry):
             return try await resolve(Erasure.component(entry.object, as: Component.self))
@@ -196,7 +196,7 @@ extension _ModuleOwner where Self: Component {
     ) -> HandleSource<Resolve> {
         HandleSource(
             site: ProviderSite(file: file, line: line, column: column, function: function),
-            storage: SelfSynchronized(object: storage), componentType: type(of: self), resolve: resolve)
+            storage: Locked(buffer: storage), componentType: type(of: self), resolve: resolve)
     }
 }
 

@@ -14,7 +14,7 @@ public final class MainActorLazy<Value>: @unchecked Sendable {
     // Immutable; the cell synchronizes itself, and its value is made, read and released only on
     // the main actor, which `value` is isolated to (the handle's deinitializer releases it
     // wherever the handle goes, as any main-actor object's last release does).
-    private let cell = StandaloneCell.make()
+    private let cell = StandaloneCell()
     private let source: HandleSource<MainActorResolve<Value>>
 
     init(_ source: HandleSource<MainActorResolve<Value>>) { self.source = source }

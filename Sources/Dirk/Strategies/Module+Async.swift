@@ -314,7 +314,7 @@ extension AnyModule {
             let component = Erasure.component(
                 storage.enter(in: agent, for: step).orStop(step).object, as: Component.self)
             // Async code runs inside no synchronous step of its thread: depth zero.
-            let isFresh = strategy.isCached && storage.attention.relaxed != 0 && isFresh(at: 0)
+            let isFresh = strategy.isCached && storage.attention != 0 && isFresh(at: 0)
             // `built`, for traces, learns that this call builds.
             func resolve(built: (() -> Void)? = nil) async throws -> AnyObject {
                 // Like a synchronous `transient`, an async one keeps nothing, nor does a fresh call.
@@ -356,7 +356,7 @@ extension AnyModule {
                 return try await resolve(CellReference(host: storage, key: cell), as: step)!
             }
             // An override that this task sets up, as in the synchronous pipeline.
-            if storage.attention.relaxed != 0, let capture = OverrideCapture.current,
+            if storage.attention != 0, let capture = OverrideCapture.current,
                 !OverrideCapture.isSuspendedHere
             {
                 setUpOverride(capture, key: key, keyValue: keyValue, step: step)

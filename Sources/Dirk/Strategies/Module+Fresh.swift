@@ -15,8 +15,8 @@ extension _ModuleOwner where Self: AnyModule {
     /// - Parameter provider: Calls the providers to build afresh, on the module it receives.
     /// - Returns: What `provider` returns.
     public func fresh<T, Failure: Error>(_ provider: (Self) throws(Failure) -> T) throws(Failure) -> T {
-        storage.attention.add(1)
-        defer { storage.attention.add(-1) }
+        storage.addAttention(1)
+        defer { storage.addAttention(-1) }
         return try Self.$freshRequest.withValue(freshKey(at: ResolutionContext.current.depth)) {
             Result { () throws(Failure) in try provider(self) }
         }.get()
@@ -43,15 +43,15 @@ extension _ModuleOwner where Self: AnyModule {
         isolation: isolated (any Actor)? = #isolation, _ provider: (sending Self) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
-        storage.attention.add(1)
+        storage.addAttention(1)
         // Async code runs inside no synchronous step of its thread: depth zero.
         // The module goes to the closure as a value of its own region, which the closure may send
         // to a nonisolated provider: a module is shared by every caller of its component already.
-        let module = SelfSynchronized(object: self)
+        nonisolated(unsafe) let module = self
         let outcome = await Self.$freshRequest.outcome(freshKey(at: 0)) { () async throws(Failure) in
-            try await provider(module.object)
+            try await provider(module)
         }
-        storage.attention.add(-1)
+        storage.addAttention(-1)
         return try outcome.get()
     }
 }

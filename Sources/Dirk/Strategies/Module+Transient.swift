@@ -55,7 +55,7 @@ extension ModuleBase {
     @inlinable @inline(__always) func buildNew<T, Failure: Error>(
         _ site: ProviderSite, make: (C) throws(Failure) -> T
     ) throws(Failure) -> T {
-        guard storage.attention.relaxed == 0 else { return try buildNewThroughPipeline(site, make: make) }
+        guard storage.attention == 0 else { return try buildNewThroughPipeline(site, make: make) }
         do {
             return try ResolutionContext.withCurrent { context in
                 try runTransient(site: site, type: T.self, in: context) { component in

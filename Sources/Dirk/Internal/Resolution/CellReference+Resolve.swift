@@ -143,7 +143,7 @@ extension CellReference {
     /// Waits for another agent's build of generation `generation`, looking for a cycle of waits
     /// first, and returns what the build ended with, or `.recheck` to claim again.
     func wait(for generation: UInt64, in context: ResolutionContext, step: Step) -> WaitEvent {
-        let parker = Parker<WaitEvent>.make()
+        let parker = Parker<WaitEvent>()
         // Recorded before the wait is, so that an agent that sees this one waiting in the cell
         // also sees what it waits for (see `BuildAgent`).
         context.waitingFor = target(generation)
@@ -189,7 +189,7 @@ extension CellReference {
     /// `agent`'s resolution end; returns the builds its instance depends on, which the resolution
     /// waits for in turn, or how it failed.
     package func waitUntilConfigured(_ record: BuildRecord, as agent: BuildAgent) -> ConfigurationOutcome {
-        let parker = Parker<WaitEvent>.make()
+        let parker = Parker<WaitEvent>()
         let target = target(record.generation, forConfiguration: true)
         agent.waitingFor = target
         defer { agent.waitingFor = nil }

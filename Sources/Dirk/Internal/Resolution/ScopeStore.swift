@@ -11,9 +11,8 @@ typealias ScopedInstance = (key: CellKey, value: AnyObject, owner: AnyObject)
 /// it; the store lists those cells, and drops them when the resolution ends. A synchronous
 /// resolution inside it keeps what it took in its own list too, so that it keeps one instance per
 /// provider if the async resolution ends first (in a `Task { }` that outlives it).
-final class ScopeStore: Locked<ScopeStore.State> {
-    // Shared between threads, though `ManagedBuffer` does not let it say so: the state is guarded by
-    // the lock of `Locked`.
+final class ScopeStore: Sendable {
+    private let state: Locked<State> = .make(State())
 
     struct State {
         /// The cells of the resolution's instances, with their hosts and owners.
@@ -21,21 +20,18 @@ final class ScopeStore: Locked<ScopeStore.State> {
         var hasEnded = false
     }
 
-    /// An empty store.
-    static func make() -> ScopeStore { make(State()) }
-
     /// Which instance the resolution's instances are built as in their cells: the number of the
     /// resolution, the store's address.
     var id: CellKey.Instance { .asyncResolution(UInt(bitPattern: ObjectIdentifier(self))) }
 
     /// Whether the resolution that owns the store has ended: an unstructured task that inherited the
     /// store then opens a store of its own.
-    var hasEnded: Bool { withLock { $0.hasEnded } }
+    var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
     /// Lists the cell at `key` in `host`, of the module `owner`, as one of the resolution's, to drop
     /// when it ends; a cell made after the end is dropped now, by its caller.
     func list(_ key: CellKey, in host: any CellHost, owner: AnyObject) -> Bool {
-        withLock { state in
+        state.withLock { state in
             guard !state.hasEnded else { return false }
             if !state.cells.contains(where: { $0.key == key && $0.host === host }) {
                 state.cells.append((host, key, owner))
@@ -47,7 +43,7 @@ final class ScopeStore: Locked<ScopeStore.State> {
     /// Ends the resolution: drops its cells, releasing their instances after each host's lock, in the
     /// order they were made.
     func end() {
-        let cells = withLock { state in
+        let cells = state.withLock { state in
             defer { (state.hasEnded, state.cells) = (true, []) }
             return state.cells
         }

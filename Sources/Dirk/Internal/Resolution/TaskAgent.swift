@@ -111,7 +111,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         state.withLock { state in
             guard state.isUnderWay else { return state.scopes.flatMap { $0.hasEnded ? nil : $0 } }
             if let scopes = state.scopes, !scopes.hasEnded { return scopes }
-            let made = ScopeStore.make()
+            let made = ScopeStore()
             (state.scopes, state.ownsScopes) = (made, true)
             return made
         }
@@ -230,7 +230,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         state.withLock { state in
             guard state.isUnderWay else { return entries }
             let known = Set(state.entered.map(\.identity))
-            let kept = entries.filter { !known.contains($0.identity) && !$0.storage.gate.isClosed }
+            let kept = entries.filter { !known.contains($0.identity) && !$0.storage.isShuttingDown }
             state.entered += kept
             return entries.filter { entry in !kept.contains { $0.identity == entry.identity } }
         }

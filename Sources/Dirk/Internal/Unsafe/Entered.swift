@@ -10,9 +10,9 @@
     /// caller either keeps the call in or leaves at once.
     func enter() -> Bool { word.add(2) & 1 == 0 }
 
-    /// Counts a call out; the last call out of a gate that shutdown closed resumes `owner`'s shutdown
-    /// (a rare path).
-    func leave(_ owner: any EnteredComponent) { if word.add(-2) == 3 { owner.lastCallLeft() } }
+    /// Counts a call out; returns whether it was the last out of a gate that shutdown closed, whose
+    /// shutdown it resumes then (a rare path).
+    func leave() -> Bool { word.add(-2) == 3 }
 
     /// Refuses every call that comes from now on: shutdown has begun.
     func close() { word.set(1) }
@@ -24,11 +24,12 @@
 /// What a resolution counts itself in and out of when it enters a component: the component's storage,
 /// which the component keeps alive.
 @usableFromInline protocol EnteredComponent: AnyObject {
-    var gate: Gate { get }
+    /// Counts a call out of the component's gate; the last call out of a gate that shutdown closed
+    /// resumes the shutdown, which waits for it.
+    func leaveGate()
 
-    /// Resumes the component's shutdown, which waits for the last call in the gate to leave: what
-    /// that last call does.
-    func lastCallLeft()
+    /// Whether the component's shutdown has begun.
+    var isShuttingDown: Bool { get }
 }
 
 /// A component that a resolution entered, counted in the component's gate, and lent to the
@@ -42,8 +43,6 @@
 /// (see Architecture).
 @usableFromInline struct Entered {
     @usableFromInline let reference: Unmanaged<AnyObject>
-    /// The component's gate, kept here so that leaving it is one atomic operation.
-    @usableFromInline let gate: Gate
     /// The component's storage, which `reference` keeps alive.
     @usableFromInline unowned(unsafe) let storage: any EnteredComponent
 
@@ -57,7 +56,6 @@
     @inlinable init(_ component: AnyObject, storage: any EnteredComponent) {
         reference = Unmanaged.passRetained(component)
         self.storage = storage
-        gate = storage.gate
     }
 
     /// Runs `body` with the component, which it uses without a reference count of its own.
@@ -68,7 +66,7 @@
 
     /// Leaves the gate and gives back the reference.
     func leave() {
-        gate.leave(storage)
+        storage.leaveGate()
         reference.release()
     }
 }

@@ -12,9 +12,9 @@ import Musl
 /// Dirk uses `pthread_mutex_t` on every platform, Apple's included, so that the lock that ships is
 /// the lock CI tests. It puts a waiter to sleep rather than spin; it promises no priority
 /// inheritance (glibc's default mutex gives none), which Dirk's sections, a few loads and stores
-/// each, do not need. Every build checks every other call's result and stops the program on a
-/// failure; debug builds also check the lock's and unlock's, and make it an error-checking mutex, so
-/// that a thread that takes a lock it holds stops at once instead of hanging.
+/// each, do not need. Every build checks every call's result and stops the program on a failure;
+/// debug builds make it an error-checking mutex, so that a thread that takes a lock it holds stops
+/// at once instead of hanging.
 @usableFromInline enum MutexOperations {
     /// Initializes the mutex at `mutex`, which must not move until `destroy(_:)`.
     @usableFromInline static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
@@ -37,21 +37,21 @@ import Musl
         if result != 0 { failed("pthread_mutex_destroy", result) }
     }
 
-    /// Runs `body` while holding the mutex at `mutex`. The lock's and unlock's results are checked in
-    /// debug builds only: checked in every build, even through an out-of-line failure, they keep
-    /// `withLock` from inlining into a cached read, which then costs 51 instructions more (293 → 344,
-    /// callgrind, `single`), over its rail. A default mutex, which release builds use, initialized
-    /// once and unlocked only by the thread that locked it, fails neither call: POSIX lists no error
-    /// for it then.
+    /// Runs `body` while holding the mutex at `mutex`. Every build checks the lock's and unlock's
+    /// results: a release build in one comparison each, which stops the program without a message,
+    /// a debug build with the message.
     @inlinable @inline(__always) static func withLock<Result, Failure: Error>(
         _ mutex: UnsafeMutablePointer<pthread_mutex_t>, _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let locked = pthread_mutex_lock(mutex)
-        assert(locked != EDEADLK, "Dirk internal error: a thread took a lock it already holds")
-        assert(locked == 0, "Dirk internal error: pthread_mutex_lock failed with \(locked)")
+        precondition(
+            locked == 0,
+            locked == EDEADLK
+                ? "Dirk internal error: a thread took a lock it already holds"
+                : "Dirk internal error: pthread_mutex_lock failed with \(locked)")
         defer {
             let unlocked = pthread_mutex_unlock(mutex)
-            assert(unlocked == 0, "Dirk internal error: pthread_mutex_unlock failed with \(unlocked)")
+            precondition(unlocked == 0, "Dirk internal error: pthread_mutex_unlock failed with \(unlocked)")
         }
         return try body()
     }
@@ -62,16 +62,16 @@ import Musl
     }
 }
 
-/// A value and the mutex that guards it, in one allocation, used only through `withLock`: the
-/// shape of swift-nio's `NIOLockedValueBox`, and Dirk's one lock. Dirk holds a lock for a few loads
-/// and stores at a time: never while user code runs (factories, `configure:` closures,
-/// deinitializers, a key's `hash(into:)` or `==`) and never while waiting for anything.
+/// A value and the mutex that guards it, in one allocation: the storage of a `Locked` box, as
+/// swift-nio's `LockStorage` is of `NIOLockedValueBox`. Final: a type that needs a lock holds a box.
 ///
-/// The state is the buffer's header; the mutex takes the first elements, whose memory is bound to
-/// `pthread_mutex_t` once, when the box is made, and which never move. A subclass may reserve words
-/// after it (`extraWords`), zeroed, at a fixed address: a component's storage keeps its atomic words
-/// and its directory there, a parker its condition.
-@usableFromInline package class Locked<State>: ManagedBuffer<State, UInt> {
+/// **Why it is safe.** The state is the buffer's header; the mutex takes the first elements, whose
+/// memory is bound to `pthread_mutex_t` once, when the buffer is made, and which never move while
+/// the buffer lives. The state is reached only in `withLock`, while the mutex is held. The words
+/// after the mutex (`extraWords`), zeroed when the buffer is made, are reached only in
+/// `withExtraWords`, whose caller accesses them atomically or keeps something of its own there (a
+/// parker its condition). No pointer to either outlives the closure it is given to.
+@usableFromInline package final class LockBuffer<State>: ManagedBuffer<State, UInt> {
     /// How many words a `T` takes.
     @inlinable static func words<T>(for type: T.Type) -> Int {
         (MemoryLayout<T>.stride + MemoryLayout<UInt>.stride - 1) / MemoryLayout<UInt>.stride
@@ -80,44 +80,69 @@ import Musl
     /// How many elements the mutex takes.
     @inlinable static var mutexWords: Int { words(for: pthread_mutex_t.self) }
 
-    /// A lock guarding `state`, with `extraWords` more words for the subclass, each zero.
+    /// The mutex, in `elements`, the buffer's elements.
+    @inlinable static func mutex(in elements: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<
+        pthread_mutex_t
+    > {
+        UnsafeMutableRawPointer(elements).assumingMemoryBound(to: pthread_mutex_t.self)
+    }
+
+    deinit { withUnsafeMutablePointerToElements { MutexOperations.destroy(Self.mutex(in: $0)) } }
+
+    /// Runs `body` with the state while holding the lock.
+    @inlinable @inline(__always) package func withLock<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withUnsafeMutablePointers { (state, elements) throws(Failure) -> Result in
+            try MutexOperations.withLock(Self.mutex(in: elements)) { () throws(Failure) -> Result in
+                try body(&state.pointee)
+            }
+        }
+    }
+
+    /// Runs `body` with the words that the box reserved after its mutex, without the lock.
+    @inlinable @inline(__always)
+    package func withExtraWords<Result>(_ body: (UnsafeMutablePointer<UInt>) -> Result) -> Result {
+        withUnsafeMutablePointerToElements { body($0 + Self.mutexWords) }
+    }
+}
+
+/// A value that only its lock's holder reaches: the shape of swift-nio's `NIOLockedValueBox`, and
+/// Dirk's one lock. Dirk holds a lock for a few loads and stores at a time: never while user code
+/// runs (factories, `configure:` closures, deinitializers, a key's `hash(into:)` or `==`) and never
+/// while waiting for anything.
+///
+/// `Sendable` whatever its state, where `NIOLockedValueBox` asks its value to be: the state is
+/// reached only under the lock, and what Dirk moves into or out of a box is its own synchronized
+/// objects and the instances its API requires to be `Sendable`.
+@usableFromInline package struct Locked<State>: @unchecked Sendable {
+    /// The value, the mutex and the extra words, in one allocation.
+    @usableFromInline package let buffer: LockBuffer<State>
+
+    /// The box of `buffer`, for a value that must be `Sendable`: the same lock and state.
+    @inlinable package init(buffer: LockBuffer<State>) { self.buffer = buffer }
+
+    /// A lock guarding `state`, with `extraWords` more words, each zero, for its owner.
     @inlinable package static func make(_ state: @autoclosure () -> State, extraWords: Int = 0) -> Self {
-        let buffer = create(minimumCapacity: mutexWords + extraWords) { _ in state() }
-        // `create` allocates an instance of the class it is called on, which is `Self`.
-        let box = unsafeDowncast(buffer, to: self)
-        box.withUnsafeMutablePointerToElements {
-            ($0 + mutexWords).initialize(repeating: 0, count: extraWords)
+        let made = LockBuffer<State>.create(minimumCapacity: LockBuffer<State>.mutexWords + extraWords) { _ in
+            state()
+        }
+        // `create` allocates an instance of the class it is called on.
+        let buffer = unsafeDowncast(made, to: LockBuffer<State>.self)
+        buffer.withUnsafeMutablePointerToElements {
+            ($0 + LockBuffer<State>.mutexWords).initialize(repeating: 0, count: extraWords)
             let mutex = UnsafeMutableRawPointer($0).bindMemory(to: pthread_mutex_t.self, capacity: 1)
             mutex.initialize(to: pthread_mutex_t())
             MutexOperations.initialize(mutex)
         }
-        return box
-    }
-
-    deinit { MutexOperations.destroy(mutex) }
-
-    /// The mutex: the first elements, bound to `pthread_mutex_t` by `make(_:extraWords:)`, at a fixed
-    /// address for the box's lifetime.
-    final var mutex: UnsafeMutablePointer<pthread_mutex_t> {
-        withUnsafeMutablePointerToElements {
-            UnsafeMutableRawPointer($0).assumingMemoryBound(to: pthread_mutex_t.self)
-        }
-    }
-
-    /// The words that `make(_:extraWords:)` reserved, at a fixed address for the box's lifetime.
-    @inlinable package final var extraWords: UnsafeMutablePointer<UInt> {
-        withUnsafeMutablePointerToElements { $0 + Self.mutexWords }
+        return Self(buffer: buffer)
     }
 
     /// Runs `body` with the state while holding the lock.
-    @inlinable package final func withLock<Result, Failure: Error>(
+    @inlinable @inline(__always) package func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try withUnsafeMutablePointers { (state, elements) throws(Failure) -> Result in
-            try MutexOperations.withLock(
-                UnsafeMutableRawPointer(elements).assumingMemoryBound(to: pthread_mutex_t.self)
-            ) { () throws(Failure) -> Result in try body(&state.pointee) }
-        }
+        try buffer.withLock(body)
     }
 }
 
@@ -127,33 +152,44 @@ import Musl
 /// A thread parks only while it waits for an instance that another thread is building, or for the
 /// configuration of one it took. The waker hands over what the sleeper needs (`deliver`), and the
 /// sleeper takes it (`receive`), both under the box's mutex, which ThreadSanitizer sees.
-@usableFromInline package final class Parker<Message>: Locked<Message?> {
+@usableFromInline package final class Parker<Message>: Sendable {
+    private let box: Locked<Message?> = .make(
+        nil, extraWords: LockBuffer<Message?>.words(for: pthread_cond_t.self))
+
     /// An empty parker.
-    package static func make() -> Parker {
-        let parker = make(nil, extraWords: words(for: pthread_cond_t.self))
-        parker.condition.initialize(to: pthread_cond_t())
-        precondition(pthread_cond_init(parker.condition, nil) == 0, "Dirk: pthread_cond_init failed")
-        return parker
+    package init() {
+        box.buffer.withExtraWords { words in
+            let condition = UnsafeMutableRawPointer(words).bindMemory(to: pthread_cond_t.self, capacity: 1)
+            condition.initialize(to: pthread_cond_t())
+            precondition(pthread_cond_init(condition, nil) == 0, "Dirk: pthread_cond_init failed")
+        }
     }
 
     deinit {
-        precondition(pthread_cond_destroy(condition) == 0, "Dirk internal error: pthread_cond_destroy failed")
+        let destroyed = box.buffer.withExtraWords { pthread_cond_destroy(Self.condition(in: $0)) }
+        precondition(destroyed == 0, "Dirk internal error: pthread_cond_destroy failed")
     }
 
-    private var condition: UnsafeMutablePointer<pthread_cond_t> {
-        UnsafeMutableRawPointer(extraWords).assumingMemoryBound(to: pthread_cond_t.self)
+    /// The condition, in the box's extra words `words`, bound by `init()`.
+    private static func condition(in words: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<
+        pthread_cond_t
+    > {
+        UnsafeMutableRawPointer(words).assumingMemoryBound(to: pthread_cond_t.self)
     }
 
     /// Hands `message` to the thread that waits in `receive()`, waking it. Called once per wait.
     package func deliver(_ message: Message) {
-        withLock { $0 = message }
-        precondition(pthread_cond_signal(condition) == 0, "Dirk internal error: pthread_cond_signal failed")
+        box.withLock { $0 = message }
+        let signalled = box.buffer.withExtraWords { pthread_cond_signal(Self.condition(in: $0)) }
+        precondition(signalled == 0, "Dirk internal error: pthread_cond_signal failed")
     }
 
     /// Sleeps until a message is delivered, and returns it.
     package func receive() -> Message {
-        withUnsafeMutablePointerToHeader { message in
-            MutexOperations.withLock(mutex) {
+        box.buffer.withUnsafeMutablePointers { message, elements in
+            let mutex = LockBuffer<Message?>.mutex(in: elements)
+            let condition = Self.condition(in: elements + LockBuffer<Message?>.mutexWords)
+            return MutexOperations.withLock(mutex) {
                 while message.pointee == nil {
                     let waited = pthread_cond_wait(condition, mutex)
                     if waited != 0 { MutexOperations.failed("pthread_cond_wait", waited) }
@@ -163,9 +199,3 @@ import Musl
         }
     }
 }
-
-/// An object that synchronizes itself but cannot tell the compiler so, because it is a
-/// `ManagedBuffer` (whose `Sendable` conformance is unavailable), wrapped for a `@Sendable` closure,
-/// such as a task's cancellation handler. Wrap only `Locked` boxes, whose every mutable part the
-/// lock guards, or values that refer only to such boxes.
-struct SelfSynchronized<Object>: @unchecked Sendable { let object: Object }
