@@ -80,8 +80,8 @@ extension Component {
         let context = ResolutionContext.current
         // A held build is a provider's cached instance that the thread has and others do not yet.
         if let step = context.stack.all.first(where: { $0.component == identity })
-            ?? context.heldBuilds.first(where: {
-                $0.isHeldForConfiguring && $0.step.component == identity && $0.step.kind == .provider
+            ?? context.holds.held.first(where: {
+                $0.whileConfiguring && $0.step.component == identity && $0.step.kind == .provider
                     && $0.step.strategy.isCached
             })?.step ?? TaskAgent.stepUnderWay(in: identity)
         {

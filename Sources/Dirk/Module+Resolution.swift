@@ -76,8 +76,8 @@ extension AnyModule {
             return try context.inUncachedStep(step) {
                 let value = try build()
                 if let configure, let value {
-                    context.configurationDepth += 1
-                    defer { context.configurationDepth -= 1 }
+                    context.holds.configurationDepth += 1
+                    defer { context.holds.configurationDepth -= 1 }
                     try configure(value)
                 }
                 return value

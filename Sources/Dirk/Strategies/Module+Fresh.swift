@@ -46,7 +46,9 @@ extension _ModuleOwner where Self: AnyModule {
         storage.addAttention(1)
         // Async code runs inside no synchronous step of its thread: depth zero.
         // The module goes to the closure as a value of its own region, which the closure may send
-        // to a nonisolated provider: a module is shared by every caller of its component already.
+        // to a nonisolated provider: every caller of its component shares a module already, and
+        // what a module holds is its component's storage, which its lock guards, and `let`s of
+        // `Sendable` values.
         nonisolated(unsafe) let module = self
         let outcome = await Self.$freshRequest.outcome(freshKey(at: 0)) { () async throws(Failure) in
             try await provider(module)

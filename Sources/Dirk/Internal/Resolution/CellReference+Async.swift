@@ -74,14 +74,14 @@ extension CellReference {
             do {
                 try await agent.run(step) { () async throws(Failure) in try await configure(value) }
             } catch {
-                agent.endConfiguring()
+                agent.endConfiguring(record)
                 end(generation: generation, throwing: error, at: step)
                 agent.dropHeldBuilds(since: mark, because: BuildFailure(error: error, step: step))
                 throw error
             }
-            agent.endConfiguring()
+            agent.endConfiguring(record)
         }
-        if !key.isResolutions, let dependencies = agent.holdUntilBuildsEnd(record) {
+        if !key.isResolutions, let dependencies = agent.holdUntilBuildsEnd(record, step: step) {
             markConfigured(generation: generation, dependencies: dependencies)
         } else {
             publish(generation: generation)

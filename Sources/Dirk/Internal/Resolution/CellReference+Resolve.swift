@@ -65,7 +65,7 @@ extension CellReference {
         do throws(Failure) {
             // A build that configures nothing, serves no waiting `configure:` and need not be held
             // completes at once; `settle` does the rest.
-            if configure == nil && !context.mustHoldNewBuilds
+            if configure == nil && !context.holds.mustHold
                 && (context.runningFactories > 0 || context.pendingConfigurations.isEmpty)
             {
                 complete(value, generation: generation)
@@ -109,7 +109,7 @@ extension CellReference {
             }
             let mark = context.beginConfiguring(record)
             do {
-                defer { context.endConfiguring(record) }
+                defer { context.holds.endConfiguring(record) }
                 try configure(value)
             } catch {
                 // The instance goes, and its waiters get the error; then what was built meanwhile,
@@ -119,7 +119,7 @@ extension CellReference {
                 throw Diagnostics.typedError(error, as: Failure.self, at: step)
             }
         }
-        if context.mustHoldNewBuilds {
+        if context.holds.mustHold {
             // A `configure:` closure of an enclosing step still runs or waits on this thread, and
             // this value may already refer to its half-configured instance; or the resolution took
             // another agent's half-configured instance, which this one may refer to. Other agents

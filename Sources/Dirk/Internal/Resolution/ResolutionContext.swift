@@ -35,21 +35,9 @@
     /// Whether an outermost call runs `asOutermost`, which ends the resolution when it returns: a
     /// step it enters and leaves at depth zero does not.
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
-    /// Builds finished while a `configure:` closure ran on this thread, or after the resolution took
-    /// another agent's half-configured instance, published when the resolution ends (see
-    /// `CellReference.build`), with their steps.
-    var heldBuilds: [(cell: CellReference, generation: UInt64, step: Step, isHeldForConfiguring: Bool)] = []
-    /// Builds of other agents whose instance this resolution took while they were being configured,
-    /// each with the mark from which the builds it holds may refer to that instance (see
-    /// `waitWhenResolutionEnds(for:)`). The resolution waits until they, and the builds they depend
-    /// on, are configured before it ends; if one fails instead, it drops those builds.
-    @exclusivity(unchecked) var borrowed: [(record: BuildRecord, heldMark: Int)] = []
-    /// The builds in cells whose `configure:` closures are running on this thread, outermost first:
-    /// what an instance built meanwhile may refer to half-configured. Each with what the resolution
-    /// held when its `configure:` began: what it held since may refer to it.
-    var configuring: [(record: BuildRecord, mark: ConfigurationMark)] = []
-    /// How many `configure:` closures are running or waiting to run on this thread.
-    @exclusivity(unchecked) var configurationDepth = 0
+    /// The builds this thread's resolution holds, the instances it took half-configured, and the
+    /// `configure:` closures running on this thread (see `BuildHolds`).
+    @exclusivity(unchecked) var holds = BuildHolds()
     /// How many factories of caching builds are running on this thread: while one is, a
     /// `configure:` closure waits (`pendingConfigurations`), since it may need that build's instance.
     @usableFromInline @exclusivity(unchecked) var runningFactories = 0
@@ -251,11 +239,11 @@
             // refer to is configured. A build among them may fail instead: what this resolution held
             // since it took the instance that led to the failure may refer to a dropped instance, so
             // it is dropped too, and the outermost call, whose value may refer to it as well, throws.
-            failure = borrowed.isEmpty ? nil : waitForBorrowedBuilds()
-            while !heldBuilds.isEmpty {
-                let ready = heldBuilds
-                heldBuilds = []
-                for build in ready { build.cell.publish(generation: build.generation) }
+            failure = holds.borrowed.isEmpty ? nil : waitForBorrowedBuilds()
+            while !holds.held.isEmpty {
+                for build in holds.takeHeld(since: 0) {
+                    build.record.cell.publish(generation: build.record.generation)
+                }
             }
         }
         // Then the scoped instances, and the components, last and outside any lock: deinitializers

@@ -56,13 +56,9 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         /// Whether the agent's outermost call is under way: only then is its task running, so that
         /// `task` tells it apart from a later task at the same address.
         var isUnderWay = true
-        /// The builds whose `configure:` closures this task runs, innermost last: what an instance
-        /// built meanwhile may refer to half-configured.
-        var configuring: [BuildRecord] = []
-        /// Builds of other agents whose instance this task took while they were being configured,
-        /// and the builds the agent holds, until no `configure:` runs on it (see `endBuilds()`).
-        var borrowed: [BuildRecord] = []
-        var held: [BuildRecord] = []
+        /// The builds the agent holds, the instances it took half-configured, and the `configure:`
+        /// closures running on this task, until no `configure:` runs on it (see `endBuilds()`).
+        var holds = BuildHolds()
     }
 
     private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?) {
@@ -175,31 +171,28 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// Ends the builds that the agent held, as a thread's resolution does when it ends
     /// (`ResolutionContext.endResolution()`), once no `configure:` closure runs on this task (after
     /// each build, and when its outermost call ends): waits until every build whose instance it took,
-    /// and every build those depend on, is configured; then publishes the builds it held, or, if one
-    /// of those builds failed instead, drops them, since they may refer to its dropped instance, and
-    /// returns the failure.
+    /// and every build those depend on, is configured (`BorrowedWalk`); then publishes the builds it
+    /// held. If one of those builds failed instead, it first drops what it held since it took the
+    /// instance that led to the failure, which may refer to a dropped instance, and returns the
+    /// failure.
     func endBuilds() async -> ResolutionEndFailure? {
-        let (borrowed, held) = state.withLock { state in
-            // Inside a `configure:`, nothing: the outermost one's build ends them.
-            guard state.configuring.isEmpty else { return ([BuildRecord](), [BuildRecord]()) }
-            defer { (state.borrowed, state.held) = ([], []) }
-            return (state.borrowed, state.held)
+        // Inside a `configure:`, nothing: the outermost one's build ends them.
+        guard
+            var walk = state.withLock({ state in
+                state.holds.configuring.isEmpty
+                    && (!state.holds.held.isEmpty || !state.holds.borrowed.isEmpty)
+                    ? state.holds.takeBorrowed() : nil
+            })
+        else { return nil }
+        while let build = walk.next() {
+            walk.record(await build.cell.waitUntilConfigured(build, as: self), of: build)
         }
-        guard !held.isEmpty || !borrowed.isEmpty else { return nil }
-        var (failure, pending, seen): (BuildFailure?, [BuildRecord], Set<BuildRecord>) = (nil, borrowed, [])
-        while failure == nil, let build = pending.popLast() {
-            guard seen.insert(build).inserted else { continue }
-            switch await build.cell.waitUntilConfigured(build, as: self) {
-            case .configured(let dependencies): pending += dependencies
-            case .failed(let failed): failure = failed
-            }
+        let (dropped, held) = state.withLock { state in
+            (walk.failure.map { state.holds.takeHeld(since: $0.since) } ?? [], state.holds.takeHeld(since: 0))
         }
-        if let failure {
-            for build in held { build.cell.drop(generation: build.generation, because: failure) }
-        } else {
-            for build in held { build.cell.publish(generation: build.generation) }
-        }
-        return failure.map(ResolutionEndFailure.init)
+        if let (failure, _) = walk.failure { BuildHolds.drop(dropped, because: failure) }
+        for build in held { build.record.cell.publish(generation: build.record.generation) }
+        return walk.failure.map { ResolutionEndFailure(failure: $0.failure) }
     }
 
     /// Ends the agent's outermost call: its scope, if it owns it, and its components, which go to the
@@ -271,42 +264,29 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     /// Records that the `configure:` closure of the build `record` begins on this task; returns the
     /// mark after which what the agent holds may refer to the instance. Pair every call with
-    /// `endConfiguring()`.
+    /// `endConfiguring(_:)`.
     func beginConfiguring(_ record: BuildRecord) -> Int {
-        state.withLock { state in
-            state.configuring.append(record)
-            return state.held.count
-        }
+        state.withLock { $0.holds.beginConfiguring(record) }
     }
 
-    /// Records that the innermost `configure:` closure of this task has returned or thrown.
-    func endConfiguring() { state.withLock { _ = $0.configuring.popLast() } }
+    /// Records that the `configure:` closure of the build `record` has returned or thrown.
+    func endConfiguring(_ record: BuildRecord) { state.withLock { $0.holds.endConfiguring(record) } }
 
-    /// Holds the build `record`, whose instance is complete, if it must be (see
-    /// `ResolutionContext.mustHoldNewBuilds`), until `endBuilds()`: a `configure:` closure of an
-    /// enclosing step still runs on this task, or the agent took another agent's half-configured
-    /// instance; its instance may refer to either. Returns those builds, or nil when it need not be
-    /// held.
-    func holdUntilBuildsEnd(_ record: BuildRecord) -> [BuildRecord]? {
-        state.withLock { state in
-            guard !state.configuring.isEmpty || !state.borrowed.isEmpty else { return nil }
-            state.held.append(record)
-            return state.borrowed + state.configuring
-        }
+    /// Holds the build `record`, made in the step `step`, whose instance is complete, if it must be
+    /// (`BuildHolds.mustHold`), until `endBuilds()`. Returns the builds its instance may refer to
+    /// half-configured, or nil when it need not be held.
+    func holdUntilBuildsEnd(_ record: BuildRecord, step: Step) -> [BuildRecord]? {
+        state.withLock { $0.holds.mustHold ? $0.holds.hold(record, step: step) : nil }
     }
 
     /// Waits, once no `configure:` runs on this task (`endBuilds()`), until the build `record`,
     /// whose instance the agent took, and every build it depends on, is configured.
-    func waitWhenBuildsEnd(for record: BuildRecord) { state.withLock { $0.borrowed.append(record) } }
+    func waitWhenBuildsEnd(for record: BuildRecord) { state.withLock { $0.holds.borrow(record) } }
 
     /// Ends, instead of publishing them, the builds held since `mark`, while a `configure:` closure
     /// that has now failed with `failure` ran: they may refer to its dropped instance.
     func dropHeldBuilds(since mark: Int, because failure: BuildFailure) {
-        let dropped = state.withLock { state in
-            defer { state.held.removeSubrange(mark...) }
-            return state.held[mark...]
-        }
-        for build in dropped.reversed() { build.cell.drop(generation: build.generation, because: failure) }
+        BuildHolds.drop(state.withLock { $0.holds.takeHeld(since: mark) }, because: failure)
     }
 
     /// How many steps are under way in this task.

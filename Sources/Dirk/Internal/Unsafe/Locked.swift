@@ -68,7 +68,7 @@ import Musl
 /// **Why it is safe.** The state is the buffer's header; the mutex takes the first elements, whose
 /// memory is bound to `pthread_mutex_t` once, when the buffer is made, and which never move while
 /// the buffer lives. The state is reached only in `withLock`, while the mutex is held. The words
-/// after the mutex (`extraWords`), zeroed when the buffer is made, are reached only in
+/// after the mutex, zeroed when `Locked.make(_:extraWords:)` makes the buffer, are reached only in
 /// `withExtraWords`, whose caller accesses them atomically or keeps something of its own there (a
 /// parker its condition). No pointer to either outlives the closure it is given to.
 @usableFromInline package final class LockBuffer<State>: ManagedBuffer<State, UInt> {
