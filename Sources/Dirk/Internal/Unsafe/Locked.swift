@@ -80,21 +80,27 @@ import Musl
     /// How many elements the mutex takes.
     @inlinable static var mutexWords: Int { words(for: pthread_mutex_t.self) }
 
-    /// The mutex, in `elements`, the buffer's elements.
-    @inlinable static func mutex(in elements: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<
-        pthread_mutex_t
-    > {
-        UnsafeMutableRawPointer(elements).assumingMemoryBound(to: pthread_mutex_t.self)
+    /// The memory at `words`, bound to `T` when the box was made: the mutex at the buffer's
+    /// elements, a parker's condition at its extra words.
+    @inlinable static func bound<T>(_ words: UnsafeMutablePointer<UInt>, to type: T.Type)
+        -> UnsafeMutablePointer<T>
+    {
+        UnsafeMutableRawPointer(words).assumingMemoryBound(to: T.self)
     }
 
-    deinit { withUnsafeMutablePointerToElements { MutexOperations.destroy(Self.mutex(in: $0)) } }
+    deinit {
+        withUnsafeMutablePointerToElements {
+            MutexOperations.destroy(Self.bound($0, to: pthread_mutex_t.self))
+        }
+    }
 
     /// Runs `body` with the state while holding the lock.
     @inlinable @inline(__always) package func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try withUnsafeMutablePointers { (state, elements) throws(Failure) -> Result in
-            try MutexOperations.withLock(Self.mutex(in: elements)) { () throws(Failure) -> Result in
+            try MutexOperations.withLock(Self.bound(elements, to: pthread_mutex_t.self)) {
+                () throws(Failure) -> Result in
                 try body(&state.pointee)
             }
         }
@@ -166,29 +172,29 @@ import Musl
     }
 
     deinit {
-        let destroyed = box.buffer.withExtraWords { pthread_cond_destroy(Self.condition(in: $0)) }
-        precondition(destroyed == 0, "Dirk internal error: pthread_cond_destroy failed")
+        precondition(
+            withCondition { pthread_cond_destroy($0) } == 0,
+            "Dirk internal error: pthread_cond_destroy failed")
     }
 
-    /// The condition, in the box's extra words `words`, bound by `init()`.
-    private static func condition(in words: UnsafeMutablePointer<UInt>) -> UnsafeMutablePointer<
-        pthread_cond_t
-    > {
-        UnsafeMutableRawPointer(words).assumingMemoryBound(to: pthread_cond_t.self)
+    /// Runs `body` with the condition, which `init()` bound in the box's extra words.
+    private func withCondition<Result>(_ body: (UnsafeMutablePointer<pthread_cond_t>) -> Result) -> Result {
+        box.buffer.withExtraWords { body(LockBuffer<Message?>.bound($0, to: pthread_cond_t.self)) }
     }
 
     /// Hands `message` to the thread that waits in `receive()`, waking it. Called once per wait.
     package func deliver(_ message: Message) {
         box.withLock { $0 = message }
-        let signalled = box.buffer.withExtraWords { pthread_cond_signal(Self.condition(in: $0)) }
-        precondition(signalled == 0, "Dirk internal error: pthread_cond_signal failed")
+        precondition(
+            withCondition { pthread_cond_signal($0) } == 0, "Dirk internal error: pthread_cond_signal failed")
     }
 
     /// Sleeps until a message is delivered, and returns it.
     package func receive() -> Message {
         box.buffer.withUnsafeMutablePointers { message, elements in
-            let mutex = LockBuffer<Message?>.mutex(in: elements)
-            let condition = Self.condition(in: elements + LockBuffer<Message?>.mutexWords)
+            let mutex = LockBuffer<Message?>.bound(elements, to: pthread_mutex_t.self)
+            let condition = LockBuffer<Message?>.bound(
+                elements + LockBuffer<Message?>.mutexWords, to: pthread_cond_t.self)
             return MutexOperations.withLock(mutex) {
                 while message.pointee == nil {
                     let waited = pthread_cond_wait(condition, mutex)
