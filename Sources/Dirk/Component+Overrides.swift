@@ -121,7 +121,7 @@ extension _ModuleOwner where Self: Component {
         if let key = key?.base as? Key { return key }
         Diagnostics.overrideKeyOfAnotherType(
             "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
-            component: "\(Self.self)", file: file, line: line)
+            component: "\(Self.self)", at: (file, line))
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
@@ -406,25 +406,24 @@ extension AnyModule {
         let (overriding, file, line) = (capture.componentType, capture.file, capture.line)
         if let first = capture.capture(step.name) {
             Diagnostics.overrideCalledSeveralProviders(
-                first, step.name, component: overriding, file: file, line: line)
+                first, step.name, component: overriding, at: (file, line))
         }
         guard storage.address == capture.component else {
             Diagnostics.overrideOfAnotherComponent(
-                step.name, owner: componentType, component: overriding, file: file, line: line)
+                step.name, owner: componentType, component: overriding, at: (file, line))
         }
         guard step.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
-                step, returns: capture.valueType, component: overriding, file: file, line: line)
+                step, returns: capture.valueType, component: overriding, at: (file, line))
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(
                 step.name, key: keyValue.map { "\(type(of: $0.base))" }, expected: "\(keyType)",
-                component: "\(overriding)", file: file, line: line)
+                component: "\(overriding)", at: (file, line))
         }
         // (The synchronous form's closure cannot call an async provider.)
         if capture.isAsync && !step.strategy.isAsync {
-            Diagnostics.asyncOverrideOfSynchronousProvider(
-                step.name, component: overriding, file: file, line: line)
+            Diagnostics.asyncOverrideOfSynchronousProvider(step.name, component: overriding, at: (file, line))
         }
         // The strategy of the cell or override already at the key, if any.
         let other = storage.withLock { state -> ProviderStrategy? in
@@ -441,7 +440,7 @@ extension AnyModule {
             // A cell or an override of another strategy at the key is another provider's, which only
             // generated code can place there.
             if other != step.strategy { Diagnostics.providerClash(step, first: other) }
-            Diagnostics.lateOverride(step.name, component: overriding, file: file, line: line)
+            Diagnostics.lateOverride(step.name, component: overriding, at: (file, line))
         }
     }
 }

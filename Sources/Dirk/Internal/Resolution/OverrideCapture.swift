@@ -52,8 +52,7 @@
             return progress.captured
         }
         if captured == nil {
-            Diagnostics.overrideCalledNoProvider(
-                component: componentType, isAsync: isAsync, file: file, line: line)
+            Diagnostics.overrideCalledNoProvider(component: componentType, isAsync: isAsync, at: (file, line))
         }
     }
 
