@@ -82,7 +82,7 @@ extension _ModuleOwner where Self: Component {
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         override(
-            provider, with: { try factory($0, Self.key($1, for: T.self, file: file, line: line)) },
+            provider, with: { try factory($0, Self.key($1, for: T.self, at: (file, line))) },
             keyType: Key.self, file: file, line: line)
     }
 
@@ -108,20 +108,18 @@ extension _ModuleOwner where Self: Component {
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
         await override(
-            provider, with: { try await factory($0, Self.key($1, for: T.self, file: file, line: line)) },
+            provider, with: { try await factory($0, Self.key($1, for: T.self, at: (file, line))) },
             keyType: Key.self, isolation: isolation, file: file, line: line)
     }
 
     /// The key that a `single(key:)` provider of a `T` passed to an override's factory, as the `Key`
     /// that factory takes; stops the program if the provider passed a key of another type, which its
     /// generic key type allows.
-    private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, file: StaticString, line: UInt)
-        -> Key
-    {
+    private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, at call: Diagnostics.Call) -> Key {
         if let key = key?.base as? Key { return key }
         Diagnostics.overrideKeyOfAnotherType(
             "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
-            component: "\(Self.self)", at: (file, line))
+            component: "\(Self.self)", at: call)
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
