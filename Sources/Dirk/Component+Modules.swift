@@ -158,9 +158,7 @@ extension Component {
         for type in types { checkType(module, is: type, kind: "module", file: file, line: line) }
         let replaced = storage.withLock { state in
             storage.setFlags(ComponentStorage.hasRegisteredModules)
-            if let type = types.first(where: { type in
-                storage.withDirectory { $0.member(.module, type) } != nil
-            }) {
+            for type in types where storage.withDirectory({ $0.member(.module, type) }) != nil {
                 Diagnostics.lateModule(type, registered: moduleType, component: ownType, at: (file, line))
             }
             return types.compactMap { type in

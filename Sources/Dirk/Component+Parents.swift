@@ -147,9 +147,7 @@ extension Component {
         }
         let (recorders, isParent) = storage.withLock { state in
             state.parentsGivenAt = state.parentsGivenAt ?? (file, line)
-            if state.hasSearchedParents {
-                Diagnostics.lateParent(type, component: ownType, at: (file, line))
-            }
+            if state.hasSearchedParents { Diagnostics.lateParent(type, component: ownType, at: (file, line)) }
             if storage.withDirectory({ $0.member(.parent, type) }) != nil {
                 Diagnostics.duplicateParent(type, component: ownType, at: (file, line))
             }
