@@ -148,21 +148,18 @@ extension Component {
         // The closure that made the module ran on this thread.
         if moduleType.isMainActorModule && !MainActorCheck.isOnMainActor {
             Diagnostics.mainActorModuleRegisteredOffMainThread(
-                moduleType, component: ownType, file: file, line: line)
+                moduleType, component: ownType, at: (file, line))
         }
         // The compiler checked that the module is one of this component's type, but not that it was
         // made for this very component.
         guard module.storage === storage else {
-            Diagnostics.foreignModule(moduleType, component: ownType, file: file, line: line)
+            Diagnostics.foreignModule(moduleType, component: ownType, at: (file, line))
         }
         for type in types { checkType(module, is: type, kind: "module", file: file, line: line) }
         let replaced = storage.withLock { state in
             storage.setFlags(ComponentStorage.hasRegisteredModules)
-            if let type = types.first(where: { type in
-                storage.withDirectory { $0.member(.module, type) } != nil
-            }) {
-                Diagnostics.lateModule(
-                    type, registered: moduleType, component: ownType, file: file, line: line)
+            for type in types where storage.withDirectory({ $0.member(.module, type) }) != nil {
+                Diagnostics.lateModule(type, registered: moduleType, component: ownType, at: (file, line))
             }
             return types.compactMap { type in
                 state.withExtras { $0.registeredModules.updateValue(module, forKey: ObjectIdentifier(type)) }
@@ -229,7 +226,7 @@ extension Component {
         // The exact type first: a comparison, where a mirror walks the class hierarchy.
         guard givenType != type && !classes(of: given).contains(where: { $0 == type }) else { return }
         Diagnostics.registeredAsAnotherType(
-            givenType, as: type, kind: kind, component: Swift.type(of: self), file: file, line: line)
+            givenType, as: type, kind: kind, component: Swift.type(of: self), at: (file, line))
     }
 }
 

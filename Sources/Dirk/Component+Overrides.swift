@@ -82,7 +82,7 @@ extension _ModuleOwner where Self: Component {
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
         override(
-            provider, with: { try factory($0, Self.key($1, for: T.self, file: file, line: line)) },
+            provider, with: { try factory($0, Self.key($1, for: T.self, at: (file, line))) },
             keyType: Key.self, file: file, line: line)
     }
 
@@ -108,20 +108,18 @@ extension _ModuleOwner where Self: Component {
         isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID, line: UInt = #line
     ) async -> Self {
         await override(
-            provider, with: { try await factory($0, Self.key($1, for: T.self, file: file, line: line)) },
+            provider, with: { try await factory($0, Self.key($1, for: T.self, at: (file, line))) },
             keyType: Key.self, isolation: isolation, file: file, line: line)
     }
 
     /// The key that a `single(key:)` provider of a `T` passed to an override's factory, as the `Key`
     /// that factory takes; stops the program if the provider passed a key of another type, which its
     /// generic key type allows.
-    private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, file: StaticString, line: UInt)
-        -> Key
-    {
+    private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, at call: Diagnostics.Call) -> Key {
         if let key = key?.base as? Key { return key }
         Diagnostics.overrideKeyOfAnotherType(
             "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
-            component: "\(Self.self)", file: file, line: line)
+            component: "\(Self.self)", at: call)
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
@@ -281,7 +279,7 @@ extension _ModuleOwner where Self: Component {
         let factory = OverrideFactory<T, SyncOverride<T>>(closing: closing) { try build($0 as! Self, $1) }
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
-            component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
+            component: identity, componentType: type(of: self), call: (file, line), valueType: T.self,
             keyType: keyType, isAsync: false, factory: factory)
         // Sends the provider calls of this component and its ancestors down the path that sees the
         // capture, cached ones included, so that an override of a provider already used, or of an
@@ -306,7 +304,7 @@ extension _ModuleOwner where Self: Component {
         }
         // Only this component's providers are overridden, so the component is `self`.
         let capture = OverrideCapture(
-            component: identity, componentType: type(of: self), file: file, line: line, valueType: T.self,
+            component: identity, componentType: type(of: self), call: (file, line), valueType: T.self,
             keyType: keyType, isAsync: true, factory: factory)
         // The capture travels with the task, since the closure may resume on any thread, as in the
         // synchronous form.
@@ -403,28 +401,26 @@ extension AnyModule {
     /// original, which would stay cached.)
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, step: Step) {
         // The overriding component, and where `overriding(_:with:)` was called, for messages.
-        let (overriding, file, line) = (capture.componentType, capture.file, capture.line)
+        let (overriding, call) = (capture.componentType, capture.call)
         if let first = capture.capture(step.name) {
-            Diagnostics.overrideCalledSeveralProviders(
-                first, step.name, component: overriding, file: file, line: line)
+            Diagnostics.overrideCalledSeveralProviders(first, step.name, component: overriding, at: call)
         }
         guard storage.address == capture.component else {
             Diagnostics.overrideOfAnotherComponent(
-                step.name, owner: componentType, component: overriding, file: file, line: line)
+                step.name, owner: componentType, component: overriding, at: call)
         }
         guard step.type == capture.valueType else {
             Diagnostics.overrideOfAnotherType(
-                step, returns: capture.valueType, component: overriding, file: file, line: line)
+                step, returns: capture.valueType, component: overriding, at: call)
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(
                 step.name, key: keyValue.map { "\(type(of: $0.base))" }, expected: "\(keyType)",
-                component: "\(overriding)", file: file, line: line)
+                component: "\(overriding)", at: call)
         }
         // (The synchronous form's closure cannot call an async provider.)
         if capture.isAsync && !step.strategy.isAsync {
-            Diagnostics.asyncOverrideOfSynchronousProvider(
-                step.name, component: overriding, file: file, line: line)
+            Diagnostics.asyncOverrideOfSynchronousProvider(step.name, component: overriding, at: call)
         }
         // The strategy of the cell or override already at the key, if any.
         let other = storage.withLock { state -> ProviderStrategy? in
@@ -441,7 +437,7 @@ extension AnyModule {
             // A cell or an override of another strategy at the key is another provider's, which only
             // generated code can place there.
             if other != step.strategy { Diagnostics.providerClash(step, first: other) }
-            Diagnostics.lateOverride(step.name, component: overriding, file: file, line: line)
+            Diagnostics.lateOverride(step.name, component: overriding, at: call)
         }
     }
 }

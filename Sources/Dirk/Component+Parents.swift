@@ -132,7 +132,7 @@ extension Component {
     ) -> Self {
         let (parentType, ownType) = (Swift.type(of: parent), Swift.type(of: self))
         checkType(parent, is: type, kind: "parent", file: file, line: line)
-        if parent === self { Diagnostics.parentCycle(parentType, component: ownType, file: file, line: line) }
+        if parent === self { Diagnostics.parentCycle(parentType, component: ownType, at: (file, line)) }
         // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot
         // close a cycle: only components with children walk the new parent's ancestors. Each side
         // marks the other before it appends, and reads its own mark after appending, under its own
@@ -147,18 +147,16 @@ extension Component {
         }
         let (recorders, isParent) = storage.withLock { state in
             state.parentsGivenAt = state.parentsGivenAt ?? (file, line)
-            if state.hasSearchedParents {
-                Diagnostics.lateParent(type, component: ownType, file: file, line: line)
-            }
+            if state.hasSearchedParents { Diagnostics.lateParent(type, component: ownType, at: (file, line)) }
             if storage.withDirectory({ $0.member(.parent, type) }) != nil {
-                Diagnostics.duplicateParent(type, component: ownType, file: file, line: line)
+                Diagnostics.duplicateParent(type, component: ownType, at: (file, line))
             }
             storage.withDirectory { $0.add(parent, .parent, type, retired: &state.retired) }
             return (state.extras?.recorders ?? [], storage.setFlags(0) & ComponentStorage.hasChildren != 0)
         }
         afterAppending()
         if isParent && parent.selfAndAncestors().contains(where: { $0 === self }) {
-            Diagnostics.parentCycle(parentType, component: ownType, file: file, line: line)
+            Diagnostics.parentCycle(parentType, component: ownType, at: (file, line))
         }
         for recorder in recorders { Component.watch(parent, andAncestorsExcept: [], for: recorder) }
         return self

@@ -51,7 +51,7 @@ extension Component {
     public func shutdown(file: StaticString = #fileID, line: UInt = #line) async throws(ShutdownError) {
         if let closing = ClosingComponent.current, closing.identity == identity {
             Diagnostics.shutdownInCloseAction(
-                component: type(of: self), provider: closing.provider, file: file, line: line)
+                component: type(of: self), provider: closing.provider, at: (file, line))
         }
         checkNoStepUnderWay("shutdown()", file: file, line: line)
         let shutdown = storage.withLock { state in
@@ -66,7 +66,7 @@ extension Component {
         // Asked once shutdown has begun: a part of the caller's resolution that ends from now on
         // leaves the component instead of handing it to the resolution (`TaskAgent.adopt`).
         if let step = TaskAgent.stepOfResolution(thatEntered: identity) {
-            Diagnostics.shutdownAwaitedByResolution(step, component: type(of: self), file: file, line: line)
+            Diagnostics.shutdownAwaitedByResolution(step, component: type(of: self), at: (file, line))
         }
         let failures = await shutdown.value
         if !failures.isEmpty { throw ShutdownError(component: "\(type(of: self))", failures: failures) }
@@ -86,7 +86,7 @@ extension Component {
             })?.step ?? TaskAgent.stepUnderWay(in: identity)
         {
             Diagnostics.calledDuringResolution(
-                call, component: type(of: self), provider: step.name, file: file, line: line)
+                call, component: type(of: self), provider: step.name, at: (file, line))
         }
     }
 

@@ -33,8 +33,7 @@
         for component: Component, file: StaticString, line: UInt
     ) -> AnyModule {
         if !MainActorCheck.isOnMainActor {
-            Diagnostics.mainActorModuleOffMainThread(
-                self, component: type(of: component), file: file, line: line)
+            Diagnostics.mainActorModuleOffMainThread(self, component: type(of: component), at: (file, line))
         }
         return MainActor.assumeIsolated { self.init(owner(component, file: file, line: line)) }
     }

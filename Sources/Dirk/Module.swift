@@ -91,7 +91,7 @@ open class ModuleBase<C: Component>: AnyModule {
         if type(of: component) == C.self { return Erasure.component(component, as: C.self) }
         if let owner = component as? C { return owner }
         Diagnostics.moduleOfAnotherComponent(
-            self, owner: C.self, component: type(of: component), file: file, line: line)
+            self, owner: C.self, component: type(of: component), at: (file, line))
     }
 }
 

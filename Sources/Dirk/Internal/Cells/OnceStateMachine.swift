@@ -231,9 +231,7 @@
     @discardableResult
     package mutating func holdInstance(_ instance: Value, generation: UInt64) -> BuildOutcome {
         defer { debugCheck() }
-        guard build?.generation == generation else {
-            preconditionFailure("Dirk internal error: an instance was held for a build that is not under way")
-        }
+        checkUnderWay(generation, "an instance was held for a build")
         let outcome = BuildOutcome()
         (build!.instance, build!.outcome) = (instance, outcome)
         return outcome
@@ -243,9 +241,8 @@
     /// and lets go of the records of the builds it depended on.
     package mutating func publish(generation: UInt64) -> Action {
         defer { debugCheck() }
-        guard build?.generation == generation, let finished = build.take() else {
-            preconditionFailure("Dirk internal error: a build was published that is not under way")
-        }
+        checkUnderWay(generation, "a build was published")
+        let finished = build.take()!
         guard let instance = finished.instance else {
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
@@ -260,9 +257,8 @@
     /// was ready: `holdInstance` then `publish`, without handing the value back.
     package mutating func complete(with value: Value, generation: UInt64) -> Action {
         defer { debugCheck() }
-        guard build?.generation == generation, let finished = build.take() else {
-            preconditionFailure("Dirk internal error: a build was completed that is not under way")
-        }
+        checkUnderWay(generation, "a build was completed")
+        let finished = build.take()!
         precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
         keep(value)
         return finished.waiters.isEmpty
@@ -278,9 +274,8 @@
         generation: UInt64, telling event: WaitEvent, causedBy cause: BuildFailure? = nil
     ) -> Action {
         defer { debugCheck() }
-        guard build?.generation == generation, let failed = build.take() else {
-            preconditionFailure("Dirk internal error: a build failed that is not under way")
-        }
+        checkUnderWay(generation, "a build failed")
+        let failed = build.take()!
         if let outcome = failed.outcome {
             // A build holds an instance only once its factory returned: it ends with no value only
             // because its `configure:` threw, or because another build's failure dropped it.
@@ -292,6 +287,12 @@
         }
         return .resume(
             failed.waiters.map(\.waiter), with: event, releasing: (failed.instance, failed.dependencies))
+    }
+
+    /// Stops the program unless the build of generation `generation` is under way; `what` says what
+    /// happened to it, for the message.
+    private func checkUnderWay(_ generation: UInt64, _ what: String) {
+        precondition(build?.generation == generation, "Dirk internal error: \(what) that is not under way")
     }
 
     // MARK: Resetting

@@ -8,6 +8,9 @@
 /// `/// ErrorMessages: "..."` of its doc comment, and `.ci/check-error-catalog` checks that every
 /// message has its entry.
 @usableFromInline package enum Diagnostics {
+    /// Where the user's call that a message reports was made: its file and line.
+    typealias Call = (file: StaticString, line: UInt)
+
     // MARK: Cycles
 
     /// A step needs, directly or through others, the instance it is building, on one agent.
@@ -351,55 +354,52 @@
     }
 
     /// ErrorMessages: "cannot become a parent of"
-    static func parentCycle(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never
-    {
+    static func parentCycle(_ parent: Any.Type, component: Any.Type, at call: Call) -> Never {
         """
         Dirk: `\(parent)` cannot become a parent of `\(component)`: it is `\(component)` itself or one of \
         its descendants, so the two would hold each other forever. Register parents from the wider scope \
         down: the application component is the parent of the session component, never the reverse.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "already has a parent registered as"
-    static func duplicateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt)
-        -> Never
-    {
+    static func duplicateParent(_ parent: Any.Type, component: Any.Type, at call: Call) -> Never {
         """
         Dirk: `\(component)` already has a parent registered as `\(parent)`. A component has at most one \
         parent per type, so that `parent()` is never ambiguous. Register it once, or build a new component \
         to use another.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "gained the parent ... after a parent lookup had searched its parents"
-    static func lateParent(_ parent: Any.Type, component: Any.Type, file: StaticString, line: UInt) -> Never {
+    static func lateParent(_ parent: Any.Type, component: Any.Type, at call: Call) -> Never {
         """
         Dirk: `\(component)` gained the parent `\(parent)` after a parent lookup had searched its parents \
         (its own lookup, or that of a component under it), so earlier lookups could have found a different \
         one. Register every `.parent(_:)` when you build the component, before the first resolution in it or \
         in any component under it.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     // MARK: Modules
 
     /// ErrorMessages: "registered a module for ... after ... was already in use"
-    static func lateModule(
-        _ module: Any.Type, registered: Any.Type, component: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    static func lateModule(_ module: Any.Type, registered: Any.Type, component: Any.Type, at call: Call)
+        -> Never
+    {
         let what = module == registered ? "a module for `\(module)`" : "`\(registered)` for `\(module)`"
         """
         Dirk: `\(component)` registered \(what) after `\(module)` was already in use, so some instances \
         would come from the old module and some from the new one. Register modules with `.module { }` when \
         you build the component, before the first resolution.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// `component` was to create `module`, a module of `owner`, by a path that skipped the
     /// accessor's compile-time check.
     /// ErrorMessages: "was asked for the module ..., a module of ..."
     static func moduleOfAnotherComponent(
-        _ module: Any.Type, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
+        _ module: Any.Type, owner: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
         let (ownerName, moduleName) = (propertyName(for: owner), propertyName(for: module))
         """
@@ -408,49 +408,45 @@
         where the compiler checks it: `var \(moduleName): \(module) { module() }`. If `\(component)` is a \
         child of `\(owner)`, reach the module through a parent accessor of `\(component)`: \
         `var \(ownerName): \(owner) { parent() }`, then `\(ownerName).\(moduleName)`.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "was given a ... to register as ..., which it is not"
     static func registeredAsAnotherType(
-        _ registered: Any.Type, as type: Any.Type, kind: String, component: Any.Type, file: StaticString,
-        line: UInt
+        _ registered: Any.Type, as type: Any.Type, kind: String, component: Any.Type, at call: Call
     ) -> Never {
         """
         Dirk: `\(component)` was given a \(kind) `\(registered)` to register as `\(type)`, which it is not: \
         accessors that ask for `\(type)` would get `\(registered)`. The type comes from a variable that \
         holds a subclass's type; register the \(kind) as its own type or as one of its superclasses, or make \
         the closure return a `\(type)`.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// A component was given a module of its type made for another component.
     /// ErrorMessages: "was given the module ..., which was created for another component"
-    static func foreignModule(_ module: Any.Type, component: Any.Type, file: StaticString, line: UInt)
-        -> Never
-    {
+    static func foreignModule(_ module: Any.Type, component: Any.Type, at call: Call) -> Never {
         """
         Dirk: `\(component)` was given the module `\(module)`, which was created for another component. \
         Create the module from the component the closure receives: `.module { \(module)($0) }`.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "was asked for its module ..., a MainActorModule, on a thread other than the main thread"
-    static func mainActorModuleOffMainThread(
-        _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    static func mainActorModuleOffMainThread(_ module: Any.Type, component: Any.Type, at call: Call) -> Never
+    {
         """
         Dirk: `\(component)` was asked for its module `\(module)`, a `MainActorModule`, on a thread other \
         than the main thread, so the module would be created off the main actor. Ask for it on the main \
         actor first, or declare the accessor that returns it `@MainActor` (as in \
         `@MainActor var \(propertyName(for: module)): \(module) { module() }`), so that the compiler makes \
         sure of it.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "was resolved on a thread other than the main thread"
     static func mainActorContributionOffMainThread(
-        key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
+        key: String, element: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
         """
         Dirk: the contribution \(key) to the collection of `\(element)`, which `\(component)` contributed with \
@@ -458,52 +454,50 @@
         cannot run. Resolve the collection on the main actor (a `@MainActor` function, or \
         `await MainActor.run { ... }`), or contribute the element with `contribute`, from a closure that \
         runs on any thread.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "was given the module ..., a MainActorModule, on a thread other than the main thread"
-    static func mainActorModuleRegisteredOffMainThread(
-        _ module: Any.Type, component: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    static func mainActorModuleRegisteredOffMainThread(_ module: Any.Type, component: Any.Type, at call: Call)
+        -> Never
+    {
         """
         Dirk: `\(component)` was given the module `\(module)`, a `MainActorModule`, on a thread other than \
         the main thread, so the closure of `.module { }` created it off the main actor. Register it on the \
         main actor: build the component in `@MainActor` code, or in a closure that `MainActor.run` runs.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     // MARK: Reset and shutdown
 
-    /// `reset()` or `shutdown()`, `call`, was called inside one of the component's own resolutions.
+    /// `reset()` or `shutdown()`, `method`, was called inside one of the component's own resolutions.
     /// ErrorMessages: "reset() was called while ... was being resolved", "shutdown() was called while ... was being resolved"
-    static func calledDuringResolution(
-        _ call: String, component: Any.Type, provider: String, file: StaticString, line: UInt
-    ) -> Never {
+    static func calledDuringResolution(_ method: String, component: Any.Type, provider: String, at call: Call)
+        -> Never
+    {
         let consequence =
-            call == "reset()"
+            method == "reset()"
             ? "Resetting would drop instances the resolution is still using. Call `reset()` outside providers "
                 + "and `configure:` closures, for example after the sign-out flow has finished."
             : "Shutdown waits for the builds under way, so it would wait for itself. Call `shutdown()` outside "
                 + "providers, where the application or scope ends."
         """
-        Dirk: `\(component).\(call)` was called while `\(provider)` of that component was being resolved on \
+        Dirk: `\(component).\(method)` was called while `\(provider)` of that component was being resolved on \
         the same thread or task. \(consequence)
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// `component`'s `shutdown()` was called in a resolution that has entered the component, in the
     /// step `step` of another component.
     /// ErrorMessages: "shutdown() was called in ... of ..., whose resolution has entered ..."
-    static func shutdownAwaitedByResolution(
-        _ step: Step, component: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    static func shutdownAwaitedByResolution(_ step: Step, component: Any.Type, at call: Call) -> Never {
         """
         Dirk: `\(component).shutdown()` was called in `\(step.name)` of `\(step.componentType)`, whose \
         resolution has entered `\(component)`: it called a provider of `\(component)`, directly or through \
         other components or tasks, and counts as a call in `\(component)` until it ends. Shutdown waits \
         for every call in the component to end, so it would wait for itself. Call `shutdown()` outside \
         providers, where the application or scope ends, once the work that uses `\(component)` is done.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// A provider was called, outside any build under way, after its component began to shut down.
@@ -546,14 +540,12 @@
 
     /// A close action of `component` called its `shutdown()`.
     /// ErrorMessages: "shutdown() was called by the close action of ..."
-    static func shutdownInCloseAction(
-        component: Any.Type, provider: String, file: StaticString, line: UInt
-    ) -> Never {
+    static func shutdownInCloseAction(component: Any.Type, provider: String, at call: Call) -> Never {
         """
         Dirk: `\(component).shutdown()` was called by the close action of `\(provider)`, which that shutdown \
         runs, so it would wait for itself. A close action closes its own instance only: call `shutdown()` \
         once, where the application or scope ends.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// The message for a component released, without `shutdown()`, with instances to close.
@@ -572,14 +564,14 @@
 
     /// ErrorMessages: "contributed ... under the key ..., which ... already uses"
     static func duplicateContribution(
-        key: String, element: Any.Type, component: Any.Type, owner: Any.Type, file: StaticString, line: UInt
+        key: String, element: Any.Type, component: Any.Type, owner: Any.Type, at call: Call
     ) -> Never {
         """
         Dirk: `\(component)` contributed `\(element)` under the key \(key), which `\(owner)` already uses \
         in that collection. A component's contributions add to its parents' and never replace them, and keys \
         are unique within a collection: choose another key, or contribute the element once, from the \
         component that owns it.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// A collection being listed holds two contributions under one key: `first`, an ancestor's or
@@ -587,7 +579,7 @@
     /// contributed (a parent registered after its child contributed).
     /// ErrorMessages: "the collection of ... holds two contributions under the key ..."
     static func duplicateContributionListed(
-        key: String, element: Any.Type, first: Any.Type, second: Any.Type, file: StaticString, line: UInt
+        key: String, element: Any.Type, first: Any.Type, second: Any.Type, at call: Call
     ) -> Never {
         """
         Dirk: the collection of `\(element)` holds two contributions under the key \(key), one from \
@@ -596,14 +588,14 @@
         child contributed, so the contribution could not be checked then. Keys are unique within a \
         collection: choose another key for one of them, or contribute the element once, from the component \
         that owns it; register parents before contributing, so that a clash stops at the contribution.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// A contribution was resolved after the component that contributed it was released.
     /// ErrorMessages: "the contribution ... was resolved after its component ... was released"
-    static func contributionAfterRelease(
-        key: String, element: Any.Type, component: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    static func contributionAfterRelease(key: String, element: Any.Type, component: Any.Type, at call: Call)
+        -> Never
+    {
         """
         Dirk: the contribution \(key) to the collection of `\(element)` was resolved after its component \
         `\(component)` was released. A contribution refers to its component without keeping it alive, so \
@@ -611,51 +603,48 @@
         component for as long as you resolve its contributions. A contribution resolved in the `deinit` of \
         an instance that the component cached runs as the component releases it: resolve it before, or keep \
         what the `deinit` needs in a stored property of that instance.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     // MARK: Overrides
 
     /// ErrorMessages: "overrode ... after that provider was already used"
-    static func lateOverride(_ provider: String, component: Any.Type, file: StaticString, line: UInt) -> Never
-    {
+    static func lateOverride(_ provider: String, component: Any.Type, at call: Call) -> Never {
         """
         Dirk: `\(component)` overrode `\(provider)` after that provider was already used, so some callers \
         would have the original instance and some the override's. Override providers when you build the \
         component, before the first resolution. An earlier `overriding(_:with:)` uses its provider at once, \
         and with it what the override's factory uses: if such a factory uses `\(provider)`, override \
         `\(provider)` first.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "the closure given to ... overriding(_:with:) called no provider"
-    static func overrideCalledNoProvider(component: Any.Type, isAsync: Bool, file: StaticString, line: UInt)
-        -> Never
-    {
-        let call = isAsync ? "`await $0.`" : "`$0.`"
+    static func overrideCalledNoProvider(component: Any.Type, isAsync: Bool, at call: Call) -> Never {
+        let prefix = isAsync ? "`await $0.`" : "`$0.`"
         """
         Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of that component, \
         so Dirk cannot tell which one to override. Call exactly one provider in it, through the component it \
-        receives: \(call) then a module accessor and the provider. A provider reached through another \
+        receives: \(prefix) then a module accessor and the provider. A provider reached through another \
         instance of a component is not one of this component's.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "the closure given to ... overriding(_:with:) called ... and then ..."
     static func overrideCalledSeveralProviders(
-        _ first: String, _ second: String, component: Any.Type, file: StaticString, line: UInt
+        _ first: String, _ second: String, component: Any.Type, at call: Call
     ) -> Never {
         """
         Dirk: the closure given to `\(component).overriding(_:with:)` called `\(first)` and then \
         `\(second)`; it must call exactly one provider, the one to override. Override each provider with its \
         own `overriding(_:with:)` call.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "the async ... overriding(_:with:) called ..., whose strategy is synchronous"
-    static func asyncOverrideOfSynchronousProvider(
-        _ provider: String, component: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    static func asyncOverrideOfSynchronousProvider(_ provider: String, component: Any.Type, at call: Call)
+        -> Never
+    {
         """
         Dirk: the async `\(component).overriding(_:with:)` called `\(provider)`, whose strategy is \
         synchronous and so cannot await the override's factory. If the provider is synchronous, override it \
@@ -663,12 +652,12 @@
         strategy is synchronous because its factory does not await, so Swift chose the synchronous strategy \
         (and warned that no async operations occur within `await`): write the strategy without `await`, or \
         make its factory await.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "gave ... a factory that takes a key of type ..., but ... is"
     static func overrideKeyOfAnotherType(
-        _ provider: String, key: String?, expected: String, component: String, file: StaticString, line: UInt
+        _ provider: String, key: String?, expected: String, component: String, at call: Call
     ) -> Never {
         let takes =
             key.map { "`single(key:)` provider, whose key is \(article($0)) `\($0)`" }
@@ -677,19 +666,19 @@
         Dirk: `\(component).overriding(_:with:)` gave `\(provider)` a factory that takes a key of type \
         `\(expected)`, but `\(provider)` is a \(takes). Give the factory the provider's key type, \
         `with: { c, key in ... }` for a `single(key:)` provider, or write it without the key, `with: { c in ... }`.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// ErrorMessages: "overriding(_:with:) called ..., which belongs to ..., one of its ancestors"
     static func overrideOfAnotherComponent(
-        _ provider: String, owner: Any.Type, component: Any.Type, file: StaticString, line: UInt
+        _ provider: String, owner: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
         """
         Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to `\(owner)`, one of \
         its ancestors. An override applies to the component that owns the provider, and would change it for \
         every other child too: override it on `\(owner)` itself, with the same closures, before it becomes \
         a parent.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     /// The override of `step`'s provider makes a `returns`, which is not the type its strategy builds.
@@ -697,9 +686,9 @@
     /// same entry.
     /// ErrorMessages: "cannot override ...: its ... builds ..., which becomes the ... that the provider returns"
     /// ErrorMessages: "cannot override ...: its ... builds ..., which becomes the ... that the provider returns"
-    static func overrideOfAnotherType(
-        _ step: Step, returns: Any.Type, component: Any.Type, file: StaticString, line: UInt
-    ) -> Never {
+    static func overrideOfAnotherType(_ step: Step, returns: Any.Type, component: Any.Type, at call: Call)
+        -> Never
+    {
         let (provider, strategy) = (step.name, step.strategy)
         let (built, returned) = (spelled(step.type), spelled(returns))
         // The strategy builds a `@Sendable` closure, and Swift took the override's type from a
@@ -711,15 +700,15 @@
             `@Sendable`, since Swift took the override's type from the closure its factory returns, which is \
             not `@Sendable`. Give that closure the provider's type: end it with `as \(built)`, or write \
             `@Sendable` after its opening brace.
-            """.stop(file: file, line: line)
+            """.stop(file: call.file, line: call.line)
         }
         // The strategy as a call spells it: `single(key:)` takes a key, a `weak` of a protocol type
         // its object. An async factory's value is the user's to await, so it has no example.
-        let call = strategy == .keyedSingle ? "single(key: key)" : strategy.name
+        let written = strategy == .keyedSingle ? "single(key: key)" : strategy.name
         let object = strategy == .weak ? " object: { $0 }" : ""
         let example =
             strategy.isAsync
-            ? "after what it awaits" : "as in `\(call) { \(built)() as \(returned) }\(object)`"
+            ? "after what it awaits" : "as in `\(written) { \(built)() as \(returned) }\(object)`"
         // A shared instance of a protocol type needs a `Sendable` protocol, and a `weak` one a
         // class-bound protocol, which the type's name does not tell.
         let (name, shares) = (returned.dropFirst(4), strategy != .transient && strategy != .asyncTransient)
@@ -734,7 +723,7 @@
         `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed it \
         back, so no other type can take its place. \(make) the strategy build `\(returned)`: end its factory \
         with `as \(returned)`, \(example). Or register a module subclass with `.module { }`.
-        """.stop(file: file, line: line)
+        """.stop(file: call.file, line: call.line)
     }
 
     // MARK: Helpers

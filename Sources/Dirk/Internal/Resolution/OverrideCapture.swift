@@ -17,10 +17,9 @@
     let component: UInt
     let componentType: Any.Type
     /// Where `overriding(_:with:)` was called, for messages.
-    let file: StaticString
-    let line: UInt
+    let call: Diagnostics.Call
     /// `file:line`, for messages: `AppTests/StoreTests.swift:12`.
-    var location: String { "\(file):\(line)" }
+    var location: String { "\(call.file):\(call.line)" }
     /// The type the replacement factory makes, which must be the type the provider's strategy
     /// builds.
     let valueType: Any.Type
@@ -52,8 +51,7 @@
             return progress.captured
         }
         if captured == nil {
-            Diagnostics.overrideCalledNoProvider(
-                component: componentType, isAsync: isAsync, file: file, line: line)
+            Diagnostics.overrideCalledNoProvider(component: componentType, isAsync: isAsync, at: call)
         }
     }
 

@@ -35,14 +35,14 @@
     }
 
     /// The provider method's name: `store()`.
-    package var functionName: String {
-        String(decoding: UnsafeRawBufferPointer(start: function, count: functionLength), as: UTF8.self)
-    }
+    package var functionName: String { Self.text(function, functionLength) }
 
     /// The file and line of the strategy call, as messages show them: `App/DataModule.swift:12`.
-    package var location: String {
-        String(decoding: UnsafeRawBufferPointer(start: file, count: fileLength), as: UTF8.self)
-            + ":\(position >> 20)"
+    package var location: String { Self.text(file, fileLength) + ":\(position >> 20)" }
+
+    /// The `count` bytes of UTF-8 at `start`, as a string.
+    private static func text(_ start: UnsafeRawPointer, _ count: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
     }
 
     /// The column of the strategy call.
