@@ -117,7 +117,7 @@ extension LockBuffer where State == ComponentState {
     /// Records `component` as the storage's own; its initializer calls it once, before anyone else
     /// can reach the storage.
     func bind(_ component: Component) {
-        withLock { $0.memoryKeeper = component }
+        withUnsharedState { $0.memoryKeeper = component }
         word(.address) { $0.release(component.identity) }
     }
 

@@ -67,7 +67,8 @@ import Musl
 ///
 /// **Why it is safe.** The state is the buffer's header; the mutex takes the first elements, whose
 /// memory is bound to `pthread_mutex_t` once, when the buffer is made, and which never move while
-/// the buffer lives. The state is reached only in `withLock`, while the mutex is held. The words
+/// the buffer lives. The state is reached only in `withLock`, while the mutex is held, and in
+/// `withUnsharedState`, before any other thread can reach the buffer. The words
 /// after the mutex, zeroed when `Locked.make(_:extraWords:)` makes the buffer, are reached only in
 /// `withExtraWords`, whose caller accesses them atomically or keeps something of its own there (a
 /// parker its condition). No pointer to either outlives the closure it is given to.
@@ -104,6 +105,13 @@ import Musl
                 try body(&state.pointee)
             }
         }
+    }
+
+    /// Runs `body` with the state without the lock: only for the buffer's maker, before any other
+    /// thread can reach the buffer (a component binding its storage), when the lock could not order
+    /// anything.
+    func withUnsharedState<Result>(_ body: (inout State) -> Result) -> Result {
+        withUnsafeMutablePointerToHeader { body(&$0.pointee) }
     }
 
     /// Runs `body` with the words that the box reserved after its mutex, without the lock.
