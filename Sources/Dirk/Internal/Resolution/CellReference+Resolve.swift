@@ -100,14 +100,13 @@ extension CellReference {
             context.runPendingConfigurations()
         }
         if let configure {
+            // Configuring from now on.
+            let mark = context.beginConfiguring(record)
             if configureMayWait && context.runningFactories > 0 {
-                // Held until its closure has run (`runPendingConfigurations`), and configuring from
-                // now on.
-                _ = context.beginConfiguring(record)
+                // Held until its closure has run (`runPendingConfigurations`).
                 return context.pendingConfigurations.append(
                     .init(record: record, step: step) { try configure(value) })
             }
-            let mark = context.beginConfiguring(record)
             do {
                 defer { context.holds.endConfiguring(record) }
                 try configure(value)
