@@ -82,10 +82,11 @@ struct BuildHolds {
     }
 
     /// Drops `builds`, newest first: they may refer to an instance whose build failed with
-    /// `failure`. Their own builds did not fail: their waiters look again, and build anew.
+    /// `failure`. Their own builds did not fail: their waiters look again, and build anew. An agent
+    /// that took one of their instances learns of `failure`.
     static func drop(_ builds: ArraySlice<Held>, because failure: BuildFailure) {
         for build in builds.reversed() {
-            build.record.cell.drop(generation: build.record.generation, because: failure)
+            build.record.cell.end(generation: build.record.generation, telling: .recheck, causedBy: failure)
         }
     }
 }

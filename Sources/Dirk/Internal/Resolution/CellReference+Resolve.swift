@@ -238,14 +238,6 @@ extension CellReference {
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     func publish(generation: UInt64) { apply { $0.publish(generation: generation) } }
 
-    /// Ends generation `generation`, held until its builder's resolution ended, with no value,
-    /// because its instance may refer to one that `failure` dropped; the build itself did not fail,
-    /// so its waiters look again, and one builds anew. An agent that took the instance learns of
-    /// `failure`.
-    func drop(generation: UInt64, because failure: BuildFailure) {
-        end(generation: generation, telling: .recheck, causedBy: failure)
-    }
-
     /// Ends generation `generation` with no value and wakes its waiters with `event`; an agent that
     /// saw its instance learns that it failed, because of `cause` if given. For a build that its
     /// builder's cancellation ended, which the waiters do not share, `event` is `.recheck`: one of
