@@ -155,7 +155,10 @@ extension CellReference {
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
         if let (instance, record) = takeInstance(generation, by: context, waiter: id, at: step) {
-            context.waitWhenResolutionEnds(for: record)
+            // It waits, when the resolution ends, until that build, and every build it depends on,
+            // is configured.
+            context.holds.borrow(record)
+            context.endWork |= ResolutionContext.EndWork.builds
             return .finished(.success(instance))
         }
         return parker.receive()
