@@ -621,12 +621,11 @@
 
     /// ErrorMessages: "the closure given to ... overriding(_:with:) called no provider"
     static func overrideCalledNoProvider(component: Any.Type, isAsync: Bool, at call: Call) -> Never {
-        let prefix = isAsync ? "`await $0.`" : "`$0.`"
         """
         Dirk: the closure given to `\(component).overriding(_:with:)` called no provider of that component, \
         so Dirk cannot tell which one to override. Call exactly one provider in it, through the component it \
-        receives: \(prefix) then a module accessor and the provider. A provider reached through another \
-        instance of a component is not one of this component's.
+        receives: \(isAsync ? "`await $0.`" : "`$0.`") then a module accessor and the provider. A provider \
+        reached through another instance of a component is not one of this component's.
         """.stop(file: call.file, line: call.line)
     }
 

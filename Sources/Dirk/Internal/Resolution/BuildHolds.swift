@@ -31,9 +31,6 @@ struct BuildHolds {
     /// either.
     var mustHold: Bool { configurationDepth > 0 || !borrowed.isEmpty }
 
-    /// The builds that an instance held now may refer to half-configured.
-    var dependencies: [BuildRecord] { borrowed.map(\.record) + configuring.map(\.record) }
-
     /// Records that the `configure:` closure of the build `record` begins, or will run; returns the
     /// mark after which what the agent holds may refer to the instance. Pair every call with
     /// `endConfiguring(_:)`.
@@ -51,10 +48,11 @@ struct BuildHolds {
     }
 
     /// Holds the build `record`, made in the step `step`, whose instance is complete, until the
-    /// agent's builds end; returns the builds its instance may refer to half-configured.
+    /// agent's builds end; returns the builds its instance may refer to half-configured: those whose
+    /// instances the agent took, and those whose `configure:` closures run on it.
     mutating func hold(_ record: BuildRecord, step: Step) -> [BuildRecord] {
         held.append((record, step, configurationDepth > 0))
-        return dependencies
+        return borrowed.map(\.record) + configuring.map(\.record)
     }
 
     /// Records that the agent took the instance of the build `record`, whose configuration it waits
@@ -82,10 +80,11 @@ struct BuildHolds {
     }
 
     /// Drops `builds`, newest first: they may refer to an instance whose build failed with
-    /// `failure`. Their own builds did not fail: their waiters look again, and build anew.
+    /// `failure`. Their own builds did not fail: their waiters look again, and build anew. An agent
+    /// that took one of their instances learns of `failure`.
     static func drop(_ builds: ArraySlice<Held>, because failure: BuildFailure) {
         for build in builds.reversed() {
-            build.record.cell.drop(generation: build.record.generation, because: failure)
+            build.record.cell.end(generation: build.record.generation, telling: .recheck, causedBy: failure)
         }
     }
 }

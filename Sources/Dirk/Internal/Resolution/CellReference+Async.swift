@@ -70,16 +70,18 @@ extension CellReference {
     ) async throws(Failure) {
         let record = hold(value, generation: generation)
         if let configure {
-            let mark = agent.beginConfiguring(record)
+            let mark = agent.withHolds { $0.beginConfiguring(record) }
             do {
+                defer { agent.withHolds { $0.endConfiguring(record) } }
                 try await agent.run(step) { () async throws(Failure) in try await configure(value) }
             } catch {
-                agent.endConfiguring(record)
+                // The instance goes, and its waiters get the error; then what was held meanwhile,
+                // which may refer to it.
                 end(generation: generation, throwing: error, at: step)
-                agent.dropHeldBuilds(since: mark, because: BuildFailure(error: error, step: step))
+                let dropped = agent.withHolds { $0.takeHeld(since: mark) }
+                BuildHolds.drop(dropped, because: BuildFailure(error: error, step: step))
                 throw error
             }
-            agent.endConfiguring(record)
         }
         if !key.isResolutions, let dependencies = agent.holdUntilBuildsEnd(record, step: step) {
             markConfigured(generation: generation, dependencies: dependencies)
@@ -128,7 +130,7 @@ extension CellReference {
                 // As on a thread, an instance that may be taken is complete enough to hand over; the
                 // agent waits for its configuration before its outermost call ends.
                 if let (instance, record) = takeInstance(generation, by: agent, waiter: id, at: step) {
-                    agent.waitWhenBuildsEnd(for: record)
+                    agent.withHolds { $0.borrow(record) }
                     continuation.resume(returning: Delivery(event: .finished(.success(instance))))
                 }
             }

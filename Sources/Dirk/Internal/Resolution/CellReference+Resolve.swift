@@ -100,14 +100,13 @@ extension CellReference {
             context.runPendingConfigurations()
         }
         if let configure {
+            // Configuring from now on.
+            let mark = context.beginConfiguring(record)
             if configureMayWait && context.runningFactories > 0 {
-                // Held until its closure has run (`runPendingConfigurations`), and configuring from
-                // now on.
-                _ = context.beginConfiguring(record)
+                // Held until its closure has run (`runPendingConfigurations`).
                 return context.pendingConfigurations.append(
                     .init(record: record, step: step) { try configure(value) })
             }
-            let mark = context.beginConfiguring(record)
             do {
                 defer { context.holds.endConfiguring(record) }
                 try configure(value)
@@ -156,7 +155,10 @@ extension CellReference {
         // As on the builder's own thread, an instance that may be taken is complete enough to hand
         // over; this resolution waits for its configuration to end before its outermost call returns.
         if let (instance, record) = takeInstance(generation, by: context, waiter: id, at: step) {
-            context.waitWhenResolutionEnds(for: record)
+            // It waits, when the resolution ends, until that build, and every build it depends on,
+            // is configured.
+            context.holds.borrow(record)
+            context.endWork |= ResolutionContext.EndWork.builds
             return .finished(.success(instance))
         }
         return parker.receive()
@@ -238,14 +240,6 @@ extension CellReference {
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     func publish(generation: UInt64) { apply { $0.publish(generation: generation) } }
-
-    /// Ends generation `generation`, held until its builder's resolution ended, with no value,
-    /// because its instance may refer to one that `failure` dropped; the build itself did not fail,
-    /// so its waiters look again, and one builds anew. An agent that took the instance learns of
-    /// `failure`.
-    func drop(generation: UInt64, because failure: BuildFailure) {
-        end(generation: generation, telling: .recheck, causedBy: failure)
-    }
 
     /// Ends generation `generation` with no value and wakes its waiters with `event`; an agent that
     /// saw its instance learns that it failed, because of `cause` if given. For a build that its

@@ -45,23 +45,4 @@ extension ResolutionContext {
         while dropped.popLast() != nil {}
     }
 
-    /// Waits, when the resolution ends, until the build `record`, whose instance the resolution
-    /// took, and every build it depends on, is configured.
-    func waitWhenResolutionEnds(for record: BuildRecord) {
-        holds.borrow(record)
-        endWork |= EndWork.builds
-    }
-
-    /// Waits until every build whose instance the resolution took, and every build those depend on,
-    /// is configured (`BorrowedWalk`); if one failed instead, drops what the resolution held since
-    /// the earliest taking that led to a failure, and returns the first failure.
-    func waitForBorrowedBuilds() -> ResolutionEndFailure? {
-        var walk = holds.takeBorrowed()
-        while let build = walk.next() {
-            walk.record(build.cell.waitUntilConfigured(build, as: self), of: build)
-        }
-        guard let (failure, since) = walk.failure else { return nil }
-        BuildHolds.drop(holds.takeHeld(since: since), because: failure)
-        return ResolutionEndFailure(failure: failure)
-    }
 }

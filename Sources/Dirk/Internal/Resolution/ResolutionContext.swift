@@ -239,7 +239,14 @@
             // refer to is configured. A build among them may fail instead: what this resolution held
             // since it took the instance that led to the failure may refer to a dropped instance, so
             // it is dropped too, and the outermost call, whose value may refer to it as well, throws.
-            failure = holds.borrowed.isEmpty ? nil : waitForBorrowedBuilds()
+            var walk = holds.takeBorrowed()
+            while let build = walk.next() {
+                walk.record(build.cell.waitUntilConfigured(build, as: self), of: build)
+            }
+            if let (failed, since) = walk.failure {
+                BuildHolds.drop(holds.takeHeld(since: since), because: failed)
+                failure = ResolutionEndFailure(failure: failed)
+            }
             while !holds.held.isEmpty {
                 for build in holds.takeHeld(since: 0) {
                     build.record.cell.publish(generation: build.record.generation)

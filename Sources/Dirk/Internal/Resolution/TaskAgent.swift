@@ -178,17 +178,16 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     func endBuilds() async -> ResolutionEndFailure? {
         // Inside a `configure:`, nothing: the outermost one's build ends them.
         guard
-            var walk = state.withLock({ state in
-                state.holds.configuring.isEmpty
-                    && (!state.holds.held.isEmpty || !state.holds.borrowed.isEmpty)
-                    ? state.holds.takeBorrowed() : nil
+            var walk = withHolds({ holds in
+                holds.configuring.isEmpty && (!holds.held.isEmpty || !holds.borrowed.isEmpty)
+                    ? holds.takeBorrowed() : nil
             })
         else { return nil }
         while let build = walk.next() {
             walk.record(await build.cell.waitUntilConfigured(build, as: self), of: build)
         }
-        let (dropped, held) = state.withLock { state in
-            (walk.failure.map { state.holds.takeHeld(since: $0.since) } ?? [], state.holds.takeHeld(since: 0))
+        let (dropped, held) = withHolds { holds in
+            (walk.failure.map { holds.takeHeld(since: $0.since) } ?? [], holds.takeHeld(since: 0))
         }
         if let (failure, _) = walk.failure { BuildHolds.drop(dropped, because: failure) }
         for build in held { build.record.cell.publish(generation: build.record.generation) }
@@ -262,31 +261,18 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     // MARK: Configuring, held and borrowed builds
 
-    /// Records that the `configure:` closure of the build `record` begins on this task; returns the
-    /// mark after which what the agent holds may refer to the instance. Pair every call with
-    /// `endConfiguring(_:)`.
-    func beginConfiguring(_ record: BuildRecord) -> Int {
-        state.withLock { $0.holds.beginConfiguring(record) }
+    /// Runs `body`, under the agent's lock, with the builds the agent holds, the instances it took
+    /// half-configured, and the `configure:` closures running on this task (see `BuildHolds`); what it
+    /// holds and takes is ended once no `configure:` runs on this task (`endBuilds()`).
+    func withHolds<Result>(_ body: (inout BuildHolds) -> Result) -> Result {
+        state.withLock { body(&$0.holds) }
     }
-
-    /// Records that the `configure:` closure of the build `record` has returned or thrown.
-    func endConfiguring(_ record: BuildRecord) { state.withLock { $0.holds.endConfiguring(record) } }
 
     /// Holds the build `record`, made in the step `step`, whose instance is complete, if it must be
     /// (`BuildHolds.mustHold`), until `endBuilds()`. Returns the builds its instance may refer to
     /// half-configured, or nil when it need not be held.
     func holdUntilBuildsEnd(_ record: BuildRecord, step: Step) -> [BuildRecord]? {
-        state.withLock { $0.holds.mustHold ? $0.holds.hold(record, step: step) : nil }
-    }
-
-    /// Waits, once no `configure:` runs on this task (`endBuilds()`), until the build `record`,
-    /// whose instance the agent took, and every build it depends on, is configured.
-    func waitWhenBuildsEnd(for record: BuildRecord) { state.withLock { $0.holds.borrow(record) } }
-
-    /// Ends, instead of publishing them, the builds held since `mark`, while a `configure:` closure
-    /// that has now failed with `failure` ran: they may refer to its dropped instance.
-    func dropHeldBuilds(since mark: Int, because failure: BuildFailure) {
-        BuildHolds.drop(state.withLock { $0.holds.takeHeld(since: mark) }, because: failure)
+        withHolds { $0.mustHold ? $0.hold(record, step: step) : nil }
     }
 
     /// How many steps are under way in this task.

@@ -145,8 +145,7 @@ import Musl
         let buffer = unsafeDowncast(made, to: LockBuffer<State>.self)
         buffer.withUnsafeMutablePointerToElements {
             ($0 + LockBuffer<State>.mutexWords).initialize(repeating: 0, count: extraWords)
-            let mutex = UnsafeMutableRawPointer($0).bindMemory(to: pthread_mutex_t.self, capacity: 1)
-            mutex.initialize(to: pthread_mutex_t())
+            let mutex = UnsafeMutableRawPointer($0).initializeMemory(as: pthread_mutex_t.self, to: .init())
             MutexOperations.initialize(mutex)
         }
         return Self(buffer: buffer)
@@ -172,9 +171,8 @@ import Musl
 
     /// An empty parker.
     package init() {
-        box.buffer.withExtraWords { words in
-            let condition = UnsafeMutableRawPointer(words).bindMemory(to: pthread_cond_t.self, capacity: 1)
-            condition.initialize(to: pthread_cond_t())
+        box.buffer.withExtraWords {
+            let condition = UnsafeMutableRawPointer($0).initializeMemory(as: pthread_cond_t.self, to: .init())
             precondition(pthread_cond_init(condition, nil) == 0, "Dirk: pthread_cond_init failed")
         }
     }
