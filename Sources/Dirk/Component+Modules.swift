@@ -82,11 +82,7 @@ extension _ModuleOwner where Self: Component {
     /// `module()` for any module type, which the public forms have checked.
     @inlinable @inline(__always)
     func anyModule<M: AnyModule>(_ type: M.Type, file: StaticString, line: UInt) -> M {
-        if let module = storage.withDirectory({ $0.member(.module, M.self) }),
-            !ObjectLifetime.isDeinitializing(self)
-        {
-            return Erasure.module(module.object, as: M.self)
-        }
+        if let module = liveMember(.module, M.self) { return Erasure.module(module, as: M.self) }
         return Erasure.module(uncachedModule(of: M.self, file: file, line: line), as: M.self)
     }
 
