@@ -140,7 +140,9 @@ extension Component {
         _ module: AnyModule, as types: [AnyModule.Type]? = nil, file: StaticString, line: UInt
     ) -> Self {
         let (moduleType, ownType) = (Swift.type(of: module), Swift.type(of: self))
-        let types = types ?? module.moduleClasses
+        // By default, the module's class and the module classes it inherits from, most derived first.
+        let root: Any.Type = moduleType.rootModuleType
+        let types = types ?? classes(of: module).prefix { $0 != root }.map { $0 as! AnyModule.Type }
         // The closure that made the module ran on this thread.
         if moduleType.isMainActorModule && !MainActorCheck.isOnMainActor {
             Diagnostics.mainActorModuleRegisteredOffMainThread(
