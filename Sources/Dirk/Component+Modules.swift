@@ -82,11 +82,7 @@ extension _ModuleOwner where Self: Component {
     /// `module()` for any module type, which the public forms have checked.
     @inlinable @inline(__always)
     func anyModule<M: AnyModule>(_ type: M.Type, file: StaticString, line: UInt) -> M {
-        if let module = storage.withDirectory({ $0.member(.module, M.self) }),
-            !ObjectLifetime.isDeinitializing(self)
-        {
-            return Erasure.module(module.object, as: M.self)
-        }
+        if let module = liveMember(.module, M.self) { return Erasure.module(module, as: M.self) }
         return Erasure.module(uncachedModule(of: M.self, file: file, line: line), as: M.self)
     }
 
@@ -144,7 +140,9 @@ extension Component {
         _ module: AnyModule, as types: [AnyModule.Type]? = nil, file: StaticString, line: UInt
     ) -> Self {
         let (moduleType, ownType) = (Swift.type(of: module), Swift.type(of: self))
-        let types = types ?? module.moduleClasses
+        // By default, the module's class and the module classes it inherits from, most derived first.
+        let root: Any.Type = moduleType.rootModuleType
+        let types = types ?? classes(of: module).prefix { $0 != root }.map { $0 as! AnyModule.Type }
         // The closure that made the module ran on this thread.
         if moduleType.isMainActorModule && !MainActorCheck.isOnMainActor {
             Diagnostics.mainActorModuleRegisteredOffMainThread(

@@ -25,11 +25,7 @@ extension Component {
     /// - Returns: The parent component.
     @inlinable @inline(__always)
     public func parent<P: Component>(file: StaticString = #fileID, line: UInt = #line) -> P {
-        if let parent = storage.withDirectory({ $0.member(.parent, P.self) }),
-            !ObjectLifetime.isDeinitializing(self)
-        {
-            return Erasure.component(parent.object, as: P.self)
-        }
+        if let parent = liveMember(.parent, P.self) { return Erasure.component(parent, as: P.self) }
         return ancestor(file: file, line: line)
     }
 

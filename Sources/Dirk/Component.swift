@@ -81,6 +81,14 @@ open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sen
             Diagnostics.usedWhileDeinitializing(member, component: type(of: self), file: file, line: line)
         }
     }
+
+    /// The directory's member of `kind` under `type`, unless the component's release has begun: what
+    /// `module()` and `parent()` return at once; otherwise they take their slow path, which stops
+    /// the program if the release has begun.
+    @inlinable @inline(__always) final func liveMember(_ kind: MemberKind, _ type: Any.Type) -> AnyObject? {
+        let member = storage.withDirectory { $0.member(kind, type) }
+        return member == nil || ObjectLifetime.isDeinitializing(self) ? nil : member!.object
+    }
 }
 
 /// Everything Dirk keeps for one component, in one `Locked` box's buffer that the component and its

@@ -47,13 +47,6 @@ open class AnyModule: _ModuleOwner {
 
     /// `Module<C>` itself, where the chain of a module's own classes ends.
     class var rootModuleType: AnyModule.Type { AnyModule.self }
-
-    /// The module's class and the module classes it inherits from, most derived first: the types
-    /// a module registered with `.module { }` stands in for.
-    var moduleClasses: [AnyModule.Type] {
-        let root = ObjectIdentifier(type(of: self).rootModuleType)
-        return classes(of: self).prefix { ObjectIdentifier($0) != root }.map { $0 as! AnyModule.Type }
-    }
 }
 
 /// What every module of the component `C` has: its strategies, its handles and its component.
