@@ -20,21 +20,20 @@ import Musl
     @usableFromInline static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         #if DEBUG
         var attributes = pthread_mutexattr_t()
-        precondition(pthread_mutexattr_init(&attributes) == 0, "Dirk: pthread_mutexattr_init failed")
-        let typed = pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
-        precondition(typed == 0, "Dirk: pthread_mutexattr_settype failed")
-        let result = pthread_mutex_init(mutex, &attributes)
-        precondition(pthread_mutexattr_destroy(&attributes) == 0, "Dirk: pthread_mutexattr_destroy failed")
+        check(pthread_mutexattr_init(&attributes), "pthread_mutexattr_init")
+        check(
+            pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK)),
+            "pthread_mutexattr_settype")
+        check(pthread_mutex_init(mutex, &attributes), "pthread_mutex_init")
+        check(pthread_mutexattr_destroy(&attributes), "pthread_mutexattr_destroy")
         #else
-        let result = pthread_mutex_init(mutex, nil)
+        check(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
         #endif
-        precondition(result == 0, "Dirk: pthread_mutex_init failed with \(result)")
     }
 
     /// Destroys the mutex at `mutex`, which nobody holds.
     @usableFromInline static func destroy(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
-        let result = pthread_mutex_destroy(mutex)
-        if result != 0 { failed("pthread_mutex_destroy", result) }
+        check(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
     }
 
     /// Runs `body` while holding the mutex at `mutex`. Every build checks the lock's and unlock's
@@ -56,9 +55,9 @@ import Musl
         return try body()
     }
 
-    /// Stops the program: the platform's `call` failed with `result`.
-    static func failed(_ call: StaticString, _ result: Int32) -> Never {
-        preconditionFailure("Dirk internal error: \(call) failed with \(result)")
+    /// Stops the program if the platform's `call` failed: if its `result` is not zero.
+    static func check(_ result: Int32, _ call: StaticString) {
+        if result != 0 { preconditionFailure("Dirk internal error: \(call) failed with \(result)") }
     }
 }
 
@@ -173,15 +172,11 @@ import Musl
     package init() {
         box.buffer.withExtraWords {
             let condition = UnsafeMutableRawPointer($0).initializeMemory(as: pthread_cond_t.self, to: .init())
-            precondition(pthread_cond_init(condition, nil) == 0, "Dirk: pthread_cond_init failed")
+            MutexOperations.check(pthread_cond_init(condition, nil), "pthread_cond_init")
         }
     }
 
-    deinit {
-        precondition(
-            withCondition { pthread_cond_destroy($0) } == 0,
-            "Dirk internal error: pthread_cond_destroy failed")
-    }
+    deinit { MutexOperations.check(withCondition { pthread_cond_destroy($0) }, "pthread_cond_destroy") }
 
     /// Runs `body` with the condition, which `init()` bound in the box's extra words.
     private func withCondition<Result>(_ body: (UnsafeMutablePointer<pthread_cond_t>) -> Result) -> Result {
@@ -191,8 +186,7 @@ import Musl
     /// Hands `message` to the thread that waits in `receive()`, waking it. Called once per wait.
     package func deliver(_ message: Message) {
         box.withLock { $0 = message }
-        precondition(
-            withCondition { pthread_cond_signal($0) } == 0, "Dirk internal error: pthread_cond_signal failed")
+        MutexOperations.check(withCondition { pthread_cond_signal($0) }, "pthread_cond_signal")
     }
 
     /// Sleeps until a message is delivered, and returns it.
@@ -203,8 +197,7 @@ import Musl
                 elements + LockBuffer<Message?>.mutexWords, to: pthread_cond_t.self)
             return MutexOperations.withLock(mutex) {
                 while message.pointee == nil {
-                    let waited = pthread_cond_wait(condition, mutex)
-                    if waited != 0 { MutexOperations.failed("pthread_cond_wait", waited) }
+                    MutexOperations.check(pthread_cond_wait(condition, mutex), "pthread_cond_wait")
                 }
                 return message.pointee.take()!
             }
