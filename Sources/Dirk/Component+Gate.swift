@@ -52,11 +52,11 @@ extension LockBuffer: EnteredComponent where State == ComponentState {
 
     @usableFromInline var isShuttingDown: Bool { withGate { $0.isClosed } }
 
-    @usableFromInline func leaveGate() {
-        // The last call out of a gate that shutdown closed resumes the shutdown, which waits for it
-        // under the lock.
-        if withGate({ $0.leave() }) { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
-    }
+    @usableFromInline func leaveGate() { if withGate({ $0.leave() }) { lastCallLeft() } }
+
+    /// Resumes the shutdown that waits, under the lock, for the last call out of the gate: a rare
+    /// path, kept out of `leaveGate()`.
+    @inline(never) private func lastCallLeft() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
 }
 
 /// The component whose close action runs in this task, and that action's provider.

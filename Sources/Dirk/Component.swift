@@ -130,9 +130,8 @@ extension LockBuffer where State == ComponentState {
     }
 
     /// Runs `body` with the atomic word `word`.
-    @inlinable @inline(__always) func word<Result>(_ word: ComponentWord, _ body: (AtomicWord) -> Result)
-        -> Result
-    {
+    @inlinable @inline(__always)
+    func word<Result>(_ word: ComponentWord, _ body: (AtomicWord) -> Result) -> Result {
         withExtraWords { body(AtomicWord($0 + word.rawValue)) }
     }
 
@@ -156,10 +155,12 @@ extension LockBuffer where State == ComponentState {
     @discardableResult func setFlags(_ bits: UInt) -> UInt { word(.flags) { $0.set(bits) } }
 
     /// Runs `body` with the gate.
+    @inlinable @inline(__always)
     func withGate<Result>(_ body: (Gate) -> Result) -> Result { word(.gate) { body(Gate($0)) } }
 
     /// Runs `body` with the directory of modules and parents.
-    @inlinable func withDirectory<Result>(_ body: (Directory) -> Result) -> Result {
+    @inlinable @inline(__always)
+    func withDirectory<Result>(_ body: (Directory) -> Result) -> Result {
         withExtraWords { body(Directory(words: $0 + ComponentWord.directory.rawValue)) }
     }
 

@@ -56,7 +56,7 @@ import Musl
     }
 
     /// Stops the program if the platform's `call` failed: if its `result` is not zero.
-    static func check(_ result: Int32, _ call: StaticString) {
+    @inline(__always) static func check(_ result: Int32, _ call: StaticString) {
         if result != 0 { preconditionFailure("Dirk internal error: \(call) failed with \(result)") }
     }
 }
