@@ -276,15 +276,12 @@
         defer { debugCheck() }
         checkUnderWay(generation, "a build failed")
         let failed = build.take()!
-        if let outcome = failed.outcome {
-            // A build holds an instance only once its factory returned: it ends with no value only
-            // because its `configure:` threw, or because another build's failure dropped it.
-            guard let failure = cause ?? event.error.map({ BuildFailure(error: $0, step: buildStep!) }) else {
-                preconditionFailure(
-                    "Dirk internal error: a build whose instance others could see ended for no reason")
-            }
-            outcome.failure = failure
-        }
+        // A build holds an instance (and an outcome) only once its factory returned: it ends with no
+        // value only because its `configure:` threw, or because another build's failure dropped it.
+        failed.outcome?.failure = cause ?? event.error.map { BuildFailure(error: $0, step: buildStep!) }
+        precondition(
+            failed.outcome == nil || failed.outcome?.failure != nil,
+            "Dirk internal error: a build whose instance others could see ended for no reason")
         return .resume(
             failed.waiters.map(\.waiter), with: event, releasing: (failed.instance, failed.dependencies))
     }
