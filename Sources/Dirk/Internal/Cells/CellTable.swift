@@ -90,12 +90,11 @@
             place = cells.count
             cells.append(Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType)))
         }
-        if index != nil {
-            index![key] = place
-        } else if cells.count > Self.searchLimit {
+        if index == nil, cells.count > Self.searchLimit {
             index = Dictionary(
                 uniqueKeysWithValues: cells.indices.compactMap { at in cells[at].key.map { ($0, at) } })
         }
+        index?[key] = place
         return place
     }
 
@@ -110,9 +109,7 @@
         if place == cells.count - 1 { return cells.removeLast().machine }
         freeCount += 1
         cells[place].key = nil
-        var taken = OnceStateMachine()
-        swap(&taken, &cells[place].machine)
-        return taken
+        return exchange(&cells[place].machine, with: OnceStateMachine())
     }
 
     /// `CellHost.withCell` for this table: `body` runs on the cell in place; false if there is none.
