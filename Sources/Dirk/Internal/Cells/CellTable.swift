@@ -132,10 +132,7 @@
     }
 
     /// Removes the cell at `key` unless a build is under way in it, and returns it.
-    package mutating func drop(_ key: CellKey) -> OnceStateMachine? {
-        guard let place = place(of: key), !cells[place].machine.isBuilding else { return nil }
-        return remove(at: place)
-    }
+    package mutating func drop(_ key: CellKey) -> OnceStateMachine? { withMovingCell(key) { _, _ in }.moved }
 
     /// The keys of the `single(key:)` provider whose cell key is `provider` that hash to `hash`, and
     /// the version of the keys, which tells whether one was added since.
