@@ -90,12 +90,11 @@
             place = cells.count
             cells.append(Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType)))
         }
-        if index != nil {
-            index![key] = place
-        } else if cells.count > Self.searchLimit {
+        if index == nil, cells.count > Self.searchLimit {
             index = Dictionary(
                 uniqueKeysWithValues: cells.indices.compactMap { at in cells[at].key.map { ($0, at) } })
         }
+        index?[key] = place
         return place
     }
 
@@ -110,9 +109,7 @@
         if place == cells.count - 1 { return cells.removeLast().machine }
         freeCount += 1
         cells[place].key = nil
-        var taken = OnceStateMachine()
-        swap(&taken, &cells[place].machine)
-        return taken
+        return exchange(&cells[place].machine, with: OnceStateMachine())
     }
 
     /// `CellHost.withCell` for this table: `body` runs on the cell in place; false if there is none.
@@ -135,10 +132,7 @@
     }
 
     /// Removes the cell at `key` unless a build is under way in it, and returns it.
-    package mutating func drop(_ key: CellKey) -> OnceStateMachine? {
-        guard let place = place(of: key), !cells[place].machine.isBuilding else { return nil }
-        return remove(at: place)
-    }
+    package mutating func drop(_ key: CellKey) -> OnceStateMachine? { withMovingCell(key) { _, _ in }.moved }
 
     /// The keys of the `single(key:)` provider whose cell key is `provider` that hash to `hash`, and
     /// the version of the keys, which tells whether one was added since.

@@ -72,9 +72,6 @@
     /// its `deinit` may run user code.
     package var readyValue: Value? { keepsWeakly ? (ready as! WeakBox?)?.object : ready }
 
-    /// Makes `value` the cell's value.
-    private mutating func keep(_ value: AnyObject) { ready = keepsWeakly ? WeakBox(value) : value }
-
     /// Whether the cell holds a value now. It reads the value (see `readyValue`) and lets it go at
     /// once: never under the host's lock.
     package var hasValue: Bool { readyValue != nil }
@@ -120,11 +117,10 @@
         /// Performs the action, never under the host's lock: releases what the cell gave up first,
         /// so that a waiter, once resumed, finds a dropped instance gone.
         package consuming func run() {
-            guard case .resume(let waiters, let event, (let instance, let dependencies)) = consume self else {
-                return
+            if case .resume(let waiters, let event, (let instance, let dependencies)) = consume self {
+                (_, _) = (consume instance, consume dependencies)
+                for waiter in waiters { waiter.resume(with: event) }
             }
-            (_, _) = (consume instance, consume dependencies)
-            for waiter in waiters { waiter.resume(with: event) }
         }
     }
 
@@ -184,9 +180,8 @@
     package mutating func dequeueWaiters(of agent: BuildAgent, telling event: WaitEvent) -> Action {
         defer { debugCheck() }
         let dequeued = build?.waiters.filter { $0.agent === agent }.map(\.waiter) ?? []
-        guard !dequeued.isEmpty else { return .none }
-        build!.waiters.removeAll { $0.agent === agent }
-        return .resume(dequeued, with: event)
+        build?.waiters.removeAll { $0.agent === agent }
+        return dequeued.isEmpty ? .none : .resume(dequeued, with: event)
     }
 
     /// The instance of generation `generation`, and how that build will end, if it is still under
@@ -246,7 +241,7 @@
         guard let instance = finished.instance else {
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
-        keep(instance)
+        ready = keepsWeakly ? WeakBox(instance) : instance
         return .resume(
             finished.waiters.map(\.waiter), with: .finished(.success(instance)),
             releasing: (nil, finished.dependencies))
@@ -260,7 +255,7 @@
         checkUnderWay(generation, "a build was completed")
         let finished = build.take()!
         precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
-        keep(value)
+        ready = keepsWeakly ? WeakBox(value) : value
         return finished.waiters.isEmpty
             ? .none : .resume(finished.waiters.map(\.waiter), with: .finished(.success(value)))
     }
@@ -276,15 +271,12 @@
         defer { debugCheck() }
         checkUnderWay(generation, "a build failed")
         let failed = build.take()!
-        if let outcome = failed.outcome {
-            // A build holds an instance only once its factory returned: it ends with no value only
-            // because its `configure:` threw, or because another build's failure dropped it.
-            guard let failure = cause ?? event.error.map({ BuildFailure(error: $0, step: buildStep!) }) else {
-                preconditionFailure(
-                    "Dirk internal error: a build whose instance others could see ended for no reason")
-            }
-            outcome.failure = failure
-        }
+        // A build holds an instance (and an outcome) only once its factory returned: it ends with no
+        // value only because its `configure:` threw, or because another build's failure dropped it.
+        failed.outcome?.failure = cause ?? event.error.map { BuildFailure(error: $0, step: buildStep!) }
+        precondition(
+            failed.outcome == nil || failed.outcome?.failure != nil,
+            "Dirk internal error: a build whose instance others could see ended for no reason")
         return .resume(
             failed.waiters.map(\.waiter), with: event, releasing: (failed.instance, failed.dependencies))
     }

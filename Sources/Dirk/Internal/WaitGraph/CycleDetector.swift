@@ -61,13 +61,12 @@ package enum CycleDetector {
     /// (`isUnchanged`), or nil when it ends at an agent that is not waiting.
     private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
         var (chain, next): ([Link], WaitTarget?) = ([], target)
-        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(agent)]
         while let target = next, let build = target.build {
             // Each link's waiter is the builder of the link before it.
             chain.append(Link(waiter: chain.last?.build.builder ?? agent, target: target, build: build))
             if build.builder === agent { return isUnchanged(chain) ? chain : nil }
             // A cycle among other agents, which one of them reports, or a chain that moved on.
-            guard visited.insert(ObjectIdentifier(build.builder)).inserted else { return nil }
+            guard !chain.contains(where: { $0.waiter === build.builder }) else { return nil }
             next = build.builder.waitingFor
         }
         return nil
