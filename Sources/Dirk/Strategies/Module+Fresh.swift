@@ -46,12 +46,10 @@ extension _ModuleOwner where Self: AnyModule {
         storage.addAttention(1)
         // Async code runs inside no synchronous step of its thread: depth zero.
         // The module goes to the closure as a value of its own region, which the closure may send
-        // to a nonisolated provider: every caller of its component shares a module already, and
-        // what a module holds is its component's storage, which its lock guards, and `let`s of
-        // `Sendable` values.
-        nonisolated(unsafe) let module = self
+        // to a nonisolated provider (see `SharedModule`).
+        let module = SharedModule(module: self)
         let outcome = await Self.$freshRequest.outcome(freshKey(at: 0)) { () async throws(Failure) in
-            try await provider(module)
+            try await provider(module.module)
         }
         storage.addAttention(-1)
         return try outcome.get()

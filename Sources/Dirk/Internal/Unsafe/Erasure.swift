@@ -57,3 +57,9 @@
 
     @inlinable init(_ value: Value) { self.value = value }
 }
+
+/// A module carried into a closure that may send it on, to a nonisolated provider
+/// (`AnyModule.fresh(isolation:_:)`): every caller of its component shares a module already, and a
+/// module keeps no mutable state of its own, only its component's storage, which the storage's lock
+/// guards, and `let`s of `Sendable` values.
+struct SharedModule<Module: AnyObject>: @unchecked Sendable { let module: Module }
