@@ -446,14 +446,14 @@
 
     /// ErrorMessages: "was resolved on a thread other than the main thread"
     static func mainActorContributionOffMainThread(
-        key: String, element: Any.Type, component: Any.Type, at call: Call
+        key: Any, element: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
         """
-        Dirk: the contribution \(key) to the collection of `\(element)`, which `\(component)` contributed with \
-        `contributeOnMainActor`, was resolved on a thread other than the main thread, where its closure \
-        cannot run. Resolve the collection on the main actor (a `@MainActor` function, or \
-        `await MainActor.run { ... }`), or contribute the element with `contribute`, from a closure that \
-        runs on any thread.
+        Dirk: the contribution \(String(reflecting: key)) to the collection of `\(element)`, which \
+        `\(component)` contributed with `contributeOnMainActor`, was resolved on a thread other than the \
+        main thread, where its closure cannot run. Resolve the collection on the main actor (a `@MainActor` \
+        function, or `await MainActor.run { ... }`), or contribute the element with `contribute`, from a \
+        closure that runs on any thread.
         """.stop(file: call.file, line: call.line)
     }
 
@@ -564,13 +564,13 @@
 
     /// ErrorMessages: "contributed ... under the key ..., which ... already uses"
     static func duplicateContribution(
-        key: String, element: Any.Type, component: Any.Type, owner: Any.Type, at call: Call
+        key: Any, element: Any.Type, component: Any.Type, owner: Any.Type, at call: Call
     ) -> Never {
         """
-        Dirk: `\(component)` contributed `\(element)` under the key \(key), which `\(owner)` already uses \
-        in that collection. A component's contributions add to its parents' and never replace them, and keys \
-        are unique within a collection: choose another key, or contribute the element once, from the \
-        component that owns it.
+        Dirk: `\(component)` contributed `\(element)` under the key \(String(reflecting: key)), which \
+        `\(owner)` already uses in that collection. A component's contributions add to its parents' and \
+        never replace them, and keys are unique within a collection: choose another key, or contribute the \
+        element once, from the component that owns it.
         """.stop(file: call.file, line: call.line)
     }
 
@@ -579,10 +579,10 @@
     /// contributed (a parent registered after its child contributed).
     /// ErrorMessages: "the collection of ... holds two contributions under the key ..."
     static func duplicateContributionListed(
-        key: String, element: Any.Type, first: Any.Type, second: Any.Type, at call: Call
+        key: Any, element: Any.Type, first: Any.Type, second: Any.Type, at call: Call
     ) -> Never {
         """
-        Dirk: the collection of `\(element)` holds two contributions under the key \(key), one from \
+        Dirk: the collection of `\(element)` holds two contributions under the key \(String(reflecting: key)), one from \
         `\(first)` and one from `\(second)`, found as the collection was listed here. `\(second)` \
         contributed before `\(first)` became its ancestor, usually because a parent was registered after its \
         child contributed, so the contribution could not be checked then. Keys are unique within a \
@@ -593,16 +593,16 @@
 
     /// A contribution was resolved after the component that contributed it was released.
     /// ErrorMessages: "the contribution ... was resolved after its component ... was released"
-    static func contributionAfterRelease(key: String, element: Any.Type, component: Any.Type, at call: Call)
+    static func contributionAfterRelease(key: Any, element: Any.Type, component: Any.Type, at call: Call)
         -> Never
     {
         """
-        Dirk: the contribution \(key) to the collection of `\(element)` was resolved after its component \
-        `\(component)` was released. A contribution refers to its component without keeping it alive, so \
-        that an instance the component caches may hold contributions without a retain cycle: keep the \
-        component for as long as you resolve its contributions. A contribution resolved in the `deinit` of \
-        an instance that the component cached runs as the component releases it: resolve it before, or keep \
-        what the `deinit` needs in a stored property of that instance.
+        Dirk: the contribution \(String(reflecting: key)) to the collection of `\(element)` was resolved \
+        after its component `\(component)` was released. A contribution refers to its component without \
+        keeping it alive, so that an instance the component caches may hold contributions without a retain \
+        cycle: keep the component for as long as you resolve its contributions. A contribution resolved in \
+        the `deinit` of an instance that the component cached runs as the component releases it: resolve it \
+        before, or keep what the `deinit` needs in a stored property of that instance.
         """.stop(file: call.file, line: call.line)
     }
 
