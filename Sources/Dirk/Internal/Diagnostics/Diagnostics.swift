@@ -210,60 +210,45 @@
     /// is needed.
     ///
     /// A `ResolutionEndFailure` made the outermost step of a resolution fail: it becomes the error
-    /// of the build it names. Any other error that is not a `Failure` has another type than the
+    /// of the build it names, and a step that cannot throw that error cannot return, since the
+    /// resolution took another thread's instance to break a cycle through `configure:`, and that
+    /// build then failed. Any other error that is not a `Failure` has another type than the
     /// provider throws: only an override's factory (of those at `overrides`), which throws untyped,
     /// can do that.
+    /// ErrorMessages: "got an error of type ..., which it cannot throw"
+    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
     @usableFromInline static func providerError<Failure: Error>(
         _ error: any Error, as _: Failure.Type, step: @autoclosure () -> Step,
         overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        guard let ended = error as? ResolutionEndFailure else {
-            if let error = error as? Failure { return error }
-            overrideThrewAnotherType(error, at: step(), throwing: Failure.self, overrides: overrides())
+        let failure = (error as? ResolutionEndFailure)?.failure
+        if let error = (failure?.error ?? error) as? Failure { return error }
+        let step = step()
+        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
+        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
+        guard let failure else {
+            let places = overrides()
+            let origin =
+                switch places.count {
+                case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
+                case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
+                default:
+                    "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
+                        + places.joined(separator: " and ") + ","
+                }
+            let fix =
+                Failure.self == Never.self
+                ? "Make the override's factory return a fake instead of throwing; to test a failure, "
+                    + "override a provider that throws"
+                : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
+                    + "type, override a provider that throws it"
+            """
+            Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
+            `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
+            provider cannot, on this call or on the build that this call waited for, and the provider's \
+            typed throws promise its callers that this never happens. \(fix).
+            """.stop(file: site.file, line: site.line)
         }
-        if let error = ended.failure.error as? Failure { return error }
-        cannotReturn(step(), throwing: Failure.self, after: ended.failure)
-    }
-
-    /// An override's factory, one of those at `places`, threw `error`, which the provider of `step`,
-    /// whose error type is `Failure`, cannot throw.
-    /// ErrorMessages: "got an error of type ..., which it cannot throw"
-    private static func overrideThrewAnotherType<Failure: Error>(
-        _ error: any Error, at step: Step, throwing _: Failure.Type, overrides places: [String]
-    ) -> Never {
-        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
-        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
-        let origin =
-            switch places.count {
-            case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
-            case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
-            default:
-                "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
-                    + places.joined(separator: " and ") + ","
-            }
-        let fix =
-            Failure.self == Never.self
-            ? "Make the override's factory return a fake instead of throwing; to test a failure, "
-                + "override a provider that throws"
-            : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
-                + "type, override a provider that throws it"
-        """
-        Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
-        `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
-        provider cannot, on this call or on the build that this call waited for, and the provider's \
-        typed throws promise its callers that this never happens. \(fix).
-        """.stop(file: site.file, line: site.line)
-    }
-
-    /// The step `step`, the outermost of a resolution, whose error type is `Failure`, cannot return:
-    /// the resolution took another thread's instance to break a cycle through `configure:`, and
-    /// that build then failed (`failure`).
-    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
-    private static func cannotReturn<Failure: Error>(
-        _ step: Step, throwing _: Failure.Type, after failure: BuildFailure
-    ) -> Never {
-        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
-        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         let (call, cannot, fix): (String, String, String)
         switch step.kind {
         case .provider:
