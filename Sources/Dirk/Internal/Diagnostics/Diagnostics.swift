@@ -536,13 +536,12 @@
     /// The message for a component released, without `shutdown()`, with instances to close.
     /// ErrorMessages: "was released without shutdown() while it held instances with close actions"
     static func releasedWithoutShutdown(component: Any.Type, providers: [String]) -> String {
-        let names = providers.map { "`\($0)`" }.joined(separator: ", ")
-        return """
-            Dirk: warning: `\(component)` was released without `shutdown()` while it held instances with \
-            close actions, which never ran: \(names). Call `try await component.shutdown()` before releasing \
-            the component. (Debug builds only.)
+        """
+        Dirk: warning: `\(component)` was released without `shutdown()` while it held instances with \
+        close actions, which never ran: \(providers.map { "`\($0)`" }.joined(separator: ", ")). Call \
+        `try await component.shutdown()` before releasing the component. (Debug builds only.)
 
-            """
+        """
     }
 
     // MARK: Contributions
