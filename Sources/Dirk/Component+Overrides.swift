@@ -118,8 +118,7 @@ extension _ModuleOwner where Self: Component {
     private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, at call: Diagnostics.Call) -> Key {
         if let key = key?.base as? Key { return key }
         Diagnostics.overrideKeyOfAnotherType(
-            "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
-            component: "\(Self.self)", at: call)
+            "\(T.self) provider", key: key, expected: Key.self, component: Self.self, at: call)
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
@@ -415,8 +414,7 @@ extension AnyModule {
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(
-                step.name, key: keyValue.map { "\(type(of: $0.base))" }, expected: "\(keyType)",
-                component: "\(overriding)", at: call)
+                step.name, key: keyValue, expected: keyType, component: overriding, at: call)
         }
         // (The synchronous form's closure cannot call an async provider.)
         if capture.isAsync && !step.strategy.isAsync {

@@ -640,10 +640,11 @@
 
     /// ErrorMessages: "gave ... a factory that takes a key of type ..., but ... is"
     static func overrideKeyOfAnotherType(
-        _ provider: String, key: String?, expected: String, component: String, at call: Call
+        _ provider: String, key: AnyHashable?, expected: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
         let takes =
-            key.map { "`single(key:)` provider, whose key is \(article($0)) `\($0)`" }
+            key.map { "\(type(of: $0.base))" }
+            .map { "`single(key:)` provider, whose key is \(article($0)) `\($0)`" }
             ?? "provider that takes no key"
         """
         Dirk: `\(component).overriding(_:with:)` gave `\(provider)` a factory that takes a key of type \
