@@ -673,13 +673,12 @@
     static func overrideOfAnotherType(_ step: Step, returns: Any.Type, component: Any.Type, at call: Call)
         -> Never
     {
-        let (provider, strategy) = (step.name, step.strategy)
-        let (built, returned) = (spelled(step.type), spelled(returns))
+        let (strategy, built, returned) = (step.strategy, spelled(step.type), spelled(returns))
         // The strategy builds a `@Sendable` closure, and Swift took the override's type from a
         // closure that is not: the fix is in the override.
         if built == "@Sendable " + returned {
             """
-            Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy.name)` \
+            Dirk: `\(component).overriding(_:with:)` cannot override `\(step.name)`: its `\(strategy.name)` \
             builds `\(built)`, and the override's factory makes `\(returned)`, the same type without \
             `@Sendable`, since Swift took the override's type from the closure its factory returns, which is \
             not `@Sendable`. Give that closure the provider's type: end it with `as \(built)`, or write \
@@ -703,10 +702,10 @@
                 ? "If `\(name)` is `Sendable` and requires `AnyObject`, make"
                 : "If `\(name)` is `Sendable`, make"
         """
-        Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy.name)` builds \
-        `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed it \
-        back, so no other type can take its place. \(make) the strategy build `\(returned)`: end its factory \
-        with `as \(returned)`, \(example). Or register a module subclass with `.module { }`.
+        Dirk: `\(component).overriding(_:with:)` cannot override `\(step.name)`: its `\(strategy.name)` \
+        builds `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has \
+        handed it back, so no other type can take its place. \(make) the strategy build `\(returned)`: end \
+        its factory with `as \(returned)`, \(example). Or register a module subclass with `.module { }`.
         """.stop(file: call.file, line: call.line)
     }
 
