@@ -399,8 +399,9 @@ extension AnyModule {
     /// was made, it would leave a moment in which another thread finds the cell and builds the
     /// original, which would stay cached.)
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, step: Step) {
-        // The overriding component, and where `overriding(_:with:)` was called, for messages.
-        let (overriding, call) = (capture.componentType, capture.call)
+        // The overriding component and where `overriding(_:with:)` was called, for messages, and the
+        // type its factory makes.
+        let (overriding, call, valueType) = (capture.componentType, capture.call, capture.valueType)
         if let first = capture.capture(step.name) {
             Diagnostics.overrideCalledSeveralProviders(first, step.name, component: overriding, at: call)
         }
@@ -408,9 +409,8 @@ extension AnyModule {
             Diagnostics.overrideOfAnotherComponent(
                 step.name, owner: componentType, component: overriding, at: call)
         }
-        guard step.type == capture.valueType else {
-            Diagnostics.overrideOfAnotherType(
-                step, returns: capture.valueType, component: overriding, at: call)
+        guard step.type == valueType else {
+            Diagnostics.overrideOfAnotherType(step, returns: valueType, component: overriding, at: call)
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(
