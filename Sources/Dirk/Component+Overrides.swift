@@ -406,8 +406,7 @@ extension AnyModule {
             Diagnostics.overrideCalledSeveralProviders(first, step.name, component: overriding, at: call)
         }
         guard storage.address == capture.component else {
-            Diagnostics.overrideOfAnotherComponent(
-                step.name, owner: componentType, component: overriding, at: call)
+            Diagnostics.overrideOfAnotherComponent(step, component: overriding, at: call)
         }
         guard step.type == valueType else {
             Diagnostics.overrideOfAnotherType(step, returns: valueType, component: overriding, at: call)

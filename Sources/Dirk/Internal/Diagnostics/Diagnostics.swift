@@ -653,15 +653,14 @@
         """.stop(file: call.file, line: call.line)
     }
 
+    /// The override on `component` called the provider of `step`, which one of its ancestors owns.
     /// ErrorMessages: "overriding(_:with:) called ..., which belongs to ..., one of its ancestors"
-    static func overrideOfAnotherComponent(
-        _ provider: String, owner: Any.Type, component: Any.Type, at call: Call
-    ) -> Never {
+    static func overrideOfAnotherComponent(_ step: Step, component: Any.Type, at call: Call) -> Never {
         """
-        Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to `\(owner)`, one of \
-        its ancestors. An override applies to the component that owns the provider, and would change it for \
-        every other child too: override it on `\(owner)` itself, with the same closures, before it becomes \
-        a parent.
+        Dirk: `\(component).overriding(_:with:)` called `\(step.name)`, which belongs to \
+        `\(step.componentType)`, one of its ancestors. An override applies to the component that owns the \
+        provider, and would change it for every other child too: override it on `\(step.componentType)` \
+        itself, with the same closures, before it becomes a parent.
         """.stop(file: call.file, line: call.line)
     }
 
