@@ -90,8 +90,7 @@ extension Component {
         var (strategies, statuses) = (recording?.providers ?? [:], [ProviderIdentity: CacheStatus]())
         // Modules in use, registered ones not used yet, and those whose cells the component keeps (a
         // module made directly for it), each type once.
-        var modules: [ObjectIdentifier: String] = [:]
-        for type in unusedModules + inUse { modules[ObjectIdentifier(type)] = "\(type)" }
+        var modules = Dictionary((unusedModules + inUse).map { (ObjectIdentifier($0), "\($0)") }) { $1 }
         // The components whose providers the graph may show, each named once: this one, then the
         // ancestors that its recording watches, nearest first, ranked by the order they are named in.
         var componentNames: [UInt: String] = [:]

@@ -118,8 +118,7 @@ extension _ModuleOwner where Self: Component {
     private static func key<Key, T>(_ key: AnyHashable?, for type: T.Type, at call: Diagnostics.Call) -> Key {
         if let key = key?.base as? Key { return key }
         Diagnostics.overrideKeyOfAnotherType(
-            "\(T.self) provider", key: key.map { "\(Swift.type(of: $0.base))" }, expected: "\(Key.self)",
-            component: "\(Self.self)", at: call)
+            "\(T.self) provider", key: key, expected: Key.self, component: Self.self, at: call)
     }
 
     /// Replaces the factory of the one provider that `provider` calls, and closes what the new
@@ -400,23 +399,21 @@ extension AnyModule {
     /// was made, it would leave a moment in which another thread finds the cell and builds the
     /// original, which would stay cached.)
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, step: Step) {
-        // The overriding component, and where `overriding(_:with:)` was called, for messages.
-        let (overriding, call) = (capture.componentType, capture.call)
+        // The overriding component and where `overriding(_:with:)` was called, for messages, and the
+        // type its factory makes.
+        let (overriding, call, valueType) = (capture.componentType, capture.call, capture.valueType)
         if let first = capture.capture(step.name) {
             Diagnostics.overrideCalledSeveralProviders(first, step.name, component: overriding, at: call)
         }
         guard storage.address == capture.component else {
-            Diagnostics.overrideOfAnotherComponent(
-                step.name, owner: componentType, component: overriding, at: call)
+            Diagnostics.overrideOfAnotherComponent(step, component: overriding, at: call)
         }
-        guard step.type == capture.valueType else {
-            Diagnostics.overrideOfAnotherType(
-                step, returns: capture.valueType, component: overriding, at: call)
+        guard step.type == valueType else {
+            Diagnostics.overrideOfAnotherType(step, returns: valueType, component: overriding, at: call)
         }
         if let keyType = capture.keyType, keyValue.map({ type(of: $0.base) != keyType }) ?? true {
             Diagnostics.overrideKeyOfAnotherType(
-                step.name, key: keyValue.map { "\(type(of: $0.base))" }, expected: "\(keyType)",
-                component: "\(overriding)", at: call)
+                step.name, key: keyValue, expected: keyType, component: overriding, at: call)
         }
         // (The synchronous form's closure cannot call an async provider.)
         if capture.isAsync && !step.strategy.isAsync {

@@ -117,8 +117,7 @@ extension _ModuleOwner where Self: Component {
         addContribution(type, key: key, metadata: metadata, file: file, line: line) { component, file, line in
             if !MainActorCheck.isOnMainActor {
                 Diagnostics.mainActorContributionOffMainThread(
-                    key: String(reflecting: key), element: Element.self, component: Self.self,
-                    at: (file, line))
+                    key: key, element: Element.self, component: Self.self, at: (file, line))
             }
             return MainActor.assumeIsolated { MainActorBound(resolve(component as! Self)) }.stored
         }
@@ -151,8 +150,7 @@ extension _ModuleOwner where Self: Component {
         }
         if let owner {
             Diagnostics.duplicateContribution(
-                key: String(reflecting: key), element: type, component: ownType, owner: owner,
-                at: (file, line))
+                key: key, element: type, component: ownType, owner: owner, at: (file, line))
         }
         return self
     }
@@ -195,8 +193,7 @@ extension Component {
                 return KeyedContribution(key: key, metadata: metadata, contributor: owner) { file, line in
                     guard let component = storage.buffer.component else {
                         Diagnostics.contributionAfterRelease(
-                            key: String(reflecting: key), element: Element.self, component: owner,
-                            at: (file, line))
+                            key: key, element: Element.self, component: owner, at: (file, line))
                     }
                     return build(component, file, line) as! Element
                 }
@@ -207,7 +204,7 @@ extension Component {
         for contribution in all {
             if let owner = owners.updateValue(contribution.contributor, forKey: contribution.key) {
                 Diagnostics.duplicateContributionListed(
-                    key: String(reflecting: contribution.key), element: type, first: owner,
+                    key: contribution.key, element: type, first: owner,
                     second: contribution.contributor, at: (file, line))
             }
         }

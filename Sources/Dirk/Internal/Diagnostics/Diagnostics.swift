@@ -210,60 +210,45 @@
     /// is needed.
     ///
     /// A `ResolutionEndFailure` made the outermost step of a resolution fail: it becomes the error
-    /// of the build it names. Any other error that is not a `Failure` has another type than the
+    /// of the build it names, and a step that cannot throw that error cannot return, since the
+    /// resolution took another thread's instance to break a cycle through `configure:`, and that
+    /// build then failed. Any other error that is not a `Failure` has another type than the
     /// provider throws: only an override's factory (of those at `overrides`), which throws untyped,
     /// can do that.
+    /// ErrorMessages: "got an error of type ..., which it cannot throw"
+    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
     @usableFromInline static func providerError<Failure: Error>(
         _ error: any Error, as _: Failure.Type, step: @autoclosure () -> Step,
         overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        guard let ended = error as? ResolutionEndFailure else {
-            if let error = error as? Failure { return error }
-            overrideThrewAnotherType(error, at: step(), throwing: Failure.self, overrides: overrides())
+        let failure = (error as? ResolutionEndFailure)?.failure
+        if let error = (failure?.error ?? error) as? Failure { return error }
+        let step = step()
+        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
+        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
+        guard let failure else {
+            let places = overrides()
+            let origin =
+                switch places.count {
+                case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
+                case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
+                default:
+                    "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
+                        + places.joined(separator: " and ") + ","
+                }
+            let fix =
+                Failure.self == Never.self
+                ? "Make the override's factory return a fake instead of throwing; to test a failure, "
+                    + "override a provider that throws"
+                : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
+                    + "type, override a provider that throws it"
+            """
+            Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
+            `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
+            provider cannot, on this call or on the build that this call waited for, and the provider's \
+            typed throws promise its callers that this never happens. \(fix).
+            """.stop(file: site.file, line: site.line)
         }
-        if let error = ended.failure.error as? Failure { return error }
-        cannotReturn(step(), throwing: Failure.self, after: ended.failure)
-    }
-
-    /// An override's factory, one of those at `places`, threw `error`, which the provider of `step`,
-    /// whose error type is `Failure`, cannot throw.
-    /// ErrorMessages: "got an error of type ..., which it cannot throw"
-    private static func overrideThrewAnotherType<Failure: Error>(
-        _ error: any Error, at step: Step, throwing _: Failure.Type, overrides places: [String]
-    ) -> Never {
-        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
-        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
-        let origin =
-            switch places.count {
-            case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
-            case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
-            default:
-                "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
-                    + places.joined(separator: " and ") + ","
-            }
-        let fix =
-            Failure.self == Never.self
-            ? "Make the override's factory return a fake instead of throwing; to test a failure, "
-                + "override a provider that throws"
-            : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
-                + "type, override a provider that throws it"
-        """
-        Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
-        `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
-        provider cannot, on this call or on the build that this call waited for, and the provider's \
-        typed throws promise its callers that this never happens. \(fix).
-        """.stop(file: site.file, line: site.line)
-    }
-
-    /// The step `step`, the outermost of a resolution, whose error type is `Failure`, cannot return:
-    /// the resolution took another thread's instance to break a cycle through `configure:`, and
-    /// that build then failed (`failure`).
-    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
-    private static func cannotReturn<Failure: Error>(
-        _ step: Step, throwing _: Failure.Type, after failure: BuildFailure
-    ) -> Never {
-        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
-        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
         let (call, cannot, fix): (String, String, String)
         switch step.kind {
         case .provider:
@@ -446,14 +431,14 @@
 
     /// ErrorMessages: "was resolved on a thread other than the main thread"
     static func mainActorContributionOffMainThread(
-        key: String, element: Any.Type, component: Any.Type, at call: Call
+        key: Any, element: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
         """
-        Dirk: the contribution \(key) to the collection of `\(element)`, which `\(component)` contributed with \
-        `contributeOnMainActor`, was resolved on a thread other than the main thread, where its closure \
-        cannot run. Resolve the collection on the main actor (a `@MainActor` function, or \
-        `await MainActor.run { ... }`), or contribute the element with `contribute`, from a closure that \
-        runs on any thread.
+        Dirk: the contribution \(String(reflecting: key)) to the collection of `\(element)`, which \
+        `\(component)` contributed with `contributeOnMainActor`, was resolved on a thread other than the \
+        main thread, where its closure cannot run. Resolve the collection on the main actor (a `@MainActor` \
+        function, or `await MainActor.run { ... }`), or contribute the element with `contribute`, from a \
+        closure that runs on any thread.
         """.stop(file: call.file, line: call.line)
     }
 
@@ -551,26 +536,25 @@
     /// The message for a component released, without `shutdown()`, with instances to close.
     /// ErrorMessages: "was released without shutdown() while it held instances with close actions"
     static func releasedWithoutShutdown(component: Any.Type, providers: [String]) -> String {
-        let names = providers.map { "`\($0)`" }.joined(separator: ", ")
-        return """
-            Dirk: warning: `\(component)` was released without `shutdown()` while it held instances with \
-            close actions, which never ran: \(names). Call `try await component.shutdown()` before releasing \
-            the component. (Debug builds only.)
+        """
+        Dirk: warning: `\(component)` was released without `shutdown()` while it held instances with \
+        close actions, which never ran: \(providers.map { "`\($0)`" }.joined(separator: ", ")). Call \
+        `try await component.shutdown()` before releasing the component. (Debug builds only.)
 
-            """
+        """
     }
 
     // MARK: Contributions
 
     /// ErrorMessages: "contributed ... under the key ..., which ... already uses"
     static func duplicateContribution(
-        key: String, element: Any.Type, component: Any.Type, owner: Any.Type, at call: Call
+        key: Any, element: Any.Type, component: Any.Type, owner: Any.Type, at call: Call
     ) -> Never {
         """
-        Dirk: `\(component)` contributed `\(element)` under the key \(key), which `\(owner)` already uses \
-        in that collection. A component's contributions add to its parents' and never replace them, and keys \
-        are unique within a collection: choose another key, or contribute the element once, from the \
-        component that owns it.
+        Dirk: `\(component)` contributed `\(element)` under the key \(String(reflecting: key)), which \
+        `\(owner)` already uses in that collection. A component's contributions add to its parents' and \
+        never replace them, and keys are unique within a collection: choose another key, or contribute the \
+        element once, from the component that owns it.
         """.stop(file: call.file, line: call.line)
     }
 
@@ -579,10 +563,10 @@
     /// contributed (a parent registered after its child contributed).
     /// ErrorMessages: "the collection of ... holds two contributions under the key ..."
     static func duplicateContributionListed(
-        key: String, element: Any.Type, first: Any.Type, second: Any.Type, at call: Call
+        key: Any, element: Any.Type, first: Any.Type, second: Any.Type, at call: Call
     ) -> Never {
         """
-        Dirk: the collection of `\(element)` holds two contributions under the key \(key), one from \
+        Dirk: the collection of `\(element)` holds two contributions under the key \(String(reflecting: key)), one from \
         `\(first)` and one from `\(second)`, found as the collection was listed here. `\(second)` \
         contributed before `\(first)` became its ancestor, usually because a parent was registered after its \
         child contributed, so the contribution could not be checked then. Keys are unique within a \
@@ -593,16 +577,16 @@
 
     /// A contribution was resolved after the component that contributed it was released.
     /// ErrorMessages: "the contribution ... was resolved after its component ... was released"
-    static func contributionAfterRelease(key: String, element: Any.Type, component: Any.Type, at call: Call)
+    static func contributionAfterRelease(key: Any, element: Any.Type, component: Any.Type, at call: Call)
         -> Never
     {
         """
-        Dirk: the contribution \(key) to the collection of `\(element)` was resolved after its component \
-        `\(component)` was released. A contribution refers to its component without keeping it alive, so \
-        that an instance the component caches may hold contributions without a retain cycle: keep the \
-        component for as long as you resolve its contributions. A contribution resolved in the `deinit` of \
-        an instance that the component cached runs as the component releases it: resolve it before, or keep \
-        what the `deinit` needs in a stored property of that instance.
+        Dirk: the contribution \(String(reflecting: key)) to the collection of `\(element)` was resolved \
+        after its component `\(component)` was released. A contribution refers to its component without \
+        keeping it alive, so that an instance the component caches may hold contributions without a retain \
+        cycle: keep the component for as long as you resolve its contributions. A contribution resolved in \
+        the `deinit` of an instance that the component cached runs as the component releases it: resolve it \
+        before, or keep what the `deinit` needs in a stored property of that instance.
         """.stop(file: call.file, line: call.line)
     }
 
@@ -656,10 +640,11 @@
 
     /// ErrorMessages: "gave ... a factory that takes a key of type ..., but ... is"
     static func overrideKeyOfAnotherType(
-        _ provider: String, key: String?, expected: String, component: String, at call: Call
+        _ provider: String, key: AnyHashable?, expected: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
         let takes =
-            key.map { "`single(key:)` provider, whose key is \(article($0)) `\($0)`" }
+            key.map { "\(type(of: $0.base))" }
+            .map { "`single(key:)` provider, whose key is \(article($0)) `\($0)`" }
             ?? "provider that takes no key"
         """
         Dirk: `\(component).overriding(_:with:)` gave `\(provider)` a factory that takes a key of type \
@@ -668,15 +653,14 @@
         """.stop(file: call.file, line: call.line)
     }
 
+    /// The override on `component` called the provider of `step`, which one of its ancestors owns.
     /// ErrorMessages: "overriding(_:with:) called ..., which belongs to ..., one of its ancestors"
-    static func overrideOfAnotherComponent(
-        _ provider: String, owner: Any.Type, component: Any.Type, at call: Call
-    ) -> Never {
+    static func overrideOfAnotherComponent(_ step: Step, component: Any.Type, at call: Call) -> Never {
         """
-        Dirk: `\(component).overriding(_:with:)` called `\(provider)`, which belongs to `\(owner)`, one of \
-        its ancestors. An override applies to the component that owns the provider, and would change it for \
-        every other child too: override it on `\(owner)` itself, with the same closures, before it becomes \
-        a parent.
+        Dirk: `\(component).overriding(_:with:)` called `\(step.name)`, which belongs to \
+        `\(step.componentType)`, one of its ancestors. An override applies to the component that owns the \
+        provider, and would change it for every other child too: override it on `\(step.componentType)` \
+        itself, with the same closures, before it becomes a parent.
         """.stop(file: call.file, line: call.line)
     }
 
@@ -688,13 +672,12 @@
     static func overrideOfAnotherType(_ step: Step, returns: Any.Type, component: Any.Type, at call: Call)
         -> Never
     {
-        let (provider, strategy) = (step.name, step.strategy)
-        let (built, returned) = (spelled(step.type), spelled(returns))
+        let (strategy, built, returned) = (step.strategy, spelled(step.type), spelled(returns))
         // The strategy builds a `@Sendable` closure, and Swift took the override's type from a
         // closure that is not: the fix is in the override.
         if built == "@Sendable " + returned {
             """
-            Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy.name)` \
+            Dirk: `\(component).overriding(_:with:)` cannot override `\(step.name)`: its `\(strategy.name)` \
             builds `\(built)`, and the override's factory makes `\(returned)`, the same type without \
             `@Sendable`, since Swift took the override's type from the closure its factory returns, which is \
             not `@Sendable`. Give that closure the provider's type: end it with `as \(built)`, or write \
@@ -718,10 +701,10 @@
                 ? "If `\(name)` is `Sendable` and requires `AnyObject`, make"
                 : "If `\(name)` is `Sendable`, make"
         """
-        Dirk: `\(component).overriding(_:with:)` cannot override `\(provider)`: its `\(strategy.name)` builds \
-        `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has handed it \
-        back, so no other type can take its place. \(make) the strategy build `\(returned)`: end its factory \
-        with `as \(returned)`, \(example). Or register a module subclass with `.module { }`.
+        Dirk: `\(component).overriding(_:with:)` cannot override `\(step.name)`: its `\(strategy.name)` \
+        builds `\(built)`, which becomes the `\(returned)` that the provider returns only after Dirk has \
+        handed it back, so no other type can take its place. \(make) the strategy build `\(returned)`: end \
+        its factory with `as \(returned)`, \(example). Or register a module subclass with `.module { }`.
         """.stop(file: call.file, line: call.line)
     }
 
