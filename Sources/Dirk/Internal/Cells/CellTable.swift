@@ -109,7 +109,11 @@
         if place == cells.count - 1 { return cells.removeLast().machine }
         freeCount += 1
         cells[place].key = nil
-        return exchange(&cells[place].machine, with: OnceStateMachine())
+        // A swap, not `exchange(_:with:)`, which costs a removal 14 more instructions (callgrind,
+        // `request`).
+        var taken = OnceStateMachine()
+        swap(&taken, &cells[place].machine)
+        return taken
     }
 
     /// `CellHost.withCell` for this table: `body` runs on the cell in place; false if there is none.
