@@ -62,4 +62,4 @@
 /// (`AnyModule.fresh(isolation:_:)`): every caller of its component shares a module already, and a
 /// module keeps no mutable state of its own, only its component's storage, which the storage's lock
 /// guards, and `let`s of `Sendable` values.
-struct SharedModule<Module: AnyObject>: @unchecked Sendable { let module: Module }
+struct SharedModule<Shared: AnyObject>: @unchecked Sendable { let module: Shared }
