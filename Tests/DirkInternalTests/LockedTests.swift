@@ -74,16 +74,22 @@ struct LockedTests {
         #expect(after == [1, 2], "a change made before the body threw stays")
     }
 
-    @Test("a box's extra words start at zero, keep what is written to them, and are its own")
+    @Test(
+        "a box's extra words start at zero, stay at one address for its lifetime, keep what is written to them, and are its own"
+    )
     func extraWords() {
         let first = Dirk.Locked<Int>.make(0, extraWords: 4)
         let second = Dirk.Locked<Int>.make(0, extraWords: 4)
         func words(of box: Dirk.Locked<Int>) -> [UInt] {
             box.buffer.withExtraWords { words in (0..<4).map { words[$0] } }
         }
+        // The words' address, compared only: no pointer leaves `withExtraWords`.
+        func address(of box: Dirk.Locked<Int>) -> UInt { box.buffer.withExtraWords { UInt(bitPattern: $0) } }
+        let before = address(of: first)
         #expect(words(of: first) == [0, 0, 0, 0])
         first.buffer.withExtraWords { words in for index in 0..<4 { words[index] = UInt(index + 1) } }
         first.withLock { $0 += 1 }
+        #expect(address(of: first) == before, "the words do not move")
         #expect(words(of: first) == [1, 2, 3, 4], "the lock leaves the words alone")
         #expect(words(of: second) == [0, 0, 0, 0], "another box's words are apart")
         #expect(first.withLock { $0 } == 1, "the words lie beside the state, not over it")
