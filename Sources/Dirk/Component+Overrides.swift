@@ -367,13 +367,15 @@ extension ModuleBase {
     /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies.
     @inlinable @inline(__always) func make<T, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, key: ProviderKey, keyValue: AnyHashable?,
-        strategy: ProviderStrategy, component: Component, closing: Closing<T>?
+        strategy: ProviderStrategy, component: Component, closing: Closing<T>?,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> (value: T, closing: Closing<T>?) {
         if storage.flags & ComponentStorage.hasOverrides != 0,
             let override = storage.override(for: cellKey(key), strategy: strategy)
                 as? OverrideFactory<T, AsyncOverride<T>>
         {
-            return (try await override.make(component, keyValue), override.closing(for: strategy))
+            let key = SharedKey(key: keyValue)
+            return (try await override.make(component, key.key), override.closing(for: strategy))
         }
         return (try await factory(Erasure.component(component, as: C.self)), closing)
     }

@@ -35,6 +35,7 @@ extension ModuleBase {
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider, with `line`, `column` and `function`, when `id` is left
     ///     out, and names it in messages; leave the default.
     ///   - line: See `file`.
@@ -44,6 +45,7 @@ extension ModuleBase {
     @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (C) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
@@ -67,6 +69,7 @@ extension ModuleBase {
     ///     built after it, such as a database's pool after its repositories. Leave it out for an
     ///     instance that needs no closing.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
@@ -75,6 +78,7 @@ extension ModuleBase {
     @_disfavoredOverload @inlinable public func single<T: Sendable, Failure: Error>(
         _ factory: (()) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
@@ -105,6 +109,7 @@ extension ModuleBase {
     ///     `single`'s does. If it throws, nothing is cached for the key.
     ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
@@ -114,6 +119,7 @@ extension ModuleBase {
         key: Key, _ factory: (C) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
@@ -135,6 +141,7 @@ extension ModuleBase {
     ///   - configure: Completes each key's instance right after `factory` returns.
     ///   - close: Closes each key's instance at ``Component/shutdown(file:line:)``.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
@@ -144,12 +151,14 @@ extension ModuleBase {
         key: Key, _ factory: (()) async throws(Failure) -> T,
         configure: ((T, C) async throws(Failure) -> Void)? = nil,
         close: (@Sendable (T) async throws -> Void)? = nil, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) async throws(Failure) -> T {
         try await single(
             key: key, { _ async throws(Failure) in try await factory(()) }, configure: configure,
-            close: close, id: id, file: file, line: line, column: column, function: function)
+            close: close, id: id, isolation: isolation, file: file, line: line, column: column,
+            function: function)
     }
 
     /// Provides a new instance on every call, from an async factory that needs no component.
@@ -161,13 +170,15 @@ extension ModuleBase {
     /// - Parameters:
     ///   - factory: Builds the instance.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @_disfavoredOverload @inlinable public func transient<T, Failure: Error>(
-        _ factory: (()) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        _ factory: (()) async throws(Failure) -> T, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
@@ -180,13 +191,15 @@ extension ModuleBase {
     /// - Parameters:
     ///   - factory: Builds the instance from the component's providers.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: A new instance.
     @inlinable public func transient<T, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(.asyncTransient, ProviderSite(id, file, line, column, function), make: factory)
@@ -204,13 +217,15 @@ extension ModuleBase {
     ///   - factory: Builds the instance from the component's providers. If it throws, nothing is
     ///     kept.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
     @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        _ factory: (C) async throws(Failure) -> T, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(.asyncScoped, ProviderSite(id, file, line, column, function), make: factory)
@@ -222,13 +237,15 @@ extension ModuleBase {
     /// - Parameters:
     ///   - factory: Builds the instance. If it throws, nothing is kept.
     ///   - id: The provider's identity, for a helper (see ``ProviderID``); leave it out.
+    ///   - isolation: Where the factory runs: the caller's actor, or none; leave the default.
     ///   - file: Identifies the provider; leave the default.
     ///   - line: See `file`.
     ///   - column: See `file`.
     ///   - function: See `file`.
     /// - Returns: This resolution's instance.
     @_disfavoredOverload @inlinable public func scoped<T: Sendable, Failure: Error>(
-        _ factory: (()) async throws(Failure) -> T, id: ProviderID? = nil, file: StaticString = #fileID,
+        _ factory: (()) async throws(Failure) -> T, id: ProviderID? = nil,
+        isolation: isolated (any Actor)? = #isolation, file: StaticString = #fileID,
         line: UInt = #line, column: UInt = #column, function: StaticString = #function
     ) async throws(Failure) -> T {
         try await resolveAsync(
@@ -247,7 +264,8 @@ extension ModuleBase {
     /// watches takes the pipeline.
     @inlinable @inline(__always) func readyOrBuiltAsync<T, Failure: Error>(
         _ site: ProviderSite, make: (C) async throws(Failure) -> T,
-        configure: ((T, C) async throws(Failure) -> Void)?, closing: Closing<T>?
+        configure: ((T, C) async throws(Failure) -> Void)?, closing: Closing<T>?,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws(Failure) -> T {
         let key = cellKey(ProviderKey(site: site, type: T.self))
         if let object = storage.readyObject(for: key, strategy: .asyncSingle) {
@@ -262,7 +280,7 @@ extension ModuleBase {
     @inlinable @inline(never) func resolveAsync<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: AnyHashable? = nil,
         make: (C) async throws(Failure) -> T, configure: ((T, C) async throws(Failure) -> Void)? = nil,
-        closing: Closing<T>? = nil
+        closing: Closing<T>? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
         var value: T?
@@ -307,6 +325,7 @@ extension AnyModule {
     @usableFromInline final func asyncPipeline(
         _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable? = nil, site: ProviderSite,
         type: Any.Type, cancellable: Bool, configure: ((AnyObject, Component) async throws -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         build: (Component, _ fresh: Bool) async throws -> AnyObject
     ) async throws -> AnyObject {
         let step = providerStep(strategy, site: site, returning: type)

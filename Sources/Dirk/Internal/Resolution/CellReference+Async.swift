@@ -22,8 +22,8 @@ extension CellReference {
     /// - Returns: The value, or nil if the cell, a key's, was dropped by a `reset()` after the caller
     ///   found it: the caller looks the key up again.
     func resolve<Failure: Error>(
-        in agent: TaskAgent, step: Step, cancellable: Bool, build: () async throws(Failure) -> Value,
-        configure: ((Value) async throws(Failure) -> Void)? = nil
+        in agent: TaskAgent, step: Step, cancellable: Bool, isolation: isolated (any Actor)? = #isolation,
+        build: () async throws(Failure) -> Value, configure: ((Value) async throws(Failure) -> Void)? = nil
     ) async throws(Failure) -> Value? {
         while true {
             switch host.claim(key, by: agent, step: step) {
@@ -66,15 +66,18 @@ extension CellReference {
     /// under way.
     private func settle<Failure: Error>(
         _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step,
-        configure: ((Value) async throws(Failure) -> Void)?
+        configure: ((Value) async throws(Failure) -> Void)?, isolation: isolated (any Actor)? = #isolation
     ) async throws(Failure) {
         let record = hold(value, generation: generation)
         if let configure {
             let mark = agent.withHolds { $0.beginConfiguring(record) }
-            do {
-                defer { agent.withHolds { $0.endConfiguring(record) } }
+            // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
+            var thrown: Failure?
+            do throws(Failure) {
                 try await agent.run(step) { () async throws(Failure) in try await configure(value) }
-            } catch {
+            } catch { thrown = error }
+            agent.withHolds { $0.endConfiguring(record) }
+            if let error = thrown {
                 // The instance goes, and its waiters get the error; then what was held meanwhile,
                 // which may refer to it.
                 end(generation: generation, throwing: error, at: step)
@@ -109,11 +112,12 @@ extension CellReference {
     /// Suspends until another agent's build of generation `generation` ends, or, if
     /// `cancellable`, until the task is cancelled.
     private func wait(
-        for generation: UInt64, in agent: TaskAgent, step: Step, cancellable: Bool
+        for generation: UInt64, in agent: TaskAgent, step: Step, cancellable: Bool,
+        isolation: isolated (any Actor)? = #isolation
     ) async -> WaitEvent {
         if cancellable && Task.isCancelled { return .cancelled }
+        // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
         agent.waitingFor = target(generation)
-        defer { agent.waitingFor = nil }
         let event = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
                 // A cancellation that came before the waiter is in the cell finds nothing to wake: the
@@ -139,6 +143,7 @@ extension CellReference {
             // The task's agent waits in this cell only, and only for this build.
             withMachine { machine, _ in machine.dequeueWaiters(of: agent, telling: .cancelled) }?.run()
         }
+        agent.waitingFor = nil
         return event.event
     }
 }

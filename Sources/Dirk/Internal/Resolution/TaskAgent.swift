@@ -154,15 +154,18 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// agents are configured (`endBuilds()`); if one of those failed instead, the call throws the
     /// failure as a `ResolutionEndFailure`, through the error type of the step `step` that it runs.
     static func withCurrent<Result, Failure: Error>(
-        at step: @autoclosure () -> Step, _ body: (TaskAgent) async throws(Failure) -> Result
+        at step: @autoclosure () -> Step, isolation: isolated (any Actor)? = #isolation,
+        _ body: (TaskAgent) async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         let task = currentTask
         if let current, current.task == task, current.isUnderWay { return try await body(current) }
         // A child task of a resolution under way has its own agent, and the resolution's scope.
         let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: current?.sharedScopes)
-        defer { agent.end() }
+        // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
         let outcome = await $current.outcome(agent) { () async throws(Failure) in try await body(agent) }
-        if let failure = await agent.endBuilds(), case .success = outcome {
+        let failure = await agent.endBuilds()
+        agent.end()
+        if let failure, case .success = outcome {
             throw Diagnostics.typedError(failure, as: Failure.self, at: step())
         }
         return try outcome.get()
@@ -241,7 +244,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// provider or handle that caches nothing (`uncached`) stops the program with the path if the
     /// same step is under way already, as on a thread (see `ResolutionContext.enterUncached`).
     func run<Result, Failure: Error>(
-        _ step: Step, uncached: Bool = false, _ body: () async throws(Failure) -> Result
+        _ step: Step, uncached: Bool = false, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         let serial = state.withLock { state in
             state.lastSerial += 1
@@ -250,13 +254,12 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
             if uncached { state.stack.stopIfRecursing() }
             return state.lastSerial
         }
-        defer {
-            state.withLock { state in
-                state.stack.pop()
-                state.serials.removeLast()
-            }
+        let outcome = await Self.$enclosingStep.outcome(StepMarker(agent: self, serial: serial), body)
+        state.withLock { state in
+            state.stack.pop()
+            state.serials.removeLast()
         }
-        return try await Self.$enclosingStep.outcome(StepMarker(agent: self, serial: serial), body).get()
+        return try outcome.get()
     }
 
     // MARK: Configuring, held and borrowed builds

@@ -63,3 +63,12 @@
 /// module keeps no mutable state of its own, only its component's storage, which the storage's lock
 /// guards, and `let`s of `Sendable` values.
 struct SharedModule<Shared: AnyObject>: @unchecked Sendable { let module: Shared }
+
+/// A key of a `single(key:)` provider, carried to the factory of an override, which may run in
+/// another isolation than the provider's caller: every agent that asks for the key shares it
+/// already, since its component's table keeps it and every thread that asks hashes and compares it.
+@usableFromInline struct SharedKey: @unchecked Sendable {
+    @usableFromInline let key: AnyHashable?
+
+    @inlinable init(key: AnyHashable?) { self.key = key }
+}
