@@ -209,17 +209,22 @@ extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
     }
 
     package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        guard key.isThreadResolutions else { return withLock { $0.table.withCell(key, body) } }
-        // A `scoped` instance of a thread's own resolution moves to that resolution once built: its
-        // cell goes when its build ends, under the lock of that end, whether the build left an
-        // instance or failed or was dropped, since no other resolution asks for that number. What
-        // the cell held goes after the lock.
-        let (found, moved) = withLock { $0.table.withMovingCell(key, body) }
-        withExtendedLifetime(moved) {}
+        var removed: OnceStateMachine?
+        let found = withLock { $0.table.withCell(key, removing: &removed, body) }
+        // A cell dropped while it was building goes after the lock: its instance's deinitializer may
+        // run user code.
+        withExtendedLifetime(removed) {}
         return found
     }
 
     package func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
+
+    package func newNumber() -> UInt64 {
+        withLock { state in
+            state.table.serials &+= 1
+            return state.table.serials
+        }
+    }
 
 }
 

@@ -104,11 +104,11 @@ extension AnyModule {
         case .scoped:
             // The resolution's instance, or one built in the provider's cell under the resolution's
             // number, which the resolution then keeps.
-            if let instance = context.scopedInstance(cellKey(key), owner: self) { return instance }
-            let (instance, store) = context.scopes
-            let cell = CellKey(owner: ObjectIdentifier(self), provider: key, instance: instance)
+            if let instance = context.scopedInstance(cellKey(key)) { return instance }
+            let store = context.scope
+            let cell = store.cellKey(owner: ObjectIdentifier(self), provider: key, in: storage)
             // Listed whether the build succeeds or fails, so that the store drops the cell either way.
-            defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
+            defer { if !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
             let value = try resolve(CellReference(host: storage, key: cell), as: step)
             if let value { context.scoped.append((key: cellKey(key), value: value, owner: self)) }
             return value

@@ -150,11 +150,19 @@ final class TableHost: CellHost {
     }
 
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        table.withLock { $0.withCell(key, body) }
+        var removed: OnceStateMachine?
+        let found = table.withLock { $0.withCell(key, removing: &removed, body) }
+        withExtendedLifetime(removed) {}
+        return found
     }
 
-    func drop(_ key: CellKey) -> OnceStateMachine? {
-        table.withLock { $0[key]?.isBuilding == false ? $0.remove(key) : nil }
+    func drop(_ key: CellKey) -> OnceStateMachine? { table.withLock { $0.drop(key) } }
+
+    func newNumber() -> UInt64 {
+        table.withLock { table in
+            table.serials &+= 1
+            return table.serials
+        }
     }
 }
 

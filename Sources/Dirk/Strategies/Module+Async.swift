@@ -364,11 +364,11 @@ extension AnyModule {
                         return value
                     }
                 }
-                // An async `scoped` keeps the resolution's instance in the provider's cell under the
-                // resolution's number.
+                // An async `scoped` keeps the resolution's instance in the provider's cell under its
+                // scope's number.
                 let store = strategy == .asyncScoped ? agent.sharedScopes! : nil
-                let cell = CellKey(
-                    owner: ObjectIdentifier(self), provider: key, instance: store?.id ?? .shared)
+                let cell =
+                    store?.cellKey(owner: ObjectIdentifier(self), provider: key, in: storage) ?? cellKey(key)
                 // Listed whether the build succeeds or fails, so that the store drops the cell either
                 // way.
                 defer { if let store, !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }

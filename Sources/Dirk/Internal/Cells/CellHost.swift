@@ -12,9 +12,14 @@ package protocol CellHost: WaitableHost {
     /// protocol needs no type's metadata at run time (see `CellReference.withMachine`).
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool
 
-    /// Removes the cell at `key` unless a build is under way in it, and returns it, for the caller to
-    /// release outside the lock.
+    /// Drops the cell at `key`: removes it and returns it, for the caller to release outside the
+    /// lock; or, if a build is under way in it, lets that build end leaving no value, and removes the
+    /// cell then (`OnceStateMachine.drop()`).
     func drop(_ key: CellKey) -> OnceStateMachine?
+
+    /// A number the host never gives again, from the serials of its builds: the number of a scope in
+    /// its cells (see `ScopeStore`).
+    func newNumber() -> UInt64
 }
 
 extension CellHost {

@@ -117,26 +117,24 @@
     }
 
     /// `CellHost.withCell` for this table: `body` runs on the cell in place; false if there is none.
+    /// A cell that was dropped while a build was under way goes once that build has ended: it is
+    /// added to `removed`, for the caller to release outside the lock.
     package mutating func withCell(
-        _ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void
+        _ key: CellKey, removing removed: inout OnceStateMachine?,
+        _ body: (inout OnceStateMachine, inout UInt64) -> Void
     ) -> Bool {
         guard let place = place(of: key) else { return false }
         body(&cells[place].machine, &serials)
+        if cells[place].machine.isDone { removed = remove(at: place) }
         return true
     }
 
-    /// `withCell(_:_:)` for a cell whose value moves elsewhere once built: the cell is removed once no
-    /// build is under way in it, and returned, for the caller to release outside the lock.
-    package mutating func withMovingCell(
-        _ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void
-    ) -> (found: Bool, moved: OnceStateMachine?) {
-        guard let place = place(of: key) else { return (false, nil) }
-        body(&cells[place].machine, &serials)
-        return (true, cells[place].machine.isBuilding ? nil : remove(at: place))
+    /// Drops the cell at `key`: removes it and returns it, unless a build is under way in it, which
+    /// then ends leaving no value (see `OnceStateMachine.drop()`).
+    package mutating func drop(_ key: CellKey) -> OnceStateMachine? {
+        guard let place = place(of: key), cells[place].machine.drop() else { return nil }
+        return remove(at: place)
     }
-
-    /// Removes the cell at `key` unless a build is under way in it, and returns it.
-    package mutating func drop(_ key: CellKey) -> OnceStateMachine? { withMovingCell(key) { _, _ in }.moved }
 
     /// The keys of the `single(key:)` provider whose cell key is `provider` that hash to `hash`, and
     /// the version of the keys, which tells whether one was added since.
@@ -163,10 +161,11 @@
 
     /// Empties every cell that no build is under way in, adding what they held to `dropped`, for the
     /// caller to release outside the lock. A key's cell goes with its key; a resolution's `scoped`
-    /// instance stays, the resolution's until it ends; any other stays, empty, keeping its strategy.
+    /// instance stays, the resolution's until its scope ends; any other stays, empty, keeping its
+    /// strategy.
     package mutating func reset(into dropped: inout [Any]) {
         for place in cells.indices where !cells[place].machine.isBuilding {
-            guard let key = cells[place].key, !key.isResolutions else { continue }
+            guard let key = cells[place].key, !key.isScoped else { continue }
             if key.instance != .shared {
                 dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {

@@ -62,6 +62,11 @@
     /// The type of the cell's owner, which names its provider: the module's, for insight.
     package let ownerType: Any.Type
 
+    /// Whether the host dropped the cell while a build was under way in it (a `scoped` instance of a
+    /// scope that ended): the build ends as it would, but leaves no value, and the host removes the
+    /// cell then (`isDone`).
+    package private(set) var isDropped = false
+
     /// An empty cell's state, for a provider of `strategy` of an `ownerType`.
     package init(strategy: ProviderStrategy = .none, ownerType: Any.Type = Never.self) {
         (self.strategy, self.ownerType) = (strategy, ownerType)
@@ -232,8 +237,8 @@
         return outcome
     }
 
-    /// Makes the instance of generation `generation` the cell's value; resumes the waiters with it,
-    /// and lets go of the records of the builds it depended on.
+    /// Makes the instance of generation `generation` the cell's value, unless the cell was dropped;
+    /// resumes the waiters with it, and lets go of the records of the builds it depended on.
     package mutating func publish(generation: UInt64) -> Action {
         defer { debugCheck() }
         checkUnderWay(generation, "a build was published")
@@ -241,21 +246,21 @@
         guard let instance = finished.instance else {
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
-        ready = keepsWeakly ? WeakBox(instance) : instance
+        if !isDropped { ready = keepsWeakly ? WeakBox(instance) : instance }
         return .resume(
             finished.waiters.map(\.waiter), with: .finished(.success(instance)),
             releasing: (nil, finished.dependencies))
     }
 
-    /// Makes `value`, built as generation `generation` and never held, the cell's value; resumes the
-    /// waiters with it. The one step of a build that nobody needed to see before it
+    /// Makes `value`, built as generation `generation` and never held, the cell's value, unless the
+    /// cell was dropped; resumes the waiters with it. The one step of a build that nobody needed to see before it
     /// was ready: `holdInstance` then `publish`, without handing the value back.
     package mutating func complete(with value: Value, generation: UInt64) -> Action {
         defer { debugCheck() }
         checkUnderWay(generation, "a build was completed")
         let finished = build.take()!
         precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
-        ready = keepsWeakly ? WeakBox(value) : value
+        if !isDropped { ready = keepsWeakly ? WeakBox(value) : value }
         return finished.waiters.isEmpty
             ? .none : .resume(finished.waiters.map(\.waiter), with: .finished(.success(value)))
     }
@@ -287,7 +292,20 @@
         precondition(build?.generation == generation, "Dirk internal error: \(what) that is not under way")
     }
 
-    // MARK: Resetting
+    // MARK: Dropping and resetting
+
+    /// Drops the cell: whether its host may remove it now, since no build is under way in it;
+    /// otherwise the build under way ends as it would, leaving no value, and the host removes the
+    /// cell then (`isDone`). Every agent that waits for that build still gets its outcome.
+    package mutating func drop() -> Bool {
+        defer { debugCheck() }
+        guard build != nil else { return true }
+        isDropped = true
+        return false
+    }
+
+    /// Whether the host should remove the cell now: it was dropped, and its build has ended.
+    package var isDone: Bool { isDropped && build == nil }
 
     /// Empties a ready cell and returns what it held, to release outside the lock. A build under way
     /// is left to finish: its instance is cached when it is done.
@@ -319,6 +337,7 @@
     /// weak value: that would make a strong reference, which could be the last one.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
+        precondition(!isDropped || ready == nil, "Dirk internal error: a dropped cell holds a value")
         precondition(
             !keepsWeakly || ready == nil || ready is WeakBox,
             "Dirk internal error: a weak cell holds its value strongly")

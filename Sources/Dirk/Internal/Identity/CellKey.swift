@@ -7,40 +7,30 @@
         /// are each in a cell of their own, the record of its strategy.
         case shared
         /// The instance for one key of a `single(key:)` provider: the key's number in its table,
-        /// below 2⁶².
+        /// below 2⁶³.
         case key(UInt64)
-        /// The `scoped` instance of a thread's resolution: its number, below 2⁶³, unique among the
-        /// thread's resolutions under way (see `ResolutionContext.scopes`).
-        case threadResolution(UInt64)
-        /// The `scoped` instance of the async resolution whose store (a `ScopeStore`) has this
-        /// address, below 2⁶².
-        case asyncResolution(UInt)
+        /// The `scoped` instance of one resolution's scope: the number its host gave that scope,
+        /// below 2⁶³, which the host never gives again (see `ScopeStore`).
+        case scope(UInt64)
     }
 
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
     /// The instance, in one word, so that a cached read compares plain words (speed only: stored as
     /// the enum, it cost a cached `single` read 15 instructions, callgrind, which would put it over
-    /// its rail): zero for `.shared`; a key's number; a thread resolution's number with the top bit
-    /// set; a store's address with the bit below set. Only `init` and `instance` read or write the
-    /// bits.
+    /// its rail): zero for `.shared`; a key's number; a scope's number with the top bit set. Only
+    /// `init` and `instance` read or write the bits.
     @usableFromInline let packed: UInt64
 
     /// Which of the provider's instances the cell holds.
     @usableFromInline package var instance: Instance {
-        switch packed >> 62 {
-        case 0: packed == 0 ? .shared : .key(packed)
-        case 1: .asyncResolution(UInt(packed & ~(1 << 62)))
-        default: .threadResolution(packed & ~(1 << 63))
-        }
+        if packed >> 63 != 0 { return .scope(packed & ~(1 << 63)) }
+        return packed == 0 ? .shared : .key(packed)
     }
 
-    /// Whether the cell holds a resolution's `scoped` instance, which the resolution drops when it
-    /// ends.
-    package var isResolutions: Bool { packed >> 62 != 0 }
-
-    /// Whether the cell holds a thread's resolution's `scoped` instance (`.threadResolution`).
-    var isThreadResolutions: Bool { packed >> 63 != 0 }
+    /// Whether the cell holds a resolution's `scoped` instance, which the resolution's scope drops
+    /// when it ends.
+    package var isScoped: Bool { packed >> 63 != 0 }
 
     /// The number of a key's cell, which owns the key's step; zero for any other cell (a key's
     /// number is never zero).
@@ -56,8 +46,7 @@
         switch instance {
         case .shared: packed = 0
         case .key(let number): packed = number
-        case .threadResolution(let number): packed = 1 << 63 | number
-        case .asyncResolution(let store): packed = 1 << 62 | UInt64(store)
+        case .scope(let number): packed = 1 << 63 | number
         }
         assert(self.instance == instance, "Dirk internal error: \(instance) does not fit in a word")
     }

@@ -61,9 +61,7 @@ extension CellReference {
     /// The instance is held from now on: while `configure` runs, this task gets it from the cell,
     /// and another agent in a cycle of waits with this one may take it (`wait`), then waits for its
     /// configuration before it publishes what it holds (`TaskAgent.endBuilds()`), so that a ring of
-    /// async providers resolves from both ends at once. A resolution's `scoped` cell, which only its
-    /// tasks see, is published at once: its store drops it as the resolution ends, and would find it
-    /// under way.
+    /// async providers resolves from both ends at once.
     private func settle<Failure: Error>(
         _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step,
         configure: ((Value) async throws(Failure) -> Void)?, isolation: isolated (any Actor)? = #isolation
@@ -86,7 +84,7 @@ extension CellReference {
                 throw error
             }
         }
-        if !key.isResolutions, let dependencies = agent.holdUntilBuildsEnd(record, step: step) {
+        if let dependencies = agent.holdUntilBuildsEnd(record, step: step) {
             markConfigured(generation: generation, dependencies: dependencies)
         } else {
             publish(generation: generation)

@@ -60,10 +60,10 @@
 
     /// The `scoped` instances of the resolution under way, in the order it asked for them.
     @exclusivity(unchecked) var scoped: [ScopedInstance] = []
-    /// The store of the async resolution that this thread's resolution runs a part of, if any, once a
-    /// `scoped` provider asked (`hasChosenScopes`).
-    @exclusivity(unchecked) var sharedScopes: ScopeStore?
-    @exclusivity(unchecked) var hasChosenScopes = false
+    /// The store whose cells hold the resolution's `scoped` instances, once a `scoped` provider
+    /// asked (see `scope`), and whether the resolution ends it: a store of its own.
+    @exclusivity(unchecked) var scopeStore: ScopeStore?
+    @exclusivity(unchecked) var ownsScope = false
 
     /// The observed provider calls under way on this thread, innermost last, each with the index its
     /// step has, or will have, on the stack (the depth when it was observed), in the resolution of
@@ -257,8 +257,10 @@
         // may run user code, even resolve again on this thread, which then starts a resolution of its
         // own.
         if work & EndWork.scopes != 0 {
+            if ownsScope { scopeStore?.end() }
+            scopeStore = nil
             var ended = scoped
-            (scoped, sharedScopes, hasChosenScopes) = ([], nil, false)
+            scoped = []
             ended.reverse()
             // Each goes as it is popped, first the first kept.
             while ended.popLast() != nil {}

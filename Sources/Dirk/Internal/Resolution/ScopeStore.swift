@@ -1,35 +1,51 @@
-/// A `scoped` instance that a synchronous resolution keeps: the provider's cell key, the instance,
-/// and the provider's module, which the resolution keeps alive so that no other module takes its
-/// address, and key, meanwhile.
-typealias ScopedInstance = (key: CellKey, value: AnyObject, owner: AnyObject)
-
-/// The `scoped` instances of one async resolution, which its tasks and the synchronous resolutions
-/// inside it share.
+/// The cells of one resolution's `scoped` instances: a thread's resolution's, or an async
+/// resolution's, which its tasks and the synchronous resolutions inside them share.
 ///
-/// Each instance lives in its provider's cell in the component's table, under the number of the
-/// resolution (`id`), so that the resolution's tasks that ask at once wait for one build and share
-/// it; the store lists those cells, and drops them when the resolution ends. A synchronous
-/// resolution inside it keeps what it took in its own list too, so that it keeps one instance per
-/// provider if the async resolution ends first (in a `Task { }` that outlives it).
+/// Each instance lives in its provider's cell in the component's table, under the number that the
+/// component gave the scope (`CellKey.Instance.scope`), so that the tasks that ask at once wait for
+/// one build and share it, and a call that needs its own provider finds its build under way. A host
+/// never gives a number twice, so a cell that outlives its scope is found by no later one. The store
+/// lists those cells, and drops each when the resolution ends, including one whose build is still
+/// under way, which then ends leaving no value (`OnceStateMachine.drop()`).
 final class ScopeStore: Sendable {
     private let state: Locked<State> = .make(State())
 
+    /// Every field is guarded by the store's lock.
     struct State {
-        /// The cells of the resolution's instances, with their hosts and owners.
+        /// The number each host gave the scope, by the host's identity.
+        var numbers: [(host: ObjectIdentifier, number: UInt64)] = []
+        /// The cells of the resolution's instances, with their hosts and owners, in the order they
+        /// were listed.
         var cells: [(host: any CellHost, key: CellKey, owner: AnyObject)] = []
         var hasEnded = false
     }
 
-    /// Which instance the resolution's instances are built as in their cells: the number of the
-    /// resolution, the store's address.
-    var id: CellKey.Instance { .asyncResolution(UInt(bitPattern: ObjectIdentifier(self))) }
-
-    /// Whether the resolution that owns the store has ended: an unstructured task that inherited the
-    /// store then opens a store of its own.
+    /// Whether the resolution that owns the store has ended: a task's call that shares it then opens
+    /// a store of its own.
     var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
+    /// The key of the cell of the provider whose key is `provider`, of the module `owner`, for this
+    /// scope in `host`: under the number `host` gave the scope, asked for on the first use of `host`.
+    /// The same before and after the store ends, so that a resolution that keeps using the store
+    /// finds the builds under way in it.
+    func cellKey(owner: ObjectIdentifier, provider: ProviderKey, in host: any CellHost) -> CellKey {
+        let identity = ObjectIdentifier(host)
+        var number = state.withLock { state in state.numbers.first { $0.host == identity }?.number }
+        if number == nil {
+            // Asked for outside the store's lock, which is never held with a host's; two tasks that
+            // ask at once agree on the first one recorded.
+            let new = host.newNumber()
+            number = state.withLock { state in
+                if let recorded = state.numbers.first(where: { $0.host == identity }) { return recorded.number }
+                state.numbers.append((identity, new))
+                return new
+            }
+        }
+        return CellKey(owner: owner, provider: provider, instance: .scope(number!))
+    }
+
     /// Lists the cell at `key` in `host`, of the module `owner`, as one of the resolution's, to drop
-    /// when it ends; a cell made after the end is dropped now, by its caller.
+    /// when it ends; returns false once it has ended: the caller then drops the cell itself.
     func list(_ key: CellKey, in host: any CellHost, owner: AnyObject) -> Bool {
         state.withLock { state in
             guard !state.hasEnded else { return false }
@@ -40,8 +56,8 @@ final class ScopeStore: Sendable {
         }
     }
 
-    /// Ends the resolution: drops its cells, releasing their instances after each host's lock, in the
-    /// order they were made.
+    /// Ends the resolution: drops its cells, in the order they were listed, releasing what each held
+    /// after its host's lock. A cell whose build is under way goes when that build ends.
     func end() {
         let cells = state.withLock { state in
             defer { (state.hasEnded, state.cells) = (true, []) }
@@ -50,3 +66,4 @@ final class ScopeStore: Sendable {
         for cell in cells { withExtendedLifetime(cell.host.drop(cell.key)) {} }
     }
 }
+
