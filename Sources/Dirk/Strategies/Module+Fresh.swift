@@ -15,11 +15,14 @@ extension _ModuleOwner where Self: AnyModule {
     /// - Parameter provider: Calls the providers to build afresh, on the module it receives.
     /// - Returns: What `provider` returns.
     public func fresh<T, Failure: Error>(_ provider: (Self) throws(Failure) -> T) throws(Failure) -> T {
+        let request = FreshRequest(module: self, depth: ResolutionContext.current.depth)
         storage.addAttention(1)
-        defer { storage.addAttention(-1) }
-        return try Self.$freshRequest.withValue(freshKey(at: ResolutionContext.current.depth)) {
-            Result { () throws(Failure) in try provider(self) }
-        }.get()
+        defer {
+            request.close()
+            storage.addAttention(-1)
+        }
+        return try Self.$freshRequest.withValue(request) { Result { () throws(Failure) in try provider(self) } }
+            .get()
     }
 
     /// Calls `provider`, which may await, so that every cached provider it calls directly, async
@@ -43,41 +46,72 @@ extension _ModuleOwner where Self: AnyModule {
         isolation: isolated (any Actor)? = #isolation, _ provider: (sending Self) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
-        storage.addAttention(1)
         // Async code runs inside no synchronous step of its thread: depth zero.
+        let request = FreshRequest(module: self, depth: 0)
+        storage.addAttention(1)
         // The module goes to the closure as a value of its own region, which the closure may send
         // to a nonisolated provider (see `SharedModule`).
         let module = SharedModule(module: self)
-        let outcome = await Self.$freshRequest.outcome(freshKey(at: 0)) { () async throws(Failure) in
+        let outcome = await Self.$freshRequest.outcome(request) { () async throws(Failure) in
             try await provider(module.module)
         }
+        request.close()
         storage.addAttention(-1)
         return try outcome.get()
     }
 }
 
 extension AnyModule {
-    /// The request of the `fresh(_:)` under way in this task or on this thread: its module, the depth
-    /// of the thread's steps, its task, and the async step, by its agent and number, where it was
-    /// called. Bound as a task-local value, which a thread outside any task keeps too, and which a
-    /// task that the closure starts inherits, but answers only in the closure's own task. A task is
-    /// told by its address, unique among running tasks: a task started, through a `Task { }` of the
-    /// closure, after the closure's own task has ended may get that address, and a direct call of
-    /// this module's providers there, while something else sends them down the pipeline (a trace, a
-    /// recording), would answer the old request: the request carries no flag that `fresh` closes
-    /// when it returns.
-    @TaskLocal static var freshRequest: (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?)?
+    /// The `fresh(_:)` under way in this task or on this thread, if any. A task-local value, which a
+    /// thread outside any task keeps too, and which a task that the closure starts inherits; it
+    /// answers only the calls its closure makes itself (see `FreshRequest`).
+    @TaskLocal static var freshRequest: FreshRequest?
 
-    /// The request of a `fresh(_:)` of this module called now at `depth` on its thread, or, compared
-    /// with the one under way, whether a call of one of this module's cached providers made now is
-    /// made directly by that `fresh(_:)`'s closure: its instance is built anew and cached nowhere.
-    func freshKey(at depth: Int) -> (ObjectIdentifier, Int, Int, ObjectIdentifier?, UInt64?) {
-        let step = TaskAgent.enclosingStep
-        let agent = step?.agent.map(ObjectIdentifier.init)
-        return (ObjectIdentifier(self), depth, TaskAgent.currentTask, agent, step?.serial)
+    /// Whether a call of one of this module's cached providers made now, at `depth` on its thread, is
+    /// made directly by the closure of the `fresh(_:)` under way: its instance is built anew and
+    /// cached nowhere.
+    func isFresh(at depth: Int) -> Bool { Self.freshRequest?.answers(self, at: depth) ?? false }
+}
+
+/// A `fresh(_:)` call: which calls it answers, and whether it still runs.
+///
+/// It answers a call of its module's cached providers made directly by its closure: at the depth of
+/// the closure on its thread (not from inside a provider the closure called), in the closure's own
+/// task, under the same async step, and only until `fresh(_:)` returns. A task that the closure
+/// starts inherits the request, and may outlive it: the request is closed then, so that no later
+/// task answers it, even one that runs where the closure's task ran.
+final class FreshRequest: Sendable {
+    /// The module whose providers it answers, compared only; `fresh(_:)` keeps it alive while the
+    /// request is open.
+    private let module: ObjectIdentifier
+    /// How many synchronous steps deep the closure runs on its thread: zero in async code.
+    private let depth: Int
+    /// The task that runs the closure, by the hash of its address (see `TaskAgent.currentTask`),
+    /// compared only while the request is open, when that task is alive: no other running task has
+    /// its address.
+    private let task: Int
+    /// The async step under which the closure runs, if any, by its agent and number.
+    private let step: TaskAgent.StepMarker?
+    /// Whether `fresh(_:)` still runs, guarded by its lock.
+    private let isOpen = Locked<Bool>.make(true)
+
+    init(module: AnyModule, depth: Int) {
+        self.module = ObjectIdentifier(module)
+        self.depth = depth
+        task = TaskAgent.currentTask
+        step = TaskAgent.enclosingStep
     }
 
-    /// Whether a call of one of this module's cached providers made now, at `depth` on its thread,
-    /// answers the `fresh(_:)` under way (see `freshKey(at:)`).
-    func isFresh(at depth: Int) -> Bool { Self.freshRequest.map { $0 == freshKey(at: depth) } ?? false }
+    /// Whether a call of one of `module`'s cached providers made now, at `depth` on its thread, is
+    /// made directly by the request's closure.
+    func answers(_ module: AnyModule, at depth: Int) -> Bool {
+        guard ObjectIdentifier(module) == self.module, depth == self.depth, TaskAgent.currentTask == task
+        else { return false }
+        let enclosing = TaskAgent.enclosingStep
+        guard enclosing?.agent === step?.agent, enclosing?.serial == step?.serial else { return false }
+        return isOpen.withLock { $0 }
+    }
+
+    /// Ends the request: `fresh(_:)` returns.
+    func close() { isOpen.withLock { $0 = false } }
 }
