@@ -21,8 +21,10 @@ extension _ModuleOwner where Self: AnyModule {
             request.close()
             storage.addAttention(-1)
         }
-        return try Self.$freshRequest.withValue(request) { Result { () throws(Failure) in try provider(self) } }
-            .get()
+        return try Self.$freshRequest.withValue(request) {
+            Result { () throws(Failure) in try provider(self) }
+        }
+        .get()
     }
 
     /// Calls `provider`, which may await, so that every cached provider it calls directly, async

@@ -36,7 +36,9 @@ final class ScopeStore: Sendable {
             // ask at once agree on the first one recorded.
             let new = host.newNumber()
             number = state.withLock { state in
-                if let recorded = state.numbers.first(where: { $0.host == identity }) { return recorded.number }
+                if let recorded = state.numbers.first(where: { $0.host == identity }) {
+                    return recorded.number
+                }
                 state.numbers.append((identity, new))
                 return new
             }
@@ -66,4 +68,3 @@ final class ScopeStore: Sendable {
         for cell in cells { withExtendedLifetime(cell.host.drop(cell.key)) {} }
     }
 }
-
