@@ -319,9 +319,7 @@ extension AnyModule {
     /// observed call that asked for it directly was made for: a recording child sees its providers'
     /// calls into its ancestors, and theirs, but not a call that a provider nobody observes made in
     /// between, which would show an edge that no provider made.
-    func beginObserving(_ step: Step, requester: ObservedCall?) -> (
-        call: ObservedCall, traces: Trace.Calls, added: Trace.Calls
-    ) {
+    func beginObserving(_ step: Step, requester: ObservedCall?) -> Observation {
         let provider = ProviderIdentity(
             component: storage.address, module: step.subject,
             key: ProviderKey(site: step.site, type: step.type))
@@ -338,28 +336,27 @@ extension AnyModule {
         let records = storage.withRecord { $0.providers[provider] = strategy } != nil
         if records, !recorders.contains(where: { $0 === storage }) { recorders.append(storage) }
         let (traces, added) = Trace.begin(step, in: storage.address)
-        return ((provider, recorders), traces, added)
+        return Observation(call: (provider, recorders), traces: traces, added: added)
     }
 
-    /// Resolves a synchronous call of `step`'s provider with `resolve` while telling its observers
-    /// (see `beginObserving`). `resolve` calls what it receives if the call builds.
-    @usableFromInline func observe(
-        _ step: Step, in context: ResolutionContext, _ resolve: (_ built: (() -> Void)?) throws -> AnyObject?
-    ) throws -> AnyObject? {
-        // The enclosing observed call on this thread, or, for a call that async code makes, the
-        // task's.
-        let requester =
-            context.observedCalls.last.map { last in
-                context.isCalledDirectly(byStepAt: last.stepIndex, inResolution: last.resolution)
-                    ? last.call : nil
-            } ?? (context.depth == 0 ? ObservedAsyncCall.requester : nil)
-        let (call, traces, added) = beginObserving(step, requester: requester)
-        context.observedCalls.append((call, context.depth, context.endedResolutions))
-        defer { context.observedCalls.removeLast() }
-        guard !added.isEmpty else { return try resolve(nil) }
-        var isNew = false
-        defer { Trace.end(added, isNew: isNew) }
-        return try Trace.$current.withValue(traces) { try resolve { isNew = true } }
+}
+
+/// A provider call that observers see, begun (`AnyModule.beginObserving`): the call, which the calls
+/// its factory makes directly name as their requester; the traces it runs under; and those of them
+/// that show it (`added`), which it ends when it returns (`Trace.end`).
+struct Observation {
+    let call: ObservedCall
+    let traces: Trace.Calls
+    let added: Trace.Calls
+}
+
+extension ResolutionContext {
+    /// The observed call that makes a call made now on this thread directly, if any: the thread's
+    /// innermost, or, for a call that async code makes, the task's.
+    var observedRequester: ObservedCall? {
+        observedCalls.last.map { last in
+            isCalledDirectly(byStepAt: last.stepIndex, inResolution: last.resolution) ? last.call : nil
+        } ?? (depth == 0 ? ObservedAsyncCall.requester : nil)
     }
 }
 

@@ -79,12 +79,12 @@ extension Component {
         // task's async resolution and of the tasks that started this one, while they run.
         let context = ResolutionContext.current
         // A held build is a provider's cached instance that the thread has and others do not yet.
-        if let step = context.stack.all.first(where: { $0.component == identity })
-            ?? context.holds.held.first(where: {
-                $0.whileConfiguring && $0.step.component == identity && $0.step.kind == .provider
-                    && $0.step.strategy.isCached
-            })?.step ?? TaskAgent.stepUnderWay(in: identity)
-        {
+        let held = context.record.holds.held.first { build in
+            build.whileConfiguring && build.step.component == identity && build.step.kind == .provider
+                && build.step.strategy.isCached
+        }
+        let onStack = context.stack.all.first { $0.component == identity }
+        if let step = onStack ?? held?.step ?? TaskAgent.stepUnderWay(in: identity) {
             Diagnostics.calledDuringResolution(
                 call, component: type(of: self), provider: step.name, at: (file, line))
         }

@@ -193,19 +193,7 @@ extension LockBuffer where State == ComponentState {
 extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
 
     package func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
-        withLock { state in
-            if key.instance != .shared, step.strategy == .scoped || step.strategy == .asyncScoped {
-                // A resolution's instance: the provider's own cell records its strategy, for clashes
-                // and insight, and keeps nothing.
-                let marker = CellKey(owner: key.owner, provider: key.provider)
-                let first = state.table.strategy(at: marker)
-                if let first, first != step.strategy { return .clash(first) }
-                if first == nil { state.table.make(marker, strategy: step.strategy, ownerType: step.subject) }
-                return state.table.claim(key, by: agent, step: step, makes: true)
-            }
-            // A key's cell is made with its key; a dropped one is looked up again.
-            return state.table.claim(key, by: agent, step: step, makes: key.instance == .shared)
-        }
+        withLock { $0.table.claim(key, by: agent, step: step, makes: true) }
     }
 
     package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {

@@ -1,5 +1,5 @@
 extension AnyModule {
-    // MARK: The pipeline
+    // MARK: The one route
 
     /// What builds a synchronous provider's instance in the component it receives, and whether it
     /// makes a fresh instance, which is cached nowhere and is its caller's to close.
@@ -16,16 +16,73 @@ extension AnyModule {
             componentType: componentType)
     }
 
+    /// What a provider call does beside resolving its instance, decided once for threads and tasks,
+    /// when the component's attention word asks for more than a cached read (see `ProviderCall`): an
+    /// override that this thread or task is setting up captures the call; otherwise a `fresh(_:)`
+    /// may answer it, and observers see it. `depth` is the caller's depth on its thread's stack, zero
+    /// in async code; `requester` is the observed call that makes it directly, if any.
+    func attend(
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, depth: Int,
+        requester: () -> ObservedCall?
+    ) -> ProviderCall {
+        guard storage.attention != 0 else { return ProviderCall() }
+        if let capture = OverrideCapture.current, !OverrideCapture.isSuspendedHere {
+            // An override that this thread or task sets up; the provider calls of its factory are
+            // ordinary.
+            setUpOverride(capture, key: key, keyValue: keyValue, step: step)
+            return ProviderCall(isCaptured: true)
+        }
+        let isFresh = strategy.isCached && isFresh(at: depth)
+        let observation = storage.isObserved ? beginObserving(step, requester: requester()) : nil
+        return ProviderCall(isFresh: isFresh, observation: observation)
+    }
+
+    /// Where a provider call's instance comes from, decided once for threads and tasks (see
+    /// `Route`): for a `transient` and a `fresh` call, no cell; for `single`, `weak` and an async
+    /// `single`, the provider's cell in its component; for `single(key:)`, the key's cell, found by
+    /// hashing the key outside any lock, as a step of its own; for `scoped`, the instance the
+    /// resolution took already, or its cell in the resolution's scope.
+    func route(
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, isFresh: Bool,
+        in agent: some ResolutionAgent
+    ) throws -> Route {
+        guard strategy.buildsInCell, !isFresh else { return .uncached }
+        if strategy.isKeyed {
+            let cell = try keyedCell(keyValue!, key: key, step: step)
+            // Each key is a step of its own, owned by its cell's number, so that a cycle from one key
+            // through another is told from a key that needs itself, and its message can name the
+            // keys.
+            return .cell(cell, step: step.owned(by: cell.key.keyNumber), scope: nil)
+        }
+        guard strategy.isScoped else {
+            return .cell(CellReference(host: storage, key: cellKey(key)), step: step, scope: nil)
+        }
+        let store = agent.scope
+        if let taken = agent.takenScoped(cellKey(key), from: store) { return .taken(taken) }
+        let cell = store.cellKey(owner: ObjectIdentifier(self), provider: key, in: storage)
+        return .cell(CellReference(host: storage, key: cell), step: step, scope: store)
+    }
+
+    /// What the call does once it resolved through `route`, with `value`, or nil if its build failed
+    /// or its cell was retired, for threads and tasks alike: a `scoped` cell is listed in the
+    /// resolution's scope, whether the build succeeded or failed, so that the scope drops it either
+    /// way (or dropped now, if the scope has ended), and the resolution keeps the instance it took.
+    func endRoute(_ route: Route, key: ProviderKey, value: AnyObject?, in agent: some ResolutionAgent) {
+        guard case .cell(let cell, _, let store?) = route else { return }
+        if !store.list(cell.key, in: storage, owner: self) { _ = storage.drop(cell.key) }
+        if let value { agent.keepScoped((cellKey(key), ObjectIdentifier(store), value, self)) }
+    }
+
+    // MARK: The thread's performer
+
     /// The one path of every synchronous provider call that cannot return a cached `single` at once,
     /// and of every `transient` of a component whose attention word is set (the others run
-    /// `runTransient`, the same step without the closures).
+    /// `runTransient`, the same step without the closures): it carries out what `attend` and `route`
+    /// decide, on the calling thread, which parks where a task would suspend.
     ///
-    /// In order: enter the component, through its gate; set up an override that this thread or task
-    /// is setting up; serve a fresh request, and the observers when someone watches the component;
-    /// then resolve through the provider's cell: the component's (`single`, `weak`, a key's), the
-    /// resolution's (`scoped`), or none (`transient`, a fresh instance). `build` runs the factory,
-    /// which consults overrides, and learns whether it makes a fresh instance, which is cached nowhere
-    /// and is its caller's to close.
+    /// In order: enter the component, through its gate; attend; resolve through the route. `build`
+    /// runs the factory, which consults overrides, and learns whether it makes a fresh instance,
+    /// which is cached nowhere and is its caller's to close.
     @usableFromInline final func pipeline(
         _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
         type: Any.Type, build: Build,
@@ -34,85 +91,73 @@ extension AnyModule {
         try ResolutionContext.withCurrent { context in
             let step = providerStep(strategy, site: site, returning: type)
             return try context.asOutermost {
-                let component = storage.enter(in: context, for: step).orStop(step)
-                // An observed call passes a `build` that tells it whether this call builds.
-                func resolve(fresh: Bool = false, _ build: Build) throws -> AnyObject? {
-                    try component.withObject { object in
-                        let component = Erasure.component(object, as: Component.self)
-                        return try resolveEntered(
-                            strategy, fresh: fresh, keyValue: keyValue, key: key, step: step,
-                            context: context, build: { try build(component, fresh) },
+                let entry = storage.enter(in: context, for: step).orStop(step)
+                let call = attend(
+                    strategy, key: key, keyValue: keyValue, step: step, depth: context.depth,
+                    requester: { context.observedRequester })
+                return try entry.withObject { object in
+                    let component = Erasure.component(object, as: Component.self)
+                    // `built`, for traces, learns that this call builds.
+                    func resolveCall(built: (() -> Void)?) throws -> AnyObject? {
+                        try resolveOnThread(
+                            strategy, key: key, keyValue: keyValue, step: step, isFresh: call.isFresh,
+                            context: context,
+                            build: {
+                                built?()
+                                return try build(component, call.isFresh)
+                            },
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
                     }
-                }
-                guard storage.attention != 0 else { return try resolve(build) }
-                if let capture = OverrideCapture.current, !OverrideCapture.isSuspendedHere {
-                    // An override that this thread sets up; the provider calls of its factory are
-                    // ordinary.
-                    setUpOverride(capture, key: key, keyValue: keyValue, step: step)
-                    return try OverrideCapture.$isSuspendedHere.withValue(true) { try resolve(build) }
-                }
-                let isFresh = strategy.isCached && isFresh(at: context.depth)
-                guard storage.isObserved else { return try resolve(fresh: isFresh, build) }
-                return try observe(step, in: context) { built in
-                    try resolve(fresh: isFresh) {
-                        built?()
-                        return try build($0, $1)
+                    if call.isCaptured {
+                        return try OverrideCapture.$isSuspendedHere.withValue(true) {
+                            try resolveCall(built: nil)
+                        }
+                    }
+                    guard let observation = call.observation else { return try resolveCall(built: nil) }
+                    context.observedCalls.append((observation.call, context.depth, context.endedResolutions))
+                    defer { context.observedCalls.removeLast() }
+                    guard !observation.added.isEmpty else { return try resolveCall(built: nil) }
+                    var isNew = false
+                    defer { Trace.end(observation.added, isNew: isNew) }
+                    return try Trace.$current.withValue(observation.traces) {
+                        try resolveCall { isNew = true }
                     }
                 }
             }
         }
     }
 
-    /// Resolves the provider whose step is `step` through its cell, in the component the
-    /// resolution has entered; a `fresh` call, like a `transient`'s, through none.
-    private func resolveEntered(
-        _ strategy: ProviderStrategy, fresh: Bool, keyValue: AnyHashable?, key: ProviderKey, step: Step,
-        context: ResolutionContext, build: () throws -> AnyObject?, configure: ((AnyObject) throws -> Void)?,
-        configureMayWait: Bool
+    /// Resolves the provider whose step is `step` on this thread, through the route that `route`
+    /// decides, in the component the resolution has entered.
+    private func resolveOnThread(
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, isFresh: Bool,
+        context: ResolutionContext, build: () throws -> AnyObject?,
+        configure: ((AnyObject) throws -> Void)?, configureMayWait: Bool
     ) throws -> AnyObject? {
-        if fresh || strategy == .transient {
-            return try context.inUncachedStep(step) {
-                let value = try build()
-                if let configure, let value {
-                    context.holds.configurationDepth += 1
-                    defer { context.holds.configurationDepth -= 1 }
-                    try configure(value)
+        while true {
+            let route = try route(
+                strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, in: context)
+            var value: AnyObject?
+            defer { endRoute(route, key: key, value: value, in: context) }
+            switch route {
+            case .uncached:
+                return try context.inUncachedStep(step) {
+                    let value = try build()
+                    if let configure, let value { try context.configureUncached { try configure(value) } }
+                    return value
                 }
-                return value
+            case .taken(let taken): return taken
+            case .cell(let cell, let cellStep, _):
+                // A key's step, for the messages that name the keys of a cycle.
+                if strategy.isKeyed { context.keyedSteps.append((cellStep.owner, keyValue!)) }
+                defer { if strategy.isKeyed { context.keyedSteps.removeLast() } }
+                value = try cell.resolveUnlessRetired(
+                    in: context, step: cellStep, build: { try build()! }, configure: configure,
+                    configureMayWait: configureMayWait)
+                // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
+                if let value { return value }
             }
-        }
-        func resolve(_ cell: CellReference, as step: Step) throws -> AnyObject? {
-            try cell.resolveUnlessRetired(
-                in: context, step: step, build: { try build()! }, configure: configure,
-                configureMayWait: configureMayWait)
-        }
-        switch strategy {
-        case .keyedSingle:
-            while true {
-                let cell = keyedCell(keyValue!, key: key, step: step, context: context)
-                // Each key is a step of its own, owned by its cell's number, so that a cycle from one
-                // key through another is told from a key that needs itself, and its message can name
-                // the keys.
-                let keyed = step.owned(by: cell.key.keyNumber)
-                context.keyedSteps.append((keyed.owner, keyValue!))
-                defer { context.keyedSteps.removeLast() }
-                // Nil when a `reset()` dropped the key after it was found: it is looked up again.
-                if let value = try resolve(cell, as: keyed) { return value }
-            }
-        case .scoped:
-            // The resolution's instance, or one built in the provider's cell under the resolution's
-            // number, which the resolution then keeps.
-            if let instance = context.scopedInstance(cellKey(key)) { return instance }
-            let store = context.scope
-            let cell = store.cellKey(owner: ObjectIdentifier(self), provider: key, in: storage)
-            // Listed whether the build succeeds or fails, so that the store drops the cell either way.
-            defer { if !store.list(cell, in: storage, owner: self) { _ = storage.drop(cell) } }
-            let value = try resolve(CellReference(host: storage, key: cell), as: step)
-            if let value { context.scoped.append((key: cellKey(key), value: value, owner: self)) }
-            return value
-        default: return try resolve(CellReference(host: storage, key: cellKey(key)), as: step)
         }
     }
 
@@ -127,27 +172,125 @@ extension AnyModule {
         }
     }
 
+    // MARK: The task's performer
+
+    /// The one path of every async provider call: it carries out what `attend` and `route` decide,
+    /// in the task's agent of its async resolution, which suspends where a thread would park. A task
+    /// that waits for another's build stops waiting when it is cancelled only if `cancellable`: if
+    /// the provider throws `any Error`.
+    ///
+    /// The agent keeps the component entered until its outermost call returns: released in between,
+    /// the component would empty its surviving modules' caches while the build was under way.
+    @usableFromInline final func asyncPipeline(
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable? = nil, site: ProviderSite,
+        type: Any.Type, cancellable: Bool, configure: ((AnyObject, Component) async throws -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        build: (Component, _ fresh: Bool) async throws -> AnyObject
+    ) async throws -> AnyObject {
+        let step = providerStep(strategy, site: site, returning: type)
+        return try await TaskAgent.withCurrent(at: step) { (agent) async throws in
+            let component = Erasure.component(
+                storage.enter(in: agent, for: step).orStop(step).object, as: Component.self)
+            // Async code runs inside no synchronous step of its thread: depth zero.
+            let call = attend(
+                strategy, key: key, keyValue: keyValue, step: step, depth: 0,
+                requester: { ObservedAsyncCall.requester })
+            // `built`, for traces, learns that this call builds.
+            func resolveCall(built: (() -> Void)?) async throws -> AnyObject {
+                try await resolveInTask(
+                    strategy, key: key, keyValue: keyValue, step: step, isFresh: call.isFresh, agent: agent,
+                    cancellable: cancellable,
+                    build: {
+                        built?()
+                        return try await build(component, call.isFresh)
+                    },
+                    configure: configure.map { configure in { try await configure($0, component) } })
+            }
+            if call.isCaptured {
+                return try await OverrideCapture.$isSuspendedHere.outcome(true) {
+                    try await resolveCall(built: nil)
+                }.get()
+            }
+            // Observed as a synchronous call is, with the task's observed call in place of the
+            // thread's.
+            guard let observation = call.observation else { return try await resolveCall(built: nil) }
+            var isNew = false
+            let observed = ObservedAsyncCall(call: observation.call, agent: agent, stepIndex: agent.depth)
+            let outcome = await ObservedAsyncCall.$current.outcome(observed) {
+                try await Trace.$current.outcome(observation.traces) {
+                    try await resolveCall { isNew = true }
+                }.get()
+            }
+            Trace.end(observation.added, isNew: isNew)
+            return try outcome.get()
+        }
+    }
+
+    /// Resolves the provider whose step is `step` in this task, through the route that `route`
+    /// decides, in the component the agent has entered.
+    private func resolveInTask(
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, isFresh: Bool,
+        agent: TaskAgent, cancellable: Bool, isolation: isolated (any Actor)? = #isolation,
+        build: () async throws -> AnyObject, configure: ((AnyObject) async throws -> Void)?
+    ) async throws -> AnyObject {
+        while true {
+            // The thread's context hashes a key, as a step of its own, with no async step between.
+            let route = try route(
+                strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, in: agent)
+            switch route {
+            case .uncached:
+                return try await agent.runFactory(step) {
+                    let value = try await build()
+                    if isFresh, let configure {
+                        try await agent.configureUncached { try await configure(value) }
+                    }
+                    return value
+                }
+            case .taken(let taken): return taken
+            case .cell(let cell, let cellStep, _):
+                var value: AnyObject?
+                do {
+                    value = try await cell.resolve(
+                        in: agent, step: cellStep, cancellable: cancellable, build: build,
+                        configure: configure)
+                } catch {
+                    endRoute(route, key: key, value: nil, in: agent)
+                    throw error
+                }
+                endRoute(route, key: key, value: value, in: agent)
+                // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
+                if let value { return value }
+            }
+        }
+    }
+
     // MARK: Keys
 
     /// The cell of `keyValue`, a key of the `single(key:)` provider whose key is `key` and whose step
     /// is `step`, made on first use. Runs the key's `hash(into:)` and `==` with no lock held, as a
-    /// step of their own, so that a key whose hashing calls its provider again is caught instead of
-    /// recursing without end. A key added for an equal key meanwhile shows up as a new version of the
-    /// keys, and the comparison is made again. Stops the program if another provider with the same
-    /// key caches with another strategy.
-    func keyedCell(_ keyValue: AnyHashable, key: ProviderKey, step: Step, context: ResolutionContext)
-        -> CellReference
-    {
-        let hashing = step.owned(by: step.owner, kind: .keyHashing)
-        if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: step) }
-        context.enter(hashing)
-        defer { _ = context.leave() }
-        let (provider, hash) = (cellKey(key), keyValue.hashValue)
+    /// step of their own on the calling thread, so that a key whose hashing calls its provider again
+    /// is caught instead of recursing without end; throws, as the provider's error, the failure of a
+    /// resolution that the hashing began and ended (see `ResolutionEndFailure`). A key added for an
+    /// equal key meanwhile shows up as a new version of the keys, and the comparison is made again.
+    /// Stops the program if another provider with the same key caches with another strategy.
+    func keyedCell(_ keyValue: AnyHashable, key: ProviderKey, step: Step) throws -> CellReference {
+        try ResolutionContext.withCurrent { context in
+            let hashing = step.owned(by: step.owner, kind: .keyHashing)
+            if context.enclosing(hashing) != nil { Diagnostics.keyReentered(at: step) }
+            context.enter(hashing)
+            let found = findKeyedCell(keyValue, key: key, step: step)
+            if let failure = context.leave() { throw failure }
+            return found
+        }
+    }
+
+    /// The cell of `keyValue` (see `keyedCell(_:key:step:)`), looked up with the key's hashing and
+    /// comparisons under way.
+    private func findKeyedCell(_ keyValue: AnyHashable, key: ProviderKey, step: Step) -> CellReference {
+        let provider = cellKey(key)
+        let hash = keyValue.hashValue
         while true {
-            let (known, first) = storage.withLock { state in
-                (state.table.keys(of: provider, hash: hash), state.table.strategy(at: provider))
-            }
-            if let first, first != step.strategy { Diagnostics.providerClash(step, first: first) }
+            let known = storage.withLock { state in state.table.keys(of: provider, hash: hash) }
             if let found = known.keys.first(where: { $0.key == keyValue }) {
                 return CellReference(host: storage, key: provider.forKey(found.serial))
             }
@@ -159,4 +302,30 @@ extension AnyModule {
             if let added { return CellReference(host: storage, key: added) }
         }
     }
+}
+
+/// What a provider call does beside resolving its instance (`AnyModule.attend`): decided once, for
+/// threads and tasks, and carried out by each.
+@usableFromInline struct ProviderCall {
+    /// An override that this thread or task sets up captured the call (`setUpOverride`): it resolves
+    /// with the capture suspended, so that its factory's calls are ordinary, and is neither fresh nor
+    /// observed.
+    var isCaptured = false
+    /// The call answers a `fresh(_:)`: it builds anew, caches nothing, and records no close action.
+    var isFresh = false
+    /// The call's observation, begun, when someone observes the component.
+    var observation: Observation?
+}
+
+/// Where a provider call's instance comes from (`AnyModule.route`).
+enum Route {
+    /// No cell: the factory runs in an uncached step, which stops the program if it recurses (a
+    /// `transient`, a `fresh` call).
+    case uncached
+    /// The `scoped` instance that the resolution took already from its scope.
+    case taken(AnyObject)
+    /// A cell of the component, claimed in the step `step` (a key's own step, for a key's cell); for
+    /// a `scoped` instance, a cell of the resolution's scope `scope`, listed there once resolved
+    /// (`endRoute`).
+    case cell(CellReference, step: Step, scope: ScopeStore?)
 }

@@ -12,7 +12,7 @@ package final class BuildOutcome: @unchecked Sendable {
 
 /// One build whose instance others could see: its cell, the generation of the build in it, and
 /// its outcome.
-package struct BuildRecord: Hashable {
+@usableFromInline package struct BuildRecord: Hashable {
     package let cell: CellReference
     package let generation: UInt64
     package let outcome: BuildOutcome
@@ -21,11 +21,11 @@ package struct BuildRecord: Hashable {
         (self.cell, self.generation, self.outcome) = (cell, generation, outcome)
     }
 
-    package static func == (lhs: Self, rhs: Self) -> Bool {
+    @usableFromInline package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.cell.host === rhs.cell.host && lhs.cell.key == rhs.cell.key && lhs.generation == rhs.generation
     }
 
-    package func hash(into hasher: inout Hasher) {
+    @usableFromInline package func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(cell.host))
         hasher.combine(cell.key)
         hasher.combine(generation)

@@ -63,16 +63,36 @@
         return cells[place].machine.ready
     }
 
-    /// `CellHost.claim` for this table: makes the cell for `step`'s strategy if `makes`, and
-    /// answers `.clash` when the cell at `key` belongs to a provider of another strategy.
+    /// `CellHost.claim` for this table. Every provider records its strategy in its own cell, which
+    /// holds its instance when it has one (a `single`'s, a `weak`'s); a key's instances and a scope's
+    /// are in cells of their own. When `makes`, the provider's own cell and a scope's cell are made if
+    /// missing; a key's cell only `add` makes. Answers `.clash` when the provider's cell records
+    /// another strategy (`clash(at:with:)`), and `.retired` where there is no cell to claim.
     package mutating func claim(_ key: CellKey, by agent: BuildAgent, step: Step, makes: Bool)
         -> OnceStateMachine.Claim
     {
-        var found = place(of: key)
-        if found == nil, makes { found = make(key, strategy: step.strategy, ownerType: step.subject) }
-        guard let place = found else { return .retired }
-        if cells[place].machine.strategy != step.strategy { return .clash(cells[place].machine.strategy) }
+        let own = key.instance == .shared ? key : CellKey(owner: key.owner, provider: key.provider)
+        var found = place(of: own)
+        if found == nil, makes { found = make(own, strategy: step.strategy, ownerType: step.subject) }
+        guard var place = found else { return .retired }
+        if let other = clash(at: place, with: step.strategy) { return .clash(other) }
+        if key != own {
+            found = self.place(of: key)
+            if found == nil, makes, key.isScoped {
+                found = make(key, strategy: step.strategy, ownerType: step.subject)
+            }
+            guard let instance = found else { return .retired }
+            place = instance
+        }
         return cells[place].machine.claim(by: agent, step: step, serials: &serials)
+    }
+
+    /// The strategy that the provider whose own cell is at `place` records, if it is not `strategy`:
+    /// two providers at one key, which only generated code, or a `ProviderID` given twice, can make.
+    /// Dirk's one check of it.
+    package func clash(at place: Int, with strategy: ProviderStrategy) -> ProviderStrategy? {
+        let recorded = cells[place].machine.strategy
+        return recorded == strategy ? nil : recorded
     }
 
     /// Makes the empty cell at `key` for a provider of `strategy` of an `ownerType`, built in its place

@@ -14,12 +14,11 @@ struct BuildHolds {
     /// when it was held.
     typealias Held = (record: BuildRecord, step: Step, whileConfiguring: Bool)
 
-    /// The builds whose `configure:` closures run on the agent, outermost first, each with how many
-    /// builds the agent held when its closure began: what it holds from there may refer to it.
-    private(set) var configuring: [(record: BuildRecord, heldMark: Int)] = []
-    /// How many `configure:` closures run or wait to run on the agent: those of `configuring`, and
-    /// those of builds that cache nothing, which no other agent can see.
-    var configurationDepth = 0
+    /// The builds whose `configure:` closures run or wait to run on the agent, outermost first, each
+    /// with how many builds the agent held when its closure began: what it holds from there may
+    /// refer to it. A build that caches nothing (a `fresh` call's), which no other agent can see, has
+    /// no record.
+    private(set) var configuring: [(record: BuildRecord?, heldMark: Int)] = []
     /// Builds of other agents whose instance the agent took while they were being configured, each
     /// with the mark from which the builds it holds may refer to that instance.
     private(set) var borrowed: [(record: BuildRecord, heldMark: Int)] = []
@@ -29,30 +28,28 @@ struct BuildHolds {
     /// Whether a build whose instance exists now must be held: a `configure:` closure runs on the
     /// agent, or the agent took another agent's half-configured instance; the instance may refer to
     /// either.
-    var mustHold: Bool { configurationDepth > 0 || !borrowed.isEmpty }
+    var mustHold: Bool { !configuring.isEmpty || !borrowed.isEmpty }
 
     /// Records that the `configure:` closure of the build `record` begins, or will run; returns the
     /// mark after which what the agent holds may refer to the instance. Pair every call with
     /// `endConfiguring(_:)`.
-    mutating func beginConfiguring(_ record: BuildRecord) -> Int {
+    mutating func beginConfiguring(_ record: BuildRecord?) -> Int {
         configuring.append((record, held.count))
-        configurationDepth += 1
         return held.count
     }
 
     /// Records that the `configure:` closure of the build `record` has returned or thrown, or will
     /// not run.
-    mutating func endConfiguring(_ record: BuildRecord) {
+    mutating func endConfiguring(_ record: BuildRecord?) {
         configuring.remove(at: configuring.lastIndex { $0.record == record }!)
-        configurationDepth -= 1
     }
 
     /// Holds the build `record`, made in the step `step`, whose instance is complete, until the
     /// agent's builds end; returns the builds its instance may refer to half-configured: those whose
     /// instances the agent took, and those whose `configure:` closures run on it.
     mutating func hold(_ record: BuildRecord, step: Step) -> [BuildRecord] {
-        held.append((record, step, configurationDepth > 0))
-        return borrowed.map(\.record) + configuring.map(\.record)
+        held.append((record, step, !configuring.isEmpty))
+        return borrowed.map(\.record) + configuring.compactMap(\.record)
     }
 
     /// Records that the agent took the instance of the build `record`, whose configuration it waits
@@ -79,6 +76,31 @@ struct BuildHolds {
         return BorrowedWalk(borrowed: borrowed[...])
     }
 
+    /// Takes over `other`, what another part of the resolution held, and returns the records of the
+    /// builds it made (held, or waiting to be configured), whose builder the taker becomes. What it
+    /// held follows what this one held.
+    mutating func adopt(_ other: BuildHolds) -> [BuildRecord] {
+        let offset = held.count
+        configuring += other.configuring.map { ($0.record, $0.heldMark + offset) }
+        borrowed += other.borrowed.map { ($0.record, $0.heldMark + offset) }
+        held += other.held
+        return other.held.map(\.record) + other.configuring.compactMap(\.record)
+    }
+
+    /// Takes out what the agent's builds end with, once `walk` has waited for every instance the
+    /// agent took (see `BorrowedWalk`): the builds held since the taking that led to a failure, if
+    /// one of those builds failed, to drop, then the rest, to publish (`finish(_:)`).
+    mutating func end(after walk: BorrowedWalk) -> EndedBuilds {
+        let dropped = walk.failure.map { takeHeld(since: $0.since) } ?? []
+        return EndedBuilds(dropped: dropped, published: takeHeld(since: 0), failure: walk.failure?.failure)
+    }
+
+    /// Drops and publishes what the agent's builds ended with (`end(after:)`), after its lock.
+    static func finish(_ ended: EndedBuilds) {
+        if let failure = ended.failure { drop(ended.dropped, because: failure) }
+        for build in ended.published { build.record.cell.publish(generation: build.record.generation) }
+    }
+
     /// Drops `builds`, newest first: they may refer to an instance whose build failed with
     /// `failure`. Their own builds did not fail: their waiters look again, and build anew. An agent
     /// that took one of their instances learns of `failure`.
@@ -87,6 +109,14 @@ struct BuildHolds {
             build.record.cell.end(generation: build.record.generation, telling: .recheck, causedBy: failure)
         }
     }
+}
+
+/// What an agent's builds end with (`BuildHolds.end(after:)`): the builds to drop, because of
+/// `failure`, and those to publish.
+struct EndedBuilds {
+    let dropped: ArraySlice<BuildHolds.Held>
+    let published: ArraySlice<BuildHolds.Held>
+    let failure: BuildFailure?
 }
 
 /// The wait at the end of an agent's builds, for threads and tasks alike, which differ only in how

@@ -1,6 +1,8 @@
 extension CellReference {
     /// The cell's value for a task: the ready one, or the one this task builds, or the one another
-    /// agent is building, waited for without blocking a thread.
+    /// agent is building, waited for without blocking a thread. The task's form of
+    /// `resolveUnlessRetired(in:step:build:configure:configureMayWait:)`, which decides the same: a
+    /// task suspends where a thread parks.
     ///
     /// A waiting task whose caller can receive `CancellationError` stops waiting as soon as it is
     /// cancelled and throws it; the build goes on for the others. Any other waits until the build
@@ -17,8 +19,9 @@ extension CellReference {
     ///     holds `CancellationError`.
     ///   - build: Makes the value. If it throws, every agent waiting for this build gets the same
     ///     error, nothing is cached, and the next call builds again.
-    ///   - configure: Completes a new value before any other agent sees it; this task alone gets the
-    ///     value meanwhile, for cycles through `configure:`. If it throws, nothing is cached.
+    ///   - configure: Completes a new value as soon as `build` returns (see `ConfigureKind`); this task
+    ///     alone gets the value meanwhile, for cycles through `configure:`. If it throws, nothing is
+    ///     cached.
     /// - Returns: The value, or nil if the cell, a key's, was dropped by a `reset()` after the caller
     ///   found it: the caller looks the key up again.
     func resolve<Failure: Error>(
@@ -26,22 +29,11 @@ extension CellReference {
         build: () async throws(Failure) -> Value, configure: ((Value) async throws(Failure) -> Void)? = nil
     ) async throws(Failure) -> Value? {
         while true {
-            switch host.claim(key, by: agent, step: step) {
-            // A key's cell that a `reset()` dropped: the caller looks the key up again.
-            case .retired: return nil
-            case .clash(let first): Diagnostics.providerClash(step, first: first)
-            case .ready(let value), .ownInstance(let value): return value
-            case .cycle(let building):
-                Diagnostics.cycle(
-                    path: agent.steps(from: building) + [step], at: step, keys: ResolutionContext.stepKeys)
+            switch claimed(by: agent, step: step) {
+            case .value(let value): return value
             case .build(let generation):
-                let value: Value
-                do { value = try await agent.run(step, build) } catch {
-                    end(generation: generation, throwing: error, at: step)
-                    throw error
-                }
-                try await settle(value, generation: generation, in: agent, step: step, configure: configure)
-                return value
+                return try await self.build(
+                    generation, in: agent, step: step, build: build, configure: configure)
             case .wait(let generation):
                 let event = await wait(for: generation, in: agent, step: step, cancellable: cancellable)
                 if let value = try event.value(as: Failure.self, at: step) { return value }
@@ -54,46 +46,86 @@ extension CellReference {
         }
     }
 
-    /// What a task's build does once its factory returned, as a thread's does (see `build`): it
-    /// configures, and is published, or held (see `TaskAgent.holdUntilBuildsEnd`), or fails; throws
-    /// the failure of an instance the task took, whose build then failed (see `TaskAgent.endBuilds`).
+    /// Builds generation `generation` in this task, inside its step, and does what the resolution's
+    /// rule says once the factory returned (`Resolution.afterFactory`), as a thread's build does.
+    /// Once no `configure:` runs on this task, what it held is published, after the instances it
+    /// took are configured, rather than when its call ends: the rest of the call may await a child
+    /// task that asks for one of them. Throws the failure of an instance the task took, whose build
+    /// then failed (see `TaskAgent.endBuilds`).
+    private func build<Failure: Error>(
+        _ generation: UInt64, in agent: TaskAgent, step: Step, isolation: isolated (any Actor)? = #isolation,
+        build: () async throws(Failure) -> Value, configure: ((Value) async throws(Failure) -> Void)?
+    ) async throws(Failure) -> Value {
+        agent.withRecord { $0.runningFactories += 1 }
+        let value: Value
+        do throws(Failure) { value = try await agent.run(step, build) } catch {
+            agent.withRecord { $0.runningFactories -= 1 }
+            end(generation: generation, throwing: error, at: step)
+            throw error
+        }
+        let kind: ConfigureKind = configure == nil ? .none : .atOnce
+        let next = agent.withRecord { resolution in
+            resolution.runningFactories -= 1
+            return resolution.afterFactory(
+                configure: kind, factoriesUnderWay: resolution.runningFactories > 0)
+        }
+        if case .settle(let runsPending, let when) = next {
+            try await settle(
+                value, generation: generation, in: agent, step: step, runsPending: runsPending, when: when,
+                configure: configure)
+        } else {
+            complete(value, generation: generation)
+        }
+        if let failure = await agent.endBuilds() {
+            throw Diagnostics.typedError(failure, as: Failure.self, at: step)
+        }
+        return value
+    }
+
+    /// What a task's build whose value exists does when it cannot complete at once, as a thread's
+    /// does (see `Resolution.afterFactory`): it is held; the closures that waited run if
+    /// `runsPending`; its `configure:` runs now, or waits, as `when` says; then it is published, or
+    /// held until the agent's builds end.
     ///
-    /// The instance is held from now on: while `configure` runs, this task gets it from the cell,
-    /// and another agent in a cycle of waits with this one may take it (`wait`), then waits for its
-    /// configuration before it publishes what it holds (`TaskAgent.endBuilds()`), so that a ring of
-    /// async providers resolves from both ends at once.
+    /// While `configure` runs, this task gets the instance from the cell, and another agent in a
+    /// cycle of waits with this one may take it (`wait`), then waits for its configuration before it
+    /// publishes what it holds (`TaskAgent.endBuilds()`), so that a ring of async providers resolves
+    /// from both ends at once.
     private func settle<Failure: Error>(
-        _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step,
-        configure: ((Value) async throws(Failure) -> Void)?, isolation: isolated (any Actor)? = #isolation
+        _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step, runsPending: Bool,
+        when: ConfigureTime, configure: ((Value) async throws(Failure) -> Void)?,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws(Failure) {
         let record = hold(value, generation: generation)
-        if let configure {
-            let mark = agent.withHolds { $0.beginConfiguring(record) }
+        if runsPending { await agent.runPendingConfigurations() }
+        switch when {
+        case .never: break
+        case .whenFactoriesReturn:
+            preconditionFailure("Dirk internal error: an async configure: waits for the factories under way")
+        case .now:
+            let mark = agent.withRecord { $0.beginConfiguring(record) }
             // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
             var thrown: Failure?
             do throws(Failure) {
-                try await agent.run(step) { () async throws(Failure) in try await configure(value) }
+                try await agent.run(step) { () async throws(Failure) in try await configure!(value) }
             } catch { thrown = error }
-            agent.withHolds { $0.endConfiguring(record) }
+            agent.withRecord { $0.holds.endConfiguring(record) }
             if let error = thrown {
                 // The instance goes, and its waiters get the error; then what was held meanwhile,
                 // which may refer to it.
                 end(generation: generation, throwing: error, at: step)
-                let dropped = agent.withHolds { $0.takeHeld(since: mark) }
-                BuildHolds.drop(dropped, because: BuildFailure(error: error, step: step))
+                let built = agent.withRecord { $0.takeBuilt(since: mark) }
+                Resolution.drop(built, because: BuildFailure(error: error, step: step))
                 throw error
             }
         }
-        if let dependencies = agent.holdUntilBuildsEnd(record, step: step) {
+        let dependencies = agent.withRecord { resolution in
+            resolution.holdsCompleteBuilds ? resolution.holds.hold(record, step: step) : nil
+        }
+        if let dependencies {
             markConfigured(generation: generation, dependencies: dependencies)
         } else {
             publish(generation: generation)
-        }
-        // Once no `configure:` runs on this task, what it held is published, after the instances it
-        // took are configured, rather than when its call ends: the rest of the call may await a child
-        // task that asks for one of them.
-        if let failure = await agent.endBuilds() {
-            throw Diagnostics.typedError(failure, as: Failure.self, at: step)
         }
     }
 
@@ -122,18 +154,14 @@ extension CellReference {
                 // waiter is not added once the task is cancelled, which the cell's lock orders with
                 // the handler's look. Whichever takes the waiter out of the cell resumes it.
                 let waiter = Waiter.task(TaskWaiter(continuation))
-                let enqueued = withMachine { machine, serials in
-                    cancellable && Task.isCancelled
-                        ? nil : machine.enqueue(waiter, of: agent, generation: generation, serials: &serials)
-                }
-                guard let id = enqueued ?? nil else {
-                    return continuation.resume(returning: Delivery(event: .recheck))
-                }
-                // As on a thread, an instance that may be taken is complete enough to hand over; the
-                // agent waits for its configuration before its outermost call ends.
-                if let (instance, record) = takeInstance(generation, by: agent, waiter: id, at: step) {
-                    agent.withHolds { $0.borrow(record) }
+                let enqueued = enqueue(
+                    waiter, of: agent, generation: generation, step: step,
+                    unless: { cancellable && Task.isCancelled })
+                switch enqueued {
+                case .recheck: continuation.resume(returning: Delivery(event: .recheck))
+                case .took(let instance):
                     continuation.resume(returning: Delivery(event: .finished(.success(instance))))
+                case .waiting: break
                 }
             }
         } onCancel: {

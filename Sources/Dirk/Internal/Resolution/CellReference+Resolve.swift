@@ -1,6 +1,45 @@
 extension CellReference {
     package typealias Value = AnyObject
 
+    /// What an agent that asks for the cell's value does next, once the cell's state machine has
+    /// answered its claim: the answers that end the call (a value, or nil for a retired cell) and
+    /// those that stop the program (a clash, a cycle) are the same for threads and tasks; a thread
+    /// parks where a task suspends (`Claimed`).
+    func claimed(by agent: BuildAgent, step: Step) -> Claimed {
+        switch host.claim(key, by: agent, step: step) {
+        // A key's cell that a `reset()` dropped: the caller looks the key up again.
+        case .retired: return .value(nil)
+        case .clash(let first): Diagnostics.providerClash(step, first: first)
+        case .ready(let value), .ownInstance(let value): return .value(value)
+        case .cycle(let building):
+            Diagnostics.cycle(
+                path: agent.steps(from: building) + [step], at: step, keys: ResolutionContext.stepKeys)
+        case .build(let generation): return .build(generation: generation)
+        case .wait(let generation): return .wait(generation: generation)
+        }
+    }
+
+    /// Adds `waiter`, of `agent`, to the build of generation `generation`, unless it ended meanwhile
+    /// or `isCancelled()` (a task that may stop waiting was cancelled): then the caller claims again.
+    /// As on the builder's own agent, an instance that may be taken to break a cycle of waits is
+    /// complete enough to hand over: the waiter takes it instead of waiting, and `agent` waits for
+    /// its configuration before its builds end (see `BuildHolds.borrow`).
+    func enqueue(
+        _ waiter: Waiter, of agent: some ResolutionAgent, generation: UInt64, step: Step,
+        unless isCancelled: () -> Bool = { false }
+    ) -> Enqueued {
+        let id = withMachine { machine, serials in
+            isCancelled()
+                ? nil : machine.enqueue(waiter, of: agent, generation: generation, serials: &serials)
+        }
+        guard let id = id ?? nil else { return .recheck }
+        guard let (instance, record) = takeInstance(generation, by: agent, waiter: id, at: step) else {
+            return .waiting
+        }
+        agent.borrow(record)
+        return .took(instance)
+    }
+
     /// The cell's value for a thread: the ready one, or the one this thread builds, or the one
     /// another agent is building, waited for; or nil without building when the cell was retired:
     /// the caller finds the cell that its table holds now and resolves that one.
@@ -11,22 +50,16 @@ extension CellReference {
     ///   - build: Makes the value, with no lock held. If it throws, every agent waiting for this
     ///     build gets the same error, nothing is cached, and the next call builds again.
     ///   - configure: Completes a new value once this thread can see it, for cycles through
-    ///     `configure:` (see `build`); nil when the provider has none.
+    ///     `configure:` (see `Resolution.afterFactory`); nil when the provider has none.
     ///   - configureMayWait: Whether `configure` cannot throw, and so may wait for the factories
-    ///     running on this thread (see `build`).
+    ///     under way (see `Resolution.afterFactory`).
     package func resolveUnlessRetired<Failure: Error>(
         in context: ResolutionContext, step: Step, build: () throws(Failure) -> Value,
         configure: ((Value) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws(Failure) -> Value? {
         while true {
-            switch host.claim(key, by: context, step: step) {
-            case .retired: return nil
-            case .clash(let first): Diagnostics.providerClash(step, first: first)
-            case .ready(let value), .ownInstance(let value): return value
-            case .cycle(let building):
-                Diagnostics.cycle(
-                    path: context.steps(from: building) + [step], at: step, keys: ResolutionContext.stepKeys
-                )
+            switch claimed(by: context, step: step) {
+            case .value(let value): return value
             case .build(let generation):
                 return try self.build(
                     generation, in: context, step: step, build: build, configure: configure,
@@ -38,41 +71,32 @@ extension CellReference {
         }
     }
 
-    /// Builds generation `generation` on this thread, inside its step, configures it, and publishes
-    /// it, holds it until the resolution ends, or fails it.
-    ///
-    /// A `configure:` closure that cannot throw (`configureMayWait`) runs once no factory of a build
-    /// runs on this thread anymore: at once, or, inside another build's factory, when the last such
-    /// factory returns, newest first. So a cycle through such closures resolves from whichever of
-    /// its providers is asked first: each closure finds every instance of the cycle built. Until its
-    /// closure has run, the instance is this thread's alone, and what is built meanwhile is held with
-    /// it. A closure that can throw runs at once, so that its error reaches its own provider's caller.
+    /// Builds generation `generation` on this thread, inside its step, and does what the resolution's
+    /// rule says once the factory returned (`Resolution.afterFactory`).
     @inline(__always) func build<Failure: Error>(
         _ generation: UInt64, in context: ResolutionContext, step: Step, build: () throws(Failure) -> Value,
         configure: ((Value) throws -> Void)?, configureMayWait: Bool
     ) throws(Failure) -> Value {
         context.enter(step)
-        context.runningFactories += 1
+        context.record.runningFactories += 1
         let value: Value
         do throws(Failure) {
-            defer { context.runningFactories -= 1 }
+            defer { context.record.runningFactories -= 1 }
             value = try build()
         } catch {
             end(generation: generation, telling: .finished(.failure(error)))
             _ = context.leaveFactory()
             throw error
         }
+        let kind: ConfigureKind = configure == nil ? .none : configureMayWait ? .mayWait : .atOnce
+        let next = context.record.afterFactory(configure: kind, factoriesUnderWay: context.factoriesUnderWay)
         do throws(Failure) {
-            // A build that configures nothing, serves no waiting `configure:` and need not be held
-            // completes at once; `settle` does the rest.
-            if configure == nil && !context.holds.mustHold
-                && (context.runningFactories > 0 || context.pendingConfigurations.isEmpty)
-            {
-                complete(value, generation: generation)
-            } else {
+            if case .settle(let runsPending, let when) = next {
                 try settle(
-                    value, generation: generation, in: context, step: step, configure: configure,
-                    configureMayWait: configureMayWait, throwing: Failure.self)
+                    value, generation: generation, in: context, step: step, runsPending: runsPending,
+                    configure: configure.map { configure in (when, configure) }, throwing: Failure.self)
+            } else {
+                complete(value, generation: generation)
             }
         } catch {
             _ = context.leave()
@@ -86,44 +110,47 @@ extension CellReference {
         return value
     }
 
-    /// What a build whose value exists does next, when it cannot complete at once: it configures,
-    /// waits to configure, or is held, and is published or held until the resolution ends (see
-    /// `build`).
+    /// What a build whose value exists does when it cannot complete at once (see
+    /// `Resolution.afterFactory`): it is held; the closures that waited run if `runsPending`; its
+    /// `configure:` runs now, or waits; then it is published, or held until the resolution ends.
     private func settle<Failure: Error>(
-        _ value: Value, generation: UInt64, in context: ResolutionContext, step: Step,
-        configure: ((Value) throws -> Void)?, configureMayWait: Bool, throwing _: Failure.Type
+        _ value: Value, generation: UInt64, in context: ResolutionContext, step: Step, runsPending: Bool,
+        configure: (time: ConfigureTime, closure: (Value) throws -> Void)?, throwing _: Failure.Type
     ) throws(Failure) {
         // Held first, which only its builder sees until it is published: every way on holds it.
         let record = hold(value, generation: generation)
-        if context.runningFactories == 0 && !context.pendingConfigurations.isEmpty {
-            // The closures that waited for this factory may need this instance: they get it.
-            context.runPendingConfigurations()
-        }
-        if let configure {
-            // Configuring from now on.
-            let mark = context.beginConfiguring(record)
-            if configureMayWait && context.runningFactories > 0 {
-                // Held until its closure has run (`runPendingConfigurations`).
-                return context.pendingConfigurations.append(
-                    .init(record: record, step: step) { try configure(value) })
+        // The closures that waited for the factories may need this instance: they get it.
+        if runsPending { context.runPendingConfigurations() }
+        switch configure?.time ?? .never {
+        case .never: break
+        case .whenFactoriesReturn:
+            let configure = configure!.closure
+            // Held until its closure has run (`runPendingConfigurations`).
+            return context.deferConfiguration(of: record, step: step) {
+                do { try configure(value) } catch {
+                    preconditionFailure("Dirk internal error: a configure: that cannot throw threw \(error)")
+                }
             }
+        case .now:
+            let mark = context.record.beginConfiguring(record)
             do {
-                defer { context.holds.endConfiguring(record) }
-                try configure(value)
+                defer { context.record.holds.endConfiguring(record) }
+                try configure!.closure(value)
             } catch {
                 // The instance goes, and its waiters get the error; then what was built meanwhile,
                 // which may refer to it.
                 end(generation: generation, telling: .finished(.failure(error)))
-                context.dropBuilds(since: mark, because: BuildFailure(error: error, step: step))
+                Resolution.drop(
+                    context.record.takeBuilt(since: mark), because: BuildFailure(error: error, step: step))
                 throw Diagnostics.typedError(error, as: Failure.self, at: step)
             }
         }
-        if context.holds.mustHold {
-            // A `configure:` closure of an enclosing step still runs or waits on this thread, and
-            // this value may already refer to its half-configured instance; or the resolution took
-            // another agent's half-configured instance, which this one may refer to. Other agents
-            // get it once the resolution ends, when all those are configured; an agent that takes
-            // it before then waits for them too.
+        if context.record.holdsCompleteBuilds {
+            // A `configure:` closure of an enclosing step still runs or waits here, and this value
+            // may already refer to its half-configured instance; or the resolution took another
+            // agent's half-configured instance, which this one may refer to. Other agents get it
+            // once the resolution ends, when all those are configured; an agent that takes it before
+            // then waits for them too.
             context.holdUntilResolutionEnds(record, step: step)
         } else {
             // It configured, or served the closures that waited.
@@ -147,21 +174,11 @@ extension CellReference {
         // also sees what it waits for (see `BuildAgent`).
         context.waitingFor = target(generation)
         defer { context.waitingFor = nil }
-        guard
-            let id = withMachine({ machine, serials in
-                machine.enqueue(.thread(parker), of: context, generation: generation, serials: &serials)
-            }) ?? nil
-        else { return .recheck }
-        // As on the builder's own thread, an instance that may be taken is complete enough to hand
-        // over; this resolution waits for its configuration to end before its outermost call returns.
-        if let (instance, record) = takeInstance(generation, by: context, waiter: id, at: step) {
-            // It waits, when the resolution ends, until that build, and every build it depends on,
-            // is configured.
-            context.holds.borrow(record)
-            context.endWork |= ResolutionContext.EndWork.builds
-            return .finished(.success(instance))
+        switch enqueue(.thread(parker), of: context, generation: generation, step: step) {
+        case .recheck: return .recheck
+        case .took(let instance): return .finished(.success(instance))
+        case .waiting: return parker.receive()
         }
-        return parker.receive()
     }
 
     /// The instance of generation `generation`, as it is, and the build's record, if `agent`, about to
@@ -184,6 +201,26 @@ extension CellReference {
                 path: CycleDetector.path(of: chain, from: agent), at: step, keys: ResolutionContext.stepKeys)
         }
     }
+}
+
+/// What an agent does once a cell answered its claim (`CellReference.claimed(by:step:)`).
+enum Claimed {
+    /// Return this value, or look a retired key's cell up again (nil).
+    case value(AnyObject?)
+    /// Build the value: the cell builds generation `generation` for this agent.
+    case build(generation: UInt64)
+    /// Wait for another agent's build of generation `generation`.
+    case wait(generation: UInt64)
+}
+
+/// How an agent's wait for a build began (`CellReference.enqueue`).
+enum Enqueued {
+    /// The build ended meanwhile, or the task was cancelled: claim again.
+    case recheck
+    /// The agent took the build's instance as it is, to break a cycle of waits.
+    case took(AnyObject)
+    /// The agent waits: whoever takes it out of the cell wakes it.
+    case waiting
 }
 
 extension CellReference {
@@ -216,8 +253,8 @@ extension CellReference {
     func configurationOutcome(_ record: BuildRecord, orEnqueue waiter: Waiter, of agent: BuildAgent)
         -> ConfigurationOutcome?
     {
-        // A cell that its host dropped (a `scoped` instance of a resolution that has ended) ended
-        // its build first: its outcome, written under the host's lock before, tells how.
+        // A cell that its host removed ended its build first: its outcome, written under the host's
+        // lock before, tells how.
         withMachine { machine, serials in
             machine.configurationOutcome(
                 generation: record.generation, outcome: record.outcome, orEnqueue: waiter, of: agent,
@@ -240,6 +277,12 @@ extension CellReference {
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     func publish(generation: UInt64) { apply { $0.publish(generation: generation) } }
+
+    /// Makes `agent` the builder of generation `generation`, a build that another part of its
+    /// resolution began and handed it (`Resolution.handOverBuilds(to:)`).
+    func transfer(generation: UInt64, to agent: BuildAgent) {
+        apply { $0.transfer(generation: generation, to: agent) }
+    }
 
     /// Ends generation `generation` with no value and wakes its waiters with `event`; an agent that
     /// saw its instance learns that it failed, because of `cause` if given. For a build that its

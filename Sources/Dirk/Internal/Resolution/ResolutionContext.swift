@@ -10,13 +10,13 @@
     // for `stack`, which another agent reads to describe a cycle only while this thread is blocked
     // (see `BuildAgent.steps`); what it waits for is under `LockedWaitAgent`'s lock. Swift's run-time
     // exclusivity checks, which one thread's accesses cannot fail, are off for the variables that
-    // every provider call, every build or every `scoped` call touches: they cost a third of a
-    // `transient` (see Architecture).
+    // every provider call or every build touches: they cost a third of a `transient` (see
+    // Architecture).
 
     /// The steps this thread is inside, outermost first.
-    @usableFromInline @exclusivity(unchecked) var stack = StepStack<Step>(buckets: 1_024)
-    /// The components the resolution entered, each once, each counted in its gate.
-    @usableFromInline @exclusivity(unchecked) var entered: [Entered] = []
+    @usableFromInline let stack = StepStack<Step>(buckets: 1_024)
+    /// What the resolution under way keeps until it ends (see `Resolution`), in place.
+    @usableFromInline @exclusivity(unchecked) var record = Resolution()
     /// What the resolution must do when it ends, beyond popping: `EndWork` flags, zero for none.
     @usableFromInline @exclusivity(unchecked) var endWork: UInt8 = 0
 
@@ -26,7 +26,7 @@
         @inlinable static var components: UInt8 { 1 }
         /// Publish the builds it held, after waiting for the builds it took instances from.
         static var builds: UInt8 { 2 }
-        /// Release its `scoped` instances.
+        /// End its scope, and release its `scoped` instances.
         static var scopes: UInt8 { 4 }
     }
 
@@ -35,35 +35,12 @@
     /// Whether an outermost call runs `asOutermost`, which ends the resolution when it returns: a
     /// step it enters and leaves at depth zero does not.
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
-    /// The builds this thread's resolution holds, the instances it took half-configured, and the
-    /// `configure:` closures running on this thread (see `BuildHolds`).
-    @exclusivity(unchecked) var holds = BuildHolds()
-    /// How many factories of caching builds are running on this thread: while one is, a
-    /// `configure:` closure waits (`pendingConfigurations`), since it may need that build's instance.
-    @usableFromInline @exclusivity(unchecked) var runningFactories = 0
-    /// The `configure:` closures that wait for the factories running on this thread to return,
-    /// oldest first, each with its build and its step. The last factory to return runs them, newest
-    /// first (see `CellReference.build`).
-    @usableFromInline @exclusivity(unchecked) var pendingConfigurations: [PendingConfiguration] = []
 
-    /// A `configure:` closure that waits to run: the build whose instance it completes, which
-    /// counts as configuring from the moment its instance exists, and its step.
-    @usableFromInline struct PendingConfiguration {
-        let record: BuildRecord
-        let step: Step
-        let configure: () throws -> Void
-    }
-
-    /// How many builds, and how many `scoped` instances of its own, the resolution held when a
-    /// `configure:` closure began.
-    typealias ConfigurationMark = (heldBuilds: Int, ownScoped: Int)
-
-    /// The `scoped` instances of the resolution under way, in the order it asked for them.
-    @exclusivity(unchecked) var scoped: [ScopedInstance] = []
-    /// The store whose cells hold the resolution's `scoped` instances, once a `scoped` provider
-    /// asked (see `scope`), and whether the resolution ends it: a store of its own.
-    @exclusivity(unchecked) var scopeStore: ScopeStore?
-    @exclusivity(unchecked) var ownsScope = false
+    /// The agent of the task whose async resolution the resolution under way runs a part of, once
+    /// looked for (`taskAgent`), until the resolution ends, and whether it is the calling task's own.
+    private var enclosingAgent: TaskAgent?
+    private var isOwnAgent = false
+    private var hasLookedForAgent = false
 
     /// The observed provider calls under way on this thread, innermost last, each with the index its
     /// step has, or will have, on the stack (the depth when it was observed), in the resolution of
@@ -86,8 +63,6 @@
 
     @usableFromInline override init() {}
 
-    deinit { stack.deallocate() }
-
     /// How many steps deep the thread is: zero outside any resolution.
     @inlinable var depth: Int { stack.depth }
 
@@ -104,21 +79,39 @@
 
     /// The entry of the component whose identity is `identity`, if the resolution entered it.
     @inlinable @inline(__always) func entry(of identity: UInt) -> Entered? {
-        var index = 0
-        while index < entered.count {
-            if entered[index].identity == identity { return entered[index] }
-            index &+= 1
-        }
-        return nil
+        record.entered.entry(of: identity)
     }
 
     /// Records that the resolution entered `component`, counted in its gate: the resolution keeps it
     /// until it ends.
     @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
-        let entry = Entered(component, storage: storage)
-        entered.append(entry)
         endWork |= EndWork.components
-        return entry
+        return record.entered.enter(component, storage: storage)
+    }
+
+    /// The agent of the task whose async resolution the resolution under way runs a part of, if any:
+    /// looked for once per resolution, and only while some agent is alive (see
+    /// `TaskAgent.ofCurrentTask`).
+    var taskAgent: TaskAgent? {
+        if !hasLookedForAgent {
+            enclosingAgent = TaskAgent.ofCurrentTask
+            isOwnAgent = enclosingAgent?.isCurrentTasks ?? false
+            hasLookedForAgent = true
+        }
+        return enclosingAgent
+    }
+
+    /// The agent of the calling task, if it has one of its own under way (not one it inherited from
+    /// the task that started it): the agent whose factories a `configure:` closure on this thread may
+    /// wait for, and which may take this resolution's builds (`Resolution.handOverBuilds(to:)`).
+    var ownTaskAgent: TaskAgent? { taskAgent.flatMap { isOwnAgent ? $0 : nil } }
+
+    /// A build that a thread's resolution handed to the task it ran in (see
+    /// `Resolution.handOverBuilds(to:)`) is that task's agent's, and so a part of its resolution's:
+    /// this resolution's too when it runs in that task, or in a task started inside it.
+    package override func runsPart(of builder: BuildAgent) -> Bool {
+        guard let agent = taskAgent else { return false }
+        return agent === builder || agent.runsPart(of: builder)
     }
 
     /// Runs `body`, an outermost call's work when the thread is inside no step, and ends the
@@ -145,8 +138,8 @@
     /// hashing, which runs before its provider is observed. (Handles' and module creations' steps do
     /// not count: they pass the call on.)
     func isCalledDirectly(byStepAt index: Int, inResolution resolution: UInt64) -> Bool {
-        guard index < depth, resolution == endedResolutions else { return false }
-        return (index + 1..<depth).allSatisfy { stack[$0].kind != .provider && stack[$0].kind != .keyHashing }
+        guard resolution == endedResolutions else { return false }
+        return stack.isCalledDirectly(byStepAt: index, top: depth - 1)
     }
 
     // MARK: Steps
@@ -188,10 +181,10 @@
         -> Result
     {
         enterUncached(step)
-        runningFactories &+= 1
+        record.runningFactories &+= 1
         let result: Result
         do {
-            defer { runningFactories &-= 1 }
+            defer { record.runningFactories &-= 1 }
             result = try body()
         } catch {
             _ = leaveFactory()
@@ -206,7 +199,7 @@
     /// if it threw (`leaveLastFactory()`): they cannot throw, and their instances are complete, so
     /// no other thread that took one of them fails for a factory it never called.
     @inlinable @inline(__always) func leaveFactory() -> ResolutionEndFailure? {
-        runningFactories == 0 && !pendingConfigurations.isEmpty ? leaveLastFactory() : leave()
+        record.runningFactories == 0 && !record.pendingConfigurations.isEmpty ? leaveLastFactory() : leave()
     }
 
     /// Leaves the step on top, whose factory, the last one running on this thread, returned or threw,
@@ -225,57 +218,62 @@
 
     // MARK: Ending the resolution
 
+    /// Ends the resolution, when its outermost call returns; returns why that call must throw instead
+    /// of returning its value, if it must (see `ResolutionEndFailure`).
+    ///
+    /// In order: the builds it held, which it publishes once every instance it took from another
+    /// agent is configured (see `endBuilds()`), or hands to the task whose async resolution it runs a
+    /// part of, when a `configure:` closure still waits for that task's factories; its scope, if it
+    /// owns it, and its `scoped` instances; then its components, which it hands to that task's agent,
+    /// or leaves. It releases last, outside any lock: a deinitializer may run user code, even
+    /// resolve again on this thread, which then starts a resolution of its own.
     @inline(never)
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
         let work = endWork
         endWork = 0
         endedResolutions &+= 1
+        let agent = work & (EndWork.builds | EndWork.components) != 0 ? taskAgent : nil
         var failure: ResolutionEndFailure?
-        if work & EndWork.builds != 0 {
-            // First the builds this resolution took instances from while they were being
-            // configured, and the builds those depend on, until every one is configured: the
-            // instances this resolution returns, and those it published, may refer to any of them.
-            // Only then what it held back, so that no other agent sees an instance before all it may
-            // refer to is configured. A build among them may fail instead: what this resolution held
-            // since it took the instance that led to the failure may refer to a dropped instance, so
-            // it is dropped too, and the outermost call, whose value may refer to it as well, throws.
-            var walk = holds.takeBorrowed()
-            while let build = walk.next() {
-                walk.record(build.cell.waitUntilConfigured(build, as: self), of: build)
-            }
-            if let (failed, since) = walk.failure {
-                BuildHolds.drop(holds.takeHeld(since: since), because: failed)
-                failure = ResolutionEndFailure(failure: failed)
-            }
-            while !holds.held.isEmpty {
-                for build in holds.takeHeld(since: 0) {
-                    build.record.cell.publish(generation: build.record.generation)
-                }
-            }
+        let ownAgent = isOwnAgent ? agent : nil
+        if work & EndWork.builds != 0, !(ownAgent.map { record.handOverBuilds(to: $0) } ?? false) {
+            failure = endBuilds()
         }
-        // Then the scoped instances, and the components, last and outside any lock: deinitializers
-        // may run user code, even resolve again on this thread, which then starts a resolution of its
-        // own.
+        enclosingAgent = nil
+        hasLookedForAgent = false
         if work & EndWork.scopes != 0 {
-            if ownsScope { scopeStore?.end() }
-            scopeStore = nil
-            var ended = scoped
-            scoped = []
+            if record.ownsScope { record.scope?.end() }
+            record.scope = nil
+            var ended = record.scoped
+            record.scoped = []
             ended.reverse()
             // Each goes as it is popped, first the first kept.
             while ended.popLast() != nil {}
         }
         if work & EndWork.components != 0 {
-            // A resolution that runs a part of an async one gives it its components, which it counts
-            // in their gates until it ends. The rest, one at a time, each after its gate: a
-            // component's release may run user code that resolves again on this thread, whose
+            // A component's release may run user code that resolves again on this thread, whose
             // resolution takes the rest.
-            if let agent = TaskAgent.ofCurrentTask { entered = agent.adopt(entered) }
-            while let entry = entered.popLast() { entry.leave() }
+            if let agent { agent.adopt(record.entered) }
+            record.entered.leaveAll()
         }
         return failure
     }
 
+    /// Waits until every instance the resolution took from another agent while it was configured,
+    /// and every build those depend on, is configured (`BorrowedWalk`): the instances this
+    /// resolution returns, and those it published, may refer to any of them. Then publishes what it
+    /// held, so that no other agent sees an instance before all it may refer to is configured. A
+    /// build among them may fail instead: what this resolution held since it took the instance that
+    /// led to the failure may refer to a dropped instance, so it is dropped too, and the outermost
+    /// call, whose value may refer to it as well, throws.
+    private func endBuilds() -> ResolutionEndFailure? {
+        var walk = record.holds.takeBorrowed()
+        while let build = walk.next() {
+            walk.record(build.cell.waitUntilConfigured(build, as: self), of: build)
+        }
+        let ended = record.holds.end(after: walk)
+        BuildHolds.finish(ended)
+        return ended.failure.map { ResolutionEndFailure(failure: $0) }
+    }
 }
 
 /// A resolution that enters components, and keeps each it entered until it ends: a thread's
@@ -288,4 +286,40 @@
     func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered
 }
 
-extension ResolutionContext: EnteringResolution {}
+/// An agent that runs a part of a resolution: a thread's (`ResolutionContext`), or a task's
+/// (`TaskAgent`). It enters components, keeps its `scoped` instances, and takes other agents'
+/// half-configured instances to break cycles of waits, each until its part ends.
+protocol ResolutionAgent: BuildAgent, EnteringResolution {
+    /// Records that the agent took the instance of the build `record`, half-configured, whose
+    /// configuration it waits for before its builds end (see `BuildHolds.borrow`).
+    func borrow(_ record: BuildRecord)
+
+    /// The store of the resolution's `scoped` instances for a call made now: chosen on the first
+    /// `scoped` call of a thread's resolution, for its whole run; for a task's, the async
+    /// resolution's while that one is under way, and then one of the task's own.
+    var scope: ScopeStore { get }
+
+    /// The instance of the `scoped` provider whose own cell key is `key` that this part took already
+    /// from `store`, if any (see `Resolution.taken(_:from:)`).
+    func takenScoped(_ key: CellKey, from store: ScopeStore) -> AnyObject?
+
+    /// Keeps `instance`, a `scoped` instance this part took, until it ends.
+    func keepScoped(_ instance: ScopedInstance)
+}
+
+extension ResolutionContext: ResolutionAgent {
+    func borrow(_ record: BuildRecord) {
+        self.record.holds.borrow(record)
+        endWork |= EndWork.builds
+    }
+
+    /// Runs `body`, which cannot throw, in the step `step`, as an outermost call of a resolution
+    /// of its own: a `configure:` closure that a thread's part of an async resolution handed to its
+    /// task (see `TaskAgent.runPendingConfigurations()`).
+    func runOutermost(_ step: Step, _ body: () -> Void) {
+        precondition(depth == 0, "Dirk internal error: a handed-over configure: runs inside a step")
+        enter(step)
+        body()
+        if let failure = leave() { Diagnostics.typedError(failure, as: Never.self, at: step) }
+    }
+}

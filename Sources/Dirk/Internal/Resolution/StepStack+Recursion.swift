@@ -15,4 +15,13 @@ extension StepStack where Element == Step {
         let path = Array(all[index...])
         Diagnostics.recursion(path: path, at: path[path.count - 1], keys: ResolutionContext.stepKeys)
     }
+
+    /// Whether a call made now, from inside the step at `top`, is made directly by the step at
+    /// `index`: no provider's step lies between them, nor a key's hashing, which runs before its
+    /// provider is observed. (Handles' and module creations' steps do not count: they pass the call
+    /// on.)
+    func isCalledDirectly(byStepAt index: Int, top: Int) -> Bool {
+        guard index <= top, top < depth else { return false }
+        return (index + 1..<top + 1).allSatisfy { self[$0].kind != .provider && self[$0].kind != .keyHashing }
+    }
 }

@@ -16,7 +16,7 @@
 ///
 /// Each step binds a task-local marker, so that a task started inside the step (`async let`, a task
 /// group, `Task { }`) knows which step of which agent started it, and whether that step still runs.
-final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
+final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
     @TaskLocal static var current: TaskAgent?
     /// The innermost async step that runs the caller or started its task.
     @TaskLocal static var enclosingStep: StepMarker?
@@ -41,38 +41,33 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     private struct State {
         /// The steps this task runs, outermost first, and the serial of each.
-        var stack = StepStack<Step>(buckets: 16)
+        let stack = StepStack<Step>(buckets: 16)
         var serials: [UInt64] = []
         var lastSerial: UInt64 = 0
         var waitingFor: WaitTarget?
-        /// The components the agent's outermost call entered (see `ResolutionContext.entered`).
-        var entered: [Entered] = []
-        /// The `scoped` instances of the resolution: made on first need. Nil only in an agent that
-        /// owns its scope.
-        var scopes: ScopeStore?
-        /// Whether this agent ends `scopes`, once made: it began the resolution, or opened a scope of
-        /// its own when the one it shared ended.
-        var ownsScopes: Bool
+        /// What the agent's part of the resolution keeps until its outermost call ends (see
+        /// `Resolution`): its scope, once made, is the resolution's, shared with the tasks it
+        /// starts; its builds end once no `configure:` runs on this task (see `endBuilds()`).
+        var record = Resolution()
         /// Whether the agent's outermost call is under way: only then is its task running, so that
         /// `task` tells it apart from a later task at the same address.
         var isUnderWay = true
-        /// The builds the agent holds, the instances it took half-configured, and the `configure:`
-        /// closures running on this task, until no `configure:` runs on it (see `endBuilds()`).
-        var holds = BuildHolds()
     }
 
-    private init(task: Int, startedIn: StepMarker?, scopes: ScopeStore?) {
-        (self.task, state) = (task, .make(State(scopes: scopes, ownsScopes: scopes == nil)))
+    private init(task: Int, startedIn: StepMarker?, scope: ScopeStore?) {
+        self.task = task
+        var state = State()
+        // A store of its own is made on first need (`sharedScopes`).
+        state.record.scope = scope
+        state.record.ownsScope = scope == nil
+        self.state = .make(state)
         // The step that started the task first, whatever becomes of it: its agent is the one to hand
         // the components to (see `end()`).
         starters = startedIn.map { [$0] + ($0.agent?.starters ?? []).filter { $0.agent != nil } } ?? []
         TaskAgentCount.add(1)
     }
 
-    deinit {
-        state.withLock { $0.stack.deallocate() }
-        TaskAgentCount.add(-1)
-    }
+    deinit { TaskAgentCount.add(-1) }
 
     override var waitingFor: WaitTarget? {
         get { state.withLock { $0.waitingFor } }
@@ -82,6 +77,10 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// Whether the agent's outermost call is under way.
     private var isUnderWay: Bool { state.withLock { $0.isUnderWay } }
 
+    /// Whether the agent is the calling task's own, under way: not one that the task inherited from
+    /// the task that started it.
+    var isCurrentTasks: Bool { task == Self.currentTask && isUnderWay }
+
     /// The current task's hash value, which tells it from every other running task: the hash of its
     /// address (through the concurrency library's `withUnsafeCurrentTask`), which is unique among
     /// running tasks. An agent compares it only while its own task runs, so a reused address is
@@ -90,9 +89,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
 
     /// The agent of the async resolution that the current task runs a part of, if any: the task's own,
     /// or the one it inherited. While no agent is alive, or outside any task, there is none, and the
-    /// task-local value is not read: every synchronous resolution asks when it ends. (Speed only: a
-    /// long-running task started inside an async step keeps its agent, and so this question, alive;
-    /// the answer stays right.)
+    /// task-local value is not read.
     static var ofCurrentTask: TaskAgent? {
         guard TaskAgentCount.anyAlive, withUnsafeCurrentTask(body: { $0 != nil }) else { return nil }
         return current
@@ -105,10 +102,12 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// ends every store made before it, while none is made after it.
     var sharedScopes: ScopeStore? {
         state.withLock { state in
-            guard state.isUnderWay else { return state.scopes.flatMap { $0.hasEnded ? nil : $0 } }
-            if let scopes = state.scopes, !scopes.hasEnded { return scopes }
+            let scope = state.record.scope
+            guard state.isUnderWay else { return scope.flatMap { $0.hasEnded ? nil : $0 } }
+            if let scope, !scope.hasEnded { return scope }
             let made = ScopeStore()
-            (state.scopes, state.ownsScopes) = (made, true)
+            state.record.scope = made
+            state.record.ownsScope = true
             return made
         }
     }
@@ -142,7 +141,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     /// tasks, and a task that one of its steps started.
     static func stepOfResolution(thatEntered component: UInt) -> Step? {
         firstEnclosingStep { state, index in
-            state.entered.contains { $0.identity == component } ? state.stack[index] : nil
+            state.record.entered.entry(of: component) != nil ? state.stack[index] : nil
         }
     }
 
@@ -160,7 +159,7 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         let task = currentTask
         if let current, current.task == task, current.isUnderWay { return try await body(current) }
         // A child task of a resolution under way has its own agent, and the resolution's scope.
-        let agent = TaskAgent(task: task, startedIn: enclosingStep, scopes: current?.sharedScopes)
+        let agent = TaskAgent(task: task, startedIn: enclosingStep, scope: current?.sharedScopes)
         // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
         let outcome = await $current.outcome(agent) { () async throws(Failure) in try await body(agent) }
         let failure = await agent.endBuilds()
@@ -172,71 +171,162 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     }
 
     /// Ends the builds that the agent held, as a thread's resolution does when it ends
-    /// (`ResolutionContext.endResolution()`), once no `configure:` closure runs on this task (after
-    /// each build, and when its outermost call ends): waits until every build whose instance it took,
-    /// and every build those depend on, is configured (`BorrowedWalk`); then publishes the builds it
-    /// held. If one of those builds failed instead, it first drops what it held since it took the
-    /// instance that led to the failure, which may refer to a dropped instance, and returns the
-    /// failure.
-    func endBuilds() async -> ResolutionEndFailure? {
+    /// (`ResolutionContext.endResolution()`), once no `configure:` closure runs or waits on this task
+    /// (after each build, and when its outermost call ends): waits until every build whose instance
+    /// it took, and every build those depend on, is configured (`BorrowedWalk`); then publishes the
+    /// builds it held. If one of those builds failed instead, it first drops what it held since it
+    /// took the instance that led to the failure, which may refer to a dropped instance, and returns
+    /// the failure.
+    func endBuilds(isolation: isolated (any Actor)? = #isolation) async -> ResolutionEndFailure? {
         // Inside a `configure:`, nothing: the outermost one's build ends them.
         guard
-            var walk = withHolds({ holds in
-                holds.configuring.isEmpty && (!holds.held.isEmpty || !holds.borrowed.isEmpty)
-                    ? holds.takeBorrowed() : nil
+            var walk = withRecord({ record in
+                let holds = record.holds
+                return holds.configuring.isEmpty && (!holds.held.isEmpty || !holds.borrowed.isEmpty)
+                    ? record.holds.takeBorrowed() : nil
             })
         else { return nil }
         while let build = walk.next() {
             walk.record(await build.cell.waitUntilConfigured(build, as: self), of: build)
         }
-        let (dropped, held) = withHolds { holds in
-            (walk.failure.map { holds.takeHeld(since: $0.since) } ?? [], holds.takeHeld(since: 0))
-        }
-        if let (failure, _) = walk.failure { BuildHolds.drop(dropped, because: failure) }
-        for build in held { build.record.cell.publish(generation: build.record.generation) }
-        return walk.failure.map { ResolutionEndFailure(failure: $0.failure) }
+        let ended = withRecord { $0.holds.end(after: walk) }
+        BuildHolds.finish(ended)
+        return ended.failure.map { ResolutionEndFailure(failure: $0) }
     }
 
-    /// Ends the agent's outermost call: its scope, if it owns it, and its components, which go to the
-    /// agent whose step started its task, if that one's call is still under way: the resolution counts
-    /// them in their gates until it ends.
+    /// Ends the agent's outermost call: its scope, if it owns it, and its `scoped` instances; and
+    /// its components, which go to the agent whose step started its task, if that one's call is still
+    /// under way: the resolution counts them in their gates until it ends.
     private func end() {
-        let (owned, entered) = state.withLock { state in
+        // Once the call has ended, no other part adopts into the agent's record: its components and
+        // instances are the caller's alone, outside the lock.
+        let (owned, entered, scoped) = state.withLock { state in
             state.isUnderWay = false
-            defer { state.entered = [] }
-            return (state.ownsScopes ? state.scopes : nil, state.entered)
+            defer { state.record.scoped = [] }
+            return (
+                state.record.ownsScope ? state.record.scope : nil, state.record.entered, state.record.scoped
+            )
         }
         owned?.end()
-        for entry in (starters.first?.agent?.adopt(entered) ?? entered).reversed() { entry.leave() }
+        withExtendedLifetime(scoped) {}
+        starters.first?.agent?.adopt(entered)
+        entered.leaveAll()
     }
 
     // MARK: Entering components
 
     /// The entry of the component whose identity is `identity`, if the agent's call entered it.
     func entry(of identity: UInt) -> Entered? {
-        state.withLock { $0.entered.first { $0.identity == identity } }
-    }
-
-    /// Takes over `entries`, the components that a part of the agent's resolution entered, to count
-    /// them in their gates until its call ends; returns the entries to leave: those of components it
-    /// entered already or whose shutdown has begun (which the resolution may be awaiting: kept, they
-    /// would hold that shutdown for ever), and all of them once its call has ended.
-    func adopt(_ entries: [Entered]) -> [Entered] {
-        state.withLock { state in
-            guard state.isUnderWay else { return entries }
-            let known = Set(state.entered.map(\.identity))
-            let kept = entries.filter { !known.contains($0.identity) && !$0.storage.isShuttingDown }
-            state.entered += kept
-            return entries.filter { entry in !kept.contains { $0.identity == entry.identity } }
-        }
+        state.withLock { $0.record.entered.entry(of: identity) }
     }
 
     /// Records that the agent's call entered `component` (see `ResolutionContext.enter`).
     func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
-        let entry = Entered(component, storage: storage)
-        state.withLock { $0.entered.append(entry) }
-        return entry
+        state.withLock { $0.record.entered.enter(component, storage: storage) }
     }
+
+    /// Takes over from `entered`, what a part of the agent's resolution entered, the components
+    /// that it did not enter itself and whose shutdown has not begun (which the resolution may be
+    /// awaiting: kept, they would hold that shutdown for ever), to count them in their gates until
+    /// its call ends; none once its call has ended. The others stay in `entered`, for its owner to
+    /// leave.
+    func adopt(_ entered: EnteredComponents) {
+        state.withLock { state in
+            guard state.isUnderWay else { return }
+            let known = state.record.entered
+            entered.transfer(to: known) { entry in
+                known.entry(of: entry.identity) == nil && !entry.storage.isShuttingDown
+            }
+        }
+    }
+
+    // MARK: Factories and configuring
+
+    /// Takes over `holds` and `pending`, what a thread's part of the agent's resolution held when it
+    /// ended, with `configure:` closures that wait for the agent's factories (see
+    /// `Resolution.handOverBuilds(to:)`): the agent becomes the builder of those builds, runs the
+    /// closures when its last factory returns, and ends the builds with its own.
+    func adopt(_ holds: BuildHolds, pending: [PendingConfiguration]) {
+        let builds = withRecord { record in
+            record.pendingConfigurations += pending
+            return record.holds.adopt(holds)
+        }
+        for build in builds { build.cell.transfer(generation: build.generation, to: self) }
+    }
+
+    /// Whether a factory runs in the agent's part of the resolution.
+    var hasRunningFactories: Bool { state.withLock { $0.record.runningFactories > 0 } }
+
+    /// Runs `body`, the factory of a provider that caches nothing (a `transient`, a fresh call), as the
+    /// step `step`, which stops the program if it recurses; when it was the last factory running in
+    /// the agent's part of the resolution, the `configure:` closures that waited for it run then,
+    /// even if it threw (see `ResolutionContext.inUncachedStep`).
+    func runFactory<Result, Failure: Error>(
+        _ step: Step, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        withRecord { $0.runningFactories += 1 }
+        let outcome = await Self.$enclosingStep.outcome(enter(step, uncached: true), body)
+        leave()
+        let runsPending = withRecord { record in
+            record.runningFactories -= 1
+            return record.runningFactories == 0 && !record.pendingConfigurations.isEmpty
+        }
+        if runsPending { await runPendingConfigurations() }
+        return try outcome.get()
+    }
+
+    /// Runs the `configure:` closures that waited for the agent's factories, newest first, each in
+    /// its own step, and holds their builds until the agent's builds end: closures of synchronous
+    /// providers that a thread's part of the resolution handed over (`adopt(_:pending:)`). None can
+    /// throw: only a closure that cannot waits (see `Resolution.afterFactory`).
+    func runPendingConfigurations(isolation: isolated (any Actor)? = #isolation) async {
+        while let pending = withRecord({ $0.pendingConfigurations.popLast() }) {
+            // A closure that a thread's part of the resolution handed over runs on this task's
+            // thread, in a step of a resolution of its own.
+            ResolutionContext.withCurrent { $0.runOutermost(pending.step, pending.configure) }
+            let dependencies = withRecord { record in
+                record.holds.endConfiguring(pending.record)
+                return record.holds.hold(pending.record, step: pending.step)
+            }
+            pending.record.cell.markConfigured(
+                generation: pending.record.generation, dependencies: dependencies)
+        }
+    }
+
+    /// Runs `body`, under the agent's lock, with what the agent's part of the resolution keeps (see
+    /// `Resolution`).
+    func withRecord<Result>(_ body: (inout Resolution) -> Result) -> Result {
+        state.withLock { body(&$0.record) }
+    }
+
+    /// Records that the agent took the instance of the build `record`, half-configured, whose
+    /// configuration it waits for when its builds end.
+    func borrow(_ record: BuildRecord) { withRecord { $0.holds.borrow(record) } }
+
+    /// Runs `body`, the `configure:` closure of a build that caches nothing (a `fresh` call's), which
+    /// no other agent can see, as a `configure:` that runs on this task: what the agent builds
+    /// meanwhile is held, since it may refer to that instance.
+    func configureUncached<Failure: Error>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> Void
+    ) async throws(Failure) {
+        _ = withRecord { $0.beginConfiguring(nil) }
+        // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
+        var thrown: Failure?
+        do throws(Failure) { try await body() } catch { thrown = error }
+        withRecord { $0.holds.endConfiguring(nil) }
+        if let thrown { throw thrown }
+    }
+
+    // MARK: Scoped instances
+
+    var scope: ScopeStore { sharedScopes! }
+
+    func takenScoped(_ key: CellKey, from store: ScopeStore) -> AnyObject? {
+        withRecord { $0.taken(key, from: store) }
+    }
+
+    func keepScoped(_ instance: ScopedInstance) { withRecord { $0.scoped.append(instance) } }
 
     // MARK: Steps
 
@@ -247,6 +337,14 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
         _ step: Step, uncached: Bool = false, isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
+        let outcome = await Self.$enclosingStep.outcome(enter(step, uncached: uncached), body)
+        leave()
+        return try outcome.get()
+    }
+
+    /// Enters the step `step`, and returns its marker; stops the program if it is `uncached` and
+    /// recurses.
+    private func enter(_ step: Step, uncached: Bool) -> StepMarker {
         let serial = state.withLock { state in
             state.lastSerial += 1
             state.stack.push { step }
@@ -254,28 +352,15 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
             if uncached { state.stack.stopIfRecursing() }
             return state.lastSerial
         }
-        let outcome = await Self.$enclosingStep.outcome(StepMarker(agent: self, serial: serial), body)
+        return StepMarker(agent: self, serial: serial)
+    }
+
+    /// Leaves the step entered last.
+    private func leave() {
         state.withLock { state in
             state.stack.pop()
             state.serials.removeLast()
         }
-        return try outcome.get()
-    }
-
-    // MARK: Configuring, held and borrowed builds
-
-    /// Runs `body`, under the agent's lock, with the builds the agent holds, the instances it took
-    /// half-configured, and the `configure:` closures running on this task (see `BuildHolds`); what it
-    /// holds and takes is ended once no `configure:` runs on this task (`endBuilds()`).
-    func withHolds<Result>(_ body: (inout BuildHolds) -> Result) -> Result {
-        state.withLock { body(&$0.holds) }
-    }
-
-    /// Holds the build `record`, made in the step `step`, whose instance is complete, if it must be
-    /// (`BuildHolds.mustHold`), until `endBuilds()`. Returns the builds its instance may refer to
-    /// half-configured, or nil when it need not be held.
-    func holdUntilBuildsEnd(_ record: BuildRecord, step: Step) -> [BuildRecord]? {
-        withHolds { $0.mustHold ? $0.hold(record, step: step) : nil }
     }
 
     /// How many steps are under way in this task.
@@ -287,8 +372,8 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     static func isCalledDirectly(byStepAt index: Int, of agent: TaskAgent) -> Bool {
         guard let step = enclosingStep, step.agent === agent else { return false }
         return agent.state.withLock { state in
-            guard let top = state.serials.lastIndex(of: step.serial), index <= top else { return false }
-            return (index + 1..<top + 1).allSatisfy { state.stack[$0].kind != .provider }
+            guard let top = state.serials.lastIndex(of: step.serial) else { return false }
+            return state.stack.isCalledDirectly(byStepAt: index, top: top)
         }
     }
 
@@ -298,6 +383,10 @@ final class TaskAgent: BuildAgent, EnteringResolution, @unchecked Sendable {
     }
 
     override func steps(from step: Step) -> [Step] { state.withLock { $0.stack.all(from: step) } }
+
+    /// A task started inside a step of `builder`, or of an agent that started one of its steps, runs
+    /// a part of its resolution.
+    override func runsPart(of builder: BuildAgent) -> Bool { starters.contains { $0.agent === builder } }
 }
 
 extension TaskLocal {

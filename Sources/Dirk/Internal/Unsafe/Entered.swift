@@ -32,19 +32,77 @@
     var isShuttingDown: Bool { get }
 }
 
-/// A component that a resolution entered, counted in the component's gate, and lent to the
-/// resolution's steps.
+/// The components that one part of a resolution entered, each counted in its gate, with the one
+/// strong reference the resolution holds to each: the owner of those references and gate counts,
+/// which alone gives them back (`leaveAll()`), or hands them to another owner (`transfer(to:where:)`).
 ///
-/// **Why it is safe.** The resolution owns one strong reference to the component, taken when it
-/// entered (`reference`), which it gives back when it ends, after leaving the gate, which that
-/// reference keeps allocated, and after every step that uses the component has returned. Until then,
-/// the steps use the component without references of their own (`withObject`, which does not let it
-/// escape): every provider call counts two atomic operations fewer, and every resolution two more
-/// (see Architecture).
+/// A class, so that no copy of it exists: an entry (`Entered`) is a view of one component that owns
+/// nothing, and no code outside this file can give back what an entry stands for.
+@usableFromInline final class EnteredComponents {
+    /// The entries, in the order they were entered.
+    @usableFromInline private(set) var entries: [Entered] = []
+
+    @usableFromInline init() {}
+
+    deinit { precondition(entries.isEmpty, "Dirk internal error: entered components never left") }
+
+    /// The entry of the component whose identity is `identity`, if it was entered.
+    @inlinable @inline(__always) func entry(of identity: UInt) -> Entered? {
+        var index = 0
+        while index < entries.count {
+            if entries[index].identity == identity { return entries[index] }
+            index &+= 1
+        }
+        return nil
+    }
+
+    /// Records that `component`, whose storage is `storage`, was admitted through its gate: takes a
+    /// strong reference to it, which the owner gives back when it leaves.
+    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
+        let entry = Entered(reference: Unmanaged.passRetained(component), storage: storage)
+        entries.append(entry)
+        return entry
+    }
+
+    /// Whether no component was entered.
+    @inlinable var isEmpty: Bool { entries.isEmpty }
+
+    /// Leaves every component, newest first, one at a time, each after its gate: a component's
+    /// release may run user code that resolves again on this thread, and enters again, so each
+    /// entry goes out of the list before it leaves.
+    func leaveAll() {
+        while let entry = entries.popLast() { entry.leave() }
+    }
+
+    /// Hands `other` the entries that `keep` accepts, with their references and gate counts, in
+    /// order; the others stay.
+    func transfer(to other: EnteredComponents, where keep: (Entered) -> Bool) {
+        var staying: [Entered] = []
+        for entry in entries {
+            if keep(entry) { other.entries.append(entry) } else { staying.append(entry) }
+        }
+        entries = staying
+    }
+}
+
+/// A component that a resolution entered, counted in the component's gate, and lent to the
+/// resolution's steps: a view, which owns nothing (see `EnteredComponents`).
+///
+/// **Why it is safe.** The resolution's `EnteredComponents` owns one strong reference to the
+/// component, taken when it entered, which it gives back when the resolution ends, after leaving
+/// the gate, which that reference keeps allocated, and after every step that uses the component has
+/// returned. Until then, the steps use the component without references of their own
+/// (`withObject`, which does not let it escape): every provider call counts two atomic operations
+/// fewer, and every resolution two more (see Architecture).
 @usableFromInline struct Entered {
     @usableFromInline let reference: Unmanaged<AnyObject>
     /// The component's storage, which `reference` keeps alive.
     @usableFromInline unowned(unsafe) let storage: any EnteredComponent
+
+    @inlinable init(reference: Unmanaged<AnyObject>, storage: any EnteredComponent) {
+        self.reference = reference
+        self.storage = storage
+    }
 
     /// The component's identity: its address.
     @inlinable var identity: UInt { UInt(bitPattern: reference.toOpaque()) }
@@ -52,20 +110,14 @@
     /// The component, as a strong reference of the caller's own.
     @inlinable var object: AnyObject { reference.takeUnretainedValue() }
 
-    /// Takes over a strong reference to `component`, of which `storage` is the storage.
-    @inlinable init(_ component: AnyObject, storage: any EnteredComponent) {
-        reference = Unmanaged.passRetained(component)
-        self.storage = storage
-    }
-
     /// Runs `body` with the component, which it uses without a reference count of its own.
     @inlinable @inline(__always)
     func withObject<Result>(_ body: (AnyObject) throws -> Result) rethrows -> Result {
         try reference._withUnsafeGuaranteedRef(body)
     }
 
-    /// Leaves the gate and gives back the reference.
-    func leave() {
+    /// Leaves the gate and gives back the reference: only the owner does, once.
+    fileprivate func leave() {
         storage.leaveGate()
         reference.release()
     }

@@ -13,14 +13,16 @@
 /// and a task's agent under its lock. The first
 /// `depth` steps of `steps` are initialized and the rest are not; `belowInBucket[i]` is the index
 /// of the step below step `i` in its bucket, or -1, and `bucketTops[b]` the index of bucket `b`'s
-/// topmost step, or -1; every method keeps it so. `deallocate()` frees the buffers, once, when the
-/// owner goes. Debug builds assert every index against `depth` and every bucket link against the
-/// stack, as swift-collections' `Deque` handle asserts its pointer accesses.
-@usableFromInline struct StepStack<Element: StackedStep> {
-    @usableFromInline var steps: UnsafeMutablePointer<Element>
-    @usableFromInline var depth = 0
-    @usableFromInline var capacity: Int
-    @usableFromInline var belowInBucket: UnsafeMutablePointer<Int32>
+/// topmost step, or -1; every method keeps it so. A class, so that nothing copies the buffers'
+/// owner: its `deinit` frees them, once. Debug builds assert every index against `depth` and every
+/// bucket link against the stack, as swift-collections' `Deque` handle asserts its pointer accesses.
+@usableFromInline final class StepStack<Element: StackedStep> {
+    // One agent at a time reaches the stack (see above), so a run-time exclusivity check, a call into
+    // the runtime on every push and pop, could never fail: the variables go without one.
+    @usableFromInline @exclusivity(unchecked) var steps: UnsafeMutablePointer<Element>
+    @usableFromInline @exclusivity(unchecked) var depth = 0
+    @usableFromInline @exclusivity(unchecked) var capacity: Int
+    @usableFromInline @exclusivity(unchecked) var belowInBucket: UnsafeMutablePointer<Int32>
     @usableFromInline let bucketTops: UnsafeMutablePointer<Int32>
     /// The number of buckets less one: a power of two less one, which masks a step's bucket.
     @usableFromInline let bucketMask: Int
@@ -35,8 +37,7 @@
         bucketTops.initialize(repeating: -1, count: buckets)
     }
 
-    /// Frees the buffers: call it once, when the owner goes.
-    func deallocate() {
+    deinit {
         steps.deinitialize(count: depth)
         steps.deallocate()
         belowInBucket.deallocate()
@@ -44,7 +45,7 @@
     }
 
     /// Pushes the step that `make` makes, in place on the stack.
-    @inlinable @inline(__always) mutating func push(_ make: () -> Element) {
+    @inlinable @inline(__always) func push(_ make: () -> Element) {
         if depth == capacity { grow() }
         let top = depth
         (steps + top).initialize(to: make())
@@ -56,7 +57,7 @@
     }
 
     /// Pops the top step.
-    @inlinable @inline(__always) mutating func pop() {
+    @inlinable @inline(__always) func pop() {
         assert(depth > 0, "Dirk internal error: a step popped from an empty stack")
         depth &-= 1
         assert(bucketTops[steps[depth].bucket & bucketMask] == depth, "Dirk internal error: a lost bucket")
@@ -64,7 +65,7 @@
         (steps + depth).deinitialize(count: 1)
     }
 
-    @usableFromInline mutating func grow() {
+    @usableFromInline func grow() {
         steps = Self.moved(steps, count: depth, toCapacity: capacity * 2)
         belowInBucket = Self.moved(belowInBucket, count: depth, toCapacity: capacity * 2)
         capacity *= 2

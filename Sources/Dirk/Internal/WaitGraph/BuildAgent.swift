@@ -18,6 +18,11 @@
     /// what it waits for, and has no steps.
     package static func standalone() -> BuildAgent { LockedWaitAgent() }
 
+    /// Whether this agent runs a part of the resolution of `builder`, another agent, which a build was
+    /// handed to (see `OnceStateMachine.Build.isHandedOver`): it runs in `builder`'s task, or in a
+    /// task started inside one of its steps.
+    package func runsPart(of builder: BuildAgent) -> Bool { false }
+
     /// The agent's steps from the one that runs `step` up to the innermost, for cycle messages.
     ///
     /// Another agent calls it only while this agent is blocked in a closed cycle of waits, so the

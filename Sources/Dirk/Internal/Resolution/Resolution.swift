@@ -1,0 +1,167 @@
+/// What one agent keeps of the resolution it runs a part of, until that part ends: the components
+/// it entered, the builds it holds, the `configure:` closures that wait for its factories, and its
+/// `scoped` instances. One value, with one set of rules, that a thread's `ResolutionContext` keeps in
+/// place and a task's `TaskAgent` keeps under its lock.
+///
+/// A resolution begins with an outermost provider call and ends when that call returns. A thread's
+/// resolution that runs inside a task is a part of that task's async resolution: when it ends, it
+/// hands that task's agent what the agent must keep until its own part ends: its components
+/// (`TaskAgent.adopt(_:)`), and its builds, while a `configure:` closure waits (`handOverBuilds(to:)`).
+@usableFromInline struct Resolution {
+    /// The components this part entered, each once, each counted in its gate.
+    @usableFromInline let entered = EnteredComponents()
+    /// The builds it holds, the instances it took half-configured, and the `configure:` closures
+    /// under way (see `BuildHolds`).
+    var holds = BuildHolds()
+    /// How many factories run in this part, of builds and of providers that cache nothing: while
+    /// one does, a `configure:` closure that cannot throw waits (`pendingConfigurations`), since it
+    /// may need that factory's instance.
+    @usableFromInline var runningFactories = 0
+    /// The `configure:` closures that wait for the factories under way to return, oldest first. The
+    /// last factory to return runs them, newest first, so that each finds every instance of its
+    /// cycle built.
+    @usableFromInline var pendingConfigurations: [PendingConfiguration] = []
+    /// The store of the resolution's `scoped` instances, once a `scoped` provider asked, and whether
+    /// this part ends it: a store of its own, not the async resolution's that it runs a part of.
+    var scope: ScopeStore?
+    var ownsScope = false
+    /// The `scoped` instances this part took, in the order it asked for them (see `taken(_:)`).
+    var scoped: [ScopedInstance] = []
+
+    // MARK: After a factory
+
+    /// What the build of a provider whose factory has just returned does next (`AfterFactory`), for
+    /// a thread and a task alike.
+    ///
+    /// A build with no `configure:`, which no waiting `configure:` may need and which need not be
+    /// held, completes at once. Any other holds its instance, which only its builder sees until it is
+    /// published; runs the `configure:` closures that waited for the factories to return, if none
+    /// runs anymore (`factoriesUnderWay`: in this part of the resolution, or, for a thread's part,
+    /// in the task it runs in); then its own `configure:`, at once or once the factories under way
+    /// return (see `ConfigureKind`).
+    func afterFactory(configure: ConfigureKind, factoriesUnderWay: @autoclosure () -> Bool) -> AfterFactory {
+        let runsPending = !pendingConfigurations.isEmpty && !factoriesUnderWay()
+        if configure == .none && !holds.mustHold && !runsPending { return .complete }
+        let when: ConfigureTime =
+            switch configure {
+            case .none: .never
+            case .atOnce: .now
+            case .mayWait: factoriesUnderWay() ? .whenFactoriesReturn : .now
+            }
+        return .settle(runsPending: runsPending, configure: when)
+    }
+
+    /// What a build whose instance is complete (its `configure:` ran, or it has none) does last:
+    /// it is held until this part's builds end, if a `configure:` still runs or waits here, or this
+    /// part took another agent's half-configured instance, either of which it may refer to;
+    /// otherwise it is published.
+    var holdsCompleteBuilds: Bool { holds.mustHold }
+
+    // MARK: Configuring
+
+    /// How many builds, and how many `scoped` instances, this part held when a `configure:` closure
+    /// began: what it holds from there may refer to the closure's instance.
+    typealias ConfigurationMark = (heldBuilds: Int, ownScoped: Int)
+
+    /// Records that the `configure:` closure of the build `record` (nil for a build that caches
+    /// nothing) begins here, or will run; returns the mark after which what this part holds may refer
+    /// to the instance. Pair every call with `holds.endConfiguring(_:)`.
+    mutating func beginConfiguring(_ record: BuildRecord?) -> ConfigurationMark {
+        (heldBuilds: holds.beginConfiguring(record), ownScoped: scoped.count)
+    }
+
+    /// Takes out what this part built since `mark`, while a `configure:` closure that has now thrown
+    /// ran, and which may refer to its instance: the builds it holds, to drop, and the `scoped`
+    /// instances it took, which the provider builds anew if it is asked again (see `drop(_:because:)`).
+    mutating func takeBuilt(since mark: ConfigurationMark) -> BuiltSince {
+        let dropped = Array(scoped[mark.ownScoped...])
+        scoped.removeSubrange(mark.ownScoped...)
+        return BuiltSince(held: holds.takeHeld(since: mark.heldBuilds), scoped: dropped)
+    }
+
+    /// Drops what `takeBuilt(since:)` took out, because of `failure`, after any lock: the builds,
+    /// whose waiters look again, then the `scoped` instances, newest first, whose deinitializers may
+    /// run user code.
+    static func drop(_ built: BuiltSince, because failure: BuildFailure) {
+        BuildHolds.drop(built.held, because: failure)
+        var scoped = built.scoped
+        while scoped.popLast() != nil {}
+    }
+
+    // MARK: Scoped instances
+
+    /// The instance of the `scoped` provider whose own cell key is `key` that this part took already
+    /// from `store`, if any: a part keeps each instance it took until it ends, and gets it again
+    /// while it uses the scope it took it from.
+    func taken(_ key: CellKey, from store: ScopeStore) -> AnyObject? {
+        let identity = ObjectIdentifier(store)
+        return scoped.first { $0.key == key && $0.store == identity }?.value
+    }
+
+    // MARK: Handing over
+
+    /// Hands `agent`, the agent of the task in which this part (a thread's) runs, the builds this part
+    /// holds, with the instances it took and the `configure:` closures that wait, if one still waits
+    /// for the task's factories: the agent becomes their builder, and ends them when its own builds
+    /// end. Returns whether it took them; otherwise this part ends them itself.
+    mutating func handOverBuilds(to agent: TaskAgent) -> Bool {
+        guard !pendingConfigurations.isEmpty else { return false }
+        agent.adopt(holds, pending: pendingConfigurations)
+        holds = BuildHolds()
+        pendingConfigurations = []
+        return true
+    }
+}
+
+/// What a part of a resolution built since a `configure:` closure began (`Resolution.takeBuilt`).
+struct BuiltSince {
+    let held: ArraySlice<BuildHolds.Held>
+    let scoped: [ScopedInstance]
+}
+
+/// What kind of `configure:` closure a provider has, which decides when it runs.
+enum ConfigureKind {
+    /// The provider has none.
+    case none
+    /// It runs as soon as its factory returns: it can throw, so that its error reaches its own
+    /// provider's caller; or it is an async provider's, whose factory's caller may await other tasks
+    /// that need the instance, a wait that no cycle check sees.
+    case atOnce
+    /// A synchronous provider's that cannot throw: it may wait for the factories under way to return.
+    case mayWait
+}
+
+/// When a build's `configure:` closure runs.
+enum ConfigureTime {
+    /// It has none.
+    case never
+    /// Now, before the build is held or published.
+    case now
+    /// When the last factory under way returns (`Resolution.pendingConfigurations`).
+    case whenFactoriesReturn
+}
+
+/// What a build whose factory has returned does next (`Resolution.afterFactory`).
+enum AfterFactory: Equatable {
+    /// Its value becomes the cell's at once, and its waiters get it.
+    case complete
+    /// Its instance is held; the closures that waited for the last factory run first if
+    /// `runsPending`; then its own `configure:` runs, or waits, as `configure` says; then it is held
+    /// or published (`Resolution.holdsCompleteBuilds`).
+    case settle(runsPending: Bool, configure: ConfigureTime)
+}
+
+/// A `configure:` closure of a synchronous provider that waits for the factories under way to
+/// return: the build whose instance it completes, which counts as configuring from the moment its
+/// instance exists, its step, and the closure, which cannot throw.
+@usableFromInline struct PendingConfiguration {
+    let record: BuildRecord
+    let step: Step
+    let configure: () -> Void
+}
+
+/// A `scoped` instance that a part of a resolution took: the provider's own cell key, the store it
+/// took it from, compared only (the part keeps it alive, through `Resolution.scope`, while it uses
+/// it), the instance, and the provider's module, which the part keeps alive so that no other module
+/// takes its address, and key, meanwhile.
+typealias ScopedInstance = (key: CellKey, store: ObjectIdentifier, value: AnyObject, owner: AnyObject)
