@@ -34,9 +34,11 @@ struct AsyncConfigureRuleTests {
         arguments: Outer.allCases)
     func inATask(_ outer: Outer) async {
         let component = LogComponent()
-        switch outer {
-        case .transient: _ = await component.rule.a()
-        case .single: _ = await component.rule.asyncSingle()
+        await withAsyncWatchdog {
+            switch outer {
+            case .transient: _ = await component.rule.a()
+            case .single: _ = await component.rule.asyncSingle()
+            }
         }
         #expect(component.log.withLock { $0 } == ["s.f", "end", "s.c"])
     }
@@ -44,15 +46,15 @@ struct AsyncConfigureRuleTests {
     @Test("in a task, a configure: reached inside nested async factories runs after the outermost returns")
     func insideNestedAsyncFactories() async {
         let component = LogComponent()
-        _ = await component.rule.outer()
+        await withAsyncWatchdog { _ = await component.rule.outer() }
         #expect(component.log.withLock { $0 } == ["s.f", "end", "outer end", "s.c"])
     }
 
     @Test("the outermost async call returns an instance whose configure: has run")
     func configuredWhenTheOutermostCallReturns() async {
         let component = LogComponent()
-        let ring = await component.rule.returnsS()
-        #expect(ring.configured)
+        let ring = await withAsyncWatchdog { await component.rule.returnsS() }
+        #expect(ring?.configured == true)
     }
 
     @Test(

@@ -8,7 +8,7 @@ import Testing
 @Suite("fresh answers only its own closure's calls, never a later task's")
 struct FreshIdentityTests {
     /// The cached provider that the tests ask for afresh: a synchronous `single` or an async one.
-    enum Provider: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    enum CachedProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case single, asyncSingle
 
         var testDescription: String { rawValue }
@@ -23,28 +23,32 @@ struct FreshIdentityTests {
 
     @Test(
         "a Task started inside an async fresh closure that calls the provider after fresh returned gets the cached instance",
-        arguments: Provider.allCases, [false, true])
-    func taskCallingAfterFreshReturned(_ provider: Provider, observed: Bool) async {
+        arguments: CachedProvider.allCases, [false, true])
+    func taskCallingAfterFreshReturned(_ provider: CachedProvider, observed: Bool) async {
         let component = FreshIdentityComponent()
         if observed { component.startRecordingDependencies() }
         let cached = await provider.resolve(component)
-        let freshReturned = Latch()
-        let (copy, later) = await component.identity.fresh { _ in
-            let later = Task {
-                await freshReturned.wait()
-                return await provider.resolve(component)
+        let got = await withAsyncWatchdog { () async -> (copy: Thing, later: Thing) in
+            let freshReturned = Latch()
+            let (copy, later) = await component.identity.fresh { _ in
+                let later = Task {
+                    await freshReturned.wait()
+                    return await provider.resolve(component)
+                }
+                return (await provider.resolve(component), later)
             }
-            return (await provider.resolve(component), later)
+            freshReturned.open()
+            return (copy, await later.value)
         }
-        freshReturned.open()
-        #expect(copy !== cached, "the closure's own call built anew")
-        #expect(await later.value === cached, "the Task's call, made after fresh returned, built anew")
+        #expect(got.map { $0.copy !== cached } == true, "the closure's own call built anew")
+        #expect(
+            got.map { $0.later === cached } == true, "the Task's call, made after fresh returned, built anew")
     }
 
     @Test(
         "a task that starts after the fresh call's task ended never gets a fresh instance, 1,000 rounds",
-        arguments: Provider.allCases)
-    func laterTaskNeverAnswered(_ provider: Provider) async {
+        arguments: CachedProvider.allCases)
+    func laterTaskNeverAnswered(_ provider: CachedProvider) async {
         // The fresh call's task ends, and is released, before the Task its closure started starts
         // another; a finished task's address is often given to the next task. The component is
         // observed, so that every call takes the whole pipeline, where `fresh` is asked.
