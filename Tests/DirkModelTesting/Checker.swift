@@ -10,6 +10,9 @@ import Foundation
 /// - A `weak`: the instance its caller holds, again, while no reset comes in between.
 /// - A `scoped`: one instance per resolution, sync or async (with the child tasks it starts), and
 ///   never one of another resolution.
+///   That holds for one got in a `configure:` of a `Task { }` that outlives the resolution whose
+///   scope it shares, too: a later resolution never gets it (checked where it is got,
+///   `ModelComponent.configureInOutlivingTask`).
 /// - No call returns an instance whose `configure:` has not run, or one that refers to one, nor one
 ///   whose `configure:` threw.
 /// - A ring of `configure:` closures, resolved from either end: each member's peer is the other.

@@ -104,6 +104,12 @@ public struct ProviderSpec: Sendable, CustomStringConvertible {
     /// Whether its async factory awaits the first two of its async dependencies in child tasks
     /// (`async let`), which share the resolution.
     public var inChildTasks: Bool
+    /// The synchronous provider, if any, that its async factory calls in a `Task { }` that it starts
+    /// and that outlives its resolution (see `ConfigureSpec.outliving`).
+    public var startsTask: Int? = nil
+    /// Whether only such a task calls it: no factory, worker or override does, so that nothing else
+    /// waits for the builds that the task holds while it waits.
+    public var onlyInOutlivingTask = false
 
     public var description: String {
         var parts = ["\(strategy)"]
@@ -114,6 +120,8 @@ public struct ProviderSpec: Sendable, CustomStringConvertible {
         if let configure { parts.append("\(configure)") }
         if throwing { parts.append("throws") }
         if inChildTasks { parts.append("async let") }
+        if let startsTask { parts.append("starts a Task that outlives it and calls p\(startsTask)") }
+        if onlyInOutlivingTask { parts.append("called only in that Task") }
         return parts.joined(separator: "; ")
     }
 }
@@ -134,11 +142,17 @@ public enum ConfigureSpec: Sendable, CustomStringConvertible {
     case plain
     /// One member of a ring of two in the same component.
     case ring(peer: Int)
+    /// Asks for the synchronous `scoped` provider `scoped`; then, in a `Task { }` that an async
+    /// factory started (see `ProviderSpec.startsTask`), waits until that factory's resolution has
+    /// returned, so that the resolution's scope ends while the task holds the scoped build: the
+    /// shape of review R1 (issue 83).
+    case outliving(scoped: Int)
 
     public var description: String {
         switch self {
         case .plain: "configure:"
         case .ring(let peer): "configure: ring with p\(peer)"
+        case .outliving(let scoped): "configure: asks for p\(scoped), then waits until the resolution ends"
         }
     }
 
@@ -208,10 +222,11 @@ extension ModelProgram {
             let releasedEarly = index > 0 && Int.random(in: 0..<5, using: &random) == 0
             let providers = randomProviders(
                 count: Int.random(in: 1...maxProviders, using: &random),
-                ancestorStrategies: collectStrategies(components, from: parent), closes: !releasedEarly,
-                using: &random)
+                ancestors: collectProviders(components, from: parent), closes: !releasedEarly,
+                outlivingTask: true, using: &random)
             let overridable = providers.indices.filter {
                 providers[$0].configure?.peer == nil && !providers[$0].strategy.isMainActor
+                    && !providers[$0].onlyInOutlivingTask
             }
             let overridden = overridable.filter { _ in Int.random(in: 0..<8, using: &random) == 0 }
             components.append(
@@ -225,21 +240,22 @@ extension ModelProgram {
         return ModelProgram(seed: seed, components: components, workers: workers)
     }
 
-    /// The strategies of the providers of `level` and its ancestors, nearest first.
-    private static func collectStrategies(_ components: [ComponentSpec], from level: Int?)
-        -> [[ModelStrategy]]
+    /// The providers of `level` and its ancestors, nearest first.
+    private static func collectProviders(_ components: [ComponentSpec], from level: Int?)
+        -> [[ProviderSpec]]
     {
-        var all: [[ModelStrategy]] = []
+        var all: [[ProviderSpec]] = []
         var up = level
         while let index = up {
-            all.append(components[index].providers.map(\.strategy))
+            all.append(components[index].providers)
             up = components[index].parent
         }
         return all
     }
 
+    /// `count` random providers, and, if `outlivingTask`, maybe the shape of `ConfigureSpec.outliving`.
     private static func randomProviders(
-        count: Int, ancestorStrategies: [[ModelStrategy]], closes: Bool,
+        count: Int, ancestors: [[ProviderSpec]], closes: Bool, outlivingTask: Bool = false,
         strategies: [ModelStrategy] = ModelStrategy.allCases, using random: inout SplitMix
     ) -> [ProviderSpec] {
         var providers: [ProviderSpec] = []
@@ -253,11 +269,13 @@ extension ModelProgram {
             }
             var dependencies: [Dependency] = []
             for _ in 0..<Int.random(in: 0...3, using: &random) {
-                let levelsUp = Int.random(in: 0...ancestorStrategies.count, using: &random)
-                let strategies = levelsUp == 0 ? providers.map(\.strategy) : ancestorStrategies[levelsUp - 1]
-                let choices = strategies.indices.filter { candidate in
-                    allowed(strategies[candidate])
-                        || (levelsUp == 0 && strategy.isMainActor && strategies[candidate].isMainActor)
+                let levelsUp = Int.random(in: 0...ancestors.count, using: &random)
+                let candidates = levelsUp == 0 ? providers : ancestors[levelsUp - 1]
+                let choices = candidates.indices.filter { candidate in
+                    let other = candidates[candidate]
+                    return !other.onlyInOutlivingTask
+                        && (allowed(other.strategy)
+                            || (levelsUp == 0 && strategy.isMainActor && other.strategy.isMainActor))
                 }
                 guard let provider = choices.randomElement(using: &random) else { continue }
                 dependencies.append(
@@ -311,6 +329,25 @@ extension ModelProgram {
             default: break
             }
         }
+        // The shape of review R1 (issue 83): the first async transient, when its index is even,
+        // starts a `Task { }` that calls a `single(key:)` whose `configure:` asks for a `scoped`
+        // provider and waits until the transient's resolution has returned. Both are new, and only
+        // that task calls them. Chosen without a draw, as the async ring is.
+        if outlivingTask,
+            let starter = providers.indices.first(where: { providers[$0].strategy == .asyncTransient }),
+            starter % 2 == 0
+        {
+            let scoped = providers.count
+            providers.append(
+                ProviderSpec(
+                    strategy: .scoped, dependencies: [], closes: false, configure: nil, throwing: false,
+                    inChildTasks: false, onlyInOutlivingTask: true))
+            providers.append(
+                ProviderSpec(
+                    strategy: .keyed, dependencies: [], closes: false, configure: .outliving(scoped: scoped),
+                    throwing: false, inChildTasks: false, onlyInOutlivingTask: true))
+            providers[starter].startsTask = scoped + 1
+        }
         return providers
     }
 
@@ -323,7 +360,9 @@ extension ModelProgram {
             let component = Int.random(in: 0..<components.count, using: &random)
             let providers = components[component].providers
             // A thread calls only synchronous providers.
-            let callable = providers.indices.filter { kind == .task || providers[$0].strategy.isSync }
+            let callable = providers.indices.filter {
+                !providers[$0].onlyInOutlivingTask && (kind == .task || providers[$0].strategy.isSync)
+            }
             let key = Int.random(in: 0...2, using: &random)
             let roll = Int.random(in: 0..<100, using: &random)
             guard let provider = callable.randomElement(using: &random) else { continue }
@@ -343,7 +382,7 @@ extension ModelProgram {
             case 92..<96:
                 let providers = randomProviders(
                     count: Int.random(in: 1...4, using: &random),
-                    ancestorStrategies: collectStrategies(components, from: component), closes: true,
+                    ancestors: collectProviders(components, from: component), closes: true,
                     strategies: ModelStrategy.allCases.filter { kind == .task || $0.isSync }, using: &random)
                 operations.append(.child(parent: component, providers: providers))
             default: operations.append(.resolve(component: component, provider: provider, key: key))

@@ -76,13 +76,19 @@ final class ModelWorld: @unchecked Sendable {
     /// The provider that a `fresh { }` asks for itself: its component and index. A factory and a
     /// `configure:` clear it for what they ask for, so that only the `fresh` call's own build sees it.
     @TaskLocal static var freshTarget: (component: Int, provider: Int)?
+    /// In a task that an async factory started to outlive its resolution, what it opens once its
+    /// `configure:` has its scoped instance (see `ConfigureSpec.outliving`).
+    @TaskLocal static var outlivingTask: OneTimeSignal?
 
-    private let lock = NSLock()
+    /// A lock, and the condition of an operation's end (`waitUntilEnded(_:)`).
+    private let lock = NSCondition()
     private var random: SplitMix
     private var clock = 0
     private var serials = 0
     private var operations = 0
     private var componentCount = 0
+    /// The operations whose resolution has started a task that outlives it.
+    private var outlivedOperations: Set<Int> = []
     // Resets: a component's count goes up by one when a reset begins and one when it ends, so a call
     // that reads the same even count before and after overlapped none.
     private var resets: [Int: Int] = [:]
@@ -163,6 +169,20 @@ final class ModelWorld: @unchecked Sendable {
             clock += 1
             operationEnds[operation] = clock
         }
+        lock.broadcast()
+    }
+
+    /// Returns once the outermost call of `operation` has returned.
+    func waitUntilEnded(_ operation: Int) {
+        lock.withLock {
+            while operationEnds[operation] == nil { lock.wait() }
+        }
+    }
+
+    /// Whether the resolution of `operation` may start a task that outlives it: the first time it
+    /// asks. One per resolution, so that no such task waits for the scoped build that another holds.
+    func mayStartOutlivingTask(in operation: Int) -> Bool {
+        lock.withLock { outlivedOperations.insert(operation).inserted }
     }
     func resetEnds(_ component: Int) { lock.withLock { resets[component, default: 0] += 1 } }
 
@@ -374,6 +394,7 @@ final class ModelComponent: Component, @unchecked Sendable {
             await Task.yield()
         }
         if spec.throwing { try Task.checkCancellation() }
+        if let holder = spec.startsTask { await startOutlivingTask(calling: holder) }
         return world.node(
             component: id, provider: index, key: key, strategy: spec.strategy, dependencies: dependencies,
             started: started, closes: spec.closes, configures: spec.configure != nil)
@@ -394,6 +415,23 @@ final class ModelComponent: Component, @unchecked Sendable {
                 return nil
             }
         }
+    }
+
+    /// Starts the task that the async factory of a provider with `startsTask` starts, which calls
+    /// the synchronous provider `holder` with a key of its own and outlives the factory's resolution;
+    /// returns once the holder's `configure:` has its scoped instance, or the task's call returned.
+    /// The task runs on a thread of its own, which the `configure:` blocks.
+    func startOutlivingTask(calling holder: Int) async {
+        let operation = ModelWorld.operation
+        guard world.mayStartOutlivingTask(in: operation) else { return }
+        let reached = OneTimeSignal()
+        Task(executorPreference: ThreadPerJob.executor) { [self] in
+            ModelWorld.$outlivingTask.withValue(reached) {
+                _ = try? ifAdmitted { try? graph.node(holder, key: operation) }
+            }
+            reached.open()
+        }
+        await reached.wait()
     }
 
     /// The main-actor factory of provider `index`: its dependencies are main-actor providers of its
@@ -436,6 +474,8 @@ final class ModelComponent: Component, @unchecked Sendable {
         var peer: Node?
         if let other = spec.configure?.peer {
             peer = ModelWorld.$freshTarget.withValue(nil) { try? graph.node(other, key: 0) }
+        } else if case .outliving(let scoped) = spec.configure {
+            configureInOutlivingTask(scoped)
         } else if spec.throwing {
             do {
                 try world.maybeFail()
@@ -445,5 +485,58 @@ final class ModelComponent: Component, @unchecked Sendable {
             }
         }
         node.markConfigured(peer: peer)
+    }
+
+    /// The `configure:` of `ConfigureSpec.outliving`: gets the instance of the `scoped` provider,
+    /// which must be the resolution's own, not one that an earlier resolution's task made; then, in
+    /// the task that outlives the resolution, says so and waits until the resolution has returned.
+    private func configureInOutlivingTask(_ scoped: Int) {
+        let operation = ModelWorld.operation
+        if let instance = try? graph.node(scoped, key: 0), instance.operation != operation {
+            world.diverged(
+                "operation \(operation)'s task got the scoped \(instance.name), built by operation "
+                    + "\(instance.operation): a scoped instance is one resolution's")
+        }
+        guard let reached = ModelWorld.outlivingTask else { return }
+        reached.open()
+        world.waitUntilEnded(operation)
+    }
+}
+
+/// Opened once, from any thread or task; the tasks that wait for it resume then, and later ones go
+/// straight on.
+final class OneTimeSignal: @unchecked Sendable {
+    // `waiters` is guarded by `lock`; nil once the signal is open.
+    private let lock = NSLock()
+    private var waiters: [CheckedContinuation<Void, Never>]? = []
+
+    func open() {
+        let waiting = lock.withLock {
+            defer { waiters = nil }
+            return waiters ?? []
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = lock.withLock {
+                waiters?.append(continuation)
+                return waiters == nil
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+}
+
+/// Runs each job of the tasks that prefer it on a thread started for that job, so that a task that
+/// blocks its thread holds none of the shared pool's. A task's jobs run one after another, each on
+/// its own thread.
+final class ThreadPerJob: TaskExecutor {
+    static let executor = ThreadPerJob()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        Thread { job.runSynchronously(on: ThreadPerJob.executor.asUnownedTaskExecutor()) }.start()
     }
 }

@@ -37,7 +37,9 @@ struct ModelTests {
             """)
     }
 
-    @Test("the generator exercises every strategy and every ring, and no divergence is known")
+    @Test(
+        "the generator exercises every strategy, every ring and tasks that outlive their resolution, and no divergence is known"
+    )
     func generatorCoversEveryStrategy() {
         // The first 40 seeds in every build, sanitized ones included, whose seed budget is smaller.
         let programs = (1...UInt64(40)).map { ModelProgram.random(seed: $0) }
@@ -58,6 +60,11 @@ struct ModelTests {
             component.providers.contains { $0.configure?.peer != nil && $0.strategy == .asyncSingle }
         }
         #expect(!asyncRings.isEmpty, "rings of async singles")
+        let outliving = programs.flatMap(\.components).filter { component in
+            component.providers.contains { $0.startsTask != nil }
+        }
+        #expect(
+            !outliving.isEmpty, "scoped instances got in a configure: of a Task that outlives its resolution")
         #expect(programs.contains { $0.components.contains { !$0.overridden.isEmpty } }, "overrides")
         #expect(
             programs.contains { $0.components.contains(where: \.releasedEarly) }, "components released early")
