@@ -13,4 +13,10 @@ nonisolated final class ServicesModule: Module<AppComponent> {
     func api() -> any FeedAPI { single { LiveFeedAPI(baseURL: "https://feed.example.com") as any FeedAPI } }
     func store() -> ItemStore { single { ItemStore() } }
     func auth() -> AuthService { single { c in AuthService(api: c.services.api()) } }
+
+    /// Fetched from the server once, by the first caller, on the main actor or off it; a failure
+    /// keeps nothing, so the next call asks again.
+    func featureFlags() async throws -> FeatureFlags {
+        try await single { c in try await c.services.api().featureFlags() }
+    }
 }

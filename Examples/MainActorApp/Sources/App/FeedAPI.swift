@@ -1,6 +1,7 @@
 /// The server, as the app sees it: every call is async and may fail.
 nonisolated protocol FeedAPI: Sendable {
     func signIn(user: String, password: String) async throws -> UserSession
+    func featureFlags() async throws -> FeatureFlags
     func signOut(_ session: UserSession) async
     func feed(for session: UserSession) async throws -> [Item]
     func item(id: Int, for session: UserSession) async throws -> Item
@@ -41,6 +42,8 @@ actor LiveFeedAPI: FeedAPI {
     func signOut(_ session: UserSession) {
         signedIn.remove(session.token)
     }
+
+    func featureFlags() -> FeatureFlags { FeatureFlags(comments: true) }
 
     func feed(for session: UserSession) throws -> [Item] {
         try authorize(session)

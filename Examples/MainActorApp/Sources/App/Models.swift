@@ -18,6 +18,11 @@ nonisolated struct UserSession: Sendable, Hashable {
     let token: String
 }
 
+/// What the server lets this app show, fetched once at launch.
+nonisolated struct FeatureFlags: Sendable, Hashable {
+    let comments: Bool
+}
+
 /// What the server answers instead of data.
 nonisolated enum APIError: Error, Equatable {
     case wrongPassword

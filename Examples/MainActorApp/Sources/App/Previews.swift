@@ -31,6 +31,7 @@ struct PreviewAPI: FeedAPI {
 
     func signIn(user: String, password: String) -> UserSession { UserSession(user: user, token: "preview") }
     func signOut(_ session: UserSession) {}
+    func featureFlags() -> FeatureFlags { FeatureFlags(comments: true) }
     func feed(for session: UserSession) -> [Item] { items }
     func item(id: Int, for session: UserSession) throws -> Item {
         guard let item = items.first(where: { $0.id == id }) else { throw APIError.notFound(id: id) }

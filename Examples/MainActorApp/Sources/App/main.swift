@@ -7,9 +7,11 @@ let api = app.services.api()
 let user = try await app.services.auth().signIn(user: "ada", password: "secret")
 let session = SessionComponent(user: user).parent(app)
 print("signed in as \(user.user)")
+let flags = try await app.services.featureFlags()
+print("feature flags from the server: comments \(flags.comments ? "on" : "off")")
 
 /// The screens, each with its component, shown and closed while the session is open.
-func browse(_ session: SessionComponent) async {
+func browse(_ session: SessionComponent, flags: FeatureFlags) async {
     let home = HomeComponent().parent(session)
     let feed = home.screen.viewModel()
     await feed.load()
@@ -23,20 +25,21 @@ func browse(_ session: SessionComponent) async {
     let item = detail.screen.viewModel()
     await item.load()
     print("detail: \(item.item.map { "\($0.title), marked read" } ?? item.error ?? "")")
+    guard flags.comments else { return }
     let comments = detail.screen.commentsViewModel()
     comments.appear()
     await comments.loading?.value
     print("detail: comments: \(comments.comments.map { "\($0.author): \($0.text)" }.joined(separator: "; "))")
 }
-await browse(session)
+await browse(session, flags: flags)
 
 // What the system's background refresh would run, off the main actor: it reaches the app's
 // services through their plain module, whose providers any thread may call.
-let refreshed = try await Task.detached { [app, user] in
+let (refreshed, refreshedFlags) = try await Task.detached { [app, user] in
     let feed = FeedService(api: app.services.api(), store: app.services.store(), session: user)
-    return try await feed.loadFeed().count
+    return (try await feed.loadFeed().count, try await app.services.featureFlags())
 }.value
-print("background refresh: \(refreshed) items")
+print("background refresh: \(refreshed) items, the same feature flags: \(refreshedFlags == flags)")
 
 print("signing out: the session shuts down")
 try await session.shutdown()  // runs the session's close actions: what was read and seen goes to the server

@@ -2,16 +2,23 @@ import Dirk
 
 @testable import App
 
-/// A server for tests: serves `items`, fails every call with `failure` when it is set, and records
-/// what it was sent. An actor, so that a test can keep it and read what it recorded.
+/// A server for tests: serves `items` and `flags`, fails every call with `failure` when it is set,
+/// and records what it was sent and asked. An actor, so that a test can keep it and read what it
+/// recorded.
 actor FakeAPI: FeedAPI {
     let items: [Item]
-    let failure: APIError?
+    let flags: FeatureFlags
+    private(set) var failure: APIError?
     private(set) var uploaded: [Int] = []
     private(set) var screens: [String] = []
+    private(set) var flagRequests = 0
 
-    init(items: [Item] = [Item(id: 7, title: "Fake", body: "From the test.")], failure: APIError? = nil) {
+    init(
+        items: [Item] = [Item(id: 7, title: "Fake", body: "From the test.")],
+        flags: FeatureFlags = FeatureFlags(comments: true), failure: APIError? = nil
+    ) {
         self.items = items
+        self.flags = flags
         self.failure = failure
     }
 
@@ -21,6 +28,16 @@ actor FakeAPI: FeedAPI {
     }
 
     func signOut(_ session: UserSession) {}
+
+    func featureFlags() throws -> FeatureFlags {
+        flagRequests += 1
+        try failIfAsked()
+        return flags
+    }
+
+    func fail(with failure: APIError?) {
+        self.failure = failure
+    }
 
     func feed(for session: UserSession) throws -> [Item] {
         try failIfAsked()
@@ -53,12 +70,16 @@ actor FakeAPI: FeedAPI {
     }
 }
 
-/// A session over `api`, signed in as `user`, with its app component as its parent.
-func testSession(api: FakeAPI, user: String = "test") -> SessionComponent {
-    let app = AppComponent().overriding {
+/// The app's component, over `api`.
+func testApp(api: FakeAPI) -> AppComponent {
+    AppComponent().overriding {
         $0.services.api()
     } with: {
         api
     }
-    return SessionComponent(user: UserSession(user: user, token: "fake")).parent(app)
+}
+
+/// A session over `api`, signed in as `user`, with its app component as its parent.
+func testSession(api: FakeAPI, user: String = "test") -> SessionComponent {
+    SessionComponent(user: UserSession(user: user, token: "fake")).parent(testApp(api: api))
 }
