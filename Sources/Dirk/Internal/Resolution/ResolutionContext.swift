@@ -106,6 +106,11 @@
     /// wait for, and which may take this resolution's builds (`Resolution.handOverBuilds(to:)`).
     var ownTaskAgent: TaskAgent? { taskAgent.flatMap { isOwnAgent ? $0 : nil } }
 
+    /// The calling task's own agent, while this thread runs a part of its resolution: that task is
+    /// blocked while this thread waits, so the thread waits as that agent too, so that a chain of
+    /// waits through the agent's builds finds this thread's wait (see `CellReference.wait`).
+    package override var waitingAgent: BuildAgent { ownTaskAgent ?? self }
+
     /// A build that a thread's resolution handed to the task it ran in (see
     /// `Resolution.handOverBuilds(to:)`) is that task's agent's, and so a part of its resolution's:
     /// this resolution's too when it runs in that task, or in a task started inside it.

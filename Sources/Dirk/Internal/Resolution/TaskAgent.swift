@@ -283,14 +283,21 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
     func runPendingConfigurations(isolation: isolated (any Actor)? = #isolation) async {
         while let pending = withRecord({ $0.pendingConfigurations.popLast() }) {
             // A closure that a thread's part of the resolution handed over runs on this task's
-            // thread, in a step of a resolution of its own.
-            ResolutionContext.withCurrent { $0.runOutermost(pending.step, pending.configure) }
-            let dependencies = withRecord { record in
-                record.holds.endConfiguring(pending.record)
-                return record.holds.hold(pending.record, step: pending.step)
+            // thread, in a step of a resolution of its own; its build is complete, and marked so,
+            // before that resolution ends, which waits for the instances the closure took, as on a
+            // thread.
+            ResolutionContext.withCurrent { context in
+                context.runOutermost(pending.step) {
+                    pending.configure()
+                    let borrowed = context.record.holds.borrowed.map(\.record)
+                    let dependencies = withRecord { record in
+                        record.holds.endConfiguring(pending.record)
+                        return record.holds.hold(pending.record, step: pending.step)
+                    }
+                    pending.record.cell.markConfigured(
+                        generation: pending.record.generation, dependencies: dependencies + borrowed)
+                }
             }
-            pending.record.cell.markConfigured(
-                generation: pending.record.generation, dependencies: dependencies)
         }
     }
 
