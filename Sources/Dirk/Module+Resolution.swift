@@ -239,7 +239,7 @@ extension AnyModule {
                 strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, in: agent)
             switch route {
             case .uncached:
-                return try await agent.runFactory(step) {
+                return try await agent.run(step, uncached: true) {
                     let value = try await build()
                     if isFresh, let configure {
                         try await agent.configureUncached { try await configure(value) }

@@ -3,10 +3,11 @@ import DirkTestSupport
 import Dispatch
 import Testing
 
-/// Issue 83, item 3: one rule for a `configure:` that cannot throw, reached inside another
-/// provider's factory, in a task as on a thread: it waits until the factories under way in that
-/// resolution return.
-@Suite("A configure: reached inside an async factory waits for it, as on a thread")
+/// One rule for a synchronous provider's `configure:` that cannot throw, reached inside another
+/// provider's factory: it waits until the synchronous factories under way on its thread return, in
+/// a task as on a thread. It never waits for an async factory: the build would stay held while that
+/// factory awaits, and a thread that asks for it meanwhile would block until then.
+@Suite("A configure: waits for the synchronous factories under way on its thread, in a task as on a thread")
 struct AsyncConfigureRuleTests {
     @Test("on a thread, a configure: reached inside a transient's factory runs after the factory returns")
     func onAThread() {
@@ -30,7 +31,7 @@ struct AsyncConfigureRuleTests {
     }
 
     @Test(
-        "in a task, a configure: reached inside an async factory runs after the factory returns",
+        "in a task, a configure: reached inside an async factory runs before the factory goes on",
         arguments: Outer.allCases)
     func inATask(_ outer: Outer) async {
         let component = LogComponent()
@@ -40,14 +41,29 @@ struct AsyncConfigureRuleTests {
             case .single: _ = await component.rule.asyncSingle()
             }
         }
-        #expect(component.log.withLock { $0 } == ["s.f", "end", "s.c"])
+        #expect(component.log.withLock { $0 } == ["s.f", "s.c", "end"])
     }
 
-    @Test("in a task, a configure: reached inside nested async factories runs after the outermost returns")
+    @Test(
+        "in a task, a configure: reached inside a transient's factory there runs after that factory returns")
+    func insideASynchronousFactoryInATask() async {
+        let component = LogComponent()
+        await withAsyncWatchdog { _ = await component.rule.asyncOuterOfT() }
+        #expect(component.log.withLock { $0 } == ["s.f", "end", "s.c", "outer end"])
+    }
+
+    @Test("in a task, a configure: reached inside nested async factories runs before the innermost goes on")
     func insideNestedAsyncFactories() async {
         let component = LogComponent()
         await withAsyncWatchdog { _ = await component.rule.outer() }
-        #expect(component.log.withLock { $0 } == ["s.f", "end", "outer end", "s.c"])
+        #expect(component.log.withLock { $0 } == ["s.f", "s.c", "end", "outer end"])
+    }
+
+    @Test("a task that asks for the instance while the async factory that built it awaits that task gets it")
+    func askedWhileTheFactoryAwaits() async {
+        let component = LogComponent()
+        let configured = await withAsyncWatchdog { await component.rule.awaitsAnotherTaskForS() }
+        #expect(configured == true, "the other task got the instance configured")
     }
 
     @Test("the outermost async call returns an instance whose configure: has run")
@@ -153,6 +169,26 @@ final class LogModule: Module<LogComponent> {
             _ = c.rule.t()
             c.note("outer end")
             return 0
+        }
+    }
+
+    /// An async transient whose factory asks for `t()`, whose synchronous factory asks for `s()`.
+    func asyncOuterOfT() async -> Int {
+        await transient { c in
+            await Task.yield()
+            _ = c.rule.t()
+            c.note("outer end")
+            return 0
+        }
+    }
+
+    /// An async transient whose factory asks for `s()`, then awaits a task that asks for `s()` on
+    /// another thread: it gets the instance configured, since its `configure:` waited for no async
+    /// factory.
+    func awaitsAnotherTaskForS() async -> Bool {
+        await transient { c in
+            _ = c.rule.s()
+            return await Task.detached { c.rule.s().configured }.value
         }
     }
 

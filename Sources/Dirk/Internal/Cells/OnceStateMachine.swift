@@ -21,14 +21,8 @@
 
     /// One build under way (`build`).
     package struct Build {
-        /// The agent that builds: the one that claimed the cell, or the one it handed the build to
-        /// (`isHandedOver`).
-        package var builder: BuildAgent
+        package let builder: BuildAgent
         package let generation: UInt64
-        /// Whether another part of the builder's resolution began the build and handed it over
-        /// (`transfer(generation:to:)`): its instance exists, held until a `configure:` closure that
-        /// waits for the builder's factories has run; every part of that resolution gets it.
-        package var isHandedOver = false
         /// The instance, once the factory returned: seen by the builder (and by a waiter that
         /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
         package var instance: Value?
@@ -138,7 +132,7 @@
     package mutating func claim(by agent: BuildAgent, step: Step, serials: inout UInt64) -> Claim {
         defer { debugCheck() }
         if let build {
-            if build.builder === agent || build.isHandedOver && agent.runsPart(of: build.builder) {
+            if build.builder === agent {
                 if let instance = build.instance { return .ownInstance(instance) }
                 return .cycle(buildStep!)
             }
@@ -296,19 +290,6 @@
     /// happened to it, for the message.
     private func checkUnderWay(_ generation: UInt64, _ what: String) {
         precondition(build?.generation == generation, "Dirk internal error: \(what) that is not under way")
-    }
-
-    /// Makes `agent` the builder of generation `generation`: another part of the builder's
-    /// resolution handed it the build, held, with a `configure:` closure that waits for `agent`'s
-    /// factories (see `Resolution.handOverBuilds(to:)`).
-    package mutating func transfer(generation: UInt64, to agent: BuildAgent) -> Action {
-        defer { debugCheck() }
-        checkUnderWay(generation, "a build was handed over")
-        precondition(
-            build!.instance != nil, "Dirk internal error: a build was handed over before its instance")
-        build!.builder = agent
-        build!.isHandedOver = true
-        return .none
     }
 
     // MARK: Dropping and resetting

@@ -76,17 +76,6 @@ struct BuildHolds {
         return BorrowedWalk(borrowed: borrowed[...])
     }
 
-    /// Takes over `other`, what another part of the resolution held, and returns the records of the
-    /// builds it made (held, or waiting to be configured), whose builder the taker becomes. What it
-    /// held follows what this one held.
-    mutating func adopt(_ other: BuildHolds) -> [BuildRecord] {
-        let offset = held.count
-        configuring += other.configuring.map { ($0.record, $0.heldMark + offset) }
-        borrowed += other.borrowed.map { ($0.record, $0.heldMark + offset) }
-        held += other.held
-        return other.held.map(\.record) + other.configuring.compactMap(\.record)
-    }
-
     /// Takes out what the agent's builds end with, once `walk` has waited for every instance the
     /// agent took (see `BorrowedWalk`): the builds held since the taking that led to a failure, if
     /// one of those builds failed, to drop, then the rest, to publish (`finish(_:)`).

@@ -56,23 +56,16 @@ extension CellReference {
         _ generation: UInt64, in agent: TaskAgent, step: Step, isolation: isolated (any Actor)? = #isolation,
         build: () async throws(Failure) -> Value, configure: ((Value) async throws(Failure) -> Void)?
     ) async throws(Failure) -> Value {
-        agent.withRecord { $0.runningFactories += 1 }
         let value: Value
         do throws(Failure) { value = try await agent.run(step, build) } catch {
-            agent.withRecord { $0.runningFactories -= 1 }
             end(generation: generation, throwing: error, at: step)
             throw error
         }
         let kind: ConfigureKind = configure == nil ? .none : .atOnce
-        let next = agent.withRecord { resolution in
-            resolution.runningFactories -= 1
-            return resolution.afterFactory(
-                configure: kind, factoriesUnderWay: resolution.runningFactories > 0)
-        }
-        if case .settle(let runsPending, let when) = next {
+        let next = agent.withRecord { $0.afterFactory(configure: kind) }
+        if case .settle(_, let when) = next {
             try await settle(
-                value, generation: generation, in: agent, step: step, runsPending: runsPending, when: when,
-                configure: configure)
+                value, generation: generation, in: agent, step: step, when: when, configure: configure)
         } else {
             complete(value, generation: generation)
         }
@@ -83,21 +76,19 @@ extension CellReference {
     }
 
     /// What a task's build whose value exists does when it cannot complete at once, as a thread's
-    /// does (see `Resolution.afterFactory`): it is held; the closures that waited run if
-    /// `runsPending`; its `configure:` runs now, or waits, as `when` says; then it is published, or
-    /// held until the agent's builds end.
+    /// does (see `Resolution.afterFactory`): it is held; its `configure:` runs now, if it has one (an
+    /// async provider's never waits, see `ConfigureKind`); then it is published, or held until the
+    /// agent's builds end.
     ///
     /// While `configure` runs, this task gets the instance from the cell, and another agent in a
     /// cycle of waits with this one may take it (`wait`), then waits for its configuration before it
     /// publishes what it holds (`TaskAgent.endBuilds()`), so that a ring of async providers resolves
     /// from both ends at once.
     private func settle<Failure: Error>(
-        _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step, runsPending: Bool,
-        when: ConfigureTime, configure: ((Value) async throws(Failure) -> Void)?,
-        isolation: isolated (any Actor)? = #isolation
+        _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step, when: ConfigureTime,
+        configure: ((Value) async throws(Failure) -> Void)?, isolation: isolated (any Actor)? = #isolation
     ) async throws(Failure) {
         let record = hold(value, generation: generation)
-        if runsPending { await agent.runPendingConfigurations() }
         switch when {
         case .never: break
         case .whenFactoriesReturn:

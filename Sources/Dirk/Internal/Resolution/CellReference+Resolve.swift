@@ -21,19 +21,16 @@ extension CellReference {
 
     /// Adds `waiter`, of `agent`, to the build of generation `generation`, unless it ended meanwhile
     /// or `isCancelled()` (a task that may stop waiting was cancelled): then the caller claims again.
-    /// The waiter joins the cell as the agent as which `agent` waits (`BuildAgent.waitingAgent`),
-    /// whom a chain of waits wakes. As on the builder's own agent, an instance that may be taken to
-    /// break a cycle of waits is complete enough to hand over: the waiter takes it instead of
-    /// waiting, and `agent` waits for its configuration before its builds end (see
-    /// `BuildHolds.borrow`).
+    /// As on the builder's own agent, an instance that may be taken to break a cycle of waits is
+    /// complete enough to hand over: the waiter takes it instead of waiting, and `agent` waits for
+    /// its configuration before its builds end (see `BuildHolds.borrow`).
     func enqueue(
         _ waiter: Waiter, of agent: some ResolutionAgent, generation: UInt64, step: Step,
         unless isCancelled: () -> Bool = { false }
     ) -> Enqueued {
-        let waitingAgent = agent.waitingAgent
         let id = withMachine { machine, serials in
             isCancelled()
-                ? nil : machine.enqueue(waiter, of: waitingAgent, generation: generation, serials: &serials)
+                ? nil : machine.enqueue(waiter, of: agent, generation: generation, serials: &serials)
         }
         guard let id = id ?? nil else { return .recheck }
         guard let (instance, record) = takeInstance(generation, by: agent, waiter: id, at: step) else {
@@ -92,7 +89,7 @@ extension CellReference {
             throw error
         }
         let kind: ConfigureKind = configure == nil ? .none : configureMayWait ? .mayWait : .atOnce
-        let next = context.record.afterFactory(configure: kind, factoriesUnderWay: context.factoriesUnderWay)
+        let next = context.record.afterFactory(configure: kind)
         do throws(Failure) {
             if case .settle(let runsPending, let when) = next {
                 try settle(
@@ -174,15 +171,9 @@ extension CellReference {
     func wait(for generation: UInt64, in context: ResolutionContext, step: Step) -> WaitEvent {
         let parker = Parker<WaitEvent>()
         // Recorded before the wait is, so that an agent that sees this one waiting in the cell
-        // also sees what it waits for (see `BuildAgent`): this thread's, and that of the task it
-        // blocks, as which it waits.
-        let waitingAgent = context.waitingAgent
+        // also sees what it waits for (see `BuildAgent`).
         context.waitingFor = target(generation)
-        waitingAgent.waitingFor = context.waitingFor
-        defer {
-            context.waitingFor = nil
-            waitingAgent.waitingFor = nil
-        }
+        defer { context.waitingFor = nil }
         switch enqueue(.thread(parker), of: context, generation: generation, step: step) {
         case .recheck: return .recheck
         case .took(let instance): return .finished(.success(instance))
@@ -239,16 +230,10 @@ extension CellReference {
     package func waitUntilConfigured(_ record: BuildRecord, as agent: BuildAgent) -> ConfigurationOutcome {
         let parker = Parker<WaitEvent>()
         let target = target(record.generation, forConfiguration: true)
-        // As for a build's wait, the thread waits as the task it blocks too (see `wait`).
-        let waitingAgent = agent.waitingAgent
         agent.waitingFor = target
-        waitingAgent.waitingFor = target
-        defer {
-            agent.waitingFor = nil
-            waitingAgent.waitingFor = nil
-        }
+        defer { agent.waitingFor = nil }
         while true {
-            if let outcome = configurationOutcome(record, orEnqueue: .thread(parker), of: waitingAgent) {
+            if let outcome = configurationOutcome(record, orEnqueue: .thread(parker), of: agent) {
                 return outcome
             }
             // This resolution is over: it builds nothing more, and every build of its own is
@@ -292,12 +277,6 @@ extension CellReference {
 
     /// Makes the instance held for generation `generation` the cell's value and wakes the waiters.
     func publish(generation: UInt64) { apply { $0.publish(generation: generation) } }
-
-    /// Makes `agent` the builder of generation `generation`, a build that another part of its
-    /// resolution began and handed it (`Resolution.handOverBuilds(to:)`).
-    func transfer(generation: UInt64, to agent: BuildAgent) {
-        apply { $0.transfer(generation: generation, to: agent) }
-    }
 
     /// Ends generation `generation` with no value and wakes its waiters with `event`; an agent that
     /// saw its instance learns that it failed, because of `cause` if given. For a build that its

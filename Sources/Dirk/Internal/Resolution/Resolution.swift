@@ -5,17 +5,18 @@
 ///
 /// A resolution begins with an outermost provider call and ends when that call returns. A thread's
 /// resolution that runs inside a task is a part of that task's async resolution: when it ends, it
-/// hands that task's agent what the agent must keep until its own part ends: its components
-/// (`TaskAgent.adopt(_:)`), and its builds, while a `configure:` closure waits (`handOverBuilds(to:)`).
+/// hands that task's agent its components, which the agent keeps until its own part ends
+/// (`TaskAgent.adopt(_:)`).
 @usableFromInline struct Resolution {
     /// The components this part entered, each once, each counted in its gate.
     @usableFromInline let entered = EnteredComponents()
     /// The builds it holds, the instances it took half-configured, and the `configure:` closures
     /// under way (see `BuildHolds`).
     var holds = BuildHolds()
-    /// How many factories run in this part, of builds and of providers that cache nothing: while
-    /// one does, a `configure:` closure that cannot throw waits (`pendingConfigurations`), since it
-    /// may need that factory's instance.
+    /// How many synchronous factories run in this part, of builds and of providers that cache
+    /// nothing: while one does, a synchronous provider's `configure:` closure that cannot throw waits
+    /// (`pendingConfigurations`), since it may need that factory's instance. A task's part runs
+    /// none: its factories are async (see `ConfigureKind`).
     @usableFromInline var runningFactories = 0
     /// The `configure:` closures that wait for the factories under way to return, oldest first. The
     /// last factory to return runs them, newest first, so that each finds every instance of its
@@ -36,17 +37,16 @@
     /// A build with no `configure:`, which no waiting `configure:` may need and which need not be
     /// held, completes at once. Any other holds its instance, which only its builder sees until it is
     /// published; runs the `configure:` closures that waited for the factories to return, if none
-    /// runs anymore (`factoriesUnderWay`: in this part of the resolution, or, for a thread's part,
-    /// in the task it runs in); then its own `configure:`, at once or once the factories under way
-    /// return (see `ConfigureKind`).
-    func afterFactory(configure: ConfigureKind, factoriesUnderWay: @autoclosure () -> Bool) -> AfterFactory {
-        let runsPending = !pendingConfigurations.isEmpty && !factoriesUnderWay()
+    /// runs anymore; then its own `configure:`, at once, or once the factories under way return (see
+    /// `ConfigureKind`).
+    func afterFactory(configure: ConfigureKind) -> AfterFactory {
+        let runsPending = !pendingConfigurations.isEmpty && runningFactories == 0
         if configure == .none && !holds.mustHold && !runsPending { return .complete }
         let when: ConfigureTime =
             switch configure {
             case .none: .never
             case .atOnce: .now
-            case .mayWait: factoriesUnderWay() ? .whenFactoriesReturn : .now
+            case .mayWait: runningFactories > 0 ? .whenFactoriesReturn : .now
             }
         return .settle(runsPending: runsPending, configure: when)
     }
@@ -97,20 +97,6 @@
         let identity = ObjectIdentifier(store)
         return scoped.first { $0.key == key && $0.store == identity }?.value
     }
-
-    // MARK: Handing over
-
-    /// Hands `agent`, the agent of the task in which this part (a thread's) runs, the builds this part
-    /// holds, with the instances it took and the `configure:` closures that wait, if one still waits
-    /// for the task's factories: the agent becomes their builder, and ends them when its own builds
-    /// end. Returns whether it took them; otherwise this part ends them itself.
-    mutating func handOverBuilds(to agent: TaskAgent) -> Bool {
-        guard !pendingConfigurations.isEmpty else { return false }
-        agent.adopt(holds, pending: pendingConfigurations)
-        holds = BuildHolds()
-        pendingConfigurations = []
-        return true
-    }
 }
 
 /// What a part of a resolution built since a `configure:` closure began (`Resolution.takeBuilt`).
@@ -120,14 +106,20 @@ struct BuiltSince {
 }
 
 /// What kind of `configure:` closure a provider has, which decides when it runs.
+///
+/// A synchronous provider's that cannot throw waits for the synchronous factories under way on its
+/// thread to return: a factory runs to its end without suspending, so whoever waits for the build
+/// meanwhile waits for a thread that goes on. No closure waits for an async factory: the build would
+/// stay held while that factory awaits other tasks, and a thread that asks for it meanwhile would
+/// block a thread of the cooperative pool until then, which can leave none to run those tasks.
 enum ConfigureKind {
     /// The provider has none.
     case none
     /// It runs as soon as its factory returns: it can throw, so that its error reaches its own
-    /// provider's caller; or it is an async provider's, whose factory's caller may await other tasks
-    /// that need the instance, a wait that no cycle check sees.
+    /// provider's caller, or it is an async provider's.
     case atOnce
-    /// A synchronous provider's that cannot throw: it may wait for the factories under way to return.
+    /// A synchronous provider's that cannot throw: it may wait for the factories under way on its
+    /// thread to return.
     case mayWait
 }
 

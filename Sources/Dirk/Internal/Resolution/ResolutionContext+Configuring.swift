@@ -1,11 +1,6 @@
 extension ResolutionContext {
     // MARK: Configuring
 
-    /// Whether factories run in the resolution under way, on this thread, or in the task whose
-    /// async resolution it runs a part of: a `configure:` closure that cannot throw waits for them
-    /// (see `Resolution.afterFactory`).
-    var factoriesUnderWay: Bool { record.runningFactories > 0 || ownTaskAgent?.hasRunningFactories == true }
-
     /// Runs the `configure:` closures that waited for the factories of this thread, newest first,
     /// each in its own step, and holds their builds until the resolution ends. None can throw: only
     /// a closure that cannot waits (see `Resolution.afterFactory`).

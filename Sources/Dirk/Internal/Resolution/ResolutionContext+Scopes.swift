@@ -9,7 +9,7 @@ extension ResolutionContext {
     var scope: ScopeStore {
         if let store = record.scope { return store }
         endWork |= EndWork.scopes
-        let shared = taskAgent?.sharedScopes
+        let shared = TaskAgent.ofCurrentTask?.sharedScopes
         let store = shared ?? ScopeStore()
         record.scope = store
         record.ownsScope = shared == nil

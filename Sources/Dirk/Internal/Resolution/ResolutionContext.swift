@@ -36,12 +36,6 @@
     /// step it enters and leaves at depth zero does not.
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
 
-    /// The agent of the task whose async resolution the resolution under way runs a part of, once
-    /// looked for (`taskAgent`), until the resolution ends, and whether it is the calling task's own.
-    private var enclosingAgent: TaskAgent?
-    private var isOwnAgent = false
-    private var hasLookedForAgent = false
-
     /// The observed provider calls under way on this thread, innermost last, each with the index its
     /// step has, or will have, on the stack (the depth when it was observed), in the resolution of
     /// that number (`endedResolutions` then).
@@ -87,36 +81,6 @@
     @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
         endWork |= EndWork.components
         return record.entered.enter(component, storage: storage)
-    }
-
-    /// The agent of the task whose async resolution the resolution under way runs a part of, if any:
-    /// looked for once per resolution, and only while some agent is alive (see
-    /// `TaskAgent.ofCurrentTask`).
-    var taskAgent: TaskAgent? {
-        if !hasLookedForAgent {
-            enclosingAgent = TaskAgent.ofCurrentTask
-            isOwnAgent = enclosingAgent?.isCurrentTasks ?? false
-            hasLookedForAgent = true
-        }
-        return enclosingAgent
-    }
-
-    /// The agent of the calling task, if it has one of its own under way (not one it inherited from
-    /// the task that started it): the agent whose factories a `configure:` closure on this thread may
-    /// wait for, and which may take this resolution's builds (`Resolution.handOverBuilds(to:)`).
-    var ownTaskAgent: TaskAgent? { taskAgent.flatMap { isOwnAgent ? $0 : nil } }
-
-    /// The calling task's own agent, while this thread runs a part of its resolution: that task is
-    /// blocked while this thread waits, so the thread waits as that agent too, so that a chain of
-    /// waits through the agent's builds finds this thread's wait (see `CellReference.wait`).
-    package override var waitingAgent: BuildAgent { ownTaskAgent ?? self }
-
-    /// A build that a thread's resolution handed to the task it ran in (see
-    /// `Resolution.handOverBuilds(to:)`) is that task's agent's, and so a part of its resolution's:
-    /// this resolution's too when it runs in that task, or in a task started inside it.
-    package override func runsPart(of builder: BuildAgent) -> Bool {
-        guard let agent = taskAgent else { return false }
-        return agent === builder || agent.runsPart(of: builder)
     }
 
     /// Runs `body`, an outermost call's work when the thread is inside no step, and ends the
@@ -227,24 +191,16 @@
     /// of returning its value, if it must (see `ResolutionEndFailure`).
     ///
     /// In order: the builds it held, which it publishes once every instance it took from another
-    /// agent is configured (see `endBuilds()`), or hands to the task whose async resolution it runs a
-    /// part of, when a `configure:` closure still waits for that task's factories; its scope, if it
-    /// owns it, and its `scoped` instances; then its components, which it hands to that task's agent,
-    /// or leaves. It releases last, outside any lock: a deinitializer may run user code, even
+    /// agent is configured (see `endBuilds()`); its scope, if it owns it, and its `scoped` instances;
+    /// then its components, which it hands to the agent of the task whose async resolution it runs a
+    /// part of, if any (`TaskAgent.adopt(_:)`), or leaves. It releases last, outside any lock: a deinitializer may run user code, even
     /// resolve again on this thread, which then starts a resolution of its own.
     @inline(never)
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
         let work = endWork
         endWork = 0
         endedResolutions &+= 1
-        let agent = work & (EndWork.builds | EndWork.components) != 0 ? taskAgent : nil
-        var failure: ResolutionEndFailure?
-        let ownAgent = isOwnAgent ? agent : nil
-        if work & EndWork.builds != 0, !(ownAgent.map { record.handOverBuilds(to: $0) } ?? false) {
-            failure = endBuilds()
-        }
-        enclosingAgent = nil
-        hasLookedForAgent = false
+        let failure = work & EndWork.builds != 0 ? endBuilds() : nil
         if work & EndWork.scopes != 0 {
             if record.ownsScope { record.scope?.end() }
             record.scope = nil
@@ -257,7 +213,8 @@
         if work & EndWork.components != 0 {
             // A component's release may run user code that resolves again on this thread, whose
             // resolution takes the rest.
-            if let agent { agent.adopt(record.entered) }
+            // It looks for that agent only while some agent is alive (see `TaskAgent.ofCurrentTask`).
+            TaskAgent.ofCurrentTask?.adopt(record.entered)
             record.entered.leaveAll()
         }
         return failure
@@ -316,15 +273,5 @@ extension ResolutionContext: ResolutionAgent {
     func borrow(_ record: BuildRecord) {
         self.record.holds.borrow(record)
         endWork |= EndWork.builds
-    }
-
-    /// Runs `body`, which cannot throw, in the step `step`, as an outermost call of a resolution
-    /// of its own: a `configure:` closure that a thread's part of an async resolution handed to its
-    /// task (see `TaskAgent.runPendingConfigurations()`).
-    func runOutermost(_ step: Step, _ body: () -> Void) {
-        precondition(depth == 0, "Dirk internal error: a handed-over configure: runs inside a step")
-        enter(step)
-        body()
-        if let failure = leave() { Diagnostics.typedError(failure, as: Never.self, at: step) }
     }
 }

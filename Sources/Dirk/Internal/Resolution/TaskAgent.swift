@@ -77,10 +77,6 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
     /// Whether the agent's outermost call is under way.
     private var isUnderWay: Bool { state.withLock { $0.isUnderWay } }
 
-    /// Whether the agent is the calling task's own, under way: not one that the task inherited from
-    /// the task that started it.
-    var isCurrentTasks: Bool { task == Self.currentTask && isUnderWay }
-
     /// The current task's hash value, which tells it from every other running task: the hash of its
     /// address (through the concurrency library's `withUnsafeCurrentTask`), which is unique among
     /// running tasks. An agent compares it only while its own task runs, so a reused address is
@@ -240,66 +236,7 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
         }
     }
 
-    // MARK: Factories and configuring
-
-    /// Takes over `holds` and `pending`, what a thread's part of the agent's resolution held when it
-    /// ended, with `configure:` closures that wait for the agent's factories (see
-    /// `Resolution.handOverBuilds(to:)`): the agent becomes the builder of those builds, runs the
-    /// closures when its last factory returns, and ends the builds with its own.
-    func adopt(_ holds: BuildHolds, pending: [PendingConfiguration]) {
-        let builds = withRecord { record in
-            record.pendingConfigurations += pending
-            return record.holds.adopt(holds)
-        }
-        for build in builds { build.cell.transfer(generation: build.generation, to: self) }
-    }
-
-    /// Whether a factory runs in the agent's part of the resolution.
-    var hasRunningFactories: Bool { state.withLock { $0.record.runningFactories > 0 } }
-
-    /// Runs `body`, the factory of a provider that caches nothing (a `transient`, a fresh call), as the
-    /// step `step`, which stops the program if it recurses; when it was the last factory running in
-    /// the agent's part of the resolution, the `configure:` closures that waited for it run then,
-    /// even if it threw (see `ResolutionContext.inUncachedStep`).
-    func runFactory<Result, Failure: Error>(
-        _ step: Step, isolation: isolated (any Actor)? = #isolation,
-        _ body: () async throws(Failure) -> Result
-    ) async throws(Failure) -> Result {
-        withRecord { $0.runningFactories += 1 }
-        let outcome = await Self.$enclosingStep.outcome(enter(step, uncached: true), body)
-        leave()
-        let runsPending = withRecord { record in
-            record.runningFactories -= 1
-            return record.runningFactories == 0 && !record.pendingConfigurations.isEmpty
-        }
-        if runsPending { await runPendingConfigurations() }
-        return try outcome.get()
-    }
-
-    /// Runs the `configure:` closures that waited for the agent's factories, newest first, each in
-    /// its own step, and holds their builds until the agent's builds end: closures of synchronous
-    /// providers that a thread's part of the resolution handed over (`adopt(_:pending:)`). None can
-    /// throw: only a closure that cannot waits (see `Resolution.afterFactory`).
-    func runPendingConfigurations(isolation: isolated (any Actor)? = #isolation) async {
-        while let pending = withRecord({ $0.pendingConfigurations.popLast() }) {
-            // A closure that a thread's part of the resolution handed over runs on this task's
-            // thread, in a step of a resolution of its own; its build is complete, and marked so,
-            // before that resolution ends, which waits for the instances the closure took, as on a
-            // thread.
-            ResolutionContext.withCurrent { context in
-                context.runOutermost(pending.step) {
-                    pending.configure()
-                    let borrowed = context.record.holds.borrowed.map(\.record)
-                    let dependencies = withRecord { record in
-                        record.holds.endConfiguring(pending.record)
-                        return record.holds.hold(pending.record, step: pending.step)
-                    }
-                    pending.record.cell.markConfigured(
-                        generation: pending.record.generation, dependencies: dependencies + borrowed)
-                }
-            }
-        }
-    }
+    // MARK: Configuring, held and borrowed builds
 
     /// Runs `body`, under the agent's lock, with what the agent's part of the resolution keeps (see
     /// `Resolution`).
@@ -391,9 +328,6 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
 
     override func steps(from step: Step) -> [Step] { state.withLock { $0.stack.all(from: step) } }
 
-    /// A task started inside a step of `builder`, or of an agent that started one of its steps, runs
-    /// a part of its resolution.
-    override func runsPart(of builder: BuildAgent) -> Bool { starters.contains { $0.agent === builder } }
 }
 
 extension TaskLocal {

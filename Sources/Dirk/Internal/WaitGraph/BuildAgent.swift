@@ -18,20 +18,6 @@
     /// what it waits for, and has no steps.
     package static func standalone() -> BuildAgent { LockedWaitAgent() }
 
-    /// Whether this agent runs a part of the resolution of `builder`, another agent, which a build was
-    /// handed to (see `OnceStateMachine.Build.isHandedOver`): it runs in `builder`'s task, or in a
-    /// task started inside one of its steps.
-    package func runsPart(of builder: BuildAgent) -> Bool { false }
-
-    /// The agent as which this one waits for builds: itself, or, for a thread's resolution that runs
-    /// in a task with an agent of its own under way, that agent, whose task is blocked while the
-    /// thread waits (see `ResolutionContext.waitingAgent`).
-    package var waitingAgent: BuildAgent { self }
-
-    /// Whether a build of `builder` closes a chain of waits from this agent: `builder` is this agent,
-    /// or the agent as which it waits. Asked by the agent itself, on its own thread or task.
-    package func isBlocked(by builder: BuildAgent) -> Bool { builder === self || builder === waitingAgent }
-
     /// The agent's steps from the one that runs `step` up to the innermost, for cycle messages.
     ///
     /// Another agent calls it only while this agent is blocked in a closed cycle of waits, so the

@@ -64,7 +64,7 @@ package enum CycleDetector {
         while let target = next, let build = target.build {
             // Each link's waiter is the builder of the link before it.
             chain.append(Link(waiter: chain.last?.build.builder ?? agent, target: target, build: build))
-            if agent.isBlocked(by: build.builder) { return isUnchanged(chain) ? chain : nil }
+            if build.builder === agent { return isUnchanged(chain) ? chain : nil }
             // A cycle among other agents, which one of them reports, or a chain that moved on.
             guard !chain.contains(where: { $0.waiter === build.builder }) else { return nil }
             next = build.builder.waitingFor
@@ -89,9 +89,7 @@ package enum CycleDetector {
         for (link, next) in zip(chain, chain.dropFirst()) {
             precondition(link.build.builder === next.waiter, "Dirk internal error: a broken chain of waits")
         }
-        precondition(
-            chain.last.map { agent.isBlocked(by: $0.build.builder) } == true,
-            "Dirk internal error: an open chain of waits")
+        precondition(chain.last?.build.builder === agent, "Dirk internal error: an open chain of waits")
     }
 
     /// The providers of a closed chain, from the build that the caller's own steps began with, as
