@@ -207,7 +207,9 @@ extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
 
     package func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
 
-    package func newNumber() -> UInt64 {
+    /// A number the component never gives again, from the serials of its builds: the number of a
+    /// scope in its cells (see `ScopeStore`).
+    func newNumber() -> UInt64 {
         withLock { state in
             state.table.serials &+= 1
             return state.table.serials

@@ -59,7 +59,8 @@ extension AnyModule {
         }
         let store = agent.scope
         if let taken = agent.takenScoped(cellKey(key), from: store) { return .taken(taken) }
-        let cell = store.cellKey(owner: ObjectIdentifier(self), provider: key, in: storage)
+        let cell = store.cellKey(
+            owner: ObjectIdentifier(self), provider: key, in: storage, newNumber: storage.newNumber)
         return .cell(CellReference(host: storage, key: cell), step: step, scope: store)
     }
 

@@ -157,13 +157,6 @@ final class TableHost: CellHost {
     }
 
     func drop(_ key: CellKey) -> OnceStateMachine? { table.withLock { $0.drop(key) } }
-
-    func newNumber() -> UInt64 {
-        table.withLock { table in
-            table.serials &+= 1
-            return table.serials
-        }
-    }
 }
 
 /// The key of the cell of a provider declared in this file, owned by `owner`: keys differ by

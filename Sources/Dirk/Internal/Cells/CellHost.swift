@@ -16,10 +16,6 @@ package protocol CellHost: WaitableHost {
     /// lock; or, if a build is under way in it, lets that build end leaving no value, and removes the
     /// cell then (`OnceStateMachine.drop()`).
     func drop(_ key: CellKey) -> OnceStateMachine?
-
-    /// A number the host never gives again, from the serials of its builds: the number of a scope in
-    /// its cells (see `ScopeStore`).
-    func newNumber() -> UInt64
 }
 
 extension CellHost {

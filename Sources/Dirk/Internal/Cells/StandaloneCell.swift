@@ -23,11 +23,4 @@ package final class StandaloneCell: CellHost, Sendable {
     }
 
     package func drop(_ key: CellKey) -> OnceStateMachine? { nil }
-
-    package func newNumber() -> UInt64 {
-        state.withLock { state in
-            state.serials &+= 1
-            return state.serials
-        }
-    }
 }

@@ -9,10 +9,10 @@
 /// agent's builds end, it waits until every instance it took, and every build those depend on, is
 /// configured (`BorrowedWalk`); then it publishes what it held, or, if one of those builds failed,
 /// first drops what it held since it took the instance that led to the failure.
-struct BuildHolds {
+@usableFromInline struct BuildHolds {
     /// A build the agent holds, with its step, and whether a `configure:` closure ran on the agent
     /// when it was held.
-    typealias Held = (record: BuildRecord, step: Step, whileConfiguring: Bool)
+    @usableFromInline typealias Held = (record: BuildRecord, step: Step, whileConfiguring: Bool)
 
     /// The builds whose `configure:` closures run or wait to run on the agent, outermost first, each
     /// with how many builds the agent held when its closure began: what it holds from there may
@@ -21,9 +21,13 @@ struct BuildHolds {
     private(set) var configuring: [(record: BuildRecord?, heldMark: Int)] = []
     /// Builds of other agents whose instance the agent took while they were being configured, each
     /// with the mark from which the builds it holds may refer to that instance.
-    private(set) var borrowed: [(record: BuildRecord, heldMark: Int)] = []
+    @usableFromInline private(set) var borrowed: [(record: BuildRecord, heldMark: Int)] = []
     /// The builds the agent holds, in the order it held them.
-    private(set) var held: [Held] = []
+    @usableFromInline private(set) var held: [Held] = []
+
+    /// Whether the agent holds builds, or took another agent's half-configured instance: what its
+    /// builds' end waits for and publishes.
+    @usableFromInline var hasBuilds: Bool { !held.isEmpty || !borrowed.isEmpty }
 
     /// Whether a build whose instance exists now must be held: a `configure:` closure runs on the
     /// agent, or the agent took another agent's half-configured instance; the instance may refer to

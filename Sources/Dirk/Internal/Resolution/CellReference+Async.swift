@@ -47,7 +47,13 @@ extension CellReference {
     }
 
     /// Builds generation `generation` in this task, inside its step, and does what the resolution's
-    /// rule says once the factory returned (`Resolution.afterFactory`), as a thread's build does.
+    /// rule says once the factory returned (`Resolution.afterFactory`), as a thread's build does: it
+    /// completes at once, or it is held, configured, and published or held until the agent's builds
+    /// end. An async provider's `configure:` runs as soon as its factory returns (see
+    /// `ConfigureKind`): this task gets the instance from the cell meanwhile, and another agent in a
+    /// cycle of waits with this one may take it (`wait`), then waits for its configuration before it
+    /// publishes what it holds, so that a ring of async providers resolves from both ends at once.
+    ///
     /// Once no `configure:` runs on this task, what it held is published, after the instances it
     /// took are configured, rather than when its call ends: the rest of the call may await a child
     /// task that asks for one of them. Throws the failure of an instance the task took, whose build
@@ -61,63 +67,40 @@ extension CellReference {
             end(generation: generation, throwing: error, at: step)
             throw error
         }
-        let kind: ConfigureKind = configure == nil ? .none : .atOnce
-        let next = agent.withRecord { $0.afterFactory(configure: kind) }
-        if case .settle(_, let when) = next {
-            try await settle(
-                value, generation: generation, in: agent, step: step, when: when, configure: configure)
-        } else {
+        if agent.withRecord({ $0.afterFactory(configure: configure == nil ? .none : .atOnce) }) == .complete {
             complete(value, generation: generation)
+        } else {
+            let record = hold(value, generation: generation)
+            if let configure {
+                let mark = agent.withRecord { $0.beginConfiguring(record) }
+                // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
+                var thrown: Failure?
+                do throws(Failure) {
+                    try await agent.run(step) { () async throws(Failure) in try await configure(value) }
+                } catch { thrown = error }
+                agent.withRecord { $0.holds.endConfiguring(record) }
+                if let error = thrown {
+                    // The instance goes, and its waiters get the error; then what was held meanwhile,
+                    // which may refer to it.
+                    end(generation: generation, throwing: error, at: step)
+                    let built = agent.withRecord { $0.takeBuilt(since: mark) }
+                    Resolution.drop(built, because: BuildFailure(error: error, step: step))
+                    throw error
+                }
+            }
+            let dependencies = agent.withRecord { resolution in
+                resolution.holdsCompleteBuilds ? resolution.holds.hold(record, step: step) : nil
+            }
+            if let dependencies {
+                markConfigured(generation: generation, dependencies: dependencies)
+            } else {
+                publish(generation: generation)
+            }
         }
         if let failure = await agent.endBuilds() {
             throw Diagnostics.typedError(failure, as: Failure.self, at: step)
         }
         return value
-    }
-
-    /// What a task's build whose value exists does when it cannot complete at once, as a thread's
-    /// does (see `Resolution.afterFactory`): it is held; its `configure:` runs now, if it has one (an
-    /// async provider's never waits, see `ConfigureKind`); then it is published, or held until the
-    /// agent's builds end.
-    ///
-    /// While `configure` runs, this task gets the instance from the cell, and another agent in a
-    /// cycle of waits with this one may take it (`wait`), then waits for its configuration before it
-    /// publishes what it holds (`TaskAgent.endBuilds()`), so that a ring of async providers resolves
-    /// from both ends at once.
-    private func settle<Failure: Error>(
-        _ value: Value, generation: UInt64, in agent: TaskAgent, step: Step, when: ConfigureTime,
-        configure: ((Value) async throws(Failure) -> Void)?, isolation: isolated (any Actor)? = #isolation
-    ) async throws(Failure) {
-        let record = hold(value, generation: generation)
-        switch when {
-        case .never: break
-        case .whenFactoriesReturn:
-            preconditionFailure("Dirk internal error: an async configure: waits for the factories under way")
-        case .now:
-            let mark = agent.withRecord { $0.beginConfiguring(record) }
-            // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
-            var thrown: Failure?
-            do throws(Failure) {
-                try await agent.run(step) { () async throws(Failure) in try await configure!(value) }
-            } catch { thrown = error }
-            agent.withRecord { $0.holds.endConfiguring(record) }
-            if let error = thrown {
-                // The instance goes, and its waiters get the error; then what was held meanwhile,
-                // which may refer to it.
-                end(generation: generation, throwing: error, at: step)
-                let built = agent.withRecord { $0.takeBuilt(since: mark) }
-                Resolution.drop(built, because: BuildFailure(error: error, step: step))
-                throw error
-            }
-        }
-        let dependencies = agent.withRecord { resolution in
-            resolution.holdsCompleteBuilds ? resolution.holds.hold(record, step: step) : nil
-        }
-        if let dependencies {
-            markConfigured(generation: generation, dependencies: dependencies)
-        } else {
-            publish(generation: generation)
-        }
     }
 
     /// Ends generation `generation`, whose factory or `configure:` threw `error` in the step `step`:

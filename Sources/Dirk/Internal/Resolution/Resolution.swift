@@ -12,7 +12,7 @@
     @usableFromInline let entered = EnteredComponents()
     /// The builds it holds, the instances it took half-configured, and the `configure:` closures
     /// under way (see `BuildHolds`).
-    var holds = BuildHolds()
+    @usableFromInline var holds = BuildHolds()
     /// How many synchronous factories run in this part, of builds and of providers that cache
     /// nothing: while one does, a synchronous provider's `configure:` closure that cannot throw waits
     /// (`pendingConfigurations`), since it may need that factory's instance. A task's part runs
@@ -24,10 +24,15 @@
     @usableFromInline var pendingConfigurations: [PendingConfiguration] = []
     /// The store of the resolution's `scoped` instances, once a `scoped` provider asked, and whether
     /// this part ends it: a store of its own, not the async resolution's that it runs a part of.
-    var scope: ScopeStore?
+    @usableFromInline var scope: ScopeStore?
     var ownsScope = false
     /// The `scoped` instances this part took, in the order it asked for them (see `taken(_:)`).
     var scoped: [ScopedInstance] = []
+
+    /// Whether this part has anything to end when its outermost call returns: components it
+    /// entered, builds it holds or took, or a scope. (A `configure:` closure that waits counts as
+    /// configuring a build it holds.)
+    @inlinable var hasWorkAtItsEnd: Bool { !entered.isEmpty || scope != nil || holds.hasBuilds }
 
     // MARK: After a factory
 

@@ -21,7 +21,6 @@ extension ResolutionContext {
         _ = record.beginConfiguring(build)
         record.pendingConfigurations.append(
             PendingConfiguration(record: build, step: step, configure: configure))
-        endWork |= EndWork.builds
     }
 
     /// Runs `body`, the `configure:` closure of a build that caches nothing (a `fresh` call's), which
@@ -40,6 +39,5 @@ extension ResolutionContext {
     func holdUntilResolutionEnds(_ build: BuildRecord, step: Step) {
         build.cell.markConfigured(
             generation: build.generation, dependencies: record.holds.hold(build, step: step))
-        endWork |= EndWork.builds
     }
 }

@@ -8,7 +8,6 @@ extension ResolutionContext {
     /// under way, or one of its own.
     var scope: ScopeStore {
         if let store = record.scope { return store }
-        endWork |= EndWork.scopes
         let shared = TaskAgent.ofCurrentTask?.sharedScopes
         let store = shared ?? ScopeStore()
         record.scope = store

@@ -17,21 +17,8 @@
     @usableFromInline let stack = StepStack<Step>(buckets: 1_024)
     /// What the resolution under way keeps until it ends (see `Resolution`), in place.
     @usableFromInline @exclusivity(unchecked) var record = Resolution()
-    /// What the resolution must do when it ends, beyond popping: `EndWork` flags, zero for none.
-    @usableFromInline @exclusivity(unchecked) var endWork: UInt8 = 0
-
-    /// The kinds of work a resolution's end does.
-    @usableFromInline enum EndWork {
-        /// Leave the components it entered.
-        @inlinable static var components: UInt8 { 1 }
-        /// Publish the builds it held, after waiting for the builds it took instances from.
-        static var builds: UInt8 { 2 }
-        /// End its scope, and release its `scoped` instances.
-        static var scopes: UInt8 { 4 }
-    }
-
-    /// Whether `leave()` at depth zero has work beyond popping.
-    @inlinable var hasEndWork: Bool { endWork != 0 }
+    /// Whether `leave()` at depth zero has work beyond popping (see `Resolution.hasWorkAtItsEnd`).
+    @inlinable var hasEndWork: Bool { record.hasWorkAtItsEnd }
     /// Whether an outermost call runs `asOutermost`, which ends the resolution when it returns: a
     /// step it enters and leaves at depth zero does not.
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
@@ -79,8 +66,7 @@
     /// Records that the resolution entered `component`, counted in its gate: the resolution keeps it
     /// until it ends.
     @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
-        endWork |= EndWork.components
-        return record.entered.enter(component, storage: storage)
+        record.entered.enter(component, storage: storage)
     }
 
     /// Runs `body`, an outermost call's work when the thread is inside no step, and ends the
@@ -197,11 +183,9 @@
     /// resolve again on this thread, which then starts a resolution of its own.
     @inline(never)
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
-        let work = endWork
-        endWork = 0
         endedResolutions &+= 1
-        let failure = work & EndWork.builds != 0 ? endBuilds() : nil
-        if work & EndWork.scopes != 0 {
+        let failure = record.holds.hasBuilds ? endBuilds() : nil
+        if record.scope != nil {
             if record.ownsScope { record.scope?.end() }
             record.scope = nil
             var ended = record.scoped
@@ -210,7 +194,7 @@
             // Each goes as it is popped, first the first kept.
             while ended.popLast() != nil {}
         }
-        if work & EndWork.components != 0 {
+        if !record.entered.isEmpty {
             // A component's release may run user code that resolves again on this thread, whose
             // resolution takes the rest.
             // It looks for that agent only while some agent is alive (see `TaskAgent.ofCurrentTask`).
@@ -272,6 +256,5 @@ protocol ResolutionAgent: BuildAgent, EnteringResolution {
 extension ResolutionContext: ResolutionAgent {
     func borrow(_ record: BuildRecord) {
         self.record.holds.borrow(record)
-        endWork |= EndWork.builds
     }
 }

@@ -7,7 +7,7 @@
 /// never gives a number twice, so a cell that outlives its scope is found by no later one. The store
 /// lists those cells, and drops each when the resolution ends, including one whose build is still
 /// under way, which then ends leaving no value (`OnceStateMachine.drop()`).
-final class ScopeStore: Sendable {
+@usableFromInline final class ScopeStore: Sendable {
     private let state: Locked<State> = .make(State())
 
     /// Every field is guarded by the store's lock.
@@ -25,16 +25,18 @@ final class ScopeStore: Sendable {
     var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
     /// The key of the cell of the provider whose key is `provider`, of the module `owner`, for this
-    /// scope in `host`: under the number `host` gave the scope, asked for on the first use of `host`.
-    /// The same before and after the store ends, so that a resolution that keeps using the store
-    /// finds the builds under way in it.
-    func cellKey(owner: ObjectIdentifier, provider: ProviderKey, in host: any CellHost) -> CellKey {
+    /// scope in `host`: under the number `host` gave the scope, asked for (`newNumber`, a number the
+    /// host never gives again) on the first use of `host`. The same before and after the store ends,
+    /// so that a resolution that keeps using the store finds the builds under way in it.
+    func cellKey(
+        owner: ObjectIdentifier, provider: ProviderKey, in host: any CellHost, newNumber: () -> UInt64
+    ) -> CellKey {
         let identity = ObjectIdentifier(host)
         var number = state.withLock { state in state.numbers.first { $0.host == identity }?.number }
         if number == nil {
             // Asked for outside the store's lock, which is never held with a host's; two tasks that
             // ask at once agree on the first one recorded.
-            let new = host.newNumber()
+            let new = newNumber()
             number = state.withLock { state in
                 if let recorded = state.numbers.first(where: { $0.host == identity }) {
                     return recorded.number
