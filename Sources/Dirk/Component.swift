@@ -252,8 +252,10 @@ extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
     /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
     /// component's memory must outlive its storage's users.)
     mutating func takeAll() -> Taken {
-        defer { (table, retired) = (CellTable(), []) }
-        return Taken(table: table, extras: extras.take(), retired: retired)
+        let taken = Taken(table: table, extras: extras.take(), retired: retired)
+        table = CellTable()
+        retired = []
+        return taken
     }
 }
 

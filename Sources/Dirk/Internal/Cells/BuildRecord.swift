@@ -18,7 +18,9 @@ package final class BuildOutcome: @unchecked Sendable {
     package let outcome: BuildOutcome
 
     package init(cell: CellReference, generation: UInt64, outcome: BuildOutcome) {
-        (self.cell, self.generation, self.outcome) = (cell, generation, outcome)
+        self.cell = cell
+        self.generation = generation
+        self.outcome = outcome
     }
 
     @usableFromInline package static func == (lhs: Self, rhs: Self) -> Bool {

@@ -4,7 +4,10 @@ package struct CellReference: @unchecked Sendable {
     package let host: any CellHost
     package let key: CellKey
 
-    package init(host: any CellHost, key: CellKey) { (self.host, self.key) = (host, key) }
+    package init(host: any CellHost, key: CellKey) {
+        self.host = host
+        self.key = key
+    }
 
     /// What `body` returns for the cell, run under its host's lock with the host's serials; nil when
     /// the host holds no cell there, which never happens while a build is under way in it: a host

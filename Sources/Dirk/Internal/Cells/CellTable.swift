@@ -101,7 +101,8 @@
     package mutating func make(_ key: CellKey, strategy: ProviderStrategy, ownerType: Any.Type) -> Int {
         let place: Int
         if freeCount > 0, let free = cells.firstIndex(where: { $0.key == nil }) {
-            (place, freeCount) = (free, freeCount - 1)
+            place = free
+            freeCount -= 1
             cells[place] = Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType))
         } else {
             // Room for one cell first, since most children cache one instance; then for a few more at

@@ -69,7 +69,8 @@
 
     /// An empty cell's state, for a provider of `strategy` of an `ownerType`.
     package init(strategy: ProviderStrategy = .none, ownerType: Any.Type = Never.self) {
-        (self.strategy, self.ownerType) = (strategy, ownerType)
+        self.strategy = strategy
+        self.ownerType = ownerType
     }
 
     /// The ready value, if there is one. A weak value is read as a strong reference, which may become
@@ -123,7 +124,8 @@
         /// so that a waiter, once resumed, finds a dropped instance gone.
         package consuming func run() {
             if case .resume(let waiters, let event, (let instance, let dependencies)) = consume self {
-                (_, _) = (consume instance, consume dependencies)
+                _ = consume instance
+                _ = consume dependencies
                 for waiter in waiters { waiter.resume(with: event) }
             }
         }
@@ -233,7 +235,8 @@
         defer { debugCheck() }
         checkUnderWay(generation, "an instance was held for a build")
         let outcome = BuildOutcome()
-        (build!.instance, build!.outcome) = (instance, outcome)
+        build!.instance = instance
+        build!.outcome = outcome
         return outcome
     }
 

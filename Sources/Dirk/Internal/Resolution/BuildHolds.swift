@@ -121,7 +121,11 @@ struct EndedBuilds {
 /// found configured by another walk may depend on one that failed.
 struct BorrowedWalk {
     private var borrowed: ArraySlice<(record: BuildRecord, heldMark: Int)>
-    private var (pending, seen, heldMark): ([BuildRecord], Set<BuildRecord>, Int) = ([], [], 0)
+    /// The builds of the taking under way still to look at, those it has looked at, and the mark from
+    /// which the builds the agent held may refer to its instance.
+    private var pending: [BuildRecord] = []
+    private var seen: Set<BuildRecord> = []
+    private var heldMark = 0
     private var outcomes: [BuildRecord: ConfigurationOutcome] = [:]
     /// The first failure found, and the mark from which the builds the agent held may refer to an
     /// instance that failed: the earliest taking that led to a failure.
@@ -137,7 +141,9 @@ struct BorrowedWalk {
                 guard let outcome = outcomes[build] else { return build }
                 record(outcome, of: build)
             } else if let taking = borrowed.popFirst() {
-                (pending, seen, heldMark) = ([taking.record], [], taking.heldMark)
+                pending = [taking.record]
+                seen = []
+                heldMark = taking.heldMark
             } else {
                 return nil
             }

@@ -64,8 +64,10 @@
     /// after its host's lock. A cell whose build is under way goes when that build ends.
     func end() {
         let cells = state.withLock { state in
-            defer { (state.hasEnded, state.cells) = (true, []) }
-            return state.cells
+            let cells = state.cells
+            state.hasEnded = true
+            state.cells = []
+            return cells
         }
         for cell in cells { withExtendedLifetime(cell.host.drop(cell.key)) {} }
     }

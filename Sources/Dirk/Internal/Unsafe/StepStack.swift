@@ -31,8 +31,10 @@
     /// them, so that a chain of a hundred steps shares few buckets, for 4 KB per thread; a task's, few.
     init(buckets: Int) {
         assert(buckets.nonzeroBitCount == 1 && buckets <= 1_024, "Dirk internal error: \(buckets) buckets")
-        (capacity, bucketMask) = (buckets >= 1_024 ? 32 : 8, buckets - 1)
-        (steps, belowInBucket) = (.allocate(capacity: capacity), .allocate(capacity: capacity))
+        capacity = buckets >= 1_024 ? 32 : 8
+        bucketMask = buckets - 1
+        steps = .allocate(capacity: capacity)
+        belowInBucket = .allocate(capacity: capacity)
         bucketTops = .allocate(capacity: buckets)
         bucketTops.initialize(repeating: -1, count: buckets)
     }

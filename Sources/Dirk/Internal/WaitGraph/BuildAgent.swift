@@ -37,7 +37,9 @@ package struct WaitTarget {
     package let forConfiguration: Bool
 
     package init(host: any WaitableHost, key: CellKey, generation: UInt64, forConfiguration: Bool = false) {
-        (self.host, self.key, self.generation) = (host, key, generation)
+        self.host = host
+        self.key = key
+        self.generation = generation
         self.forConfiguration = forConfiguration
     }
 

@@ -60,7 +60,8 @@ package enum CycleDetector {
     /// The closed chain of waits from `agent`, once checked a second time and found unchanged
     /// (`isUnchanged`), or nil when it ends at an agent that is not waiting.
     private static func chain(from agent: BuildAgent, waitingFor target: WaitTarget) -> [Link]? {
-        var (chain, next): ([Link], WaitTarget?) = ([], target)
+        var chain: [Link] = []
+        var next: WaitTarget? = target
         while let target = next, let build = target.build {
             // Each link's waiter is the builder of the link before it.
             chain.append(Link(waiter: chain.last?.build.builder ?? agent, target: target, build: build))
