@@ -1,8 +1,4 @@
 extension ResolutionContext {
-    func takenScoped(_ key: CellKey, from store: ScopeStore) -> AnyObject? { record.taken(key, from: store) }
-
-    func keepScoped(_ instance: ScopedInstance) { record.scoped.append(instance) }
-
     /// The store of the resolution's `scoped` instances, chosen on its first `scoped` call and kept
     /// until it ends: the store of the async resolution that it runs a part of, while that one is
     /// under way, or one of its own.

@@ -58,15 +58,9 @@
 
     // MARK: Entering components
 
-    /// The entry of the component whose identity is `identity`, if the resolution entered it.
-    @inlinable @inline(__always) func entry(of identity: UInt) -> Entered? {
-        record.entered.entry(of: identity)
-    }
-
-    /// Records that the resolution entered `component`, counted in its gate: the resolution keeps it
-    /// until it ends.
-    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
-        record.entered.enter(component, storage: storage)
+    /// Runs `body` with what the resolution under way keeps, in place.
+    @inlinable @inline(__always) func withRecord<Result>(_ body: (inout Resolution) -> Result) -> Result {
+        body(&record)
     }
 
     /// Runs `body`, an outermost call's work when the thread is inside no step, and ends the
@@ -223,38 +217,50 @@
 }
 
 /// A resolution that enters components, and keeps each it entered until it ends: a thread's
-/// (`ResolutionContext`), or a task's part of an async one (`TaskAgent`).
+/// (`ResolutionContext`), or a task's part of an async one (`TaskAgent`). Each keeps a `Resolution`,
+/// which `withRecord` lends: a thread in place, a task under its lock. Every operation on it is
+/// written once, below.
 @usableFromInline protocol EnteringResolution: AnyObject {
-    /// The component with the address `identity`, if the resolution entered it.
-    func entry(of identity: UInt) -> Entered?
+    /// Runs `body` with what the resolution keeps.
+    func withRecord<Result>(_ body: (inout Resolution) -> Result) -> Result
+}
 
-    /// Records `component`, which its gate admitted, as entered.
-    func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered
+extension EnteringResolution {
+    /// The entry of the component with the address `identity`, if the resolution entered it.
+    @inlinable @inline(__always) func entry(of identity: UInt) -> Entered? {
+        withRecord { $0.entered.entry(of: identity) }
+    }
+
+    /// Records `component`, which its gate admitted, as entered: the resolution keeps it, counted in
+    /// its gate, until it ends.
+    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
+        withRecord { $0.entered.enter(component, storage: storage) }
+    }
 }
 
 /// An agent that runs a part of a resolution: a thread's (`ResolutionContext`), or a task's
 /// (`TaskAgent`). It enters components, keeps its `scoped` instances, and takes other agents'
 /// half-configured instances to break cycles of waits, each until its part ends.
 protocol ResolutionAgent: BuildAgent, EnteringResolution {
-    /// Records that the agent took the instance of the build `record`, half-configured, whose
-    /// configuration it waits for before its builds end (see `BuildHolds.borrow`).
-    func borrow(_ record: BuildRecord)
-
     /// The store of the resolution's `scoped` instances for a call made now: chosen on the first
     /// `scoped` call of a thread's resolution, for its whole run; for a task's, the async
     /// resolution's while that one is under way, and then one of the task's own.
     var scope: ScopeStore { get }
+}
+
+extension ResolutionAgent {
+    /// Records that the agent took the instance of the build `record`, half-configured, whose
+    /// configuration it waits for before its builds end (see `BuildHolds.borrow`).
+    func borrow(_ record: BuildRecord) { withRecord { $0.holds.borrow(record) } }
 
     /// The instance of the `scoped` provider whose own cell key is `key` that this part took already
     /// from `store`, if any (see `Resolution.taken(_:from:)`).
-    func takenScoped(_ key: CellKey, from store: ScopeStore) -> AnyObject?
+    func takenScoped(_ key: CellKey, from store: ScopeStore) -> AnyObject? {
+        withRecord { $0.taken(key, from: store) }
+    }
 
     /// Keeps `instance`, a `scoped` instance this part took, until it ends.
-    func keepScoped(_ instance: ScopedInstance)
+    func keepScoped(_ instance: ScopedInstance) { withRecord { $0.scoped.append(instance) } }
 }
 
-extension ResolutionContext: ResolutionAgent {
-    func borrow(_ record: BuildRecord) {
-        self.record.holds.borrow(record)
-    }
-}
+extension ResolutionContext: ResolutionAgent {}

@@ -177,9 +177,7 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
         // Inside a `configure:`, nothing: the outermost one's build ends them.
         guard
             var walk = withRecord({ record in
-                let holds = record.holds
-                return holds.configuring.isEmpty && (!holds.held.isEmpty || !holds.borrowed.isEmpty)
-                    ? record.holds.takeBorrowed() : nil
+                record.holds.configuring.isEmpty && record.holds.hasBuilds ? record.holds.takeBorrowed() : nil
             })
         else { return nil }
         while let build = walk.next() {
@@ -211,16 +209,6 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
 
     // MARK: Entering components
 
-    /// The entry of the component whose identity is `identity`, if the agent's call entered it.
-    func entry(of identity: UInt) -> Entered? {
-        state.withLock { $0.record.entered.entry(of: identity) }
-    }
-
-    /// Records that the agent's call entered `component` (see `ResolutionContext.enter`).
-    func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
-        state.withLock { $0.record.entered.enter(component, storage: storage) }
-    }
-
     /// Takes over from `entered`, what a part of the agent's resolution entered, the components
     /// that it did not enter itself and whose shutdown has not begun (which the resolution may be
     /// awaiting: kept, they would hold that shutdown for ever), to count them in their gates until
@@ -244,10 +232,6 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
         state.withLock { body(&$0.record) }
     }
 
-    /// Records that the agent took the instance of the build `record`, half-configured, whose
-    /// configuration it waits for when its builds end.
-    func borrow(_ record: BuildRecord) { withRecord { $0.holds.borrow(record) } }
-
     /// Runs `body`, the `configure:` closure of a build that caches nothing (a `fresh` call's), which
     /// no other agent can see, as a `configure:` that runs on this task: what the agent builds
     /// meanwhile is held, since it may refer to that instance.
@@ -265,12 +249,6 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
     // MARK: Scoped instances
 
     var scope: ScopeStore { sharedScopes! }
-
-    func takenScoped(_ key: CellKey, from store: ScopeStore) -> AnyObject? {
-        withRecord { $0.taken(key, from: store) }
-    }
-
-    func keepScoped(_ instance: ScopedInstance) { withRecord { $0.scoped.append(instance) } }
 
     // MARK: Steps
 
