@@ -39,8 +39,10 @@
 /// A class, so that no copy of it exists: an entry (`Entered`) is a view of one component that owns
 /// nothing, and no code outside this file can give back what an entry stands for.
 @usableFromInline final class EnteredComponents {
-    /// The entries, in the order they were entered.
-    @usableFromInline private(set) var entries: [Entered] = []
+    /// The entries, in the order they were entered. One agent at a time reaches them (a thread's
+    /// context from its thread, a task's agent under its lock), so a run-time exclusivity check, a
+    /// call into the runtime on every access, could never fail: they go without one.
+    @usableFromInline @exclusivity(unchecked) private(set) var entries: [Entered] = []
 
     @usableFromInline init() {}
 
@@ -58,14 +60,14 @@
 
     /// Records that `component`, whose storage is `storage`, was admitted through its gate: takes a
     /// strong reference to it, which the owner gives back when it leaves.
-    @inlinable func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
+    @inlinable @inline(__always) func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
         let entry = Entered(reference: Unmanaged.passRetained(component), storage: storage)
         entries.append(entry)
         return entry
     }
 
     /// Whether no component was entered.
-    @inlinable var isEmpty: Bool { entries.isEmpty }
+    @inlinable @inline(__always) var isEmpty: Bool { entries.isEmpty }
 
     /// Leaves every component, newest first, one at a time, each after its gate: a component's
     /// release may run user code that resolves again on this thread, and enters again, so each
