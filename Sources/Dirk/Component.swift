@@ -197,12 +197,7 @@ extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
     }
 
     package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        var removed: OnceStateMachine?
-        let found = withLock { $0.table.withCell(key, removing: &removed, body) }
-        // A cell dropped while it was building goes after the lock: its instance's deinitializer may
-        // run user code.
-        withExtendedLifetime(removed) {}
-        return found
+        withLock { $0.table.withCell(key, body) }
     }
 
     package func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }

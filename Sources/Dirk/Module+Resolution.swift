@@ -16,16 +16,16 @@ extension AnyModule {
             componentType: componentType)
     }
 
-    /// What a provider call does beside resolving its instance, decided once for threads and tasks,
-    /// when the component's attention word asks for more than a cached read (see `ProviderCall`): an
-    /// override that this thread or task is setting up captures the call; otherwise a `fresh(_:)`
-    /// may answer it, and observers see it. `depth` is the caller's depth on its thread's stack, zero
-    /// in async code; `requester` is the observed call that makes it directly, if any.
+    /// What a provider call does beside resolving its instance, decided once for threads and tasks
+    /// (see `ProviderCall`); nil, for nothing, while the component's attention word is zero. An
+    /// override that this thread or task is setting up captures the call; otherwise a `fresh(_:)` may
+    /// answer it, and observers see it. `depth` is the caller's depth on its thread's stack, zero in
+    /// async code; `requester` is the observed call that makes it directly, if any.
     func attend(
         _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, depth: Int,
         requester: () -> ObservedCall?
-    ) -> ProviderCall {
-        guard storage.attention != 0 else { return ProviderCall() }
+    ) -> ProviderCall? {
+        guard storage.attention != 0 else { return nil }
         if let capture = OverrideCapture.current, !OverrideCapture.isSuspendedHere {
             // An override that this thread or task sets up; the provider calls of its factory are
             // ordinary.
@@ -47,29 +47,31 @@ extension AnyModule {
         in agent: some ResolutionAgent
     ) throws -> Route {
         guard strategy.buildsInCell, !isFresh else { return .uncached }
-        if strategy.isKeyed {
-            let cell = try keyedCell(keyValue!, key: key, step: step)
-            // Each key is a step of its own, owned by its cell's number, so that a cycle from one key
-            // through another is told from a key that needs itself, and its message can name the
-            // keys.
-            return .cell(cell, step: step.owned(by: cell.key.keyNumber), scope: nil)
-        }
-        guard strategy.isScoped else {
-            return .cell(CellReference(host: storage, key: cellKey(key)), step: step, scope: nil)
-        }
+        if strategy.isKeyed { return .cell(try keyedCell(keyValue!, key: key, step: step)) }
+        guard strategy.isScoped else { return .cell(CellReference(host: storage, key: cellKey(key))) }
         let store = agent.scope
         if let taken = agent.takenScoped(cellKey(key), from: store) { return .taken(taken) }
         let cell = store.cellKey(
             owner: ObjectIdentifier(self), provider: key, in: storage, newNumber: storage.newNumber)
-        return .cell(CellReference(host: storage, key: cell), step: step, scope: store)
+        return .scoped(CellReference(host: storage, key: cell), store)
     }
 
-    /// What the call does once it resolved through `route`, with `value`, or nil if its build failed
-    /// or its cell was retired, for threads and tasks alike: a `scoped` cell is listed in the
-    /// resolution's scope, whether the build succeeded or failed, so that the scope drops it either
-    /// way (or dropped now, if the scope has ended), and the resolution keeps the instance it took.
-    func endRoute(_ route: Route, key: ProviderKey, value: AnyObject?, in agent: some ResolutionAgent) {
-        guard case .cell(let cell, _, let store?) = route else { return }
+    /// The step in which a call of the provider whose step is `step` claims `cell`: a key's cell is
+    /// claimed in a step of its own, owned by its number, so that a cycle from one key through
+    /// another is told from a key that needs itself, and its message can name the keys.
+    func claimStep(_ step: Step, for cell: CellReference) -> Step {
+        let number = cell.key.keyNumber
+        return number == 0 ? step : step.owned(by: number)
+    }
+
+    /// What a `scoped` call does once it resolved its `cell` in the scope `store`, with `value`, or nil
+    /// if its build failed, for threads and tasks alike: the cell is listed in the scope, so that the
+    /// scope drops it when it ends (or dropped now, if the scope has ended), and `agent` keeps the
+    /// instance it took.
+    func endScoped(
+        _ cell: CellReference, in store: ScopeStore, key: ProviderKey, value: AnyObject?,
+        agent: some ResolutionAgent
+    ) {
         if !store.list(cell.key, in: storage, owner: self) { _ = storage.drop(cell.key) }
         if let value { agent.keepScoped((cellKey(key), ObjectIdentifier(store), value, self)) }
     }
@@ -98,18 +100,20 @@ extension AnyModule {
                     requester: { context.observedRequester })
                 return try entry.withObject { object in
                     let component = Erasure.component(object, as: Component.self)
+                    let isFresh = call?.isFresh ?? false
                     // `built`, for traces, learns that this call builds.
                     func resolveCall(built: (() -> Void)?) throws -> AnyObject? {
                         try resolveOnThread(
-                            strategy, key: key, keyValue: keyValue, step: step, isFresh: call.isFresh,
+                            strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh,
                             context: context,
                             build: {
                                 built?()
-                                return try build(component, call.isFresh)
+                                return try build(component, isFresh)
                             },
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
                     }
+                    guard let call else { return try resolveCall(built: nil) }
                     if call.isCaptured {
                         return try OverrideCapture.$isSuspendedHere.withValue(true) {
                             try resolveCall(built: nil)
@@ -137,11 +141,9 @@ extension AnyModule {
         configure: ((AnyObject) throws -> Void)?, configureMayWait: Bool
     ) throws -> AnyObject? {
         while true {
-            let route = try route(
+            switch try route(
                 strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, in: context)
-            var value: AnyObject?
-            defer { endRoute(route, key: key, value: value, in: context) }
-            switch route {
+            {
             case .uncached:
                 return try context.inUncachedStep(step) {
                     let value = try build()
@@ -149,15 +151,25 @@ extension AnyModule {
                     return value
                 }
             case .taken(let taken): return taken
-            case .cell(let cell, let cellStep, _):
+            case .cell(let cell):
+                let cellStep = claimStep(step, for: cell)
                 // A key's step, for the messages that name the keys of a cycle.
                 if strategy.isKeyed { context.keyedSteps.append((cellStep.owner, keyValue!)) }
                 defer { if strategy.isKeyed { context.keyedSteps.removeLast() } }
-                value = try cell.resolveUnlessRetired(
+                let value = try cell.resolveUnlessRetired(
                     in: context, step: cellStep, build: { try build()! }, configure: configure,
                     configureMayWait: configureMayWait)
                 // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
                 if let value { return value }
+            case .scoped(let cell, let store):
+                var value: AnyObject?
+                // Listed in the scope whether the build succeeds or fails, so that it drops the cell
+                // either way.
+                defer { endScoped(cell, in: store, key: key, value: value, agent: context) }
+                value = try cell.resolveUnlessRetired(
+                    in: context, step: step, build: { try build()! }, configure: configure,
+                    configureMayWait: configureMayWait)
+                return value
             }
         }
     }
@@ -196,17 +208,19 @@ extension AnyModule {
             let call = attend(
                 strategy, key: key, keyValue: keyValue, step: step, depth: 0,
                 requester: { ObservedAsyncCall.requester })
+            let isFresh = call?.isFresh ?? false
             // `built`, for traces, learns that this call builds.
             func resolveCall(built: (() -> Void)?) async throws -> AnyObject {
                 try await resolveInTask(
-                    strategy, key: key, keyValue: keyValue, step: step, isFresh: call.isFresh, agent: agent,
+                    strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, agent: agent,
                     cancellable: cancellable,
                     build: {
                         built?()
-                        return try await build(component, call.isFresh)
+                        return try await build(component, isFresh)
                     },
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
+            guard let call else { return try await resolveCall(built: nil) }
             if call.isCaptured {
                 return try await OverrideCapture.$isSuspendedHere.outcome(true) {
                     try await resolveCall(built: nil)
@@ -236,9 +250,8 @@ extension AnyModule {
     ) async throws -> AnyObject {
         while true {
             // The thread's context hashes a key, as a step of its own, with no async step between.
-            let route = try route(
-                strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, in: agent)
-            switch route {
+            switch try route(strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, in: agent)
+            {
             case .uncached:
                 return try await agent.run(step, uncached: true) {
                     let value = try await build()
@@ -248,19 +261,24 @@ extension AnyModule {
                     return value
                 }
             case .taken(let taken): return taken
-            case .cell(let cell, let cellStep, _):
-                var value: AnyObject?
-                do {
-                    value = try await cell.resolve(
-                        in: agent, step: cellStep, cancellable: cancellable, build: build,
-                        configure: configure)
-                } catch {
-                    endRoute(route, key: key, value: nil, in: agent)
-                    throw error
-                }
-                endRoute(route, key: key, value: value, in: agent)
+            case .cell(let cell):
+                let value = try await cell.resolve(
+                    in: agent, step: claimStep(step, for: cell), cancellable: cancellable, build: build,
+                    configure: configure)
                 // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
                 if let value { return value }
+            case .scoped(let cell, let store):
+                // Listed in the scope whether the build succeeds or fails, so that it drops the cell
+                // either way.
+                do {
+                    let value = try await cell.resolve(
+                        in: agent, step: step, cancellable: cancellable, build: build, configure: configure)
+                    endScoped(cell, in: store, key: key, value: value, agent: agent)
+                    return value!
+                } catch {
+                    endScoped(cell, in: store, key: key, value: nil, agent: agent)
+                    throw error
+                }
             }
         }
     }
@@ -325,8 +343,8 @@ enum Route {
     case uncached
     /// The `scoped` instance that the resolution took already from its scope.
     case taken(AnyObject)
-    /// A cell of the component, claimed in the step `step` (a key's own step, for a key's cell); for
-    /// a `scoped` instance, a cell of the resolution's scope `scope`, listed there once resolved
-    /// (`endRoute`).
-    case cell(CellReference, step: Step, scope: ScopeStore?)
+    /// A cell of the component: a `single`'s, a `weak`'s, a key's (claimed in `claimStep`).
+    case cell(CellReference)
+    /// A `scoped` instance's cell in the resolution's scope, listed there once resolved (`endScoped`).
+    case scoped(CellReference, ScopeStore)
 }

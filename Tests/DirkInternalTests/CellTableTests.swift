@@ -64,12 +64,11 @@ struct CellTableTests {
     func withCell() {
         var table = CellTable()
         let key = cellKey(owner: module)
-        var removed: OnceStateMachine?
-        #expect(!table.withCell(key, removing: &removed) { _, _ in Issue.record("ran without a cell") })
+        #expect(!table.withCell(key) { _, _ in Issue.record("ran without a cell") })
         _ = table.claim(key, by: BuildAgent.standalone(), step: makeStep(), makes: true)
         var waiter: UInt64?
         #expect(
-            table.withCell(key, removing: &removed) { machine, serials in
+            table.withCell(key) { machine, serials in
                 guard let build = machine.build else { return }
                 waiter = machine.enqueue(
                     .thread(.init()), of: BuildAgent.standalone(), generation: build.generation,
@@ -309,10 +308,7 @@ extension CellTable {
             Issue.record("the cell must be empty to build")
             return
         }
-        var removed: OnceStateMachine?
-        _ = withCell(key, removing: &removed) { machine, _ in
-            _ = machine.complete(with: value, generation: generation)
-        }
+        _ = withCell(key) { machine, _ in _ = machine.complete(with: value, generation: generation) }
     }
 
     /// Whether a build is under way in any cell.

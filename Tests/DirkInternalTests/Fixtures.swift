@@ -150,10 +150,7 @@ final class TableHost: CellHost {
     }
 
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
-        var removed: OnceStateMachine?
-        let found = table.withLock { $0.withCell(key, removing: &removed, body) }
-        withExtendedLifetime(removed) {}
-        return found
+        table.withLock { $0.withCell(key, body) }
     }
 
     func drop(_ key: CellKey) -> OnceStateMachine? { table.withLock { $0.drop(key) } }

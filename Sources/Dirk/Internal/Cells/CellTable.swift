@@ -138,15 +138,14 @@
     }
 
     /// `CellHost.withCell` for this table: `body` runs on the cell in place; false if there is none.
-    /// A cell that was dropped while a build was under way goes once that build has ended: it is
-    /// added to `removed`, for the caller to release outside the lock.
+    /// A cell that was dropped while a build was under way goes once that build has ended, here: it
+    /// holds no value then, so that releasing it runs no user code.
     package mutating func withCell(
-        _ key: CellKey, removing removed: inout OnceStateMachine?,
-        _ body: (inout OnceStateMachine, inout UInt64) -> Void
+        _ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void
     ) -> Bool {
         guard let place = place(of: key) else { return false }
         body(&cells[place].machine, &serials)
-        if cells[place].machine.isDone { removed = remove(at: place) }
+        if cells[place].machine.isDone { _ = remove(at: place) }
         return true
     }
 

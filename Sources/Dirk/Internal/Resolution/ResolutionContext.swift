@@ -15,6 +15,9 @@
 
     /// The steps this thread is inside, outermost first.
     @usableFromInline let stack = StepStack<Step>(buckets: 1_024)
+    /// The store of the `scoped` instances of the thread's own resolutions, one at a time, opened
+    /// anew for each (see `scope`): a thread makes no store per resolution.
+    let ownScope = ScopeStore()
     /// What the resolution under way keeps until it ends (see `Resolution`), in place.
     @usableFromInline @exclusivity(unchecked) var record = Resolution()
     /// Whether `leave()` at depth zero has work beyond popping (see `Resolution.hasWorkAtItsEnd`).
@@ -179,11 +182,14 @@
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
         endedResolutions &+= 1
         let failure = record.holds.hasBuilds ? endBuilds() : nil
-        if record.scope != nil {
-            if record.ownsScope { record.scope?.end() }
-            record.scope = nil
+        if let store = record.scope {
+            // Out of the record first: ending the store and releasing the instances may run user code
+            // that resolves again on this thread, whose resolution starts with none.
+            let owns = record.ownsScope
             var ended = record.scoped
+            record.scope = nil
             record.scoped = []
+            if owns { store.end() }
             ended.reverse()
             // Each goes as it is popped, first the first kept.
             while ended.popLast() != nil {}

@@ -60,6 +60,15 @@
         }
     }
 
+    /// Opens the store again for a new resolution of the thread that owns it, which a thread's
+    /// context reuses for each of its resolutions: the hosts will give it new numbers.
+    func reopen() {
+        state.withLock { state in
+            state.hasEnded = false
+            state.numbers = []
+        }
+    }
+
     /// Ends the resolution: drops its cells, in the order they were listed, releasing what each held
     /// after its host's lock. A cell whose build is under way goes when that build ends.
     func end() {

@@ -60,7 +60,8 @@
 
     /// Records that `component`, whose storage is `storage`, was admitted through its gate: takes a
     /// strong reference to it, which the owner gives back when it leaves.
-    @inlinable @inline(__always) func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered {
+    @inlinable @inline(__always) func enter(_ component: AnyObject, storage: any EnteredComponent) -> Entered
+    {
         let entry = Entered(reference: Unmanaged.passRetained(component), storage: storage)
         entries.append(entry)
         return entry
