@@ -210,50 +210,67 @@
     /// is needed.
     ///
     /// A `ResolutionEndFailure` made the outermost step of a resolution fail: it becomes the error
-    /// of the build it names, and a step that cannot throw that error cannot return, since the
-    /// resolution took another thread's instance to break a cycle through `configure:`, and that
-    /// build then failed. Any other error that is not a `Failure` has another type than the
-    /// provider throws: only an override's factory (of those at `overrides`), which throws untyped,
-    /// can do that.
-    /// ErrorMessages: "got an error of type ..., which it cannot throw"
-    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
+    /// of the build it names, and a step that cannot throw that error cannot return
+    /// (`resolutionCannotReturn`). Any other error that is not a `Failure` has another type than
+    /// the provider throws: only an override's factory (of those at `overrides`), which throws
+    /// untyped, can do that (`overrideThrewAnotherType`).
     @usableFromInline static func providerError<Failure: Error>(
         _ error: any Error, as _: Failure.Type, step: @autoclosure () -> Step,
         overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        let failure = (error as? ResolutionEndFailure)?.failure
-        if let error = (failure?.error ?? error) as? Failure { return error }
-        let step = step()
-        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
-        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
-        guard let failure else {
-            let places = overrides()
-            let origin =
-                switch places.count {
-                case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
-                case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
-                default:
-                    "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
-                        + places.joined(separator: " and ") + ","
-                }
-            let fix =
-                Failure.self == Never.self
-                ? "Make the override's factory return a fake instead of throwing; to test a failure, "
-                    + "override a provider that throws"
-                : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
-                    + "type, override a provider that throws it"
-            """
-            Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
-            `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
-            provider cannot, on this call or on the build that this call waited for, and the provider's \
-            typed throws promise its callers that this never happens. \(fix).
-            """.stop(file: site.file, line: site.line)
+        guard let end = error as? ResolutionEndFailure else {
+            if let error = error as? Failure { return error }
+            overrideThrewAnotherType(error, as: Failure.self, step: step(), overrides: overrides())
         }
-        let (call, cannot, fix): (String, String, String)
+        if let error = end.failure.error as? Failure { return error }
+        resolutionCannotReturn(step(), as: Failure.self, after: end.failure)
+    }
+
+    /// An override's factory, one of those set up at `places`, threw `error`, which the provider of
+    /// `step` cannot throw, since it throws only `Failure`: the override's factory throws untyped.
+    /// ErrorMessages: "got an error of type ..., which it cannot throw"
+    private static func overrideThrewAnotherType<Failure: Error>(
+        _ error: any Error, as _: Failure.Type, step: Step, overrides places: [String]
+    ) -> Never {
+        let origin =
+            switch places.count {
+            case 0: "Only the factory of an `overriding(_:with:)` of `\(step.name)`"
+            case 1: "Only the factory of the `overriding(_:with:)` of `\(step.name)` at \(places[0])"
+            default:
+                "Only the factory of one of the `overriding(_:with:)` calls of `\(step.name)`, at "
+                    + places.joined(separator: " and ") + ","
+            }
+        let fix =
+            Failure.self == Never.self
+            ? "Make the override's factory return a fake instead of throwing; to test a failure, "
+                + "override a provider that throws"
+            : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
+                + "type, override a provider that throws it"
+        """
+        Dirk: `\(step.name)` of `\(step.componentType)`, whose strategy is called at \(step.site.location), \
+        got an error of type `\(type(of: error))`, which it cannot throw: it \(promise(Failure.self)). \
+        \(origin) can throw what the provider cannot, on this call or on the build that this call waited \
+        for, and the provider's typed throws promise its callers that this never happens. \(fix).
+        """.stop(file: step.site.file, line: step.site.line)
+    }
+
+    /// The outermost step `step` of a resolution, which throws only `Failure`, cannot return: the
+    /// resolution took another thread's half-configured instance to break a cycle through
+    /// `configure:`, and that build then failed, with `failure`, which the step cannot throw.
+    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
+    private static func resolutionCannotReturn<Failure: Error>(
+        _ step: Step, as _: Failure.Type, after failure: BuildFailure
+    ) -> Never {
+        let name = step.name
+        let site = step.site
+        let owner = " of `\(step.componentType)`"
+        let call: String
+        let cannot: String
+        let fix: String
         switch step.kind {
         case .provider:
             call = "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return"
-            cannot = "`\(name)` \(promise), so it cannot report that error"
+            cannot = "`\(name)` \(promise(Failure.self)), so it cannot report that error"
             fix = "Let `\(name)` throw the error"
         case .handle:
             call = "`\(name)`\(owner), made at \(site.location), cannot return its value"
@@ -281,6 +298,11 @@
         may refer to it, and \(cannot). \(fix), make the `configure:` closures of the cycle not throw, or \
         resolve the cycle on one thread first, where the error reaches the caller.
         """.stop(file: site.file, line: site.line)
+    }
+
+    /// What a step that throws only `Failure` promises its callers, as messages say it.
+    private static func promise<Failure: Error>(_: Failure.Type) -> String {
+        Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
     }
 
     // MARK: Parents
