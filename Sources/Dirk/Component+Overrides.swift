@@ -324,7 +324,10 @@ extension _ModuleOwner where Self: Component {
     /// The override's own close action for each instance `make` builds, if it has one.
     private let closing: Closing<Value>?
 
-    init(closing: Closing<Value>?, _ make: Make) { (self.closing, self.make) = (closing, make) }
+    init(closing: Closing<Value>?, _ make: Make) {
+        self.closing = closing
+        self.make = make
+    }
 
     /// The close action of an instance that `make` built for a provider of `strategy`: the
     /// override's own, for the strategies whose component keeps the instance until shutdown (those
@@ -404,7 +407,9 @@ extension AnyModule {
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, step: Step) {
         // The overriding component and where `overriding(_:with:)` was called, for messages, and the
         // type its factory makes.
-        let (overriding, call, valueType) = (capture.componentType, capture.call, capture.valueType)
+        let overriding = capture.componentType
+        let call = capture.call
+        let valueType = capture.valueType
         if let first = capture.capture(step.name) {
             Diagnostics.overrideCalledSeveralProviders(first, step.name, component: overriding, at: call)
         }

@@ -89,7 +89,8 @@
             // The example names the path's first provider that takes `configure:`, with its own
             // strategy, and the provider it needs next.
             let index = providers.firstIndex { $0.strategy.takesConfigure } ?? 0
-            let (first, next) = (providers[index], providers[(index + 1) % providers.count])
+            let first = providers[index]
+            let next = providers[(index + 1) % providers.count]
             return """
                 Break the cycle: build both objects without each other and let them set each other in \
                 `configure:` closures, as `\(first.name)` could: build its instance without \
@@ -114,7 +115,9 @@
     /// A handle's value was read while the handle, whose step is `step`, resolved it.
     /// ErrorMessages: "a Lazy<...> of ..., made at ..., was read while it was resolving its own value"
     static func handleReadWhileResolving(_ step: Step) -> Never {
-        let (handle, component, site) = (step.name, step.componentType, step.site)
+        let handle = step.name
+        let component = step.componentType
+        let site = step.site
         """
         Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it \
         was resolving its own value, so it can never finish. Read it after the provider that builds the \
@@ -165,7 +168,9 @@
     /// A handle, whose step is `step`, was read after its component was released.
     /// ErrorMessages: "... made at ... was read after its component ... was released"
     static func handleAfterRelease(_ step: Step) -> Never {
-        let (handle, component, site) = (step.name, step.componentType, step.site)
+        let handle = step.name
+        let component = step.componentType
+        let site = step.site
         """
         Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
         `\(component)` was released. A handle refers to its component without keeping it alive, so that an \
@@ -408,7 +413,8 @@
     static func moduleOfAnotherComponent(
         _ module: Any.Type, owner: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
-        let (ownerName, moduleName) = (propertyName(for: owner), propertyName(for: module))
+        let ownerName = propertyName(for: owner)
+        let moduleName = propertyName(for: module)
         """
         Dirk: `\(component)` was asked for the module `\(module)`, a module of `\(owner)`, which it cannot \
         create: a module belongs to the component of its `Module<...>`. Declare the accessor on `\(owner)`, \
@@ -694,7 +700,9 @@
     static func overrideOfAnotherType(_ step: Step, returns: Any.Type, component: Any.Type, at call: Call)
         -> Never
     {
-        let (strategy, built, returned) = (step.strategy, spelled(step.type), spelled(returns))
+        let strategy = step.strategy
+        let built = spelled(step.type)
+        let returned = spelled(returns)
         // The strategy builds a `@Sendable` closure, and Swift took the override's type from a
         // closure that is not: the fix is in the override.
         if built == "@Sendable " + returned {
@@ -715,7 +723,8 @@
             ? "after what it awaits" : "as in `\(written) { \(built)() as \(returned) }\(object)`"
         // A shared instance of a protocol type needs a `Sendable` protocol, and a `weak` one a
         // class-bound protocol, which the type's name does not tell.
-        let (name, shares) = (returned.dropFirst(4), strategy != .transient && strategy != .asyncTransient)
+        let name = returned.dropFirst(4)
+        let shares = strategy != .transient && strategy != .asyncTransient
         let make =
             !returned.hasPrefix("any ") || !shares
             ? "Make"
@@ -735,7 +744,8 @@
     /// `type` as Swift source spells it: `any Mailer` for an existential, which the runtime
     /// names `Mailer`.
     static func spelled(_ type: Any.Type) -> String {
-        let (name, isExistential) = ("\(type)", "\(Swift.type(of: type))".hasSuffix(".Protocol"))
+        let name = "\(type)"
+        let isExistential = "\(Swift.type(of: type))".hasSuffix(".Protocol")
         return isExistential && name != "Any" && name != "AnyObject" ? "any \(name)" : name
     }
 
