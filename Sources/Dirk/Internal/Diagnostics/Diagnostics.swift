@@ -115,15 +115,12 @@
     /// A handle's value was read while the handle, whose step is `step`, resolved it.
     /// ErrorMessages: "a Lazy<...> of ..., made at ..., was read while it was resolving its own value"
     static func handleReadWhileResolving(_ step: Step) -> Never {
-        let handle = step.name
-        let component = step.componentType
-        let site = step.site
         """
-        Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it \
-        was resolving its own value, so it can never finish. Read it after the provider that builds the \
-        value has returned, for example in a method called later, not in the value's own factory or \
-        `configure:` closure.
-        """.stop(file: site.file, line: site.line)
+        Dirk: \(article(step.name)) `\(step.name)` of `\(step.componentType)`, made at \(step.site.location), \
+        was read while it was resolving its own value, so it can never finish. Read it after the provider \
+        that builds the value has returned, for example in a method called later, not in the value's own \
+        factory or `configure:` closure.
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
@@ -168,17 +165,14 @@
     /// A handle, whose step is `step`, was read after its component was released.
     /// ErrorMessages: "... made at ... was read after its component ... was released"
     static func handleAfterRelease(_ step: Step) -> Never {
-        let handle = step.name
-        let component = step.componentType
-        let site = step.site
         """
-        Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
-        `\(component)` was released. A handle refers to its component without keeping it alive, so that an \
-        instance the component caches may hold one without a retain cycle: keep the component for as long as \
-        its handles are read. A handle read in the `deinit` of an instance the component cached runs while \
-        the component is being released: read it before, or keep what the `deinit` needs in a stored \
+        Dirk: \(article(step.name)) `\(step.name)` made at \(step.site.location) was read after its component \
+        `\(step.componentType)` was released. A handle refers to its component without keeping it alive, so \
+        that an instance the component caches may hold one without a retain cycle: keep the component for as \
+        long as its handles are read. A handle read in the `deinit` of an instance the component cached runs \
+        while the component is being released: read it before, or keep what the `deinit` needs in a stored \
         property of that instance.
-        """.stop(file: site.file, line: site.line)
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     // MARK: Providers
