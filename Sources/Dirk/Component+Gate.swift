@@ -52,7 +52,9 @@ extension LockBuffer: EnteredComponent where State == ComponentState {
 
     @usableFromInline var isShuttingDown: Bool { withGate { $0.isClosed } }
 
-    @usableFromInline func leaveGate() { if withGate({ $0.leave() }) { lastCallLeft() } }
+    @usableFromInline func leaveGate() {
+        if withGate({ $0.leave() }) { lastCallLeft() }
+    }
 
     /// Resumes the shutdown that waits, under the lock, for the last call out of the gate: a rare
     /// path, kept out of `leaveGate()`.
@@ -60,12 +62,16 @@ extension LockBuffer: EnteredComponent where State == ComponentState {
 }
 
 /// The component whose close action runs in this task, and that action's provider.
-enum ClosingComponent { @TaskLocal static var current: (identity: UInt, provider: String)? }
+enum ClosingComponent {
+    @TaskLocal static var current: (identity: UInt, provider: String)?
+}
 
 /// A handle's read that its component's shutdown refused, while the handle's closure runs all the
 /// same, without entering the component, so that the first of the component's providers it calls is
 /// refused in turn and named as what the handle reads.
-enum RefusedRead { @TaskLocal static var current: (identity: UInt, handle: String, site: ProviderSite)? }
+enum RefusedRead {
+    @TaskLocal static var current: (identity: UInt, handle: String, site: ProviderSite)?
+}
 
 extension Component {
     /// Stops the program: the call whose step is `step` was refused, once shutdown had begun. A handle's

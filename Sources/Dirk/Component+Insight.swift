@@ -87,7 +87,8 @@ extension Component {
                 parentList.map { "\(type(of: $0))" }
             )
         }
-        var (strategies, statuses) = (recording?.providers ?? [:], [ProviderIdentity: CacheStatus]())
+        var strategies = recording?.providers ?? [:]
+        var statuses: [ProviderIdentity: CacheStatus] = [:]
         // Modules in use, registered ones not used yet, and those whose cells the component keeps (a
         // module made directly for it), each type once.
         var modules = Dictionary((unusedModules + inUse).map { (ObjectIdentifier($0), "\($0)") }) { $1 }
@@ -95,7 +96,9 @@ extension Component {
         // ancestors that its recording watches, nearest first, ranked by the order they are named in.
         var componentNames: [UInt: String] = [:]
         for component in [self] + (recording?.watched ?? []) where componentNames[component.identity] == nil {
-            let (isOwn, identity, rank) = (component === self, component.identity, componentNames.count)
+            let isOwn = component === self
+            let identity = component.identity
+            let rank = componentNames.count
             let table = isOwn ? ownTable : component.storage.withLock { $0.table.entries }
             componentNames[identity] =
                 isOwn ? "`\(type(of: component))`" : "the ancestor `\(type(of: component))` \(rank)"
@@ -179,7 +182,8 @@ extension Component {
     /// what its components do.
     package func selfAndAncestors() -> [Component] {
         var all: [Component] = [self]
-        var (visited, index) = (Set([ObjectIdentifier(self)]), 0)
+        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
+        var index = 0
         while index < all.count {
             let component = all[index]
             let parents = component.storage.withLock { _ in component.parentList }
@@ -262,7 +266,10 @@ typealias Recorder = ComponentStorage
 /// What a component records while recording is on.
 struct DependencyRecord {
     /// One provider that resolved another.
-    struct Edge: Hashable { let from, to: ProviderIdentity }
+    struct Edge: Hashable {
+        let from: ProviderIdentity
+        let to: ProviderIdentity
+    }
 
     /// Each provider seen, with its strategy: the component's own, and its ancestors' that were
     /// called while one of its own ran.

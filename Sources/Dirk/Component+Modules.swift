@@ -139,7 +139,8 @@ extension Component {
     @discardableResult func register(
         _ module: AnyModule, as types: [AnyModule.Type]? = nil, file: StaticString, line: UInt
     ) -> Self {
-        let (moduleType, ownType) = (Swift.type(of: module), Swift.type(of: self))
+        let moduleType = Swift.type(of: module)
+        let ownType = Swift.type(of: self)
         // By default, the module's class and the module classes it inherits from, most derived first.
         let root: Any.Type = moduleType.rootModuleType
         let types = types ?? classes(of: module).prefix { $0 != root }.map { $0 as! AnyModule.Type }

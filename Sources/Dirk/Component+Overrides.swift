@@ -324,7 +324,10 @@ extension _ModuleOwner where Self: Component {
     /// The override's own close action for each instance `make` builds, if it has one.
     private let closing: Closing<Value>?
 
-    init(closing: Closing<Value>?, _ make: Make) { (self.closing, self.make) = (closing, make) }
+    init(closing: Closing<Value>?, _ make: Make) {
+        self.closing = closing
+        self.make = make
+    }
 
     /// The close action of an instance that `make` built for a provider of `strategy`: the
     /// override's own, for the strategies whose component keeps the instance until shutdown (those
@@ -347,18 +350,12 @@ extension ModuleBase {
     /// instance takes the override's close action, if any, instead of the provider's `closing`.
     /// Checked when the provider builds, so that an override set up after the provider's cell was
     /// made still applies.
-    ///
-    /// `key` is made only when the module has overrides: a `transient` makes its key for nothing
-    /// else.
     @inlinable @inline(__always) func make<T, Failure: Error>(
         _ factory: (C) throws(Failure) -> T, key: @autoclosure () -> ProviderKey,
         keyValue: @autoclosure () -> AnyHashable? = nil,
         strategy: ProviderStrategy, component: Component, closing: Closing<T>? = nil
     ) throws -> (value: T, closing: Closing<T>?) {
-        if storage.flags & ComponentStorage.hasOverrides != 0,
-            let override = storage.override(for: cellKey(key()), strategy: strategy)
-                as? OverrideFactory<T, SyncOverride<T>>
-        {
+        if let override: OverrideFactory<T, SyncOverride<T>> = override(at: key(), strategy: strategy) {
             return (try override.make(component, keyValue()), override.closing(for: strategy))
         }
         return (try factory(Erasure.component(component, as: C.self)), closing)
@@ -370,14 +367,21 @@ extension ModuleBase {
         strategy: ProviderStrategy, component: Component, closing: Closing<T>?,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> (value: T, closing: Closing<T>?) {
-        if storage.flags & ComponentStorage.hasOverrides != 0,
-            let override = storage.override(for: cellKey(key), strategy: strategy)
-                as? OverrideFactory<T, AsyncOverride<T>>
-        {
+        if let override: OverrideFactory<T, AsyncOverride<T>> = override(at: key, strategy: strategy) {
             let key = SharedKey(key: keyValue)
             return (try await override.make(component, key.key), override.closing(for: strategy))
         }
         return (try await factory(Erasure.component(component, as: C.self)), closing)
+    }
+
+    /// The factory that replaces the provider at `key`, a provider of `strategy`, if one does and it
+    /// is a `Factory`: an override of the provider's kind, sync or async, and type. Looked up only
+    /// when the module has overrides, and `key` made only then: a `transient` makes its key for
+    /// nothing else.
+    @inlinable @inline(__always)
+    func override<Factory>(at key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy) -> Factory? {
+        guard storage.flags & ComponentStorage.hasOverrides != 0 else { return nil }
+        return storage.override(for: cellKey(key()), strategy: strategy) as? Factory
     }
 }
 
@@ -403,7 +407,9 @@ extension AnyModule {
     func setUpOverride(_ capture: OverrideCapture, key: ProviderKey, keyValue: AnyHashable?, step: Step) {
         // The overriding component and where `overriding(_:with:)` was called, for messages, and the
         // type its factory makes.
-        let (overriding, call, valueType) = (capture.componentType, capture.call, capture.valueType)
+        let overriding = capture.componentType
+        let call = capture.call
+        let valueType = capture.valueType
         if let first = capture.capture(step.name) {
             Diagnostics.overrideCalledSeveralProviders(first, step.name, component: overriding, at: call)
         }

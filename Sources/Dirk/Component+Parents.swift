@@ -126,7 +126,8 @@ extension Component {
         _ parent: Component, as type: Component.Type, afterAppending: () -> Void = {},
         file: StaticString = #fileID, line: UInt = #line
     ) -> Self {
-        let (parentType, ownType) = (Swift.type(of: parent), Swift.type(of: self))
+        let parentType = Swift.type(of: parent)
+        let ownType = Swift.type(of: self)
         checkType(parent, is: type, kind: "parent", file: file, line: line)
         if parent === self { Diagnostics.parentCycle(parentType, component: ownType, at: (file, line)) }
         // A component that is nobody's parent is nobody's ancestor, so giving it a parent cannot

@@ -149,7 +149,9 @@ extension _ModuleOwner where Self: Component {
         file: StaticString = #fileID, line: UInt = #line
     ) async throws -> sending Result {
         let result: Result
-        do { result = try await body(self) } catch {
+        do {
+            result = try await body(self)
+        } catch {
             try? await shutdown(file: file, line: line)
             throw error
         }
@@ -165,7 +167,9 @@ extension _ModuleOwner where Self: Component {
     ) async throws -> sending Result {
         // The body of `withShutdown(isolation:_:file:line:)`: Swift 6.0 refuses to pass `body` on.
         let result: Result
-        do { result = try await body(self) } catch {
+        do {
+            result = try await body(self)
+        } catch {
             try? await shutdown(file: file, line: line)
             throw error
         }

@@ -187,10 +187,13 @@ extension Component {
         visit(self)
         let all = ordered.flatMap { component in
             // Refers to the component's storage, not to the component: see `KeyedContribution`.
-            let (storage, owner) = (Locked(buffer: component.storage), Swift.type(of: component))
+            let storage = Locked(buffer: component.storage)
+            let owner = Swift.type(of: component)
             return component.storage.withLock { $0.extras?.contributions[collection] ?? [] }.map { record in
-                let (key, build, metadata) = (record.key as! Key, record.build, record.metadata)
-                return KeyedContribution(key: key, metadata: metadata, contributor: owner) { file, line in
+                let key = record.key as! Key
+                let build = record.build
+                return KeyedContribution(key: key, metadata: record.metadata, contributor: owner) {
+                    file, line in
                     guard let component = storage.buffer.component else {
                         Diagnostics.contributionAfterRelease(
                             key: key, element: Element.self, component: owner, at: (file, line))

@@ -72,8 +72,11 @@ public struct DependencyGraph: Sendable {
         public init(
             name: String, strategy: Strategy, isCached: Bool, builds: Int = 0, waitingCallers: Int = 0
         ) {
-            (self.name, self.strategy, self.isCached) = (name, strategy, isCached)
-            (self.builds, self.waitingCallers) = (builds, waitingCallers)
+            self.name = name
+            self.strategy = strategy
+            self.isCached = isCached
+            self.builds = builds
+            self.waitingCallers = waitingCallers
         }
     }
 
@@ -89,7 +92,10 @@ public struct DependencyGraph: Sendable {
         /// - Parameters:
         ///   - from: The provider whose factory made the call.
         ///   - to: The provider it called.
-        public init(from: String, to: String) { (self.from, self.to) = (from, to) }
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
     }
 
     /// The component's type.

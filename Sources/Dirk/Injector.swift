@@ -67,7 +67,9 @@ public struct Injector<Target, C: Component>: Sendable {
     /// - Returns: The extended injector.
     public func including<Other>(
         _ other: Injector<Other, C>, as convert: @escaping @Sendable (Target) -> Other
-    ) -> Injector { Self(steps: steps + [{ other.inject(into: convert($0), from: $1, file: $2, line: $3) }]) }
+    ) -> Injector {
+        Self(steps: steps + [{ other.inject(into: convert($0), from: $1, file: $2, line: $3) }])
+    }
 
     /// Sets every property the injector declares on `target`, in the order they were declared,
     /// in one resolution: a `scoped` provider gives every property of one injection the same
@@ -140,7 +142,9 @@ public struct Injector<Target, C: Component>: Sendable {
     /// - Returns: The extended injector.
     public func including<Other>(
         _ other: MainActorInjector<Other, C>, as convert: @escaping @MainActor (Target) -> Other
-    ) -> Self { Self(steps: steps + [{ other.inject(into: convert($0), from: $1, file: $2, line: $3) }]) }
+    ) -> Self {
+        Self(steps: steps + [{ other.inject(into: convert($0), from: $1, file: $2, line: $3) }])
+    }
 
     /// Sets every property the injector declares on `target`, in the order they were declared, in
     /// one resolution, as ``Injector/inject(into:from:file:line:)`` does.

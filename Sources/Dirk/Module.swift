@@ -12,7 +12,8 @@ open class AnyModule: _ModuleOwner {
     @usableFromInline let componentType: Component.Type
 
     init(for component: Component, as componentType: Component.Type) {
-        (storage, self.componentType) = (component.storage, componentType)
+        storage = component.storage
+        self.componentType = componentType
     }
 
     deinit {

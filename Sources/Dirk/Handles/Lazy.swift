@@ -108,7 +108,8 @@ struct HandleSource<Resolve: Sendable>: Sendable {
     /// the thread's resolution enters, inside the handle's step. Stops the program if the component
     /// is gone or shut down.
     func call<Value>(handle: Any.Type, _ resolve: (Component) -> Value) -> Value {
-        let (context, step) = (ResolutionContext.current, step(owner: nil, handle: handle, type: Value.self))
+        let context = ResolutionContext.current
+        let step = step(owner: nil, handle: handle, type: Value.self)
         context.enterUncached { step }
         let value = self.resolve(in: context, step: step, resolve)
         if let failure = context.leave() { Diagnostics.typedError(failure, as: Never.self, at: step) }

@@ -115,7 +115,8 @@ extension ModuleBase {
         restore: @escaping (AnyObject) -> T = { Erasure.value(of: $0, as: T.self) },
         closing: Closing<T>? = nil
     ) throws(Failure) -> T {
-        let (key, keyValue) = (ProviderKey(site: site, type: T.self), consume keyValue)
+        let key = ProviderKey(site: site, type: T.self)
+        let keyValue = consume keyValue
         do {
             let object = try pipeline(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,

@@ -89,7 +89,8 @@
             // The example names the path's first provider that takes `configure:`, with its own
             // strategy, and the provider it needs next.
             let index = providers.firstIndex { $0.strategy.takesConfigure } ?? 0
-            let (first, next) = (providers[index], providers[(index + 1) % providers.count])
+            let first = providers[index]
+            let next = providers[(index + 1) % providers.count]
             return """
                 Break the cycle: build both objects without each other and let them set each other in \
                 `configure:` closures, as `\(first.name)` could: build its instance without \
@@ -114,13 +115,12 @@
     /// A handle's value was read while the handle, whose step is `step`, resolved it.
     /// ErrorMessages: "a Lazy<...> of ..., made at ..., was read while it was resolving its own value"
     static func handleReadWhileResolving(_ step: Step) -> Never {
-        let (handle, component, site) = (step.name, step.componentType, step.site)
         """
-        Dirk: \(article(handle)) `\(handle)` of `\(component)`, made at \(site.location), was read while it \
-        was resolving its own value, so it can never finish. Read it after the provider that builds the \
-        value has returned, for example in a method called later, not in the value's own factory or \
-        `configure:` closure.
-        """.stop(file: site.file, line: site.line)
+        Dirk: \(article(step.name)) `\(step.name)` of `\(step.componentType)`, made at \(step.site.location), \
+        was read while it was resolving its own value, so it can never finish. Read it after the provider \
+        that builds the value has returned, for example in a method called later, not in the value's own \
+        factory or `configure:` closure.
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     /// A key's `hash(into:)` or `==` called the keyed provider it is a key of.
@@ -165,15 +165,14 @@
     /// A handle, whose step is `step`, was read after its component was released.
     /// ErrorMessages: "... made at ... was read after its component ... was released"
     static func handleAfterRelease(_ step: Step) -> Never {
-        let (handle, component, site) = (step.name, step.componentType, step.site)
         """
-        Dirk: \(article(handle)) `\(handle)` made at \(site.location) was read after its component \
-        `\(component)` was released. A handle refers to its component without keeping it alive, so that an \
-        instance the component caches may hold one without a retain cycle: keep the component for as long as \
-        its handles are read. A handle read in the `deinit` of an instance the component cached runs while \
-        the component is being released: read it before, or keep what the `deinit` needs in a stored \
+        Dirk: \(article(step.name)) `\(step.name)` made at \(step.site.location) was read after its component \
+        `\(step.componentType)` was released. A handle refers to its component without keeping it alive, so \
+        that an instance the component caches may hold one without a retain cycle: keep the component for as \
+        long as its handles are read. A handle read in the `deinit` of an instance the component cached runs \
+        while the component is being released: read it before, or keep what the `deinit` needs in a stored \
         property of that instance.
-        """.stop(file: site.file, line: site.line)
+        """.stop(file: step.site.file, line: step.site.line)
     }
 
     // MARK: Providers
@@ -210,50 +209,67 @@
     /// is needed.
     ///
     /// A `ResolutionEndFailure` made the outermost step of a resolution fail: it becomes the error
-    /// of the build it names, and a step that cannot throw that error cannot return, since the
-    /// resolution took another thread's instance to break a cycle through `configure:`, and that
-    /// build then failed. Any other error that is not a `Failure` has another type than the
-    /// provider throws: only an override's factory (of those at `overrides`), which throws untyped,
-    /// can do that.
-    /// ErrorMessages: "got an error of type ..., which it cannot throw"
-    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
+    /// of the build it names, and a step that cannot throw that error cannot return
+    /// (`resolutionCannotReturn`). Any other error that is not a `Failure` has another type than
+    /// the provider throws: only an override's factory (of those at `overrides`), which throws
+    /// untyped, can do that (`overrideThrewAnotherType`).
     @usableFromInline static func providerError<Failure: Error>(
         _ error: any Error, as _: Failure.Type, step: @autoclosure () -> Step,
         overrides: @autoclosure () -> [String] = []
     ) -> Failure {
-        let failure = (error as? ResolutionEndFailure)?.failure
-        if let error = (failure?.error ?? error) as? Failure { return error }
-        let step = step()
-        let (name, site, owner) = (step.name, step.site, " of `\(step.componentType)`")
-        let promise = Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
-        guard let failure else {
-            let places = overrides()
-            let origin =
-                switch places.count {
-                case 0: "Only the factory of an `overriding(_:with:)` of `\(name)`"
-                case 1: "Only the factory of the `overriding(_:with:)` of `\(name)` at \(places[0])"
-                default:
-                    "Only the factory of one of the `overriding(_:with:)` calls of `\(name)`, at "
-                        + places.joined(separator: " and ") + ","
-                }
-            let fix =
-                Failure.self == Never.self
-                ? "Make the override's factory return a fake instead of throwing; to test a failure, "
-                    + "override a provider that throws"
-                : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
-                    + "type, override a provider that throws it"
-            """
-            Dirk: `\(name)`\(owner), whose strategy is called at \(site.location), got an error of type \
-            `\(type(of: error))`, which it cannot throw: it \(promise). \(origin) can throw what the \
-            provider cannot, on this call or on the build that this call waited for, and the provider's \
-            typed throws promise its callers that this never happens. \(fix).
-            """.stop(file: site.file, line: site.line)
+        guard let end = error as? ResolutionEndFailure else {
+            if let error = error as? Failure { return error }
+            overrideThrewAnotherType(error, as: Failure.self, step: step(), overrides: overrides())
         }
-        let (call, cannot, fix): (String, String, String)
+        if let error = end.failure.error as? Failure { return error }
+        resolutionCannotReturn(step(), as: Failure.self, after: end.failure)
+    }
+
+    /// An override's factory, one of those set up at `places`, threw `error`, which the provider of
+    /// `step` cannot throw, since it throws only `Failure`: the override's factory throws untyped.
+    /// ErrorMessages: "got an error of type ..., which it cannot throw"
+    private static func overrideThrewAnotherType<Failure: Error>(
+        _ error: any Error, as _: Failure.Type, step: Step, overrides places: [String]
+    ) -> Never {
+        let origin =
+            switch places.count {
+            case 0: "Only the factory of an `overriding(_:with:)` of `\(step.name)`"
+            case 1: "Only the factory of the `overriding(_:with:)` of `\(step.name)` at \(places[0])"
+            default:
+                "Only the factory of one of the `overriding(_:with:)` calls of `\(step.name)`, at "
+                    + places.joined(separator: " and ") + ","
+            }
+        let fix =
+            Failure.self == Never.self
+            ? "Make the override's factory return a fake instead of throwing; to test a failure, "
+                + "override a provider that throws"
+            : "Make the override's factory throw only `\(Failure.self)`; to test a failure of another "
+                + "type, override a provider that throws it"
+        """
+        Dirk: `\(step.name)` of `\(step.componentType)`, whose strategy is called at \(step.site.location), \
+        got an error of type `\(type(of: error))`, which it cannot throw: it \(promise(Failure.self)). \
+        \(origin) can throw what the provider cannot, on this call or on the build that this call waited \
+        for, and the provider's typed throws promise its callers that this never happens. \(fix).
+        """.stop(file: step.site.file, line: step.site.line)
+    }
+
+    /// The outermost step `step` of a resolution, which throws only `Failure`, cannot return: the
+    /// resolution took another thread's half-configured instance to break a cycle through
+    /// `configure:`, and that build then failed, with `failure`, which the step cannot throw.
+    /// ErrorMessages: "cannot return: to break a cycle through configure:, its resolution took an instance"
+    private static func resolutionCannotReturn<Failure: Error>(
+        _ step: Step, as _: Failure.Type, after failure: BuildFailure
+    ) -> Never {
+        let name = step.name
+        let site = step.site
+        let owner = " of `\(step.componentType)`"
+        let call: String
+        let cannot: String
+        let fix: String
         switch step.kind {
         case .provider:
             call = "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return"
-            cannot = "`\(name)` \(promise), so it cannot report that error"
+            cannot = "`\(name)` \(promise(Failure.self)), so it cannot report that error"
             fix = "Let `\(name)` throw the error"
         case .handle:
             call = "`\(name)`\(owner), made at \(site.location), cannot return its value"
@@ -281,6 +297,11 @@
         may refer to it, and \(cannot). \(fix), make the `configure:` closures of the cycle not throw, or \
         resolve the cycle on one thread first, where the error reaches the caller.
         """.stop(file: site.file, line: site.line)
+    }
+
+    /// What a step that throws only `Failure` promises its callers, as messages say it.
+    private static func promise<Failure: Error>(_: Failure.Type) -> String {
+        Failure.self == Never.self ? "throws nothing" : "throws only `\(Failure.self)`"
     }
 
     // MARK: Parents
@@ -386,7 +407,8 @@
     static func moduleOfAnotherComponent(
         _ module: Any.Type, owner: Any.Type, component: Any.Type, at call: Call
     ) -> Never {
-        let (ownerName, moduleName) = (propertyName(for: owner), propertyName(for: module))
+        let ownerName = propertyName(for: owner)
+        let moduleName = propertyName(for: module)
         """
         Dirk: `\(component)` was asked for the module `\(module)`, a module of `\(owner)`, which it cannot \
         create: a module belongs to the component of its `Module<...>`. Declare the accessor on `\(owner)`, \
@@ -672,7 +694,9 @@
     static func overrideOfAnotherType(_ step: Step, returns: Any.Type, component: Any.Type, at call: Call)
         -> Never
     {
-        let (strategy, built, returned) = (step.strategy, spelled(step.type), spelled(returns))
+        let strategy = step.strategy
+        let built = spelled(step.type)
+        let returned = spelled(returns)
         // The strategy builds a `@Sendable` closure, and Swift took the override's type from a
         // closure that is not: the fix is in the override.
         if built == "@Sendable " + returned {
@@ -693,7 +717,8 @@
             ? "after what it awaits" : "as in `\(written) { \(built)() as \(returned) }\(object)`"
         // A shared instance of a protocol type needs a `Sendable` protocol, and a `weak` one a
         // class-bound protocol, which the type's name does not tell.
-        let (name, shares) = (returned.dropFirst(4), strategy != .transient && strategy != .asyncTransient)
+        let name = returned.dropFirst(4)
+        let shares = strategy != .transient && strategy != .asyncTransient
         let make =
             !returned.hasPrefix("any ") || !shares
             ? "Make"
@@ -713,7 +738,8 @@
     /// `type` as Swift source spells it: `any Mailer` for an existential, which the runtime
     /// names `Mailer`.
     static func spelled(_ type: Any.Type) -> String {
-        let (name, isExistential) = ("\(type)", "\(Swift.type(of: type))".hasSuffix(".Protocol"))
+        let name = "\(type)"
+        let isExistential = "\(Swift.type(of: type))".hasSuffix(".Protocol")
         return isExistential && name != "Any" && name != "AnyObject" ? "any \(name)" : name
     }
 

@@ -42,7 +42,8 @@
     }
 
     @inlinable package init(owner: ObjectIdentifier, provider: ProviderKey, instance: Instance = .shared) {
-        (self.owner, self.provider) = (owner, provider)
+        self.owner = owner
+        self.provider = provider
         switch instance {
         case .shared: packed = 0
         case .key(let number): packed = number

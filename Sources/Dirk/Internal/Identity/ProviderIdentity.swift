@@ -15,7 +15,9 @@ struct ProviderIdentity: Hashable {
     let name: String
 
     init(component: UInt, module: Any.Type, key: ProviderKey) {
-        (self.component, self.module, self.key) = (component, ObjectIdentifier(module), key)
+        self.component = component
+        self.module = ObjectIdentifier(module)
+        self.key = key
         name = "\(module).\(key.functionName)"
     }
 
@@ -34,7 +36,8 @@ struct ProviderIdentity: Hashable {
             \.name, { "\($0.name) at \($0.key.location)" },
             { "\($0.name) -> \($0.key.returnType) at \($0.key.location)" },
         ]
-        var (names, groups) = ([ProviderIdentity: String](), [Array(providers)])
+        var names: [ProviderIdentity: String] = [:]
+        var groups = [Array(providers)]
         for label in labels {
             groups = groups.flatMap { Dictionary(grouping: $0, by: label).values }
             for group in groups where group.count == 1 { names[group[0]] = label(group[0]) }

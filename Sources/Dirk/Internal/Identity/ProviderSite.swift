@@ -10,7 +10,10 @@
     @usableFromInline package let function: StaticString
 
     @usableFromInline package init(file: StaticString, line: UInt, column: UInt, function: StaticString) {
-        (self.file, self.line, self.column, self.function) = (file, line, column, function)
+        self.file = file
+        self.line = line
+        self.column = column
+        self.function = function
     }
 
     /// The file and line as a message shows them: `App/DataModule.swift:12`.

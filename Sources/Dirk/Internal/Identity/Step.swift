@@ -41,8 +41,14 @@
         _ kind: Kind, strategy: ProviderStrategy = .none, owner: UInt, component: UInt, site: ProviderSite,
         type: Any.Type, subject: Any.Type, componentType: Any.Type
     ) {
-        (self.kind, self.strategy, self.owner, self.component) = (kind, strategy, owner, component)
-        (self.site, self.type, self.subject, self.componentType) = (site, type, subject, componentType)
+        self.kind = kind
+        self.strategy = strategy
+        self.owner = owner
+        self.component = component
+        self.site = site
+        self.type = type
+        self.subject = subject
+        self.componentType = componentType
         let position: UInt64 =
             switch kind {
             case .provider, .keyHashing: UInt64(site.line) &<< 20 ^ UInt64(site.column)

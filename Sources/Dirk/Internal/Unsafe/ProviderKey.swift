@@ -28,8 +28,10 @@
     package init(file: StaticString, line: UInt, column: UInt, function: StaticString, type: Any.Type) {
         returnType = type
         position = UInt64(line) &<< 20 | UInt64(column) & 0xF_FFFF
-        (self.file, fileLength) = (UnsafeRawPointer(file.utf8Start), file.utf8CodeUnitCount)
-        (self.function, functionLength) = (UnsafeRawPointer(function.utf8Start), function.utf8CodeUnitCount)
+        self.file = UnsafeRawPointer(file.utf8Start)
+        fileLength = file.utf8CodeUnitCount
+        self.function = UnsafeRawPointer(function.utf8Start)
+        functionLength = function.utf8CodeUnitCount
     }
 
     /// The provider method's name: `store()`.
