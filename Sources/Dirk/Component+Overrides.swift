@@ -361,17 +361,19 @@ extension ModuleBase {
         return (try factory(Erasure.component(component, as: C.self)), closing)
     }
 
-    /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies.
-    @inlinable @inline(__always) func make<T, Failure: Error>(
-        _ factory: (C) async throws(Failure) -> T, key: ProviderKey, keyValue: AnyHashable?,
-        strategy: ProviderStrategy, component: Component, closing: Closing<T>?,
-        isolation: isolated (any Actor)? = #isolation
-    ) async throws -> (value: T, closing: Closing<T>?) {
-        if let override: OverrideFactory<T, AsyncOverride<T>> = override(at: key, strategy: strategy) {
-            let key = SharedKey(key: keyValue)
-            return (try await override.make(component, key.key), override.closing(for: strategy))
+    /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies: called
+    /// outside the caller's isolation, with `factory` and the module handed over, and what it made
+    /// handed back (see `Handed`).
+    @inlinable static func make<T, Failure: Error>(
+        _ factory: Handed<(C) async throws(Failure) -> T>, of module: Handed<ModuleBase>, key: ProviderKey,
+        keyValue: SharedKey, strategy: ProviderStrategy, component: Component, closing: Closing<T>?
+    ) async throws -> (value: Handed<T>, closing: Closing<T>?) {
+        let override: OverrideFactory<T, AsyncOverride<T>>? = module.value.override(
+            at: key, strategy: strategy)
+        if let override {
+            return (Handed(try await override.make(component, keyValue.key)), override.closing(for: strategy))
         }
-        return (try await factory(Erasure.component(component, as: C.self)), closing)
+        return (Handed(try await factory.value(Erasure.component(component, as: C.self))), closing)
     }
 
     /// The factory that replaces the provider at `key`, a provider of `strategy`, if one does and it

@@ -299,9 +299,13 @@ extension ModuleBase {
                 cancellable: CancellationError() is Failure, configure: erased
             ) { component, isFresh in
                 // An override's close action instead, if an override builds.
-                let (made, closing) = try await self.make(
-                    make, key: key, keyValue: keyValue, strategy: strategy, component: component,
-                    closing: closing)
+                let built = try await withoutActuallyEscaping(make) { make in
+                    try await Self.make(
+                        Handed(make), of: Handed(self), key: key, keyValue: SharedKey(key: keyValue),
+                        strategy: strategy, component: component, closing: closing)
+                }
+                let made = built.value.value
+                let closing = built.closing
                 // Recorded before the cell publishes the instance, so that a shutdown that waits
                 // for the build finds the action. A fresh instance is its caller's to close.
                 if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(made)) }

@@ -152,18 +152,21 @@ extension CellReference {
     /// Suspends until the build `record` of this cell is configured, or has ended, as `agent`'s
     /// outermost call ends; returns the builds its instance depends on, which the agent waits for
     /// in turn, or how it failed. A task's form of the thread's wait, which tells more.
-    func waitUntilConfigured(_ record: BuildRecord, as agent: TaskAgent) async -> ConfigurationOutcome {
+    func waitUntilConfigured(
+        _ record: BuildRecord, as agent: TaskAgent, isolation: isolated (any Actor)? = #isolation
+    ) async -> ConfigurationOutcome {
         let target = target(record.generation, forConfiguration: true)
+        // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.
         agent.waitingFor = target
-        defer { agent.waitingFor = nil }
-        while true {
-            var outcome: ConfigurationOutcome?
+        var outcome: ConfigurationOutcome?
+        while outcome == nil {
             _ = await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
                 outcome = configurationOutcome(record, orEnqueue: .task(TaskWaiter(continuation)), of: agent)
                 if outcome != nil { return continuation.resume(returning: Delivery(event: .recheck)) }
                 CycleDetector.wakeAgentThatMayTake(agent, waitingFor: target)
             }
-            if let outcome { return outcome }
         }
+        agent.waitingFor = nil
+        return outcome!
     }
 }

@@ -153,7 +153,12 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
         _ body: (TaskAgent) async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         let task = currentTask
-        if let current, current.task == task, current.isUnderWay { return try await body(current) }
+        if let current, current.task == task, current.isUnderWay {
+            // Through the task-local value that is bound already: Swift 6.0 refuses a result of a
+            // nonisolated closure called here, in the caller's isolation, if it is not `Sendable`.
+            return try await $current.outcome(current) { () async throws(Failure) in try await body(current) }
+                .get()
+        }
         // A child task of a resolution under way has its own agent, and the resolution's scope.
         let agent = TaskAgent(task: task, startedIn: enclosingStep, scope: current?.sharedScopes)
         // No `defer`: Swift 6.0 crashes on one in a function with an `isolated` parameter.

@@ -64,6 +64,17 @@
 /// guards, and `let`s of `Sendable` values.
 struct SharedModule<Shared: AnyObject>: @unchecked Sendable { let module: Shared }
 
+/// A value of an async provider's caller, handed to the one nonisolated call that builds the
+/// provider's instance, or that call's result, handed back: the caller awaits that call, and uses
+/// the value neither while the call runs nor after, so that no two sides use it at once. (Swift 6.0
+/// cannot tell so: it refuses a value that is not `Sendable` returned by a nonisolated async call
+/// into an isolated one, such as an async `transient`'s instance.)
+@usableFromInline struct Handed<Value>: @unchecked Sendable {
+    @usableFromInline let value: Value
+
+    @inlinable init(_ value: Value) { self.value = value }
+}
+
 /// A key of a `single(key:)` provider, carried to the factory of an override, which may run in
 /// another isolation than the provider's caller: every agent that asks for the key shares it
 /// already, since its component's table keeps it and every thread that asks hashes and compares it.
