@@ -51,9 +51,8 @@ extension AnyModule {
         guard strategy.isScoped else { return .cell(CellReference(host: storage, key: cellKey(key))) }
         let store = agent.scope
         if let taken = agent.takenScoped(cellKey(key), from: store) { return .taken(taken) }
-        let cell = store.cellKey(
-            owner: ObjectIdentifier(self), provider: key, in: storage, newNumber: storage.newNumber)
-        return .scoped(CellReference(host: storage, key: cell), store)
+        let listed = store.list(owner: self, provider: key, in: storage, newNumber: storage.newNumber)
+        return .scoped(CellReference(host: storage, key: listed.key), store, isListed: listed.isListed)
     }
 
     /// The step in which a call of the provider whose step is `step` claims `cell`: a key's cell is
@@ -65,15 +64,17 @@ extension AnyModule {
     }
 
     /// What a `scoped` call does once it resolved its `cell` in the scope `store`, with `value`, or nil
-    /// if its build failed, for threads and tasks alike: the cell is listed in the scope, so that the
-    /// scope drops it when it ends (or dropped now, if the scope has ended), and `agent` keeps the
-    /// instance it took.
+    /// if its build failed, for threads and tasks alike: it drops the cell, which the scope did not
+    /// list since it had ended (`isListed`), and `agent` keeps the instance it took.
     func endScoped(
-        _ cell: CellReference, in store: ScopeStore, key: ProviderKey, value: AnyObject?,
+        _ cell: CellReference, in store: ScopeStore, isListed: Bool, key: ProviderKey, value: AnyObject?,
         agent: some ResolutionAgent
     ) {
-        if !store.list(cell.key, in: storage, owner: self) { _ = storage.drop(cell.key) }
-        if let value { agent.keepScoped((cellKey(key), ObjectIdentifier(store), value, self)) }
+        if !isListed { _ = storage.drop(cell.key) }
+        if let value {
+            agent.keepScoped(
+                ScopedInstance(key: cellKey(key), store: ObjectIdentifier(store), value: value, owner: self))
+        }
     }
 
     // MARK: The thread's performer
@@ -161,11 +162,11 @@ extension AnyModule {
                     configureMayWait: configureMayWait)
                 // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
                 if let value { return value }
-            case .scoped(let cell, let store):
+            case .scoped(let cell, let store, let isListed):
                 var value: AnyObject?
-                // Listed in the scope whether the build succeeds or fails, so that it drops the cell
-                // either way.
-                defer { endScoped(cell, in: store, key: key, value: value, agent: context) }
+                defer {
+                    endScoped(cell, in: store, isListed: isListed, key: key, value: value, agent: context)
+                }
                 value = try cell.resolveUnlessRetired(
                     in: context, step: step, build: { try build()! }, configure: configure,
                     configureMayWait: configureMayWait)
@@ -267,16 +268,14 @@ extension AnyModule {
                     configure: configure)
                 // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
                 if let value { return value }
-            case .scoped(let cell, let store):
-                // Listed in the scope whether the build succeeds or fails, so that it drops the cell
-                // either way.
+            case .scoped(let cell, let store, let isListed):
                 do {
                     let value = try await cell.resolve(
                         in: agent, step: step, cancellable: cancellable, build: build, configure: configure)
-                    endScoped(cell, in: store, key: key, value: value, agent: agent)
+                    endScoped(cell, in: store, isListed: isListed, key: key, value: value, agent: agent)
                     return value!
                 } catch {
-                    endScoped(cell, in: store, key: key, value: nil, agent: agent)
+                    endScoped(cell, in: store, isListed: isListed, key: key, value: nil, agent: agent)
                     throw error
                 }
             }
@@ -345,6 +344,7 @@ enum Route {
     case taken(AnyObject)
     /// A cell of the component: a `single`'s, a `weak`'s, a key's (claimed in `claimStep`).
     case cell(CellReference)
-    /// A `scoped` instance's cell in the resolution's scope, listed there once resolved (`endScoped`).
-    case scoped(CellReference, ScopeStore)
+    /// A `scoped` instance's cell in the resolution's scope `store`, listed there unless the scope has
+    /// ended (`isListed`; see `endScoped`).
+    case scoped(CellReference, ScopeStore, isListed: Bool)
 }

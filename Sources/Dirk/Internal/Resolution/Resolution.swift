@@ -157,8 +157,15 @@ enum AfterFactory: Equatable {
     let configure: () -> Void
 }
 
-/// A `scoped` instance that a part of a resolution took: the provider's own cell key, the store it
-/// took it from, compared only (the part keeps it alive, through `Resolution.scope`, while it uses
-/// it), the instance, and the provider's module, which the part keeps alive so that no other module
-/// takes its address, and key, meanwhile.
-typealias ScopedInstance = (key: CellKey, store: ObjectIdentifier, value: AnyObject, owner: AnyObject)
+/// A `scoped` instance that a part of a resolution took.
+struct ScopedInstance {
+    /// The provider's own cell key.
+    let key: CellKey
+    /// The store it was taken from, compared only: the part keeps it alive, through
+    /// `Resolution.scope`, while it uses it.
+    let store: ObjectIdentifier
+    let value: AnyObject
+    /// The provider's module, which the part keeps alive so that no other module takes its address,
+    /// and key, meanwhile.
+    let owner: AnyObject
+}

@@ -14,49 +14,50 @@
     struct State {
         /// The number each host gave the scope, by the host's identity.
         var numbers: [(host: ObjectIdentifier, number: UInt64)] = []
-        /// The cells of the resolution's instances, with their hosts and owners, in the order they
-        /// were listed.
-        var cells: [(host: any CellHost, key: CellKey, owner: AnyObject)] = []
+        /// The cells of the resolution's instances, in the order they were listed.
+        var cells: [ListedCell] = []
         var hasEnded = false
+    }
+
+    /// A cell of a resolution's `scoped` instance: its host, its key there, and the module that owns
+    /// it, which the store keeps alive so that no other module takes its address, and key, meanwhile.
+    struct ListedCell {
+        let host: any CellHost
+        let key: CellKey
+        let owner: AnyObject
     }
 
     /// Whether the resolution that owns the store has ended: a task's call that shares it then opens
     /// a store of its own.
     var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
-    /// The key of the cell of the provider whose key is `provider`, of the module `owner`, for this
-    /// scope in `host`: under the number `host` gave the scope, asked for (`newNumber`, a number the
-    /// host never gives again) on the first use of `host`. The same before and after the store ends,
-    /// so that a resolution that keeps using the store finds the builds under way in it.
-    func cellKey(
-        owner: ObjectIdentifier, provider: ProviderKey, in host: any CellHost, newNumber: () -> UInt64
-    ) -> CellKey {
+    /// The cell of the provider whose key is `provider`, of the module `owner`, for this scope in
+    /// `host`, listed as one of the resolution's, to drop when it ends, unless it has ended already
+    /// (`isListed`): the caller then drops the cell itself once it resolved it.
+    ///
+    /// The cell lies under the number `host` gave the scope, asked for (`newNumber`, a number the host
+    /// never gives again) on the first use of `host`. The number is the same before and after the
+    /// store ends, so that a resolution that keeps using the store finds the builds under way in it.
+    func list(
+        owner: AnyObject, provider: ProviderKey, in host: any CellHost, newNumber: () -> UInt64
+    ) -> (key: CellKey, isListed: Bool) {
         let identity = ObjectIdentifier(host)
-        var number = state.withLock { state in state.numbers.first { $0.host == identity }?.number }
-        if number == nil {
-            // Asked for outside the store's lock, which is never held with a host's; two tasks that
-            // ask at once agree on the first one recorded.
-            let new = newNumber()
-            number = state.withLock { state in
-                if let recorded = state.numbers.first(where: { $0.host == identity }) {
-                    return recorded.number
-                }
+        // Asked for outside the store's lock, which is never held with a host's; two tasks that ask
+        // at once agree on the first one recorded.
+        let known = state.withLock { state in state.numbers.contains { $0.host == identity } }
+        let new = known ? 0 : newNumber()
+        return state.withLock { state in
+            var number = state.numbers.first { $0.host == identity }?.number
+            if number == nil {
+                number = new
                 state.numbers.append((identity, new))
-                return new
             }
-        }
-        return CellKey(owner: owner, provider: provider, instance: .scope(number!))
-    }
-
-    /// Lists the cell at `key` in `host`, of the module `owner`, as one of the resolution's, to drop
-    /// when it ends; returns false once it has ended: the caller then drops the cell itself.
-    func list(_ key: CellKey, in host: any CellHost, owner: AnyObject) -> Bool {
-        state.withLock { state in
-            guard !state.hasEnded else { return false }
+            let key = CellKey(owner: ObjectIdentifier(owner), provider: provider, instance: .scope(number!))
+            guard !state.hasEnded else { return (key, false) }
             if !state.cells.contains(where: { $0.key == key && $0.host === host }) {
-                state.cells.append((host, key, owner))
+                state.cells.append(ListedCell(host: host, key: key, owner: owner))
             }
-            return true
+            return (key, true)
         }
     }
 
@@ -65,7 +66,7 @@
     func reopen() {
         state.withLock { state in
             state.hasEnded = false
-            state.numbers = []
+            state.numbers.removeAll(keepingCapacity: true)
         }
     }
 
