@@ -202,12 +202,11 @@ extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
 
     package func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
 
-    /// A number the component never gives again, from the serials of its builds: the number of a
-    /// scope in its cells (see `ScopeStore`).
-    func newNumber() -> UInt64 {
-        withLock { state in
-            state.table.serials &+= 1
-            return state.table.serials
+    /// Records the strategy of `step`'s provider, whose own cell key is `own` (see
+    /// `CellTable.record`), and stops the program if another provider at that key recorded another.
+    func record(_ own: CellKey, step: Step) {
+        if let other = withLock({ $0.table.record(own, step: step) }) {
+            Diagnostics.providerClash(step, first: other)
         }
     }
 

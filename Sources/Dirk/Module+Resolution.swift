@@ -41,7 +41,8 @@ extension AnyModule {
     /// `Route`): for a `transient` and a `fresh` call, no cell; for `single`, `weak` and an async
     /// `single`, the provider's cell in its component; for `single(key:)`, the key's cell, found by
     /// hashing the key outside any lock, as a step of its own; for `scoped`, the instance the
-    /// resolution took already, or its cell in the resolution's scope.
+    /// resolution took already, or its cell in the resolution's scope, once its strategy is recorded
+    /// in its component (see `CellTable.record`).
     func route(
         _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, isFresh: Bool,
         in agent: some ResolutionAgent
@@ -49,10 +50,11 @@ extension AnyModule {
         guard strategy.buildsInCell, !isFresh else { return .uncached }
         if strategy.isKeyed { return .cell(try keyedCell(keyValue!, key: key, step: step)) }
         guard strategy.isScoped else { return .cell(CellReference(host: storage, key: cellKey(key))) }
+        let own = cellKey(key)
         let store = agent.scope
-        if let taken = agent.takenScoped(cellKey(key), from: store) { return .taken(taken) }
-        let listed = store.list(owner: self, provider: key, in: storage, newNumber: storage.newNumber)
-        return .scoped(CellReference(host: storage, key: listed.key), store, isListed: listed.isListed)
+        if let taken = agent.takenScoped(own, from: store) { return .taken(taken) }
+        storage.record(own, step: step)
+        return .scoped(CellReference(host: store, key: own))
     }
 
     /// The step in which a call of the provider whose step is `step` claims `cell`: a key's cell is
@@ -63,18 +65,11 @@ extension AnyModule {
         return number == 0 ? step : step.owned(by: number)
     }
 
-    /// What a `scoped` call does once it resolved its `cell` in the scope `store`, with `value`, or nil
-    /// if its build failed, for threads and tasks alike: it drops the cell, which the scope did not
-    /// list since it had ended (`isListed`), and `agent` keeps the instance it took.
-    func endScoped(
-        _ cell: CellReference, in store: ScopeStore, isListed: Bool, key: ProviderKey, value: AnyObject?,
-        agent: some ResolutionAgent
-    ) {
-        if !isListed { _ = storage.drop(cell.key) }
-        if let value {
-            agent.keepScoped(
-                ScopedInstance(key: cellKey(key), store: ObjectIdentifier(store), value: value, owner: self))
-        }
+    /// What a `scoped` call does once it resolved its `cell`, in the resolution's scope, with `value`:
+    /// `agent` keeps the instance it took, until its part of the resolution ends.
+    func keepScoped(_ value: AnyObject, from cell: CellReference, agent: some ResolutionAgent) {
+        agent.keepScoped(
+            ScopedInstance(key: cell.key, store: ObjectIdentifier(cell.host), value: value, owner: self))
     }
 
     // MARK: The thread's performer
@@ -162,14 +157,11 @@ extension AnyModule {
                     configureMayWait: configureMayWait)
                 // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
                 if let value { return value }
-            case .scoped(let cell, let store, let isListed):
-                var value: AnyObject?
-                defer {
-                    endScoped(cell, in: store, isListed: isListed, key: key, value: value, agent: context)
-                }
-                value = try cell.resolveUnlessRetired(
+            case .scoped(let cell):
+                let value = try cell.resolveUnlessRetired(
                     in: context, step: step, build: { try build()! }, configure: configure,
-                    configureMayWait: configureMayWait)
+                    configureMayWait: configureMayWait)!
+                keepScoped(value, from: cell, agent: context)
                 return value
             }
         }
@@ -268,16 +260,11 @@ extension AnyModule {
                     configure: configure)
                 // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
                 if let value { return value }
-            case .scoped(let cell, let store, let isListed):
-                do {
-                    let value = try await cell.resolve(
-                        in: agent, step: step, cancellable: cancellable, build: build, configure: configure)
-                    endScoped(cell, in: store, isListed: isListed, key: key, value: value, agent: agent)
-                    return value!
-                } catch {
-                    endScoped(cell, in: store, isListed: isListed, key: key, value: nil, agent: agent)
-                    throw error
-                }
+            case .scoped(let cell):
+                let value = try await cell.resolve(
+                    in: agent, step: step, cancellable: cancellable, build: build, configure: configure)!
+                keepScoped(value, from: cell, agent: agent)
+                return value
             }
         }
     }
@@ -344,7 +331,6 @@ enum Route {
     case taken(AnyObject)
     /// A cell of the component: a `single`'s, a `weak`'s, a key's (claimed in `claimStep`).
     case cell(CellReference)
-    /// A `scoped` instance's cell in the resolution's scope `store`, listed there unless the scope has
-    /// ended (`isListed`; see `endScoped`).
-    case scoped(CellReference, ScopeStore, isListed: Bool)
+    /// A `scoped` instance's cell in the resolution's scope (`ScopeStore`).
+    case scoped(CellReference)
 }

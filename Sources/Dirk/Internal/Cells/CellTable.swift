@@ -64,10 +64,11 @@
     }
 
     /// `CellHost.claim` for this table. Every provider records its strategy in its own cell, which
-    /// holds its instance when it has one (a `single`'s, a `weak`'s); a key's instances and a scope's
-    /// are in cells of their own. When `makes`, the provider's own cell and a scope's cell are made if
-    /// missing; a key's cell only `add` makes. Answers `.clash` when the provider's cell records
-    /// another strategy (`clash(at:with:)`), and `.retired` where there is no cell to claim.
+    /// holds its instance when it has one (a `single`'s, a `weak`'s); a key's instances are in cells
+    /// of their own, and a resolution's `scoped` instance in its scope's table (see `record`). When
+    /// `makes`, the provider's own cell is made if missing; a key's cell only `add` makes. Answers
+    /// `.clash` when the provider's cell records another strategy (`clash(at:with:)`), and `.retired`
+    /// where there is no cell to claim.
     package mutating func claim(_ key: CellKey, by agent: BuildAgent, step: Step, makes: Bool)
         -> OnceStateMachine.Claim
     {
@@ -77,14 +78,18 @@
         guard var place = found else { return .retired }
         if let other = clash(at: place, with: step.strategy) { return .clash(other) }
         if key != own {
-            found = self.place(of: key)
-            if found == nil, makes, key.isScoped {
-                found = make(key, strategy: step.strategy, ownerType: step.subject)
-            }
-            guard let instance = found else { return .retired }
+            guard let instance = self.place(of: key) else { return .retired }
             place = instance
         }
         return cells[place].machine.claim(by: agent, step: step, serials: &serials)
+    }
+
+    /// Records the strategy of `step`'s provider, whose own cell is at `own`, in that cell, made if
+    /// missing, for a provider whose instances are in no cell of this table (`scoped`); returns the
+    /// strategy recorded there if it is another (see `clash(at:with:)`).
+    package mutating func record(_ own: CellKey, step: Step) -> ProviderStrategy? {
+        let place = place(of: own) ?? make(own, strategy: step.strategy, ownerType: step.subject)
+        return clash(at: place, with: step.strategy)
     }
 
     /// The strategy that the provider whose own cell is at `place` records, if it is not `strategy`:
@@ -156,6 +161,14 @@
         return remove(at: place)
     }
 
+    /// Drops every cell (see `drop(_:)`), adding what they held to `dropped`, for the caller to release
+    /// outside the lock.
+    package mutating func dropAll(into dropped: inout [Any]) {
+        for cell in cells {
+            if let key = cell.key, let removed = drop(key) { dropped.append(removed) }
+        }
+    }
+
     /// The keys of the `single(key:)` provider whose cell key is `provider` that hash to `hash`, and
     /// the version of the keys, which tells whether one was added since.
     package func keys(of provider: CellKey, hash: Int) -> (keys: [KeyEntry], version: UInt64) {
@@ -180,12 +193,11 @@
     }
 
     /// Empties every cell that no build is under way in, adding what they held to `dropped`, for the
-    /// caller to release outside the lock. A key's cell goes with its key; a resolution's `scoped`
-    /// instance stays, the resolution's until its scope ends; any other stays, empty, keeping its
-    /// strategy.
+    /// caller to release outside the lock. A key's cell goes with its key; any other stays, empty,
+    /// keeping its strategy.
     package mutating func reset(into dropped: inout [Any]) {
         for place in cells.indices where !cells[place].machine.isBuilding {
-            guard let key = cells[place].key, !key.isScoped else { continue }
+            guard let key = cells[place].key else { continue }
             if key.instance != .shared {
                 dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {

@@ -6,31 +6,21 @@
         /// The provider's one instance (a `single`'s, a `weak`'s), or, for a provider whose instances
         /// are each in a cell of their own, the record of its strategy.
         case shared
-        /// The instance for one key of a `single(key:)` provider: the key's number in its table,
-        /// below 2⁶³.
+        /// The instance for one key of a `single(key:)` provider: the key's number in its table.
         case key(UInt64)
-        /// The `scoped` instance of one resolution's scope: the number its host gave that scope,
-        /// below 2⁶³, which the host never gives again (see `ScopeStore`).
-        case scope(UInt64)
     }
 
     @usableFromInline package let owner: ObjectIdentifier
     @usableFromInline package let provider: ProviderKey
     /// The instance, in one word, so that a cached read compares plain words (speed only: stored as
     /// the enum, it cost a cached `single` read 15 instructions, callgrind, which would put it over
-    /// its rail): zero for `.shared`; a key's number; a scope's number with the top bit set. Only
-    /// `init` and `instance` read or write the bits.
+    /// its rail): zero for `.shared`, or a key's number. Only `init` and `instance` read or write it.
     @usableFromInline let packed: UInt64
 
     /// Which of the provider's instances the cell holds.
     @usableFromInline package var instance: Instance {
-        if packed >> 63 != 0 { return .scope(packed & ~(1 << 63)) }
-        return packed == 0 ? .shared : .key(packed)
+        packed == 0 ? .shared : .key(packed)
     }
-
-    /// Whether the cell holds a resolution's `scoped` instance, which the resolution's scope drops
-    /// when it ends.
-    package var isScoped: Bool { packed >> 63 != 0 }
 
     /// The number of a key's cell, which owns the key's step; zero for any other cell (a key's
     /// number is never zero).
@@ -47,9 +37,7 @@
         switch instance {
         case .shared: packed = 0
         case .key(let number): packed = number
-        case .scope(let number): packed = 1 << 63 | number
         }
-        assert(self.instance == instance, "Dirk internal error: \(instance) does not fit in a word")
     }
 
     /// The key of the cell for the key numbered `number` of this cell's provider.

@@ -8,7 +8,6 @@ extension ResolutionContext {
             record.scope = shared
             record.ownsScope = false
         } else {
-            ownScope.reopen()
             record.scope = ownScope
             record.ownsScope = true
         }

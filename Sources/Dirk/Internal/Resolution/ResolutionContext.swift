@@ -15,9 +15,9 @@
 
     /// The steps this thread is inside, outermost first.
     @usableFromInline let stack = StepStack<Step>(buckets: 1_024)
-    /// The store of the `scoped` instances of the thread's own resolutions, one at a time, opened
-    /// anew for each (see `scope`): a thread makes no store per resolution.
-    let ownScope = ScopeStore()
+    /// The store of the `scoped` instances of the thread's own resolutions, one at a time (see
+    /// `scope`), which keeps no cell past its build: a thread makes no store per resolution.
+    let ownScope = ScopeStore(isShared: false)
     /// What the resolution under way keeps until it ends (see `Resolution`), in place.
     @usableFromInline @exclusivity(unchecked) var record = Resolution()
     /// Whether `leave()` at depth zero has work beyond popping (see `Resolution.hasWorkAtItsEnd`).
@@ -189,7 +189,7 @@
             var ended = record.scoped
             record.scope = nil
             record.scoped = []
-            if owns { store.end() }
+            store.leave(taking: ended, owns: owns)
             ended.reverse()
             // Each goes as it is popped, first the first kept.
             while ended.popLast() != nil {}

@@ -101,7 +101,7 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
             let scope = state.record.scope
             guard state.isUnderWay else { return scope.flatMap { $0.hasEnded ? nil : $0 } }
             if let scope, !scope.hasEnded { return scope }
-            let made = ScopeStore()
+            let made = ScopeStore(isShared: true)
             state.record.scope = made
             state.record.ownsScope = true
             return made
@@ -199,14 +199,12 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
     private func end() {
         // Once the call has ended, no other part adopts into the agent's record: its components and
         // instances are the caller's alone, outside the lock.
-        let (owned, entered, scoped) = state.withLock { state in
+        let (scope, owns, entered, scoped) = state.withLock { state in
             state.isUnderWay = false
             defer { state.record.scoped = [] }
-            return (
-                state.record.ownsScope ? state.record.scope : nil, state.record.entered, state.record.scoped
-            )
+            return (state.record.scope, state.record.ownsScope, state.record.entered, state.record.scoped)
         }
-        owned?.end()
+        scope?.leave(taking: scoped, owns: owns)
         withExtendedLifetime(scoped) {}
         starters.first?.agent?.adopt(entered)
         entered.leaveAll()
