@@ -102,7 +102,7 @@ extension Component {
             let table = isOwn ? ownTable : component.storage.withLock { $0.table.entries }
             componentNames[identity] =
                 isOwn ? "`\(type(of: component))`" : "the ancestor `\(type(of: component))` \(rank)"
-            for (key, cell) in table where key.instance == .shared {
+            for (key, cell) in table where key.keyNumber == 0 {
                 let moduleType = cell.ownerType
                 let provider = ProviderIdentity(component: identity, module: moduleType, key: key.provider)
                 statuses[provider] = table.status(of: key)

@@ -193,7 +193,7 @@ extension LockBuffer where State == ComponentState {
 extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
 
     package func claim(_ key: CellKey, by agent: BuildAgent, step: Step) -> OnceStateMachine.Claim {
-        withLock { $0.table.claim(key, by: agent, step: step, makes: true) }
+        withLock { $0.table.claim(key, by: agent, step: step, makes: key.keyNumber == 0) }
     }
 
     package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {

@@ -62,7 +62,7 @@ extension AnyModule {
     /// another is told from a key that needs itself, and its message can name the keys.
     func claimStep(_ step: Step, for cell: CellReference) -> Step {
         let number = cell.key.keyNumber
-        return number == 0 ? step : step.owned(by: number)
+        return number == 0 ? step : step.owned(by: UInt(number))
     }
 
     /// What a `scoped` call does once it resolved its `cell`, in the resolution's scope, with `value`:

@@ -161,7 +161,7 @@ final class TableHost: CellHost {
 func cellKey(owner: AnyObject, line: UInt = 1, serial: UInt64 = 0) -> CellKey {
     CellKey(
         owner: ObjectIdentifier(owner), provider: providerKeyInFixtures(line: line, column: 1),
-        instance: serial == 0 ? .shared : .key(serial))
+        keyNumber: serial)
 }
 
 extension CellHost {

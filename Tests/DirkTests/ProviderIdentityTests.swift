@@ -151,7 +151,7 @@ struct GeneratedProviderTests {
 /// Pairs of providers that generated code places at one position, with different strategies,
 /// each called in the order its name gives.
 enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
-    case scopedThenSingle, keyedThenSingle, weakThenSingle
+    case scopedThenSingle, singleThenScoped, keyedThenSingle, singleThenKeyed, weakThenSingle
     /// A `transient` keeps nothing in the slot, so only the override of one of the two, which records
     /// its provider's strategy, shows the clash: to the override of the other.
     case singleUsedThenTransientOverridden, transientOverriddenThenSingleOverridden
@@ -162,7 +162,9 @@ enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringCo
     var strategies: String {
         switch self {
         case .scopedThenSingle: "one uses `scoped` and the other `single`"
+        case .singleThenScoped: "one uses `single` and the other `scoped`"
         case .keyedThenSingle: "one uses `single(key:)` and the other `single`"
+        case .singleThenKeyed: "one uses `single` and the other `single(key:)`"
         case .weakThenSingle: "one uses `weak` and the other `single`"
         case .singleUsedThenTransientOverridden: "one uses `single` and the other `transient`"
         case .transientOverriddenThenSingleOverridden: "one uses `transient` and the other `single`"
@@ -177,9 +179,15 @@ enum GeneratedClash: String, CaseIterable, Codable, Sendable, CustomTestStringCo
         case .scopedThenSingle:
             let first = component.generated.clash(Int8(1))
             withExtendedLifetime(first) { _ = component.generated.clash(UInt(1)) }
+        case .singleThenScoped:
+            let first = component.generated.clash(UInt(1))
+            withExtendedLifetime(first) { _ = component.generated.clash(Int8(1)) }
         case .keyedThenSingle:
             let first = component.generated.clash(Int16(1))
             withExtendedLifetime(first) { _ = component.generated.clash(Int32(1)) }
+        case .singleThenKeyed:
+            let first = component.generated.clash(Int32(1))
+            withExtendedLifetime(first) { _ = component.generated.clash(Int16(1)) }
         case .weakThenSingle:
             let first = component.generated.clash("weak")
             withExtendedLifetime(first) { _ = component.generated.clash(true) }

@@ -66,21 +66,15 @@
     /// `CellHost.claim` for this table. Every provider records its strategy in its own cell, which
     /// holds its instance when it has one (a `single`'s, a `weak`'s); a key's instances are in cells
     /// of their own, and a resolution's `scoped` instance in its scope's table (see `record`). When
-    /// `makes`, the provider's own cell is made if missing; a key's cell only `add` makes. Answers
-    /// `.clash` when the provider's cell records another strategy (`clash(at:with:)`), and `.retired`
-    /// where there is no cell to claim.
+    /// `makes`, the cell is made if missing; a key's cell only `add` makes. Answers `.clash` when the
+    /// cell records another strategy (`clash(at:with:)`), and `.retired` where there is no cell.
     package mutating func claim(_ key: CellKey, by agent: BuildAgent, step: Step, makes: Bool)
         -> OnceStateMachine.Claim
     {
-        let own = key.instance == .shared ? key : CellKey(owner: key.owner, provider: key.provider)
-        var found = place(of: own)
-        if found == nil, makes { found = make(own, strategy: step.strategy, ownerType: step.subject) }
-        guard var place = found else { return .retired }
+        var found = place(of: key)
+        if found == nil, makes { found = make(key, strategy: step.strategy, ownerType: step.subject) }
+        guard let place = found else { return .retired }
         if let other = clash(at: place, with: step.strategy) { return .clash(other) }
-        if key != own {
-            guard let instance = self.place(of: key) else { return .retired }
-            place = instance
-        }
         return cells[place].machine.claim(by: agent, step: step, serials: &serials)
     }
 
@@ -184,11 +178,13 @@
         guard keysVersion == version else { return nil }
         keysVersion &+= 1
         serials &+= 1
-        // The provider's own cell records its strategy, for clashes and insight; it keeps nothing.
-        if place(of: provider) == nil { make(provider, strategy: strategy, ownerType: ownerType) }
+        // The provider's own cell records its strategy, for clashes and insight; it keeps nothing. The
+        // key's cell takes the strategy recorded there, so that claiming it shows a clash with a
+        // provider that came first.
+        let own = place(of: provider) ?? make(provider, strategy: strategy, ownerType: ownerType)
         keys[provider, default: [:]][hash, default: []].append((key: key, serial: serials))
         let cell = provider.forKey(serials)
-        make(cell, strategy: strategy, ownerType: ownerType)
+        make(cell, strategy: cells[own].machine.strategy, ownerType: ownerType)
         return cell
     }
 
@@ -198,7 +194,7 @@
     package mutating func reset(into dropped: inout [Any]) {
         for place in cells.indices where !cells[place].machine.isBuilding {
             guard let key = cells[place].key else { continue }
-            if key.instance != .shared {
+            if key.keyNumber != 0 {
                 dropped.append(remove(at: place))
             } else if let value = cells[place].machine.reset() {
                 dropped.append(value)
