@@ -48,7 +48,7 @@ extension AnyModule {
         in agent: some ResolutionAgent
     ) throws -> Route {
         guard strategy.buildsInCell, !isFresh else { return .uncached }
-        if strategy.isKeyed { return .cell(try keyedCell(keyValue!, key: key, step: step)) }
+        if strategy.isKeyed { return .key(try keyedCell(keyValue!, key: key, step: step)) }
         guard strategy.isScoped else { return .cell(CellReference(host: storage, key: cellKey(key))) }
         let own = cellKey(key)
         let store = agent.scope
@@ -57,13 +57,10 @@ extension AnyModule {
         return .scoped(CellReference(host: store, key: own))
     }
 
-    /// The step in which a call of the provider whose step is `step` claims `cell`: a key's cell is
-    /// claimed in a step of its own, owned by its number, so that a cycle from one key through
-    /// another is told from a key that needs itself, and its message can name the keys.
-    func claimStep(_ step: Step, for cell: CellReference) -> Step {
-        let number = cell.key.keyNumber
-        return number == 0 ? step : step.owned(by: UInt(number))
-    }
+    /// The step in which a call of the provider whose step is `step` claims `cell`, a key's cell: a
+    /// step of its own, owned by the key's number, so that a cycle from one key through another is
+    /// told from a key that needs itself, and its message can name the keys.
+    func keyStep(_ step: Step, for cell: CellReference) -> Step { step.owned(by: UInt(cell.key.keyNumber)) }
 
     /// What a `scoped` call does once it resolved its `cell`, in the resolution's scope, with `value`:
     /// `agent` keeps the instance it took, until its part of the resolution ends.
@@ -97,32 +94,33 @@ extension AnyModule {
                 return try entry.withObject { object in
                     let component = Erasure.component(object, as: Component.self)
                     let isFresh = call?.isFresh ?? false
-                    // `built`, for traces, learns that this call builds.
-                    func resolveCall(built: (() -> Void)?) throws -> AnyObject? {
+                    // `factory` runs `build`; a traced call's learns that this call builds.
+                    func resolveCall(_ factory: () throws -> AnyObject?) throws -> AnyObject? {
                         try resolveOnThread(
                             strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh,
-                            context: context,
-                            build: {
-                                built?()
-                                return try build(component, isFresh)
-                            },
+                            context: context, build: factory,
                             configure: configure.map { configure in { try configure($0, component) } },
                             configureMayWait: configureMayWait)
                     }
-                    guard let call else { return try resolveCall(built: nil) }
+                    guard let call else { return try resolveCall { try build(component, isFresh) } }
                     if call.isCaptured {
                         return try OverrideCapture.$isSuspendedHere.withValue(true) {
-                            try resolveCall(built: nil)
+                            try resolveCall { try build(component, isFresh) }
                         }
                     }
-                    guard let observation = call.observation else { return try resolveCall(built: nil) }
+                    guard let observation = call.observation else {
+                        return try resolveCall { try build(component, isFresh) }
+                    }
                     context.observedCalls.append((observation.call, context.depth, context.endedResolutions))
                     defer { context.observedCalls.removeLast() }
-                    guard !observation.added.isEmpty else { return try resolveCall(built: nil) }
+                    guard !observation.added.isEmpty else { return try resolveCall { try build(component, isFresh) } }
                     var isNew = false
                     defer { Trace.end(observation.added, isNew: isNew) }
                     return try Trace.$current.withValue(observation.traces) {
-                        try resolveCall { isNew = true }
+                        try resolveCall {
+                            isNew = true
+                            return try build(component, isFresh)
+                        }
                     }
                 }
             }
@@ -148,10 +146,14 @@ extension AnyModule {
                 }
             case .taken(let taken): return taken
             case .cell(let cell):
-                let cellStep = claimStep(step, for: cell)
+                return try cell.resolveUnlessRetired(
+                    in: context, step: step, build: { try build()! }, configure: configure,
+                    configureMayWait: configureMayWait)
+            case .key(let cell):
+                let cellStep = keyStep(step, for: cell)
                 // A key's step, for the messages that name the keys of a cycle.
-                if strategy.isKeyed { context.keyedSteps.append((cellStep.owner, keyValue!)) }
-                defer { if strategy.isKeyed { context.keyedSteps.removeLast() } }
+                context.keyedSteps.append((cellStep.owner, keyValue!))
+                defer { context.keyedSteps.removeLast() }
                 let value = try cell.resolveUnlessRetired(
                     in: context, step: cellStep, build: { try build()! }, configure: configure,
                     configureMayWait: configureMayWait)
@@ -202,31 +204,32 @@ extension AnyModule {
                 strategy, key: key, keyValue: keyValue, step: step, depth: 0,
                 requester: { ObservedAsyncCall.requester })
             let isFresh = call?.isFresh ?? false
-            // `built`, for traces, learns that this call builds.
-            func resolveCall(built: (() -> Void)?) async throws -> AnyObject {
+            // `factory` runs `build`; a traced call's learns that this call builds.
+            func resolveCall(_ factory: () async throws -> AnyObject) async throws -> AnyObject {
                 try await resolveInTask(
                     strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, agent: agent,
-                    cancellable: cancellable,
-                    build: {
-                        built?()
-                        return try await build(component, isFresh)
-                    },
+                    cancellable: cancellable, build: factory,
                     configure: configure.map { configure in { try await configure($0, component) } })
             }
-            guard let call else { return try await resolveCall(built: nil) }
+            guard let call else { return try await resolveCall { try await build(component, isFresh) } }
             if call.isCaptured {
                 return try await OverrideCapture.$isSuspendedHere.outcome(true) {
-                    try await resolveCall(built: nil)
+                    try await resolveCall { try await build(component, isFresh) }
                 }.get()
             }
             // Observed as a synchronous call is, with the task's observed call in place of the
             // thread's.
-            guard let observation = call.observation else { return try await resolveCall(built: nil) }
+            guard let observation = call.observation else {
+                return try await resolveCall { try await build(component, isFresh) }
+            }
             var isNew = false
             let observed = ObservedAsyncCall(call: observation.call, agent: agent, stepIndex: agent.depth)
             let outcome = await ObservedAsyncCall.$current.outcome(observed) {
                 try await Trace.$current.outcome(observation.traces) {
-                    try await resolveCall { isNew = true }
+                    try await resolveCall {
+                        isNew = true
+                        return try await build(component, isFresh)
+                    }
                 }.get()
             }
             Trace.end(observation.added, isNew: isNew)
@@ -255,8 +258,11 @@ extension AnyModule {
                 }
             case .taken(let taken): return taken
             case .cell(let cell):
+                return try await cell.resolve(
+                    in: agent, step: step, cancellable: cancellable, build: build, configure: configure)!
+            case .key(let cell):
                 let value = try await cell.resolve(
-                    in: agent, step: claimStep(step, for: cell), cancellable: cancellable, build: build,
+                    in: agent, step: keyStep(step, for: cell), cancellable: cancellable, build: build,
                     configure: configure)
                 // Nil when a `reset()` dropped a key's cell after it was found: it is looked up again.
                 if let value { return value }
@@ -329,8 +335,11 @@ enum Route {
     case uncached
     /// The `scoped` instance that the resolution took already from its scope.
     case taken(AnyObject)
-    /// A cell of the component: a `single`'s, a `weak`'s, a key's (claimed in `claimStep`).
+    /// The provider's own cell in its component: a `single`'s, a `weak`'s.
     case cell(CellReference)
+    /// A key's cell in the component, claimed in a step of its own (`keyStep`); a `reset()` may
+    /// drop it after it was found.
+    case key(CellReference)
     /// A `scoped` instance's cell in the resolution's scope (`ScopeStore`).
     case scoped(CellReference)
 }
