@@ -44,7 +44,7 @@
     /// published; runs the `configure:` closures that waited for the factories to return, if none
     /// runs anymore; then its own `configure:`, at once, or once the factories under way return (see
     /// `ConfigureKind`).
-    func afterFactory(configure: ConfigureKind) -> AfterFactory {
+    @inline(__always) func afterFactory(configure: ConfigureKind) -> AfterFactory {
         let runsPending = !pendingConfigurations.isEmpty && runningFactories == 0
         if configure == .none && !holds.mustHold && !runsPending { return .complete }
         let when: ConfigureTime =

@@ -69,7 +69,7 @@
     /// Runs `body`, an outermost call's work when the thread is inside no step, and ends the
     /// resolution after it if it did not end inside: a call that enters its component but finds its
     /// instance without entering a step still ends. Throws what ending throws, if `body` did not.
-    @inlinable func asOutermost<Result>(_ body: () throws -> Result) throws -> Result {
+    @inlinable @inline(__always) func asOutermost<Result>(_ body: () throws -> Result) throws -> Result {
         guard depth == 0 && !isOutermostCall else { return try body() }
         isOutermostCall = true
         let result: Result
