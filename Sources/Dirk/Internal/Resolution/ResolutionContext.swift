@@ -174,10 +174,11 @@
     /// of returning its value, if it must (see `ResolutionEndFailure`).
     ///
     /// In order: the builds it held, which it publishes once every instance it took from another
-    /// agent is configured (see `endBuilds()`); its scope, if it owns it, and its `scoped` instances;
-    /// then its components, which it hands to the agent of the task whose async resolution it runs a
-    /// part of, if any (`TaskAgent.adopt(_:)`), or leaves. It releases last, outside any lock: a deinitializer may run user code, even
-    /// resolve again on this thread, which then starts a resolution of its own.
+    /// agent is configured (see `endBuilds()`); its scope (`ScopeStore.leave(taking:owns:)`), and its
+    /// `scoped` instances; then its components, which it hands to the agent of the task whose async
+    /// resolution it runs a part of, if any (`TaskAgent.adopt(_:)`), or leaves. It releases last,
+    /// outside any lock: a deinitializer may run user code, even resolve again on this thread, which
+    /// then starts a resolution of its own.
     @inline(never)
     @usableFromInline func endResolution() -> ResolutionEndFailure? {
         endedResolutions &+= 1

@@ -193,9 +193,9 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
         return ended.failure.map { ResolutionEndFailure(failure: $0) }
     }
 
-    /// Ends the agent's outermost call: its scope, if it owns it, and its `scoped` instances; and
-    /// its components, which go to the agent whose step started its task, if that one's call is still
-    /// under way: the resolution counts them in their gates until it ends.
+    /// Ends the agent's outermost call: its scope (`ScopeStore.leave(taking:owns:)`), and its
+    /// `scoped` instances; and its components, which go to the agent whose step started its task, if
+    /// that one's call is still under way: the resolution counts them in their gates until it ends.
     private func end() {
         // Once the call has ended, no other part adopts into the agent's record: its components and
         // instances are the caller's alone, outside the lock.
