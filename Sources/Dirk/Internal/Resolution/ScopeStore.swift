@@ -60,7 +60,11 @@
         var dropped: [Any] = []
         state.withLock { state in
             guard owns else {
-                if !state.hasEnded { state.owners += scoped.map(\.owner) }
+                guard !state.hasEnded else { return }
+                // Each module once: the parts of a long resolution may take many instances.
+                for instance in scoped where !state.owners.contains(where: { $0 === instance.owner }) {
+                    state.owners.append(instance.owner)
+                }
                 return
             }
             state.hasEnded = true
