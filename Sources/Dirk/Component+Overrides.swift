@@ -380,10 +380,18 @@ extension ModuleBase {
     /// is a `Factory`: an override of the provider's kind, sync or async, and type. Looked up only
     /// when the module has overrides, and `key` made only then: a `transient` makes its key for
     /// nothing else.
+    ///
+    /// The factory is unwrapped before the cast: cast as an optional, straight to the generic type,
+    /// Swift 6.3's optimizer handed a nil to the runtime's class cast in a release build, which
+    /// crashed (the model test's seed 1).
     @inlinable @inline(__always)
-    func override<Factory>(at key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy) -> Factory? {
-        guard storage.flags & ComponentStorage.hasOverrides != 0 else { return nil }
-        return storage.override(for: cellKey(key()), strategy: strategy) as? Factory
+    func override<Factory: AnyObject>(
+        at key: @autoclosure () -> ProviderKey, strategy: ProviderStrategy
+    ) -> Factory? {
+        guard storage.flags & ComponentStorage.hasOverrides != 0,
+            let factory = storage.override(for: cellKey(key()), strategy: strategy)
+        else { return nil }
+        return factory as? Factory
     }
 }
 
