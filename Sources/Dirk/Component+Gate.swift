@@ -58,7 +58,7 @@ extension LockBuffer: EnteredComponent where State == ComponentState {
 
     /// Resumes the shutdown that waits, under the lock, for the last call out of the gate: a rare
     /// path, kept out of `leaveGate()`.
-    @inline(never) private func lastCallLeft() { withLock { $0.extras?.shutdown?.drained.take() }?.resume() }
+    @inline(never) private func lastCallLeft() { withLock { $0.extras?.drained.take() }?.resume() }
 }
 
 /// The component whose close action runs in this task, and that action's provider.

@@ -291,7 +291,7 @@ struct DependencyRecord {
     /// Records that `requester` called `provider`, of `strategy`, if the recording watches the
     /// called provider's component (its own, or an ancestor); returns whether it does.
     mutating func recordCall(
-        of provider: ProviderIdentity, strategy: DependencyGraph.Strategy?, by requester: ProviderIdentity
+        of provider: ProviderIdentity, strategy: DependencyGraph.Strategy, by requester: ProviderIdentity
     ) -> Bool {
         guard ([component] + watched.map(\.identity)).contains(provider.component) else { return false }
         providers[provider] = strategy

@@ -362,16 +362,17 @@ extension ModuleBase {
     }
 
     /// The async form of `make(_:key:strategy:component:closing:)`, for the async strategies: called
-    /// outside the caller's isolation, with `factory` and the module handed over, and what it made
-    /// handed back (see `Handed`).
+    /// outside the caller's isolation, with `factory`, the module and the key handed over, and what it
+    /// made handed back (see `Handed`).
     @inlinable static func make<T, Failure: Error>(
         _ factory: Handed<(C) async throws(Failure) -> T>, of module: Handed<ModuleBase>, key: ProviderKey,
-        keyValue: SharedKey, strategy: ProviderStrategy, component: Component, closing: Closing<T>?
+        keyValue: Handed<AnyHashable?>, strategy: ProviderStrategy, component: Component, closing: Closing<T>?
     ) async throws -> (value: Handed<T>, closing: Closing<T>?) {
         let override: OverrideFactory<T, AsyncOverride<T>>? = module.value.override(
             at: key, strategy: strategy)
         if let override {
-            return (Handed(try await override.make(component, keyValue.key)), override.closing(for: strategy))
+            let made = try await override.make(component, keyValue.value)
+            return (Handed(made), override.closing(for: strategy))
         }
         return (Handed(try await factory.value(Erasure.component(component, as: C.self))), closing)
     }

@@ -55,12 +55,12 @@ extension Component {
         }
         checkNoStepUnderWay("shutdown()", file: file, line: line)
         let shutdown = storage.withLock { state in
-            if let shutdown = state.extras?.shutdown { return shutdown.task }
+            if let shutdown = state.extras?.shutdown { return shutdown }
             // Cached reads take the pipeline from now on, where the gate refuses them.
             storage.addAttention(1)
             storage.withGate { $0.close() }
             let shutdown = Task { await self.closeAll() }
-            state.withExtras { $0.shutdown = Shutdown(shutdown) }
+            state.withExtras { $0.shutdown = shutdown }
             return shutdown
         }
         // Asked once shutdown has begun: a part of the caller's resolution that ends from now on
@@ -95,8 +95,8 @@ extension Component {
         await withCheckedContinuation { continuation in
             // See `Gate.leave(_:)`: the last call out resumes it, after this lock; with none left, this does.
             storage.withLock { state in
-                state.extras!.shutdown!.drained = continuation
-                return storage.withGate { $0.isEmpty } ? state.extras!.shutdown!.drained.take() : nil
+                state.extras!.drained = continuation
+                return storage.withGate { $0.isEmpty } ? state.extras!.drained.take() : nil
             }?.resume()
         }
         // No call is in, and none can come in: no build adds an action from now on.
@@ -111,13 +111,13 @@ extension Component {
     }
 
     /// Says, in a debug build, that the component goes without `shutdown()` while it has instances
-    /// to close, naming each provider once. Call it from `deinit`.
-    func warnIfReleasedOpen(_ actions: [CloseAction]) {
+    /// to close, naming each provider once. Call it from `deinit`, with the extras its release took.
+    func warnIfReleasedOpen(_ extras: ComponentExtras) {
         #if DEBUG
-        // A debug build's warning, not a trap: the instances still go.
-        guard !actions.isEmpty else { return }
+        // A debug build's warning, not a trap: the instances still go. A shutdown ran the actions.
+        guard extras.shutdown == nil, !extras.closeActions.isEmpty else { return }
         var named: Set<String> = []
-        let names = actions.map(\.provider).filter { named.insert($0).inserted }
+        let names = extras.closeActions.map(\.provider).filter { named.insert($0).inserted }
         StandardError.write(Diagnostics.releasedWithoutShutdown(component: type(of: self), providers: names))
         #endif
     }

@@ -46,7 +46,7 @@ open class Component: CustomDebugStringConvertible, _ModuleOwner, @unchecked Sen
     deinit {
         // What the component keeps is released after the lock, since deinitializers run user code.
         let taken = storage.release()
-        if taken.extras != nil { warnIfReleasedOpen(taken.unclosed) }
+        if let extras = taken.extras { warnIfReleasedOpen(extras) }
         // Only a recording component watches its ancestors.
         if let recording = taken.extras?.recording {
             Component.addObservers(-1, for: storage, to: recording.watched)
@@ -183,7 +183,7 @@ extension LockBuffer where State == ComponentState {
 
     /// Marks the component released and takes what its release releases, leaving nothing: its cells,
     /// its registered modules, its recording, and the close actions that never ran.
-    func release() -> ComponentState.Taken {
+    func release() -> ComponentState {
         setFlags(Self.isReleased)
         addAttention(1)
         return withLock { $0.takeAll() }
@@ -199,8 +199,6 @@ extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
     package func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
         withLock { $0.table.withCell(key, body) }
     }
-
-    package func drop(_ key: CellKey) -> OnceStateMachine? { withLock { $0.table.drop(key) } }
 
     /// Records the strategy of `step`'s provider, whose own cell key is `own` (see
     /// `CellTable.record`), and stops the program if another provider at that key recorded another.
@@ -234,21 +232,14 @@ extension LockBuffer: WaitableHost, CellHost where State == ComponentState {
         return body(extras!)
     }
 
-    /// What a component's release releases.
-    struct Taken {
-        let table: CellTable
-        let extras: ComponentExtras?
-        let retired: [UnsafeMutablePointer<UInt>]
-        /// The close actions of a component never shut down, which never ran.
-        var unclosed: [CloseAction] { extras?.shutdown == nil ? extras?.closeActions ?? [] : [] }
-    }
-
-    /// Takes what the component's release releases, leaving nothing. (`memoryKeeper` stays: the
-    /// component's memory must outlive its storage's users.)
-    mutating func takeAll() -> Taken {
-        let taken = Taken(table: table, extras: extras.take(), retired: retired)
-        table = CellTable()
-        retired = []
+    /// Takes what the component's release releases, leaving nothing: its cells, its directory's
+    /// retired blocks and its extras, in a state of their own, which no lock guards. (`memoryKeeper`
+    /// stays: the component's memory must outlive its storage's users.)
+    mutating func takeAll() -> ComponentState {
+        var taken = ComponentState()
+        swap(&taken.table, &table)
+        swap(&taken.retired, &retired)
+        swap(&taken.extras, &extras)
         return taken
     }
 }
@@ -274,17 +265,8 @@ final class ComponentExtras {
     var recorders: [Recorder] = []
     /// How to close the instances built with a close action, in the order they were built.
     var closeActions: [CloseAction] = []
-    /// The shutdown under way or done.
-    var shutdown: Shutdown?
-}
-
-/// A component's shutdown, under way or done, as its lock guards it. A class, so that a component's
-/// state holds no value of the concurrency library, whose layout is known only at run time.
-final class Shutdown {
-    /// The shutdown, which every `shutdown()` call awaits.
-    let task: Task<[ShutdownError.Failure], Never>
+    /// The shutdown under way or done, which every `shutdown()` call awaits.
+    var shutdown: Task<[ShutdownError.Failure], Never>?
     /// The shutdown waiting for the last call in the gate to leave.
     var drained: CheckedContinuation<Void, Never>?
-
-    init(_ task: Task<[ShutdownError.Failure], Never>) { self.task = task }
 }

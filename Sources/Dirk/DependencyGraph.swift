@@ -140,9 +140,8 @@ public struct DependencyGraph: Sendable {
 }
 
 extension DependencyGraph.Strategy {
-    /// The strategy that Dirk writes as it writes `strategy`; nil for `none`, which no provider has.
-    init?(_ strategy: ProviderStrategy) {
-        guard strategy != .none else { return nil }
+    /// The strategy that Dirk writes as it writes `strategy`, a provider's.
+    init(_ strategy: ProviderStrategy) {
         // An async strategy's name without its "async " prefix.
         self.init(name: String(strategy.name.dropFirst(strategy.isAsync ? 6 : 0)), isAsync: strategy.isAsync)
     }

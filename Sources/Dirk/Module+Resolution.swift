@@ -113,7 +113,9 @@ extension AnyModule {
                     }
                     context.observedCalls.append((observation.call, context.depth, context.endedResolutions))
                     defer { context.observedCalls.removeLast() }
-                    guard !observation.added.isEmpty else { return try resolveCall { try build(component, isFresh) } }
+                    guard !observation.added.isEmpty else {
+                        return try resolveCall { try build(component, isFresh) }
+                    }
                     var isNew = false
                     defer { Trace.end(observation.added, isNew: isNew) }
                     return try Trace.$current.withValue(observation.traces) {

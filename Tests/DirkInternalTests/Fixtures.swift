@@ -152,8 +152,6 @@ final class TableHost: CellHost {
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool {
         table.withLock { $0.withCell(key, body) }
     }
-
-    func drop(_ key: CellKey) -> OnceStateMachine? { table.withLock { $0.drop(key) } }
 }
 
 /// The key of the cell of a provider declared in this file, owned by `owner`: keys differ by

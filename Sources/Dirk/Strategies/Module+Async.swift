@@ -301,7 +301,7 @@ extension ModuleBase {
                 // An override's close action instead, if an override builds.
                 let built = try await withoutActuallyEscaping(make) { make in
                     try await Self.make(
-                        Handed(make), of: Handed(self), key: key, keyValue: SharedKey(key: keyValue),
+                        Handed(make), of: Handed(self), key: key, keyValue: Handed(keyValue),
                         strategy: strategy, component: component, closing: closing)
                 }
                 let made = built.value.value

@@ -52,10 +52,10 @@ extension _ModuleOwner where Self: AnyModule {
         let request = FreshRequest(module: self, depth: 0)
         storage.addAttention(1)
         // The module goes to the closure as a value of its own region, which the closure may send
-        // to a nonisolated provider (see `SharedModule`).
-        let module = SharedModule(module: self)
+        // to a nonisolated provider (see `Handed`).
+        let module = Handed(self)
         let outcome = await Self.$freshRequest.outcome(request) { () async throws(Failure) in
-            try await provider(module.module)
+            try await provider(module.value)
         }
         request.close()
         storage.addAttention(-1)

@@ -113,7 +113,7 @@ extension ModuleBase {
         _ site: ProviderSite, make: (C) throws(Failure) -> T, configure: ((T, C) throws(Failure) -> Void)?
     ) throws(Failure) -> T {
         try resolveInCell(
-            .weak, site, make: make, configure: configure, erase: Erasure.object(ofInstance:),
+            .weak, site, make: make, configure: configure, erase: { $0 },
             restore: { Erasure.instance(of: $0, as: T.self) })
     }
 }

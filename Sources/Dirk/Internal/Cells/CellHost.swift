@@ -11,11 +11,6 @@ package protocol CellHost: WaitableHost {
     /// without running it, when the host holds no cell there. Not generic, so that a call through the
     /// protocol needs no type's metadata at run time (see `CellReference.withMachine`).
     func withCell(_ key: CellKey, _ body: (inout OnceStateMachine, inout UInt64) -> Void) -> Bool
-
-    /// Drops the cell at `key`: removes it and returns it, for the caller to release outside the
-    /// lock; or, if a build is under way in it, lets that build end leaving no value, and removes the
-    /// cell then (`OnceStateMachine.drop()`).
-    func drop(_ key: CellKey) -> OnceStateMachine?
 }
 
 extension CellHost {

@@ -21,6 +21,4 @@ package final class StandaloneCell: CellHost, Sendable {
         state.withLock { body(&$0.machine, &$0.serials) }
         return true
     }
-
-    package func drop(_ key: CellKey) -> OnceStateMachine? { nil }
 }

@@ -267,7 +267,8 @@
         let cannot: String
         let fix: String
         switch step.kind {
-        case .provider:
+        // A key's hashing hands its failure to its provider, whose step this is.
+        case .provider, .keyHashing:
             call = "`\(name)`\(owner), whose strategy is called at \(site.location), cannot return"
             cannot = "`\(name)` \(promise(Failure.self)), so it cannot report that error"
             fix = "Let `\(name)` throw the error"
@@ -279,10 +280,6 @@
             call = "`\(name)`\(owner), asked for at \(site.location), cannot be created"
             cannot = "a module's initializer cannot throw, so it cannot report that error"
             fix = "Resolve the provider outside the module's initializer"
-        case .keyHashing:
-            call = "the key of `\(name)`\(owner), called at \(site.location), cannot be hashed"
-            cannot = "a key's `hash(into:)` and `==` cannot throw, so they cannot report that error"
-            fix = "Resolve no provider in a key's `hash(into:)` or `==`"
         case .injection:
             call = "`\(name)`\(owner), called at \(site.location), cannot fill its object"
             cannot = "an injection cannot throw, so it cannot report that error"
@@ -715,12 +712,11 @@
         let example =
             strategy.isAsync
             ? "after what it awaits" : "as in `\(written) { \(built)() as \(returned) }\(object)`"
-        // A shared instance of a protocol type needs a `Sendable` protocol, and a `weak` one a
-        // class-bound protocol, which the type's name does not tell.
+        // A shared instance (one a cell keeps) of a protocol type needs a `Sendable` protocol, and a
+        // `weak` one a class-bound protocol, which the type's name does not tell.
         let name = returned.dropFirst(4)
-        let shares = strategy != .transient && strategy != .asyncTransient
         let make =
-            !returned.hasPrefix("any ") || !shares
+            !returned.hasPrefix("any ") || !strategy.buildsInCell
             ? "Make"
             : strategy == .weak
                 ? "If `\(name)` is `Sendable` and requires `AnyObject`, make"

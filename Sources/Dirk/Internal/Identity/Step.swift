@@ -128,7 +128,9 @@
         self != .none && self != .transient && self != .asyncTransient
     }
     package var isAsync: Bool { rawValue >= ProviderStrategy.asyncSingle.rawValue }
-    @inlinable @inline(__always) package var isKeyed: Bool { self == .keyedSingle || self == .asyncKeyedSingle }
+    @inlinable @inline(__always) package var isKeyed: Bool {
+        self == .keyedSingle || self == .asyncKeyedSingle
+    }
     /// Whether the strategy keeps one instance per resolution: `scoped`, sync or async.
     @inlinable @inline(__always) package var isScoped: Bool { self == .scoped || self == .asyncScoped }
     /// Whether the component keeps the instance until its shutdown closes it (`close:`).

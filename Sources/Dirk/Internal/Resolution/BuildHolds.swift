@@ -88,10 +88,12 @@
         return EndedBuilds(dropped: dropped, published: takeHeld(since: 0), failure: walk.failure?.failure)
     }
 
-    /// Drops and publishes what the agent's builds ended with (`end(after:)`), after its lock.
-    static func finish(_ ended: EndedBuilds) {
+    /// Drops and publishes what the agent's builds ended with (`end(after:)`), after its lock; returns
+    /// why the agent's outermost call must throw, if one of the builds it took from failed.
+    static func finish(_ ended: EndedBuilds) -> ResolutionEndFailure? {
         if let failure = ended.failure { drop(ended.dropped, because: failure) }
         for build in ended.published { build.record.cell.publish(generation: build.record.generation) }
+        return ended.failure.map { ResolutionEndFailure(failure: $0) }
     }
 
     /// Drops `builds`, newest first: they may refer to an instance whose build failed with

@@ -88,14 +88,7 @@ extension CellReference {
                     throw error
                 }
             }
-            let dependencies = agent.withRecord { resolution in
-                resolution.holdsCompleteBuilds ? resolution.holds.hold(record, step: step) : nil
-            }
-            if let dependencies {
-                markConfigured(generation: generation, dependencies: dependencies)
-            } else {
-                publish(generation: generation)
-            }
+            agent.publishOrHold(record, step: step)
         }
         if let failure = await agent.endBuilds() {
             throw Diagnostics.typedError(failure, as: Failure.self, at: step)
@@ -128,15 +121,10 @@ extension CellReference {
                 // waiter is not added once the task is cancelled, which the cell's lock orders with
                 // the handler's look. Whichever takes the waiter out of the cell resumes it.
                 let waiter = Waiter.task(TaskWaiter(continuation))
-                let enqueued = enqueue(
+                let atOnce = enqueue(
                     waiter, of: agent, generation: generation, step: step,
                     unless: { cancellable && Task.isCancelled })
-                switch enqueued {
-                case .recheck: continuation.resume(returning: Delivery(event: .recheck))
-                case .took(let instance):
-                    continuation.resume(returning: Delivery(event: .finished(.success(instance))))
-                case .waiting: break
-                }
+                if let atOnce { continuation.resume(returning: Delivery(event: atOnce)) }
             }
         } onCancel: {
             guard cancellable else { return }

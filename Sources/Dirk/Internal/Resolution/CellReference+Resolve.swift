@@ -19,25 +19,27 @@ extension CellReference {
         }
     }
 
-    /// Adds `waiter`, of `agent`, to the build of generation `generation`, unless it ended meanwhile
-    /// or `isCancelled()` (a task that may stop waiting was cancelled): then the caller claims again.
-    /// As on the builder's own agent, an instance that may be taken to break a cycle of waits is
-    /// complete enough to hand over: the waiter takes it instead of waiting, and `agent` waits for
-    /// its configuration before its builds end (see `BuildHolds.borrow`).
+    /// Adds `waiter`, of `agent`, to the build of generation `generation`; returns nil while it waits,
+    /// for whoever takes it out of the cell to wake it, or what the agent goes on with at once:
+    /// `.recheck`, to claim again, if the build ended meanwhile or `isCancelled()` (a task that may
+    /// stop waiting was cancelled). As on the builder's own agent, an instance that may be taken to
+    /// break a cycle of waits is complete enough to hand over: the waiter takes it instead of waiting
+    /// (`.finished` with it), and `agent` waits for its configuration before its builds end (see
+    /// `BuildHolds.borrow`).
     func enqueue(
         _ waiter: Waiter, of agent: some ResolutionAgent, generation: UInt64, step: Step,
         unless isCancelled: () -> Bool = { false }
-    ) -> Enqueued {
+    ) -> WaitEvent? {
         let id = withMachine { machine, serials in
             isCancelled()
                 ? nil : machine.enqueue(waiter, of: agent, generation: generation, serials: &serials)
         }
         guard let id = id ?? nil else { return .recheck }
         guard let (instance, record) = takeInstance(generation, by: agent, waiter: id, at: step) else {
-            return .waiting
+            return nil
         }
         agent.borrow(record)
-        return .took(instance)
+        return .finished(.success(instance))
     }
 
     /// The cell's value for a thread: the ready one, or the one this thread builds, or the one
@@ -145,17 +147,12 @@ extension CellReference {
                 throw Diagnostics.typedError(error, as: Failure.self, at: step)
             }
         }
-        if context.record.holdsCompleteBuilds {
-            // A `configure:` closure of an enclosing step still runs or waits here, and this value
-            // may already refer to its half-configured instance; or the resolution took another
-            // agent's half-configured instance, which this one may refer to. Other agents get it
-            // once the resolution ends, when all those are configured; an agent that takes it before
-            // then waits for them too.
-            context.holdUntilResolutionEnds(record, step: step)
-        } else {
-            // It configured, or served the closures that waited.
-            publish(generation: generation)
-        }
+        // It configured, or served the closures that waited: published, unless a `configure:`
+        // closure of an enclosing step still runs or waits here, and this value may already refer to
+        // its half-configured instance; or the resolution took another agent's half-configured
+        // instance, which this one may refer to. Other agents get it once the resolution ends, when
+        // all those are configured; an agent that takes it before then waits for them too.
+        context.publishOrHold(record, step: step)
     }
 
     /// Holds `value`, built as generation `generation`, which only its builder sees until it is
@@ -174,11 +171,7 @@ extension CellReference {
         // also sees what it waits for (see `BuildAgent`).
         context.waitingFor = target(generation)
         defer { context.waitingFor = nil }
-        switch enqueue(.thread(parker), of: context, generation: generation, step: step) {
-        case .recheck: return .recheck
-        case .took(let instance): return .finished(.success(instance))
-        case .waiting: return parker.receive()
-        }
+        return enqueue(.thread(parker), of: context, generation: generation, step: step) ?? parker.receive()
     }
 
     /// The instance of generation `generation`, as it is, and the build's record, if `agent`, about to
@@ -211,16 +204,6 @@ enum Claimed {
     case build(generation: UInt64)
     /// Wait for another agent's build of generation `generation`.
     case wait(generation: UInt64)
-}
-
-/// How an agent's wait for a build began (`CellReference.enqueue`).
-enum Enqueued {
-    /// The build ended meanwhile, or the task was cancelled: claim again.
-    case recheck
-    /// The agent took the build's instance as it is, to break a cycle of waits.
-    case took(AnyObject)
-    /// The agent waits: whoever takes it out of the cell wakes it.
-    case waiting
 }
 
 extension CellReference {

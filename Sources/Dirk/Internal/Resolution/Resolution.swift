@@ -26,13 +26,14 @@
     /// this part ends it: a store of its own, not the async resolution's that it runs a part of.
     @usableFromInline var scope: ScopeStore?
     var ownsScope = false
-    /// The `scoped` instances this part took, in the order it asked for them (see `taken(_:)`).
+    /// The `scoped` instances this part took, in the order it asked for them (see
+    /// `ResolutionAgent.takenScoped(_:from:)`).
     var scoped: [ScopedInstance] = []
 
     /// Whether this part has anything to end when its outermost call returns: components it
     /// entered, builds it holds or took, or a scope. (A `configure:` closure that waits counts as
     /// configuring a build it holds.)
-    @inlinable var hasWorkAtItsEnd: Bool { !entered.isEmpty || scope != nil || holds.hasBuilds }
+    @inlinable var hasWorkAtItsEnd: Bool { !entered.entries.isEmpty || scope != nil || holds.hasBuilds }
 
     // MARK: After a factory
 
@@ -55,12 +56,6 @@
             }
         return .settle(runsPending: runsPending, configure: when)
     }
-
-    /// What a build whose instance is complete (its `configure:` ran, or it has none) does last:
-    /// it is held until this part's builds end, if a `configure:` still runs or waits here, or this
-    /// part took another agent's half-configured instance, either of which it may refer to;
-    /// otherwise it is published.
-    var holdsCompleteBuilds: Bool { holds.mustHold }
 
     // MARK: Configuring
 
@@ -91,16 +86,6 @@
         BuildHolds.drop(built.held, because: failure)
         var scoped = built.scoped
         while scoped.popLast() != nil {}
-    }
-
-    // MARK: Scoped instances
-
-    /// The instance of the `scoped` provider whose own cell key is `key` that this part took already
-    /// from `store`, if any: a part keeps each instance it took until it ends, and gets it again
-    /// while it uses the scope it took it from.
-    func taken(_ key: CellKey, from store: ScopeStore) -> AnyObject? {
-        let identity = ObjectIdentifier(store)
-        return scoped.first { $0.key == key && $0.store == identity }?.value
     }
 }
 
@@ -144,7 +129,7 @@ enum AfterFactory: Equatable {
     case complete
     /// Its instance is held; the closures that waited for the last factory run first if
     /// `runsPending`; then its own `configure:` runs, or waits, as `configure` says; then it is held
-    /// or published (`Resolution.holdsCompleteBuilds`).
+    /// or published (`ResolutionAgent.publishOrHold(_:step:always:)`).
     case settle(runsPending: Bool, configure: ConfigureTime)
 }
 

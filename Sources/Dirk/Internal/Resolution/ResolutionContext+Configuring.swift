@@ -10,7 +10,7 @@ extension ResolutionContext {
             pending.configure()
             _ = leave()
             record.holds.endConfiguring(pending.record)
-            holdUntilResolutionEnds(pending.record, step: pending.step)
+            publishOrHold(pending.record, step: pending.step, always: true)
         }
     }
 
@@ -30,14 +30,5 @@ extension ResolutionContext {
         _ = record.beginConfiguring(nil)
         defer { record.holds.endConfiguring(nil) }
         try body()
-    }
-
-    // MARK: Held and borrowed builds
-
-    /// Records that the held instance of the build `build`, made in the step `step`, is complete,
-    /// with the builds it may refer to half-configured, and publishes it when the resolution ends.
-    func holdUntilResolutionEnds(_ build: BuildRecord, step: Step) {
-        build.cell.markConfigured(
-            generation: build.generation, dependencies: record.holds.hold(build, step: step))
     }
 }

@@ -4,13 +4,9 @@ extension ResolutionContext {
     /// under way, or the thread's own, opened for this resolution.
     var scope: ScopeStore {
         if let store = record.scope { return store }
-        if let shared = TaskAgent.ofCurrentTask?.sharedScopes {
-            record.scope = shared
-            record.ownsScope = false
-        } else {
-            record.scope = ownScope
-            record.ownsScope = true
-        }
+        let shared = TaskAgent.ofCurrentTask?.sharedScopes
+        record.scope = shared ?? ownScope
+        record.ownsScope = shared == nil
         return record.scope!
     }
 }

@@ -20,8 +20,6 @@
     let ownScope = ScopeStore(isShared: false)
     /// What the resolution under way keeps until it ends (see `Resolution`), in place.
     @usableFromInline @exclusivity(unchecked) var record = Resolution()
-    /// Whether `leave()` at depth zero has work beyond popping (see `Resolution.hasWorkAtItsEnd`).
-    @inlinable var hasEndWork: Bool { record.hasWorkAtItsEnd }
     /// Whether an outermost call runs `asOutermost`, which ends the resolution when it returns: a
     /// step it enters and leaves at depth zero does not.
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
@@ -77,10 +75,10 @@
             defer { isOutermostCall = false }
             result = try body()
         } catch {
-            if hasEndWork { _ = endResolution() }
+            if record.hasWorkAtItsEnd { _ = endResolution() }
             throw error
         }
-        if hasEndWork, let failure = endResolution() { throw failure }
+        if record.hasWorkAtItsEnd, let failure = endResolution() { throw failure }
         return result
     }
 
@@ -117,7 +115,7 @@
     /// `ResolutionEndFailure`). A step left on its way to throwing ignores that.
     @inlinable @inline(__always) func leave() -> ResolutionEndFailure? {
         stack.pop()
-        if depth == 0 && hasEndWork && !isOutermostCall { return endResolution() }
+        if depth == 0 && record.hasWorkAtItsEnd && !isOutermostCall { return endResolution() }
         return nil
     }
 
@@ -163,7 +161,7 @@
         isOutermostCall = true
         runPendingConfigurations()
         isOutermostCall = wasOutermost
-        return depth == 0 && hasEndWork && !isOutermostCall ? endResolution() : nil
+        return depth == 0 && record.hasWorkAtItsEnd && !isOutermostCall ? endResolution() : nil
     }
 
     package override func steps(from step: Step) -> [Step] { stack.all(from: step) }
@@ -195,7 +193,7 @@
             // Each goes as it is popped, first the first kept.
             while ended.popLast() != nil {}
         }
-        if !record.entered.isEmpty {
+        if !record.entered.entries.isEmpty {
             // A component's release may run user code that resolves again on this thread, whose
             // resolution takes the rest.
             // It looks for that agent only while some agent is alive (see `TaskAgent.ofCurrentTask`).
@@ -218,8 +216,7 @@
             walk.record(build.cell.waitUntilConfigured(build, as: self), of: build)
         }
         let ended = record.holds.end(after: walk)
-        BuildHolds.finish(ended)
-        return ended.failure.map { ResolutionEndFailure(failure: $0) }
+        return BuildHolds.finish(ended)
     }
 }
 
@@ -261,13 +258,30 @@ extension ResolutionAgent {
     func borrow(_ record: BuildRecord) { withRecord { $0.holds.borrow(record) } }
 
     /// The instance of the `scoped` provider whose own cell key is `key` that this part took already
-    /// from `store`, if any (see `Resolution.taken(_:from:)`).
+    /// from `store`, if any: a part keeps each instance it took until it ends, and gets it again
+    /// while it uses the scope it took it from.
     func takenScoped(_ key: CellKey, from store: ScopeStore) -> AnyObject? {
-        withRecord { $0.taken(key, from: store) }
+        let identity = ObjectIdentifier(store)
+        return withRecord { $0.scoped.first { $0.key == key && $0.store == identity }?.value }
     }
 
     /// Keeps `instance`, a `scoped` instance this part took, until it ends.
     func keepScoped(_ instance: ScopedInstance) { withRecord { $0.scoped.append(instance) } }
+
+    /// Publishes the build `record`, made in the step `step`, whose instance is complete (its
+    /// `configure:` ran, or it has none); or, if the agent must hold it (`BuildHolds.mustHold`: it may
+    /// refer to a half-configured instance), or `always` (its `configure:` waited for the factories),
+    /// holds it until the agent's builds end, marked configured with the builds it may refer to.
+    func publishOrHold(_ record: BuildRecord, step: Step, always: Bool = false) {
+        let dependencies = withRecord { resolution in
+            always || resolution.holds.mustHold ? resolution.holds.hold(record, step: step) : nil
+        }
+        if let dependencies {
+            record.cell.markConfigured(generation: record.generation, dependencies: dependencies)
+        } else {
+            record.cell.publish(generation: record.generation)
+        }
+    }
 }
 
 extension ResolutionContext: ResolutionAgent {}

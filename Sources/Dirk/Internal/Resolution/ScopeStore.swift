@@ -50,8 +50,6 @@
         state.withLock { $0.table.withCell(key, body) }
     }
 
-    package func drop(_ key: CellKey) -> OnceStateMachine? { state.withLock { $0.table.drop(key) } }
-
     /// Ends a part of the resolution that used the store, and took `scoped` from it: the resolution,
     /// if the part `owns` the store, whose cells it then drops; otherwise, the store keeps the modules
     /// of those instances while it keeps their cells. What it drops goes after its lock.

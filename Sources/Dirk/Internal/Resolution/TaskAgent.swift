@@ -57,9 +57,9 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
     private init(task: Int, startedIn: StepMarker?, scope: ScopeStore?) {
         self.task = task
         var state = State()
-        // A store of its own is made on first need (`sharedScopes`).
+        // An inherited store is not the agent's to end; a store of its own is made on first need
+        // (`sharedScopes`), which then records that the agent owns it.
         state.record.scope = scope
-        state.record.ownsScope = scope == nil
         self.state = .make(state)
         // The step that started the task first, whatever becomes of it: its agent is the one to hand
         // the components to (see `end()`).
@@ -98,9 +98,8 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
     /// ends every store made before it, while none is made after it.
     var sharedScopes: ScopeStore? {
         state.withLock { state in
-            let scope = state.record.scope
-            guard state.isUnderWay else { return scope.flatMap { $0.hasEnded ? nil : $0 } }
-            if let scope, !scope.hasEnded { return scope }
+            if let scope = state.record.scope, !scope.hasEnded { return scope }
+            guard state.isUnderWay else { return nil }
             let made = ScopeStore(isShared: true)
             state.record.scope = made
             state.record.ownsScope = true
@@ -189,8 +188,7 @@ final class TaskAgent: BuildAgent, ResolutionAgent, @unchecked Sendable {
             walk.record(await build.cell.waitUntilConfigured(build, as: self), of: build)
         }
         let ended = withRecord { $0.holds.end(after: walk) }
-        BuildHolds.finish(ended)
-        return ended.failure.map { ResolutionEndFailure(failure: $0) }
+        return BuildHolds.finish(ended)
     }
 
     /// Ends the agent's outermost call: its scope (`ScopeStore.leave(taking:owns:)`), and its

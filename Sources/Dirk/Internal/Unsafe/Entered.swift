@@ -67,9 +67,6 @@
         return entry
     }
 
-    /// Whether no component was entered.
-    @inlinable @inline(__always) var isEmpty: Bool { entries.isEmpty }
-
     /// Leaves every component, newest first, one at a time, each after its gate: a component's
     /// release may run user code that resolves again on this thread, and enters again, so each
     /// entry goes out of the list before it leaves.

@@ -22,12 +22,8 @@
         return unsafeDowncast(object, to: Holder<T>.self).value
     }
 
-    /// The object of a `weak` provider's value: the instance, which a class-bound existential
-    /// holds too.
-    @inlinable @inline(__always)
-    static func object<T: AnyObject>(ofInstance value: T) -> AnyObject { value as AnyObject }
-
-    /// The value that `object(ofInstance:)` made `object` from.
+    /// The instance of a `weak` provider that `object` is: the pipeline holds the instance itself,
+    /// which a class-bound existential holds too.
     @inlinable @inline(__always)
     static func instance<T: AnyObject>(of object: AnyObject, as type: T.Type) -> T {
         // A class, or `AnyObject`, is the reference alone. A class-bound existential, such as
@@ -58,28 +54,22 @@
     @inlinable init(_ value: Value) { self.value = value }
 }
 
-/// A module carried into a closure that may send it on, to a nonisolated provider
-/// (`AnyModule.fresh(isolation:_:)`): every caller of its component shares a module already, and a
-/// module keeps no mutable state of its own, only its component's storage, which the storage's lock
-/// guards, and `let`s of `Sendable` values.
-struct SharedModule<Shared: AnyObject>: @unchecked Sendable { let module: Shared }
-
-/// A value of an async provider's caller, handed to the one nonisolated call that builds the
-/// provider's instance, or that call's result, handed back: the caller awaits that call, and uses
-/// the value neither while the call runs nor after, so that no two sides use it at once. (Swift 6.0
-/// cannot tell so: it refuses a value that is not `Sendable` returned by a nonisolated async call
-/// into an isolated one, such as an async `transient`'s instance.)
+/// A value that is not `Sendable`, carried out of its caller's isolation into a call that the caller
+/// awaits, or back, where no two sides can use it at once or it is shared already:
+/// - a value of an async provider's caller, handed to the one nonisolated call that builds the
+///   provider's instance, or that call's result, handed back: the caller awaits that call, and uses
+///   the value neither while the call runs nor after. (Swift 6.0 cannot tell so: it refuses a value
+///   that is not `Sendable` returned by a nonisolated async call into an isolated one, such as an
+///   async `transient`'s instance.)
+/// - a module, carried there or into the closure of `AnyModule.fresh(isolation:_:)`, which may send
+///   it to a nonisolated provider: every caller of its component shares a module already, and a
+///   module keeps no mutable state of its own, only its component's storage, which the storage's
+///   lock guards, and `let`s of `Sendable` values.
+/// - a key of a `single(key:)` provider, carried to the factory of an override: every agent that
+///   asks for the key shares it already, since its component's table keeps it and every thread that
+///   asks hashes and compares it.
 @usableFromInline struct Handed<Value>: @unchecked Sendable {
     @usableFromInline let value: Value
 
     @inlinable init(_ value: Value) { self.value = value }
-}
-
-/// A key of a `single(key:)` provider, carried to the factory of an override, which may run in
-/// another isolation than the provider's caller: every agent that asks for the key shares it
-/// already, since its component's table keeps it and every thread that asks hashes and compares it.
-@usableFromInline struct SharedKey: @unchecked Sendable {
-    @usableFromInline let key: AnyHashable?
-
-    @inlinable init(key: AnyHashable?) { self.key = key }
 }
