@@ -24,6 +24,10 @@
     /// step it enters and leaves at depth zero does not.
     @usableFromInline @exclusivity(unchecked) var isOutermostCall = false
 
+    /// An empty array with room, which the next resolution with `scoped` instances keeps them in
+    /// (see `endResolution()`).
+    var spareScoped: [ScopedInstance] = []
+
     /// The observed provider calls under way on this thread, innermost last, each with the index its
     /// step has, or will have, on the stack (the depth when it was observed), in the resolution of
     /// that number (`endedResolutions` then).
@@ -184,14 +188,18 @@
         if let store = record.scope {
             // Out of the record first: ending the store and releasing the instances may run user code
             // that resolves again on this thread, whose resolution starts with none.
+            // The instances change places with the spare array, empty, which keeps its room: a thread's
+            // resolutions take turns with two arrays instead of allocating one each.
             let owns = record.ownsScope
-            var ended = record.scoped
+            var ended = spareScoped
+            spareScoped = []
+            swap(&ended, &record.scoped)
             record.scope = nil
-            record.scoped = []
             store.leave(taking: ended, owns: owns)
             ended.reverse()
             // Each goes as it is popped, first the first kept.
             while ended.popLast() != nil {}
+            spareScoped = ended
         }
         if !record.entered.entries.isEmpty {
             // A component's release may run user code that resolves again on this thread, whose
