@@ -144,8 +144,18 @@
     ) -> Bool {
         guard let place = place(of: key) else { return false }
         body(&cells[place].machine, &serials)
-        if cells[place].machine.isDone { _ = remove(at: place) }
+        if cells[place].machine.isDone { removeDone(at: place) }
         return true
+    }
+
+    /// Removes the cell at `place`, which is done (`OnceStateMachine.isDone`) and so holds nothing to
+    /// return: the last one is destroyed in place rather than moved out first.
+    private mutating func removeDone(at place: Int) {
+        guard place == cells.count - 1, index == nil else {
+            _ = remove(at: place)
+            return
+        }
+        cells.removeLast(1)
     }
 
     /// Drops the cell at `key`: removes it and returns it, unless a build is under way in it, which
@@ -153,6 +163,14 @@
     package mutating func drop(_ key: CellKey) -> OnceStateMachine? {
         guard let place = place(of: key), cells[place].machine.drop() else { return nil }
         return remove(at: place)
+    }
+
+    /// Drops the cell at `key`, just claimed, which the table does not keep past its build (see
+    /// `drop(_:)`): it goes as its build ends. It holds no value, so nothing is returned, or copied out.
+    package mutating func dropClaimed(_ key: CellKey) {
+        guard let place = place(of: key), cells[place].machine.drop() else { return }
+        let dropped = remove(at: place)
+        assert(dropped.readyValue == nil, "Dirk internal error: a cell that is not kept was ready")
     }
 
     /// Drops every cell (see `drop(_:)`), adding what they held to `dropped`, for the caller to release

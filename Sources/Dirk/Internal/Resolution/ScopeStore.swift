@@ -39,8 +39,7 @@
             let claim = state.table.claim(key, by: agent, step: step, makes: true)
             if !isShared || state.hasEnded {
                 // A cell that the store does not keep goes as its build ends; it holds no value yet.
-                let dropped = state.table.drop(key)
-                assert(dropped?.readyValue == nil, "Dirk internal error: a scoped cell was ready")
+                state.table.dropClaimed(key)
             }
             return claim
         }
