@@ -7,11 +7,11 @@
 /// provider's own key, and goes with the scope: nothing of it ever reaches a component's table, and
 /// a later resolution, which has a store of its own, never finds it.
 ///
-/// A task's store keeps its cells until its resolution ends (`end()`), which drops them, including
-/// one whose build is under way, which then ends leaving no value (`OnceStateMachine.drop()`). A
-/// thread's store keeps none past its build: its resolution, the only one to use it, keeps each
-/// instance it took (`Resolution.scoped`). So does a store that has ended, for the calls that still
-/// reach it from a part of its resolution that outlived it.
+/// A task's store keeps its cells until its resolution ends (`leave(taking:owns:)`), which drops
+/// them, including one whose build is under way, which then ends leaving no value
+/// (`OnceStateMachine.drop()`). A thread's store keeps none past its build: its resolution, the
+/// only one to use it, keeps each instance it took (`Resolution.scoped`). So does a store that has
+/// ended, for the calls that still reach it from a part of its resolution that outlived it.
 @usableFromInline final class ScopeStore: CellHost, Sendable {
     private let state: Locked<State> = .make(State())
     /// Whether tasks share the store: it then keeps its cells until it ends.
