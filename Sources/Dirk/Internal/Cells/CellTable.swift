@@ -104,9 +104,10 @@
             freeCount -= 1
             cells[place] = Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType))
         } else {
-            // Room for one cell first, since most children cache one instance; then for a few more at
-            // once, since a component that caches two usually caches more.
-            if cells.count == 1 { cells.reserveCapacity(4) }
+            // Room for one cell first, since most children cache one instance; then, at the second,
+            // for as many as the table searches in order, since a component that caches two usually
+            // caches more: one allocation, not two, on the way to an index.
+            if cells.count == 1 { cells.reserveCapacity(Self.searchLimit) }
             place = cells.count
             cells.append(Cell(key: key, machine: OnceStateMachine(strategy: strategy, ownerType: ownerType)))
         }
