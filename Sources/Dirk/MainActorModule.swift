@@ -120,7 +120,7 @@ extension MainActorModule {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try resolveInCell(
-            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: AnyHashable(key),
+            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: { AnyHashable(key) },
             make: factory, configure: configure, closing: Self.closing(close))
     }
 

@@ -22,14 +22,14 @@ extension AnyModule {
     /// answer it, and observers see it. `depth` is the caller's depth on its thread's stack, zero in
     /// async code; `requester` is the observed call that makes it directly, if any.
     func attend(
-        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, depth: Int,
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: () -> AnyHashable?, step: Step, depth: Int,
         requester: () -> ObservedCall?
     ) -> ProviderCall? {
         guard storage.attention != 0 else { return nil }
         if let capture = OverrideCapture.current, !OverrideCapture.isSuspendedHere {
             // An override that this thread or task sets up; the provider calls of its factory are
             // ordinary.
-            setUpOverride(capture, key: key, keyValue: keyValue, step: step)
+            setUpOverride(capture, key: key, keyValue: keyValue(), step: step)
             return ProviderCall(isCaptured: true)
         }
         let isFresh = strategy.isCached && isFresh(at: depth)
@@ -47,11 +47,11 @@ extension AnyModule {
     /// Inlined into each performer, so that the `Route` it returns is not copied and destroyed as a
     /// value: out of line, they cost `cold` about 700 instructions per operation (callgrind).
     @inline(__always) func route(
-        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, isFresh: Bool,
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: () -> AnyHashable?, step: Step, isFresh: Bool,
         in agent: some ResolutionAgent
     ) throws -> Route {
         guard strategy.buildsInCell, !isFresh else { return .uncached }
-        if strategy.isKeyed { return .key(try keyedCell(keyValue!, key: key, step: step)) }
+        if strategy.isKeyed { return .key(try keyedCell(keyValue()!, key: key, step: step)) }
         guard strategy.isScoped else { return .cell(CellReference(host: storage, key: cellKey(key))) }
         let own = cellKey(key)
         let store = agent.scope
@@ -83,7 +83,7 @@ extension AnyModule {
     /// runs the factory, which consults overrides, and learns whether it makes a fresh instance,
     /// which is cached nowhere and is its caller's to close.
     @usableFromInline final func pipeline(
-        _ strategy: ProviderStrategy, keyValue: AnyHashable?, key: ProviderKey, site: ProviderSite,
+        _ strategy: ProviderStrategy, keyValue: () -> AnyHashable?, key: ProviderKey, site: ProviderSite,
         type: Any.Type, build: Build,
         configure: ((AnyObject, Component) throws -> Void)? = nil, configureMayWait: Bool = false
     ) throws -> AnyObject? {
@@ -135,7 +135,7 @@ extension AnyModule {
     /// Resolves the provider whose step is `step` on this thread, through the route that `route`
     /// decides, in the component the resolution has entered.
     private func resolveOnThread(
-        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: AnyHashable?, step: Step, isFresh: Bool,
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: () -> AnyHashable?, step: Step, isFresh: Bool,
         context: ResolutionContext, build: () throws -> AnyObject?,
         configure: ((AnyObject) throws -> Void)?, configureMayWait: Bool
     ) throws -> AnyObject? {
@@ -157,7 +157,7 @@ extension AnyModule {
             case .key(let cell):
                 let cellStep = keyStep(step, for: cell)
                 // A key's step, for the messages that name the keys of a cycle.
-                context.keyedSteps.append((cellStep.owner, keyValue!))
+                context.keyedSteps.append((cellStep.owner, keyValue()!))
                 defer { context.keyedSteps.removeLast() }
                 let value = try cell.resolveUnlessRetired(
                     in: context, step: cellStep, build: { try build()! }, configure: configure,
@@ -206,7 +206,7 @@ extension AnyModule {
                 storage.enter(in: agent, for: step).orStop(step).object, as: Component.self)
             // Async code runs inside no synchronous step of its thread: depth zero.
             let call = attend(
-                strategy, key: key, keyValue: keyValue, step: step, depth: 0,
+                strategy, key: key, keyValue: { keyValue }, step: step, depth: 0,
                 requester: { ObservedAsyncCall.requester })
             let isFresh = call?.isFresh ?? false
             // `factory` runs `build`; a traced call's learns that this call builds.
@@ -251,7 +251,7 @@ extension AnyModule {
     ) async throws -> AnyObject {
         while true {
             // The thread's context hashes a key, as a step of its own, with no async step between.
-            switch try route(strategy, key: key, keyValue: keyValue, step: step, isFresh: isFresh, in: agent)
+            switch try route(strategy, key: key, keyValue: { keyValue }, step: step, isFresh: isFresh, in: agent)
             {
             case .uncached:
                 return try await agent.run(step, uncached: true) {

@@ -63,7 +63,7 @@ extension Module {
         function: StaticString = #function
     ) throws(Failure) -> T {
         try resolveInCell(
-            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: AnyHashable(key),
+            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: { AnyHashable(key) },
             make: factory, configure: configure, closing: Self.closing(close))
     }
 }
