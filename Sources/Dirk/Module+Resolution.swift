@@ -47,8 +47,8 @@ extension AnyModule {
     /// Inlined into each performer, so that the `Route` it returns is not copied and destroyed as a
     /// value: out of line, they cost `cold` about 700 instructions per operation (callgrind).
     @inline(__always) func route(
-        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: () -> AnyHashable?, step: Step, isFresh: Bool,
-        in agent: some ResolutionAgent
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: () -> AnyHashable?, step: Step,
+        isFresh: Bool, in agent: some ResolutionAgent
     ) throws -> Route {
         guard strategy.buildsInCell, !isFresh else { return .uncached }
         if strategy.isKeyed { return .key(try keyedCell(keyValue()!, key: key, step: step)) }
@@ -135,8 +135,8 @@ extension AnyModule {
     /// Resolves the provider whose step is `step` on this thread, through the route that `route`
     /// decides, in the component the resolution has entered.
     private func resolveOnThread(
-        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: () -> AnyHashable?, step: Step, isFresh: Bool,
-        context: ResolutionContext, build: () throws -> AnyObject?,
+        _ strategy: ProviderStrategy, key: ProviderKey, keyValue: () -> AnyHashable?, step: Step,
+        isFresh: Bool, context: ResolutionContext, build: () throws -> AnyObject?,
         configure: ((AnyObject) throws -> Void)?, configureMayWait: Bool
     ) throws -> AnyObject? {
         while true {
@@ -251,7 +251,8 @@ extension AnyModule {
     ) async throws -> AnyObject {
         while true {
             // The thread's context hashes a key, as a step of its own, with no async step between.
-            switch try route(strategy, key: key, keyValue: { keyValue }, step: step, isFresh: isFresh, in: agent)
+            switch try route(
+                strategy, key: key, keyValue: { keyValue }, step: step, isFresh: isFresh, in: agent)
             {
             case .uncached:
                 return try await agent.run(step, uncached: true) {
