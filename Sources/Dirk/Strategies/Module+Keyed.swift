@@ -62,8 +62,10 @@ extension Module {
         file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         function: StaticString = #function
     ) throws(Failure) -> T {
-        try resolveInCell(
-            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: { AnyHashable(key) },
+        // Made once: the pipeline reads it to find the key's cell, and again for a cycle's message.
+        let keyValue = AnyHashable(key)
+        return try resolveInCell(
+            .keyedSingle, ProviderSite(id, file, line, column, function), keyValue: { keyValue },
             make: factory, configure: configure, closing: Self.closing(close))
     }
 }

@@ -106,8 +106,8 @@ extension ModuleBase {
     /// `transient`'s while its component's attention word is set). An error that is not `Failure`
     /// stops the program.
     ///
-    /// Out of line, so that a provider stays small. `keyValue` makes the key each time it is read, so
-    /// that a provider that has none holds no `AnyHashable?`: a resilient type, whose value, even nil,
+    /// Out of line, so that a provider stays small. `keyValue` gives the key where it is read, so that a
+    /// provider that has none holds no `AnyHashable?`: a resilient type, whose value, even nil,
     /// is destroyed through the runtime (about 60 instructions per call).
     @inlinable @inline(never) func resolveInCell<T, Failure: Error>(
         _ strategy: ProviderStrategy, _ site: ProviderSite, keyValue: () -> AnyHashable? = { nil },
@@ -117,6 +117,11 @@ extension ModuleBase {
         closing: Closing<T>? = nil
     ) throws(Failure) -> T {
         let key = ProviderKey(site: site, type: T.self)
+        // `configure`, for the pipeline, which holds its instance as an object; made here, as the
+        // async pipeline's is, so that a build with none calls nothing. Not `configure.map`: Swift 6.0
+        // and 6.2 crash on a closure made inside that generic closure.
+        var erased: ((AnyObject, Component) throws -> Void)?
+        if let configure { erased = { try configure(restore($0), Erasure.component($1, as: C.self)) } }
         do {
             let object = try pipeline(
                 strategy, keyValue: keyValue, key: key, site: site, type: T.self,
@@ -131,20 +136,9 @@ extension ModuleBase {
                     if !isFresh, let closing { addCloseAction(site: site, type: T.self, closing(value)) }
                     return erase(value)
                 },
-                // Checked here: a call out of line, for no `configure:`, costs a build about 40 instructions.
-                configure: configure == nil ? nil : erased(configure, restore: restore),
-                configureMayWait: Failure.self == Never.self)
+                configure: erased, configureMayWait: Failure.self == Never.self)
             return restore(object!)
         } catch { throw factoryError(error, as: Failure.self, site: site) }
-    }
-
-    /// `configure`, for the pipeline, which holds its instance as an object.
-    @usableFromInline func erased<T, Failure: Error>(
-        _ configure: ((T, C) throws(Failure) -> Void)?, restore: @escaping (AnyObject) -> T
-    ) -> ((AnyObject, Component) throws -> Void)? {
-        // Not `configure.map`: Swift 6.0 and 6.2 crash on a closure made inside that generic closure.
-        guard let configure else { return nil }
-        return { try configure(restore($0), Erasure.component($1, as: C.self)) }
     }
 
     /// The close action of a `Sendable` instance, from the provider's `close:` parameter.
