@@ -69,7 +69,7 @@ struct OnceStateMachineTests {
         #expect(build.builder === agent)
         #expect(build.generation == generation)
         #expect(step.name == "Item.left()")
-        #expect(build.instance == nil)
+        #expect(build.held == nil)
         #expect(build.waiters.isEmpty)
         #expect(machine.isBuilding && !machine.hasValue && machine.readyValue == nil)
         let snapshot = machine.build(ofGeneration: generation)
@@ -119,10 +119,12 @@ struct OnceStateMachineTests {
             Issue.record("claiming an empty cell must build")
             return
         }
-        // The cycle names the step that began the build, not the step that asks again.
+        // The cycle names the build, whose step (the one that began it, not the one that asks again)
+        // begins the cycle's path.
         #expect(
             machine.claim(by: builder, step: makeStep("inner()"), serials: &serials).summary
-                == .cycle("Item.outer()"))
+                == .cycle(generation: generation))
+        #expect(machine.build(ofGeneration: generation)?.step.name == "Item.outer()")
         let item = Item()
         machine.holdInstance(item, generation: generation)
         machine.checkInvariants()
@@ -323,7 +325,7 @@ struct OnceStateMachineTests {
         machine.checkInvariants()
         #expect(
             machine.claim(by: second, step: makeStep("again()"), serials: &serials).summary
-                == .cycle("Item.second()"))
+                == .cycle(generation: secondGeneration))
         #expect(machine.build(ofGeneration: secondGeneration)?.step.name == "Item.second()")
         #expect(machine.build(ofGeneration: firstGeneration) == nil)
         guard machine.build != nil, let step = machine.buildStep else {
@@ -545,7 +547,7 @@ struct OnceStateMachineTests {
             Issue.record("reset must leave a build under way")
             return
         }
-        #expect(build.generation == generation && build.builder === builder && build.instance === item)
+        #expect(build.generation == generation && build.builder === builder && build.held?.instance === item)
         #expect(build.waiters.map(\.id) == [waiter])
         _ = machine.publish(generation: generation)
         // A weak cell gives back nothing to release: it held no reference of its own.
@@ -604,7 +606,9 @@ struct OnceStateMachineTests {
             Issue.record("a configured build stays under way until it is published")
             return
         }
-        #expect(build.isConfigured && build.instance === item && build.waiters.map(\.id) == [claimant])
+        #expect(
+            build.held?.isConfigured == true && build.held?.instance === item
+                && build.waiters.map(\.id) == [claimant])
         machine.checkInvariants()
         #expect(
             machine.configurationOutcome(
@@ -698,7 +702,7 @@ struct OnceStateMachineTests {
             Issue.record("a claimed cell builds")
             return
         }
-        #expect(build.outcome == nil)
+        #expect(build.held == nil)
         _ = machine.fail(generation: generation, telling: .finished(.failure(TestFailure(1))))
         machine.checkInvariants()
     }
@@ -868,7 +872,7 @@ enum ClaimSummary: Equatable {
     case ready(ObjectIdentifier)
     case build
     case ownInstance(ObjectIdentifier)
-    case cycle(String)
+    case cycle(generation: UInt64)
     case wait(generation: UInt64)
     case retired
     case clash(ProviderStrategy)
@@ -880,7 +884,7 @@ extension OnceStateMachine.Claim {
         case .ready(let value): .ready(ObjectIdentifier(value))
         case .build: .build
         case .ownInstance(let value): .ownInstance(ObjectIdentifier(value))
-        case .cycle(let step): .cycle(step.name)
+        case .cycle(let generation): .cycle(generation: generation)
         case .wait(let generation): .wait(generation: generation)
         case .retired: .retired
         case .clash(let strategy): .clash(strategy)

@@ -23,22 +23,27 @@
     package struct Build {
         package let builder: BuildAgent
         package let generation: UInt64
-        /// The instance, once the factory returned: seen by the builder (and by a waiter that
-        /// breaks a cycle) while `configure:` runs or until the builder's resolution ends.
-        package var instance: Value?
-        /// How the build ends, for the agents that see its instance before then: made with the
-        /// instance.
-        package var outcome: BuildOutcome?
+        /// The instance, once the factory returned and the build holds it (`holdInstance`); nil
+        /// for a build that completes at once, which so ends without releasing any of its parts.
+        package var held: Held?
         /// The agents waiting: for the instance, or (`forConfiguration`) only until the instance
         /// is configured, as a resolution that took it half-configured does before it ends.
         package var waiters: [Waiting] = []
-        /// Set when the held instance is complete (its `configure:` returned), to the builds it may
+    }
+
+    /// The instance of a build that holds it: seen by the builder (and by a waiter that breaks a
+    /// cycle) while `configure:` runs or until the builder's resolution ends.
+    package struct Held {
+        package let instance: Value
+        /// How the build ends, for the agents that see its instance before then.
+        package let outcome: BuildOutcome
+        /// Set when the instance is complete (its `configure:` returned), to the builds it may
         /// refer to half-configured: those whose instances the builder had taken, and its own whose
         /// `configure:` still ran. A resolution that takes this instance waits for them too. The
         /// instance is published when its builder's resolution ends.
         package var dependencies: [BuildRecord]?
 
-        /// Whether the held instance is complete.
+        /// Whether the instance is complete.
         package var isConfigured: Bool { dependencies != nil }
     }
 
@@ -93,8 +98,10 @@
         /// The agent is building it and the instance exists: use it (a cycle through
         /// `configure:`, or a build held until the agent's resolution ends).
         case ownInstance(Value)
-        /// The agent is building it and the instance does not exist yet: a cycle.
-        case cycle(Step)
+        /// The agent is building generation `generation` and the instance does not exist yet: a
+        /// cycle. (The build's step is not carried here: a claim is answered in registers only while
+        /// no case carries more than a word.)
+        case cycle(generation: UInt64)
         /// Another agent builds generation `generation`: wait for it.
         case wait(generation: UInt64)
         /// The host dropped the cell (a key that `reset()` dropped): find the one it holds now.
@@ -122,7 +129,7 @@
 
         /// Performs the action, never under the host's lock: releases what the cell gave up first,
         /// so that a waiter, once resumed, finds a dropped instance gone.
-        package consuming func run() {
+        @inline(__always) package consuming func run() {
             if case .resume(let waiters, let event, (let instance, let dependencies)) = consume self {
                 _ = consume instance
                 _ = consume dependencies
@@ -135,14 +142,16 @@
         defer { debugCheck() }
         if let build {
             if build.builder === agent {
-                if let instance = build.instance { return .ownInstance(instance) }
-                return .cycle(buildStep!)
+                if let held = build.held { return .ownInstance(held.instance) }
+                return .cycle(generation: build.generation)
             }
             return .wait(generation: build.generation)
         }
-        if let value = readyValue { return .ready(value) }
-        // Empty, or a weak value that is gone, whose box goes now: a building cell holds no value.
-        ready = nil
+        if ready != nil {
+            if let value = readyValue { return .ready(value) }
+            // A weak value that is gone: its box goes now, since a building cell holds no value.
+            ready = nil
+        }
         serials &+= 1
         build = Build(builder: agent, generation: serials)
         buildStep = step
@@ -176,7 +185,7 @@
             // everything it depends on was configured.
             return outcome.failure.map { .failed($0) } ?? .configured(dependsOn: [])
         }
-        if let dependencies = build.dependencies { return .configured(dependsOn: dependencies) }
+        if let dependencies = build.held?.dependencies { return .configured(dependsOn: dependencies) }
         serials &+= 1
         self.build!.waiters.append((id: serials, agent: agent, waiter: waiter, forConfiguration: true))
         return nil
@@ -199,17 +208,17 @@
         instance: Value, outcome: BuildOutcome
     )? {
         defer { debugCheck() }
-        guard build?.generation == generation, let instance = build?.instance, let outcome = build?.outcome,
+        guard build?.generation == generation, let held = build?.held,
             let index = build?.waiters.firstIndex(where: { $0.id == id })
         else { return nil }
         build!.waiters.remove(at: index)
-        return (instance, outcome)
+        return (held.instance, held.outcome)
     }
 
     /// The build of generation `generation`, if it is still under way, for the wait graph.
     package func build(ofGeneration generation: UInt64) -> BuildSnapshot? {
         guard let build, build.generation == generation else { return nil }
-        return BuildSnapshot(builder: build.builder, step: buildStep!, hasInstance: build.instance != nil)
+        return BuildSnapshot(builder: build.builder, step: buildStep!, hasInstance: build.held != nil)
     }
 
     // MARK: Ending a build
@@ -218,10 +227,10 @@
     /// depends on; wakes the waiters that waited only for that, to look again.
     package mutating func markConfigured(generation: UInt64, dependencies: [BuildRecord]) -> Action {
         defer { debugCheck() }
-        guard build?.generation == generation, build?.instance != nil else {
+        guard build?.generation == generation, build?.held != nil else {
             preconditionFailure("Dirk internal error: a build was configured that holds no instance")
         }
-        build!.dependencies = dependencies
+        build!.held!.dependencies = dependencies
         let woken = build!.waiters.filter(\.forConfiguration).map(\.waiter)
         build!.waiters.removeAll(where: \.forConfiguration)
         return woken.isEmpty ? .none : .resume(woken, with: .recheck)
@@ -235,8 +244,7 @@
         defer { debugCheck() }
         checkUnderWay(generation, "an instance was held for a build")
         let outcome = BuildOutcome()
-        build!.instance = instance
-        build!.outcome = outcome
+        build!.held = Held(instance: instance, outcome: outcome)
         return outcome
     }
 
@@ -246,13 +254,13 @@
         defer { debugCheck() }
         checkUnderWay(generation, "a build was published")
         let finished = build.take()!
-        guard let instance = finished.instance else {
+        guard let held = finished.held else {
             preconditionFailure("Dirk internal error: a build was published before its instance was held")
         }
-        if !isDropped { ready = keepsWeakly ? WeakBox(instance) : instance }
+        if !isDropped { ready = keepsWeakly ? WeakBox(held.instance) : held.instance }
         return .resume(
-            finished.waiters.map(\.waiter), with: .finished(.success(instance)),
-            releasing: (nil, finished.dependencies))
+            finished.waiters.map(\.waiter), with: .finished(.success(held.instance)),
+            releasing: (nil, held.dependencies))
     }
 
     /// Makes `value`, built as generation `generation` and never held, the cell's value, unless the
@@ -262,7 +270,7 @@
         defer { debugCheck() }
         checkUnderWay(generation, "a build was completed")
         let finished = build.take()!
-        precondition(finished.instance == nil, "Dirk internal error: a held instance was completed")
+        precondition(finished.held == nil, "Dirk internal error: a held instance was completed")
         if !isDropped { ready = keepsWeakly ? WeakBox(value) : value }
         return finished.waiters.isEmpty
             ? .none : .resume(finished.waiters.map(\.waiter), with: .finished(.success(value)))
@@ -281,12 +289,13 @@
         let failed = build.take()!
         // A build holds an instance (and an outcome) only once its factory returned: it ends with no
         // value only because its `configure:` threw, or because another build's failure dropped it.
-        failed.outcome?.failure = cause ?? event.error.map { BuildFailure(error: $0, step: buildStep!) }
+        failed.held?.outcome.failure = cause ?? event.error.map { BuildFailure(error: $0, step: buildStep!) }
         precondition(
-            failed.outcome == nil || failed.outcome?.failure != nil,
+            failed.held == nil || failed.held?.outcome.failure != nil,
             "Dirk internal error: a build whose instance others could see ended for no reason")
         return .resume(
-            failed.waiters.map(\.waiter), with: event, releasing: (failed.instance, failed.dependencies))
+            failed.waiters.map(\.waiter), with: event,
+            releasing: (failed.held?.instance, failed.held?.dependencies))
     }
 
     /// Stops the program unless the build of generation `generation` is under way; `what` says what
@@ -334,9 +343,8 @@
     }
 
     /// Stops the program if the state is inconsistent: a build and a value at once, a build with no
-    /// step, waiters with duplicate identifiers or out of order, a build configured without an
-    /// instance or still keeping waiters for its configuration, a held instance without an outcome
-    /// (or the reverse), or a weak value held strongly. It runs under the host's lock, so it reads no
+    /// step, waiters with duplicate identifiers or out of order, a configured build still keeping
+    /// waiters for its configuration, or a weak value held strongly. It runs under the host's lock, so it reads no
     /// weak value: that would make a strong reference, which could be the last one.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
@@ -350,13 +358,7 @@
             precondition(Set(ids).count == ids.count, "Dirk internal error: a waiter enqueued twice")
             precondition(ids == ids.sorted(), "Dirk internal error: waiters out of order")
             precondition(
-                build.instance != nil || !build.isConfigured,
-                "Dirk internal error: a build configured without an instance")
-            precondition(
-                (build.instance == nil) == (build.outcome == nil),
-                "Dirk internal error: a held instance with no outcome, or an outcome with no instance")
-            precondition(
-                !build.isConfigured || !build.waiters.contains(where: \.forConfiguration),
+                build.held?.isConfigured != true || !build.waiters.contains(where: \.forConfiguration),
                 "Dirk internal error: a configured build still keeps waiters for its configuration")
         }
     }
