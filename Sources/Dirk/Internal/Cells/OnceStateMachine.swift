@@ -24,7 +24,7 @@
         package let builder: BuildAgent
         package let generation: UInt64
         /// The instance, once the factory returned and the build holds it (`holdInstance`); nil
-        /// for a build that completes at once, which so ends without releasing any of its parts.
+        /// for a build that completes at once, which then ends with none of these to release.
         package var held: Held?
         /// The agents waiting: for the instance, or (`forConfiguration`) only until the instance
         /// is configured, as a resolution that took it half-configured does before it ends.
@@ -344,8 +344,8 @@
 
     /// Stops the program if the state is inconsistent: a build and a value at once, a build with no
     /// step, waiters with duplicate identifiers or out of order, a configured build still keeping
-    /// waiters for its configuration, or a weak value held strongly. It runs under the host's lock, so it reads no
-    /// weak value: that would make a strong reference, which could be the last one.
+    /// waiters for its configuration, or a weak value held strongly. It runs under the host's lock,
+    /// so it reads no weak value: that would make a strong reference, which could be the last one.
     package func checkInvariants() {
         precondition(ready == nil || build == nil, "Dirk internal error: a cell both ready and building")
         precondition(!isDropped || ready == nil, "Dirk internal error: a dropped cell holds a value")
